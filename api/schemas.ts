@@ -1,0 +1,166 @@
+/**
+ * Request schemas, one per spec table (merge-queue-api.md) with the addendum's tolerance: enums in either case,
+ * `pr.number` also as a string of digits, unknown fields ignored (zod objects strip them).
+ */
+import { z } from 'zod';
+import { QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES } from '../engine/queues.js';
+
+export const UINT32_MAX = 4_294_967_295;
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** An enum accepted in either case, answered in the spelling given (the spec's). */
+function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
+    z.enum(values),
+  );
+}
+
+const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
+const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
+const NAME_SEGMENT = /^[A-Za-z0-9_.-]+$/;
+
+function isPathSegment(segment: string): boolean {
+  return NAME_SEGMENT.test(segment) && segment !== '.' && segment !== '..';
+}
+
+/** Git's rules for a branch name (git-check-ref-format), so every queue branch is one git accepts. */
+export function isValidBranchName(name: string): boolean {
+  if (name.length === 0 || name.length > 255 || name === '@') return false;
+  if (CONTROL_OR_SPACE.test(name) || /[~^:?*[\\]/.test(name)) return false;
+  if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.startsWith('-')) return false;
+  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+export const RepoSchema = z.object({
+  host: z.string().min(1).max(253).regex(HOST, 'must be a host name such as github.com'),
+  owner: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((owner) => owner.split('/').every(isPathSegment), 'must be letters, digits, ".", "_" or "-" (groups separated by "/")'),
+  name: z.string().min(1).max(255).refine(isPathSegment, 'must be letters, digits, ".", "_" or "-"'),
+});
+
+export const BranchSchema = z.string().refine(isValidBranchName, 'must be a valid git branch name');
+
+const uint32 = z.number().int().min(1).max(UINT32_MAX);
+
+/** A PR number: a positive integer, or a JSON string of digits (a widely used CI action sends it that way). */
+export const PrNumberSchema = z.preprocess(
+  (value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value),
+  uint32,
+);
+
+const QueueRequest = z.object({ repo: RepoSchema, targetBranch: BranchSchema });
+
+const StatusName = z.string().min(1).max(255);
+
+/** The settings of updateQueue (spec 4.2 table), every one optional. */
+const settingsShape = {
+  state: anyCaseEnum(REQUESTABLE_QUEUE_STATES).optional(),
+  mode: anyCaseEnum(QUEUE_MODES).optional(),
+  concurrency: uint32.optional(),
+  bisectionConcurrency: uint32.optional(),
+  testingTimeoutMinutes: uint32.optional(),
+  pendingFailureDepth: uint32.optional(),
+  canOptimisticallyMerge: z.boolean().optional(),
+  batch: z.boolean().optional(),
+  batchingMaxWaitTimeMinutes: uint32.optional(),
+  batchingMinSize: uint32.optional(),
+  commentsEnabled: z.boolean().optional(),
+  commandsEnabled: z.boolean().optional(),
+  createPrsForTestingBranches: z.boolean().optional(),
+  directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).optional(),
+  optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).optional(),
+  mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
+  statusCheckEnabled: z.boolean().optional(),
+  requiredStatuses: z.array(StatusName).max(100).optional(),
+  deleteRequiredStatuses: z.boolean().optional(),
+};
+
+function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStatuses?: boolean }, ctx: z.RefinementCtx) {
+  if (body.requiredStatuses !== undefined && body.deleteRequiredStatuses === true) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['deleteRequiredStatuses'],
+      message: 'send either requiredStatuses or deleteRequiredStatuses: true, not both',
+    });
+  }
+}
+
+export const UpdateQueueInput = QueueRequest.extend(settingsShape).superRefine(noContradiction);
+export const CreateQueueInput = UpdateQueueInput;
+export const QueueIdentityInput = QueueRequest;
+
+const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low'] as const;
+const PriorityInput = z.union([z.number().int().min(0).max(255), anyCaseEnum(PRIORITY_NAMES)]);
+
+const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumberSchema }) });
+
+export const SubmitPullRequestInput = PrRequest.extend({
+  priority: PriorityInput.optional(),
+  noBatch: z.boolean().optional(),
+  skipTheLine: z.boolean().optional(),
+});
+export const PullRequestInput = PrRequest;
+export const GetSubmittedPullRequestInput = PrRequest.extend({ includeTimeline: z.boolean().optional() });
+
+const ALL_TARGETS = ['ALL', 'IMPACTS_ALL'] as const;
+export const SetImpactedTargetsInput = QueueRequest.extend({
+  pr: z.object({
+    number: PrNumberSchema,
+    sha: z.string().regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)'),
+  }),
+  impactedTargets: z.union([z.array(z.string().min(1).max(4096)), anyCaseEnum(ALL_TARGETS, true)]),
+});
+
+export const TestingDetailsInput = z.object({
+  repo: RepoSchema,
+  targetBranch: BranchSchema,
+  testRunId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be a test run id (letters, digits, ".", "_" or "-")'),
+});
+
+const FlakyRequest = z.object({
+  repo: RepoSchema,
+  org_url_slug: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug'),
+  page_query: z.object({
+    page_size: z.number().int().min(1).max(100),
+    page_token: z.string().max(4096).default(''),
+  }),
+});
+
+const DateTime = z.iso.datetime({ offset: true });
+
+export const ListFailingTestsInput = FlakyRequest.extend({ start_time: DateTime, end_time: DateTime }).superRefine(
+  (body, ctx) => {
+    const span = Date.parse(body.end_time) - Date.parse(body.start_time);
+    if (span < 0) ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time must not be before start_time' });
+    if (span > SEVEN_DAYS_MS) {
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'start_time and end_time must be within 7 days of each other' });
+    }
+  },
+);
+export const ListUnhealthyTestsInput = FlakyRequest.extend({ status: anyCaseEnum(['FLAKY', 'BROKEN'], true) });
+export const ListQuarantinedTestsInput = FlakyRequest;
+
+/** Query of GET /getMergeQueueMetrics: `repo` is `owner/name` and needs `repoHost`. */
+export const MetricsQueryInput = z
+  .object({
+    repo: z
+      .string()
+      .regex(/^[^/]+(?:\/[^/]+)*\/[^/]+$/, 'must be "owner/name"')
+      .optional(),
+    repoHost: RepoSchema.shape.host.optional(),
+  })
+  .superRefine((query, ctx) => {
+    if (query.repo !== undefined && query.repoHost === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['repoHost'], message: 'repoHost is required when repo is given' });
+    }
+  });
+
+export type UpdateQueueBody = z.infer<typeof UpdateQueueInput>;
+export type QueueIdentityBody = z.infer<typeof QueueIdentityInput>;

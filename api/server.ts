@@ -1,0 +1,129 @@
+/**
+ * The REST facade: a Fastify app (built here, listened on by the CLI) whose routes parse, call the tRPC router
+ * through a caller, and shape the spec's body. No business logic lives here.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { authenticate } from './auth.js';
+import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
+import { createCaller } from './router.js';
+import { MAX_BODY_BYTES } from './schemas.js';
+import { getQueueView, queueView } from './views.js';
+
+export interface ServerOptions {
+  engine: Engine;
+  logger?: FastifyServerOptions['logger'];
+}
+
+type Caller = ReturnType<typeof createCaller>;
+
+/** A POST endpoint: its path under /v1, and how it calls the router and shapes the answer. */
+interface Endpoint {
+  path: string;
+  call: (caller: Caller, body: unknown) => Promise<unknown>;
+}
+
+const empty = () => ({});
+
+const POST_ENDPOINTS: Endpoint[] = [
+  { path: 'submitPullRequest', call: (c, b) => c.submitPullRequest(b as never).then(empty) },
+  { path: 'cancelPullRequest', call: (c, b) => c.cancelPullRequest(b as never).then(empty) },
+  { path: 'restartTestsOnPullRequest', call: (c, b) => c.restartTestsOnPullRequest(b as never).then(empty) },
+  { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never) },
+  { path: 'setImpactedTargets', call: (c, b) => c.setImpactedTargets(b as never).then(empty) },
+  { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never) },
+  { path: 'createQueue', call: (c, b) => c.createQueue(b as never).then(empty) },
+  { path: 'deleteQueue', call: (c, b) => c.deleteQueue(b as never).then(empty) },
+  { path: 'getQueue', call: (c, b) => c.getQueue(b as never).then(getQueueView) },
+  { path: 'updateQueue', call: (c, b) => c.updateQueue(b as never).then(queueView) },
+  { path: 'flaky-tests/list-failing-tests', call: (c, b) => c.listFailingTests(b as never) },
+  { path: 'flaky-tests/list-unhealthy-tests', call: (c, b) => c.listUnhealthyTests(b as never) },
+  { path: 'flaky-tests/list-quarantined-tests', call: (c, b) => c.listQuarantinedTests(b as never) },
+];
+const METRICS_PATH = 'getMergeQueueMetrics';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    org: string;
+  }
+}
+
+function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
+}
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { engine } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: MAX_BODY_BYTES,
+    // We answer 503 ourselves while closing, in the one error shape.
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  let closing = false;
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Requests that were in flight when closing began end their connection, so close() need not wait for keep-alive.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
+  // Only JSON bodies: drop Fastify's text/plain parser so every other type is a 415.
+  app.removeContentTypeParser('text/plain');
+
+  app.decorateRequest('org', '');
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      return send(reply, errorReply(503, 'the service is shutting down'));
+    }
+    if (!request.url.startsWith('/v1/')) return;
+    const auth = authenticate(engine.store, request.headers['x-api-token']);
+    if ('status' in auth) return send(reply, auth);
+    request.org = auth.org;
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = toErrorReply(error);
+    if (mapped.unexpected) request.log.error({ err: error }, 'unexpected error');
+    return send(reply, mapped);
+  });
+
+  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine });
+
+  for (const endpoint of POST_ENDPOINTS) {
+    app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));
+  }
+
+  app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
+    const metrics = await callerFor(request).getMergeQueueMetrics(request.query as never);
+    return reply.type(metrics.contentType).send(metrics.text);
+  });
+
+  app.get('/healthz', async () => {
+    engine.store.read((tx) => tx.get('meta', ['format']));
+    return { status: 'ok' };
+  });
+
+  const known = new Map<string, string>([
+    ...POST_ENDPOINTS.map((endpoint) => [`/v1/${endpoint.path}`, 'POST'] as const),
+    [`/v1/${METRICS_PATH}`, 'GET'],
+    ['/healthz', 'GET'],
+  ]);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';
+    const method = known.get(path);
+    if (method !== undefined) {
+      reply.header('allow', method);
+      return send(reply, errorReply(405, `${request.method} is not allowed on ${path}; use ${method}`));
+    }
+    return send(reply, errorReply(404, `no endpoint ${request.method} ${path}`));
+  });
+
+  return app;
+}

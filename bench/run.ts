@@ -1,0 +1,7 @@
+/** `npm run bench`: every benchmark, each printing figures and ratios against a baseline from the same run. */
+import { benchApi } from './api.js';
+import { benchStore } from './store.js';
+
+console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+await benchStore();
+await benchApi();

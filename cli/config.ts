@@ -1,0 +1,51 @@
+/** The service's configuration, read from the environment and checked before anything starts. */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { parseTokenList } from '../engine/tokens.js';
+
+export const ENVIRONMENT = {
+  HOST: 'address to listen on (default 127.0.0.1)',
+  PORT: 'port to listen on (default 8080; 0 picks a free one)',
+  GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
+  GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
+  GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
+} as const;
+
+const EnvSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  GREENLINE_DATA: z.string().min(1).default('./.greenline'),
+  GREENLINE_API_TOKENS: z.string().default(''),
+  GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  tokens: { org: string; token: string }[];
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function dataDirFrom(env: NodeJS.ProcessEnv): string {
+  return resolve(env.GREENLINE_DATA || './.greenline');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
+  const present = Object.fromEntries(Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`invalid environment: ${problems}`);
+  }
+  const values = parsed.data;
+  return {
+    host: values.HOST,
+    port: values.PORT,
+    dataDir: resolve(values.GREENLINE_DATA),
+    tokens: parseTokenList(values.GREENLINE_API_TOKENS),
+    logLevel: values.GREENLINE_LOG_LEVEL,
+  };
+}

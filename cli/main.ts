@@ -1,0 +1,89 @@
+/** The `greenline` command line: the only module that imports api/ (through serve). */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { TokenConfigError } from '../engine/tokens.js';
+import { ConfigError, dataDirFrom, ENVIRONMENT } from './config.js';
+import { serve } from './serve.js';
+import { tokenCommand, UsageError } from './token.js';
+
+/** package.json sits above cli/ when run from source and above dist/cli/ when built. */
+function version(): string {
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'greenline' && pkg.version !== undefined) return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+}
+
+export const HELP = `greenline — a merge queue and flaky-test service
+
+Usage:
+  greenline serve                        run the service (what npm start runs)
+  greenline token create --org NAME      add an API token for an organization; prints the token once
+  greenline token list                   list tokens: id, organization, source, creation time (never the token)
+  greenline token revoke ID              remove a token
+  greenline help | --help                this text
+  greenline --version                    the version
+
+Options:
+  --data DIR     data folder for the token commands (default: $GREENLINE_DATA, else ./.greenline)
+
+Environment (serve):
+${Object.entries(ENVIRONMENT)
+  .map(([name, meaning]) => `  ${name.padEnd(22)} ${meaning}`)
+  .join('\n')}
+
+When no token is configured and the store holds none, the first start creates a token for organization
+"default" and prints it once. The token commands may run while the service runs: it sees new tokens at once.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        org: { type: 'string' },
+        data: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    });
+    const [command, ...rest] = positionals;
+    if (values.version) {
+      console.log(version());
+      return 0;
+    }
+    if (values.help || command === undefined || command === 'help') {
+      console.log(HELP);
+      return command === undefined && !values.help ? 1 : 0;
+    }
+    switch (command) {
+      case 'serve':
+        return await serve(process.env);
+      case 'token':
+        return await tokenCommand(rest[0], {
+          org: values.org,
+          id: rest[1],
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+        });
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof TokenConfigError) {
+      console.error(`greenline: ${error.message}\nRun greenline --help for usage.`);
+      return 2;
+    }
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+      console.error(`greenline: ${error.message}\nRun greenline --help for usage.`);
+      return 2;
+    }
+    throw error;
+  }
+}

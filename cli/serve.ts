@@ -1,0 +1,45 @@
+/** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
+import { buildServer } from '../api/server.js';
+import { wallClock } from '../engine/clock.js';
+import { Engine } from '../engine/engine.js';
+import { openLmdbStore } from '../engine/store/index.js';
+import { syncConfiguredTokens } from '../engine/tokens.js';
+import { loadConfig } from './config.js';
+
+export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
+  const config = loadConfig(env);
+  const store = openLmdbStore({ dir: config.dataDir });
+  const engine = new Engine(store, wallClock);
+  const tokens = syncConfiguredTokens(store, config.tokens, new Date(wallClock.now()).toISOString());
+  if (tokens.bootstrapToken !== undefined) {
+    console.log(
+      `Created an API token for organization "default" (shown only this once; only its hash is stored):\n` +
+        `  ${tokens.bootstrapToken}\n` +
+        `Send it as the x-api-token header. More tokens: greenline token create --org NAME`,
+    );
+  }
+  const app = await buildServer({
+    engine,
+    logger: { level: config.logLevel, stream: process.stderr },
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const shown = config.host.includes(':') ? `[${config.host}]` : config.host;
+  console.log(`greenline listening on http://${shown}:${port} (data in ${config.dataDir})`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`greenline: ${signal} received; finishing in-flight requests`);
+      await app.close();
+      await store.close();
+      console.log('greenline: stopped');
+      resolve(0);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

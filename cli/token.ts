@@ -1,0 +1,39 @@
+/** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
+import { openLmdbStore } from '../engine/store/index.js';
+import { createToken, listTokens, revokeToken } from '../engine/tokens.js';
+
+export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string }) {
+  const store = openLmdbStore({ dir: options.dataDir });
+  try {
+    switch (action) {
+      case 'create': {
+        if (options.org === undefined) throw new UsageError('token create needs --org NAME');
+        const { token, record } = createToken(store, options.org, new Date().toISOString());
+        console.log(token);
+        console.error(`created token ${record.id} for organization "${record.org}" (shown only this once)`);
+        return 0;
+      }
+      case 'list': {
+        for (const record of listTokens(store)) {
+          console.log(`${record.id}\t${record.org}\t${record.source}\t${record.createdAt}`);
+        }
+        return 0;
+      }
+      case 'revoke': {
+        if (options.id === undefined) throw new UsageError('token revoke needs a token id (see greenline token list)');
+        if (!revokeToken(store, options.id)) {
+          console.error(`greenline: no token with id ${options.id}`);
+          return 1;
+        }
+        console.error(`revoked token ${options.id}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown token action "${action ?? ''}": use create, list or revoke`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+export class UsageError extends Error {}

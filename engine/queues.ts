@@ -1,0 +1,135 @@
+/**
+ * Queue configuration: the settings of spec 2.2, their documented defaults, and how an update applies. Pure
+ * functions; the engine stores the result.
+ */
+import type { QueueMode, QueueState, RequestableQueueState } from '../machines/vocabulary.js';
+
+export interface RepoRef {
+  host: string;
+  owner: string;
+  name: string;
+}
+
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+export const REQUIRED_STATUSES_SOURCES = [
+  'service_config',
+  'repo_provider_branch_protection',
+  'merge_instance',
+] as const;
+export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
+
+/** Every setting a client may change with updateQueue, apart from state and the required statuses. */
+export interface QueueSettings {
+  mode: QueueMode;
+  concurrency: number;
+  testingTimeoutMinutes: number;
+  canOptimisticallyMerge: boolean;
+  /** 0 is off (the documented default); the API accepts 1..4294967295. */
+  pendingFailureDepth: number;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  createPrsForTestingBranches: boolean;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+  /** Absent until set: then it follows `concurrency`, as the documented default "equal to concurrency" says. */
+  bisectionConcurrency?: number;
+  directMergeMode: DirectMergeMode;
+  optimizationMode: OptimizationMode;
+  mergeMethod: MergeMethod;
+}
+
+/** The defaults of a new queue, as the hosted service documents them (addendum). */
+export const DEFAULT_SETTINGS: Readonly<QueueSettings> = Object.freeze({
+  mode: 'single',
+  concurrency: 1,
+  testingTimeoutMinutes: 300,
+  canOptimisticallyMerge: false,
+  pendingFailureDepth: 0,
+  batch: false,
+  batchingMaxWaitTimeMinutes: 5,
+  batchingMinSize: 4,
+  createPrsForTestingBranches: false,
+  commentsEnabled: true,
+  commandsEnabled: true,
+  statusCheckEnabled: true,
+  directMergeMode: 'off',
+  optimizationMode: 'off',
+  mergeMethod: 'merge_commit',
+});
+
+export interface QueueRecord {
+  id: string;
+  org: string;
+  repo: RepoRef;
+  branch: string;
+  state: QueueState;
+  settings: QueueSettings;
+  /** The list set through the API (source `merge_instance`); null when none is set. */
+  requiredStatuses: string[] | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What updateQueue (and createQueue) may carry, already validated. */
+export interface QueuePatch extends Partial<QueueSettings> {
+  state?: RequestableQueueState;
+  requiredStatuses?: string[];
+  deleteRequiredStatuses?: boolean;
+}
+
+/** The required statuses in force and where they come from. Later sources (config file, branch protection) join here. */
+export function effectiveRequiredStatuses(queue: QueueRecord): {
+  statuses: string[];
+  source: RequiredStatusesSource | undefined;
+} {
+  if (queue.requiredStatuses !== null) return { statuses: queue.requiredStatuses, source: 'merge_instance' };
+  return { statuses: [], source: undefined };
+}
+
+export function bisectionConcurrencyOf(settings: QueueSettings): number {
+  return settings.bisectionConcurrency ?? settings.concurrency;
+}
+
+/**
+ * Applies a patch to a queue: only the fields sent change. `enqueued` tells whether PRs are in the queue, which
+ * decides what a requested state means: `draining` on an empty queue has nothing left to drain, so the queue pauses
+ * at once. (A `mode` change on a non-empty queue, which waits in `switching_modes`, is the queue machine's to run.)
+ */
+export function applyPatch(queue: QueueRecord, patch: QueuePatch, enqueued: boolean, now: string): QueueRecord {
+  const { state, requiredStatuses, deleteRequiredStatuses, ...settingsPatch } = patch;
+  const settings: QueueSettings = { ...queue.settings };
+  for (const [name, value] of Object.entries(settingsPatch) as [keyof QueueSettings, unknown][]) {
+    if (value !== undefined) (settings as unknown as Record<string, unknown>)[name] = value;
+  }
+  let nextState: QueueState = state ?? queue.state;
+  if (nextState === 'draining' && !enqueued) nextState = 'paused';
+  let statuses = queue.requiredStatuses;
+  if (deleteRequiredStatuses === true) statuses = null;
+  if (requiredStatuses !== undefined) statuses = [...new Set(requiredStatuses)];
+  return { ...queue, state: nextState, settings, requiredStatuses: statuses, updatedAt: now };
+}
+
+export function newQueue(
+  fields: { id: string; org: string; repo: RepoRef; branch: string; now: string },
+  patch: QueuePatch,
+): QueueRecord {
+  const blank: QueueRecord = {
+    id: fields.id,
+    org: fields.org,
+    repo: { ...fields.repo },
+    branch: fields.branch,
+    state: 'running',
+    settings: { ...DEFAULT_SETTINGS },
+    requiredStatuses: null,
+    createdAt: fields.now,
+    updatedAt: fields.now,
+  };
+  return applyPatch(blank, patch, false, fields.now);
+}

@@ -1,0 +1,128 @@
+/**
+ * Key validation and the byte encoding both stores order keys by.
+ *
+ * Each part is a tag byte followed by its body:
+ *   number: 0x01, then the integer as 8 bytes big-endian (unsigned);
+ *   string: 0x02, then its UTF-8 bytes, then 0x00 (strings may not contain NUL, so the terminator is unambiguous).
+ * Comparing encodings byte by byte (memcmp, LMDB's default) gives exactly the documented order: the tag puts every
+ * number before every string, big-endian integers compare numerically, terminated UTF-8 compares by bytes with a
+ * shorter string first, and a key that is a proper prefix of another encodes to a proper byte prefix of it.
+ * Because every part is self-delimiting, the keys that start with a prefix P are exactly those whose encoding starts
+ * with encode(P): the range from encode(P) (inclusive) to the shortest byte string above all of its extensions.
+ */
+import { InvalidKeyError } from './store.js';
+import type { Key, KeyPart, ScanOptions } from './store.js';
+
+const TAG_NUMBER = 0x01;
+const TAG_STRING = 0x02;
+const TWO_32 = 0x1_0000_0000;
+/** LMDB's default maximum key size; enforced for every store so that they all accept the same keys. */
+export const MAX_KEY_BYTES = 1978;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function describe(part: unknown): string {
+  if (typeof part === 'string') return JSON.stringify(part);
+  return typeof part === 'number' || typeof part === 'bigint' || typeof part === 'boolean' ? String(part) : typeof part;
+}
+
+export function checkPart(part: unknown): asserts part is KeyPart {
+  if (typeof part === 'string') {
+    if (part.includes('\0')) throw new InvalidKeyError(`key part ${describe(part)} contains NUL`);
+    if (LONE_SURROGATE.test(part)) throw new InvalidKeyError(`key part ${describe(part)} is not valid Unicode`);
+    return;
+  }
+  if (typeof part === 'number' && Number.isSafeInteger(part) && part >= 0) return;
+  throw new InvalidKeyError(`key part ${describe(part)} is not a string or a non-negative safe integer`);
+}
+
+export function checkKey(key: unknown): asserts key is Key {
+  if (!Array.isArray(key) || key.length === 0) throw new InvalidKeyError('a key must be a non-empty array of parts');
+  for (const part of key) checkPart(part);
+}
+
+/** Validates `key` and returns its encoding. `allowEmpty` is for a scan prefix, which may be `[]` (everything). */
+export function encodeKey(key: unknown, allowEmpty = false): Buffer {
+  if (allowEmpty && Array.isArray(key) && key.length === 0) return Buffer.alloc(0);
+  checkKey(key);
+  let size = 0;
+  for (const part of key) size += typeof part === 'number' ? 9 : 2 + Buffer.byteLength(part, 'utf8');
+  if (size > MAX_KEY_BYTES) throw new InvalidKeyError(`key is ${size} bytes encoded, more than ${MAX_KEY_BYTES}`);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const part of key) {
+    if (typeof part === 'number') {
+      out[at] = TAG_NUMBER;
+      out.writeUInt32BE(Math.floor(part / TWO_32), at + 1);
+      out.writeUInt32BE(part % TWO_32, at + 5);
+      at += 9;
+    } else {
+      out[at] = TAG_STRING;
+      at += 1 + out.write(part, at + 1, 'utf8');
+      out[at++] = 0;
+    }
+  }
+  return out;
+}
+
+export function decodeKey(bytes: Uint8Array): KeyPart[] {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: KeyPart[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const tag = buf[at];
+    if (tag === TAG_NUMBER && at + 9 <= buf.length) {
+      parts.push(buf.readUInt32BE(at + 1) * TWO_32 + buf.readUInt32BE(at + 5));
+      at += 9;
+    } else if (tag === TAG_STRING) {
+      const end = buf.indexOf(0, at + 1);
+      if (end < 0) throw new Error('corrupt key: unterminated string');
+      parts.push(buf.toString('utf8', at + 1, end));
+      at = end + 1;
+    } else {
+      throw new Error(`corrupt key: bad tag ${String(tag)} at byte ${at}`);
+    }
+  }
+  return parts;
+}
+
+/** The encoded range a scan covers: `lower` inclusive, `upper` exclusive (absent: unbounded), or null when empty. */
+export interface ByteRange {
+  lower?: Buffer;
+  upper?: Buffer;
+}
+
+/** The smallest byte string greater than every string starting with `p` (undefined if there is none). */
+function prefixEnd(p: Buffer): Buffer | undefined {
+  let i = p.length - 1;
+  while (i >= 0 && p[i] === 0xff) i--;
+  if (i < 0) return undefined;
+  const out = Buffer.from(p.subarray(0, i + 1));
+  out[i] = (out[i] ?? 0) + 1;
+  return out;
+}
+
+export function scanRange(options: ScanOptions = {}): ByteRange | null {
+  const { prefix, start, end, limit } = options;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
+    throw new RangeError(`scan limit must be a non-negative integer, got ${String(limit)}`);
+  }
+  let lower: Buffer | undefined;
+  let upper: Buffer | undefined;
+  if (prefix !== undefined) {
+    const p = encodeKey(prefix, true);
+    if (p.length > 0) {
+      lower = p;
+      upper = prefixEnd(p);
+    }
+  }
+  if (start !== undefined) {
+    const s = encodeKey(start);
+    if (lower === undefined || Buffer.compare(s, lower) > 0) lower = s;
+  }
+  if (end !== undefined) {
+    const e = encodeKey(end);
+    if (upper === undefined || Buffer.compare(e, upper) < 0) upper = e;
+  }
+  if (lower !== undefined && upper !== undefined && Buffer.compare(lower, upper) >= 0) return null;
+  return { ...(lower && { lower }), ...(upper && { upper }) };
+}

@@ -1,0 +1,169 @@
+/**
+ * The LMDB store: one environment file (`<dir>/greenline.mdb`), one named sub-database per collection, JSON values,
+ * and keys encoded by keyCodec into binary LMDB keys (LMDB orders them with memcmp, which is the documented order).
+ *
+ * Writes run in `transactionSync`: LMDB's write lock (shared by every process that opens the file) serialises them,
+ * a throw aborts the transaction, and the commit is synced unless `noSync`. Reads run on one read transaction — an
+ * MVCC snapshot that takes no lock — renewed at the start of every `read`, so they see everything committed before
+ * it, by this or any other process. Scans are materialised inside the transaction, so results stay valid after it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { open } from 'lmdb';
+import type { Database, RangeOptions, Transaction } from 'lmdb';
+import { checkCollection, checkValue, COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
+import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
+import { InvalidKeyError } from './store.js';
+import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+
+export interface LmdbStoreOptions {
+  /** Directory of the store; created if missing. */
+  dir: string;
+  /** Skip the fsync at each commit: faster, but a machine crash may lose recent commits (never corrupts). */
+  noSync?: boolean;
+  /** Initial map size; LMDB-js grows the map when it fills. */
+  mapSizeBytes?: number;
+}
+
+export const LMDB_FILE = 'greenline.mdb';
+
+type Db = Database<unknown, Buffer>;
+
+/** lmdb-js range options for a scan, or null when the range is empty. Bounds are inclusive lower, exclusive upper. */
+function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undefined): RangeOptions | null {
+  const range = scanRange(options);
+  if (!range || options?.limit === 0) return null;
+  const opts: RangeOptions = {};
+  if (txn) opts.transaction = txn;
+  if (options?.limit !== undefined) opts.limit = options.limit;
+  if (options?.reverse) {
+    // lmdb-js walks from `start` (the high end) down to `end`; flip inclusivity to keep [lower, upper).
+    Object.assign(opts, { reverse: true, start: range.upper, end: range.lower, exclusiveStart: true, inclusiveEnd: true });
+  } else {
+    Object.assign(opts, { start: range.lower, end: range.upper });
+  }
+  return opts;
+}
+
+export function openLmdbStore(options: LmdbStoreOptions): Store {
+  fs.mkdirSync(options.dir, { recursive: true });
+  const file = path.join(options.dir, LMDB_FILE);
+  const env = open<unknown, Buffer>({
+    path: file,
+    encoding: 'json',
+    keyEncoding: 'binary',
+    maxDbs: 64,
+    noSync: options.noSync ?? false,
+    ...(options.mapSizeBytes !== undefined && { mapSize: options.mapSizeBytes }),
+  });
+  const dbs = new Map<CollectionName, Db>();
+  for (const name of COLLECTION_NAMES) {
+    dbs.set(name, env.openDB<unknown, Buffer>(name, { encoding: 'json', keyEncoding: 'binary' }));
+  }
+  const life = new Lifecycle();
+  const db = (name: CollectionName): Db => {
+    checkCollection(name);
+    return dbs.get(name) as Db;
+  };
+
+  /** Read operations; `txn` is the read snapshot, or undefined inside `transactionSync` (lmdb-js uses the write txn). */
+  function makeReadTx(scope: TxScope, txn: Transaction | undefined): ReadTx {
+    const getOpts = txn ? { transaction: txn } : undefined;
+    return {
+      get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
+        scope.check();
+        const store = db(name);
+        return store.get(encodeKey(key), getOpts) as StoreSchema[C] | undefined;
+      },
+      scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
+        scope.check();
+        const store = db(name);
+        const opts = rangeOptions(options, txn);
+        if (!opts) return [];
+        const out: Entry<StoreSchema[C]>[] = [];
+        for (const { key, value } of store.getRange(opts)) {
+          out.push({ key: decodeKey(key), value: value as StoreSchema[C] });
+        }
+        return out;
+      },
+      count(name: CollectionName, options?: ScanOptions): number {
+        scope.check();
+        const store = db(name);
+        const opts = rangeOptions(options, txn);
+        if (!opts) return 0;
+        // Counted natively, without reading values; lmdb-js's count ignores `limit`, so apply it here.
+        const count = store.getKeysCount({ ...opts, limit: undefined });
+        return opts.limit === undefined ? count : Math.min(count, opts.limit);
+      },
+    };
+  }
+
+  return {
+    kind: 'lmdb',
+    read<R>(fn: (tx: ReadTx) => R): R {
+      life.begin('read');
+      // Drop lmdb-js's shared read snapshot (it is reused until the next macrotask) so this read starts a fresh one
+      // that includes commits made since, e.g. by another process; then hold it for the duration of fn.
+      env.resetReadTxn();
+      const txn = env.useReadTransaction();
+      const scope = new TxScope();
+      try {
+        return fn(makeReadTx(scope, txn));
+      } finally {
+        scope.active = false;
+        txn.done();
+      }
+    },
+    write<R>(fn: (tx: WriteTx) => R): R {
+      life.begin('write');
+      const scope = new TxScope();
+      const tx: WriteTx = {
+        ...makeReadTx(scope, undefined),
+        put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
+          scope.check();
+          const store = db(name);
+          const enc = encodeKey(key);
+          checkValue(value);
+          try {
+            store.putSync(enc, value);
+          } catch (error) {
+            // JSON.stringify's TypeError: a cycle or a nested bigint.
+            if (error instanceof TypeError) throw new InvalidKeyError(`value is not JSON: ${error.message}`);
+            throw error;
+          }
+        },
+        remove(name: CollectionName, key: Key): boolean {
+          scope.check();
+          const store = db(name);
+          return store.removeSync(encodeKey(key));
+        },
+      };
+      let result: R | undefined;
+      life.inWrite = true;
+      try {
+        // The callback returns nothing, so lmdb-js never treats fn's result as a promise to wait for.
+        env.transactionSync(() => {
+          result = fn(tx);
+        });
+        return result as R;
+      } finally {
+        life.inWrite = false;
+        scope.active = false;
+      }
+    },
+    stats() {
+      life.begin('stats');
+      env.resetReadTxn();
+      const entries = emptyCounts();
+      for (const [name, store] of dbs) {
+        entries[name] = (store.getStats() as { entryCount: number }).entryCount;
+      }
+      return { sizeBytes: fs.statSync(file).size, entries };
+    },
+    async close(): Promise<void> {
+      life.begin('write');
+      life.closed = true;
+      await env.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The in-memory store: per collection, a sorted array of rows with binary search. Rows are ordered by their encoded
+ * key (keyCodec) held as a latin1 string, whose code units are the encoding's bytes, so `<` on it is byte order.
+ * Values are held as JSON text, so every read parses a fresh copy. A write transaction records its changes in an
+ * overlay that its own reads consult; the overlay is applied only when `fn` returns.
+ */
+import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
+import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
+import type { ByteRange } from './keyCodec.js';
+import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+
+interface Row {
+  enc: string;
+  json: string;
+}
+
+const latin1 = (buf: Buffer): string => buf.toString('latin1');
+
+class Table {
+  readonly rows: Row[] = [];
+
+  /** Index of the first row whose key is >= enc. */
+  lowerBound(enc: string): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.rows[mid] as Row).enc < enc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  get(enc: string): Row | undefined {
+    const row = this.rows[this.lowerBound(enc)];
+    return row?.enc === enc ? row : undefined;
+  }
+
+  set(row: Row | null, enc: string): void {
+    const at = this.lowerBound(enc);
+    const found = this.rows[at]?.enc === enc;
+    if (row) this.rows.splice(at, found ? 1 : 0, row);
+    else if (found) this.rows.splice(at, 1);
+  }
+
+  range(range: ByteRange): Row[] {
+    const from = range.lower ? this.lowerBound(latin1(range.lower)) : 0;
+    const to = range.upper ? this.lowerBound(latin1(range.upper)) : this.rows.length;
+    return this.rows.slice(from, to);
+  }
+}
+
+const inRange = (enc: string, range: ByteRange): boolean =>
+  (!range.lower || enc >= latin1(range.lower)) && (!range.upper || enc < latin1(range.upper));
+
+export function createMemoryStore(): Store {
+  const tables = new Map<CollectionName, Table>(COLLECTION_NAMES.map((name) => [name, new Table()]));
+  const life = new Lifecycle();
+  const table = (name: CollectionName): Table => tables.get(name) as Table;
+
+  /** Rows in range, in key order, with `overlay` (enc → row, or null for a removal) applied over the table's. */
+  function rowsIn(name: CollectionName, options: ScanOptions | undefined, overlay?: Map<string, Row | null>): Row[] {
+    checkCollection(name);
+    const range = scanRange(options);
+    if (!range) return [];
+    let rows = table(name).range(range);
+    if (overlay && overlay.size > 0) {
+      const merged = new Map<string, Row | null>(rows.map((row) => [row.enc, row]));
+      for (const [enc, row] of overlay) if (inRange(enc, range)) merged.set(enc, row);
+      rows = [...merged.values()].filter((row): row is Row => row !== null);
+      rows.sort((a, b) => (a.enc < b.enc ? -1 : a.enc > b.enc ? 1 : 0));
+    }
+    if (options?.reverse) rows.reverse();
+    return options?.limit === undefined ? rows : rows.slice(0, options.limit);
+  }
+
+  function makeReadTx(scope: TxScope, overlays?: Map<CollectionName, Map<string, Row | null>>): ReadTx {
+    return {
+      get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
+        scope.check();
+        checkCollection(name);
+        const enc = latin1(encodeKey(key));
+        const pending = overlays?.get(name)?.get(enc);
+        const row = pending === undefined ? table(name).get(enc) : pending;
+        return row ? (JSON.parse(row.json) as StoreSchema[C]) : undefined;
+      },
+      scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
+        scope.check();
+        return rowsIn(name, options, overlays?.get(name)).map((row) => ({
+          key: decodeKey(Buffer.from(row.enc, 'latin1')),
+          value: JSON.parse(row.json) as StoreSchema[C],
+        }));
+      },
+      count(name: CollectionName, options?: ScanOptions): number {
+        scope.check();
+        return rowsIn(name, options, overlays?.get(name)).length;
+      },
+    };
+  }
+
+  return {
+    kind: 'memory',
+    read<R>(fn: (tx: ReadTx) => R): R {
+      life.begin('read');
+      const scope = new TxScope();
+      try {
+        return fn(makeReadTx(scope));
+      } finally {
+        scope.active = false;
+      }
+    },
+    write<R>(fn: (tx: WriteTx) => R): R {
+      life.begin('write');
+      const scope = new TxScope();
+      const overlays = new Map<CollectionName, Map<string, Row | null>>();
+      const overlay = (name: CollectionName): Map<string, Row | null> => {
+        let map = overlays.get(name);
+        if (!map) overlays.set(name, (map = new Map()));
+        return map;
+      };
+      const reader = makeReadTx(scope, overlays);
+      const tx: WriteTx = {
+        ...reader,
+        put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
+          scope.check();
+          checkCollection(name);
+          const enc = latin1(encodeKey(key));
+          overlay(name).set(enc, { enc, json: toJson(value) });
+        },
+        remove(name: CollectionName, key: Key): boolean {
+          scope.check();
+          checkCollection(name);
+          const enc = latin1(encodeKey(key));
+          const pending = overlays.get(name)?.get(enc);
+          const existed = pending === undefined ? table(name).get(enc) !== undefined : pending !== null;
+          overlay(name).set(enc, null);
+          return existed;
+        },
+      };
+      life.inWrite = true;
+      try {
+        const result = fn(tx);
+        for (const [name, changes] of overlays) for (const [enc, row] of changes) table(name).set(row, enc);
+        return result;
+      } finally {
+        life.inWrite = false;
+        scope.active = false;
+      }
+    },
+    stats() {
+      life.begin('stats');
+      const entries = emptyCounts();
+      let sizeBytes = 0;
+      for (const [name, t] of tables) {
+        entries[name] = t.rows.length;
+        for (const row of t.rows) sizeBytes += row.enc.length + Buffer.byteLength(row.json);
+      }
+      return { sizeBytes, entries };
+    },
+    async close(): Promise<void> {
+      life.begin('write');
+      life.closed = true;
+      for (const t of tables.values()) t.rows.length = 0;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The store: the only place Greenline keeps state. The engine talks to this interface; the service runs it on LMDB,
+ * tests and the simulator may run it in memory. Every implementation passes one conformance suite
+ * (`test/engine/store.conformance.ts`).
+ *
+ * Model: named collections of JSON values under ordered tuple keys. A key is a non-empty array of parts; each part
+ * is a string (no NUL characters) or a non-negative safe integer. Within one collection, keys are ordered part by
+ * part: at equal prefixes a shorter key sorts first, numbers sort numerically, strings sort by their UTF-8 bytes,
+ * and every number sorts before every string. Values are plain JSON (objects, arrays, strings, finite numbers,
+ * booleans, null); what is read back is equal to what was written, never the same object.
+ */
+
+export type KeyPart = string | number;
+export type Key = readonly KeyPart[];
+
+/** The collections and the type of value each holds. Later capabilities add theirs here. */
+export interface StoreSchema {
+  /** Store-wide facts: format version, counters. Key: [name]. */
+  meta: unknown;
+  /** API tokens by id. Key: [tokenId]. */
+  tokens: import('../tokens.js').TokenRecord;
+  /** Queue configuration by queue id. Key: [queueId]. */
+  queues: import('../queues.js').QueueRecord;
+  /** Queue ids by identity. Key: [org, host, owner, name, branch] → queueId. */
+  queueIndex: string;
+  /** Pull requests of a queue. Key: [queueId, prNumber]. */
+  pullRequests: import('../pullRequests.js').PullRequestRecord;
+}
+
+export type CollectionName = keyof StoreSchema;
+
+export interface ScanOptions {
+  /** Only keys that start with these parts (a key equal to the prefix is included). */
+  prefix?: Key;
+  /** Inclusive lower bound (within the prefix, when both are given). */
+  start?: Key;
+  /** Exclusive upper bound. */
+  end?: Key;
+  /** Walk from the highest key down. */
+  reverse?: boolean;
+  /** At most this many entries. */
+  limit?: number;
+}
+
+export interface Entry<V> {
+  key: KeyPart[];
+  value: V;
+}
+
+export interface ReadTx {
+  get<C extends CollectionName>(collection: C, key: Key): StoreSchema[C] | undefined;
+  /** Entries in key order (or reverse). Within a write transaction it sees that transaction's own writes. */
+  scan<C extends CollectionName>(collection: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>>;
+  count(collection: CollectionName, options?: ScanOptions): number;
+}
+
+export interface WriteTx extends ReadTx {
+  put<C extends CollectionName>(collection: C, key: Key, value: StoreSchema[C]): void;
+  /** True when a value was there. */
+  remove(collection: CollectionName, key: Key): boolean;
+}
+
+export interface StoreStats {
+  /** Bytes the store occupies (on disk for LMDB; an estimate of the JSON held for memory). */
+  sizeBytes: number;
+  entries: Record<CollectionName, number>;
+}
+
+export interface Store {
+  readonly kind: 'memory' | 'lmdb';
+  /** A consistent view for the duration of `fn`. */
+  read<R>(fn: (tx: ReadTx) => R): R;
+  /**
+   * One atomic, durable transaction: when it returns, every write of `fn` is committed (and, unless the store was
+   * opened with `noSync`, on disk); when `fn` throws, nothing of it is written and the error propagates.
+   * Transactions are serialised. `fn` must be synchronous and must not call `read` or `write` itself.
+   */
+  write<R>(fn: (tx: WriteTx) => R): R;
+  stats(): StoreStats;
+  /** Waits for pending writes, then releases the store; any later call throws StoreClosedError. */
+  close(): Promise<void>;
+}
+
+export class StoreClosedError extends Error {
+  constructor() {
+    super('the store is closed');
+    this.name = 'StoreClosedError';
+  }
+}
+
+/** Thrown for a key or value the model above does not allow (a programming error, never user input). */
+export class InvalidKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidKeyError';
+  }
+}

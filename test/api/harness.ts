@@ -1,0 +1,73 @@
+/** An API under test: the real Fastify app and engine on an in-memory store, driven with Fastify's inject. */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildServer } from '../../api/server.js';
+import type { Clock } from '../../engine/clock.js';
+import { Engine } from '../../engine/engine.js';
+import { createMemoryStore } from '../../engine/store/index.js';
+import type { Store } from '../../engine/store/store.js';
+import { syncConfiguredTokens } from '../../engine/tokens.js';
+
+export const TOKENS = {
+  acme: 'acme-token-0123456789abcdef',
+  globex: 'globex-token-0123456789abcdef',
+};
+
+export const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
+
+export interface Api {
+  app: FastifyInstance;
+  store: Store;
+  engine: Engine;
+  clock: Clock & { set(ms: number): void };
+  post(path: string, body: unknown, token?: string | null): Promise<LightMyRequestResponse>;
+  get(path: string, token?: string | null): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function makeApi(store: Store = createMemoryStore()): Promise<Api> {
+  let now = Date.parse('2026-11-22T12:00:00.000Z');
+  const clock = { now: () => now, set: (ms: number) => void (now = ms) };
+  syncConfiguredTokens(
+    store,
+    Object.entries(TOKENS).map(([org, token]) => ({ org, token })),
+    new Date(now).toISOString(),
+  );
+  const engine = new Engine(store, clock);
+  const app = await buildServer({ engine });
+  const headers = (token: string | null | undefined) =>
+    token === null ? {} : { 'x-api-token': token ?? TOKENS.acme };
+  return {
+    app,
+    store,
+    engine,
+    clock,
+    post: (path, body, token) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/${path}`,
+        headers: { ...headers(token), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      }),
+    get: (path, token) => app.inject({ method: 'GET', url: `/v1/${path}`, headers: headers(token) }),
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+/** A queue request body for REPO on `branch`, plus extra fields. */
+export function queueBody(extra: Record<string, unknown> = {}, branch = 'main') {
+  return { repo: REPO, targetBranch: branch, ...extra };
+}
+
+/** The error body every failure carries. */
+export function expectErrorBody(response: LightMyRequestResponse, status: number, code?: string) {
+  const body = response.json() as { code: unknown; message: unknown; details?: unknown };
+  const problems: string[] = [];
+  if (response.statusCode !== status) problems.push(`status ${response.statusCode}, expected ${status}: ${response.body}`);
+  if (typeof body.code !== 'string' || typeof body.message !== 'string') problems.push(`not an error body: ${response.body}`);
+  if (code !== undefined && body.code !== code) problems.push(`code ${String(body.code)}, expected ${code}`);
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return body as { code: string; message: string; details?: { field: string; message: string }[] };
+}

@@ -1,0 +1,77 @@
+/** Runs the real `greenline` command from source (through tsx) as a child process, on loopback and port 0. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ENTRY = new URL('../../cli/greenline.ts', import.meta.url).pathname;
+
+export interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GREENLINE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Starts `greenline serve` and waits for its "listening" line. */
+export async function startServer(env: Record<string, string>): Promise<Running> {
+  const proc = run(['serve'], { HOST: '127.0.0.1', PORT: '0', ...env });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout());
+    if (match) return { ...proc, url: match[1]! };
+    if (proc.child.exitCode !== null || Date.now() > deadline) {
+      proc.child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${proc.stdout()}\n${proc.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs a CLI command to completion. */
+export async function runCli(args: string[], env: Record<string, string>) {
+  const proc = run(args, env);
+  const { code } = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+export async function withDataDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'greenline-e2e-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function stop(server: Running, signal: NodeJS.Signals = 'SIGTERM') {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill(signal);
+  return server.exited;
+}
+
+export function call(server: Running, path: string, token: string | undefined, body?: unknown) {
+  return fetch(`${server.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      ...(token === undefined ? {} : { 'x-api-token': token }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
