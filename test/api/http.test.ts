@@ -80,6 +80,13 @@ describe('bodies', () => {
     expectErrorBody(await raw('{"__proto__": {"x": 1}}', 'application/json'), 400, 'bad_request');
   });
 
+  test('deeply nested JSON is a 400, not a crash', async () => {
+    const depth = 1_000_000;
+    expectErrorBody(await raw('['.repeat(depth) + ']'.repeat(depth), 'application/json'), 400, 'bad_request');
+    const nested = `{"repo":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)},"targetBranch":"main"}`;
+    expectErrorBody(await raw(nested, 'application/json'), 400, 'bad_request');
+  });
+
   test('a body that is not an object is 400', async () => {
     for (const payload of ['[]', '"text"', '42', 'null', 'true']) {
       expectErrorBody(await raw(payload, 'application/json'), 400, 'bad_request');
