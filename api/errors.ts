@@ -83,8 +83,7 @@ export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean
   if (error instanceof z.ZodError) return { ...validationReply(error), unexpected: false };
   if (isFastifyClientError(error)) {
     const message = (error.code !== undefined && FASTIFY_MESSAGES[error.code]) || error.message;
-    const status = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 400 : error.statusCode;
-    return { ...errorReply(status, message), unexpected: false };
+    return { ...errorReply(error.statusCode, message), unexpected: false };
   }
   return { ...errorReply(500, 'internal error'), unexpected: true };
 }

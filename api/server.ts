@@ -62,9 +62,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     routerOptions: { ignoreTrailingSlash: true },
   });
   let closing = false;
-  app.addHook('onClose', async () => {
-    closing = true;
-  });
   app.addHook('preClose', async () => {
     closing = true;
   });

@@ -29,6 +29,9 @@ export interface ServiceConfig {
 
 export class ConfigError extends Error {}
 
+/** A command line that does not say what to do. */
+export class UsageError extends Error {}
+
 export function dataDirFrom(env: NodeJS.ProcessEnv): string {
   return resolve(env.GREENLINE_DATA || './.greenline');
 }

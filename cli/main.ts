@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenConfigError } from '../engine/tokens.js';
-import { ConfigError, dataDirFrom, ENVIRONMENT } from './config.js';
+import { ConfigError, dataDirFrom, ENVIRONMENT, UsageError } from './config.js';
 import { serve } from './serve.js';
-import { tokenCommand, UsageError } from './token.js';
+import { tokenCommand } from './token.js';
 
 /** package.json sits above cli/ when run from source and above dist/cli/ when built. */
 function version(): string {

@@ -1,6 +1,7 @@
 /** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
 import { openLmdbStore } from '../engine/store/index.js';
 import { createToken, listTokens, revokeToken } from '../engine/tokens.js';
+import { UsageError } from './config.js';
 
 export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string }) {
   const store = openLmdbStore({ dir: options.dataDir });
@@ -35,5 +36,3 @@ export async function tokenCommand(action: string | undefined, options: { org?: 
     await store.close();
   }
 }
-
-export class UsageError extends Error {}

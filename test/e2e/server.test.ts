@@ -138,3 +138,19 @@ describe('greenline serve', () => {
     });
   });
 });
+
+describe('greenline command line', () => {
+  test('--help lists the commands and variables; --version prints the version; a wrong command exits 2', async () => {
+    const help = await runCli(['--help'], {});
+    expect(help.code).toBe(0);
+    for (const word of ['serve', 'token create --org NAME', 'token list', 'token revoke', 'GREENLINE_DATA', 'GREENLINE_API_TOKENS', 'PORT', 'HOST']) {
+      expect(help.stdout).toContain(word);
+    }
+    const version = await runCli(['--version'], {});
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const wrong = await runCli(['launch'], {});
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown command "launch"');
+    expect((await runCli(['serve', '--verbose'], {})).code).toBe(2);
+  });
+});
