@@ -11,10 +11,12 @@ export const ENVIRONMENT = {
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
 } as const;
 
+const DEFAULT_DATA_DIR = './.greenline';
+
 const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  GREENLINE_DATA: z.string().min(1).default('./.greenline'),
+  GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -33,7 +35,7 @@ export class ConfigError extends Error {}
 export class UsageError extends Error {}
 
 export function dataDirFrom(env: NodeJS.ProcessEnv): string {
-  return resolve(env.GREENLINE_DATA || './.greenline');
+  return resolve(env.GREENLINE_DATA || DEFAULT_DATA_DIR);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {

@@ -1,6 +1,6 @@
 /** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
 import { buildServer } from '../api/server.js';
-import { wallClock } from '../engine/clock.js';
+import { isoAt, wallClock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
@@ -10,7 +10,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   const store = openLmdbStore({ dir: config.dataDir });
   const engine = new Engine(store, wallClock);
-  const tokens = syncConfiguredTokens(store, config.tokens, new Date(wallClock.now()).toISOString());
+  const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
   if (tokens.bootstrapToken !== undefined) {
     console.log(
       `Created an API token for organization "default" (shown only this once; only its hash is stored):\n` +

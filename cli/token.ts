@@ -1,4 +1,5 @@
 /** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
+import { isoAt, wallClock } from '../engine/clock.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { createToken, listTokens, revokeToken } from '../engine/tokens.js';
 import { UsageError } from './config.js';
@@ -9,7 +10,7 @@ export async function tokenCommand(action: string | undefined, options: { org?: 
     switch (action) {
       case 'create': {
         if (options.org === undefined) throw new UsageError('token create needs --org NAME');
-        const { token, record } = createToken(store, options.org, new Date().toISOString());
+        const { token, record } = createToken(store, options.org, isoAt(wallClock));
         console.log(token);
         console.error(`created token ${record.id} for organization "${record.org}" (shown only this once)`);
         return 0;
