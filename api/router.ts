@@ -2,37 +2,14 @@
  * The tRPC router: every procedure of the service, with its zod input. The REST facade (server.ts) calls it through
  * a caller; procedures return domain data and views.ts shapes the spec's bodies.
  */
-import { initTRPC, TRPCError } from '@trpc/server';
-import type { Engine, QueueKey } from '../engine/engine.js';
-import { EngineError, type EngineErrorKind } from '../engine/errors.js';
+import type { QueueKey } from '../engine/engine.js';
 import { renderMetrics } from '../engine/metrics.js';
 import type { QueuePatch } from '../engine/queues.js';
+import { flakyRouter } from './flakyRouter.js';
 import * as schemas from './schemas.js';
+import { notYet, procedure, t } from './trpc.js';
 
-export interface Context {
-  /** The organization of the request's token. */
-  org: string;
-  engine: Engine;
-}
-
-const t = initTRPC.context<Context>().create();
-
-const TRPC_CODE: Record<EngineErrorKind, TRPCError['code']> = {
-  not_found: 'NOT_FOUND',
-  conflict: 'CONFLICT',
-  invalid: 'BAD_REQUEST',
-  not_implemented: 'NOT_IMPLEMENTED',
-};
-
-/** Engine errors become the matching tRPC error; anything else stays an internal error. */
-const procedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof EngineError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.kind], message: cause.message, cause });
-  }
-  return result;
-});
+export type { Context } from './trpc.js';
 
 function queueKey(org: string, input: schemas.QueueIdentityBody): QueueKey {
   return { org, repo: input.repo, branch: input.targetBranch };
@@ -43,12 +20,7 @@ function patchOf(input: schemas.UpdateQueueBody): QueuePatch {
   return patch;
 }
 
-/** For capabilities that are routed and validated but not built yet: a clear 501. */
-function notYet(what: string): never {
-  throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: `${what} is not available in this version of Greenline yet` });
-}
-
-export const appRouter = t.router({
+const mergeQueueRouter = t.router({
   createQueue: procedure
     .input(schemas.CreateQueueInput)
     .mutation(({ ctx, input }) => ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input))),
@@ -83,12 +55,10 @@ export const appRouter = t.router({
     return renderMetrics(ctx.engine.listQueues(ctx.org, filter));
   }),
 
-  listFailingTests: procedure.input(schemas.ListFailingTestsInput).query(() => notYet('the failing tests listing')),
-  listUnhealthyTests: procedure.input(schemas.ListUnhealthyTestsInput).query(() => notYet('the unhealthy tests listing')),
-  listQuarantinedTests: procedure
-    .input(schemas.ListQuarantinedTestsInput)
-    .query(() => notYet('the quarantined tests listing')),
 });
+
+/** One flat router: the REST facade calls every procedure by its name. */
+export const appRouter = t.mergeRouters(mergeQueueRouter, flakyRouter);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = t.createCallerFactory(appRouter);

@@ -8,10 +8,9 @@ import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES } from '../engine
 
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
-const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** An enum accepted in either case, answered in the spelling given (the spec's). */
-function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
+export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
   return z.preprocess(
     (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
     z.enum(values),
@@ -123,29 +122,6 @@ export const TestingDetailsInput = z.object({
   targetBranch: BranchSchema,
   testRunId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be a test run id (letters, digits, ".", "_" or "-")'),
 });
-
-const FlakyRequest = z.object({
-  repo: RepoSchema,
-  org_url_slug: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug'),
-  page_query: z.object({
-    page_size: z.number().int().min(1).max(100),
-    page_token: z.string().max(4096).default(''),
-  }),
-});
-
-const DateTime = z.iso.datetime({ offset: true });
-
-export const ListFailingTestsInput = FlakyRequest.extend({ start_time: DateTime, end_time: DateTime }).superRefine(
-  (body, ctx) => {
-    const span = Date.parse(body.end_time) - Date.parse(body.start_time);
-    if (span < 0) ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time must not be before start_time' });
-    if (span > SEVEN_DAYS_MS) {
-      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'start_time and end_time must be within 7 days of each other' });
-    }
-  },
-);
-export const ListUnhealthyTestsInput = FlakyRequest.extend({ status: anyCaseEnum(['FLAKY', 'BROKEN'], true) });
-export const ListQuarantinedTestsInput = FlakyRequest;
 
 /** Query of GET /getMergeQueueMetrics: `repo` is `owner/name` and needs `repoHost`. */
 export const MetricsQueryInput = z

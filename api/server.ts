@@ -5,25 +5,19 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { authenticate } from './auth.js';
+import { empty, type Endpoint } from './endpoint.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
+import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { getQueueView, queueView } from './views.js';
 
 export interface ServerOptions {
   engine: Engine;
+  /** Where people reach this service (GREENLINE_PUBLIC_URL), for links in responses; default http://localhost:8080. */
+  publicUrl?: string;
   logger?: FastifyServerOptions['logger'];
 }
-
-type Caller = ReturnType<typeof createCaller>;
-
-/** A POST endpoint: its path under /v1, and how it calls the router and shapes the answer. */
-interface Endpoint {
-  path: string;
-  call: (caller: Caller, body: unknown) => Promise<unknown>;
-}
-
-const empty = () => ({});
 
 const POST_ENDPOINTS: Endpoint[] = [
   { path: 'submitPullRequest', call: (c, b) => c.submitPullRequest(b as never).then(empty) },
@@ -36,9 +30,7 @@ const POST_ENDPOINTS: Endpoint[] = [
   { path: 'deleteQueue', call: (c, b) => c.deleteQueue(b as never).then(empty) },
   { path: 'getQueue', call: (c, b) => c.getQueue(b as never).then(getQueueView) },
   { path: 'updateQueue', call: (c, b) => c.updateQueue(b as never).then(queueView) },
-  { path: 'flaky-tests/list-failing-tests', call: (c, b) => c.listFailingTests(b as never) },
-  { path: 'flaky-tests/list-unhealthy-tests', call: (c, b) => c.listUnhealthyTests(b as never) },
-  { path: 'flaky-tests/list-quarantined-tests', call: (c, b) => c.listQuarantinedTests(b as never) },
+  ...FLAKY_ENDPOINTS,
 ];
 const METRICS_PATH = 'getMergeQueueMetrics';
 
@@ -54,6 +46,7 @@ function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
+  const publicUrl = (options.publicUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
@@ -91,7 +84,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine });
+  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl });
 
   for (const endpoint of POST_ENDPOINTS) {
     app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));

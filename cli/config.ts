@@ -8,6 +8,7 @@ export const ENVIRONMENT = {
   PORT: 'port to listen on (default 8080; 0 picks a free one)',
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
+  GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
 } as const;
 
@@ -18,6 +19,7 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
   GREENLINE_API_TOKENS: z.string().default(''),
+  GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -27,6 +29,8 @@ export interface ServiceConfig {
   dataDir: string;
   tokens: { org: string; token: string }[];
   logLevel: string;
+  /** Absent when not configured: serve derives it from the address it listens on. */
+  publicUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -52,5 +56,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     dataDir: resolve(values.GREENLINE_DATA),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
+    ...(values.GREENLINE_PUBLIC_URL === undefined ? {} : { publicUrl: values.GREENLINE_PUBLIC_URL }),
   };
 }

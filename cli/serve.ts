@@ -18,15 +18,16 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
         `Send it as the x-api-token header. More tokens: greenline token create --org NAME`,
     );
   }
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const app = await buildServer({
     engine,
+    publicUrl: config.publicUrl ?? `http://${shownHost}:${config.port}`,
     logger: { level: config.logLevel, stream: process.stderr },
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const shown = config.host.includes(':') ? `[${config.host}]` : config.host;
-  console.log(`greenline listening on http://${shown}:${port} (data in ${config.dataDir})`);
+  console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir})`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -1,0 +1,36 @@
+/** The tRPC instance every router of the service builds on: its context and the error-mapping procedure. */
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { Engine } from '../engine/engine.js';
+import { EngineError, type EngineErrorKind } from '../engine/errors.js';
+
+export interface Context {
+  /** The organization of the request's token. */
+  org: string;
+  engine: Engine;
+  /** Where this service is reachable by people (GREENLINE_PUBLIC_URL), for links in responses. */
+  publicUrl: string;
+}
+
+export const t = initTRPC.context<Context>().create();
+
+const TRPC_CODE: Record<EngineErrorKind, TRPCError['code']> = {
+  not_found: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  invalid: 'BAD_REQUEST',
+  not_implemented: 'NOT_IMPLEMENTED',
+};
+
+/** Engine errors become the matching tRPC error; anything else stays an internal error. */
+export const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof EngineError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: TRPC_CODE[cause.kind], message: cause.message, cause });
+  }
+  return result;
+});
+
+/** For capabilities that are routed and validated but not built yet: a clear 501. */
+export function notYet(what: string): never {
+  throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: `${what} is not available in this version of Greenline yet` });
+}
