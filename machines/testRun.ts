@@ -1,0 +1,90 @@
+/**
+ * The lifecycle of a test run (spec 3.3): a test branch tested by CI, decided by its required statuses. The
+ * deadline is data: the engine's scheduler sends TIMEOUT when the clock reaches `deadlineAt`.
+ *
+ * With no required status from any source, every status reported on the run counts as required: it fails on any
+ * failure or error, and passes once at least one status is reported and every reported status is a success.
+ */
+import { assign, setup } from 'xstate';
+
+export type CommitState = 'pending' | 'success' | 'failure' | 'error';
+
+export interface TestRunContext {
+  runId: string;
+  requiredStatuses: string[];
+  /** The latest state of each status context reported on the test branch's SHA. */
+  statuses: Record<string, CommitState>;
+  /** Milliseconds since the epoch: testing times out then. */
+  deadlineAt: number;
+  reason: string | null;
+}
+
+export type TestRunEvent =
+  | { type: 'STATUS'; context: string; state: CommitState }
+  | { type: 'TIMEOUT'; at: number }
+  | { type: 'CANCEL'; reason: string };
+
+type StatusEvent = Extract<TestRunEvent, { type: 'STATUS' }>;
+
+function statusesWith(context: TestRunContext, event: StatusEvent): Record<string, CommitState> {
+  return { ...context.statuses, [event.context]: event.state };
+}
+
+/** The statuses that decide the run: the required ones, or every reported one when none is required. */
+function deciding(context: TestRunContext, statuses: Record<string, CommitState>): (CommitState | undefined)[] {
+  return context.requiredStatuses.length > 0
+    ? context.requiredStatuses.map((name) => statuses[name])
+    : Object.values(statuses);
+}
+
+export const testRunMachine = setup({
+  types: {
+    context: {} as TestRunContext,
+    events: {} as TestRunEvent,
+    input: {} as { runId: string; requiredStatuses: string[]; deadlineAt: number },
+  },
+  guards: {
+    requiredStatusFailed: ({ context, event }) =>
+      event.type === 'STATUS' &&
+      deciding(context, statusesWith(context, event)).some((state) => state === 'failure' || state === 'error'),
+    allRequiredStatusesPassed: ({ context, event }) => {
+      if (event.type !== 'STATUS') return false;
+      const states = deciding(context, statusesWith(context, event));
+      return states.length > 0 && states.every((state) => state === 'success');
+    },
+    deadlinePassed: ({ context, event }) => event.type === 'TIMEOUT' && event.at >= context.deadlineAt,
+  },
+  actions: {
+    recordStatus: assign({
+      statuses: ({ context, event }) => (event.type === 'STATUS' ? statusesWith(context, event) : context.statuses),
+    }),
+    recordFailedStatus: assign({
+      statuses: ({ context, event }) => (event.type === 'STATUS' ? statusesWith(context, event) : context.statuses),
+      reason: ({ event }) => (event.type === 'STATUS' ? `required status ${event.context} reported ${event.state}` : null),
+    }),
+    recordTimeout: assign({
+      reason: ({ context }) => `no result before the testing timeout (${new Date(context.deadlineAt).toISOString()})`,
+    }),
+    recordReason: assign({ reason: ({ event }) => (event.type === 'CANCEL' ? event.reason : null) }),
+  },
+}).createMachine({
+  id: 'testRun',
+  context: ({ input }) => ({ ...input, statuses: {}, reason: null }),
+  initial: 'in_progress',
+  states: {
+    in_progress: {
+      on: {
+        STATUS: [
+          { guard: 'requiredStatusFailed', target: 'failed', actions: 'recordFailedStatus' },
+          { guard: 'allRequiredStatusesPassed', target: 'succeeded', actions: 'recordStatus' },
+          { actions: 'recordStatus' },
+        ],
+        TIMEOUT: { guard: 'deadlinePassed', target: 'cancelled', actions: 'recordTimeout' },
+        CANCEL: { target: 'cancelled', actions: 'recordReason' },
+      },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});
