@@ -34,16 +34,37 @@ const mergeQueueRouter = t.router({
     .input(schemas.QueueIdentityInput)
     .mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
-  submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(() => notYet('submitting pull requests')),
-  cancelPullRequest: procedure.input(schemas.PullRequestInput).mutation(() => notYet('cancelling pull requests')),
+  submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
+    ctx.engine.submitPullRequest(queueKey(ctx.org, input), input.pr.number, {
+      ...(input.priority === undefined ? {} : { priority: input.priority }),
+      ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
+      ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
+    }),
+  ),
+  cancelPullRequest: procedure
+    .input(schemas.PullRequestInput)
+    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), input.pr.number)),
   restartTestsOnPullRequest: procedure
     .input(schemas.PullRequestInput)
-    .mutation(() => notYet('restarting tests on pull requests')),
-  getSubmittedPullRequest: procedure
-    .input(schemas.GetSubmittedPullRequestInput)
-    .query(() => notYet('reading submitted pull requests')),
+    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), input.pr.number)),
+  getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
+    ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
+    queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
+  })),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(() => notYet('impacted targets')),
-  getMergeQueueTestingDetails: procedure.input(schemas.TestingDetailsInput).query(() => notYet('test run details')),
+  getMergeQueueTestingDetails: procedure
+    .input(schemas.TestingDetailsInput)
+    .query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
+  setCommitStatus: procedure.input(schemas.SetCommitStatusInput).mutation(({ ctx, input }) =>
+    ctx.engine.setCommitStatus(ctx.org, {
+      repo: input.repo,
+      sha: input.sha,
+      context: input.context,
+      state: input.state,
+      ...(input.url === undefined ? {} : { url: input.url }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+    }),
+  ),
 
   getMergeQueueMetrics: procedure.input(schemas.MetricsQueryInput).query(({ ctx, input }) => {
     // `repo` is `owner/name`; an owner may itself hold groups (`group/subgroup/name`), the name never does.

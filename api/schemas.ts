@@ -123,6 +123,18 @@ export const TestingDetailsInput = z.object({
   testRunId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be a test run id (letters, digits, ".", "_" or "-")'),
 });
 
+const COMMIT_STATES = ['pending', 'success', 'failure', 'error'] as const;
+
+/** POST /v1/setCommitStatus (ours): a CI status on a test branch's SHA. */
+export const SetCommitStatusInput = z.object({
+  repo: RepoSchema,
+  sha: z.string().regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)'),
+  context: z.string().min(1).max(255),
+  state: anyCaseEnum(COMMIT_STATES),
+  url: z.string().max(2048).optional(),
+  description: z.string().max(1024).optional(),
+});
+
 /** Query of GET /getMergeQueueMetrics: `repo` is `owner/name` and needs `repoHost`. */
 export const MetricsQueryInput = z
   .object({

@@ -10,7 +10,7 @@ import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
-import { getQueueView, queueView } from './views.js';
+import { getQueueView, queueView, submittedPullRequestView, testRunView } from './views.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -23,9 +23,10 @@ const POST_ENDPOINTS: Endpoint[] = [
   { path: 'submitPullRequest', call: (c, b) => c.submitPullRequest(b as never).then(empty) },
   { path: 'cancelPullRequest', call: (c, b) => c.cancelPullRequest(b as never).then(empty) },
   { path: 'restartTestsOnPullRequest', call: (c, b) => c.restartTestsOnPullRequest(b as never).then(empty) },
-  { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never) },
+  { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never).then(submittedPullRequestView) },
   { path: 'setImpactedTargets', call: (c, b) => c.setImpactedTargets(b as never).then(empty) },
-  { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never) },
+  { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never).then(testRunView) },
+  { path: 'setCommitStatus', call: (c, b) => c.setCommitStatus(b as never).then(empty) },
   { path: 'createQueue', call: (c, b) => c.createQueue(b as never).then(empty) },
   { path: 'deleteQueue', call: (c, b) => c.deleteQueue(b as never).then(empty) },
   { path: 'getQueue', call: (c, b) => c.getQueue(b as never).then(getQueueView) },

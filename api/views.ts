@@ -1,6 +1,8 @@
 /** The spec's response bodies, shaped from the engine's records. */
-import type { PullRequestRecord } from '../engine/pullRequests.js';
-import { bisectionConcurrencyOf, effectiveRequiredStatuses, type QueueRecord } from '../engine/queues.js';
+import { isEnqueued } from '../machines/vocabulary.js';
+import type { PullRequestRecord, TimelineEntry } from '../engine/pullRequests.js';
+import { bisectionConcurrencyOf, effectiveRequiredStatuses, type QueueRecord, type RepoRef } from '../engine/queues.js';
+import type { TestRunRecord } from '../engine/runs.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
 export function queueView(queue: QueueRecord) {
@@ -51,4 +53,68 @@ export function enqueuedPullRequestView(pr: PullRequestRecord) {
 
 export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequestRecord[] }) {
   return { ...queueView(result.queue), enqueuedPullRequests: result.enqueued.map(enqueuedPullRequestView) };
+}
+
+/**
+ * getSubmittedPullRequest: the addendum's fields, plus `testRunId` (its current or latest run, so CI automation can
+ * find it), `reason` (why it is in its state) and, when asked, its timeline.
+ */
+export function submittedPullRequestView(result: { pr: PullRequestRecord; timeline?: TimelineEntry[]; queue: QueueRecord }) {
+  const pr = result.pr;
+  return {
+    id: pr.id,
+    state: pr.state,
+    readiness: {
+      ...pr.readiness,
+      requiresImpactedTargets: result.queue.settings.mode === 'parallel' && pr.readiness.requiresImpactedTargets,
+    },
+    stateChangedAt: pr.stateChangedAt,
+    priorityValue: pr.priorityValue,
+    priorityName: pr.priorityName,
+    usedDefaultPriorityName: pr.usedDefaultPriorityName,
+    skipTheLine: pr.skipTheLine,
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: isEnqueued(pr.state),
+    prNumber: pr.number,
+    prTitle: pr.title,
+    prSha: pr.sha,
+    prBaseBranch: pr.baseBranch,
+    prAuthor: pr.author,
+    noBatch: pr.noBatch,
+    testRunId: pr.runId ?? '',
+    reason: pr.reason ?? '',
+    ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
+    ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
+  };
+}
+
+function prUrl(repo: RepoRef, number: number): string {
+  return `https://${repo.host}/${repo.owner}/${repo.name}/pull/${number}`;
+}
+
+/** Spec 2.5, with the addendum's `state` on each status check. */
+export function testRunView(result: { run: TestRunRecord; repo: RepoRef; titles?: Map<number, string> }) {
+  const run = result.run;
+  return {
+    requiredStatuses: run.requiredStatuses,
+    ...(run.requiredStatusesSource === undefined ? {} : { requiredStatusesSource: run.requiredStatusesSource }),
+    testBranch: run.testBranch,
+    testBranchSha: run.testBranchSha,
+    checkSuites: [],
+    statusChecks: run.statusChecks.map((check) => ({
+      context: check.context,
+      url: check.url,
+      state: check.state.toUpperCase(),
+      description: check.description,
+    })),
+    testedPullRequests: run.prs.map((number) => ({
+      prNumber: number,
+      prUrl: prUrl(result.repo, number),
+      title: result.titles?.get(number) ?? `#${number}`,
+    })),
+    createdAt: run.createdAt,
+    status: run.status,
+    ...(run.reason === null ? {} : { reason: run.reason }),
+    basePullRequests: run.basePrs,
+  };
 }

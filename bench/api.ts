@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../api/server.js';
-import { wallClock } from '../engine/clock.js';
 import { Engine } from '../engine/engine.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
@@ -17,7 +16,7 @@ export async function benchApi(): Promise<void> {
   const store = openLmdbStore({ dir });
   try {
     syncConfiguredTokens(store, [{ org: 'acme', token: TOKEN }], new Date().toISOString());
-    const app = await buildServer({ engine: new Engine(store, wallClock) });
+    const app = await buildServer({ engine: new Engine(store) });
     const post = (path: string, body: unknown) =>
       app.inject({
         method: 'POST',

@@ -1,6 +1,7 @@
 /** The service's configuration, read from the environment and checked before anything starts. */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
 
 export const ENVIRONMENT = {
@@ -9,6 +10,8 @@ export const ENVIRONMENT = {
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
+  GREENLINE_PROVIDER: 'the git host: sim (a simulated host; the default)',
+  GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
 } as const;
 
@@ -20,6 +23,8 @@ const EnvSchema = z.object({
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GREENLINE_PROVIDER: z.enum(['sim']).default('sim'),
+  GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -29,6 +34,9 @@ export interface ServiceConfig {
   dataDir: string;
   tokens: { org: string; token: string }[];
   logLevel: string;
+  provider: 'sim';
+  /** The synthetic CI's settings, when it is on. */
+  simCi?: SimCiOptions;
   /** Absent when not configured: serve derives it from the address it listens on. */
   publicUrl?: string;
 }
@@ -50,7 +58,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     throw new ConfigError(`invalid environment: ${problems}`);
   }
   const values = parsed.data;
+  let simCi: SimCiOptions | undefined;
+  if (values.GREENLINE_SIM_CI !== undefined && values.GREENLINE_SIM_CI !== '0') {
+    try {
+      simCi = parseSimCi(values.GREENLINE_SIM_CI);
+    } catch (error) {
+      throw new ConfigError(`invalid environment: GREENLINE_SIM_CI: ${(error as Error).message}`);
+    }
+  }
   return {
+    provider: values.GREENLINE_PROVIDER,
+    ...(simCi === undefined ? {} : { simCi }),
     host: values.HOST,
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),

@@ -1,14 +1,26 @@
 /**
- * The engine's façade: what the API and the simulator call. Each call that changes state is one store transaction.
- * A queue belongs to one organization; to every other organization it does not exist.
+ * The engine's façade: what the API and the simulator call. It is the actor runtime of every queue: each input is
+ * one store transaction that moves the machines (handlers, then the planner's decisions), writes their snapshots
+ * and records, appends the input to the queue's log and puts side effects in an outbox. After commit, effects run
+ * at the edge (git host, CI) and their results come back as inputs. On start it restores everything from the store.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isEnqueued } from '../machines/vocabulary.js';
+import type { CommitState } from '../machines/testRun.js';
 import { isoAt, type Clock } from './clock.js';
-import { conflict, notFound } from './errors.js';
-import type { PullRequestRecord } from './pullRequests.js';
-import { applyPatch, newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './queues.js';
-import type { Key, ReadTx, Store } from './store/store.js';
+import type { Effect } from './effects.js';
+import { conflict, EngineError, notFound } from './errors.js';
+import type { QueueInput } from './events.js';
+import { handle } from './handlers.js';
+import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
+import { SimGitHost } from './providers/simGitHost.js';
+import { externalCi, type CI, type CiRun, type GitHost, type StatusReporter } from './providers/types.js';
+import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './queues.js';
+import { QueueTx, type TimerChange } from './queueTx.js';
+import { reconcile } from './reconcile.js';
+import type { TestRunRecord } from './runs.js';
+import { WallScheduler, type Scheduler } from './scheduler.js';
+import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
 
 /** Identifies a queue: its organization, repository and target branch. */
 export interface QueueKey {
@@ -23,10 +35,41 @@ export interface QueueFilter {
   name?: string;
 }
 
+export interface EngineOptions {
+  /** Time and timers; the wall clock unless given. */
+  scheduler?: Scheduler;
+  gitHost?: GitHost;
+  ci?: CI;
+  /** Where failures of effects are reported (they are retried). */
+  onError?: (message: string, error: unknown) => void;
+}
+
+export interface SubmitOptions {
+  priority?: number | string;
+  noBatch?: boolean;
+  skipTheLine?: boolean;
+}
+
+export interface CommitStatusInput {
+  repo: RepoRef;
+  sha: string;
+  context: string;
+  state: CommitState;
+  url?: string;
+  description?: string;
+}
+
 /** The version of the stored data this build reads and writes. */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
 
 export class StoreFormatError extends Error {}
+
+/** The collections that hold a queue's data under keys starting with its id. */
+const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox'] as const;
+
+/** Effects that fail are retried after this long, doubling up to the cap. */
+const RETRY_MS = 1_000;
+const RETRY_CAP_MS = 5 * 60_000;
 
 /**
  * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a
@@ -40,11 +83,30 @@ function describe(key: QueueKey): string {
   return `${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch}`;
 }
 
+function sameRepo(a: RepoRef, b: RepoRef): boolean {
+  return a.host.toLowerCase() === b.host.toLowerCase() && a.owner.toLowerCase() === b.owner.toLowerCase() && a.name.toLowerCase() === b.name.toLowerCase();
+}
+
 export class Engine {
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly gitHost: GitHost;
+  readonly ci: CI;
+  private readonly onError: (message: string, error: unknown) => void;
+  private alive = true;
+  private readonly runners = new Map<string, Promise<void>>();
+  /** Observers of every committed input (the simulator and tests use it). */
+  private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
+
   constructor(
     readonly store: Store,
-    readonly clock: Clock,
+    options: EngineOptions = {},
   ) {
+    this.scheduler = options.scheduler ?? new WallScheduler();
+    this.clock = this.scheduler;
+    this.gitHost = options.gitHost ?? new SimGitHost();
+    this.ci = options.ci ?? externalCi;
+    this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
     store.write((tx) => {
       const format = tx.get('meta', ['format']);
       if (format === undefined) tx.put('meta', ['format'], STORE_FORMAT);
@@ -54,15 +116,50 @@ export class Engine {
     });
   }
 
+  /** Restores every queue: re-arms deadlines, resumes CI on runs in progress, finishes effects left in the outbox. */
+  start(): void {
+    const { timers, outboxQueues, runs } = this.store.read((tx) => ({
+      timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })),
+      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0]))),
+      runs: [...tx.scan('queues')].flatMap(({ value: queue }) =>
+        queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? []),
+      ),
+    }));
+    for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
+    for (const run of runs) {
+      if (run.testBranchSha === '') continue;
+      this.startCi({ org: run.org, repo: runRepo(run, this.store), runId: run.id, branch: run.testBranch, sha: run.testBranchSha, startedAt: Date.parse(run.createdAt) });
+    }
+    for (const queueId of outboxQueues) this.kick(queueId);
+  }
+
+  /** Stops doing anything: no timer fires, no effect runs, nothing more is written (a crash, for tests, or shutdown). */
+  stop(): void {
+    this.alive = false;
+    this.scheduler.clear();
+  }
+
+  /** Resolves once no effect is left to run (timers aside). */
+  async settle(): Promise<void> {
+    while (this.runners.size > 0) await Promise.all([...this.runners.values()]);
+  }
+
+  onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // Queues
+
   createQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.store.write((tx) => {
-      if (tx.get('queueIndex', indexKey(key)) !== undefined) {
-        throw conflict(`a queue for ${describe(key)} already exists`);
-      }
-      const id = `q_${randomBytes(8).toString('hex')}`;
-      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, patch);
+    return this.transact(undefined, { type: 'created', patch }, (tx) => {
+      if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
+      const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
+      tx.put('meta', ['queueSerial'], serial + 1);
+      const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
+      const { state: _state, mode: _mode, ...settings } = patch;
+      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, { ...settings, ...(patch.mode === undefined ? {} : { mode: patch.mode }) });
       tx.put('queueIndex', indexKey(key), id);
-      tx.put('queues', [id], queue);
       return queue;
     });
   }
@@ -70,30 +167,34 @@ export class Engine {
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
-      return { queue, enqueued: enqueuedOf(tx, queue.id) };
+      const numbers = [...queue.runtime.lineup, ...queue.runtime.waiting];
+      return { queue, enqueued: numbers.flatMap((number) => tx.get('pullRequests', [queue.id, number]) ?? []) };
     });
   }
 
   updateQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.store.write((tx) => {
-      const queue = findQueue(tx, key);
-      const next = applyPatch(queue, patch, enqueuedOf(tx, queue.id).length > 0, isoAt(this.clock));
-      tx.put('queues', [queue.id], next);
-      return next;
-    });
+    return this.transact(key, { type: 'configured', patch });
   }
 
   deleteQueue(key: QueueKey): void {
-    this.store.write((tx) => {
+    const queueId = this.store.write((tx) => {
       const queue = findQueue(tx, key);
-      const enqueued = enqueuedOf(tx, queue.id).length;
+      const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
       if (enqueued > 0) {
         throw conflict(`the queue for ${describe(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
       }
-      for (const { key: prKey } of [...tx.scan('pullRequests', { prefix: [queue.id] })]) tx.remove('pullRequests', prKey);
+      for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
+        if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);
+      }
+      const timers = [...tx.scan('timers', { prefix: [queue.id] })].map((entry) => String(entry.key[1]));
+      for (const collection of QUEUE_COLLECTIONS) {
+        for (const { key: entryKey } of [...tx.scan(collection, { prefix: [queue.id] })]) tx.remove(collection, entryKey);
+      }
       tx.remove('queues', [queue.id]);
       tx.remove('queueIndex', indexKey(key));
+      return { id: queue.id, timers };
     });
+    for (const name of queueId.timers) this.scheduler.cancel(`${queueId.id}:${name}`);
   }
 
   /** The organization's queues, optionally of one host or repository, ordered by host, owner, name and branch. */
@@ -107,6 +208,209 @@ export class Engine {
       [...tx.scan('queueIndex', { prefix })].flatMap(({ value }) => tx.get('queues', [value]) ?? []),
     );
   }
+
+  // Pull requests
+
+  submitPullRequest(key: QueueKey, number: number, options: SubmitOptions = {}): void {
+    this.transact(key, { type: 'submitted', number, ...options });
+  }
+
+  cancelPullRequest(key: QueueKey, number: number): void {
+    this.transact(key, { type: 'cancelled', number });
+  }
+
+  restartTestsOnPullRequest(key: QueueKey, number: number): void {
+    this.transact(key, { type: 'restarted', number });
+  }
+
+  getSubmittedPullRequest(
+    key: QueueKey,
+    number: number,
+    includeTimeline = false,
+  ): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
+    return this.store.read((tx) => {
+      const queue = findQueue(tx, key);
+      const pr = tx.get('pullRequests', [queue.id, number]);
+      if (pr === undefined) throw notFound(`pull request #${number} was never submitted to the queue for ${describe(key)}`);
+      if (!includeTimeline) return { pr };
+      return { pr, timeline: [...tx.scan('timeline', { prefix: [queue.id, number] })].map((entry) => entry.value) };
+    });
+  }
+
+  /** A test run, with the titles of the PRs it tests. */
+  getTestRun(key: QueueKey, runId: string): { run: TestRunRecord; repo: RepoRef; titles: Map<number, string> } {
+    return this.store.read((tx) => {
+      const queue = findQueue(tx, key);
+      const run = tx.get('testRuns', [queue.id, runId]);
+      if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
+      const titles = new Map(run.prs.map((number) => [number, tx.get('pullRequests', [queue.id, number])?.title ?? '']));
+      return { run, repo: queue.repo, titles };
+    });
+  }
+
+  /** A commit status on a test branch's SHA (POST /v1/setCommitStatus, or a CI provider). */
+  setCommitStatus(org: string, status: CommitStatusInput): void {
+    const found = this.store.read((tx) => {
+      const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
+      const queue = ref === undefined ? undefined : tx.get('queues', [ref[0]]);
+      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
+    });
+    if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
+    this.dispatch(found.queueId, {
+      type: 'status',
+      runId: found.runId,
+      context: status.context,
+      state: status.state,
+      url: status.url ?? '',
+      description: status.description ?? '',
+    });
+  }
+
+  /** The queue's event log, in order. */
+  eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
+    return this.store.read((tx) => [...tx.scan('events', { prefix: [queueId] })].map((entry) => entry.value));
+  }
+
+  // The runtime
+
+  /** One input to one queue: one transaction. `existing` finds the queue; otherwise `create` makes it. */
+  private transact(
+    key: QueueKey | undefined,
+    input: QueueInput,
+    create?: (tx: WriteTx) => QueueRecord,
+    outboxKey?: Key,
+    queueId?: string,
+  ): QueueRecord {
+    if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
+    const outcome = this.store.write((tx) => {
+      const queue = create !== undefined ? create(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
+      if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
+      const q = new QueueTx(tx, queue, this.clock.now());
+      handle(q, input);
+      reconcile(q);
+      q.commit(input);
+      if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
+      return { queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
+    });
+    for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
+    if (outcome.effects > 0) this.kick(outcome.queue.id);
+    for (const listener of this.listeners) listener(outcome.queue.id, input);
+    return outcome.queue;
+  }
+
+  private dispatch(queueId: string, input: QueueInput, outboxKey?: Key): void {
+    this.transact(undefined, input, undefined, outboxKey, queueId);
+  }
+
+  private arm(queueId: string, timer: TimerChange): void {
+    const key = `${queueId}:${timer.name}`;
+    if (timer.dueAt === null) return this.scheduler.cancel(key);
+    const dueAt = timer.dueAt;
+    this.scheduler.schedule(key, dueAt, () => {
+      if (!this.alive) return;
+      const stored = this.store.read((tx) => tx.get('timers', [queueId, timer.name]));
+      if (stored === undefined || stored > this.clock.now()) return;
+      this.guard(`timer ${timer.name} of ${queueId}`, () => this.dispatch(queueId, { type: 'timer', name: timer.name }));
+    });
+  }
+
+  private guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof EngineError && error.kind === 'not_found') return;
+      this.onError(what, error);
+    }
+  }
+
+  /** Runs the queue's outbox in order, one effect at a time. */
+  private kick(queueId: string): void {
+    if (!this.alive || this.runners.has(queueId)) return;
+    const runner = this.drain(queueId).finally(() => {
+      this.runners.delete(queueId);
+      const more = this.alive && this.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
+      if (more && !this.retrying.has(queueId)) this.kick(queueId);
+    });
+    this.runners.set(queueId, runner);
+  }
+
+  private readonly retrying = new Set<string>();
+
+  private async drain(queueId: string): Promise<void> {
+    for (;;) {
+      if (!this.alive) return;
+      const next = this.store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
+      if (next === undefined) return;
+      try {
+        await this.perform(queueId, next.key, next.value.effect);
+      } catch (error) {
+        if (error instanceof EngineError && error.kind === 'not_found') {
+          this.store.write((tx) => void tx.remove('outbox', next.key));
+          continue;
+        }
+        const attempts = next.value.attempts + 1;
+        this.onError(`effect ${next.value.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
+        if (!this.alive) return;
+        this.store.write((tx) => {
+          if (tx.get('outbox', next.key) !== undefined) tx.put('outbox', next.key, { ...next.value, attempts });
+        });
+        this.retrying.add(queueId);
+        this.scheduler.schedule(`${queueId}:retry`, this.clock.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (attempts - 1)), () => {
+          this.retrying.delete(queueId);
+          this.kick(queueId);
+        });
+        return;
+      }
+    }
+  }
+
+  private async perform(queueId: string, key: Key, effect: Effect): Promise<void> {
+    const done = () => this.store.write((tx) => void tx.remove('outbox', key));
+    switch (effect.kind) {
+      case 'fetchTargetHead': {
+        const sha = await this.gitHost.targetHead(effect.repo, effect.branch);
+        return this.dispatch(queueId, { type: 'targetHead', sha }, key);
+      }
+      case 'checkPullRequest': {
+        const facts = (await this.gitHost.pullRequest(effect.repo, effect.number, effect.branch)) ?? null;
+        return this.dispatch(queueId, { type: 'prChecked', number: effect.number, entryId: effect.entryId, facts }, key);
+      }
+      case 'buildTestBranch': {
+        const result = await this.gitHost.buildTestBranch(effect.request);
+        return this.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result }, key);
+      }
+      case 'startCi':
+        done();
+        return this.startCi(effect.run);
+      case 'endRun':
+        this.ci.stop(effect.runId);
+        await this.gitHost.deleteTestBranch(effect.repo, effect.branch);
+        return done();
+      case 'merge': {
+        const result = await this.gitHost.merge(effect.request);
+        return this.dispatch(queueId, { type: 'merged', number: effect.number, entryId: effect.entryId, result }, key);
+      }
+      case 'comment':
+        await this.gitHost.comment(effect.repo, effect.number, effect.body);
+        return done();
+      case 'statusCheck':
+        await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description);
+        return done();
+    }
+  }
+
+  private startCi(ciRun: CiRun): void {
+    const report: StatusReporter = (status) => {
+      if (!this.alive) return;
+      this.guard(`CI status for ${ciRun.runId}`, () => this.setCommitStatus(status.org, status));
+    };
+    this.ci.start(ciRun, report);
+  }
+}
+
+function runRepo(run: TestRunRecord, store: Store): RepoRef {
+  const queue = store.read((tx) => tx.get('queues', [run.queueId]));
+  return queue?.repo ?? { host: '', owner: '', name: '' };
 }
 
 function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
@@ -116,8 +420,4 @@ function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
   return queue;
 }
 
-function enqueuedOf(tx: ReadTx, queueId: string): PullRequestRecord[] {
-  return [...tx.scan('pullRequests', { prefix: [queueId] })]
-    .map((entry) => entry.value)
-    .filter((pr) => isEnqueued(pr.state));
-}
+export { isEnqueued };

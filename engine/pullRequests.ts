@@ -1,8 +1,18 @@
-/** The record of a pull request in a queue, as the API reads it (spec 2.3 and the addendum's 2.4 fields). */
+/** The record of a pull request in a queue, as the API reads it (spec 2.3, the addendum's 2.4 fields) and the planner uses it. */
 import type { PullRequestState } from '../machines/vocabulary.js';
 
+export const GIT_MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'] as const;
+export type GitMergeability = (typeof GIT_MERGEABILITY)[number];
+
+export interface Readiness {
+  hasImpactedTargets: boolean;
+  requiresImpactedTargets: boolean;
+  doesBaseBranchMatch: boolean;
+  gitHubMergeability: GitMergeability;
+}
+
 export interface PullRequestRecord {
-  /** Queue entry id. */
+  /** Queue entry id: a new one for each time the PR enters the queue. */
   id: string;
   queueId: string;
   number: number;
@@ -17,4 +27,37 @@ export interface PullRequestRecord {
   usedDefaultPriorityName: string;
   skipTheLine: boolean;
   noBatch: boolean;
+  readiness: Readiness;
+  /** Whether the PR is based on the tip of the target branch (directMergeMode). */
+  upToDate: boolean;
+  /** The run testing it now, or the last one that did. */
+  runId: string | null;
+  /** Why it is in its state, for people (a failure, a cancel, what it waits for). */
+  reason: string | null;
+  /** Order of submission within the queue: FIFO among equal priorities. */
+  submittedSeq: number;
+  /** When it last became ready (ms): batching waits from here. */
+  readyAt: number | null;
+  /** The PRs (ahead of it in the queue) it was last tested on top of; with its state, what that result means. */
+  testedBase: number[] | null;
+  /** The bisection it belongs to, and its group there, while a failed batch is being split. */
+  bisectionId: string | null;
+  group: string | null;
+  /** A merge was asked of the git host and its answer is awaited. */
+  mergeRequested: boolean;
+  /** How vouched: the passing run behind it, or `direct`. */
+  mergedBy: string | null;
+  /** Runs behind it that contained it and ended while it waited in PENDING_FAILURE. */
+  runsBehindEnded: number;
+  mergedSha: string | null;
+}
+
+/** One line of a PR's timeline: what happened to it, when. */
+export interface TimelineEntry {
+  at: string;
+  entryId: string;
+  event: string;
+  message: string;
+  runId?: string;
+  sha?: string;
 }

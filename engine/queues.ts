@@ -75,6 +75,35 @@ export interface QueueRecord {
   requiredStatuses: string[] | null;
   createdAt: string;
   updatedAt: string;
+  runtime: QueueRuntime;
+}
+
+/** The engine's working state of a queue, kept with its record and changed in the same transactions. */
+export interface QueueRuntime {
+  /** Ready PRs in queue order. */
+  lineup: number[];
+  /** NOT_READY PRs, in submission order. */
+  waiting: number[];
+  activeRuns: string[];
+  /** The target branch head as far as the engine knows ('' until the git host told it). */
+  targetHead: string;
+  /** PRs merged while results that mention them may still be in play. */
+  merged: number[];
+  /** Per bisection: the PR sets that failed in it. */
+  failedSets: Record<string, string[]>;
+  counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
+}
+
+export function newRuntime(): QueueRuntime {
+  return {
+    lineup: [],
+    waiting: [],
+    activeRuns: [],
+    targetHead: '',
+    merged: [],
+    failedSets: {},
+    counters: { run: 0, entry: 0, submission: 0, event: 0, timeline: 0, bisection: 0, group: 0, effect: 0 },
+  };
 }
 
 /** What updateQueue (and createQueue) may carry, already validated. */
@@ -130,6 +159,7 @@ export function newQueue(
     requiredStatuses: null,
     createdAt: fields.now,
     updatedAt: fields.now,
+    runtime: newRuntime(),
   };
   return applyPatch(blank, patch, false, fields.now);
 }

@@ -56,7 +56,10 @@ export const pullRequestMachine = setup({
         UNREADY: { target: 'NOT_READY', actions: 'recordReason' },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
-        MERGE: { guard: 'isDirectMerge', target: 'MERGED' },
+        MERGE: [
+          { guard: 'isDirectMerge', target: 'MERGED' },
+          { guard: 'isVouched', target: 'MERGED' },
+        ],
       },
     },
     TESTING: {

@@ -9,6 +9,20 @@ const COLLECTIONS: Record<CollectionName, true> = {
   queues: true,
   queueIndex: true,
   pullRequests: true,
+  timeline: true,
+  testRuns: true,
+  runsBySha: true,
+  actors: true,
+  events: true,
+  timers: true,
+  outbox: true,
+  flakyRepos: true,
+  flakyUploads: true,
+  flakyTests: true,
+  flakyCommits: true,
+  flakyShas: true,
+  flakyFailures: true,
+  flakyMembership: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

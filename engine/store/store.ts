@@ -25,6 +25,34 @@ export interface StoreSchema {
   queueIndex: string;
   /** Pull requests of a queue. Key: [queueId, prNumber]. */
   pullRequests: import('../pullRequests.js').PullRequestRecord;
+  /** A PR's timeline. Key: [queueId, prNumber, seq]. */
+  timeline: import('../pullRequests.js').TimelineEntry;
+  /** Test runs of a queue. Key: [queueId, runId]. */
+  testRuns: import('../runs.js').TestRunRecord;
+  /** Test runs by test-branch SHA, for setCommitStatus. Key: [org, sha] → [queueId, runId]. */
+  runsBySha: [string, string];
+  /** Persisted machine snapshots. Key: [queueId, 'queue'] | [queueId, 'pr', number] | [queueId, 'run', runId]. */
+  actors: import('../actorStore.js').StoredSnapshot;
+  /** Each queue's event log. Key: [queueId, seq]. */
+  events: import('../events.js').LoggedEvent;
+  /** Deadlines. Key: [queueId, name] → due time (ms). */
+  timers: number;
+  /** Effects decided but not yet done. Key: [queueId, seq]. */
+  outbox: import('../effects.js').OutboxEntry;
+  /** Flaky tests: per-repository state and settings. Key: [org, repoId]. */
+  flakyRepos: import('../flaky/records.js').FlakyRepoRecord;
+  /** Flaky tests: uploads. Key: [org, repoId, seq]. */
+  flakyUploads: import('../flaky/records.js').FlakyUploadRecord;
+  /** Flaky tests: one record per test. Key: [org, repoId, testId]. */
+  flakyTests: import('../flaky/records.js').FlakyTestRecord;
+  /** Flaky tests: a test's results on one commit. Key: [org, repoId, sha, testId]. */
+  flakyCommits: import('../flaky/records.js').FlakyCommitRecord;
+  /** Flaky tests: failing tests of one commit. Key: [org, repoId, sha]. */
+  flakyShas: import('../flaky/records.js').FlakyShaRecord;
+  /** Flaky tests: failures by time. Key: [org, repoId, timeMs, seq, testId]. */
+  flakyFailures: import('../flaky/records.js').FlakyFailureRecord;
+  /** Flaky tests: list membership over sequence numbers. Key: [org, repoId, list, testId]. */
+  flakyMembership: import('../flaky/records.js').FlakyMembershipRecord;
 }
 
 export type CollectionName = keyof StoreSchema;

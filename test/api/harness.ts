@@ -1,8 +1,8 @@
 /** An API under test: the real Fastify app and engine on an in-memory store, driven with Fastify's inject. */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../api/server.js';
-import type { Clock } from '../../engine/clock.js';
-import { Engine } from '../../engine/engine.js';
+import { Engine, type EngineOptions } from '../../engine/engine.js';
+import { VirtualScheduler } from '../../engine/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';
@@ -18,21 +18,24 @@ export interface Api {
   app: FastifyInstance;
   store: Store;
   engine: Engine;
-  clock: Clock & { set(ms: number): void };
+  /** The virtual clock: `advanceBy`/`advanceTo` fire due timers. */
+  clock: VirtualScheduler;
   post(path: string, body: unknown, token?: string | null): Promise<LightMyRequestResponse>;
   get(path: string, token?: string | null): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
-export async function makeApi(store: Store = createMemoryStore()): Promise<Api> {
-  let now = Date.parse('2026-11-22T12:00:00.000Z');
-  const clock = { now: () => now, set: (ms: number) => void (now = ms) };
+export const START = Date.parse('2026-11-22T12:00:00.000Z');
+
+export async function makeApi(store: Store = createMemoryStore(), options: Omit<EngineOptions, 'scheduler'> = {}): Promise<Api> {
+  const clock = new VirtualScheduler(START);
   syncConfiguredTokens(
     store,
     Object.entries(TOKENS).map(([org, token]) => ({ org, token })),
-    new Date(now).toISOString(),
+    new Date(clock.now()).toISOString(),
   );
-  const engine = new Engine(store, clock);
+  const engine = new Engine(store, { ...options, scheduler: clock });
+  engine.start();
   const app = await buildServer({ engine });
   const headers = (token: string | null | undefined) =>
     token === null ? {} : { 'x-api-token': token ?? TOKENS.acme };
@@ -50,6 +53,7 @@ export async function makeApi(store: Store = createMemoryStore()): Promise<Api> 
       }),
     get: (path, token) => app.inject({ method: 'GET', url: `/v1/${path}`, headers: headers(token) }),
     close: async () => {
+      engine.stop();
       await app.close();
       await store.close();
     },

@@ -136,8 +136,8 @@ const SHA = '0123456789abcdef0123456789abcdef01234567';
 const PAGE = { page_size: 10, page_token: '' };
 const FLAKY = { repo: queueBody().repo, org_url_slug: 'acme' };
 
-/** Endpoints whose behaviour arrives with a later issue: valid bodies get 501, invalid ones 400 first. */
-const LATER: [path: string, valid: object, invalid: object, field: string][] = [
+/** Every body is validated before anything else: an invalid one is a 400 naming the field; a valid one never is. */
+const VALIDATED: [path: string, valid: object, invalid: object, field: string][] = [
   ['submitPullRequest', queueBody({ pr: PR, priority: 'HIGH', noBatch: true, skipTheLine: false }), queueBody({ pr: { number: 0 } }), 'pr.number'],
   ['submitPullRequest', queueBody({ pr: { number: '123' }, priority: 0 }), queueBody({ pr: PR, priority: 256 }), 'priority'],
   ['cancelPullRequest', queueBody({ pr: PR }), queueBody({ pr: { number: '12a' } }), 'pr.number'],
@@ -154,9 +154,11 @@ const LATER: [path: string, valid: object, invalid: object, field: string][] = [
   ['flaky-tests/list-quarantined-tests', { ...FLAKY, page_query: PAGE }, { repo: FLAKY.repo, page_query: PAGE }, 'org_url_slug'],
 ];
 
-describe('endpoints of later capabilities', () => {
-  test.each(LATER)('%s validates, then answers 501', async (path, valid, invalid, field) => {
-    expectErrorBody(await api.post(path, valid), 501, 'not_implemented');
+describe('validation of every endpoint', () => {
+  test.each(VALIDATED)('%s: 400 naming the invalid field; a valid body passes validation', async (path, valid, invalid, field) => {
+    const accepted = await api.post(path, valid);
+    // 404: no such queue or PR; 501: a capability of a later issue. Never a 400, never a 500.
+    expect([200, 404, 501], accepted.body).toContain(accepted.statusCode);
     const body = expectErrorBody(await api.post(path, invalid), 400, 'bad_request');
     expect(body.details?.map((detail) => detail.field)).toContain(field);
   });

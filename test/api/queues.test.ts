@@ -90,18 +90,22 @@ describe('getQueue', () => {
     expectErrorBody(await api.post('getQueue', queueBody()), 404, 'not_found');
   });
 
-  test('lists enqueued pull requests with their state, and not the ones that left', async () => {
-    await api.post('createQueue', queueBody());
-    const queueId = api.engine.listQueues('acme')[0]!.id;
-    const pr = (number: number, state: 'PENDING' | 'MERGED') => ({
-      id: `pr-${number}`,
-      queueId,
-      number,
-      title: `PR #${number}`,
-      sha: 'a'.repeat(40),
-      baseBranch: 'main',
-      author: 'sim',
-      state,
+  test('lists enqueued pull requests in queue order with their state, and not the ones that left', async () => {
+    await api.post('createQueue', queueBody({ state: 'paused' }));
+    for (const number of [7, 8, 9]) expect((await api.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
+    await api.engine.settle();
+    expect((await api.post('cancelPullRequest', queueBody({ pr: { number: 8 } }))).statusCode).toBe(200);
+    const queue = (await api.post('getQueue', queueBody())).json() as { state: string; enqueuedPullRequests: { prNumber: number }[] };
+    expect(queue.state).toBe('paused');
+    expect(queue.enqueuedPullRequests.map((pr) => pr.prNumber)).toEqual([7, 9]);
+    expect(queue.enqueuedPullRequests[0]).toEqual({
+      id: expect.any(String),
+      state: 'PENDING',
+      prNumber: 7,
+      prTitle: 'PR #7',
+      prSha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      prBaseBranch: 'main',
+      prAuthor: 'sim',
       stateChangedAt: '2026-11-22T12:00:00.000Z',
       priorityValue: 100,
       priorityName: 'medium',
@@ -109,31 +113,9 @@ describe('getQueue', () => {
       skipTheLine: false,
       noBatch: false,
     });
-    api.store.write((tx) => {
-      tx.put('pullRequests', [queueId, 7], pr(7, 'PENDING'));
-      tx.put('pullRequests', [queueId, 8], pr(8, 'MERGED'));
-    });
-    const queue = (await api.post('getQueue', queueBody())).json() as { enqueuedPullRequests: unknown[] };
-    expect(queue.enqueuedPullRequests).toEqual([
-      {
-        id: 'pr-7',
-        state: 'PENDING',
-        prNumber: 7,
-        prTitle: 'PR #7',
-        prSha: 'a'.repeat(40),
-        prBaseBranch: 'main',
-        prAuthor: 'sim',
-        stateChangedAt: '2026-11-22T12:00:00.000Z',
-        priorityValue: 100,
-        priorityName: 'medium',
-        usedDefaultPriorityName: 'medium',
-        skipTheLine: false,
-        noBatch: false,
-      },
-    ]);
     // deleteQueue refuses while a PR is enqueued, and nothing is lost.
     expectErrorBody(await api.post('deleteQueue', queueBody()), 409, 'conflict');
-    expect((await api.post('getQueue', queueBody())).statusCode).toBe(200);
+    expect((await api.post('getQueue', queueBody())).json()).toEqual(queue);
   });
 });
 

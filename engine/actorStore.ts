@@ -1,0 +1,42 @@
+/**
+ * Machine snapshots as the store keeps them: which machine, its version, its state value and context (JSON). The
+ * engine restores an actor from these with the machine's `resolveState`, and moves it with the pure `transition`.
+ */
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import { MACHINE_VERSION, MACHINES, type MachineName } from '../machines/index.js';
+
+export interface StoredSnapshot {
+  machine: MachineName;
+  version: number;
+  value: string;
+  context: unknown;
+}
+
+export type Snapshot = AnyMachineSnapshot;
+
+export function toStored(machine: MachineName, snapshot: Snapshot): StoredSnapshot {
+  return { machine, version: MACHINE_VERSION[machine], value: String(snapshot.value), context: snapshot.context };
+}
+
+export function fromStored(machine: MachineName, stored: StoredSnapshot): Snapshot {
+  if (stored.machine !== machine) throw new Error(`stored snapshot is of machine ${stored.machine}, expected ${machine}`);
+  if (stored.version !== MACHINE_VERSION[machine]) {
+    throw new Error(`stored ${machine} snapshot has version ${stored.version}; this build runs version ${MACHINE_VERSION[machine]}`);
+  }
+  const logic = MACHINES[machine] as AnyStateMachine;
+  return logic.resolveState({ value: stored.value, context: stored.context as never });
+}
+
+export function initial(machine: MachineName, input: unknown): Snapshot {
+  const [snapshot] = initialTransition(MACHINES[machine] as AnyStateMachine, input as never);
+  return snapshot;
+}
+
+/** Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op. */
+export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }): Snapshot {
+  if (!snapshot.can(event as never)) {
+    throw new Error(`${machine} in state ${String(snapshot.value)} does not accept ${event.type}`);
+  }
+  const [next] = transition(MACHINES[machine] as AnyStateMachine, snapshot, event as never);
+  return next;
+}

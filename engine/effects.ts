@@ -1,0 +1,19 @@
+/** Side effects the engine asks for: written to the outbox in the transaction that decides them, run after commit. */
+import type { CiRun, MergeRequest, TestBranchRequest } from './providers/types.js';
+import type { RepoRef } from './queues.js';
+
+export type Effect =
+  | { kind: 'fetchTargetHead'; repo: RepoRef; branch: string }
+  | { kind: 'checkPullRequest'; repo: RepoRef; branch: string; number: number; entryId: string }
+  | { kind: 'buildTestBranch'; request: TestBranchRequest }
+  | { kind: 'startCi'; run: CiRun }
+  | { kind: 'endRun'; repo: RepoRef; runId: string; branch: string }
+  | { kind: 'merge'; number: number; entryId: string; request: MergeRequest }
+  | { kind: 'comment'; repo: RepoRef; number: number; body: string }
+  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string };
+
+export interface OutboxEntry {
+  effect: Effect;
+  /** Attempts so far; failures are retried with a growing delay. */
+  attempts: number;
+}

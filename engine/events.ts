@@ -1,0 +1,23 @@
+/** What happens to a queue: every state change is one of these, appended to the queue's log in its transaction. */
+import type { CommitState } from '../machines/testRun.js';
+import type { MergeResult, PullRequestFacts, TestBranchResult } from './providers/types.js';
+import type { QueuePatch } from './queues.js';
+
+export type QueueInput =
+  | { type: 'created'; patch: QueuePatch }
+  | { type: 'configured'; patch: QueuePatch }
+  | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean }
+  | { type: 'cancelled'; number: number }
+  | { type: 'restarted'; number: number }
+  | { type: 'status'; runId: string; context: string; state: CommitState; url: string; description: string }
+  | { type: 'timer'; name: string }
+  | { type: 'targetHead'; sha: string }
+  | { type: 'prChecked'; number: number; entryId: string; facts: PullRequestFacts | null }
+  | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
+  | { type: 'merged'; number: number; entryId: string; result: MergeResult };
+
+export interface LoggedEvent {
+  seq: number;
+  at: string;
+  input: QueueInput;
+}

@@ -1,0 +1,247 @@
+/** How each input changes a queue, inside its transaction, before the planner has its say. */
+import { isEnqueued, type RequestableQueueState } from '../machines/vocabulary.js';
+import type { QueueEvent } from '../machines/index.js';
+import { conflict, notFound } from './errors.js';
+import type { QueueInput } from './events.js';
+import { cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue } from './operations.js';
+import type { PullRequestRecord } from './pullRequests.js';
+import { applyPatch, type QueuePatch } from './queues.js';
+import type { QueueTx } from './queueTx.js';
+
+const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
+
+export function handle(q: QueueTx, input: QueueInput): void {
+  switch (input.type) {
+    case 'created':
+      q.touchQueue();
+      configure(q, { state: input.patch.state });
+      q.effect({ kind: 'fetchTargetHead', repo: q.queue.repo, branch: q.queue.branch });
+      return;
+    case 'configured':
+      return configure(q, input.patch);
+    case 'submitted':
+      return submit(q, input);
+    case 'cancelled': {
+      const pr = enqueued(q, input.number);
+      if (pr.mergeRequested) throw conflict(`pull request #${input.number} is being merged`);
+      return cancelPr(q, input.number, 'cancelled through the API');
+    }
+    case 'restarted':
+      return restart(q, input.number);
+    case 'status':
+      return status(q, input);
+    case 'timer':
+      return timer(q, input.name);
+    case 'targetHead':
+      if (q.runtime.targetHead === '') q.runtime.targetHead = input.sha;
+      return;
+    case 'prChecked':
+      return checked(q, input);
+    case 'branchBuilt':
+      return built(q, input);
+    case 'merged':
+      return merged(q, input);
+  }
+}
+
+function configure(q: QueueTx, patch: QueuePatch): void {
+  const { state, mode, ...settings } = patch;
+  const next = applyPatch(q.queue, settings, false, q.isoNow);
+  q.queue.settings = next.settings;
+  q.queue.requiredStatuses = next.requiredStatuses;
+  if (mode !== undefined) {
+    const event: QueueEvent = { type: 'SWITCH_MODE', mode };
+    if (q.canQueue(event)) q.sendQueue(event);
+  }
+  if (state !== undefined) {
+    const event = { type: STATE_EVENTS[state] } as QueueEvent;
+    if (q.canQueue(event)) q.sendQueue(event);
+  }
+}
+
+function enqueued(q: QueueTx, number: number): PullRequestRecord {
+  const pr = q.pr(number);
+  if (pr === undefined || !isEnqueued(pr.state)) throw notFound(`pull request #${number} is not in the queue`);
+  return pr;
+}
+
+function priorityOf(priority: number | string | undefined): { value: number; name: string } {
+  if (priority === undefined) return { value: PRIORITIES[DEFAULT_PRIORITY] as number, name: DEFAULT_PRIORITY };
+  if (typeof priority === 'string') return { value: PRIORITIES[priority] as number, name: priority };
+  const named = Object.entries(PRIORITIES).find(([, value]) => value === priority);
+  return { value: priority, name: named?.[0] ?? String(priority) };
+}
+
+function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
+  if (q.queueState === 'draining') throw conflict('the queue is draining: it takes no new pull requests');
+  const existing = q.pr(input.number);
+  if (existing !== undefined && isEnqueued(existing.state)) {
+    resubmit(q, existing, input);
+    return;
+  }
+  if (existing?.state === 'MERGED') throw conflict(`pull request #${input.number} is already merged`);
+  const priority = priorityOf(input.priority);
+  const record: PullRequestRecord = {
+    id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
+    queueId: q.queue.id,
+    number: input.number,
+    title: existing?.title ?? '',
+    sha: existing?.sha ?? '',
+    baseBranch: existing?.baseBranch ?? '',
+    author: existing?.author ?? '',
+    state: 'NOT_READY',
+    stateChangedAt: q.isoNow,
+    priorityValue: priority.value,
+    priorityName: priority.name,
+    usedDefaultPriorityName: input.priority === undefined ? DEFAULT_PRIORITY : '',
+    skipTheLine: input.skipTheLine ?? false,
+    noBatch: input.noBatch ?? false,
+    readiness: {
+      hasImpactedTargets: false,
+      requiresImpactedTargets: false,
+      doesBaseBranchMatch: true,
+      gitHubMergeability: 'in_progress',
+    },
+    upToDate: false,
+    runId: null,
+    reason: null,
+    submittedSeq: q.runtime.counters.submission++,
+    readyAt: null,
+    testedBase: null,
+    bisectionId: null,
+    group: null,
+    mergeRequested: false,
+    mergedBy: null,
+    runsBehindEnded: 0,
+    mergedSha: null,
+  };
+  q.enterPr(record);
+  q.runtime.waiting.push(input.number);
+  q.timeline(input.number, 'submitted', `submitted with priority ${priority.name}${record.noBatch ? ', not batched' : ''}${record.skipTheLine ? ', skipping the line' : ''}`);
+  q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: input.number, entryId: record.id });
+}
+
+/** Submitting a queued PR again updates its priority and batching; it never makes a second entry. */
+function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, { type: 'submitted' }>): void {
+  const record = q.markPr(pr.number);
+  const before = `${record.priorityValue}/${record.skipTheLine}`;
+  if (input.priority !== undefined) {
+    const priority = priorityOf(input.priority);
+    record.priorityValue = priority.value;
+    record.priorityName = priority.name;
+    record.usedDefaultPriorityName = '';
+  }
+  if (input.noBatch !== undefined) record.noBatch = input.noBatch;
+  if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
+  q.timeline(pr.number, 'resubmitted', `submitted again: priority ${record.priorityName}${record.noBatch ? ', not batched' : ''}${record.skipTheLine ? ', skipping the line' : ''}`);
+  const moved = before !== `${record.priorityValue}/${record.skipTheLine}`;
+  if (moved && record.state === 'PENDING' && record.group === null && q.runtime.lineup.includes(pr.number)) {
+    q.runtime.lineup = q.runtime.lineup.filter((number) => number !== pr.number);
+    insertIntoLineup(q, pr.number);
+  }
+}
+
+function restart(q: QueueTx, number: number): void {
+  const pr = enqueued(q, number);
+  if (pr.mergeRequested) throw conflict(`pull request #${number} is being merged`);
+  const reason = 'tests restarted through the API';
+  switch (pr.state) {
+    case 'NOT_READY':
+      q.timeline(number, 'restarted', 'readiness checked again');
+      q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
+      return;
+    case 'PENDING':
+      q.timeline(number, 'restarted', 'restart asked; it is already waiting to be tested');
+      return;
+    case 'TESTING':
+      if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
+      return;
+    default:
+      requeue(q, number, reason);
+  }
+}
+
+function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): void {
+  const run = q.markRun(input.runId);
+  const check = { context: input.context, state: input.state, url: input.url, description: input.description, updatedAt: q.isoNow };
+  const at = run.statusChecks.findIndex((existing) => existing.context === input.context);
+  if (at === -1) run.statusChecks.push(check);
+  else run.statusChecks[at] = check;
+  if (q.sendRun(input.runId, { type: 'STATUS', context: input.context, state: input.state })) concludeRun(q, input.runId);
+}
+
+function timer(q: QueueTx, name: string): void {
+  q.clearTimer(name);
+  if (name.startsWith('run:')) {
+    const runId = name.slice('run:'.length);
+    if (q.sendRun(runId, { type: 'TIMEOUT', at: q.now })) concludeRun(q, runId);
+  }
+  // 'batch': nothing to do but plan again, which the engine does after every input.
+}
+
+function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
+  const pr = q.pr(input.number);
+  if (pr === undefined || pr.id !== input.entryId || pr.state !== 'NOT_READY') return;
+  const record = q.markPr(input.number);
+  const facts = input.facts;
+  if (facts === null) {
+    record.readiness = { ...record.readiness, gitHubMergeability: 'not_mergeable' };
+    q.timeline(input.number, 'not_ready', 'the git host does not know this pull request');
+    return;
+  }
+  Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
+  const baseMatches = facts.baseBranch === q.queue.branch;
+  record.readiness = {
+    ...record.readiness,
+    doesBaseBranchMatch: baseMatches,
+    gitHubMergeability: facts.mergeable ? 'mergeable' : 'not_mergeable',
+  };
+  if (!baseMatches || !facts.mergeable) {
+    const why = !baseMatches ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}` : 'the git host reports it not mergeable';
+    q.timeline(input.number, 'not_ready', `not ready: ${why}`);
+    return;
+  }
+  q.sendPr(input.number, { type: 'READY' });
+  record.readyAt = q.now;
+  q.runtime.waiting = q.runtime.waiting.filter((number) => number !== input.number);
+  insertIntoLineup(q, input.number);
+  q.timeline(input.number, 'ready', `ready: ${facts.title} by ${facts.author} at ${facts.sha}`, { sha: facts.sha });
+}
+
+function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>): void {
+  const run = q.run(input.runId);
+  if (run === undefined) return;
+  const result = input.result;
+  if (!result.ok) {
+    if (run.status !== 'in_progress') return;
+    const reason = `the test branch could not be built: ${result.reason}`;
+    cancelRun(q, input.runId, reason, 'requeue');
+    return;
+  }
+  const record = q.markRun(input.runId);
+  record.testBranch = result.branch;
+  record.testBranchSha = result.sha;
+  q.tx.put('runsBySha', [q.queue.org, result.sha.toLowerCase()], [q.queue.id, input.runId]);
+  if (record.status === 'in_progress') {
+    q.effect({
+      kind: 'startCi',
+      run: { org: q.queue.org, repo: q.queue.repo, runId: input.runId, branch: result.branch, sha: result.sha, startedAt: Date.parse(record.createdAt) },
+    });
+  }
+}
+
+function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): void {
+  const pr = q.pr(input.number);
+  if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
+  if (input.result.ok) {
+    completeMerge(q, input.number, input.result.head);
+    return;
+  }
+  const record = q.markPr(input.number);
+  record.mergeRequested = false;
+  record.mergedBy = null;
+  record.upToDate = false;
+  const reason = `the git host refused the merge: ${input.result.reason}`;
+  if (record.state === 'PENDING') q.timeline(input.number, 'merge_failed', reason);
+  else requeue(q, input.number, reason);
+}

@@ -1,0 +1,293 @@
+/**
+ * The moves the engine makes on a queue inside a transaction, each through the machines: start, end and cancel a
+ * run, requeue, kick, merge, and keep the line-up in order. Handlers (inputs from outside) and the reconciler
+ * (the planner's decisions) both use these.
+ */
+import { isEnqueued } from '../machines/vocabulary.js';
+import { setKey } from './planner/planner.js';
+import { testBranchName } from './providers/simGitHost.js';
+import { effectiveRequiredStatuses } from './queues.js';
+import type { QueueTx } from './queueTx.js';
+import type { TestRunRecord } from './runs.js';
+
+export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
+export const DEFAULT_PRIORITY = 'medium';
+
+/** A sort value for the line-up: skipTheLine first, then priority value (0 highest). */
+function rank(q: QueueTx, number: number): number {
+  const pr = q.requirePr(number);
+  return pr.skipTheLine ? -1 : pr.priorityValue;
+}
+
+function interrupts(q: QueueTx, number: number): boolean {
+  const pr = q.requirePr(number);
+  return pr.skipTheLine || pr.priorityValue === 0;
+}
+
+/**
+ * Puts a ready PR in its place. `urgent` and skipTheLine go to the front (behind others like them and behind a merge
+ * under way), interrupting runs in progress; other PRs go behind every PR already testing, before waiting PRs of a
+ * lower priority.
+ */
+export function insertIntoLineup(q: QueueTx, number: number): void {
+  const lineup = q.runtime.lineup;
+  let at = 0;
+  if (interrupts(q, number)) {
+    while (at < lineup.length) {
+      const other = q.requirePr(lineup[at] as number);
+      if (!other.mergeRequested && !interrupts(q, other.number)) break;
+      at++;
+    }
+  } else {
+    lineup.forEach((other, index) => {
+      const pr = q.requirePr(other);
+      if (pr.state !== 'PENDING' || pr.group !== null || pr.mergeRequested) at = index + 1;
+    });
+    while (at < lineup.length && rank(q, lineup[at] as number) <= rank(q, number)) at++;
+  }
+  lineup.splice(at, 0, number);
+  q.touchQueue();
+}
+
+export function removeFromLineup(q: QueueTx, number: number): void {
+  const runtime = q.runtime;
+  runtime.lineup = runtime.lineup.filter((other) => other !== number);
+  runtime.waiting = runtime.waiting.filter((other) => other !== number);
+}
+
+export function startRun(
+  q: QueueTx,
+  decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null },
+): TestRunRecord {
+  const queue = q.queue;
+  const id = `tr_${queue.id.slice(2)}_${q.runtime.counters.run++}`;
+  const required = effectiveRequiredStatuses(queue);
+  const record: TestRunRecord = {
+    id,
+    queueId: queue.id,
+    org: queue.org,
+    kind: decision.runKind,
+    prs: decision.prs,
+    basePrs: decision.basePrs,
+    baseSha: q.runtime.targetHead,
+    testBranch: testBranchName(queue.branch, id),
+    testBranchSha: '',
+    requiredStatuses: required.statuses,
+    requiredStatusesSource: required.source,
+    statusChecks: [],
+    status: 'in_progress',
+    reason: null,
+    bisectionId: decision.bisectionId,
+    createdAt: q.isoNow,
+    endedAt: null,
+  };
+  const deadlineAt = q.now + queue.settings.testingTimeoutMinutes * 60_000;
+  q.createRun(record, deadlineAt);
+  q.setTimer(`run:${id}`, deadlineAt);
+  q.runtime.activeRuns.push(id);
+  const tested: number[] = [];
+  const onTop = decision.basePrs.length === 0 ? 'the target branch' : `the target branch + #${decision.basePrs.join(', #')}`;
+  for (const number of decision.prs) {
+    const pr = q.sendPr(number, { type: 'START_TEST', runId: id });
+    pr.testedBase = [...decision.basePrs, ...tested];
+    tested.push(number);
+    const batch = decision.prs.length > 1 ? ` with #${decision.prs.filter((n) => n !== number).join(', #')}` : '';
+    q.timeline(number, 'testing', `testing in run ${id} on top of ${onTop}${batch}`, { runId: id });
+    statusCheck(q, number, 'pending', `testing in ${id}`);
+  }
+  const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.requirePr(number).sha }));
+  q.effect({
+    kind: 'buildTestBranch',
+    request: {
+      repo: queue.repo,
+      targetBranch: queue.branch,
+      runId: id,
+      baseSha: q.runtime.targetHead,
+      pullRequests: shas,
+      mergeMethod: queue.settings.mergeMethod,
+    },
+  });
+  return record;
+}
+
+/** What becomes of the PRs a run was testing when it ends without a verdict of its own. */
+export type Aftermath = 'requeue' | 'cancel';
+
+/** Cancels a run in progress (restart, a changed base, a PR leaving) and moves the PRs it was testing. */
+export function cancelRun(q: QueueTx, runId: string, reason: string, aftermath: Aftermath): void {
+  const testing = testingPrs(q, runId);
+  if (q.sendRun(runId, { type: 'CANCEL', reason })) runEnded(q, runId);
+  for (const number of testing) {
+    if (aftermath === 'requeue') requeue(q, number, reason);
+    else cancelPr(q, number, reason);
+  }
+}
+
+function testingPrs(q: QueueTx, runId: string): number[] {
+  return q.requireRun(runId).prs.filter((number) => {
+    const pr = q.pr(number);
+    return pr !== undefined && pr.state === 'TESTING' && pr.runId === runId;
+  });
+}
+
+/** Bookkeeping when a run reaches a final status, whatever the status. */
+function runEnded(q: QueueTx, runId: string): void {
+  const run = q.requireRun(runId);
+  q.runtime.activeRuns = q.runtime.activeRuns.filter((id) => id !== runId);
+  q.clearTimer(`run:${runId}`);
+  q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
+  if (run.status === 'cancelled') return;
+  // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
+  for (const number of run.basePrs) {
+    const pr = q.pr(number);
+    if (pr?.state === 'PENDING_FAILURE') q.markPr(number).runsBehindEnded++;
+  }
+}
+
+/** A run reached its verdict (or timed out): move its PRs as the verdict says. */
+export function concludeRun(q: QueueTx, runId: string): void {
+  const testing = testingPrs(q, runId);
+  runEnded(q, runId);
+  const run = q.requireRun(runId);
+  if (run.status === 'succeeded') {
+    for (const number of testing) {
+      q.sendPr(number, { type: 'PASS' });
+      q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
+    }
+  } else if (run.status === 'failed') {
+    const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
+    if (testing.length > 1) bisect(q, run, testing, reason);
+    else for (const number of testing) fail(q, number, runId, reason, run.bisectionId);
+  } else {
+    for (const number of testing) cancelPr(q, number, run.reason ?? 'the run was cancelled');
+  }
+}
+
+function fail(q: QueueTx, number: number, runId: string | null, reason: string, bisectionId: string | null): void {
+  const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
+  pr.runsBehindEnded = 0;
+  if (bisectionId !== null) rememberFailure(q, bisectionId, pr.testedBase ?? [], [number]);
+  q.timeline(number, 'pending_failure', reason, runId === null ? {} : { runId });
+}
+
+export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
+  q.markPr(number).testedBase = basePrs;
+  fail(q, number, null, 'this exact set of pull requests already failed in the bisection; not run again', bisectionId);
+}
+
+function rememberFailure(q: QueueTx, bisectionId: string, basePrs: readonly number[], prs: readonly number[]): void {
+  const merged = new Set(q.runtime.merged);
+  const key = setKey(basePrs.filter((number) => !merged.has(number)), prs);
+  const sets = (q.runtime.failedSets[bisectionId] ??= []);
+  if (!sets.includes(key)) sets.push(key);
+}
+
+/** A failed group of several PRs is split in halves; each half is tested in the bisection pool. */
+function bisect(q: QueueTx, run: TestRunRecord, testing: number[], reason: string): void {
+  const bisectionId = run.bisectionId ?? `b${q.runtime.counters.bisection++}`;
+  rememberFailure(q, bisectionId, q.requirePr(testing[0] as number).testedBase ?? run.basePrs, testing);
+  for (const number of testing) requeue(q, number, `${reason}; bisecting`);
+  split(q, testing, bisectionId);
+}
+
+export function split(q: QueueTx, prs: number[], bisectionId: string): void {
+  const half = Math.ceil(prs.length / 2);
+  for (const part of [prs.slice(0, half), prs.slice(half)]) {
+    const group = `g${q.runtime.counters.group++}`;
+    for (const number of part) {
+      const pr = q.markPr(number);
+      pr.bisectionId = bisectionId;
+      pr.group = group;
+      q.timeline(number, 'bisecting', `bisection ${bisectionId}: tested with #${part.join(', #')}`);
+    }
+  }
+}
+
+export function requeue(q: QueueTx, number: number, reason: string): void {
+  const pr = q.sendPr(number, { type: 'REQUEUE', reason });
+  pr.testedBase = null;
+  q.timeline(number, 'requeued', reason);
+}
+
+export function kick(q: QueueTx, number: number): void {
+  const before = q.requirePr(number);
+  const reason = before.reason ?? 'its tests failed';
+  q.sendPr(number, { type: 'KICK', reason });
+  leave(q, number);
+  q.timeline(number, 'failed', `removed from the queue: ${reason}`, before.runId === null ? {} : { runId: before.runId });
+  comment(q, number, `Greenline removed this pull request from the queue: ${reason}`);
+  statusCheck(q, number, 'failure', 'failed in the merge queue');
+}
+
+export function cancelPr(q: QueueTx, number: number, reason: string): void {
+  const pr = q.requirePr(number);
+  if (!isEnqueued(pr.state)) return;
+  const runId = pr.state === 'TESTING' ? pr.runId : null;
+  q.sendPr(number, { type: 'CANCEL', reason });
+  leave(q, number);
+  q.timeline(number, 'cancelled', reason);
+  statusCheck(q, number, 'failure', `cancelled: ${reason}`);
+  // Its run tested it (maybe with others): the result no longer means anything.
+  if (runId !== null && q.run(runId)?.status === 'in_progress') cancelRun(q, runId, `#${number} was cancelled`, 'requeue');
+}
+
+function leave(q: QueueTx, number: number): void {
+  const pr = q.markPr(number);
+  pr.group = null;
+  pr.bisectionId = null;
+  removeFromLineup(q, number);
+}
+
+export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
+  const pr = q.markPr(number);
+  pr.mergeRequested = true;
+  pr.mergedBy = how.direct === true ? 'direct' : (how.vouchedBy ?? null);
+  const run = pr.runId === null ? undefined : q.run(pr.runId);
+  const vouched = how.vouchedBy === undefined ? undefined : q.run(how.vouchedBy);
+  q.effect({
+    kind: 'merge',
+    number,
+    entryId: pr.id,
+    request: {
+      repo: q.queue.repo,
+      targetBranch: q.queue.branch,
+      expectedHead: q.runtime.targetHead,
+      pullRequest: { number, sha: pr.sha, title: pr.title },
+      testBranchSha: (vouched ?? run)?.testBranchSha || null,
+      mergeMethod: q.queue.settings.mergeMethod,
+    },
+  });
+  const why = how.direct === true ? 'directly (up to date, nothing ahead)' : how.vouchedBy !== undefined ? `vouched for by run ${how.vouchedBy}` : `after run ${pr.runId ?? ''} passed`;
+  q.timeline(number, 'merging', `merging ${why}`);
+}
+
+/** The git host merged it: the target moves on, the PR leaves the queue. */
+export function completeMerge(q: QueueTx, number: number, head: string): void {
+  const pr = q.requirePr(number);
+  const how = pr.mergedBy;
+  const runId = pr.state === 'TESTING' ? pr.runId : null;
+  q.sendPr(number, how === 'direct' ? { type: 'MERGE', direct: true } : how !== null ? { type: 'MERGE', vouchedBy: how } : { type: 'MERGE' });
+  const record = q.markPr(number);
+  record.mergeRequested = false;
+  record.mergedSha = head;
+  q.runtime.targetHead = head;
+  q.runtime.merged.push(number);
+  leave(q, number);
+  q.timeline(number, 'merged', `merged into ${q.queue.branch} as ${head}`, { sha: head });
+  comment(q, number, `Greenline merged this pull request into ${q.queue.branch} (${head}).`);
+  statusCheck(q, number, 'success', 'merged');
+  if (runId !== null && q.run(runId)?.status === 'in_progress') {
+    cancelRun(q, runId, `#${number} merged, vouched for by a run behind it`, 'requeue');
+  }
+}
+
+function comment(q: QueueTx, number: number, body: string): void {
+  if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number, body });
+}
+
+function statusCheck(q: QueueTx, number: number, state: 'pending' | 'success' | 'failure', description: string): void {
+  const pr = q.requirePr(number);
+  if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
+    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The simulated git host (GREENLINE_PROVIDER=sim): every PR number exists, is mergeable and is based on the tip of
+ * its target branch; title `PR #n`, author `sim`. SHAs are deterministic hashes of what they stand for, so the host
+ * keeps no state: the engine tells it the target head it expects, and merging answers the next head.
+ */
+import { createHash } from 'node:crypto';
+import type { RepoRef } from '../queues.js';
+import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from './types.js';
+
+export function simSha(...parts: (string | number)[]): string {
+  return createHash('sha1').update(parts.join('\u0000')).digest('hex');
+}
+
+function repoId(repo: RepoRef): string {
+  return `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
+}
+
+export function testBranchName(targetBranch: string, runId: string): string {
+  return `greenline/${targetBranch}/${runId}`;
+}
+
+export class SimGitHost implements GitHost {
+  readonly name = 'sim';
+
+  async targetHead(repo: RepoRef, branch: string): Promise<string> {
+    return simSha('head', repoId(repo), branch);
+  }
+
+  async pullRequest(repo: RepoRef, number: number, targetBranch: string): Promise<PullRequestFacts> {
+    return {
+      title: `PR #${number}`,
+      author: 'sim',
+      sha: simSha('pr', repoId(repo), number),
+      baseBranch: targetBranch,
+      mergeable: true,
+      upToDate: true,
+    };
+  }
+
+  async buildTestBranch(request: TestBranchRequest): Promise<TestBranchResult> {
+    const shas = request.pullRequests.map((pr) => pr.sha).join(',');
+    return {
+      ok: true,
+      branch: testBranchName(request.targetBranch, request.runId),
+      sha: simSha('test', repoId(request.repo), request.baseSha, shas, request.mergeMethod, request.runId),
+    };
+  }
+
+  async deleteTestBranch(): Promise<void> {}
+
+  async merge(request: MergeRequest): Promise<MergeResult> {
+    const pr = request.pullRequest;
+    return { ok: true, head: simSha('merge', request.expectedHead, pr.number, pr.sha, request.mergeMethod) };
+  }
+
+  async comment(): Promise<void> {}
+
+  async setStatusCheck(): Promise<void> {}
+}

@@ -1,0 +1,232 @@
+/**
+ * One queue's working set inside one store transaction: its record, the PR and run actors it touches, and what the
+ * transaction decides (effects, timers, timeline lines). Machines move only through `sendPr`, `sendRun` and
+ * `sendQueue`; `commit` writes every snapshot and record that changed plus one event to the queue's log.
+ */
+import type { PullRequestContext, QueueContext, TestRunContext } from '../machines/index.js';
+import type { PullRequestState, QueueState, TestRunStatus } from '../machines/vocabulary.js';
+import { fromStored, initial, step, toStored, type Snapshot } from './actorStore.js';
+import type { Effect } from './effects.js';
+import type { QueueInput } from './events.js';
+import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../machines/index.js';
+import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
+import type { QueueRecord } from './queues.js';
+import type { TestRunRecord } from './runs.js';
+import type { WriteTx } from './store/store.js';
+
+interface Actor<R> {
+  record: R;
+  snapshot: Snapshot;
+}
+
+/** Timer changes to apply to the scheduler after commit. */
+export interface TimerChange {
+  name: string;
+  dueAt: number | null;
+}
+
+export class QueueTx {
+  private readonly prs = new Map<number, Actor<PullRequestRecord>>();
+  private readonly runs = new Map<string, Actor<TestRunRecord>>();
+  private readonly dirtyPrs = new Set<number>();
+  private readonly dirtyRuns = new Set<string>();
+  private queueSnapshot: Snapshot;
+  private queueDirty = false;
+  readonly effects: Effect[] = [];
+  readonly timerChanges: TimerChange[] = [];
+  readonly isoNow: string;
+
+  constructor(
+    readonly tx: WriteTx,
+    readonly queue: QueueRecord,
+    readonly now: number,
+  ) {
+    this.isoNow = new Date(now).toISOString();
+    const stored = tx.get('actors', [queue.id, 'queue']);
+    this.queueSnapshot = stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored);
+  }
+
+  get runtime() {
+    return this.queue.runtime;
+  }
+
+  get queueState(): QueueState {
+    return this.queueSnapshot.value as QueueState;
+  }
+
+  get queueContext(): QueueContext {
+    return this.queueSnapshot.context as QueueContext;
+  }
+
+  sendQueue(event: QueueEvent): void {
+    this.queueSnapshot = step('queue', this.queueSnapshot, event);
+    this.queue.state = this.queueState;
+    this.queue.settings.mode = this.queueContext.mode;
+    this.queueDirty = true;
+  }
+
+  canQueue(event: QueueEvent): boolean {
+    return this.queueSnapshot.can(event);
+  }
+
+  touchQueue(): void {
+    this.queueDirty = true;
+  }
+
+  // Pull requests
+
+  pr(number: number): PullRequestRecord | undefined {
+    return this.prActor(number)?.record;
+  }
+
+  prState(number: number): PullRequestState | undefined {
+    return this.prActor(number)?.record.state;
+  }
+
+  requirePr(number: number): PullRequestRecord {
+    const record = this.pr(number);
+    if (record === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    return record;
+  }
+
+  /** A new queue entry for the PR: a fresh machine in NOT_READY. */
+  enterPr(record: PullRequestRecord): void {
+    this.prs.set(record.number, { record, snapshot: initial('pullRequest', { number: record.number }) });
+    this.dirtyPrs.add(record.number);
+  }
+
+  sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
+    const actor = this.prActor(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
+    const before = actor.snapshot.value;
+    actor.snapshot = step('pullRequest', actor.snapshot, event);
+    const context = actor.snapshot.context as PullRequestContext;
+    actor.record.state = actor.snapshot.value as PullRequestState;
+    actor.record.runId = context.runId;
+    actor.record.reason = context.reason;
+    if (actor.snapshot.value !== before) actor.record.stateChangedAt = this.isoNow;
+    this.dirtyPrs.add(number);
+    return actor.record;
+  }
+
+  markPr(number: number): PullRequestRecord {
+    this.dirtyPrs.add(number);
+    return this.requirePr(number);
+  }
+
+  timeline(number: number, event: string, message: string, extra: { runId?: string; sha?: string } = {}): void {
+    const pr = this.requirePr(number);
+    const entry: TimelineEntry = { at: this.isoNow, entryId: pr.id, event, message, ...extra };
+    this.tx.put('timeline', [this.queue.id, number, this.runtime.counters.timeline++], entry);
+  }
+
+  // Test runs
+
+  run(id: string): TestRunRecord | undefined {
+    return this.runActor(id)?.record;
+  }
+
+  requireRun(id: string): TestRunRecord {
+    const record = this.run(id);
+    if (record === undefined) throw new Error(`run ${id} of queue ${this.queue.id} has no record`);
+    return record;
+  }
+
+  runContext(id: string): TestRunContext {
+    const actor = this.runActor(id);
+    if (actor === undefined) throw new Error(`run ${id} has no actor`);
+    return actor.snapshot.context as TestRunContext;
+  }
+
+  createRun(record: TestRunRecord, deadlineAt: number): void {
+    const snapshot = initial('testRun', { runId: record.id, requiredStatuses: record.requiredStatuses, deadlineAt });
+    this.runs.set(record.id, { record, snapshot });
+    this.dirtyRuns.add(record.id);
+  }
+
+  /** Moves the run's machine; true when it reached a final status with this event. */
+  sendRun(id: string, event: TestRunEvent): boolean {
+    const actor = this.runActor(id);
+    if (actor === undefined) throw new Error(`run ${id} has no actor`);
+    if (actor.snapshot.status === 'done') return false;
+    if (!actor.snapshot.can(event)) return false;
+    actor.snapshot = step('testRun', actor.snapshot, event);
+    const context = actor.snapshot.context as TestRunContext;
+    actor.record.status = actor.snapshot.value as TestRunStatus;
+    actor.record.reason = context.reason;
+    this.dirtyRuns.add(id);
+    if (actor.snapshot.status !== 'done') return false;
+    actor.record.endedAt = this.isoNow;
+    return true;
+  }
+
+  markRun(id: string): TestRunRecord {
+    this.dirtyRuns.add(id);
+    return this.requireRun(id);
+  }
+
+  // Effects and timers
+
+  effect(effect: Effect): void {
+    this.effects.push(effect);
+  }
+
+  setTimer(name: string, dueAt: number): void {
+    this.tx.put('timers', [this.queue.id, name], dueAt);
+    this.timerChanges.push({ name, dueAt });
+  }
+
+  clearTimer(name: string): void {
+    if (this.tx.remove('timers', [this.queue.id, name])) this.timerChanges.push({ name, dueAt: null });
+  }
+
+  /** Writes every changed snapshot and record, the outbox, and the event to the log. */
+  commit(input: QueueInput): number {
+    const id = this.queue.id;
+    for (const number of this.dirtyPrs) {
+      const actor = this.prs.get(number);
+      if (actor === undefined) continue;
+      this.tx.put('pullRequests', [id, number], actor.record);
+      this.tx.put('actors', [id, 'pr', number], toStored('pullRequest', actor.snapshot));
+    }
+    for (const runId of this.dirtyRuns) {
+      const actor = this.runs.get(runId);
+      if (actor === undefined) continue;
+      this.tx.put('testRuns', [id, runId], actor.record);
+      this.tx.put('actors', [id, 'run', runId], toStored('testRun', actor.snapshot));
+    }
+    for (const effect of this.effects) {
+      this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0 });
+    }
+    if (this.queueDirty) this.tx.put('actors', [id, 'queue'], toStored('queue', this.queueSnapshot));
+    const seq = this.runtime.counters.event++;
+    this.queue.updatedAt = this.isoNow;
+    this.tx.put('queues', [id], this.queue);
+    this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
+    return seq;
+  }
+
+  private prActor(number: number): Actor<PullRequestRecord> | undefined {
+    let actor = this.prs.get(number);
+    if (actor === undefined) {
+      const record = this.tx.get('pullRequests', [this.queue.id, number]);
+      const stored = this.tx.get('actors', [this.queue.id, 'pr', number]);
+      if (record === undefined || stored === undefined) return undefined;
+      actor = { record, snapshot: fromStored('pullRequest', stored) };
+      this.prs.set(number, actor);
+    }
+    return actor;
+  }
+
+  private runActor(id: string): Actor<TestRunRecord> | undefined {
+    let actor = this.runs.get(id);
+    if (actor === undefined) {
+      const record = this.tx.get('testRuns', [this.queue.id, id]);
+      const stored = this.tx.get('actors', [this.queue.id, 'run', id]);
+      if (record === undefined || stored === undefined) return undefined;
+      actor = { record, snapshot: fromStored('testRun', stored) };
+      this.runs.set(id, actor);
+    }
+    return actor;
+  }
+}

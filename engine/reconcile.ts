@@ -1,0 +1,89 @@
+/** Asks the planner what to do and does it, until it has nothing more to say. */
+import { bisectionConcurrencyOf } from './queues.js';
+import { plan, type Decision, type PlanPullRequest } from './planner/planner.js';
+import { cancelRun, failAtOnce, kick, requestMerge, requeue, split, startRun } from './operations.js';
+import type { QueueTx } from './queueTx.js';
+
+/** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
+const MAX_ROUNDS = 10_000;
+const BATCH_TIMER = 'batch';
+
+export function reconcile(q: QueueTx): void {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const { decisions, wakeAt } = plan({
+      state: q.queueState,
+      settings: q.queue.settings,
+      bisectionConcurrency: bisectionConcurrencyOf(q.queue.settings),
+      lineup: q.runtime.lineup.map((number) => planView(q, number)),
+      activeRuns: q.runtime.activeRuns.map((id) => {
+        const run = q.requireRun(id);
+        return { id, kind: run.kind, prs: run.prs };
+      }),
+      merged: new Set(q.runtime.merged),
+      failedSets: q.runtime.failedSets,
+      now: q.now,
+    });
+    if (decisions.length === 0) {
+      if (wakeAt === null) q.clearTimer(BATCH_TIMER);
+      else q.setTimer(BATCH_TIMER, wakeAt);
+      tidy(q);
+      return;
+    }
+    for (const decision of decisions) apply(q, decision);
+  }
+  throw new Error(`queue ${q.queue.id}: the planner did not settle after ${MAX_ROUNDS} rounds`);
+}
+
+function planView(q: QueueTx, number: number): PlanPullRequest {
+  const pr = q.requirePr(number);
+  return {
+    number,
+    state: pr.state,
+    noBatch: pr.noBatch,
+    readyAt: pr.readyAt,
+    testedBase: pr.testedBase,
+    runId: pr.runId,
+    bisectionId: pr.bisectionId,
+    group: pr.group,
+    mergeRequested: pr.mergeRequested,
+    runsBehindEnded: pr.runsBehindEnded,
+    upToDate: pr.upToDate,
+  };
+}
+
+function apply(q: QueueTx, decision: Decision): void {
+  switch (decision.kind) {
+    case 'cancelRun':
+      return cancelRun(q, decision.runId, decision.reason, 'requeue');
+    case 'requeue':
+      return requeue(q, decision.pr, decision.reason);
+    case 'kick':
+      return kick(q, decision.pr);
+    case 'merge':
+      return requestMerge(q, decision.pr, decision);
+    case 'startRun':
+      startRun(q, decision);
+      return;
+    case 'split':
+      return split(q, decision.prs, decision.bisectionId);
+    case 'failAtOnce':
+      return failAtOnce(q, decision.pr, decision.basePrs, decision.bisectionId);
+    case 'settle':
+      return q.sendQueue({ type: 'SETTLED' });
+  }
+}
+
+/** Forgets merged PRs and bisections nothing refers to any more. */
+function tidy(q: QueueTx): void {
+  const runtime = q.runtime;
+  const referenced = new Set<number>();
+  const bisections = new Set<string>();
+  for (const number of runtime.lineup) {
+    const pr = q.requirePr(number);
+    for (const base of pr.testedBase ?? []) referenced.add(base);
+    if (pr.bisectionId !== null) bisections.add(pr.bisectionId);
+  }
+  for (const id of runtime.activeRuns) for (const base of q.requireRun(id).basePrs) referenced.add(base);
+  runtime.merged = runtime.merged.filter((number) => referenced.has(number));
+  for (const id of Object.keys(runtime.failedSets)) if (!bisections.has(id)) delete runtime.failedSets[id];
+}
