@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenConfigError } from '../engine/tokens.js';
 import { ConfigError, dataDirFrom, ENVIRONMENT, UsageError } from './config.js';
+import { CHARTS_HELP, chartsCommand } from './charts.js';
 import { serve } from './serve.js';
 import { tokenCommand } from './token.js';
 
@@ -27,6 +28,7 @@ Usage:
   greenline token create --org NAME      add an API token for an organization; prints the token once
   greenline token list                   list tokens: id, organization, source, creation time (never the token)
   greenline token revoke ID              remove a token
+${CHARTS_HELP}
   greenline help | --help                this text
   greenline --version                    the version
 
@@ -50,6 +52,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         org: { type: 'string' },
         data: { type: 'string' },
+        out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -66,6 +69,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'serve':
         return await serve(process.env);
+      case 'charts':
+        return await chartsCommand(values.out ?? 'charts');
       case 'token':
         return await tokenCommand(rest[0], {
           org: values.org,

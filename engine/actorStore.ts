@@ -34,7 +34,8 @@ export function initial(machine: MachineName, input: unknown): Snapshot {
 
 /** Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op. */
 export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }): Snapshot {
-  if (!snapshot.can(event as never)) {
+  // A final snapshot takes no event, although `can` answers for root-level handlers as if it would.
+  if (snapshot.status !== 'active' || !snapshot.can(event as never)) {
     throw new Error(`${machine} in state ${String(snapshot.value)} does not accept ${event.type}`);
   }
   const [next] = transition(MACHINES[machine] as AnyStateMachine, snapshot, event as never);

@@ -176,10 +176,9 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
 }
 
 function rememberFailure(q: QueueTx, bisectionId: string, basePrs: readonly number[], prs: readonly number[]): void {
-  const merged = new Set(q.runtime.merged);
-  const key = setKey(basePrs.filter((number) => !merged.has(number)), prs);
-  const sets = (q.runtime.failedSets[bisectionId] ??= []);
-  if (!sets.includes(key)) sets.push(key);
+  const memory = (q.runtime.bisections[bisectionId] ??= { failed: [], merged: [] });
+  const key = setKey(memory, basePrs, prs);
+  if (!memory.failed.includes(key)) memory.failed.push(key);
 }
 
 /** A failed group of several PRs is split in halves; each half is tested in the bisection pool. */
@@ -272,6 +271,7 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
   record.mergedSha = head;
   q.runtime.targetHead = head;
   q.runtime.merged.push(number);
+  for (const memory of Object.values(q.runtime.bisections)) memory.merged.push(number);
   leave(q, number);
   q.timeline(number, 'merged', `merged into ${q.queue.branch} as ${head}`, { sha: head });
   comment(q, number, `Greenline merged this pull request into ${q.queue.branch} (${head}).`);

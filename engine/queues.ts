@@ -89,8 +89,8 @@ export interface QueueRuntime {
   targetHead: string;
   /** PRs merged while results that mention them may still be in play. */
   merged: number[];
-  /** Per bisection: the PR sets that failed in it. */
-  failedSets: Record<string, string[]>;
+  /** Per bisection: the PR sets that failed in it and the PRs merged since it began. */
+  bisections: Record<string, { failed: string[]; merged: number[] }>;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
 }
 
@@ -101,7 +101,7 @@ export function newRuntime(): QueueRuntime {
     activeRuns: [],
     targetHead: '',
     merged: [],
-    failedSets: {},
+    bisections: {},
     counters: { run: 0, entry: 0, submission: 0, event: 0, timeline: 0, bisection: 0, group: 0, effect: 0 },
   };
 }

@@ -20,7 +20,7 @@ export function reconcile(q: QueueTx): void {
         return { id, kind: run.kind, prs: run.prs };
       }),
       merged: new Set(q.runtime.merged),
-      failedSets: q.runtime.failedSets,
+      bisections: q.runtime.bisections,
       now: q.now,
     });
     if (decisions.length === 0) {
@@ -85,5 +85,5 @@ function tidy(q: QueueTx): void {
   }
   for (const id of runtime.activeRuns) for (const base of q.requireRun(id).basePrs) referenced.add(base);
   runtime.merged = runtime.merged.filter((number) => referenced.has(number));
-  for (const id of Object.keys(runtime.failedSets)) if (!bisections.has(id)) delete runtime.failedSets[id];
+  for (const id of Object.keys(runtime.bisections)) if (!bisections.has(id)) delete runtime.bisections[id];
 }

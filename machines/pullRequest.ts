@@ -25,6 +25,9 @@ export type PullRequestEvent =
   | { type: 'KICK'; reason: string }
   | { type: 'CANCEL'; reason: string };
 
+/** Every state of an enqueued PR can be cancelled; a PR that left the queue cannot. */
+const cancellable = { CANCEL: { target: 'CANCELLED', actions: 'recordReason' } } as const;
+
 export const pullRequestMachine = setup({
   types: {
     context: {} as PullRequestContext,
@@ -48,11 +51,11 @@ export const pullRequestMachine = setup({
   id: 'pullRequest',
   context: ({ input }) => ({ number: input.number, runId: null, reason: null }),
   initial: 'NOT_READY',
-  on: { CANCEL: { target: '.CANCELLED', actions: 'recordReason' } },
   states: {
-    NOT_READY: { on: { READY: { target: 'PENDING', actions: 'clearReason' } } },
+    NOT_READY: { on: { READY: { target: 'PENDING', actions: 'clearReason' }, ...cancellable } },
     PENDING: {
       on: {
+        ...cancellable,
         UNREADY: { target: 'NOT_READY', actions: 'recordReason' },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
@@ -64,6 +67,7 @@ export const pullRequestMachine = setup({
     },
     TESTING: {
       on: {
+        ...cancellable,
         PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
@@ -72,12 +76,14 @@ export const pullRequestMachine = setup({
     },
     TESTS_PASSED: {
       on: {
+        ...cancellable,
         MERGE: { target: 'MERGED' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
       },
     },
     PENDING_FAILURE: {
       on: {
+        ...cancellable,
         KICK: { target: 'FAILED', actions: 'recordReason' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
         MERGE: { guard: 'isVouched', target: 'MERGED' },

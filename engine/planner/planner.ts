@@ -40,8 +40,8 @@ export interface PlanInput {
   activeRuns: readonly PlanRun[];
   /** PRs merged into the target branch that results may still mention. */
   merged: ReadonlySet<number>;
-  /** Per bisection: the PR sets (see `setKey`) that already failed in it. */
-  failedSets: Readonly<Record<string, readonly string[]>>;
+  /** Per bisection: the PR sets (see `setKey`) that failed in it, and the PRs merged since it began. */
+  bisections: Readonly<Record<string, BisectionMemory>>;
   now: number;
 }
 
@@ -61,9 +61,18 @@ export interface Plan {
   wakeAt: number | null;
 }
 
-/** Identifies "these PRs on top of the target": what a bisection remembers of a failure. */
-export function setKey(basePrs: readonly number[], prs: readonly number[]): string {
-  return `${basePrs.join(',')}|${prs.join(',')}`;
+export interface BisectionMemory {
+  failed: readonly string[];
+  merged: readonly number[];
+}
+
+/**
+ * Identifies a tree within one bisection: the target as it was when the bisection began plus a set of PRs. PRs
+ * merged since then are part of the target now, so they count as part of every set.
+ */
+export function setKey(memory: BisectionMemory | undefined, basePrs: readonly number[], prs: readonly number[]): string {
+  const all = new Set([...(memory?.merged ?? []), ...basePrs, ...prs]);
+  return [...all].sort((a, b) => a - b).join(',');
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
@@ -148,6 +157,8 @@ function kicks(view: LineupView): Decision[] {
     if (pr.state !== 'PENDING_FAILURE' || !view.holds(pr, at)) return;
     // Its failure is its own only once nothing it was tested on top of can still fail.
     if ((view.expected[at] ?? []).length > 0) return;
+    // A passing run behind it that contained it vouches for it: the merge phase takes it.
+    if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number)) return;
     if (depth > 0 && pr.runsBehindEnded < depth) {
       const runBehindContainsIt = activeRuns.some((run) =>
         run.prs.some((number) => {
@@ -163,19 +174,24 @@ function kicks(view: LineupView): Decision[] {
   return decisions;
 }
 
+/** The run of a passing PR behind `number` whose tested base contains it, if optimistic merge may use one. */
+function vouchedFor(view: LineupView, number: number): PlanPullRequest | undefined {
+  const { lineup } = view.input;
+  const at = view.index.get(number) ?? 0;
+  for (let behindAt = at + 1; behindAt < lineup.length; behindAt++) {
+    const behind = lineup[behindAt];
+    if (behind !== undefined && view.passed(behind, behindAt) && view.unmerged(behind.testedBase ?? []).includes(number)) return behind;
+  }
+  return undefined;
+}
+
 function merges(view: LineupView): Decision[] {
   const { lineup, settings, state, activeRuns } = view.input;
   const head = lineup[0];
   if (state === 'paused' || head === undefined || head.mergeRequested) return [];
   if (view.passed(head, 0)) return [{ kind: 'merge', pr: head.number }];
-  if (settings.canOptimisticallyMerge) {
-    for (let at = 1; at < lineup.length; at++) {
-      const behind = lineup[at];
-      if (behind !== undefined && view.passed(behind, at) && view.unmerged(behind.testedBase ?? []).includes(head.number)) {
-        return [{ kind: 'merge', pr: head.number, vouchedBy: behind.runId ?? undefined }];
-      }
-    }
-  }
+  const voucher = settings.canOptimisticallyMerge ? vouchedFor(view, head.number) : undefined;
+  if (voucher !== undefined) return [{ kind: 'merge', pr: head.number, vouchedBy: voucher.runId ?? undefined }];
   const testing = activeRuns.some((run) => run.prs.includes(head.number));
   if (
     settings.directMergeMode === 'always' &&
@@ -234,7 +250,8 @@ function startRuns(view: LineupView): Plan {
     if (!members.every((member) => member.state === 'PENDING' && !member.mergeRequested)) continue;
     const basePrs = view.expected[view.index.get(first.number) ?? 0] ?? [];
     const prs = members.map((member) => member.number);
-    if (skipRedundant && (view.input.failedSets[first.bisectionId] ?? []).includes(setKey(view.unmerged(basePrs), prs))) {
+    const memory = view.input.bisections[first.bisectionId];
+    if (skipRedundant && (memory?.failed ?? []).includes(setKey(memory, view.unmerged(basePrs), prs))) {
       decisions.push(
         prs.length > 1
           ? { kind: 'split', prs, bisectionId: first.bisectionId }

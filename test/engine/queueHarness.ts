@@ -1,0 +1,100 @@
+/** An engine on a virtual clock and an in-memory store, with CI played by the test: it reports statuses on runs. */
+import { Engine, type QueueKey } from '../../engine/engine.js';
+import type { QueuePatch } from '../../engine/queues.js';
+import type { PullRequestRecord } from '../../engine/pullRequests.js';
+import type { TestRunRecord } from '../../engine/runs.js';
+import { VirtualScheduler } from '../../engine/scheduler.js';
+import { createMemoryStore } from '../../engine/store/index.js';
+import type { Store } from '../../engine/store/store.js';
+
+export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
+
+export class QueueHarness {
+  readonly scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
+  engine: Engine;
+  queueId = '';
+
+  constructor(readonly store: Store = createMemoryStore()) {
+    this.engine = this.boot();
+  }
+
+  boot(): Engine {
+    this.engine = new Engine(this.store, { scheduler: this.scheduler, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+    this.engine.start();
+    return this.engine;
+  }
+
+  /** Drops the engine as a crash would (nothing more of it runs) and restores a new one from the store. */
+  async crashAndRestore(): Promise<void> {
+    this.engine.stop();
+    this.boot();
+    await this.engine.settle();
+  }
+
+  async create(patch: QueuePatch = {}): Promise<void> {
+    this.queueId = this.engine.createQueue(KEY, { requiredStatuses: ['ci'], ...patch }).id;
+    await this.engine.settle();
+  }
+
+  async submit(...numbers: number[]): Promise<void> {
+    for (const number of numbers) this.engine.submitPullRequest(KEY, number);
+    await this.engine.settle();
+  }
+
+  async update(patch: QueuePatch): Promise<void> {
+    this.engine.updateQueue(KEY, patch);
+    await this.engine.settle();
+  }
+
+  pr(number: number): PullRequestRecord {
+    return this.engine.getSubmittedPullRequest(KEY, number).pr;
+  }
+
+  states(...numbers: number[]): string[] {
+    return numbers.map((number) => this.pr(number).state);
+  }
+
+  runs(): TestRunRecord[] {
+    return this.store.read((tx) => [...tx.scan('testRuns', { prefix: [this.queueId] })].map((entry) => entry.value));
+  }
+
+  activeRuns(): TestRunRecord[] {
+    return this.runs().filter((run) => run.status === 'in_progress');
+  }
+
+  /** The active run testing exactly these PRs. */
+  runOf(...prs: number[]): TestRunRecord {
+    const run = this.activeRuns().find((candidate) => candidate.prs.join() === prs.join());
+    if (run === undefined) {
+      throw new Error(`no active run tests ${prs.join(', ')}; active: ${this.activeRuns().map((r) => `[${r.prs.join()}] on [${r.basePrs.join()}]`).join(' ')}`);
+    }
+    return run;
+  }
+
+  async report(run: TestRunRecord, state: 'success' | 'failure', context = 'ci'): Promise<void> {
+    this.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context, state });
+    await this.engine.settle();
+  }
+
+  async pass(...prs: number[]): Promise<void> {
+    await this.report(this.runOf(...prs), 'success');
+  }
+
+  async fail(...prs: number[]): Promise<void> {
+    await this.report(this.runOf(...prs), 'failure');
+  }
+
+  async advanceMinutes(minutes: number): Promise<void> {
+    this.scheduler.advanceBy(minutes * 60_000);
+    await this.engine.settle();
+  }
+
+  /** PR numbers in the order they merged. */
+  mergeOrder(): number[] {
+    return this.store
+      .read((tx) => [...tx.scan('timeline', { prefix: [this.queueId] })])
+      .filter((entry) => entry.value.event === 'merged')
+      .sort((a, b) => Number(a.key[2]) - Number(b.key[2]))
+      .map((entry) => Number(entry.key[1]));
+  }
+}

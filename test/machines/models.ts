@@ -1,0 +1,67 @@
+/**
+ * The models the machines are explored with: concrete inputs and event payloads, with variants that satisfy and
+ * that fail each guard.
+ */
+import { pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
+import type { MachineModel } from './graph.js';
+
+export const DEADLINE = Date.UTC(2030, 0, 1);
+
+export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
+  machine: pullRequestMachine,
+  inputs: [{ number: 42 }],
+  events: [
+    { type: 'READY' },
+    { type: 'UNREADY', reason: 'draft' },
+    { type: 'START_TEST', runId: 'run-1' },
+    { type: 'PASS' },
+    { type: 'FAIL', runId: 'run-1', reason: 'ci failed' },
+    { type: 'FAIL', runId: null, reason: 'its set already failed' },
+    { type: 'REQUEUE', reason: 'a PR ahead failed' },
+    // isDirectMerge and isVouched: neither, each, both.
+    { type: 'MERGE' },
+    { type: 'MERGE', direct: true },
+    { type: 'MERGE', vouchedBy: 'run-2' },
+    { type: 'MERGE', direct: false, vouchedBy: 'run-2' },
+    { type: 'KICK', reason: 'failed' },
+    { type: 'CANCEL', reason: 'closed' },
+  ],
+};
+
+export const testRunModel: MachineModel<typeof testRunMachine> = {
+  machine: testRunMachine,
+  // requiredStatusFailed / allRequiredStatusesPassed decide on the required statuses, or on every reported one.
+  inputs: [
+    { runId: 'run-1', requiredStatuses: ['ci', 'lint'], deadlineAt: DEADLINE },
+    { runId: 'run-1', requiredStatuses: [], deadlineAt: DEADLINE },
+  ],
+  events: [
+    { type: 'STATUS', context: 'ci', state: 'pending' },
+    { type: 'STATUS', context: 'ci', state: 'success' },
+    { type: 'STATUS', context: 'ci', state: 'failure' },
+    { type: 'STATUS', context: 'ci', state: 'error' },
+    { type: 'STATUS', context: 'lint', state: 'success' },
+    { type: 'STATUS', context: 'coverage', state: 'success' },
+    { type: 'STATUS', context: 'coverage', state: 'failure' },
+    // deadlinePassed: before and at the deadline.
+    { type: 'TIMEOUT', at: DEADLINE - 1 },
+    { type: 'TIMEOUT', at: DEADLINE },
+    { type: 'CANCEL', reason: 'superseded' },
+  ],
+};
+
+export const queueModel: MachineModel<typeof queueMachine> = {
+  machine: queueMachine,
+  inputs: [{ mode: 'single' }],
+  events: [
+    { type: 'PAUSE' },
+    { type: 'RESUME' },
+    { type: 'DRAIN' },
+    // isNewMode: the same mode and the other one.
+    { type: 'SWITCH_MODE', mode: 'single' },
+    { type: 'SWITCH_MODE', mode: 'parallel' },
+    { type: 'SETTLED' },
+  ],
+};
+
+export const MODELS = { pullRequest: pullRequestModel, testRun: testRunModel, queue: queueModel } as const;

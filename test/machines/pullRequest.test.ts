@@ -1,0 +1,115 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createActor, transition } from 'xstate';
+import { pullRequestMachine, type PullRequestEvent } from '../../machines/index.js';
+import { routeTo, run } from './graph.js';
+import { pullRequestModel } from './models.js';
+
+const input = { number: 42 };
+const STATES = Object.values(pullRequestMachine.root.states);
+const NON_FINAL = STATES.filter((state) => state.type !== 'final').map((state) => state.key);
+const FINAL = STATES.filter((state) => state.type === 'final').map((state) => state.key);
+
+function at(state: string, ...more: PullRequestEvent[]) {
+  return run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, state), ...more]);
+}
+
+describe('pullRequest machine', () => {
+  it('starts NOT_READY with no run and no reason', () => {
+    const snapshot = run(pullRequestMachine, input, []);
+    expect(snapshot.value).toBe('NOT_READY');
+    expect(snapshot.context).toEqual({ number: 42, runId: null, reason: null });
+  });
+
+  it('has the final states the spec names', () => {
+    expect(FINAL).toEqual(['MERGED', 'FAILED', 'CANCELLED']);
+    expect(NON_FINAL).toEqual(['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
+  });
+
+  describe('MERGE', () => {
+    it.each(['TESTING', 'PENDING_FAILURE'])('from %s only with vouchedBy', (state) => {
+      expect(at(state, { type: 'MERGE' }).value).toBe(state);
+      expect(at(state, { type: 'MERGE', direct: true }).value).toBe(state);
+      expect(at(state, { type: 'MERGE', vouchedBy: 'run-9' }).value).toBe('MERGED');
+    });
+
+    // The brief said "from PENDING only with direct"; machines/pullRequest.ts now also takes a vouched MERGE in
+    // PENDING (a second guarded branch). This pins the machine as it is; see the report if that was not intended.
+    it('from PENDING only with direct or vouchedBy', () => {
+      expect(at('PENDING', { type: 'MERGE' }).value).toBe('PENDING');
+      expect(at('PENDING', { type: 'MERGE', direct: false }).value).toBe('PENDING');
+      expect(at('PENDING', { type: 'MERGE', direct: true }).value).toBe('MERGED');
+      expect(at('PENDING', { type: 'MERGE', vouchedBy: 'run-9' }).value).toBe('MERGED');
+    });
+
+    it('from TESTS_PASSED always, and never from NOT_READY', () => {
+      expect(at('TESTS_PASSED', { type: 'MERGE' }).value).toBe('MERGED');
+      for (const merge of [{}, { direct: true }, { vouchedBy: 'run-9' }]) {
+        expect(at('NOT_READY', { type: 'MERGE', ...merge }).value).toBe('NOT_READY');
+      }
+    });
+  });
+
+  describe('CANCEL', () => {
+    it.each(NON_FINAL)('cancels from %s and records the reason', (state) => {
+      const snapshot = at(state, { type: 'CANCEL', reason: 'closed by its author' });
+      expect(snapshot.value).toBe('CANCELLED');
+      expect(snapshot.status).toBe('done');
+      expect(snapshot.context.reason).toBe('closed by its author');
+    });
+
+    it.each(FINAL)('is ignored by a live actor in %s', (state) => {
+      const actor = createActor(pullRequestMachine, { input }).start();
+      for (const event of routeTo(pullRequestModel, input, state)) actor.send(event);
+      const before = actor.getSnapshot();
+      expect(before.status).toBe('done');
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      actor.send({ type: 'CANCEL', reason: 'too late' });
+      expect(warn.mock.calls.join()).toContain('has already reached its final state');
+      warn.mockRestore();
+      expect(actor.getSnapshot().value).toBe(state);
+      expect(actor.getSnapshot().context).toEqual(before.context);
+      actor.stop();
+    });
+
+    // CANCEL lives on each non-final state (not the root), so the pure transition() and snapshot.can() refuse it
+    // in a final state too: replaying stored snapshots can never cancel a merged PR.
+    it.each(['MERGED', 'FAILED'])('is ignored by the pure transition() in %s', (state) => {
+      const snapshot = at(state);
+      expect(snapshot.can({ type: 'CANCEL', reason: 'too late' })).toBe(false);
+      const [next] = transition(pullRequestMachine, snapshot, { type: 'CANCEL', reason: 'too late' });
+      expect(next.value).toBe(state);
+    });
+  });
+
+  describe('context', () => {
+    it('START_TEST records the run and clears the reason', () => {
+      const snapshot = at('PENDING', { type: 'START_TEST', runId: 'run-7' });
+      expect(snapshot.context).toMatchObject({ runId: 'run-7', reason: null });
+    });
+
+    it('FAIL records the run and the reason, with or without a run', () => {
+      expect(at('TESTING', { type: 'FAIL', runId: 'run-1', reason: 'lint failed' }).context).toMatchObject({
+        runId: 'run-1',
+        reason: 'lint failed',
+      });
+      expect(at('PENDING', { type: 'FAIL', runId: null, reason: 'its set already failed' }).context).toMatchObject({
+        runId: null,
+        reason: 'its set already failed',
+      });
+    });
+
+    it('REQUEUE, UNREADY and KICK record their reason; READY and PASS clear it', () => {
+      expect(at('TESTING', { type: 'REQUEUE', reason: 'a PR ahead failed' }).context.reason).toBe('a PR ahead failed');
+      expect(at('TESTS_PASSED', { type: 'REQUEUE', reason: 'base moved' }).context.reason).toBe('base moved');
+      expect(at('PENDING', { type: 'UNREADY', reason: 'draft' }).context.reason).toBe('draft');
+      expect(at('PENDING_FAILURE', { type: 'KICK', reason: 'bisected' })).toMatchObject({
+        value: 'FAILED',
+        context: { reason: 'bisected' },
+      });
+      expect(at('NOT_READY', { type: 'CANCEL', reason: 'x' }).context.reason).toBe('x');
+      expect(at('PENDING', { type: 'UNREADY', reason: 'draft' }, { type: 'READY' }).context.reason).toBeNull();
+      expect(at('PENDING_FAILURE', { type: 'REQUEUE', reason: 'retry' }, { type: 'START_TEST', runId: 'run-2' }, { type: 'PASS' }))
+        .toMatchObject({ value: 'TESTS_PASSED', context: { runId: 'run-2', reason: null } });
+    });
+  });
+});
