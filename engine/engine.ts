@@ -344,6 +344,7 @@ export class Engine {
       try {
         await this.perform(queueId, next.key, next.value.effect);
       } catch (error) {
+        if (!this.alive) return;
         if (error instanceof EngineError && error.kind === 'not_found') {
           this.store.write((tx) => void tx.remove('outbox', next.key));
           continue;

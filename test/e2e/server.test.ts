@@ -139,6 +139,44 @@ describe('greenline serve', () => {
   });
 });
 
+/** Polls until `check` holds (real time: a real server with a synthetic CI), failing after `ms`. */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > until) throw new Error(`still not there after ${ms} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the merge queue of a real server', () => {
+  test('PRs test and merge with the synthetic CI; after kill -9 in-flight runs continue and nothing is lost', async () => {
+    await withDataDir(async (dir) => {
+      const token = 'acme-secret-token-123456';
+      // Runs take about a second; every run passes.
+      const env = { GREENLINE_DATA: dir, GREENLINE_API_TOKENS: `acme:${token}`, GREENLINE_PROVIDER: 'sim', GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04' };
+      const server = await start(env);
+      expect((await call(server, '/v1/createQueue', token, { ...QUEUE, concurrency: 3 })).status).toBe(200);
+      for (const number of [1, 2, 3]) {
+        expect((await call(server, '/v1/submitPullRequest', token, { ...QUEUE, pr: { number } })).status).toBe(200);
+      }
+      const pr = (server: Running, number: number) =>
+        call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } }).then((response) => response.json() as Promise<{ state: string; testRunId: string }>);
+      const testing = await eventually(() => pr(server, 3), (value) => value.state === 'TESTING', 5_000);
+      await stop(server, 'SIGKILL');
+
+      const after = await start(env);
+      expect((await pr(after, 3)).testRunId).toBe(testing.testRunId);
+      for (const number of [1, 2, 3]) await eventually(() => pr(after, number), (value) => value.state === 'MERGED');
+      // The run that was in flight at the kill is the one that merged PR 3.
+      expect((await pr(after, 3)).testRunId).toBe(testing.testRunId);
+      const run = await (await call(after, '/v1/getMergeQueueTestingDetails', token, { ...QUEUE, testRunId: testing.testRunId })).json();
+      expect(run).toMatchObject({ status: 'succeeded', statusChecks: [{ context: 'greenline/sim-ci', state: 'SUCCESS' }] });
+    });
+  });
+});
+
 describe('greenline command line', () => {
   test('--help lists the commands and variables; --version prints the version; a wrong command exits 2', async () => {
     const help = await runCli(['--help'], {});

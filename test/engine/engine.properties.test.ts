@@ -1,0 +1,212 @@
+/**
+ * Properties of the engine on random workloads (submissions, cancels, restarts, configuration changes, CI outcomes
+ * and time passing) on a virtual clock: no PR is lost, nothing merges untested, equal priorities merge in order, the
+ * same workload gives the same event log, and a crash at any step followed by a restore ends as if it never happened.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { isEnqueued } from '../../machines/vocabulary.js';
+import { EngineError } from '../../engine/errors.js';
+import { KEY, QueueHarness } from './queueHarness.js';
+
+type Action =
+  | { kind: 'submit'; number: number; priority?: 'high' | 'urgent' }
+  | { kind: 'cancel'; number: number }
+  | { kind: 'restart'; number: number }
+  | { kind: 'report'; pick: number; success: boolean }
+  | { kind: 'advance'; minutes: number }
+  | { kind: 'configure'; patch: Record<string, unknown> };
+
+const number = fc.integer({ min: 1, max: 10 });
+const action = (priorities: boolean): fc.Arbitrary<Action> =>
+  fc.oneof(
+    { weight: 5, arbitrary: fc.record({ kind: fc.constant('submit' as const), number, ...(priorities ? { priority: fc.constantFrom('high' as const, 'urgent' as const) } : {}) }, { requiredKeys: ['kind', 'number'] }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), number }) },
+    { weight: 8, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 40 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('configure' as const),
+        patch: fc.oneof(
+          fc.record({ concurrency: fc.integer({ min: 1, max: 3 }) }),
+          fc.record({ batch: fc.boolean(), batchingMinSize: fc.integer({ min: 1, max: 4 }) }),
+          fc.record({ state: fc.constantFrom('running', 'paused', 'draining') }),
+          fc.record({ canOptimisticallyMerge: fc.boolean(), pendingFailureDepth: fc.integer({ min: 1, max: 2 }) }),
+          fc.record({ optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests'), bisectionConcurrency: fc.integer({ min: 1, max: 2 }) }),
+        ),
+      }),
+    },
+  );
+
+const settings = fc.record({
+  concurrency: fc.integer({ min: 1, max: 3 }),
+  batch: fc.boolean(),
+  batchingMinSize: fc.integer({ min: 2, max: 4 }),
+  batchingMaxWaitTimeMinutes: fc.integer({ min: 1, max: 20 }),
+  testingTimeoutMinutes: fc.integer({ min: 30, max: 120 }),
+});
+
+/** Runs a workload; `crashAfter` stops the engine after that many committed transactions and restores it. */
+async function play(
+  initial: Record<string, unknown>,
+  actions: Action[],
+  crashAfter?: number,
+): Promise<{ h: QueueHarness; submitted: Set<number> }> {
+  const h = new QueueHarness();
+  let transactions = 0;
+  const watch = () =>
+    h.engine.onInput(() => {
+      transactions++;
+      if (transactions === crashAfter) h.engine.stop();
+    });
+  watch();
+  const recover = async () => {
+    if (crashAfter !== undefined && transactions >= crashAfter) {
+      crashAfter = undefined;
+      await h.crashAndRestore();
+      watch();
+    }
+  };
+  await h.create(initial);
+  await recover();
+  const submitted = new Set<number>();
+  for (const step of actions) {
+    try {
+      switch (step.kind) {
+        case 'submit':
+          h.engine.submitPullRequest(KEY, step.number, step.priority === undefined ? {} : { priority: step.priority });
+          submitted.add(step.number);
+          break;
+        case 'cancel':
+          h.engine.cancelPullRequest(KEY, step.number);
+          break;
+        case 'restart':
+          h.engine.restartTestsOnPullRequest(KEY, step.number);
+          break;
+        case 'report': {
+          const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
+          const run = active[step.pick % Math.max(1, active.length)];
+          if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
+          break;
+        }
+        case 'advance':
+          h.scheduler.advanceBy(step.minutes * 60_000);
+          break;
+        case 'configure':
+          h.engine.updateQueue(KEY, step.patch);
+          break;
+      }
+    } catch (error) {
+      // Refusals (a PR not in the queue, a draining queue) are part of the workload; anything else is a failure.
+      if (!(error instanceof EngineError)) throw error;
+    }
+    await h.engine.settle();
+    await recover();
+  }
+  return { h, submitted };
+}
+
+function snapshotOf(h: QueueHarness) {
+  return h.store.read((tx) => ({
+    queue: tx.get('queues', [h.queueId]),
+    prs: [...tx.scan('pullRequests', { prefix: [h.queueId] })].map((entry) => entry.value),
+    runs: [...tx.scan('testRuns', { prefix: [h.queueId] })].map((entry) => entry.value),
+    timers: [...tx.scan('timers', { prefix: [h.queueId] })],
+    outbox: [...tx.scan('outbox', { prefix: [h.queueId] })],
+  }));
+}
+
+function checkInvariants(h: QueueHarness, submitted: Set<number>): void {
+  const { queue, prs, runs } = snapshotOf(h);
+  if (queue === undefined) throw new Error('the queue is gone');
+  const listed = [...queue.runtime.lineup, ...queue.runtime.waiting];
+  expect(new Set(listed).size).toBe(listed.length);
+  const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
+  // No PR is lost: every submitted PR has a record; an enqueued one is listed once; a listed one is enqueued.
+  for (const number of submitted) {
+    const pr = byNumber.get(number);
+    expect(pr, `PR ${number}`).toBeDefined();
+    expect(listed.includes(number), `PR ${number} in ${pr?.state}`).toBe(isEnqueued(pr!.state));
+  }
+  const runsById = new Map(runs.map((run) => [run.id, run]));
+  for (const run of runs) {
+    expect(queue.runtime.activeRuns.includes(run.id)).toBe(run.status === 'in_progress');
+  }
+  // Nothing merges that a passing run did not test, or vouch for by containing it.
+  for (const pr of prs.filter((candidate) => candidate.state === 'MERGED')) {
+    expect(pr.mergedBy).not.toBe('direct');
+    if (pr.mergedBy === null) {
+      const run = runsById.get(pr.runId ?? '');
+      expect(run?.status, `PR ${pr.number} merged after run ${pr.runId}`).toBe('succeeded');
+      expect(run?.prs).toContain(pr.number);
+    } else {
+      const voucher = runsById.get(pr.mergedBy);
+      expect(voucher?.status).toBe('succeeded');
+      expect(voucher?.basePrs).toContain(pr.number);
+    }
+  }
+}
+
+describe('engine properties', () => {
+  test('no PR is lost, nothing merges untested, equal priorities merge in submission order', async () => {
+    let merges = 0;
+    let failures = 0;
+    await fc.assert(
+      fc.asyncProperty(settings, fc.array(action(false), { minLength: 10, maxLength: 50 }), async (initial, actions) => {
+        const { h, submitted } = await play(initial, actions);
+        checkInvariants(h, submitted);
+        const merged = snapshotOf(h)
+          .prs.filter((pr) => pr.state === 'MERGED')
+          .sort((a, b) => Number(a.mergedSha !== null) - Number(b.mergedSha !== null));
+        merges += merged.length;
+        failures += snapshotOf(h).prs.filter((pr) => pr.state === 'FAILED').length;
+        const order = h.mergeOrder().map((number) => merged.find((pr) => pr.number === number)?.submittedSeq ?? -1);
+        expect(order).toEqual([...order].sort((a, b) => a - b));
+      }),
+      { numRuns: 200 },
+    );
+    // The workloads exercise what the properties speak of.
+    expect(merges).toBeGreaterThan(100);
+    expect(failures).toBeGreaterThan(20);
+  });
+
+  test('with priorities and skipTheLine in the mix, nothing is lost and nothing merges untested', async () => {
+    await fc.assert(
+      fc.asyncProperty(settings, fc.array(action(true), { minLength: 1, maxLength: 40 }), async (initial, actions) => {
+        const { h, submitted } = await play(initial, actions);
+        checkInvariants(h, submitted);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('the same workload gives the same event log', async () => {
+    await fc.assert(
+      fc.asyncProperty(settings, fc.array(action(true), { minLength: 1, maxLength: 30 }), async (initial, actions) => {
+        const first = await play(initial, actions);
+        const second = await play(initial, actions);
+        expect(second.h.engine.eventLog(second.h.queueId)).toEqual(first.h.engine.eventLog(first.h.queueId));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test('a crash after any transaction, then a restore, ends exactly as the run without the crash', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        settings,
+        fc.array(action(false), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 120 }),
+        async (initial, actions, crashAfter) => {
+          const clean = await play(initial, actions);
+          const crashed = await play(initial, actions, crashAfter);
+          expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
+          checkInvariants(crashed.h, crashed.submitted);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
