@@ -1,11 +1,107 @@
 /** The flaky-test procedures (spec 4.3, the addendum's Flaky tests part, and our upload and quarantine endpoints). */
+import { flakyTestsFor, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
-import { notYet, procedure, t } from './trpc.js';
+import { procedure, t, type Context } from './trpc.js';
+import {
+  failingTestView,
+  pageView,
+  quarantinedTestView,
+  settingsView,
+  unhealthyTestView,
+  uploadView,
+} from './flakyViews.js';
+
+const service = (ctx: Context) => flakyTestsFor(ctx.engine.store, ctx.engine.clock);
+
+const pageOf = (input: { repo: schemas.FlakyRequestBody['repo']; page_query: { page_size: number; page_token: string } }) => ({
+  repo: input.repo,
+  pageSize: input.page_query.page_size,
+  pageToken: input.page_query.page_token,
+});
+
+function patchOf(input: schemas.UpdateTestSettingsBody): SettingsPatch {
+  const patch: SettingsPatch = {};
+  if (input.auto_quarantine !== undefined) patch.autoQuarantine = input.auto_quarantine;
+  if (input.stable_branches !== undefined) patch.stableBranches = input.stable_branches;
+  if (input.pass_on_retry !== undefined) {
+    patch.passOnRetry = { enabled: input.pass_on_retry.enabled, resolutionDays: input.pass_on_retry.resolution_days };
+  }
+  if (input.failure_rate !== undefined) {
+    const rate = input.failure_rate;
+    patch.failureRate = {
+      enabled: rate.enabled,
+      windowDays: rate.window_days,
+      activationRate: rate.activation_threshold,
+      resolutionRate: rate.resolution_threshold,
+      minRuns: rate.min_runs,
+      branches: rate.branches,
+    };
+  }
+  if (input.broken !== undefined) {
+    const broken = input.broken;
+    patch.broken = {
+      enabled: broken.enabled,
+      windowRuns: broken.window_runs,
+      activationRate: broken.activation_threshold,
+      resolutionRate: broken.resolution_threshold,
+      minRuns: broken.min_runs,
+    };
+  }
+  if (input.infrastructure_failure !== undefined) {
+    const infra = input.infrastructure_failure;
+    patch.infrastructureFailure = { enabled: infra.enabled, threshold: infra.threshold, minTests: infra.min_tests };
+  }
+  return patch;
+}
 
 export const flakyRouter = t.router({
-  listFailingTests: procedure.input(schemas.ListFailingTestsInput).query(() => notYet('the failing tests listing')),
-  listUnhealthyTests: procedure.input(schemas.ListUnhealthyTestsInput).query(() => notYet('the unhealthy tests listing')),
-  listQuarantinedTests: procedure
-    .input(schemas.ListQuarantinedTestsInput)
-    .query(() => notYet('the quarantined tests listing')),
+  listFailingTests: procedure.input(schemas.ListFailingTestsInput).query(({ ctx, input }) => {
+    const listing = service(ctx).listFailing(ctx.org, input.org_url_slug, {
+      ...pageOf(input),
+      start: Date.parse(input.start_time),
+      end: Date.parse(input.end_time),
+    });
+    return { tests: listing.rows.map((row) => failingTestView(row, input.repo, ctx.publicUrl)), page: pageView(listing.page) };
+  }),
+  listUnhealthyTests: procedure.input(schemas.ListUnhealthyTestsInput).query(({ ctx, input }) => {
+    const listing = service(ctx).listUnhealthy(ctx.org, input.org_url_slug, { ...pageOf(input), status: input.status });
+    return { tests: listing.rows.map((row) => unhealthyTestView(row, input.repo, ctx.publicUrl)), page: pageView(listing.page) };
+  }),
+  listQuarantinedTests: procedure.input(schemas.ListQuarantinedTestsInput).query(({ ctx, input }) => {
+    const listing = service(ctx).listQuarantined(ctx.org, input.org_url_slug, pageOf(input));
+    return { quarantined_tests: listing.rows.map(quarantinedTestView), page: pageView(listing.page) };
+  }),
+
+  uploadTestResults: procedure.input(schemas.UploadTestResultsInput).mutation(({ ctx, input }) => {
+    const upload = {
+      repo: input.repo,
+      sha: input.commit_sha,
+      branch: input.branch,
+      variant: input.variant ?? '',
+      reports: input.reports,
+      ...(input.pr_number != null && { prNumber: input.pr_number }),
+      ...(input.job_url != null && { jobUrl: input.job_url }),
+      ...(input.timestamp != null && { timestamp: input.timestamp }),
+      ...(input.codeowners != null && { codeowners: input.codeowners }),
+    };
+    return uploadView(service(ctx).upload(ctx.org, upload, input.org_url_slug));
+  }),
+  setTestQuarantine: procedure.input(schemas.SetTestQuarantineInput).mutation(({ ctx, input }) => {
+    const { test, quarantined } = service(ctx).setQuarantine(ctx.org, input.org_url_slug, input.repo, input.test_id, input.setting);
+    return {
+      test_id: test.id,
+      name: test.name,
+      setting: test.override?.setting ?? null,
+      quarantined,
+      status: test.status.value.toUpperCase(),
+    };
+  }),
+  getTestMonitorSettings: procedure
+    .input(schemas.RepoSettingsRequest)
+    .query(({ ctx, input }) => settingsView(service(ctx).getSettings(ctx.org, input.org_url_slug, input.repo))),
+  updateTestMonitorSettings: procedure
+    .input(schemas.UpdateTestSettingsInput)
+    .mutation(({ ctx, input }) =>
+      settingsView(service(ctx).updateSettings(ctx.org, input.org_url_slug, input.repo, patchOf(input))),
+    ),
 });

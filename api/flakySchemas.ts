@@ -1,6 +1,6 @@
 /** Request schemas of the flaky-test endpoints (spec 4.3 and the addendum's Flaky tests part). */
 import { z } from 'zod';
-import { anyCaseEnum, RepoSchema } from './schemas.js';
+import { anyCaseEnum, PrNumberSchema, RepoSchema } from './schemas.js';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -27,3 +27,105 @@ export const ListFailingTestsInput = FlakyRequest.extend({ start_time: DateTime,
 export const ListUnhealthyTestsInput = FlakyRequest.extend({ status: anyCaseEnum(['FLAKY', 'BROKEN'], true) });
 export const ListQuarantinedTestsInput = FlakyRequest;
 
+
+// ---- Our endpoints: upload, quarantine overrides, per-repository settings -----------------------------------------
+
+export const MAX_REPORTS_PER_UPLOAD = 1000;
+const MAX_CODEOWNERS_CHARS = 3 * 1024 * 1024;
+const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/;
+
+const OrgSlug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug');
+
+/** The token's organization when absent (our upload endpoint; the listings require it, as the spec says). */
+const OptionalOrgSlug = OrgSlug.nullish().transform((slug) => slug ?? undefined);
+
+const CommitSha = z
+  .string()
+  .regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hexadecimal digits)')
+  .transform((sha) => sha.toLowerCase());
+
+/** A branch as CI reports it; `refs/heads/` is dropped. */
+const BranchName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(NO_CONTROL, 'must not contain control characters')
+  .transform((branch) => branch.replace(/^refs\/heads\//, ''))
+  .refine((branch) => branch !== '', 'must name a branch');
+
+const Timestamp = z.union([
+  DateTime.transform((text) => Date.parse(text)),
+  z.number().int().min(0).max(8_640_000_000_000_000),
+]);
+
+export const UploadTestResultsInput = z.object({
+  repo: RepoSchema,
+  org_url_slug: OptionalOrgSlug,
+  commit_sha: CommitSha,
+  branch: BranchName,
+  pr_number: PrNumberSchema.nullish(),
+  variant: z.string().max(255).regex(NO_CONTROL, 'must not contain control characters').nullish(),
+  job_url: z.string().max(2048).nullish(),
+  timestamp: Timestamp.nullish(),
+  codeowners: z.string().max(MAX_CODEOWNERS_CHARS).nullish(),
+  reports: z
+    .array(
+      z.object({
+        file: z.string().min(1).max(1024).regex(NO_CONTROL, 'must not contain control characters'),
+        xml: z.string(),
+      }),
+    )
+    .min(1, 'send at least one report')
+    .max(MAX_REPORTS_PER_UPLOAD, `at most ${MAX_REPORTS_PER_UPLOAD} reports per upload`),
+});
+export type UploadTestResultsBody = z.output<typeof UploadTestResultsInput>;
+
+const TestId = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a test id (a UUID)')
+  .transform((id) => id.toLowerCase());
+
+export const SetTestQuarantineInput = z.object({
+  repo: RepoSchema,
+  org_url_slug: OrgSlug,
+  test_id: TestId,
+  /** null clears the override: the test is then quarantined only by auto-quarantine. */
+  setting: anyCaseEnum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'], true).nullable(),
+});
+
+export const RepoSettingsRequest = z.object({ repo: RepoSchema, org_url_slug: OrgSlug });
+
+const Share = z.number().min(0).max(1);
+const Count = z.number().int().min(1).max(1_000_000);
+
+export const UpdateTestSettingsInput = RepoSettingsRequest.extend({
+  auto_quarantine: z.boolean().optional(),
+  stable_branches: z.array(BranchName).min(1).max(50).optional(),
+  pass_on_retry: z
+    .object({ enabled: z.boolean().optional(), resolution_days: z.number().int().min(1).max(90).optional() })
+    .optional(),
+  failure_rate: z
+    .object({
+      enabled: z.boolean().optional(),
+      window_days: z.number().int().min(1).max(7).optional(),
+      activation_threshold: Share.optional(),
+      resolution_threshold: Share.optional(),
+      min_runs: Count.optional(),
+      branches: anyCaseEnum(['all', 'stable']).optional(),
+    })
+    .optional(),
+  broken: z
+    .object({
+      enabled: z.boolean().optional(),
+      window_runs: z.number().int().min(1).max(50).optional(),
+      activation_threshold: Share.optional(),
+      resolution_threshold: Share.optional(),
+      min_runs: Count.optional(),
+    })
+    .optional(),
+  infrastructure_failure: z
+    .object({ enabled: z.boolean().optional(), threshold: Share.optional(), min_tests: Count.optional() })
+    .optional(),
+});
+export type UpdateTestSettingsBody = z.output<typeof UpdateTestSettingsInput>;
+export type FlakyRequestBody = z.output<typeof FlakyRequest>;

@@ -1,0 +1,125 @@
+/** Response bodies of the flaky-test endpoints, with exactly the spec's field names (2.6, 2.7 and the addendum). */
+import type { FailingRow, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function pageView(page: PageInfo) {
+  return {
+    total_rows: page.totalRows,
+    total_pages: page.totalPages,
+    next_page_token: page.nextPageToken,
+    prev_page_token: page.prevPageToken,
+    last_page_token: page.lastPageToken,
+    page_index: page.pageIndex,
+  };
+}
+
+export function repositoryUrl(repo: RepoRef): string {
+  return `https://${repo.host}/${repo.owner}/${repo.name}`;
+}
+
+/** The test's page on this service. */
+export function testUrl(publicUrl: string, testId: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/tests/${testId}`;
+}
+
+function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
+  const { test } = row;
+  return {
+    head: {
+      id: test.id,
+      repository: { html_url: repositoryUrl(repo) },
+      html_url: testUrl(publicUrl, test.id),
+      name: test.name,
+      variant: test.variant,
+      status: { value: test.status.value, reason: test.status.reason, timestamp: iso(test.status.at) },
+    },
+    tail: {
+      codeowners: row.codeowners,
+      pull_requests_impacted_last_7d: row.pullRequestsImpacted7d,
+      quarantined: row.quarantine !== undefined,
+      file_path: test.file,
+      parent: test.parent,
+      classname: test.classname,
+      ticket: { html_url: '' },
+    },
+  };
+}
+
+/** An unhealthy test (list-unhealthy-tests): the failing test's fields less the failures and rates. */
+export function unhealthyTestView(row: TestRow, repo: RepoRef, publicUrl: string) {
+  const { head, tail } = commonFields(row, repo, publicUrl);
+  return { ...head, ...tail };
+}
+
+/** A failing test (list-failing-tests), fields in the spec's order. */
+export function failingTestView(row: FailingRow, repo: RepoRef, publicUrl: string) {
+  const { head, tail } = commonFields(row, repo, publicUrl);
+  return {
+    ...head,
+    most_common_failures: row.mostCommonFailures.map((failure) => ({
+      summary: failure.summary,
+      occurrence_count: failure.count,
+      last_occurrence: iso(failure.lastAt),
+    })),
+    failure_rate_last_7d: row.failureRate7d,
+    failure_rate_last_24h: row.failureRate24h,
+    ...tail,
+  };
+}
+
+export function quarantinedTestView(row: QuarantinedRow) {
+  const { test } = row;
+  return {
+    name: test.name,
+    parent: test.parent,
+    file: test.file,
+    classname: test.classname,
+    codeowners: row.codeowners,
+    quarantined_at: iso(row.quarantinedAt),
+    status_last_updated_at: iso(test.status.at),
+    test_case_id: test.id,
+    variant: test.variant,
+    status: test.status.value.toUpperCase() as 'HEALTHY' | 'FLAKY' | 'BROKEN',
+    quarantine_setting: row.quarantine,
+  };
+}
+
+export function uploadView(result: UploadResult) {
+  return {
+    upload_id: result.uploadId,
+    tests: result.tests,
+    passed: result.passed,
+    failed: result.failed,
+    skipped: result.skipped,
+    infrastructure_failure: result.infrastructureFailure,
+  };
+}
+
+export function settingsView(settings: RepoSettings) {
+  return {
+    auto_quarantine: settings.autoQuarantine,
+    stable_branches: settings.stableBranches,
+    pass_on_retry: { enabled: settings.passOnRetry.enabled, resolution_days: settings.passOnRetry.resolutionDays },
+    failure_rate: {
+      enabled: settings.failureRate.enabled,
+      window_days: settings.failureRate.windowDays,
+      activation_threshold: settings.failureRate.activationRate,
+      resolution_threshold: settings.failureRate.resolutionRate,
+      min_runs: settings.failureRate.minRuns,
+      branches: settings.failureRate.branches,
+    },
+    broken: {
+      enabled: settings.broken.enabled,
+      window_runs: settings.broken.windowRuns,
+      activation_threshold: settings.broken.activationRate,
+      resolution_threshold: settings.broken.resolutionRate,
+      min_runs: settings.broken.minRuns,
+    },
+    infrastructure_failure: {
+      enabled: settings.infrastructureFailure.enabled,
+      threshold: settings.infrastructureFailure.threshold,
+      min_tests: settings.infrastructureFailure.minTests,
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * `greenline upload`: sends a CI job's JUnit XML reports to POST /v1/flaky-tests/upload and prints the counts.
+ * Exit status: 0 uploaded, 1 the upload failed (server answer or network), 2 usage (no files, bad arguments).
+ */
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { glob } from 'tinyglobby';
+
+export const UPLOAD_HELP = `  greenline upload --junit GLOB --repo REPO --sha SHA [options]
+                                         upload JUnit XML reports of a CI job for flaky-test detection
+      --junit GLOB       report files, e.g. 'reports/**/*.xml' (quote it; several globs: comma-separated)
+      --repo REPO        host/owner/name, owner/name (host github.com) or the repository's https URL
+      --sha SHA          the commit the tests ran on
+      --branch NAME      the branch (default: $GITHUB_HEAD_REF, $GITHUB_REF_NAME, else main)
+      --pr NUMBER        the pull request, when the job ran for one
+      --variant NAME     the environment (OS, matrix cell) when one test runs in several
+      --codeowners FILE  a CODEOWNERS file to upload with the reports
+      --org SLUG         the organization (default: the token's)
+      --url URL          the service (default: $GREENLINE_URL, else http://127.0.0.1:8080)
+      --token TOKEN      the API token (default: $GREENLINE_TOKEN)`;
+
+export interface UploadArgs {
+  junit: string;
+  repo: string;
+  sha: string;
+  branch?: string;
+  prNumber?: number;
+  variant?: string;
+  url?: string;
+  token?: string;
+  orgSlug?: string;
+  /** Path of a CODEOWNERS file to send along. */
+  codeowners?: string;
+}
+
+export class UploadUsageError extends Error {}
+
+/** `host/owner/name`, `owner/name` or `https://host/owner/name(.git)` → the spec's repo object. */
+export function parseRepoArgument(text: string): { host: string; owner: string; name: string } {
+  const cleaned = text
+    .trim()
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/^[^@/]*@/, '')
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
+  const parts = cleaned.split('/').filter((part) => part !== '');
+  const hasHost = parts.length >= 3 && /[.:]/.test(parts[0] ?? '');
+  const host = hasHost ? (parts.shift() as string) : 'github.com';
+  const name = parts.pop();
+  if (name === undefined || parts.length === 0) {
+    throw new UploadUsageError(`--repo "${text}": expected host/owner/name, owner/name or the repository's URL`);
+  }
+  return { host, owner: parts.join('/'), name };
+}
+
+function defaultBranch(env: NodeJS.ProcessEnv): string {
+  return env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME || env.CI_COMMIT_REF_NAME || 'main';
+}
+
+interface UploadAnswer {
+  upload_id: string;
+  tests: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  infrastructure_failure: boolean;
+}
+
+export async function uploadCommand(args: UploadArgs): Promise<number> {
+  const env = process.env;
+  try {
+    const token = args.token ?? env.GREENLINE_TOKEN;
+    if (token === undefined || token === '') throw new UploadUsageError('no API token: pass --token or set GREENLINE_TOKEN');
+    if (!/^[0-9a-fA-F]{7,64}$/.test(args.sha)) throw new UploadUsageError(`--sha "${args.sha}" is not a commit SHA`);
+    const repo = parseRepoArgument(args.repo);
+    const patterns = args.junit
+      .split(',')
+      .map((pattern) => pattern.trim())
+      .filter((pattern) => pattern !== '');
+    if (patterns.length === 0) throw new UploadUsageError('--junit: give a glob of report files');
+    const files = (await glob(patterns, { absolute: true, onlyFiles: true })).sort();
+    if (files.length === 0) throw new UploadUsageError(`no file matches --junit ${args.junit}`);
+    const reports = await Promise.all(
+      files.map(async (file) => ({ file: relative(process.cwd(), file) || file, xml: await readFile(file, 'utf8') })),
+    );
+    const body: Record<string, unknown> = {
+      repo,
+      commit_sha: args.sha,
+      branch: args.branch ?? defaultBranch(env),
+      reports,
+    };
+    if (args.orgSlug !== undefined) body.org_url_slug = args.orgSlug;
+    if (args.prNumber !== undefined) body.pr_number = args.prNumber;
+    if (args.variant !== undefined) body.variant = args.variant;
+    if (args.codeowners !== undefined) body.codeowners = await readFile(args.codeowners, 'utf8');
+    const base = (args.url ?? env.GREENLINE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+
+    let response: Response;
+    try {
+      response = await fetch(`${base}/v1/flaky-tests/upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': token },
+        body: JSON.stringify(body),
+      });
+    } catch (error) {
+      console.error(`greenline upload: cannot reach ${base}: ${(error as Error).message}`);
+      return 1;
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? text;
+      } catch {
+        // not JSON: show it as it is
+      }
+      console.error(`greenline upload: the service answered ${response.status}: ${message}`);
+      return 1;
+    }
+    const answer = JSON.parse(text) as UploadAnswer;
+    console.log(
+      `Uploaded ${reports.length} report${reports.length === 1 ? '' : 's'} (upload ${answer.upload_id}): ` +
+        `${answer.tests} tests, ${answer.passed} passed, ${answer.failed} failed, ${answer.skipped} skipped` +
+        (answer.infrastructure_failure ? ' — marked as an infrastructure failure (left out of detection)' : ''),
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof UploadUsageError) {
+      console.error(`greenline upload: ${error.message}`);
+      return 2;
+    }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+      console.error(`greenline upload: ${(error as Error).message}`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The flaky-test capability's façade: what the API calls. All state is in the store; each call that changes state is
+ * one store transaction. Data is scoped to the caller's organization (`org`, from the API token); the request's
+ * `org_url_slug` must name that organization: for any other slug the listings are empty and the other calls answer
+ * 404, whether or not such an organization exists.
+ */
+import type { Clock } from '../clock.js';
+import { EngineError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { aggregateUpload, parseReports, ReportError } from './aggregate.js';
+import { repoId as repoIdOf, type RepoRef } from './identity.js';
+import { getOrCreateRepo, writeUpload, type UploadMeta, type UploadResult } from './ingest.js';
+import {
+  listFailing,
+  listQuarantined,
+  listUnhealthy,
+  type FailingQuery,
+  type FailingRow,
+  type Listing,
+  type PageQuery,
+  type QuarantinedRow,
+  type TestRow,
+  type UnhealthyQuery,
+} from './listings.js';
+import { currentMembers } from './membership.js';
+import { evaluate } from './monitors.js';
+import { tokenSecret } from './pageToken.js';
+import { isQuarantined, quarantineVerdict, type QuarantineVerdict } from './quarantine.js';
+import type { FlakyTestRecord, QuarantineOverride } from './records.js';
+import { applySettingsPatch, withDefaults, type RepoSettings, type SettingsPatch } from './settings.js';
+import { applyEvaluation, saveTest, type ChangeContext } from './transitions.js';
+
+export interface UploadInput extends Omit<UploadMeta, 'reports'> {
+  reports: { file: string; xml: string }[];
+}
+
+export const MAX_TEST_CASES_PER_UPLOAD = 200_000;
+
+const emptyPage = {
+  totalRows: 0,
+  totalPages: 0,
+  nextPageToken: '',
+  prevPageToken: '',
+  lastPageToken: '',
+  pageIndex: 0,
+};
+
+export function sameOrg(org: string, slug: string | undefined): boolean {
+  return slug === undefined || slug.toLowerCase() === org.toLowerCase();
+}
+
+export class FlakyTests {
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+  ) {}
+
+  private now(): number {
+    return Math.floor(this.clock.now());
+  }
+
+  /** Parses every report first (an invalid one rejects the whole upload), then stores it in one transaction. */
+  upload(org: string, input: UploadInput, slug?: string): UploadResult {
+    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    let parsed;
+    try {
+      parsed = parseReports(input.reports);
+    } catch (error) {
+      if (error instanceof ReportError) throw new EngineError('invalid', `${error.message}; nothing of this upload was stored`);
+      throw error;
+    }
+    const cases = parsed.reduce((sum, report) => sum + report.cases.length, 0);
+    if (cases > MAX_TEST_CASES_PER_UPLOAD) {
+      throw new EngineError('invalid', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
+    }
+    const aggregated = aggregateUpload(input.repo, input.variant, parsed);
+    const meta: UploadMeta = { ...input, reports: input.reports.map((report) => report.file) };
+    return this.store.write((tx) => writeUpload(tx, org, meta, aggregated, this.now()));
+  }
+
+  /**
+   * Re-evaluates the repository's flaky and broken tests at the current time (pass-on-retry expiry, rates whose
+   * failures aged out of their window) and stores the ones whose status changed. Cheap when nothing changed: one
+   * read of the unhealthy tests, no write. Returns how many tests changed.
+   */
+  refresh(org: string, repo: RepoRef): number {
+    const id = repoIdOf(repo);
+    const now = this.now();
+    const stale = this.store.read((tx) => {
+      const record = tx.get('flakyRepos', [org, id]);
+      if (record === undefined) return [];
+      const settings = withDefaults(record.settings);
+      const ids = [...currentMembers(tx, { org, repoId: id, list: 'flaky' }), ...currentMembers(tx, { org, repoId: id, list: 'broken' })];
+      return ids.filter((testId) => {
+        const test = tx.get('flakyTests', [org, id, testId]);
+        return test !== undefined && evaluate(test, settings, now).value !== test.status.value;
+      });
+    });
+    if (stale.length === 0) return 0;
+    return this.store.write((tx) => {
+      const repoRecord = getOrCreateRepo(tx, org, repo, now);
+      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings: repoRecord.settings };
+      let changed = 0;
+      for (const testId of stale) {
+        const test = tx.get('flakyTests', [org, id, testId]);
+        if (test === undefined) continue;
+        const evaluation = evaluate(test, repoRecord.settings, now);
+        if (evaluation.value === test.status.value) continue;
+        saveTest(context, test, applyEvaluation(test, evaluation, context.seq));
+        changed += 1;
+      }
+      if (changed > 0) tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
+      return changed;
+    });
+  }
+
+  private listing<Q extends PageQuery, R>(
+    org: string,
+    slug: string,
+    query: Q,
+    list: (tx: Parameters<Parameters<Store['read']>[0]>[0], secret: Buffer, now: number) => Listing<R>,
+  ): Listing<R> {
+    const secret = tokenSecret(this.store);
+    if (!sameOrg(org, slug)) {
+      // Another organization's slug: answer as for a repository without data, after checking the token like any.
+      return this.store.read((tx) => list(tx, secret, this.now()));
+    }
+    this.refresh(org, query.repo);
+    return this.store.read((tx) => list(tx, secret, this.now()));
+  }
+
+  listFailing(org: string, slug: string, query: FailingQuery): Listing<FailingRow> {
+    if (query.start < 0 || query.end < query.start) throw new EngineError('invalid', 'start_time must be after 1970 and not after end_time');
+    const scope = sameOrg(org, slug) ? org : `\u0001other:${slug}`;
+    return this.listing(org, slug, query, (tx, secret, now) => listFailing(tx, scope, query, secret, now));
+  }
+
+  listUnhealthy(org: string, slug: string, query: UnhealthyQuery): Listing<TestRow> {
+    const scope = sameOrg(org, slug) ? org : `\u0001other:${slug}`;
+    return this.listing(org, slug, query, (tx, secret, now) => listUnhealthy(tx, scope, query, secret, now));
+  }
+
+  listQuarantined(org: string, slug: string, query: PageQuery): Listing<QuarantinedRow> {
+    const scope = sameOrg(org, slug) ? org : `\u0001other:${slug}`;
+    return this.listing(org, slug, query, (tx, secret, now) => listQuarantined(tx, scope, query, secret, now));
+  }
+
+  /** Sets or clears (null) a test's manual quarantine override. */
+  setQuarantine(
+    org: string,
+    slug: string,
+    repo: RepoRef,
+    testId: string,
+    setting: QuarantineOverride | null,
+  ): { test: FlakyTestRecord; quarantined: boolean } {
+    const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
+    if (!sameOrg(org, slug)) throw missing();
+    const id = repoIdOf(repo);
+    const now = this.now();
+    return this.store.write((tx) => {
+      const before = tx.get('flakyTests', [org, id, testId]);
+      const repoRecord = tx.get('flakyRepos', [org, id]);
+      if (before === undefined || repoRecord === undefined) throw missing();
+      const settings = withDefaults(repoRecord.settings);
+      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings };
+      const after: FlakyTestRecord = { ...before };
+      if (setting === null) delete after.override;
+      else after.override = { setting, at: now };
+      const saved = saveTest(context, before, after);
+      tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
+      return { test: saved, quarantined: isQuarantined(saved, settings) };
+    });
+  }
+
+  getSettings(org: string, slug: string, repo: RepoRef): RepoSettings {
+    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    return this.store.read((tx) => withDefaults(tx.get('flakyRepos', [org, repoIdOf(repo)])?.settings));
+  }
+
+  /**
+   * Changes a repository's settings. Quarantine follows at once (turning auto-quarantine on or off moves the flaky
+   * tests in or out); changed thresholds apply from each test's next upload and, for flaky and broken tests, from
+   * the next listing.
+   */
+  updateSettings(org: string, slug: string, repo: RepoRef, patch: SettingsPatch): RepoSettings {
+    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    const id = repoIdOf(repo);
+    const now = this.now();
+    return this.store.write((tx) => {
+      const repoRecord = getOrCreateRepo(tx, org, repo, now);
+      let settings: RepoSettings;
+      try {
+        settings = applySettingsPatch(repoRecord.settings, patch);
+      } catch (error) {
+        throw new EngineError('invalid', (error as Error).message);
+      }
+      const seq = repoRecord.seq + 1;
+      const context: ChangeContext = { tx, org, repoId: id, seq, now, settings };
+      if (settings.autoQuarantine !== repoRecord.settings.autoQuarantine) {
+        for (const testId of currentMembers(tx, { org, repoId: id, list: 'flaky' })) {
+          const test = tx.get('flakyTests', [org, id, testId]);
+          if (test !== undefined) saveTest(context, test, test, repoRecord.settings);
+        }
+      }
+      tx.put('flakyRepos', [org, id], { ...repoRecord, settings, seq });
+      return settings;
+    });
+  }
+
+  /** The merge queue's question, in a read transaction of its own (see quarantineVerdict for use inside one). */
+  verdict(org: string, repo: RepoRef, sha: string): QuarantineVerdict | undefined {
+    return this.store.read((tx) => quarantineVerdict(tx, org, repo, sha, this.now()));
+  }
+
+  getTest(org: string, repo: RepoRef, testId: string): FlakyTestRecord | undefined {
+    return this.store.read((tx) => tx.get('flakyTests', [org, repoIdOf(repo), testId]));
+  }
+}
+
+const services = new WeakMap<Store, FlakyTests>();
+
+/** The service for a store (one per store, created on first use). */
+export function flakyTestsFor(store: Store, clock: Clock): FlakyTests {
+  let service = services.get(store);
+  if (service === undefined || service.clock !== clock) {
+    service = new FlakyTests(store, clock);
+    services.set(store, service);
+  }
+  return service;
+}
