@@ -6,6 +6,7 @@ import { TokenConfigError } from '../engine/tokens.js';
 import { ConfigError, dataDirFrom, ENVIRONMENT, UsageError } from './config.js';
 import { CHARTS_HELP, chartsCommand } from './charts.js';
 import { serve } from './serve.js';
+import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
 
 /** package.json sits above cli/ when run from source and above dist/cli/ when built. */
@@ -29,6 +30,7 @@ Usage:
   greenline token list                   list tokens: id, organization, source, creation time (never the token)
   greenline token revoke ID              remove a token
 ${CHARTS_HELP}
+${UPLOAD_HELP}
   greenline help | --help                this text
   greenline --version                    the version
 
@@ -53,6 +55,15 @@ export async function main(argv: string[]): Promise<number> {
         org: { type: 'string' },
         data: { type: 'string' },
         out: { type: 'string' },
+        junit: { type: 'string' },
+        repo: { type: 'string' },
+        sha: { type: 'string' },
+        branch: { type: 'string' },
+        pr: { type: 'string' },
+        variant: { type: 'string' },
+        codeowners: { type: 'string' },
+        url: { type: 'string' },
+        token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -71,6 +82,24 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(process.env);
       case 'charts':
         return await chartsCommand(values.out ?? 'charts');
+      case 'upload': {
+        if (values.junit === undefined || values.repo === undefined || values.sha === undefined) {
+          throw new UsageError('upload needs --junit, --repo and --sha');
+        }
+        if (values.pr !== undefined && !/^[1-9][0-9]*$/.test(values.pr)) throw new UsageError('--pr must be a PR number');
+        return await uploadCommand({
+          junit: values.junit,
+          repo: values.repo,
+          sha: values.sha,
+          ...(values.branch === undefined ? {} : { branch: values.branch }),
+          ...(values.pr === undefined ? {} : { prNumber: Number(values.pr) }),
+          ...(values.variant === undefined ? {} : { variant: values.variant }),
+          ...(values.codeowners === undefined ? {} : { codeowners: values.codeowners }),
+          ...(values.url === undefined ? {} : { url: values.url }),
+          ...(values.token === undefined ? {} : { token: values.token }),
+          ...(values.org === undefined ? {} : { orgSlug: values.org }),
+        });
+      }
       case 'token':
         return await tokenCommand(rest[0], {
           org: values.org,

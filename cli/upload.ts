@@ -41,6 +41,7 @@ export function parseRepoArgument(text: string): { host: string; owner: string; 
     .trim()
     .replace(/^[a-z]+:\/\//i, '')
     .replace(/^[^@/]*@/, '')
+    .replace(/^([^/:]+):(?!\d)/, '$1/') // scp-like git@host:owner/name
     .replace(/\.git$/, '')
     .replace(/\/+$/, '');
   const parts = cleaned.split('/').filter((part) => part !== '');

@@ -78,6 +78,7 @@ export function decodeEntities(text: string): string {
   return text.replace(ENTITY, (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
     if (named !== undefined) return NAMED_ENTITIES[named] ?? match;
     const codePoint = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
+    if (codePoint >= 0xd800 && codePoint <= 0xdfff) return '\ufffd'; // not a character: a lone surrogate
     return codePoint <= 0x10ffff && codePoint > 0 ? String.fromCodePoint(codePoint) : match;
   });
 }

@@ -1,0 +1,95 @@
+/** `greenline upload` against a real server listening on a loopback port. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { parseRepoArgument, uploadCommand } from '../../cli/upload.js';
+import { makeApi, TOKENS, type Api } from '../api/harness.js';
+import { junitXml, listBody } from './helpers.js';
+
+let api: Api;
+let url: string;
+let dir: string;
+const cwd = process.cwd();
+
+beforeAll(async () => {
+  api = await makeApi();
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = api.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  url = `http://127.0.0.1:${address.port}`;
+  dir = await mkdtemp(join(tmpdir(), 'greenline-upload-'));
+  await mkdir(join(dir, 'reports', 'unit'), { recursive: true });
+  await writeFile(join(dir, 'reports', 'unit', 'a.xml'), junitXml([{ name: 'a', file: 'src/a.ts' }, { name: 'b', outcome: 'failed', file: 'src/b.ts' }]));
+  await writeFile(join(dir, 'reports', 'b.xml'), junitXml([{ name: 'c', outcome: 'skipped' }, { name: 'a', file: 'src/a.ts' }]));
+  await writeFile(join(dir, 'CODEOWNERS'), 'src/b.ts @team-b\n');
+  await writeFile(join(dir, 'broken.xml'), '<testsuite><testcase name="x">');
+  process.chdir(dir);
+});
+afterAll(async () => {
+  process.chdir(cwd);
+  await api.close();
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void out.push(args.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void err.push(args.join(' ')));
+  return { out, err };
+}
+
+const base = { repo: 'github.com/acme/widgets', sha: 'abcdef1234567', token: TOKENS.acme };
+
+describe('greenline upload', () => {
+  test('globs the reports, uploads them and prints the counts', async () => {
+    const { out } = capture();
+    const code = await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, prNumber: 7, branch: 'feature/x', codeowners: 'CODEOWNERS' });
+    expect(code).toBe(0);
+    expect(out.join('\n')).toMatch(/^Uploaded 2 reports \(upload [0-9a-f-]{36}\): 3 tests, 1 passed, 1 failed, 1 skipped$/);
+    const listing = await api.post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }),
+    );
+    const [row] = (listing.json() as { tests: { name: string; codeowners: string[]; pull_requests_impacted_last_7d: number }[] }).tests;
+    expect(row).toMatchObject({ name: 'b', codeowners: ['@team-b'], pull_requests_impacted_last_7d: 1 });
+  });
+
+  test('the token and URL may come from the environment', async () => {
+    capture();
+    vi.stubEnv('GREENLINE_TOKEN', TOKENS.acme);
+    vi.stubEnv('GREENLINE_URL', url);
+    try {
+      expect(await uploadCommand({ junit: 'reports/unit/*.xml', repo: 'acme/widgets', sha: 'abcdef1' })).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  test('an invalid report fails the upload (exit 1), naming the file', async () => {
+    const { err } = capture();
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml,broken.xml', url })).toBe(1);
+    expect(err.join('\n')).toMatch(/answered 400: .*broken\.xml/);
+  });
+
+  test('usage errors exit 2; an unreachable service exits 1', async () => {
+    const { err } = capture();
+    expect(await uploadCommand({ ...base, junit: 'nothing/*.xml', url })).toBe(2);
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, token: '' })).toBe(2);
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, sha: 'main' })).toBe(2);
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, repo: 'widgets' })).toBe(2);
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: 'http://127.0.0.1:1' })).toBe(1);
+    expect(err).toHaveLength(5);
+  });
+
+  test('repository arguments', () => {
+    expect(parseRepoArgument('acme/widgets')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
+    expect(parseRepoArgument('gitlab.com/group/sub/proj')).toEqual({ host: 'gitlab.com', owner: 'group/sub', name: 'proj' });
+    expect(parseRepoArgument('https://github.com/acme/widgets.git')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
+    expect(parseRepoArgument('git@github.com:acme/widgets.git')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
+  });
+});

@@ -1,0 +1,382 @@
+/** The flaky-test endpoints over HTTP (Fastify inject), on the memory store and the harness' virtual clock. */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { testId } from '../../engine/flaky/index.js';
+import { expectErrorBody, makeApi, TOKENS, type Api } from '../api/harness.js';
+import { DAY, HOUR, junitXml, listBody, REPO, uploadBody, type CaseSpec } from './helpers.js';
+
+let api: Api;
+beforeEach(async () => {
+  api = await makeApi();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const idOf = (name: string, extra: Partial<{ file: string; variant: string }> = {}) =>
+  testId(REPO, { file: extra.file ?? '', classname: 'Suite', parent: 'suite', name, variant: extra.variant ?? '' });
+const sha = (n: number) => n.toString(16).padStart(40, '0');
+
+async function post(path: string, body: unknown, token?: string) {
+  const response = await api.post(path, body, token);
+  return { status: response.statusCode, body: response.json() as Record<string, any> };
+}
+
+const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}, token?: string) =>
+  post('flaky-tests/upload', uploadBody(cases, extra), token);
+const failing = (extra: Record<string, unknown> = {}, size = 100, token = '', auth?: string) =>
+  post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW - 6 * DAY), end_time: iso(NOW + DAY), ...extra }, size, token), auth);
+const unhealthy = (status: string, size = 100, token = '', auth?: string, extra: Record<string, unknown> = {}) =>
+  post('flaky-tests/list-unhealthy-tests', listBody({ status, ...extra }, size, token), auth);
+const quarantined = (size = 100, token = '', auth?: string) =>
+  post('flaky-tests/list-quarantined-tests', listBody({}, size, token), auth);
+
+function flakyStored(): number {
+  const entries = api.store.stats().entries;
+  return Object.entries(entries)
+    .filter(([name]) => name.startsWith('flaky'))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+describe('POST /v1/flaky-tests/upload', () => {
+  test('answers the counts of distinct tests', async () => {
+    const { status, body } = await post('flaky-tests/upload', {
+      ...uploadBody([]),
+      reports: [
+        { file: 'a.xml', xml: junitXml([{ name: 'p' }, { name: 'f', outcome: 'failed' }, { name: 's', outcome: 'skipped' }]) },
+        { file: 'b.xml', xml: junitXml([{ name: 'e', outcome: 'error' }, { name: 'f' }]) },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      upload_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tests: 4,
+      passed: 1,
+      failed: 2,
+      skipped: 1,
+      infrastructure_failure: false,
+    });
+  });
+
+  test('a report that is not JUnit XML makes the whole upload 400, naming the file, and stores nothing', async () => {
+    const response = await api.post('flaky-tests/upload', {
+      ...uploadBody([]),
+      reports: [
+        { file: 'good.xml', xml: junitXml([{ name: 'a', outcome: 'failed' }]) },
+        { file: 'reports/broken-report.xml', xml: '<testsuites><testsuite name="x"><testcase name="a">' },
+      ],
+    });
+    const error = expectErrorBody(response, 400, 'bad_request');
+    expect(error.message).toContain('reports/broken-report.xml');
+    expect(error.message).toContain('nothing of this upload was stored');
+    expect(flakyStored()).toBe(0);
+    expect((await failing()).body.tests).toEqual([]);
+  });
+
+  test('validates its body, accepting what CI sends', async () => {
+    const ok = await upload([{ name: 'a' }], {
+      pr_number: '42',
+      branch: 'refs/heads/feature/x',
+      commit_sha: 'ABCDEF1',
+      timestamp: iso(NOW - HOUR),
+      job_url: 'https://ci.example.com/job/1',
+      variant: 'linux',
+      unknown_field: true,
+    });
+    expect(ok.status).toBe(200);
+    for (const [field, value] of [
+      ['commit_sha', 'not-a-sha'],
+      ['branch', ''],
+      ['reports', []],
+      ['reports', Array.from({ length: 1001 }, (_, i) => ({ file: `${i}.xml`, xml: '<testsuite/>' }))],
+      ['timestamp', 'yesterday'],
+      ['pr_number', -1],
+      ['repo', { host: 'github.com', owner: 'acme' }],
+    ] as const) {
+      const response = await api.post('flaky-tests/upload', { ...uploadBody([{ name: 'a' }]), [field]: value });
+      const error = expectErrorBody(response, 400, 'bad_request');
+      expect(error.details?.[0]?.field, field).toMatch(new RegExp(`^${field}`));
+    }
+  });
+
+  test('an organization slug other than the token’s is refused without saying whether it exists', async () => {
+    expectErrorBody(await api.post('flaky-tests/upload', uploadBody([{ name: 'a' }], { org_url_slug: 'globex' })), 404);
+    expectErrorBody(await api.post('flaky-tests/upload', uploadBody([{ name: 'a' }], { org_url_slug: 'nobody' })), 404);
+    expect((await upload([{ name: 'a' }], { org_url_slug: undefined })).status).toBe(200);
+  });
+});
+
+describe('the listings', () => {
+  test('failing tests carry every field of the spec, and the page object', async () => {
+    await upload([{ name: 'a', outcome: 'failed', file: 'src/a.test.ts' }], {
+      codeowners: '* @acme/everyone\nsrc/ @acme/src\n',
+    });
+    const { status, body } = await failing();
+    expect(status).toBe(200);
+    expect(body.page).toEqual({
+      total_rows: 1,
+      total_pages: 1,
+      next_page_token: '',
+      prev_page_token: '',
+      last_page_token: expect.any(String),
+      page_index: 0,
+    });
+    const id = idOf('a', { file: 'src/a.test.ts' });
+    expect(body.tests).toEqual([
+      {
+        id,
+        repository: { html_url: 'https://github.com/acme/widgets' },
+        html_url: `http://localhost:8080/tests/${id}`,
+        name: 'a',
+        variant: '',
+        status: { value: 'healthy', reason: expect.any(String), timestamp: iso(NOW) },
+        most_common_failures: [{ summary: 'assertion failed', occurrence_count: 1, last_occurrence: iso(NOW) }],
+        failure_rate_last_7d: 1,
+        failure_rate_last_24h: 1,
+        codeowners: ['@acme/src'],
+        pull_requests_impacted_last_7d: 0,
+        quarantined: false,
+        file_path: 'src/a.test.ts',
+        parent: 'suite',
+        classname: 'Suite',
+        ticket: { html_url: '' },
+      },
+    ]);
+  });
+
+  test('unhealthy tests: the failing fields less failures and rates; status accepted in either case', async () => {
+    await upload([{ name: 'a', flakyFailures: ['x'] }]);
+    const { body } = await unhealthy('flaky');
+    expect(Object.keys(body.tests[0]).sort()).toEqual(
+      [
+        'id',
+        'repository',
+        'html_url',
+        'name',
+        'variant',
+        'status',
+        'codeowners',
+        'pull_requests_impacted_last_7d',
+        'quarantined',
+        'file_path',
+        'parent',
+        'classname',
+        'ticket',
+      ].sort(),
+    );
+    expect(body.tests[0].status).toMatchObject({ value: 'flaky', reason: expect.stringMatching(/^pass_on_retry/) });
+    expect((await unhealthy('BROKEN')).body.tests).toEqual([]);
+    expectErrorBody((await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'SICK' }))), 400);
+  });
+
+  test('the failing window: start inclusive, end exclusive, at most 7 days', async () => {
+    await upload([{ name: 'a', outcome: 'failed' }]);
+    const count = async (start: number, end: number) => {
+      const response = await failing({ start_time: iso(start), end_time: iso(end) });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.page.total_rows as number;
+    };
+    expect(await count(NOW, NOW + 1)).toBe(1);
+    expect(await count(NOW - HOUR, NOW)).toBe(0);
+    expect(await count(NOW + 1 - 7 * DAY, NOW + 1)).toBe(1);
+    const tooLong = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW - 7 * DAY - 1), end_time: iso(NOW + 1) }));
+    expect(expectErrorBody(tooLong, 400).message).toContain('end_time');
+    expectErrorBody(await api.post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW), end_time: iso(NOW - 1) })), 400);
+  });
+
+  test('page_size is 1 to 100', async () => {
+    for (const size of [0, 101, 1.5]) expectErrorBody(await api.post('flaky-tests/list-quarantined-tests', listBody({}, size)), 400);
+    expect((await quarantined(1)).status).toBe(200);
+    expect((await quarantined(100)).status).toBe(200);
+  });
+
+  test('most common failures are normalised, counted and dated', async () => {
+    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 31s at 2026-11-22T11:59:01Z' }], { commit_sha: sha(1) });
+    api.clock.advanceTo(NOW + HOUR);
+    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 45s at 2026-11-22T12:59:59Z' }], { commit_sha: sha(2) });
+    await upload([{ name: 'a', outcome: 'failed', message: 'object 0x7ffe12 freed twice' }], { commit_sha: sha(3) });
+    const [row] = (await failing()).body.tests;
+    expect(row.most_common_failures).toEqual([
+      { summary: 'timeout after <n>s at <timestamp>', occurrence_count: 2, last_occurrence: iso(NOW + HOUR) },
+      { summary: 'object <address> freed twice', occurrence_count: 1, last_occurrence: iso(NOW + HOUR) },
+    ]);
+  });
+
+  test('failure rates over the last 7 days and 24 hours; PRs impacted in the last 7 days', async () => {
+    await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(1), pr_number: 1, timestamp: iso(NOW - 30 * HOUR) });
+    await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(2), pr_number: 2, timestamp: iso(NOW - 2 * HOUR) });
+    await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(3), pr_number: 2 });
+    await upload([{ name: 'a' }], { commit_sha: sha(4), pr_number: 3 });
+    const [row] = (await failing({ start_time: iso(NOW - 2 * DAY), end_time: iso(NOW + 1) })).body.tests;
+    expect(row).toMatchObject({ failure_rate_last_7d: 0.75, failure_rate_last_24h: 2 / 3, pull_requests_impacted_last_7d: 2 });
+    api.clock.advanceTo(NOW + 8 * DAY);
+    const [later] = (await failing({ start_time: iso(NOW - 2 * DAY), end_time: iso(NOW + 1) })).body.tests;
+    expect(later).toMatchObject({ failure_rate_last_7d: 0, failure_rate_last_24h: 0, pull_requests_impacted_last_7d: 0 });
+  });
+
+  test('codeowners follow GitHub’s rules: the last matching line wins', async () => {
+    const codeowners = ['*       @org/all', '/src/   @org/src', '*.py    @org/python', 'src/legacy/ ', '# src/ @nobody'].join('\n');
+    await upload(
+      [
+        { name: 'js', outcome: 'failed', file: 'src/a.test.js' },
+        { name: 'py', outcome: 'failed', file: './src/b_test.py' },
+        { name: 'legacy', outcome: 'failed', file: 'src/legacy/c.test.js' },
+        { name: 'docs', outcome: 'failed', file: 'docs/d.test.js' },
+      ],
+      { codeowners },
+    );
+    const owners = Object.fromEntries((await failing()).body.tests.map((row: any) => [row.name, row.codeowners]));
+    expect(owners).toEqual({ js: ['@org/src'], py: ['@org/python'], legacy: [], docs: ['@org/all'] });
+  });
+});
+
+describe('quarantine', () => {
+  test('manual overrides: ALWAYS_QUARANTINE lists the test, null clears it, NEVER_QUARANTINE beats auto', async () => {
+    await upload([{ name: 'a', outcome: 'failed' }, { name: 'b', flakyFailures: ['x'] }]);
+    const set = (name: string, setting: string | null) =>
+      post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf(name), setting });
+
+    expect((await set('a', 'always_quarantine')).body).toMatchObject({ test_id: idOf('a'), setting: 'ALWAYS_QUARANTINE', quarantined: true });
+    let list = (await quarantined()).body;
+    expect(list.quarantined_tests).toEqual([
+      {
+        name: 'a',
+        parent: 'suite',
+        file: '',
+        classname: 'Suite',
+        codeowners: [],
+        quarantined_at: iso(NOW),
+        status_last_updated_at: iso(NOW),
+        test_case_id: idOf('a'),
+        variant: '',
+        status: 'HEALTHY',
+        quarantine_setting: 'ALWAYS_QUARANTINE',
+      },
+    ]);
+    expect((await failing()).body.tests.find((row: any) => row.name === 'a').quarantined).toBe(true);
+
+    // Auto-quarantine (off by default) takes the flaky test in; NEVER_QUARANTINE keeps it out.
+    const settings = await post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', auto_quarantine: true });
+    expect(settings.body).toMatchObject({ auto_quarantine: true });
+    list = (await quarantined()).body;
+    expect(list.quarantined_tests.map((row: any) => [row.name, row.quarantine_setting, row.status]).sort()).toEqual([
+      ['a', 'ALWAYS_QUARANTINE', 'HEALTHY'],
+      ['b', 'AUTO_QUARANTINE', 'FLAKY'],
+    ]);
+    await set('b', 'NEVER_QUARANTINE');
+    await set('a', null);
+    expect((await quarantined()).body.quarantined_tests).toEqual([]);
+  });
+
+  test('broken tests are never auto-quarantined', async () => {
+    await post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', auto_quarantine: true });
+    for (let i = 0; i < 6; i++) await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(i) });
+    expect((await unhealthy('BROKEN')).body.tests.map((row: any) => row.name)).toEqual(['a']);
+    expect((await quarantined()).body.quarantined_tests).toEqual([]);
+  });
+
+  test('an unknown test, or another organization’s, is 404', async () => {
+    await upload([{ name: 'a' }]);
+    const body = { repo: REPO, org_url_slug: 'acme', test_id: idOf('nope'), setting: 'ALWAYS_QUARANTINE' };
+    expectErrorBody(await api.post('flaky-tests/set-quarantine', body), 404, 'not_found');
+    const theirs = { ...body, test_id: idOf('a') };
+    expectErrorBody(await api.post('flaky-tests/set-quarantine', theirs, TOKENS.globex), 404, 'not_found');
+    expectErrorBody(await api.post('flaky-tests/set-quarantine', { ...theirs, org_url_slug: 'globex' }, TOKENS.globex), 404);
+    expectErrorBody(await api.post('flaky-tests/set-quarantine', { ...theirs, setting: 'SOMETIMES' }), 400);
+  });
+});
+
+describe('settings', () => {
+  test('defaults, partial updates and validation', async () => {
+    const defaults = (await post('flaky-tests/get-settings', { repo: REPO, org_url_slug: 'acme' })).body;
+    expect(defaults).toEqual({
+      auto_quarantine: false,
+      stable_branches: ['main', 'master'],
+      pass_on_retry: { enabled: true, resolution_days: 7 },
+      failure_rate: { enabled: true, window_days: 7, activation_threshold: 0.2, resolution_threshold: 0.05, min_runs: 10, branches: 'all' },
+      broken: { enabled: true, window_runs: 10, activation_threshold: 0.9, resolution_threshold: 0.5, min_runs: 5 },
+      infrastructure_failure: { enabled: true, threshold: 0.8, min_tests: 5 },
+    });
+    const updated = await post('flaky-tests/update-settings', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      failure_rate: { activation_threshold: 0.3, branches: 'STABLE' },
+    });
+    expect(updated.body.failure_rate).toMatchObject({ activation_threshold: 0.3, resolution_threshold: 0.05, branches: 'stable' });
+    const bad = await api.post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', broken: { resolution_threshold: 0.95 } });
+    expect(expectErrorBody(bad, 400).message).toContain('resolution_threshold');
+    expectErrorBody(await api.post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', failure_rate: { window_days: 8 } }), 400);
+  });
+});
+
+describe('organizations', () => {
+  test('a token only ever sees its own organization’s tests', async () => {
+    await upload([{ name: 'secret', outcome: 'failed' }, { name: 'retry', flakyFailures: ['x'] }]);
+    await post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf('secret'), setting: 'ALWAYS_QUARANTINE' });
+    for (const slug of ['globex', 'acme', 'ACME']) {
+      const asGlobex = (extra: Record<string, unknown>) => ({ ...extra, org_url_slug: slug });
+      const failingAsGlobex = await post('flaky-tests/list-failing-tests', asGlobex(listBody({ start_time: iso(NOW - DAY), end_time: iso(NOW + DAY) })), TOKENS.globex);
+      const unhealthyAsGlobex = await post('flaky-tests/list-unhealthy-tests', asGlobex(listBody({ status: 'FLAKY' })), TOKENS.globex);
+      const quarantinedAsGlobex = await post('flaky-tests/list-quarantined-tests', asGlobex(listBody()), TOKENS.globex);
+      expect([failingAsGlobex.status, unhealthyAsGlobex.status, quarantinedAsGlobex.status]).toEqual([200, 200, 200]);
+      expect(failingAsGlobex.body.tests).toEqual([]);
+      expect(unhealthyAsGlobex.body.tests).toEqual([]);
+      expect(quarantinedAsGlobex.body.quarantined_tests).toEqual([]);
+    }
+    // And acme's own slug, in any case, sees them.
+    expect((await unhealthy('FLAKY', 100, '', TOKENS.acme, { org_url_slug: 'ACME' })).body.tests).toHaveLength(1);
+  });
+
+  test('a page token of one organization is refused to another', async () => {
+    await upload([{ name: 'a', flakyFailures: ['x'] }, { name: 'b', flakyFailures: ['x'] }]);
+    const token = (await unhealthy('FLAKY', 1)).body.page.next_page_token as string;
+    expect(token).not.toBe('');
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, token), TOKENS.globex), 400);
+    expectErrorBody(
+      await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), org_url_slug: 'globex' }, TOKENS.globex),
+      400,
+    );
+  });
+});
+
+describe('page tokens', () => {
+  test('are opaque, bound to their query, and rejected with 400 when forged', async () => {
+    await upload(['a', 'b', 'c'].map((name) => ({ name, flakyFailures: ['x'] })));
+    const first = (await unhealthy('FLAKY', 1)).body;
+    const token = first.page.next_page_token as string;
+    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect((await unhealthy('FLAKY', 1, token)).status).toBe(200);
+
+    const [payload, signature] = token.split('.') as [string, string];
+    const state = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${Buffer.from(JSON.stringify({ ...state, n: 0 })).toString('base64url')}.${signature}`;
+    for (const bad of [forged, 'garbage', `${payload}.`, `${payload}.${signature}x`, `${token}.x`]) {
+      expect(expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, bad)), 400).message).toContain(
+        'page_token',
+      );
+    }
+    // The same token with another query: another status, page size, or listing.
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'BROKEN' }, 1, token)), 400);
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 2, token)), 400);
+    expectErrorBody(await api.post('flaky-tests/list-quarantined-tests', listBody({}, 1, token)), 400);
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), repo: { ...REPO, name: 'other' } }), 400);
+  });
+
+  test('next, prev and last tokens walk the pages', async () => {
+    await upload(['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, flakyFailures: ['x'] })));
+    const first = (await unhealthy('FLAKY', 2)).body;
+    expect(first.page).toMatchObject({ total_rows: 5, total_pages: 3, page_index: 0, prev_page_token: '' });
+    const second = (await unhealthy('FLAKY', 2, first.page.next_page_token)).body;
+    expect(second.page.page_index).toBe(1);
+    const back = (await unhealthy('FLAKY', 2, second.page.prev_page_token)).body;
+    expect(back.tests).toEqual(first.tests);
+    expect(back.page.page_index).toBe(0);
+    const last = (await unhealthy('FLAKY', 2, first.page.last_page_token)).body;
+    expect(last.page).toMatchObject({ page_index: 2, next_page_token: '' });
+    expect(last.tests).toHaveLength(1);
+    const ids = [...first.tests, ...second.tests, ...last.tests].map((row: any) => row.id);
+    expect(new Set(ids).size).toBe(5);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
