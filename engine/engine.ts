@@ -5,7 +5,6 @@
  * at the edge (git host, CI) and their results come back as inputs. On start it restores everything from the store.
  */
 import { createHash } from 'node:crypto';
-import { isEnqueued } from '../machines/vocabulary.js';
 import type { CommitState } from '../machines/testRun.js';
 import { isoAt, type Clock } from './clock.js';
 import type { Effect } from './effects.js';
@@ -97,7 +96,7 @@ export class Engine {
   private readonly runners = new Map<string, Promise<void>>();
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
-
+  /** Queues whose outbox waits for a retry timer after a failed effect. */
   constructor(
     readonly store: Store,
     options: EngineOptions = {},
@@ -122,13 +121,16 @@ export class Engine {
       timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })),
       outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0]))),
       runs: [...tx.scan('queues')].flatMap(({ value: queue }) =>
-        queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? []),
+        queue.runtime.activeRuns.flatMap((id) => {
+          const run = tx.get('testRuns', [queue.id, id]);
+          return run === undefined ? [] : [{ run, repo: queue.repo }];
+        }),
       ),
     }));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
-    for (const run of runs) {
+    for (const { run, repo } of runs) {
       if (run.testBranchSha === '') continue;
-      this.startCi({ org: run.org, repo: runRepo(run, this.store), runId: run.id, branch: run.testBranch, sha: run.testBranchSha, startedAt: Date.parse(run.createdAt) });
+      this.startCi({ org: run.org, repo, runId: run.id, branch: run.testBranch, sha: run.testBranchSha, startedAt: Date.parse(run.createdAt) });
     }
     for (const queueId of outboxQueues) this.kick(queueId);
   }
@@ -157,8 +159,9 @@ export class Engine {
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
       const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
-      const { state: _state, mode: _mode, ...settings } = patch;
-      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, { ...settings, ...(patch.mode === undefined ? {} : { mode: patch.mode }) });
+      // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
+      const { state: _state, ...settings } = patch;
+      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, settings);
       tx.put('queueIndex', indexKey(key), id);
       return queue;
     });
@@ -409,11 +412,6 @@ export class Engine {
   }
 }
 
-function runRepo(run: TestRunRecord, store: Store): RepoRef {
-  const queue = store.read((tx) => tx.get('queues', [run.queueId]));
-  return queue?.repo ?? { host: '', owner: '', name: '' };
-}
-
 function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
   const id = tx.get('queueIndex', indexKey(key));
   const queue = id === undefined ? undefined : tx.get('queues', [id]);
@@ -421,4 +419,3 @@ function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
   return queue;
 }
 
-export { isEnqueued };

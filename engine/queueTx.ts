@@ -12,7 +12,7 @@ import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../machines/ind
 import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import type { QueueRecord } from './queues.js';
 import type { TestRunRecord } from './runs.js';
-import type { WriteTx } from './store/store.js';
+import type { StoreSchema, WriteTx } from './store/store.js';
 
 interface Actor<R> {
   record: R;
@@ -207,25 +207,28 @@ export class QueueTx {
   }
 
   private prActor(number: number): Actor<PullRequestRecord> | undefined {
-    let actor = this.prs.get(number);
-    if (actor === undefined) {
-      const record = this.tx.get('pullRequests', [this.queue.id, number]);
-      const stored = this.tx.get('actors', [this.queue.id, 'pr', number]);
-      if (record === undefined || stored === undefined) return undefined;
-      actor = { record, snapshot: fromStored('pullRequest', stored) };
-      this.prs.set(number, actor);
-    }
-    return actor;
+    return this.load(this.prs, number, 'pullRequests', 'pr', 'pullRequest');
   }
 
   private runActor(id: string): Actor<TestRunRecord> | undefined {
-    let actor = this.runs.get(id);
+    return this.load(this.runs, id, 'testRuns', 'run', 'testRun');
+  }
+
+  /** An actor from this transaction's cache, else its record and snapshot from the store. */
+  private load<K extends string | number, C extends 'pullRequests' | 'testRuns'>(
+    cache: Map<K, Actor<StoreSchema[C]>>,
+    id: K,
+    collection: C,
+    kind: 'pr' | 'run',
+    machine: 'pullRequest' | 'testRun',
+  ): Actor<StoreSchema[C]> | undefined {
+    let actor = cache.get(id);
     if (actor === undefined) {
-      const record = this.tx.get('testRuns', [this.queue.id, id]);
-      const stored = this.tx.get('actors', [this.queue.id, 'run', id]);
+      const record = this.tx.get(collection, [this.queue.id, id]);
+      const stored = this.tx.get('actors', [this.queue.id, kind, id]);
       if (record === undefined || stored === undefined) return undefined;
-      actor = { record, snapshot: fromStored('testRun', stored) };
-      this.runs.set(id, actor);
+      actor = { record, snapshot: fromStored(machine, stored) };
+      cache.set(id, actor);
     }
     return actor;
   }

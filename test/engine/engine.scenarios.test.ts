@@ -1,6 +1,6 @@
 /** The single-mode semantics of the spec and the addendum, one scenario each, on a virtual clock. */
 import { describe, expect, test } from 'vitest';
-import { QueueHarness } from './queueHarness.js';
+import { KEY, QueueHarness } from './queueHarness.js';
 
 describe('predictive testing', () => {
   test('each PR is tested on top of the ones ahead; a failure ahead retests the ones behind without it', async () => {
@@ -105,7 +105,7 @@ describe('batching and bisection', () => {
   test('noBatch PRs test alone', async () => {
     const h = new QueueHarness();
     await h.create({ batch: true, batchingMinSize: 2 });
-    h.engine.submitPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, 1, { noBatch: true });
+    h.engine.submitPullRequest(KEY, 1, { noBatch: true });
     await h.engine.settle();
     expect(h.runOf(1).prs).toEqual([1]);
   });
@@ -148,12 +148,11 @@ describe('priorities', () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 1 });
     await h.submit(1, 2, 3);
-    const key = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
-    h.engine.submitPullRequest(key, 4, { priority: 'high' });
+    h.engine.submitPullRequest(KEY, 4, { priority: 'high' });
     await h.engine.settle();
-    expect(h.engine.getQueue(key).enqueued.map((pr) => pr.number)).toEqual([1, 4, 2, 3]);
+    expect(h.engine.getQueue(KEY).enqueued.map((pr) => pr.number)).toEqual([1, 4, 2, 3]);
     expect(h.states(1)).toEqual(['TESTING']);
-    h.engine.submitPullRequest(key, 5, { priority: 'urgent' });
+    h.engine.submitPullRequest(KEY, 5, { priority: 'urgent' });
     await h.engine.settle();
     expect(h.states(5, 1)).toEqual(['TESTING', 'PENDING']);
     await h.pass(5);
@@ -170,7 +169,7 @@ describe('cancel, restart, resubmit, timeout', () => {
     await h.submit(1, 2);
     const first = h.runOf(1);
     const behind = h.runOf(2);
-    h.engine.restartTestsOnPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, 1);
+    h.engine.restartTestsOnPullRequest(KEY, 1);
     await h.engine.settle();
     expect(h.runs().find((run) => run.id === first.id)?.status).toBe('cancelled');
     expect(h.runOf(1).id).not.toBe(first.id);
@@ -181,7 +180,7 @@ describe('cancel, restart, resubmit, timeout', () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 2 });
     await h.submit(1, 2);
-    h.engine.cancelPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, 1);
+    h.engine.cancelPullRequest(KEY, 1);
     await h.engine.settle();
     expect(h.states(1, 2)).toEqual(['CANCELLED', 'TESTING']);
     expect(h.runOf(2).basePrs).toEqual([]);
@@ -203,8 +202,8 @@ describe('cancel, restart, resubmit, timeout', () => {
     await h.create({ state: 'paused' });
     await h.submit(1, 1);
     const id = h.pr(1).id;
-    expect(h.engine.getQueue({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }).enqueued).toHaveLength(1);
-    h.engine.cancelPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, 1);
+    expect(h.engine.getQueue(KEY).enqueued).toHaveLength(1);
+    h.engine.cancelPullRequest(KEY, 1);
     await h.submit(1);
     expect(h.pr(1).id).not.toBe(id);
     expect(h.states(1)).toEqual(['PENDING']);
@@ -229,10 +228,10 @@ describe('queue states and direct merge', () => {
     await h.create();
     await h.submit(1, 2);
     await h.update({ state: 'draining' });
-    expect(() => h.engine.submitPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, 3)).toThrow(/draining/);
+    expect(() => h.engine.submitPullRequest(KEY, 3)).toThrow(/draining/);
     await h.pass(1);
     expect(h.states(1, 2)).toEqual(['MERGED', 'PENDING']);
-    expect(h.engine.getQueue({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }).queue.state).toBe('paused');
+    expect(h.engine.getQueue(KEY).queue.state).toBe('paused');
   });
 
   test('a mode change waits in switching_modes for runs in flight, then applies', async () => {
@@ -240,10 +239,9 @@ describe('queue states and direct merge', () => {
     await h.create();
     await h.submit(1, 2);
     await h.update({ mode: 'parallel' });
-    const key = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
-    expect(h.engine.getQueue(key).queue).toMatchObject({ state: 'switching_modes', settings: { mode: 'single' } });
+    expect(h.engine.getQueue(KEY).queue).toMatchObject({ state: 'switching_modes', settings: { mode: 'single' } });
     await h.pass(1);
-    expect(h.engine.getQueue(key).queue).toMatchObject({ state: 'running', settings: { mode: 'parallel' } });
+    expect(h.engine.getQueue(KEY).queue).toMatchObject({ state: 'running', settings: { mode: 'parallel' } });
     expect(h.states(1, 2)).toEqual(['MERGED', 'TESTING']);
   });
 

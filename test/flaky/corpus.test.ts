@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { parseJUnitReport, reportStats, ReportError } from '../../engine/flaky/index.js';
+import { parseJUnitReport, reportStats, ReportError, type ReportStats } from '../../engine/flaky/index.js';
 import { makeApi } from '../api/harness.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,19 +27,8 @@ const rejected = files.filter((file) => existsSync(file.replace(/\.xml$/, '.exce
 const accepted = files.filter((file) => !rejected.includes(file));
 const name = (file: string) => relative(corpusDir, file);
 
-interface ExpectedStats {
-  suites: number;
-  tests: number;
-  tests_succ: number;
-  tests_skip: number;
-  tests_fail: number;
-  tests_error: number;
-  runs: number;
-  runs_succ: number;
-  runs_skip: number;
-  runs_fail: number;
-  runs_error: number;
-}
+/** The corpus' results files count in the same terms as the parser's stats. */
+type ExpectedStats = ReportStats;
 
 function expected(file: string): ExpectedStats {
   return (JSON.parse(readFileSync(file.replace(/\.xml$/, '.results.json'), 'utf8')) as { stats: ExpectedStats }).stats;
