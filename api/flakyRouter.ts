@@ -7,6 +7,7 @@ import {
   pageView,
   quarantinedTestView,
   settingsView,
+  testDetailView,
   unhealthyTestView,
   uploadView,
 } from './flakyViews.js';
@@ -95,6 +96,10 @@ export const flakyRouter = t.router({
       quarantined,
       status: test.status.value.toUpperCase(),
     };
+  }),
+  getTest: procedure.input(schemas.GetTestInput).query(({ ctx, input }) => {
+    const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
+    return testDetailView(row, repo, ctx.publicUrl);
   }),
   getTestMonitorSettings: procedure
     .input(schemas.RepoSettingsRequest)

@@ -4,9 +4,11 @@ import { anyCaseEnum, PrNumberSchema, RepoSchema } from './schemas.js';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
+const OrgSlug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug');
+
 export const FlakyRequest = z.object({
   repo: RepoSchema,
-  org_url_slug: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug'),
+  org_url_slug: OrgSlug,
   page_query: z.object({
     page_size: z.number().int().min(1).max(100),
     page_token: z.string().max(4096).default(''),
@@ -33,8 +35,6 @@ export const ListQuarantinedTestsInput = FlakyRequest;
 export const MAX_REPORTS_PER_UPLOAD = 1000;
 const MAX_CODEOWNERS_CHARS = 3 * 1024 * 1024;
 const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/;
-
-const OrgSlug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'must be an organization slug');
 
 /** The token's organization when absent (our upload endpoint; the listings require it, as the spec says). */
 const OptionalOrgSlug = OrgSlug.nullish().transform((slug) => slug ?? undefined);
@@ -92,6 +92,8 @@ export const SetTestQuarantineInput = z.object({
   /** null clears the override: the test is then quarantined only by auto-quarantine. */
   setting: anyCaseEnum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'], true).nullable(),
 });
+
+export const GetTestInput = z.object({ org_url_slug: OptionalOrgSlug, test_id: TestId });
 
 export const RepoSettingsRequest = z.object({ repo: RepoSchema, org_url_slug: OrgSlug });
 

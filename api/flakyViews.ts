@@ -68,6 +68,16 @@ export function failingTestView(row: FailingRow, repo: RepoRef, publicUrl: strin
   };
 }
 
+/** One test (our get-test endpoint, behind its page): the failing test's fields, with its repository and quarantine. */
+export function testDetailView(row: FailingRow, repo: RepoRef, publicUrl: string) {
+  return {
+    ...failingTestView(row, repo, publicUrl),
+    repository: { html_url: repositoryUrl(repo), host: repo.host, owner: repo.owner, name: repo.name },
+    quarantine_setting: row.quarantine ?? null,
+    quarantine_override: row.test.override?.setting ?? null,
+  };
+}
+
 export function quarantinedTestView(row: QuarantinedRow) {
   const { test } = row;
   return {

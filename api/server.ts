@@ -10,6 +10,7 @@ import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
+import { TEST_PAGE } from './testPage.js';
 import { getQueueView, queueView, submittedPullRequestView, testRunView } from './views.js';
 
 export interface ServerOptions {
@@ -95,6 +96,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const metrics = await callerFor(request).getMergeQueueMetrics(request.query as never);
     return reply.type(metrics.contentType).send(metrics.text);
   });
+
+  app.get('/tests/:id', async (_request, reply) => reply.type('text/html; charset=utf-8').send(TEST_PAGE));
 
   app.get('/healthz', async () => {
     engine.store.read((tx) => tx.get('meta', ['format']));

@@ -116,5 +116,6 @@ export function testRunView(result: { run: TestRunRecord; repo: RepoRef; titles?
     status: run.status,
     ...(run.reason === null ? {} : { reason: run.reason }),
     basePullRequests: run.basePrs,
+    ...(run.quarantinedFailures === undefined ? {} : { quarantinedFailures: run.quarantinedFailures }),
   };
 }

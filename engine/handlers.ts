@@ -4,7 +4,9 @@ import type { QueueEvent } from '../machines/index.js';
 import { conflict, notFound } from './errors.js';
 import type { QueueInput } from './events.js';
 import { cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue } from './operations.js';
+import { describeVerdict, quarantineVerdict } from './flaky/index.js';
 import type { PullRequestRecord } from './pullRequests.js';
+import type { TestRunRecord } from './runs.js';
 import { applyPatch, type QueuePatch } from './queues.js';
 import type { QueueTx } from './queueTx.js';
 
@@ -167,7 +169,27 @@ function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): voi
   const at = run.statusChecks.findIndex((existing) => existing.context === input.context);
   if (at === -1) run.statusChecks.push(check);
   else run.statusChecks[at] = check;
-  if (q.sendRun(input.runId, { type: 'STATUS', context: input.context, state: input.state })) concludeRun(q, input.runId);
+  const state = quarantined(q, run, input) ? 'success' : input.state;
+  if (q.sendRun(input.runId, { type: 'STATUS', context: input.context, state })) concludeRun(q, input.runId);
+}
+
+/**
+ * The link between the two halves of the product: a `failure` whose failed tests, as uploaded for the run's test
+ * branch SHA, are all quarantined counts as a success. The check keeps the state CI reported; the run records the
+ * quarantined tests and each PR's timeline says why it passed. Only `failure` qualifies: `error` means CI itself
+ * could not run, and no test upload can vouch for that. The uploads must arrive before the status does (the
+ * `greenline upload` step runs inside the CI job): a run, once failed, stays failed.
+ */
+function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, { type: 'status' }>): boolean {
+  if (input.state !== 'failure' || run.status !== 'in_progress' || run.testBranchSha === '') return false;
+  if (run.requiredStatuses.length > 0 && !run.requiredStatuses.includes(input.context)) return false;
+  const verdict = quarantineVerdict(q.tx, q.queue.org, q.queue.repo, run.testBranchSha, q.now);
+  if (verdict === undefined || !verdict.allFailuresQuarantined) return false;
+  const names = verdict.failedTests.map((test) => test.name);
+  run.quarantinedFailures = [...new Set([...(run.quarantinedFailures ?? []), ...names])];
+  const message = `${input.context} ${describeVerdict(verdict)}`;
+  for (const number of run.prs) q.timeline(number, 'quarantine_passed', message, { runId: run.id, sha: run.testBranchSha });
+  return true;
 }
 
 function timer(q: QueueTx, name: string): void {

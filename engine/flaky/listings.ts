@@ -126,9 +126,28 @@ function loadTests(context: ListingContext, ids: readonly string[]): FlakyTestRe
   return ids.flatMap((id) => context.tx.get('flakyTests', [context.org, context.repoId, id]) ?? []);
 }
 
+type FailureCounts = Map<string, { count: number; lastAt: number }>;
+
+/** Adds one `flakyFailures` entry's messages to a test's counts (failures beyond the kept messages are "other"). */
+function addFailures(messages: FailureCounts, value: { n: number; m: [string, number][] }, at: number): void {
+  const listed = value.m.reduce((sum, [, count]) => sum + count, 0);
+  const entries: [string, number][] = listed < value.n ? [...value.m, ['(other failures)', value.n - listed]] : value.m;
+  for (const [summary, count] of entries) {
+    const seen = messages.get(summary);
+    messages.set(summary, { count: (seen?.count ?? 0) + count, lastAt: Math.max(seen?.lastAt ?? 0, at) });
+  }
+}
+
+function mostCommon(messages: FailureCounts | undefined): FailureSummary[] {
+  return [...(messages ?? new Map())]
+    .map(([summary, { count, lastAt }]) => ({ summary, count, lastAt }))
+    .sort((a, b) => b.count - a.count || b.lastAt - a.lastAt || (a.summary < b.summary ? -1 : 1))
+    .slice(0, MOST_COMMON_FAILURES);
+}
+
 export function listFailing(tx: ReadTx, org: string, query: FailingQuery, secret: Buffer, now: number): Listing<FailingRow> {
   const context = contextFor(tx, org, query.repo, now);
-  const failures = new Map<string, Map<string, { count: number; lastAt: number }>>();
+  const failures = new Map<string, FailureCounts>();
   const { ids, info } = page(context, query, secret, ['failing', query.start, query.end], (snapshot) => {
     const prefix = [org, context.repoId];
     for (const { key, value } of tx.scan('flakyFailures', {
@@ -140,24 +159,31 @@ export function listFailing(tx: ReadTx, org: string, query: FailingQuery, secret
       if (seq > snapshot) continue;
       let messages = failures.get(testId);
       if (messages === undefined) failures.set(testId, (messages = new Map()));
-      const listed = value.m.reduce((sum, [, count]) => sum + count, 0);
-      const entries: [string, number][] = listed < value.n ? [...value.m, ['(other failures)', value.n - listed]] : value.m;
-      for (const [summary, count] of entries) {
-        const seen = messages.get(summary);
-        messages.set(summary, { count: (seen?.count ?? 0) + count, lastAt: Math.max(seen?.lastAt ?? 0, at) });
-      }
+      addFailures(messages, value, at);
     }
     return [...failures.keys()].sort();
   });
-  const rows = loadTests(context, ids).map((test): FailingRow => {
-    const messages = failures.get(test.id) ?? new Map<string, { count: number; lastAt: number }>();
-    const mostCommonFailures = [...messages]
-      .map(([summary, { count, lastAt }]) => ({ summary, count, lastAt }))
-      .sort((a, b) => b.count - a.count || b.lastAt - a.lastAt || (a.summary < b.summary ? -1 : 1))
-      .slice(0, MOST_COMMON_FAILURES);
-    return { ...testRow(context, test), mostCommonFailures };
-  });
+  const rows = loadTests(context, ids).map((test): FailingRow => ({ ...testRow(context, test), mostCommonFailures: mostCommon(failures.get(test.id)) }));
   return { rows, page: info };
+}
+
+/**
+ * One test of the organization, wherever its repository (the id names it): its row as the failing listing shows
+ * it, with its failures of the last 7 days. Undefined when the organization has no such test.
+ */
+export function testDetail(tx: ReadTx, org: string, testId: string, now: number): { repo: RepoRef; row: FailingRow } | undefined {
+  for (const { value: repo } of tx.scan('flakyRepos', { prefix: [org] })) {
+    const context = contextFor(tx, org, repo.repo, now);
+    const test = tx.get('flakyTests', [org, context.repoId, testId]);
+    if (test === undefined) continue;
+    const messages: FailureCounts = new Map();
+    const prefix = [org, context.repoId];
+    for (const { key, value } of tx.scan('flakyFailures', { prefix, start: [...prefix, now - 7 * DAY_MS] })) {
+      if (key[4] === testId) addFailures(messages, value, key[2] as number);
+    }
+    return { repo: repo.repo, row: { ...testRow(context, test), mostCommonFailures: mostCommon(messages) } };
+  }
+  return undefined;
 }
 
 export function listUnhealthy(tx: ReadTx, org: string, query: UnhealthyQuery, secret: Buffer, now: number): Listing<TestRow> {

@@ -14,6 +14,7 @@ import {
   listFailing,
   listQuarantined,
   listUnhealthy,
+  testDetail,
   type FailingQuery,
   type FailingRow,
   type Listing,
@@ -210,6 +211,13 @@ export class FlakyTests {
   /** The merge queue's question, in a read transaction of its own (see quarantineVerdict for use inside one). */
   verdict(org: string, repo: RepoRef, sha: string): QuarantineVerdict | undefined {
     return this.store.read((tx) => quarantineVerdict(tx, org, repo, sha, this.now()));
+  }
+
+  /** One test of the caller's organization by its id, for its page; 404 when there is none. */
+  testDetail(org: string, slug: string, testId: string): { repo: RepoRef; row: FailingRow } {
+    const found = sameOrg(org, slug) ? this.store.read((tx) => testDetail(tx, org, testId, this.now())) : undefined;
+    if (found === undefined) throw new EngineError('not_found', `no test ${testId}`);
+    return found;
   }
 
   getTest(org: string, repo: RepoRef, testId: string): FlakyTestRecord | undefined {

@@ -380,3 +380,34 @@ describe('page tokens', () => {
     expect([...ids].sort()).toEqual(ids);
   });
 });
+
+describe("a test's page", () => {
+  test('html_url serves the page, and get-test gives its data to the token of its organization only', async () => {
+    await upload([{ name: 'shaky', outcome: 'failed', message: 'timeout after 30s' }, { name: 'fine' }]);
+    await upload([{ name: 'shaky', outcome: 'failed', message: 'timeout after 31s' }], { commit_sha: sha(2) });
+    const row = (await failing()).body.tests.find((test: any) => test.name === 'shaky');
+    const url = new URL(row.html_url);
+    const page = await api.app.inject({ method: 'GET', url: url.pathname });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    // The page holds no data of its own: it fetches it with the reader's token.
+    expect(page.body).not.toContain('shaky');
+    expect(page.body).toContain('/v1/flaky-tests/get-test');
+
+    const detail = await post('flaky-tests/get-test', { test_id: row.id.toUpperCase() });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({
+      id: row.id,
+      name: 'shaky',
+      html_url: row.html_url,
+      repository: { html_url: 'https://github.com/acme/widgets', host: 'github.com', owner: 'acme', name: 'widgets' },
+      most_common_failures: [{ summary: expect.stringContaining('timeout after'), occurrence_count: 2 }],
+      quarantined: false,
+      quarantine_setting: null,
+    });
+    expect((await post('flaky-tests/get-test', { test_id: row.id, org_url_slug: 'acme' })).status).toBe(200);
+    expectErrorBody(await api.post('flaky-tests/get-test', { test_id: row.id }, TOKENS.globex), 404, 'not_found');
+    expectErrorBody(await api.post('flaky-tests/get-test', { test_id: row.id, org_url_slug: 'globex' }), 404, 'not_found');
+    expectErrorBody(await api.post('flaky-tests/get-test', { test_id: 'not-a-uuid' }), 400);
+  });
+});
