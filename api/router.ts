@@ -7,7 +7,7 @@ import { renderMetrics } from '../engine/metrics.js';
 import type { QueuePatch } from '../engine/queues.js';
 import { flakyRouter } from './flakyRouter.js';
 import * as schemas from './schemas.js';
-import { notYet, procedure, t } from './trpc.js';
+import { procedure, t } from './trpc.js';
 
 export type { Context } from './trpc.js';
 
@@ -51,7 +51,13 @@ const mergeQueueRouter = t.router({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
   })),
-  setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(() => notYet('impacted targets')),
+  setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) =>
+    ctx.engine.setImpactedTargets(
+      queueKey(ctx.org, input),
+      { number: input.pr.number, sha: input.pr.sha },
+      typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
+    ),
+  ),
   getMergeQueueTestingDetails: procedure
     .input(schemas.TestingDetailsInput)
     .query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),

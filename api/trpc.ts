@@ -29,8 +29,3 @@ export const procedure = t.procedure.use(async ({ next }) => {
   }
   return result;
 });
-
-/** For capabilities that are routed and validated but not built yet: a clear 501. */
-export function notYet(what: string): never {
-  throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: `${what} is not available in this version of Greenline yet` });
-}

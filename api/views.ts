@@ -2,7 +2,7 @@
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/pullRequests.js';
 import { bisectionConcurrencyOf, effectiveRequiredStatuses, type QueueRecord, type RepoRef } from '../engine/queues.js';
-import type { TestRunRecord } from '../engine/runs.js';
+import type { TestRunDetails } from '../engine/engine.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
 export function queueView(queue: QueueRecord) {
@@ -93,7 +93,7 @@ function prUrl(repo: RepoRef, number: number): string {
 }
 
 /** Spec 2.5, with the addendum's `state` on each status check. */
-export function testRunView(result: { run: TestRunRecord; repo: RepoRef; titles?: Map<number, string> }) {
+export function testRunView(result: TestRunDetails) {
   const run = result.run;
   return {
     requiredStatuses: run.requiredStatuses,
@@ -116,6 +116,10 @@ export function testRunView(result: { run: TestRunRecord; repo: RepoRef; titles?
     status: run.status,
     ...(run.reason === null ? {} : { reason: run.reason }),
     basePullRequests: run.basePrs,
+    ...(result.impactedTargets === undefined
+      ? {}
+      : { impactedTargets: result.impactedTargets.all, impactedTargetsForTestedPrs: result.impactedTargets.tested }),
+    ...(run.mode === 'parallel' ? { dependentPrs: run.basePrs } : {}),
     ...(run.quarantinedFailures === undefined ? {} : { quarantinedFailures: run.quarantinedFailures }),
   };
 }

@@ -11,6 +11,7 @@ import type { Effect } from './effects.js';
 import { conflict, EngineError, notFound } from './errors.js';
 import type { QueueInput } from './events.js';
 import { handle } from './handlers.js';
+import { digestOf, getTargets, normalizeTargets, putTargets, unionOf, type ImpactedTargets } from './impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import { SimGitHost } from './providers/simGitHost.js';
 import { externalCi, type CI, type CiRun, type GitHost, type StatusReporter } from './providers/types.js';
@@ -63,8 +64,16 @@ export const STORE_FORMAT = 2;
 
 export class StoreFormatError extends Error {}
 
+export interface TestRunDetails {
+  run: TestRunRecord;
+  repo: RepoRef;
+  titles: Map<number, string>;
+  /** The union of the targets of every PR in the run (with its base), and of the tested PRs only. */
+  impactedTargets?: { all: string[]; tested: string[] };
+}
+
 /** The collections that hold a queue's data under keys starting with its id. */
-const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox'] as const;
+const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox', 'impactedTargets', 'impactedTargetShas'] as const;
 
 /** Effects that fail are retried after this long, doubling up to the cap. */
 const RETRY_MS = 1_000;
@@ -240,14 +249,41 @@ export class Engine {
     });
   }
 
-  /** A test run, with the titles of the PRs it tests. */
-  getTestRun(key: QueueKey, runId: string): { run: TestRunRecord; repo: RepoRef; titles: Map<number, string> } {
+  /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */
+  getTestRun(key: QueueKey, runId: string): TestRunDetails {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
       const run = tx.get('testRuns', [queue.id, runId]);
       if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
-      const titles = new Map(run.prs.map((number) => [number, tx.get('pullRequests', [queue.id, number])?.title ?? '']));
-      return { run, repo: queue.repo, titles };
+      const prs = new Map(
+        [...run.basePrs, ...run.prs].map((number) => [number, tx.get('pullRequests', [queue.id, number])] as const),
+      );
+      const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
+      const targets = new Map([...prs].map(([number, pr]) => [number, getTargets(tx, queue.id, number, pr?.sha ?? '')?.targets]));
+      const details: TestRunDetails = { run, repo: queue.repo, titles };
+      if ([...targets.values()].some((set) => set !== undefined)) {
+        details.impactedTargets = {
+          all: unionOf([...targets.values()]),
+          tested: unionOf(run.prs.map((number) => targets.get(number))),
+        };
+      }
+      return details;
+    });
+  }
+
+  /**
+   * Impacted targets for a PR's head SHA (POST /v1/setImpactedTargets). The PR need not be queued yet; the last
+   * upload for a SHA wins.
+   */
+  setImpactedTargets(key: QueueKey, pr: { number: number; sha: string }, targets: ImpactedTargets): void {
+    const normalized = normalizeTargets(targets);
+    const digest = digestOf(normalized);
+    const sha = pr.sha.toLowerCase();
+    const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
+    this.transact(undefined, input, (tx) => {
+      const queue = findQueue(tx, key);
+      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: isoAt(this.clock) });
+      return queue;
     });
   }
 
@@ -276,17 +312,20 @@ export class Engine {
 
   // The runtime
 
-  /** One input to one queue: one transaction. `existing` finds the queue; otherwise `create` makes it. */
+  /**
+   * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
+   * (with any writes that belong with the input).
+   */
   private transact(
     key: QueueKey | undefined,
     input: QueueInput,
-    create?: (tx: WriteTx) => QueueRecord,
+    open?: (tx: WriteTx) => QueueRecord,
     outboxKey?: Key,
     queueId?: string,
   ): QueueRecord {
     if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
-      const queue = create !== undefined ? create(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
+      const queue = open !== undefined ? open(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
       if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, this.clock.now());
       handle(q, input);

@@ -14,7 +14,9 @@ export type QueueInput =
   | { type: 'targetHead'; sha: string }
   | { type: 'prChecked'; number: number; entryId: string; facts: PullRequestFacts | null }
   | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
-  | { type: 'merged'; number: number; entryId: string; result: MergeResult };
+  | { type: 'merged'; number: number; entryId: string; result: MergeResult }
+  /** Impacted targets uploaded for a PR's head SHA; the list itself is in `impactedTargets`, named by its digest. */
+  | { type: 'targetsSet'; number: number; sha: string; targets: number | 'ALL'; digest: string };
 
 export interface LoggedEvent {
   seq: number;

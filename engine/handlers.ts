@@ -3,7 +3,7 @@ import { isEnqueued, type RequestableQueueState } from '../machines/vocabulary.j
 import type { QueueEvent } from '../machines/index.js';
 import { conflict, notFound } from './errors.js';
 import type { QueueInput } from './events.js';
-import { cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue } from './operations.js';
+import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './operations.js';
 import { describeVerdict, quarantineVerdict } from './flaky/index.js';
 import type { PullRequestRecord } from './pullRequests.js';
 import type { TestRunRecord } from './runs.js';
@@ -43,6 +43,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
       return built(q, input);
     case 'merged':
       return merged(q, input);
+    case 'targetsSet':
+      return targetsSet(q, input);
   }
 }
 
@@ -215,6 +217,7 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
   const baseMatches = facts.baseBranch === q.queue.branch;
   record.readiness = {
     ...record.readiness,
+    ...targetReadiness(q, input.number),
     doesBaseBranchMatch: baseMatches,
     gitHubMergeability: facts.mergeable ? 'mergeable' : 'not_mergeable',
   };
@@ -223,11 +226,21 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     q.timeline(input.number, 'not_ready', `not ready: ${why}`);
     return;
   }
-  q.sendPr(input.number, { type: 'READY' });
-  record.readyAt = q.now;
-  q.runtime.waiting = q.runtime.waiting.filter((number) => number !== input.number);
-  insertIntoLineup(q, input.number);
-  q.timeline(input.number, 'ready', `ready: ${facts.title} by ${facts.author} at ${facts.sha}`, { sha: facts.sha });
+  if (!becomeReady(q, input.number)) {
+    q.timeline(input.number, 'not_ready', `not ready: waiting for impacted targets for ${facts.sha} (setImpactedTargets)`, { sha: facts.sha });
+  }
+}
+
+/** Targets uploaded: a PR waiting for them at that head SHA becomes ready; a queued one is planned on the new graph. */
+function targetsSet(q: QueueTx, input: Extract<QueueInput, { type: 'targetsSet' }>): void {
+  q.forgetTargets(input.number);
+  const pr = q.pr(input.number);
+  if (pr === undefined || !isEnqueued(pr.state) || pr.sha.toLowerCase() !== input.sha) return;
+  const record = q.markPr(input.number);
+  record.readiness = { ...record.readiness, ...targetReadiness(q, input.number) };
+  const what = input.targets === 'ALL' ? 'ALL' : `${input.targets} target(s)`;
+  q.timeline(input.number, 'impacted_targets', `impacted targets for ${input.sha}: ${what}`, { sha: input.sha });
+  if (record.state === 'NOT_READY') becomeReady(q, input.number);
 }
 
 function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>): void {

@@ -49,6 +49,40 @@ export function insertIntoLineup(q: QueueTx, number: number): void {
   q.touchQueue();
 }
 
+/** What readiness says of impacted targets: required in parallel mode, present for the PR's head SHA or not. */
+export function targetReadiness(q: QueueTx, number: number): { requiresImpactedTargets: boolean; hasImpactedTargets: boolean } {
+  return { requiresImpactedTargets: q.queue.settings.mode === 'parallel', hasImpactedTargets: q.targetsOf(number) !== undefined };
+}
+
+/**
+ * A NOT_READY PR whose git facts are good enters the line-up, unless the queue is parallel and its impacted targets
+ * for its head SHA are missing. Returns whether it did.
+ */
+export function becomeReady(q: QueueTx, number: number): boolean {
+  const pr = q.requirePr(number);
+  const { readiness } = pr;
+  if (pr.state !== 'NOT_READY' || readiness.gitHubMergeability !== 'mergeable' || !readiness.doesBaseBranchMatch) return false;
+  if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) return false;
+  const record = q.sendPr(number, { type: 'READY' });
+  record.readyAt = q.now;
+  q.runtime.waiting = q.runtime.waiting.filter((other) => other !== number);
+  insertIntoLineup(q, number);
+  q.timeline(number, 'ready', `ready: ${record.title} by ${record.author} at ${record.sha}`, { sha: record.sha });
+  return true;
+}
+
+/** A new mode applied: every queued PR's readiness says what the mode asks, and PRs it no longer holds back enter. */
+export function modeApplied(q: QueueTx): void {
+  for (const number of [...q.runtime.lineup, ...q.runtime.waiting]) {
+    const pr = q.requirePr(number);
+    const targets = targetReadiness(q, number);
+    if (pr.readiness.requiresImpactedTargets !== targets.requiresImpactedTargets || pr.readiness.hasImpactedTargets !== targets.hasImpactedTargets) {
+      q.markPr(number).readiness = { ...pr.readiness, ...targets };
+    }
+  }
+  for (const number of [...q.runtime.waiting]) becomeReady(q, number);
+}
+
 export function removeFromLineup(q: QueueTx, number: number): void {
   const runtime = q.runtime;
   runtime.lineup = runtime.lineup.filter((other) => other !== number);
@@ -69,6 +103,7 @@ export function startRun(
     kind: decision.runKind,
     prs: decision.prs,
     basePrs: decision.basePrs,
+    mode: queue.settings.mode,
     baseSha: q.runtime.targetHead,
     testBranch: testBranchName(queue.branch, id),
     testBranchSha: '',

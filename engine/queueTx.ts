@@ -8,6 +8,7 @@ import type { PullRequestState, QueueState, TestRunStatus } from '../machines/vo
 import { fromStored, initial, step, toStored, type Snapshot } from './actorStore.js';
 import type { Effect } from './effects.js';
 import type { QueueInput } from './events.js';
+import { getTargets, type ImpactedTargetsRecord } from './impactedTargets.js';
 import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../machines/index.js';
 import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import type { QueueRecord } from './queues.js';
@@ -32,6 +33,7 @@ export class QueueTx {
   private readonly dirtyRuns = new Set<string>();
   private queueSnapshot: Snapshot;
   private queueDirty = false;
+  private readonly targets = new Map<string, ImpactedTargetsRecord | undefined>();
   readonly effects: Effect[] = [];
   readonly timerChanges: TimerChange[] = [];
   readonly isoNow: string;
@@ -71,6 +73,19 @@ export class QueueTx {
 
   touchQueue(): void {
     this.queueDirty = true;
+  }
+
+  /** The impacted targets uploaded for the PR's current head SHA (read once per transaction). */
+  targetsOf(number: number): ImpactedTargetsRecord | undefined {
+    const sha = this.pr(number)?.sha ?? '';
+    const key = `${number}:${sha}`;
+    if (!this.targets.has(key)) this.targets.set(key, getTargets(this.tx, this.queue.id, number, sha));
+    return this.targets.get(key);
+  }
+
+  /** Forgets what targetsOf read for the PR (its targets were just uploaded). */
+  forgetTargets(number: number): void {
+    for (const key of this.targets.keys()) if (key.startsWith(`${number}:`)) this.targets.delete(key);
   }
 
   // Pull requests

@@ -1,7 +1,8 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
+import { planTargets } from './impactedTargets.js';
 import { bisectionConcurrencyOf } from './queues.js';
 import { plan, type Decision, type PlanPullRequest } from './planner/planner.js';
-import { cancelRun, failAtOnce, kick, requestMerge, requeue, split, startRun } from './operations.js';
+import { cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, split, startRun } from './operations.js';
 import type { QueueTx } from './queueTx.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
@@ -48,6 +49,7 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     mergeRequested: pr.mergeRequested,
     runsBehindEnded: pr.runsBehindEnded,
     upToDate: pr.upToDate,
+    targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
   };
 }
 
@@ -68,8 +70,12 @@ function apply(q: QueueTx, decision: Decision): void {
       return split(q, decision.prs, decision.bisectionId);
     case 'failAtOnce':
       return failAtOnce(q, decision.pr, decision.basePrs, decision.bisectionId);
-    case 'settle':
-      return q.sendQueue({ type: 'SETTLED' });
+    case 'settle': {
+      const mode = q.queue.settings.mode;
+      q.sendQueue({ type: 'SETTLED' });
+      if (q.queue.settings.mode !== mode) modeApplied(q);
+      return;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /** The record of a test run, as getMergeQueueTestingDetails reads it (spec 2.5) and the planner uses it. */
 import type { CommitState } from '../machines/testRun.js';
 import type { TestRunStatus } from '../machines/vocabulary.js';
+import type { QueueMode } from '../machines/vocabulary.js';
 import type { RequiredStatusesSource } from './queues.js';
 
 export interface StatusCheck {
@@ -19,8 +20,10 @@ export interface TestRunRecord {
   kind: 'main' | 'bisection';
   /** The PRs under test, in queue order. */
   prs: number[];
-  /** The PRs ahead of them merged into the test branch first (predictive testing). */
+  /** The PRs ahead of them merged into the test branch first (predictive testing; in parallel mode, their dependencies). */
   basePrs: number[];
+  /** The queue's mode when the run started (absent in runs stored before parallel mode). */
+  mode?: QueueMode;
   baseSha: string;
   testBranch: string;
   /** Empty until the git host has built the branch. */

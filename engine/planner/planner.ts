@@ -1,15 +1,21 @@
 /**
- * The planner: pure policy for a single-mode queue. Given the queue's line-up (in order), its active runs and its
- * settings, it says what to do next. The engine applies the decisions through the machines and asks again until the
- * planner has nothing more to say.
+ * The planner: pure policy. Given the queue's line-up (in order), its active runs and its settings, it says what to
+ * do next. The engine applies the decisions through the machines and asks again until the planner has nothing more
+ * to say.
  *
  * The one rule behind every decision: a result (a run in progress, a pass, a failure) holds only while the PRs it
  * was tested on top of are still the PRs expected ahead of it. The PRs expected ahead of a PR are those before it in
- * the line-up that are not doomed; with `pendingFailureDepth` 0 a failed PR is doomed (it will be kicked or retested,
- * and PRs behind it are predicted without it). Merged PRs are part of the target branch and drop out of every base.
+ * the line-up that it depends on (see graph.ts: all of them in single mode; in parallel mode those whose impacted
+ * targets overlap, with what they depend on) and that are not doomed; with `pendingFailureDepth` 0 a failed PR is
+ * doomed (it will be kicked or retested, and PRs behind it are predicted without it). Merged PRs are part of the
+ * target branch and drop out of every base. A PR merges once nothing it depends on is left ahead of it, so in
+ * parallel mode independent lanes test and merge without waiting for each other.
  */
 import type { PullRequestState, QueueState } from '../../machines/vocabulary.js';
 import type { QueueSettings } from '../queues.js';
+import { dependencies, type Targets } from './graph.js';
+
+export type { Targets } from './graph.js';
 
 export interface PlanPullRequest {
   number: number;
@@ -23,6 +29,8 @@ export interface PlanPullRequest {
   mergeRequested: boolean;
   runsBehindEnded: number;
   upToDate: boolean;
+  /** Impacted targets for its head SHA (parallel mode; ignored in single mode). */
+  targets: Targets;
 }
 
 export interface PlanRun {
@@ -92,18 +100,28 @@ export function plan(input: PlanInput): Plan {
   return { decisions: settle(view), wakeAt: starts.wakeAt };
 }
 
-/** The line-up with what every phase asks of it: expected bases and whether results still hold. */
+/** The line-up with what every phase asks of it: dependencies, expected bases and whether results still hold. */
 class LineupView {
-  readonly expected: number[][] = [];
+  /** Per position: the PRs ahead it depends on, in line-up order (a PR merges once none is left). */
+  readonly ahead: number[][];
+  /** Per position: the base its test must have: the same, in the graph without the doomed PRs. */
+  readonly expected: number[][];
   readonly index = new Map<number, number>();
+  readonly parallel: boolean;
 
   constructor(readonly input: PlanInput) {
-    const ahead: number[] = [];
-    input.lineup.forEach((pr, i) => {
-      this.index.set(pr.number, i);
-      this.expected.push([...ahead]);
-      if (!this.doomed(pr)) ahead.push(pr.number);
-    });
+    const { lineup } = input;
+    this.parallel = input.settings.mode === 'parallel';
+    lineup.forEach((pr, i) => this.index.set(pr.number, i));
+    const targets = lineup.map((pr) => pr.targets);
+    const doomed = lineup.map((pr) => this.doomed(pr));
+    const positionsToNumbers = (positions: number[]) => positions.map((at) => (lineup[at] as PlanPullRequest).number);
+    this.ahead = dependencies(targets, this.parallel).map(positionsToNumbers);
+    this.expected = dependencies(targets, this.parallel, doomed).map(positionsToNumbers);
+  }
+
+  dependsOn(at: number, number: number): boolean {
+    return (this.ahead[at] ?? []).includes(number);
   }
 
   doomed(pr: PlanPullRequest): boolean {
@@ -166,7 +184,8 @@ function kicks(view: LineupView): Decision[] {
           return behind?.testedBase?.includes(pr.number) === true;
         }),
       );
-      const moreCanStart = state === 'running' && lineup.slice(at + 1).some((behind) => behind.state === 'PENDING');
+      const moreCanStart =
+        state === 'running' && lineup.some((behind, behindAt) => behindAt > at && behind.state === 'PENDING' && view.dependsOn(behindAt, pr.number));
       if (runBehindContainsIt || moreCanStart) return;
     }
     decisions.push({ kind: 'kick', pr: pr.number });
@@ -185,13 +204,26 @@ function vouchedFor(view: LineupView, number: number): PlanPullRequest | undefin
   return undefined;
 }
 
+/**
+ * One merge at a time (each moves the target branch the next one builds on), of the first PR with nothing it
+ * depends on left ahead of it: the head of the line-up in single mode, the head of any lane in parallel mode.
+ */
 function merges(view: LineupView): Decision[] {
-  const { lineup, settings, state, activeRuns } = view.input;
-  const head = lineup[0];
-  if (state === 'paused' || head === undefined || head.mergeRequested) return [];
-  if (view.passed(head, 0)) return [{ kind: 'merge', pr: head.number }];
+  const { lineup, state } = view.input;
+  if (state === 'paused' || lineup.some((pr) => pr.mergeRequested)) return [];
+  for (let at = 0; at < lineup.length; at++) {
+    if ((view.ahead[at] ?? []).length > 0) continue;
+    const decision = mergeOf(view, lineup[at] as PlanPullRequest, at);
+    if (decision !== undefined) return [decision];
+  }
+  return [];
+}
+
+function mergeOf(view: LineupView, head: PlanPullRequest, at: number): Decision | undefined {
+  const { settings, state, activeRuns } = view.input;
+  if (view.passed(head, at)) return { kind: 'merge', pr: head.number };
   const voucher = settings.canOptimisticallyMerge ? vouchedFor(view, head.number) : undefined;
-  if (voucher !== undefined) return [{ kind: 'merge', pr: head.number, vouchedBy: voucher.runId ?? undefined }];
+  if (voucher !== undefined) return { kind: 'merge', pr: head.number, vouchedBy: voucher.runId ?? undefined };
   const testing = activeRuns.some((run) => run.prs.includes(head.number));
   if (
     settings.directMergeMode === 'always' &&
@@ -201,69 +233,117 @@ function merges(view: LineupView): Decision[] {
     head.upToDate &&
     !testing
   ) {
-    return [{ kind: 'merge', pr: head.number, direct: true }];
+    return { kind: 'merge', pr: head.number, direct: true };
   }
-  return [];
+  return undefined;
 }
 
 function startRuns(view: LineupView): Plan {
-  const { lineup, settings, state, activeRuns, now } = view.input;
+  const { input } = view;
+  if (input.state !== 'running') return { decisions: [], wakeAt: null };
+  const main = mainRuns(view);
+  return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
+}
+
+const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest =>
+  pr !== undefined && pr.state === 'PENDING' && pr.group === null && !pr.mergeRequested;
+
+/**
+ * New runs, in line-up order, up to `concurrency` across all lanes. With batching, a batch is a chain of one lane:
+ * each member is expected on top of the base and the members before it. A batch that must still wait holds back
+ * the PRs that depend on it (in single mode, every PR behind it).
+ */
+function mainRuns(view: LineupView): Plan {
+  const { lineup, settings, activeRuns, now } = view.input;
   const decisions: Decision[] = [];
   let wakeAt: number | null = null;
-  if (state !== 'running') return { decisions, wakeAt };
-
-  let mainRuns = activeRuns.filter((run) => run.kind === 'main').length;
-  const ready = (pr: PlanPullRequest | undefined): pr is PlanPullRequest =>
-    pr !== undefined && pr.state === 'PENDING' && pr.group === null && !pr.mergeRequested;
-  for (let at = 0; at < lineup.length && mainRuns < settings.concurrency; at++) {
+  let running = activeRuns.filter((run) => run.kind === 'main').length;
+  const taken = new Set<number>();
+  const held = new Set<number>();
+  for (let at = 0; at < lineup.length && running < settings.concurrency; at++) {
     const pr = lineup[at];
-    if (!ready(pr)) continue;
+    if (!isReady(pr) || taken.has(pr.number)) continue;
+    const basePrs = view.expected[at] ?? [];
+    if (basePrs.some((number) => held.has(number))) {
+      held.add(pr.number);
+      continue;
+    }
     let prs = [pr.number];
     if (settings.batch && !pr.noBatch) {
-      const segment: PlanPullRequest[] = [];
-      for (let next = at; segment.length < settings.batchingMinSize; next++) {
-        const candidate = lineup[next];
-        if (!ready(candidate) || candidate.noBatch) break;
-        segment.push(candidate);
-      }
+      const segment = batchFrom(view, at);
       const oldest = Math.min(...segment.map((member) => member.readyAt ?? now));
       const deadline = oldest + settings.batchingMaxWaitTimeMinutes * 60_000;
       if (segment.length < settings.batchingMinSize && now < deadline) {
-        wakeAt = deadline;
-        break;
+        wakeAt = wakeAt === null ? deadline : Math.min(wakeAt, deadline);
+        if (!view.parallel) break;
+        for (const member of segment) held.add(member.number);
+        continue;
       }
       prs = segment.map((member) => member.number);
-      at += segment.length - 1;
     }
-    decisions.push({ kind: 'startRun', runKind: 'main', prs, basePrs: view.expected[view.index.get(pr.number) ?? 0] ?? [], bisectionId: null });
-    mainRuns++;
+    for (const number of prs) taken.add(number);
+    decisions.push({ kind: 'startRun', runKind: 'main', prs, basePrs, bisectionId: null });
+    running++;
   }
+  return { decisions, wakeAt };
+}
 
-  let bisectionRuns = activeRuns.filter((run) => run.kind === 'bisection').length;
+/** The batch starting at `at`: ready PRs behind it that extend its chain, up to batchingMinSize. */
+function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
+  const { lineup, settings } = view.input;
+  const first = lineup[at] as PlanPullRequest;
+  const segment = [first];
+  const chain = [...(view.expected[at] ?? []), first.number];
+  for (let next = at + 1; next < lineup.length && segment.length < settings.batchingMinSize; next++) {
+    const candidate = lineup[next] as PlanPullRequest;
+    if (!sameList(view.expected[next] ?? [], chain)) {
+      if (view.parallel) continue; // another lane, or one that needs more than this chain
+      break;
+    }
+    if (!isReady(candidate) || candidate.noBatch) break;
+    segment.push(candidate);
+    chain.push(candidate.number);
+  }
+  return segment;
+}
+
+/** Runs for bisection groups, in their own pool. A group is a chain of one lane; one that is not is split further. */
+function bisectionRuns(view: LineupView): Decision[] {
+  const { lineup, settings } = view.input;
+  const decisions: Decision[] = [];
+  let running = view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
-  for (let at = 0; at < lineup.length; at++) {
-    const first = lineup[at];
-    if (first === undefined || first.group === null || first.bisectionId === null) continue;
-    const members: PlanPullRequest[] = [];
-    while (lineup[at + members.length]?.group === first.group) members.push(lineup[at + members.length] as PlanPullRequest);
-    at += members.length - 1;
+  const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
+  for (const pr of lineup) {
+    if (pr.group === null || pr.bisectionId === null) continue;
+    const group = groups.get(pr.group) ?? { bisectionId: pr.bisectionId, members: [] };
+    group.members.push(pr);
+    groups.set(pr.group, group);
+  }
+  for (const { bisectionId, members } of groups.values()) {
     if (!members.every((member) => member.state === 'PENDING' && !member.mergeRequested)) continue;
+    const first = members[0] as PlanPullRequest;
     const basePrs = view.expected[view.index.get(first.number) ?? 0] ?? [];
     const prs = members.map((member) => member.number);
-    const memory = view.input.bisections[first.bisectionId];
+    const chained = members.every((member, k) => sameList(view.expected[view.index.get(member.number) ?? 0] ?? [], [...basePrs, ...prs.slice(0, k)]));
+    if (!chained) {
+      decisions.push({ kind: 'split', prs, bisectionId });
+      continue;
+    }
+    const memory = view.input.bisections[bisectionId];
     if (skipRedundant && (memory?.failed ?? []).includes(setKey(memory, view.unmerged(basePrs), prs))) {
       decisions.push(
         prs.length > 1
-          ? { kind: 'split', prs, bisectionId: first.bisectionId }
-          : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId: first.bisectionId },
+          ? { kind: 'split', prs, bisectionId }
+          : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId },
       );
       continue;
     }
-    if (bisectionRuns >= view.input.bisectionConcurrency) continue;
-    decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId: first.bisectionId });
-    bisectionRuns++;
+    if (running >= view.input.bisectionConcurrency) continue;
+    decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
+    running++;
   }
-  return { decisions, wakeAt };
+  return decisions;
 }
 
 function settle(view: LineupView): Decision[] {

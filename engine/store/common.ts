@@ -16,6 +16,8 @@ const COLLECTIONS: Record<CollectionName, true> = {
   events: true,
   timers: true,
   outbox: true,
+  impactedTargets: true,
+  impactedTargetShas: true,
   flakyRepos: true,
   flakyUploads: true,
   flakyTests: true,

@@ -39,6 +39,10 @@ export interface StoreSchema {
   timers: number;
   /** Effects decided but not yet done. Key: [queueId, seq]. */
   outbox: import('../effects.js').OutboxEntry;
+  /** Impacted targets uploaded for a PR's head SHA. Key: [queueId, number, sha]. */
+  impactedTargets: import('../impactedTargets.js').ImpactedTargetsRecord;
+  /** The head SHAs of a PR with uploaded targets, latest first. Key: [queueId, number]. */
+  impactedTargetShas: string[];
   /** Flaky tests: per-repository state and settings. Key: [org, repoId]. */
   flakyRepos: import('../flaky/records.js').FlakyRepoRecord;
   /** Flaky tests: uploads. Key: [org, repoId, seq]. */

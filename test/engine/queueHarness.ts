@@ -3,6 +3,8 @@ import { Engine, type QueueKey } from '../../engine/engine.js';
 import type { QueuePatch } from '../../engine/queues.js';
 import type { PullRequestRecord } from '../../engine/pullRequests.js';
 import type { TestRunRecord } from '../../engine/runs.js';
+import { simSha } from '../../engine/providers/simGitHost.js';
+import type { GitHost } from '../../engine/providers/types.js';
 import { VirtualScheduler } from '../../engine/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
@@ -14,12 +16,16 @@ export class QueueHarness {
   engine: Engine;
   queueId = '';
 
-  constructor(readonly store: Store = createMemoryStore()) {
+  constructor(
+    readonly store: Store = createMemoryStore(),
+    readonly gitHost?: GitHost,
+  ) {
     this.engine = this.boot();
   }
 
   boot(): Engine {
-    this.engine = new Engine(this.store, { scheduler: this.scheduler, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+    const host = this.gitHost === undefined ? {} : { gitHost: this.gitHost };
+    this.engine = new Engine(this.store, { scheduler: this.scheduler, ...host, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
     this.engine.start();
     return this.engine;
   }
@@ -38,6 +44,17 @@ export class QueueHarness {
 
   async submit(...numbers: number[]): Promise<void> {
     for (const number of numbers) this.engine.submitPullRequest(KEY, number);
+    await this.engine.settle();
+  }
+
+  /** The simulated host's head SHA of PR `number`. */
+  static headOf(number: number): string {
+    return simSha('pr', `${KEY.repo.host}/${KEY.repo.owner}/${KEY.repo.name}`, number);
+  }
+
+  /** Uploads impacted targets for PR `number` (at its simulated head unless `sha` says otherwise). */
+  async targets(number: number, targets: readonly string[] | 'ALL', sha = QueueHarness.headOf(number)): Promise<void> {
+    this.engine.setImpactedTargets(KEY, { number, sha }, targets);
     await this.engine.settle();
   }
 
