@@ -64,7 +64,7 @@ export const STORE_FORMAT = 2;
 export class StoreFormatError extends Error {}
 
 /** The collections that hold a queue's data under keys starting with its id. */
-const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox'] as const;
+const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox', 'metricsLog', 'metricsPrs', 'metricsTotals'] as const;
 
 /** Effects that fail are retried after this long, doubling up to the cap. */
 const RETRY_MS = 1_000;
