@@ -3,7 +3,7 @@
  * a caller; procedures return domain data and views.ts shapes the spec's bodies.
  */
 import type { QueueKey } from '../engine/engine.js';
-import { renderMetrics } from '../engine/metrics.js';
+import { renderMetrics } from '../engine/metrics/index.js';
 import type { QueuePatch } from '../engine/queues.js';
 import { flakyRouter } from './flakyRouter.js';
 import * as schemas from './schemas.js';
@@ -79,7 +79,7 @@ const mergeQueueRouter = t.router({
       input.repo === undefined
         ? { host: input.repoHost }
         : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
-    return renderMetrics(ctx.engine.listQueues(ctx.org, filter));
+    return renderMetrics({ store: ctx.engine.store, org: ctx.org, filter, now: ctx.engine.clock.now() });
   }),
 
 });

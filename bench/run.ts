@@ -2,6 +2,7 @@
 import { benchApi } from './api.js';
 import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
+import { benchMetrics } from './metrics.js';
 import { benchStore } from './store.js';
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -9,3 +10,4 @@ await benchStore();
 await benchApi();
 await benchFlaky();
 await benchParallel();
+await benchMetrics();

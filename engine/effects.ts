@@ -16,4 +16,6 @@ export interface OutboxEntry {
   effect: Effect;
   /** Attempts so far; failures are retried with a growing delay. */
   attempts: number;
+  /** When the transaction that decided it committed (ms); absent in entries written before it was recorded. */
+  decidedAt?: number;
 }

@@ -73,7 +73,20 @@ export interface TestRunDetails {
 }
 
 /** The collections that hold a queue's data under keys starting with its id. */
-const QUEUE_COLLECTIONS = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox', 'impactedTargets', 'impactedTargetShas'] as const;
+const QUEUE_COLLECTIONS = [
+  'pullRequests',
+  'timeline',
+  'testRuns',
+  'actors',
+  'events',
+  'timers',
+  'outbox',
+  'impactedTargets',
+  'impactedTargetShas',
+  'metricsLog',
+  'metricsPrs',
+  'metricsTotals',
+] as const;
 
 /** Effects that fail are retried after this long, doubling up to the cap. */
 const RETRY_MS = 1_000;

@@ -1,7 +1,8 @@
 /**
  * One queue's working set inside one store transaction: its record, the PR and run actors it touches, and what the
  * transaction decides (effects, timers, timeline lines). Machines move only through `sendPr`, `sendRun` and
- * `sendQueue`; `commit` writes every snapshot and record that changed plus one event to the queue's log.
+ * `sendQueue`; `commit` writes every snapshot and record that changed plus one event to the queue's log, and what
+ * metrics need of the transaction (metrics/recorder.ts).
  */
 import type { PullRequestContext, QueueContext, TestRunContext } from '../machines/index.js';
 import type { PullRequestState, QueueState, TestRunStatus } from '../machines/vocabulary.js';
@@ -10,6 +11,7 @@ import type { Effect } from './effects.js';
 import type { QueueInput } from './events.js';
 import { getTargets, type ImpactedTargetsRecord } from './impactedTargets.js';
 import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../machines/index.js';
+import { MetricsRecorder } from './metrics/recorder.js';
 import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import type { QueueRecord } from './queues.js';
 import type { TestRunRecord } from './runs.js';
@@ -37,6 +39,8 @@ export class QueueTx {
   readonly effects: Effect[] = [];
   readonly timerChanges: TimerChange[] = [];
   readonly isoNow: string;
+  /** What metrics need of this transaction, written with it. */
+  private readonly metrics: MetricsRecorder;
 
   constructor(
     readonly tx: WriteTx,
@@ -46,6 +50,7 @@ export class QueueTx {
     this.isoNow = new Date(now).toISOString();
     const stored = tx.get('actors', [queue.id, 'queue']);
     this.queueSnapshot = stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored);
+    this.metrics = new MetricsRecorder(tx, queue, now, (id) => this.run(id));
   }
 
   get runtime() {
@@ -119,7 +124,10 @@ export class QueueTx {
     actor.record.state = actor.snapshot.value as PullRequestState;
     actor.record.runId = context.runId;
     actor.record.reason = context.reason;
-    if (actor.snapshot.value !== before) actor.record.stateChangedAt = this.isoNow;
+    if (actor.snapshot.value !== before) {
+      actor.record.stateChangedAt = this.isoNow;
+      this.metrics.prMoved(actor.record, before as PullRequestState, event);
+    }
     this.dirtyPrs.add(number);
     return actor.record;
   }
@@ -157,6 +165,7 @@ export class QueueTx {
     const snapshot = initial('testRun', { runId: record.id, requiredStatuses: record.requiredStatuses, deadlineAt });
     this.runs.set(record.id, { record, snapshot });
     this.dirtyRuns.add(record.id);
+    this.metrics.runStarted(record);
   }
 
   /** Moves the run's machine; true when it reached a final status with this event. */
@@ -172,6 +181,7 @@ export class QueueTx {
     this.dirtyRuns.add(id);
     if (actor.snapshot.status !== 'done') return false;
     actor.record.endedAt = this.isoNow;
+    this.metrics.runFinished(id);
     return true;
   }
 
@@ -211,13 +221,14 @@ export class QueueTx {
       this.tx.put('actors', [id, 'run', runId], toStored('testRun', actor.snapshot));
     }
     for (const effect of this.effects) {
-      this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0 });
+      this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0, decidedAt: this.now });
     }
     if (this.queueDirty) this.tx.put('actors', [id, 'queue'], toStored('queue', this.queueSnapshot));
     const seq = this.runtime.counters.event++;
     this.queue.updatedAt = this.isoNow;
     this.tx.put('queues', [id], this.queue);
     this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
+    this.metrics.commit(seq);
     return seq;
   }
 

@@ -43,6 +43,12 @@ export interface StoreSchema {
   impactedTargets: import('../impactedTargets.js').ImpactedTargetsRecord;
   /** The head SHAs of a PR with uploaded targets, latest first. Key: [queueId, number]. */
   impactedTargetShas: string[];
+  /** Metrics: observations by time, about the last hour. Key: [queueId, atMs, eventSeq, index]. */
+  metricsLog: import('../metrics/records.js').MetricsLogEntry;
+  /** Metrics: the clock of each enqueued PR's queue entry. Key: [queueId, prNumber]. */
+  metricsPrs: import('../metrics/records.js').PrClock;
+  /** Metrics: a queue's cumulative counters. Key: [queueId]. */
+  metricsTotals: import('../metrics/records.js').MetricsTotals;
   /** Flaky tests: per-repository state and settings. Key: [org, repoId]. */
   flakyRepos: import('../flaky/records.js').FlakyRepoRecord;
   /** Flaky tests: uploads. Key: [org, repoId, seq]. */

@@ -69,6 +69,9 @@ describe('the merge queue and quarantine', () => {
     expect(run.statusChecks).toEqual([expect.objectContaining({ context: 'ci/test', state: 'FAILURE' })]);
     const entry = pr.timeline.find((item) => item.event === 'quarantine_passed');
     expect(entry?.message).toContain('every failed test is quarantined (pinned)');
+    // Operators see it too.
+    const metrics = (await api.get('getMergeQueueMetrics')).body;
+    expect(metrics).toMatch(/^greenline_quarantined_failures_ignored_total\{[^}]*queue_type="main"[^}]*\} 1$/m);
   });
 
   test('a failure of a test that is not quarantined still fails the run', async () => {
@@ -76,6 +79,7 @@ describe('the merge queue and quarantine', () => {
     expect(pr.state).toBe('FAILED');
     expect(run.status).toBe('failed');
     expect(run.quarantinedFailures).toBeUndefined();
+    expect((await api.get('getMergeQueueMetrics')).body).toMatch(/^greenline_quarantined_failures_ignored_total\{[^}]*queue_type="main"[^}]*\} 0$/m);
   });
 
   test('a flaky test counts only when the repository auto-quarantines', async () => {

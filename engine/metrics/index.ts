@@ -1,0 +1,29 @@
+/**
+ * Prometheus metrics (GET /v1/getMergeQueueMetrics): the documented `mq_*` families and Greenline's `greenline_*`
+ * families, for the queues of one organization, rendered with prom-client per scrape. The engine records what they
+ * need in each queue transaction (recorder.ts); a scrape reads it (collect.ts) and renders it (render.ts). Every
+ * family is listed in families.ts and explained in docs/metrics.md.
+ */
+import type { Store } from '../store/store.js';
+import { collectMetrics, type MetricsFilter } from './collect.js';
+import { renderSnapshot, type RenderedMetrics } from './render.js';
+
+export type { MetricsFilter, MetricsSnapshot, QueueSample } from './collect.js';
+export { collectMetrics } from './collect.js';
+export { FAMILIES, FAMILY_LIST, DURATION_BUCKETS, BATCH_SIZE_BUCKETS } from './families.js';
+export type { RenderedMetrics } from './render.js';
+export { renderSnapshot } from './render.js';
+export { WINDOW_MS } from './records.js';
+
+export interface MetricsRequest {
+  store: Store;
+  /** The organization whose queues are shown; no other organization's queue ever is. */
+  org: string;
+  filter?: MetricsFilter;
+  /** The engine's clock (ms): the one-hour windows end here. */
+  now: number;
+}
+
+export async function renderMetrics(request: MetricsRequest): Promise<RenderedMetrics> {
+  return renderSnapshot(collectMetrics(request.store, request.org, request.filter ?? {}, request.now));
+}

@@ -1,0 +1,162 @@
+/**
+ * Records what metrics need, inside the queue's store transaction. The queue's working set (QueueTx) tells it of
+ * every PR state change, every run that starts or finishes, and commits it with the rest: the time-keyed log, the
+ * per-PR clocks and the cumulative totals are written in that same transaction (see records.ts).
+ *
+ * Durations are measured on the engine's clock from the PR's state changes:
+ * - a PR's ready time counts every state of its queue entry but NOT_READY (PENDING, TESTING, TESTS_PASSED,
+ *   PENDING_FAILURE);
+ * - its wait is its ready time until it first starts TESTING (or, if it never tests, until it leaves the queue);
+ * - its test time is its time in TESTING, over every run it was tested in;
+ * - its time in queue is its ready time from entering the queue to leaving it.
+ */
+import type { PullRequestEvent } from '../../machines/index.js';
+import { isEnqueued, type PullRequestState } from '../../machines/vocabulary.js';
+import type { PullRequestRecord } from '../pullRequests.js';
+import type { QueueRecord } from '../queues.js';
+import type { TestRunRecord } from '../runs.js';
+import type { WriteTx } from '../store/store.js';
+import { readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
+
+const CONCLUSION_OF: Partial<Record<PullRequestState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
+
+export class MetricsRecorder {
+  private readonly entries: MetricsLogEntry[] = [];
+  private readonly clocks = new Map<number, PrClock | null>();
+  private readonly finishedRuns: string[] = [];
+  private totals: MetricsTotals | undefined;
+  private readonly bisectionsBefore: number;
+
+  constructor(
+    private readonly tx: WriteTx,
+    private readonly queue: QueueRecord,
+    private readonly now: number,
+    /** The queue's run, as this transaction sees it. */
+    private readonly runOf: (runId: string) => TestRunRecord | undefined,
+  ) {
+    this.bisectionsBefore = queue.runtime.counters.bisection;
+  }
+
+  /** A PR's machine moved from `from` to `pr.state` with `event` (the record already shows the new state). */
+  prMoved(pr: PullRequestRecord, from: PullRequestState, event: PullRequestEvent): void {
+    const to = pr.state;
+    const type = this.typeOf(pr, from);
+    const clock = this.clockOf(pr, from);
+    const elapsed = Math.max(0, this.now - clock.since);
+    if (clock.state !== 'NOT_READY') clock.readyMs += elapsed;
+    if (clock.state === 'TESTING') clock.testMs += elapsed;
+    clock.state = to;
+    clock.since = this.now;
+    if (from === 'NOT_READY' && to !== 'NOT_READY' && isEnqueued(to)) clock.becameReady = true;
+
+    const totals = this.loadTotals();
+    if (to === 'TESTING') {
+      clock.tested = true;
+      this.endWait(clock, type);
+    }
+    if (from === 'TESTING' && to === 'PENDING') {
+      this.entries.push({ kind: 'restarted', type });
+      totals.restarts[type]++;
+    }
+    if (from === 'PENDING_FAILURE' && (to === 'PENDING' || to === 'MERGED')) totals.rescues[to === 'PENDING' ? 'retested' : 'merged']++;
+
+    const conclusion = CONCLUSION_OF[to];
+    if (conclusion === undefined) return;
+    if (clock.becameReady) this.endWait(clock, type);
+    this.entries.push({
+      kind: 'concluded',
+      type,
+      conclusion,
+      inQueueMs: clock.complete && clock.becameReady ? clock.readyMs : null,
+      testMs: clock.complete && clock.tested ? clock.testMs : null,
+    });
+    totals.conclusions[type][conclusion]++;
+    if (event.type === 'MERGE' && event.direct === true) totals.directMerges++;
+    else if (event.type === 'MERGE' && event.vouchedBy !== undefined) totals.optimisticMerges++;
+    this.clocks.set(pr.number, null);
+  }
+
+  runStarted(run: TestRunRecord): void {
+    this.entries.push({ kind: 'runStarted', type: run.kind, size: run.prs.length });
+    this.loadTotals().runsStarted[run.kind]++;
+  }
+
+  /** The run reached a final status in this transaction; it is read at commit, with whatever the transaction added. */
+  runFinished(runId: string): void {
+    this.finishedRuns.push(runId);
+  }
+
+  /** Writes this transaction's observations; `eventSeq` is the sequence number of the input being committed. */
+  commit(eventSeq: number): void {
+    const queueId = this.queue.id;
+    for (const runId of this.finishedRuns) {
+      const run = this.runOf(runId);
+      if (run === undefined || run.status === 'in_progress') continue;
+      const status: RunEnding = run.status;
+      const runMs = Math.max(0, Date.parse(run.endedAt ?? '') - Date.parse(run.createdAt)) || 0;
+      const totals = this.loadTotals();
+      this.entries.push({ kind: 'runFinished', type: run.kind, status, runMs });
+      totals.runsFinished[run.kind][status]++;
+      totals.runMs[run.kind][status] += runMs;
+      // Written by the flaky-test integration when a run passes because its only failures are quarantined tests.
+      const quarantined = Array.isArray(run.quarantinedFailures) ? run.quarantinedFailures.length : 0;
+      totals.quarantinedFailures[run.kind] += quarantined;
+    }
+    const bisections = this.queue.runtime.counters.bisection - this.bisectionsBefore;
+    if (bisections > 0) this.loadTotals().bisections += bisections;
+
+    this.entries.forEach((entry, index) => this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry));
+    // Whatever is older than the window can no longer be read: drop it (each entry is removed once, by a later commit).
+    const cutoff = this.now - WINDOW_MS + 1;
+    if (cutoff > 0) {
+      for (const { key } of [...this.tx.scan('metricsLog', { prefix: [queueId], end: [queueId, cutoff] })]) this.tx.remove('metricsLog', key);
+    }
+    for (const [number, clock] of this.clocks) {
+      if (clock === null) this.tx.remove('metricsPrs', [queueId, number]);
+      else this.tx.put('metricsPrs', [queueId, number], clock);
+    }
+    if (this.totals !== undefined) this.tx.put('metricsTotals', [queueId], this.totals);
+  }
+
+  private endWait(clock: PrClock, type: QueueType): void {
+    if (clock.waitObserved || !clock.complete) return;
+    clock.waitObserved = true;
+    this.entries.push({ kind: 'waited', type, waitMs: clock.readyMs });
+  }
+
+  /** Where the PR was when it moved: in the run it was testing in, else in a bisection or not. */
+  private typeOf(pr: PullRequestRecord, from: PullRequestState): QueueType {
+    if (from === 'TESTING' && pr.runId !== null) {
+      const run = this.runOf(pr.runId);
+      if (run !== undefined) return run.kind;
+    }
+    return pr.bisectionId !== null ? 'bisection' : 'main';
+  }
+
+  private clockOf(pr: PullRequestRecord, from: PullRequestState): PrClock {
+    let clock = this.clocks.get(pr.number) ?? undefined;
+    if (clock === undefined && !this.clocks.has(pr.number)) clock = this.tx.get('metricsPrs', [this.queue.id, pr.number]);
+    if (clock === undefined || clock.entryId !== pr.id) {
+      // A new entry starts in NOT_READY, whose time never counts: its clock starts at its first move. An entry met
+      // in another state began before metrics were recorded.
+      clock = {
+        entryId: pr.id,
+        state: from,
+        since: this.now,
+        readyMs: 0,
+        testMs: 0,
+        becameReady: false,
+        tested: false,
+        waitObserved: false,
+        complete: from === 'NOT_READY' && pr.readyAt === null,
+      };
+    }
+    this.clocks.set(pr.number, clock);
+    return clock;
+  }
+
+  private loadTotals(): MetricsTotals {
+    this.totals ??= readTotals(this.tx.get('metricsTotals', [this.queue.id]));
+    return this.totals;
+  }
+}

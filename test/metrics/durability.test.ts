@@ -1,0 +1,273 @@
+/**
+ * Metrics are derived from what the engine writes in each queue transaction, so they survive a restart on LMDB and a
+ * crash after any transaction exactly; on random workloads they agree with the engine's own records (the timeline
+ * and the test runs), and the metrics log stays about one hour long however long the history.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, test } from 'vitest';
+import { EngineError } from '../../engine/errors.js';
+import { renderMetrics, WINDOW_MS } from '../../engine/metrics/index.js';
+import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import type { MergeRequest, MergeResult } from '../../engine/providers/types.js';
+import { openLmdbStore } from '../../engine/store/index.js';
+import { makeApi, START, type Api } from '../api/harness.js';
+import { KEY, QueueHarness } from '../engine/queueHarness.js';
+import { Driver, Exposition, histogramOf, MINUTE, scrape } from './helpers.js';
+
+let dir = '';
+let api: Api | undefined;
+
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  dir = '';
+});
+
+/** The scrape without the one service-wide figure that depends on the store's file layout. */
+const comparable = (text: string) => text.replace(/^greenline_store_size_bytes .*$/m, '');
+
+const MAIN = { repo: 'acme/widgets', branch: 'main', queue_type: 'main' };
+
+describe('across a restart on LMDB', () => {
+  test('the scrape is the same after the restart, and a PR testing across it is timed exactly', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'greenline-metrics-'));
+    api = await makeApi(openLmdbStore({ dir, noSync: true }));
+    let q = new Driver(api);
+    await q.create();
+    await q.submit(1, 2);
+    await q.advance(10);
+    await q.pass(1); // t0+10: #1 merged; #2 tests from now.
+    await q.advance(5);
+    const before = await scrape(api);
+
+    await api.close();
+    api = await makeApi(openLmdbStore({ dir, noSync: true }));
+    api.clock.advanceTo(START + 15 * MINUTE); // the new process's clock reads what the old one did
+    q = new Driver(api);
+    const after = await scrape(api);
+    expect(comparable(after.text)).toBe(comparable(before.text));
+
+    await q.advance(20);
+    await q.pass(2); // t0+35: #2 tested for 25 minutes, 5 of them before the restart.
+    const done = await scrape(api);
+    expect(done.histogram('mq_pr_test_duration_1h_seconds', MAIN)).toEqual(histogramOf(600, 1500));
+    expect(done.histogram('mq_pr_time_in_queue_1h_seconds', MAIN)).toEqual(histogramOf(600, 2100));
+    expect(done.histogram('mq_pr_wait_duration_1h_seconds', MAIN)).toEqual(histogramOf(0, 600));
+    expect(done.value('mq_pr_conclusions_1h_total', { ...MAIN, conclusion: 'merged' })).toBe(2);
+    // And the window closes on the restored clock as on the first: one hour after #2 merged, nothing is left.
+    api.clock.advanceTo(START + 95 * MINUTE);
+    expect((await scrape(api)).value('mq_pr_conclusions_1h_total', { ...MAIN, conclusion: 'merged' })).toBe(0);
+  });
+
+  test('a queue entry that began before metrics were recorded still counts its conclusion, without durations', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create();
+    await q.submit(1);
+    // As if #1 had been submitted by a build that recorded no metrics: its clock is missing.
+    api.store.write((tx) => {
+      for (const { key } of [...tx.scan('metricsPrs')]) tx.remove('metricsPrs', key);
+    });
+    await q.advance(10);
+    await q.pass(1);
+    const scraped = await scrape(api);
+    expect(scraped.value('mq_pr_conclusions_1h_total', { ...MAIN, conclusion: 'merged' })).toBe(1);
+    expect(scraped.histogram('mq_pr_test_duration_1h_seconds', MAIN)?.count).toBe(0);
+    expect(scraped.histogram('mq_pr_time_in_queue_1h_seconds', MAIN)?.count).toBe(0);
+  });
+});
+
+describe('what the engine records', () => {
+  test('failures ignored through quarantine are read from the run when it ends', async () => {
+    const h = new QueueHarness();
+    await h.create();
+    await h.submit(1);
+    // The flaky-test integration marks the run's quarantined failures on its record (runs.ts quarantinedFailures).
+    const run = h.runOf(1);
+    h.store.write((tx) => tx.put('testRuns', [h.queueId, run.id], { ...run, quarantinedFailures: ['suite/a', 'suite/b'] }));
+    await h.pass(1);
+    const scraped = new Exposition((await renderMetrics({ store: h.store, org: 'acme', now: h.scheduler.now() })).text);
+    const labels = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main', queue_type: 'main' };
+    expect(scraped.value('greenline_quarantined_failures_ignored_total', labels)).toBe(2);
+    expect(scraped.value('greenline_quarantined_failures_ignored_total', { ...labels, queue_type: 'bisection' })).toBe(0);
+  });
+
+  test('an effect that keeps failing shows as event lag until it succeeds', async () => {
+    let refuse = true;
+    const gitHost = new (class extends SimGitHost {
+      override async merge(request: MergeRequest): Promise<MergeResult> {
+        if (refuse) throw new Error('the git host is down');
+        return super.merge(request);
+      }
+    })();
+    api = await makeApi(undefined, { gitHost, onError: () => {} });
+    const q = new Driver(api);
+    await q.create();
+    await q.submit(1);
+    await q.advance(10);
+    await q.pass(1); // t0+10: the merge is decided; the git host refuses it, again and again.
+    await q.advance(3);
+    const labels = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main' };
+    let scraped = await scrape(api);
+    expect(scraped.value('greenline_event_lag_seconds', labels)).toBe(180);
+    expect(scraped.value('greenline_outbox_effects', labels)).toBeGreaterThan(0);
+    refuse = false;
+    await q.advance(5); // the next retry succeeds
+    scraped = await scrape(api);
+    expect(await q.state(1)).toBe('MERGED');
+    expect(scraped.value('greenline_event_lag_seconds', labels)).toBe(0);
+    expect(scraped.value('greenline_outbox_effects', labels)).toBe(0);
+  });
+
+  test('the metrics log keeps one hour, however long the history', async () => {
+    const h = new QueueHarness();
+    await h.create();
+    for (let number = 1; number <= 40; number++) {
+      await h.submit(number);
+      await h.advanceMinutes(10);
+      await h.pass(number);
+    }
+    // 400 minutes of history; 6 PRs concluded in the last hour (each conclusion writes a handful of entries).
+    const log = h.store.read((tx) => [...tx.scan('metricsLog', { prefix: [h.queueId] })]);
+    const now = h.scheduler.now();
+    expect(log.every(({ key }) => Number(key[1]) > now - WINDOW_MS)).toBe(true);
+    expect(log.length).toBeLessThan(40);
+    // Per-PR clocks live only while the PR is in the queue.
+    expect(h.store.read((tx) => tx.count('metricsPrs', { prefix: [h.queueId] }))).toBe(0);
+  });
+});
+
+type Action =
+  | { kind: 'submit'; number: number }
+  | { kind: 'cancel'; number: number }
+  | { kind: 'restart'; number: number }
+  | { kind: 'report'; pick: number; success: boolean }
+  | { kind: 'advance'; minutes: number };
+
+const number = fc.integer({ min: 1, max: 6 });
+const actions = fc.array(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('submit' as const), number }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), number }) },
+    { weight: 6, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(3), success: fc.boolean() }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 45 }) }) },
+  ),
+  { minLength: 1, maxLength: 30 },
+);
+const settings = fc.record({
+  concurrency: fc.integer({ min: 1, max: 3 }),
+  batch: fc.boolean(),
+  batchingMinSize: fc.integer({ min: 2, max: 3 }),
+  canOptimisticallyMerge: fc.boolean(),
+  pendingFailureDepth: fc.integer({ min: 0, max: 1 }),
+});
+
+/** Plays a workload on a fresh engine; `crashAfter` crashes it after that many committed inputs and restores it. */
+async function play(initial: Record<string, unknown>, steps: Action[], crashAfter?: number): Promise<QueueHarness> {
+  const h = new QueueHarness();
+  let transactions = 0;
+  const watch = () =>
+    h.engine.onInput(() => {
+      if (++transactions === crashAfter) h.engine.stop();
+    });
+  watch();
+  const recover = async () => {
+    if (crashAfter !== undefined && transactions >= crashAfter) {
+      crashAfter = undefined;
+      await h.crashAndRestore();
+      watch();
+    }
+  };
+  await h.create(initial);
+  await recover();
+  for (const step of steps) {
+    try {
+      if (step.kind === 'submit') h.engine.submitPullRequest(KEY, step.number);
+      else if (step.kind === 'cancel') h.engine.cancelPullRequest(KEY, step.number);
+      else if (step.kind === 'restart') h.engine.restartTestsOnPullRequest(KEY, step.number);
+      else if (step.kind === 'advance') h.scheduler.advanceBy(step.minutes * MINUTE);
+      else {
+        const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
+        const run = active[step.pick % Math.max(1, active.length)];
+        if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
+      }
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+    }
+    await h.engine.settle();
+    await recover();
+  }
+  return h;
+}
+
+async function metricsOf(h: QueueHarness): Promise<Exposition> {
+  return new Exposition((await renderMetrics({ store: h.store, org: 'acme', now: h.scheduler.now() })).text);
+}
+
+const sum = (values: (number | undefined)[]) => values.reduce<number>((total, value) => total + (value ?? 0), 0);
+
+describe('on random workloads', () => {
+  test('the metrics agree with the timeline and the test runs', async () => {
+    await fc.assert(
+      fc.asyncProperty(settings, actions, async (initial, steps) => {
+        const h = await play(initial, steps);
+        const scraped = await metricsOf(h);
+        const now = h.scheduler.now();
+        const { timeline, runs, prs } = h.store.read((tx) => ({
+          timeline: [...tx.scan('timeline', { prefix: [h.queueId] })].map((entry) => entry.value),
+          runs: [...tx.scan('testRuns', { prefix: [h.queueId] })].map((entry) => entry.value),
+          prs: [...tx.scan('pullRequests', { prefix: [h.queueId] })].map((entry) => entry.value),
+        }));
+        const queue = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main' };
+        const types = ['main', 'bisection'];
+        for (const conclusion of ['merged', 'failed', 'cancelled']) {
+          const all = timeline.filter((entry) => entry.event === conclusion);
+          const recent = all.filter((entry) => Date.parse(entry.at) > now - WINDOW_MS);
+          expect(sum(types.map((type) => scraped.value('greenline_pr_conclusions_total', { ...queue, queue_type: type, conclusion })))).toBe(all.length);
+          expect(sum(types.map((type) => scraped.value('mq_pr_conclusions_1h_total', { ...MAIN, queue_type: type, conclusion })))).toBe(recent.length);
+        }
+        expect(sum(types.map((type) => scraped.value('greenline_ci_runs_started_total', { ...queue, queue_type: type })))).toBe(runs.length);
+        for (const type of types) {
+          const ofType = runs.filter((run) => run.kind === type);
+          expect(scraped.value('greenline_ci_runs_started_total', { ...queue, queue_type: type })).toBe(ofType.length);
+          for (const status of ['succeeded', 'failed', 'cancelled'] as const) {
+            const ended = ofType.filter((run) => run.status === status);
+            expect(scraped.value('greenline_ci_runs_finished_total', { ...queue, queue_type: type, status })).toBe(ended.length);
+            const seconds = sum(ended.map((run) => (Date.parse(run.endedAt ?? '') - Date.parse(run.createdAt)) / 1000));
+            expect(scraped.value('greenline_ci_run_seconds_total', { ...queue, queue_type: type, status })).toBeCloseTo(seconds, 6);
+          }
+        }
+        const enqueued = prs.filter((pr) => !['MERGED', 'FAILED', 'CANCELLED'].includes(pr.state));
+        const gauge = (name: string) => sum(types.map((type) => scraped.value(name, { ...MAIN, queue_type: type })));
+        expect(gauge('mq_depth_current')).toBe(enqueued.filter((pr) => pr.state !== 'NOT_READY').length);
+        expect(gauge('mq_awaiting_mergeability')).toBe(enqueued.filter((pr) => pr.state === 'NOT_READY').length);
+        expect(gauge('mq_testing_slots_active')).toBe(enqueued.filter((pr) => pr.state === 'TESTING').length);
+        // Durations are never negative and a PR never waits or tests longer than it was in the queue.
+        for (const type of types) {
+          const inQueue = scraped.histogram('mq_pr_time_in_queue_1h_seconds', { ...MAIN, queue_type: type });
+          const tested = scraped.histogram('mq_pr_test_duration_1h_seconds', { ...MAIN, queue_type: type });
+          expect(tested?.sum ?? 0).toBeLessThanOrEqual(inQueue?.sum ?? 0);
+          expect(tested?.count ?? 0).toBeLessThanOrEqual(inQueue?.count ?? 0);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test('a crash after any transaction, then a restore, gives the same metrics as no crash', async () => {
+    await fc.assert(
+      fc.asyncProperty(settings, actions, fc.integer({ min: 1, max: 60 }), async (initial, steps, crashAfter) => {
+        const clean = await play(initial, steps);
+        const crashed = await play(initial, steps, crashAfter);
+        expect(crashed.scheduler.now()).toBe(clean.scheduler.now());
+        expect(comparable((await metricsOf(crashed)).text)).toBe(comparable((await metricsOf(clean)).text));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

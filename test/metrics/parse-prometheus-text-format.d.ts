@@ -1,0 +1,18 @@
+/** Types for parse-prometheus-text-format (it ships none): prom2json-style families. */
+declare module 'parse-prometheus-text-format' {
+  export interface ParsedSample {
+    value?: string;
+    labels?: Record<string, string>;
+    buckets?: Record<string, string>;
+    quantiles?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface ParsedFamily {
+    name: string;
+    help: string;
+    type: 'GAUGE' | 'COUNTER' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: ParsedSample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): ParsedFamily[];
+}

@@ -1,0 +1,257 @@
+/**
+ * Known scenarios on the virtual clock, scraped over HTTP and read back with a real exposition-format parser: the
+ * values are exactly those the scenario implies, including every histogram bucket, and the one-hour windows drop an
+ * observation exactly one hour after it was made.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import type { PullRequestFacts } from '../../engine/providers/types.js';
+import type { RepoRef } from '../../engine/queues.js';
+import { makeApi, START, type Api } from '../api/harness.js';
+import { Driver, histogramOf, MINUTE, scrape, type Exposition } from './helpers.js';
+
+let api: Api | undefined;
+
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const MAIN = { repo: 'acme/widgets', branch: 'main', queue_type: 'main' };
+const BISECTION = { ...MAIN, queue_type: 'bisection' };
+const QUEUE = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main' };
+const EMPTY = histogramOf();
+
+/** The documented families of one queue type, as plain numbers. */
+function documented(scraped: Exposition, labels: Record<string, string>) {
+  return {
+    depth: scraped.value('mq_depth_current', labels),
+    awaiting: scraped.value('mq_awaiting_mergeability', labels),
+    testing: scraped.value('mq_testing_slots_active', labels),
+    merged: scraped.value('mq_pr_conclusions_1h_total', { ...labels, conclusion: 'merged' }),
+    failed: scraped.value('mq_pr_conclusions_1h_total', { ...labels, conclusion: 'failed' }),
+    cancelled: scraped.value('mq_pr_conclusions_1h_total', { ...labels, conclusion: 'cancelled' }),
+    restarts: scraped.value('mq_pr_restarts_1h_total', labels),
+    wait: scraped.histogram('mq_pr_wait_duration_1h_seconds', labels),
+    test: scraped.histogram('mq_pr_test_duration_1h_seconds', labels),
+    inQueue: scraped.histogram('mq_pr_time_in_queue_1h_seconds', labels),
+  };
+}
+
+const quiet = { depth: 0, awaiting: 0, testing: 0, merged: 0, failed: 0, cancelled: 0, restarts: 0, wait: EMPTY, test: EMPTY, inQueue: EMPTY };
+
+/** A git host on which some PRs are not mergeable until the test says so. */
+class GatedGitHost extends SimGitHost {
+  readonly blocked = new Set<number>();
+
+  override async pullRequest(repo: RepoRef, number: number, targetBranch: string): Promise<PullRequestFacts> {
+    return { ...(await super.pullRequest(repo, number, targetBranch)), mergeable: !this.blocked.has(number) };
+  }
+}
+
+describe('metrics after known scenarios', () => {
+  test('two merges and one failure: every documented value, bucket by bucket', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create();
+    // t0: three PRs; #1 tests at once, #2 and #3 wait (concurrency 1).
+    await q.submit(1, 2, 3);
+    let scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({ ...quiet, depth: 3, testing: 1, wait: histogramOf(0) });
+
+    await q.advance(10);
+    await q.pass(1); // t0+10: #1 merges after 10 minutes of tests; #2 starts, having waited 10 minutes.
+    await q.advance(20);
+    await q.fail(2); // t0+30: #2 fails after 20 minutes and is kicked; #3 starts, having waited 30 minutes.
+    await q.advance(5);
+    await q.pass(3); // t0+35: #3 merges after 5 minutes of tests.
+
+    scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({
+      ...quiet,
+      merged: 2,
+      failed: 1,
+      wait: histogramOf(0, 600, 1800),
+      test: histogramOf(600, 1200, 300),
+      inQueue: histogramOf(600, 1800, 2100),
+    });
+    // The buckets spelled out once, to be sure of the helper: waits 0, 600 and 1800 seconds.
+    expect(scraped.histogram('mq_pr_wait_duration_1h_seconds', MAIN)?.buckets).toEqual({
+      '60': 1, '300': 1, '600': 2, '900': 2, '1800': 3, '3600': 3, '5400': 3, '7200': 3, '+Inf': 3,
+    });
+    expect(documented(scraped, BISECTION)).toEqual(quiet);
+
+    // Ours: three single-PR runs (CI 10 + 20 + 5 minutes) for two merges.
+    const typed = { ...QUEUE, queue_type: 'main' };
+    expect(scraped.value('greenline_ci_runs_started_total', typed)).toBe(3);
+    expect(scraped.value('greenline_ci_runs_finished_total', { ...typed, status: 'succeeded' })).toBe(2);
+    expect(scraped.value('greenline_ci_runs_finished_total', { ...typed, status: 'failed' })).toBe(1);
+    expect(scraped.value('greenline_ci_runs_finished_total', { ...typed, status: 'cancelled' })).toBe(0);
+    expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'succeeded' })).toBe(900);
+    expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'failed' })).toBe(1200);
+    expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(1.5);
+    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(17.5);
+    expect(scraped.value('greenline_pr_conclusions_total', { ...typed, conclusion: 'merged' })).toBe(2);
+    expect(scraped.value('greenline_pr_conclusions_total', { ...typed, conclusion: 'failed' })).toBe(1);
+    expect(scraped.histogram('greenline_batch_size_1h', typed)).toEqual({
+      buckets: { '1': 3, '2': 3, '3': 3, '4': 3, '6': 3, '8': 3, '12': 3, '16': 3, '24': 3, '32': 3, '+Inf': 3 },
+      count: 3,
+      sum: 3,
+    });
+    expect(scraped.value('greenline_bisections_total', QUEUE)).toBe(0);
+    expect(scraped.value('greenline_optimistic_merges_total', QUEUE)).toBe(0);
+    expect(scraped.value('greenline_direct_merges_total', QUEUE)).toBe(0);
+    expect(scraped.value('greenline_pending_failure_rescues_total', { ...QUEUE, outcome: 'retested' })).toBe(0);
+    expect(scraped.value('greenline_quarantined_failures_ignored_total', typed)).toBe(0);
+    // The engine: everything done, nothing live; one event per committed input.
+    const queueId = api.engine.listQueues('acme')[0]?.id ?? '';
+    expect(scraped.value('greenline_queue_events_total', QUEUE)).toBe(api.engine.eventLog(queueId).length);
+    expect(scraped.value('greenline_event_lag_seconds', QUEUE)).toBe(0);
+    expect(scraped.value('greenline_outbox_effects', QUEUE)).toBe(0);
+    expect(scraped.value('greenline_active_actors', { ...QUEUE, kind: 'pull_request' })).toBe(0);
+    expect(scraped.value('greenline_active_actors', { ...QUEUE, kind: 'test_run' })).toBe(0);
+    expect(scraped.value('greenline_queue_info', { ...QUEUE, state: 'running', mode: 'single' })).toBe(1);
+    expect(scraped.value('greenline_store_size_bytes')).toBeGreaterThan(0);
+  });
+
+  test('the windows are exact: an observation drops out exactly one hour after it was made', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create();
+    await q.submit(1, 2, 3);
+    await q.advance(10);
+    await q.pass(1); // t0+10
+    await q.advance(20);
+    await q.fail(2); // t0+30
+    await q.advance(5);
+    await q.pass(3); // t0+35
+
+    // One millisecond before t0+70, #1's merge (t0+10) is 59:59.999 old: still in.
+    api.clock.advanceTo(START + 70 * MINUTE - 1);
+    let scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toMatchObject({ merged: 2, failed: 1, wait: histogramOf(600, 1800), inQueue: histogramOf(600, 1800, 2100) });
+    // At t0+70 it is exactly one hour old: out. So is #2's wait (it ended at t0+10).
+    api.clock.advanceTo(START + 70 * MINUTE);
+    scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toMatchObject({
+      merged: 1,
+      failed: 1,
+      wait: histogramOf(1800),
+      test: histogramOf(1200, 300),
+      inQueue: histogramOf(1800, 2100),
+    });
+    expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(2); // runs that ended at t0+30 and t0+35
+    // 61 minutes after the last event, the windows are empty; the cumulative counters are not.
+    await q.advance(61 - 35);
+    api.clock.advanceTo(START + 96 * MINUTE);
+    scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual(quiet);
+    expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBeUndefined();
+    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })?.count).toBe(0);
+    expect(scraped.value('greenline_pr_conclusions_total', { ...QUEUE, queue_type: 'main', conclusion: 'merged' })).toBe(2);
+    expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'main' })).toBe(3);
+  });
+
+  test('time NOT_READY is not counted; a restart and a cancel', async () => {
+    const gitHost = new GatedGitHost();
+    gitHost.blocked.add(10);
+    api = await makeApi(undefined, { gitHost });
+    const q = new Driver(api);
+    await q.create();
+    await q.submit(10); // t0: not mergeable yet.
+    let scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({ ...quiet, awaiting: 1 });
+
+    await q.advance(15);
+    gitHost.blocked.delete(10);
+    await q.restart(10); // t0+15: checked again, ready, tests at once: it waited 0 seconds.
+    expect(await q.state(10)).toBe('TESTING');
+    await q.advance(5);
+    await q.restart(10); // t0+20: TESTING → PENDING → TESTING in a new run.
+    await q.submit(11); // t0+20: waits behind #10.
+    await q.advance(5);
+    await q.cancel(11); // t0+25: leaves untested after 5 minutes of waiting.
+    await q.advance(5);
+    await q.pass(10); // t0+30: merged after 15 minutes in the queue (not 30), 5 + 10 minutes of tests.
+
+    scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({
+      ...quiet,
+      merged: 1,
+      cancelled: 1,
+      restarts: 1,
+      wait: histogramOf(0, 300),
+      test: histogramOf(900),
+      inQueue: histogramOf(900, 300),
+    });
+    const typed = { ...QUEUE, queue_type: 'main' };
+    expect(scraped.value('greenline_ci_runs_finished_total', { ...typed, status: 'cancelled' })).toBe(1);
+    expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'cancelled' })).toBe(300);
+    expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'succeeded' })).toBe(600);
+    expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(2);
+    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(15);
+    expect(scraped.value('greenline_pr_restarts_total', typed)).toBe(1);
+  });
+
+  test('a failed batch bisected: bisection runs, conclusions and durations under queue_type="bisection"', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create({ batch: true, batchingMinSize: 2 });
+    await q.submit(1, 2); // t0: one batch of two.
+    await q.advance(10);
+    await q.fail(1); // t0+10: the batch fails; both go back to PENDING and #1 is tested alone in the bisection.
+    let scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({ ...quiet, restarts: 2, wait: histogramOf(0, 0) });
+    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, depth: 2, testing: 1 });
+    await q.advance(10);
+    await q.pass(1); // t0+20: #1 merges; #2 is tested on top of it.
+    await q.advance(5);
+    await q.fail(2); // t0+25: #2 is the culprit.
+
+    scraped = await scrape(api);
+    expect(documented(scraped, MAIN)).toEqual({ ...quiet, restarts: 2, wait: histogramOf(0, 0) });
+    expect(documented(scraped, BISECTION)).toEqual({
+      ...quiet,
+      merged: 1,
+      failed: 1,
+      test: histogramOf(1200, 900),
+      inQueue: histogramOf(1200, 1500),
+    });
+    expect(scraped.value('greenline_bisections_total', QUEUE)).toBe(1);
+    expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'main' })).toBe(1);
+    expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'bisection' })).toBe(2);
+    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })).toMatchObject({ count: 1, sum: 2 });
+    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'bisection' })).toMatchObject({ count: 2, sum: 2 });
+    expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(3);
+    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(25);
+  });
+
+  test('optimistic merge and a pending-failure rescue', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
+    await q.submit(1, 2); // #1 on the target, #2 on top of #1.
+    await q.advance(10);
+    await q.fail(1); // #1 waits in PENDING_FAILURE for the run behind it.
+    expect(await q.state(1)).toBe('PENDING_FAILURE');
+    await q.pass(2); // #2's run contained #1 and passed: it vouches for #1, which merges; #2 merges after it.
+    expect([await q.state(1), await q.state(2)]).toEqual(['MERGED', 'MERGED']);
+    const scraped = await scrape(api);
+    expect(scraped.value('greenline_optimistic_merges_total', QUEUE)).toBe(1);
+    expect(scraped.value('greenline_pending_failure_rescues_total', { ...QUEUE, outcome: 'merged' })).toBe(1);
+    expect(scraped.value('greenline_pending_failure_rescues_total', { ...QUEUE, outcome: 'retested' })).toBe(0);
+    expect(documented(scraped, MAIN)).toMatchObject({ merged: 2, test: histogramOf(600, 600), inQueue: histogramOf(600, 600) });
+  });
+
+  test('direct merges wait, and count', async () => {
+    api = await makeApi();
+    const q = new Driver(api);
+    await q.create({ directMergeMode: 'always' });
+    await q.submit(1);
+    const scraped = await scrape(api);
+    expect(await q.state(1)).toBe('MERGED');
+    expect(scraped.value('greenline_direct_merges_total', QUEUE)).toBe(1);
+    // It became ready and merged at once: a wait and a time in queue of 0, no test time.
+    expect(documented(scraped, MAIN)).toEqual({ ...quiet, merged: 1, wait: histogramOf(0), inQueue: histogramOf(0) });
+  });
+});
