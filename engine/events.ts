@@ -14,7 +14,9 @@ export type QueueInput =
   | { type: 'targetHead'; sha: string }
   | { type: 'prChecked'; number: number; entryId: string; facts: PullRequestFacts | null }
   | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
-  | { type: 'merged'; number: number; entryId: string; result: MergeResult };
+  | { type: 'merged'; number: number; entryId: string; result: MergeResult }
+  /** The git host recorded a comment or the status check on the PR; the PR's timeline says so. */
+  | { type: 'prNoted'; number: number; kind: 'comment' | 'status_check'; message: string };
 
 export interface LoggedEvent {
   seq: number;

@@ -288,6 +288,6 @@ function comment(q: QueueTx, number: number, body: string): void {
 function statusCheck(q: QueueTx, number: number, state: 'pending' | 'success' | 'failure', description: string): void {
   const pr = q.requirePr(number);
   if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
-    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description });
+    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description, number });
   }
 }
