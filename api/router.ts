@@ -21,9 +21,11 @@ function patchOf(input: schemas.UpdateQueueBody): QueuePatch {
 }
 
 const mergeQueueRouter = t.router({
-  createQueue: procedure
-    .input(schemas.CreateQueueInput)
-    .mutation(({ ctx, input }) => ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input))),
+  createQueue: procedure.input(schemas.CreateQueueInput).mutation(async ({ ctx, input }) => {
+    // The repository first (the local git host creates it): once createQueue answers, people can push to it.
+    await ctx.engine.prepareRepository(queueKey(ctx.org, input));
+    return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input));
+  }),
   getQueue: procedure
     .input(schemas.QueueIdentityInput)
     .query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),

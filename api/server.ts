@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
+import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
 import { empty, type Endpoint } from './endpoint.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
@@ -18,6 +19,8 @@ export interface ServerOptions {
   /** Where people reach this service (GREENLINE_PUBLIC_URL), for links in responses; default http://localhost:8080. */
   publicUrl?: string;
   logger?: FastifyServerOptions['logger'];
+  /** The built-in CI's logs, served at GET /ci-logs/<runId>/<status> to the organization owning the run. */
+  ciLogs?: CiLogSource;
 }
 
 const POST_ENDPOINTS: Endpoint[] = [
@@ -98,6 +101,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   app.get('/tests/:id', async (_request, reply) => reply.type('text/html; charset=utf-8').send(TEST_PAGE));
+
+  // CI output may hold anything a build prints, so it takes the same token as the API: a link opens with
+  // `curl -H "x-api-token: ..."`, and another organization's run is not found.
+  const ciLogs = options.ciLogs;
+  if (ciLogs !== undefined) {
+    app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
+      const auth = authenticate(engine.store, request.headers['x-api-token']);
+      if ('status' in auth) return send(reply, auth);
+      const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
+      if (log === undefined) return send(reply, errorReply(404, `no log of status ${request.params.status} in run ${request.params.runId}`));
+      return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(log);
+    });
+  }
 
   app.get('/healthz', async () => {
     engine.store.read((tx) => tx.get('meta', ['format']));

@@ -3,6 +3,7 @@ import { benchApi } from './api.js';
 import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
 import { benchMetrics } from './metrics.js';
+import { benchLocalGit } from './localGit.js';
 import { benchStore } from './store.js';
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -11,3 +12,4 @@ await benchApi();
 await benchFlaky();
 await benchParallel();
 await benchMetrics();
+await benchLocalGit();

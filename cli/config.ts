@@ -10,7 +10,8 @@ export const ENVIRONMENT = {
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
-  GREENLINE_PROVIDER: 'the git host: sim (a simulated host; the default)',
+  GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default) or sim (simulated)',
+  GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
 } as const;
@@ -23,7 +24,8 @@ const EnvSchema = z.object({
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  GREENLINE_PROVIDER: z.enum(['sim']).default('sim'),
+  GREENLINE_PROVIDER: z.enum(['local', 'sim']).default('local'),
+  GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -34,9 +36,11 @@ export interface ServiceConfig {
   dataDir: string;
   tokens: { org: string; token: string }[];
   logLevel: string;
-  provider: 'sim';
+  provider: 'local' | 'sim';
   /** The synthetic CI's settings, when it is on. */
   simCi?: SimCiOptions;
+  /** The built-in CI of the local host, when it is on: `jobs` commands at once (default: the number of CPUs). */
+  localCi?: { jobs?: number };
   /** Absent when not configured: serve derives it from the address it listens on. */
   publicUrl?: string;
 }
@@ -48,6 +52,15 @@ export class UsageError extends Error {}
 
 export function dataDirFrom(env: NodeJS.ProcessEnv): string {
   return resolve(env.GREENLINE_DATA || DEFAULT_DATA_DIR);
+}
+
+/** "1" (or on, true) or "jobs=N". */
+export function parseLocalCi(text: string): { jobs?: number } {
+  const lower = text.trim().toLowerCase();
+  if (lower === '1' || lower === 'on' || lower === 'true') return {};
+  const match = /^jobs=(\d{1,4})$/.exec(lower);
+  if (match === null || Number(match[1]) < 1) throw new Error(`"${text}" is not 1 or jobs=N (N at least 1)`);
+  return { jobs: Number(match[1]) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
@@ -66,9 +79,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
       throw new ConfigError(`invalid environment: GREENLINE_SIM_CI: ${(error as Error).message}`);
     }
   }
+  let localCi: { jobs?: number } | undefined;
+  if (values.GREENLINE_LOCAL_CI !== undefined && values.GREENLINE_LOCAL_CI !== '0') {
+    try {
+      localCi = parseLocalCi(values.GREENLINE_LOCAL_CI);
+    } catch (error) {
+      throw new ConfigError(`invalid environment: GREENLINE_LOCAL_CI: ${(error as Error).message}`);
+    }
+    if (values.GREENLINE_PROVIDER !== 'local') {
+      throw new ConfigError('invalid environment: GREENLINE_LOCAL_CI needs GREENLINE_PROVIDER=local (it runs commands on real repositories)');
+    }
+    if (simCi !== undefined) throw new ConfigError('invalid environment: GREENLINE_LOCAL_CI and GREENLINE_SIM_CI are both on; choose one CI');
+  }
   return {
     provider: values.GREENLINE_PROVIDER,
     ...(simCi === undefined ? {} : { simCi }),
+    ...(localCi === undefined ? {} : { localCi }),
     host: values.HOST,
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),

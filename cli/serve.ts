@@ -1,8 +1,12 @@
 /** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
+import { join } from 'node:path';
 import { buildServer } from '../api/server.js';
 import { isoAt, wallClock } from '../engine/clock.js';
+import { LocalCi } from '../engine/providers/local/localCi.js';
+import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
 import { SimCi } from '../engine/providers/simCi.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
+import type { CI, GitHost } from '../engine/providers/types.js';
 import { WallScheduler } from '../engine/scheduler.js';
 import { Engine } from '../engine/engine.js';
 import { openLmdbStore } from '../engine/store/index.js';
@@ -13,11 +17,14 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   const store = openLmdbStore({ dir: config.dataDir });
   const scheduler = new WallScheduler();
-  const engine = new Engine(store, {
-    scheduler,
-    gitHost: new SimGitHost(),
-    ...(config.simCi === undefined ? {} : { ci: new SimCi(scheduler, config.simCi) }),
-  });
+  const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
+  const gitHost: GitHost = localHost ?? new SimGitHost();
+  const localCi =
+    localHost !== undefined && config.localCi !== undefined
+      ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
+      : undefined;
+  const ci: CI | undefined = localCi ?? (config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi));
+  const engine = new Engine(store, { scheduler, gitHost, ...(ci === undefined ? {} : { ci }) });
   const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
   if (tokens.bootstrapToken !== undefined) {
     console.log(
@@ -31,12 +38,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     engine,
     publicUrl: config.publicUrl ?? `http://${shownHost}:${config.port}`,
     logger: { level: config.logLevel, stream: process.stderr },
+    ...(localCi === undefined ? {} : { ciLogs: localCi }),
   });
   await app.listen({ host: config.host, port: config.port });
-  engine.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir})`);
+  localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
+  engine.start();
+  const where = localHost === undefined ? 'simulated git host' : `repositories in ${join(config.dataDir, 'repos')}`;
+  console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -47,6 +57,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       await app.close();
       engine.stop();
       await engine.settle();
+      // Commands still running are ended; they run again at the next start.
+      await localCi?.close();
       await store.close();
       console.log('greenline: stopped');
       resolve(0);

@@ -10,7 +10,7 @@ export type Effect =
   | { kind: 'endRun'; repo: RepoRef; runId: string; branch: string }
   | { kind: 'merge'; number: number; entryId: string; request: MergeRequest }
   | { kind: 'comment'; repo: RepoRef; number: number; body: string }
-  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string };
+  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number };
 
 export interface OutboxEntry {
   effect: Effect;

@@ -145,14 +145,23 @@ export class Engine {
       runs: [...tx.scan('queues')].flatMap(({ value: queue }) =>
         queue.runtime.activeRuns.flatMap((id) => {
           const run = tx.get('testRuns', [queue.id, id]);
-          return run === undefined ? [] : [{ run, repo: queue.repo }];
+          return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
         }),
       ),
     }));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
-    for (const { run, repo } of runs) {
+    for (const { run, repo, deadlineAt } of runs) {
       if (run.testBranchSha === '') continue;
-      this.startCi({ org: run.org, repo, runId: run.id, branch: run.testBranch, sha: run.testBranchSha, startedAt: Date.parse(run.createdAt) });
+      this.startCi({
+        org: run.org,
+        repo,
+        runId: run.id,
+        branch: run.testBranch,
+        sha: run.testBranchSha,
+        startedAt: Date.parse(run.createdAt),
+        baseSha: run.baseSha,
+        ...(deadlineAt === undefined ? {} : { deadlineAt }),
+      });
     }
     for (const queueId of outboxQueues) this.kick(queueId);
   }
@@ -187,6 +196,14 @@ export class Engine {
       tx.put('queueIndex', indexKey(key), id);
       return queue;
     });
+  }
+
+  /**
+   * Makes sure the git host has the queue's repository, for hosts that keep repositories themselves (the local
+   * host creates a missing one, adopts an existing one). createQueue's caller awaits it first.
+   */
+  async prepareRepository(key: QueueKey): Promise<void> {
+    await this.gitHost.prepareRepository?.(key.repo, key.branch);
   }
 
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
@@ -446,12 +463,16 @@ export class Engine {
         const result = await this.gitHost.merge(effect.request);
         return this.dispatch(queueId, { type: 'merged', number: effect.number, entryId: effect.entryId, result }, key);
       }
-      case 'comment':
-        await this.gitHost.comment(effect.repo, effect.number, effect.body);
-        return done();
-      case 'statusCheck':
-        await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description);
-        return done();
+      case 'comment': {
+        const note = await this.gitHost.comment(effect.repo, effect.number, effect.body);
+        if (note === undefined) return done();
+        return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'comment', message: note.message }, key);
+      }
+      case 'statusCheck': {
+        const note = await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
+        if (note === undefined || effect.number === undefined) return done();
+        return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'status_check', message: note.message }, key);
+      }
     }
   }
 

@@ -16,7 +16,9 @@ export type QueueInput =
   | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
   | { type: 'merged'; number: number; entryId: string; result: MergeResult }
   /** Impacted targets uploaded for a PR's head SHA; the list itself is in `impactedTargets`, named by its digest. */
-  | { type: 'targetsSet'; number: number; sha: string; targets: number | 'ALL'; digest: string };
+  | { type: 'targetsSet'; number: number; sha: string; targets: number | 'ALL'; digest: string }
+  /** The git host recorded a comment or the status check on the PR; the PR's timeline says so. */
+  | { type: 'prNoted'; number: number; kind: 'comment' | 'status_check'; message: string };
 
 export interface LoggedEvent {
   seq: number;

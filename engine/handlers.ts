@@ -3,8 +3,9 @@ import { isEnqueued, type RequestableQueueState } from '../machines/vocabulary.j
 import type { QueueEvent } from '../machines/index.js';
 import { conflict, notFound } from './errors.js';
 import type { QueueInput } from './events.js';
-import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './operations.js';
+import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, kick, PRIORITIES, requeue, targetReadiness } from './operations.js';
 import { describeVerdict, quarantineVerdict } from './flaky/index.js';
+import type { TargetState } from './providers/types.js';
 import type { PullRequestRecord } from './pullRequests.js';
 import type { TestRunRecord } from './runs.js';
 import { applyPatch, type QueuePatch } from './queues.js';
@@ -45,6 +46,9 @@ export function handle(q: QueueTx, input: QueueInput): void {
       return merged(q, input);
     case 'targetsSet':
       return targetsSet(q, input);
+    case 'prNoted':
+      if (q.pr(input.number) !== undefined) q.timeline(input.number, input.kind, input.message);
+      return;
   }
 }
 
@@ -138,6 +142,10 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   if (input.noBatch !== undefined) record.noBatch = input.noBatch;
   if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
   q.timeline(pr.number, 'resubmitted', `submitted again: priority ${record.priorityName}${record.noBatch ? ', not batched' : ''}${record.skipTheLine ? ', skipping the line' : ''}`);
+  // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
+  if (record.state === 'NOT_READY') {
+    q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: pr.number, entryId: record.id });
+  }
   const moved = before !== `${record.priorityValue}/${record.skipTheLine}`;
   if (moved && record.state === 'PENDING' && record.group === null && q.runtime.lineup.includes(pr.number)) {
     q.runtime.lineup = q.runtime.lineup.filter((number) => number !== pr.number);
@@ -214,6 +222,7 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     return;
   }
   Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
+  if (facts.target !== undefined) observeTarget(q, facts.target);
   const baseMatches = facts.baseBranch === q.queue.branch;
   record.readiness = {
     ...record.readiness,
@@ -222,7 +231,9 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     gitHubMergeability: facts.mergeable ? 'mergeable' : 'not_mergeable',
   };
   if (!baseMatches || !facts.mergeable) {
-    const why = !baseMatches ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}` : 'the git host reports it not mergeable';
+    const why = !baseMatches
+      ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}`
+      : `the git host reports it not mergeable${facts.notMergeableReason === undefined ? '' : `: ${facts.notMergeableReason}`}`;
     q.timeline(input.number, 'not_ready', `not ready: ${why}`);
     return;
   }
@@ -250,6 +261,16 @@ function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>):
   if (!result.ok) {
     if (run.status !== 'in_progress') return;
     const reason = `the test branch could not be built: ${result.reason}`;
+    if (result.target !== undefined) return targetMoved(q, result.target, reason);
+    // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
+    const culprit = result.conflict?.number;
+    const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
+    if (culprit !== undefined && culpritPr?.state === 'TESTING' && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
+      q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason });
+      kick(q, culprit);
+      cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
+      return;
+    }
     cancelRun(q, input.runId, reason, 'requeue');
     return;
   }
@@ -260,7 +281,16 @@ function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>):
   if (record.status === 'in_progress') {
     q.effect({
       kind: 'startCi',
-      run: { org: q.queue.org, repo: q.queue.repo, runId: input.runId, branch: result.branch, sha: result.sha, startedAt: Date.parse(record.createdAt) },
+      run: {
+        org: q.queue.org,
+        repo: q.queue.repo,
+        runId: input.runId,
+        branch: result.branch,
+        sha: result.sha,
+        startedAt: Date.parse(record.createdAt),
+        baseSha: record.baseSha,
+        deadlineAt: q.runContext(input.runId).deadlineAt,
+      },
     });
   }
 }
@@ -270,6 +300,7 @@ function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): voi
   if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
   if (input.result.ok) {
     completeMerge(q, input.number, input.result.head);
+    if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
     return;
   }
   const record = q.markPr(input.number);
@@ -278,5 +309,48 @@ function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): voi
   record.upToDate = false;
   const reason = `the git host refused the merge: ${input.result.reason}`;
   if (record.state === 'PENDING') q.timeline(input.number, 'merge_failed', reason);
-  else requeue(q, input.number, reason);
+  else if (input.result.target === undefined) requeue(q, input.number, reason);
+  if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
+}
+
+/** True when nothing in the queue was tested on (or is being tested on, or merged onto) the current target head. */
+function holdsNoResult(q: QueueTx): boolean {
+  return (
+    q.runtime.activeRuns.length === 0 &&
+    q.runtime.lineup.every((number) => {
+      const pr = q.requirePr(number);
+      return pr.state === 'PENDING' && !pr.mergeRequested;
+    })
+  );
+}
+
+/**
+ * The git host says where the target branch is and what its configuration requires. The engine adopts the head
+ * when it has none, or when nothing depends on the old one; the configuration's required statuses (source
+ * `service_config`) are kept when they are those of the head the engine works on.
+ */
+function observeTarget(q: QueueTx, target: TargetState): void {
+  if (target.head !== q.runtime.targetHead && (q.runtime.targetHead === '' || holdsNoResult(q))) q.runtime.targetHead = target.head;
+  if (target.head === q.runtime.targetHead && target.requiredStatuses !== undefined) {
+    q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
+  }
+}
+
+/**
+ * The target branch is not where the engine thought (pushed to directly, rewritten): adopt its head and test again
+ * everything that was tested, or is being tested, on the old one. Nothing untested merges.
+ */
+function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
+  const before = q.runtime.targetHead;
+  q.runtime.targetHead = target.head;
+  if (target.requiredStatuses !== undefined) q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
+  q.touchQueue();
+  const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
+  for (const runId of [...q.runtime.activeRuns]) {
+    if (q.run(runId)?.status === 'in_progress') cancelRun(q, runId, why, 'requeue');
+  }
+  for (const number of [...q.runtime.lineup]) {
+    const pr = q.requirePr(number);
+    if ((pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') && !pr.mergeRequested) requeue(q, number, why);
+  }
 }

@@ -289,6 +289,7 @@ export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: stri
       pullRequest: { number, sha: pr.sha, title: pr.title },
       testBranchSha: (vouched ?? run)?.testBranchSha || null,
       mergeMethod: q.queue.settings.mergeMethod,
+      ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true } : {}),
     },
   });
   const why = how.direct === true ? 'directly (up to date, nothing ahead)' : how.vouchedBy !== undefined ? `vouched for by run ${how.vouchedBy}` : `after run ${pr.runId ?? ''} passed`;
@@ -323,6 +324,6 @@ function comment(q: QueueTx, number: number, body: string): void {
 function statusCheck(q: QueueTx, number: number, state: 'pending' | 'success' | 'failure', description: string): void {
   const pr = q.requirePr(number);
   if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
-    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description });
+    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description, number });
   }
 }

@@ -73,6 +73,11 @@ export interface QueueRecord {
   settings: QueueSettings;
   /** The list set through the API (source `merge_instance`); null when none is set. */
   requiredStatuses: string[] | null;
+  /**
+   * What the repository configuration file on the target branch requires (source `service_config`), as the git
+   * host last reported it for the head `sha`; absent until a host that reads one reports it.
+   */
+  repositoryConfig?: { sha: string; requiredStatuses: string[] | null };
   createdAt: string;
   updatedAt: string;
   runtime: QueueRuntime;
@@ -113,12 +118,17 @@ export interface QueuePatch extends Partial<QueueSettings> {
   deleteRequiredStatuses?: boolean;
 }
 
-/** The required statuses in force and where they come from. Later sources (config file, branch protection) join here. */
+/**
+ * The required statuses in force and where they come from: the API's list (`merge_instance`) over the repository
+ * configuration file (`service_config`). Branch protection (`repo_provider_branch_protection`) would join below.
+ */
 export function effectiveRequiredStatuses(queue: QueueRecord): {
   statuses: string[];
   source: RequiredStatusesSource | undefined;
 } {
   if (queue.requiredStatuses !== null) return { statuses: queue.requiredStatuses, source: 'merge_instance' };
+  const fromFile = queue.repositoryConfig?.requiredStatuses;
+  if (fromFile !== undefined && fromFile !== null) return { statuses: fromFile, source: 'service_config' };
   return { statuses: [], source: undefined };
 }
 

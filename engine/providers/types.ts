@@ -5,6 +5,19 @@
  */
 import type { MergeMethod, RepoRef } from '../queues.js';
 
+/**
+ * The target branch as a host saw it while answering, for hosts that can say: its head and the required statuses of
+ * the repository configuration file there (source `service_config`).
+ */
+export interface TargetState {
+  head: string;
+  /**
+   * null when the configuration sets none (or there is no configuration file); absent when it cannot be read (an
+   * invalid file): keep what was known.
+   */
+  requiredStatuses?: string[] | null;
+}
+
 export interface PullRequestFacts {
   title: string;
   author: string;
@@ -14,6 +27,10 @@ export interface PullRequestFacts {
   mergeable: boolean;
   /** Whether it is based on the tip of the target branch (for directMergeMode). */
   upToDate: boolean;
+  /** Why it is not mergeable, for people (a missing head, the conflicting files). */
+  notMergeableReason?: string;
+  /** The target branch the facts were established against. */
+  target?: TargetState;
 }
 
 export interface TestBranchRequest {
@@ -27,7 +44,16 @@ export interface TestBranchRequest {
   mergeMethod: MergeMethod;
 }
 
-export type TestBranchResult = { ok: true; branch: string; sha: string } | { ok: false; reason: string };
+export type TestBranchResult =
+  | { ok: true; branch: string; sha: string }
+  | {
+      ok: false;
+      reason: string;
+      /** The PR that could not be applied on top of the target and the PRs before it, and the files in conflict. */
+      conflict?: { number: number; files: string[] };
+      /** Set when the request's base is not (or no longer) a commit of the target branch: where the target is now. */
+      target?: TargetState;
+    };
 
 export interface MergeRequest {
   repo: RepoRef;
@@ -37,10 +63,30 @@ export interface MergeRequest {
   pullRequest: { number: number; sha: string; title: string };
   /** The test branch whose tree is being merged, when there is one (none for a direct merge). */
   testBranchSha: string | null;
+  /**
+   * Parallel mode: PRs of other lanes (whose targets do not overlap) may have merged since the run's base. The host
+   * then applies the PR onto the current head instead of refusing a head whose tree differs from the tested base.
+   */
+  independentBase?: boolean;
   mergeMethod: MergeMethod;
 }
 
-export type MergeResult = { ok: true; head: string } | { ok: false; reason: string };
+export type MergeResult =
+  | { ok: true; head: string; target?: TargetState }
+  | {
+      ok: false;
+      reason: string;
+      /**
+       * Set when the target branch is not where the engine expected (it moved, or the run tested another base):
+       * where it is now. Everything tested on the old base must be tested again rather than merged.
+       */
+      target?: TargetState;
+    };
+
+/** What a host recorded on a pull request (a comment, a status check), for the PR's timeline. */
+export interface PullRequestNote {
+  message: string;
+}
 
 export interface GitHost {
   readonly name: string;
@@ -50,8 +96,17 @@ export interface GitHost {
   buildTestBranch(request: TestBranchRequest): Promise<TestBranchResult>;
   deleteTestBranch(repo: RepoRef, branch: string): Promise<void>;
   merge(request: MergeRequest): Promise<MergeResult>;
-  comment(repo: RepoRef, number: number, body: string): Promise<void>;
-  setStatusCheck(repo: RepoRef, sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<void>;
+  /** A host that has no page of its own for the PR answers a note, which the engine adds to the PR's timeline. */
+  comment(repo: RepoRef, number: number, body: string): Promise<void | PullRequestNote>;
+  setStatusCheck(
+    repo: RepoRef,
+    sha: string,
+    state: 'pending' | 'success' | 'failure',
+    description: string,
+    number?: number,
+  ): Promise<void | PullRequestNote>;
+  /** Creates the queue's repository when the host keeps repositories itself and it is missing (createQueue). */
+  prepareRepository?(repo: RepoRef, branch: string): Promise<void>;
 }
 
 export interface CiRun {
@@ -62,6 +117,10 @@ export interface CiRun {
   sha: string;
   /** When the run started (ms since the epoch); a restarted service resumes from it. */
   startedAt: number;
+  /** The target head the test branch was built on (where a CI reads the repository configuration). */
+  baseSha?: string;
+  /** When the queue's testing timeout ends the run (ms since the epoch). */
+  deadlineAt?: number;
 }
 
 /** Reports a commit status, as POST /v1/setCommitStatus would. */
@@ -72,6 +131,8 @@ export type StatusReporter = (status: {
   context: string;
   state: 'pending' | 'success' | 'failure' | 'error';
   description?: string;
+  /** Where people read the job's output. */
+  url?: string;
 }) => void;
 
 export interface CI {
@@ -80,6 +141,12 @@ export interface CI {
   start(run: CiRun, report: StatusReporter): void;
   /** The run ended (decided, cancelled); stop reporting on it. */
   stop(runId: string): void;
+}
+
+/** CI output the service serves to the organization that owns the run (GET /ci-logs/<runId>/<status>). */
+export interface CiLogSource {
+  /** The log of one status of one run, or undefined when there is none for this organization. */
+  openLog(org: string, runId: string, status: string): Promise<NodeJS.ReadableStream | undefined>;
 }
 
 /** External CI: statuses arrive through setCommitStatus only. */

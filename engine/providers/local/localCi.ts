@@ -1,0 +1,408 @@
+/**
+ * The built-in CI of the local git host (GREENLINE_LOCAL_CI=1). For each test run it reads `ci:` from the
+ * repository configuration file at the run's base (the target branch the run was built on), and for each entry
+ * `<status>: <command>` it checks the test branch out into a temporary worktree, runs the command with the shell
+ * (`/bin/sh -c`: the command is the user's shell line), and reports the outcome as the commit status `<status>`:
+ * `pending` when it starts, then `success` (exit 0) or `failure`. A command still running at the queue's testing
+ * timeout is killed (the engine cancels the run then anyway).
+ *
+ * Output (stdout and stderr together) is kept in the data folder, `local-ci/<runId>/<status>.log`, and every status
+ * links to it by `url`: GET <public url>/ci-logs/<runId>/<status>, served to the organization that owns the run.
+ *
+ * Restarts: an outcome is written next to the log before it is reported. When the service starts again, the
+ * engine resumes CI on every run in progress: outcomes already written are reported again (the engine takes a
+ * repeated status as a no-op) and commands that had not finished run again from the start, in a fresh worktree.
+ * A command left running by a crashed service is killed first. Nothing is resumed half-way.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { CI, CiLogSource, CiRun, StatusReporter } from '../types.js';
+import type { LocalGitHost } from './localGitHost.js';
+import { RepoConfigError, type RepoConfig } from './repoConfig.js';
+
+/** The status that reports an unreadable configuration (the run fails rather than waits). */
+export const CONFIG_STATUS = 'greenline/config';
+
+export interface LocalCiOptions {
+  dataDir: string;
+  host: LocalGitHost;
+  /** Commands running at once, over every run (default: the number of CPUs). */
+  jobs?: number;
+  /** Where people reach the service, for the links to logs (it can be set later: `setPublicUrl`). */
+  publicUrl?: string;
+  /** The shell that runs commands (default /bin/sh). */
+  shell?: string;
+  /** After SIGTERM, how long a command has before SIGKILL (default 5 s). */
+  killGraceMs?: number;
+  onError?: (message: string, error: unknown) => void;
+}
+
+interface Outcome {
+  state: 'success' | 'failure' | 'error';
+  description: string;
+  exitCode: number | null;
+  signal: string | null;
+  startedAt: string;
+  endedAt: string;
+}
+
+interface RunMeta {
+  org: string;
+  repo: CiRun['repo'];
+  sha: string;
+  branch: string;
+}
+
+interface Job {
+  child?: ChildProcess;
+  /** Why the runner ended it: stopped (the run ended, or the service stops) or timed out. */
+  ended?: 'stopped' | 'timeout';
+  done: Promise<void>;
+}
+
+interface RunState {
+  run: CiRun;
+  report: StatusReporter;
+  stopped: boolean;
+  jobs: Map<string, Job>;
+  timer?: NodeJS.Timeout;
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** How long after the run's deadline the runner kills commands itself, should the engine not have stopped them. */
+const DEADLINE_GRACE_MS = 10_000;
+
+/** A file name for a status name: readable when short and plain, a hash otherwise; never a path. */
+export function statusFileName(status: string): string {
+  const encoded = [...Buffer.from(status, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`))
+    .join('');
+  return encoded.length <= 120 ? encoded : `h-${createHash('sha256').update(status).digest('hex')}`;
+}
+
+/** A counting semaphore: at most `size` holders at once, served in order. */
+class Slots {
+  private used = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly size: number) {}
+  async acquire(): Promise<void> {
+    if (this.used < this.size) {
+      this.used++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.used--;
+  }
+}
+
+export class LocalCi implements CI, CiLogSource {
+  readonly name = 'local';
+  private readonly runs = new Map<string, RunState>();
+  private readonly slots: Slots;
+  private readonly shell: string;
+  private readonly killGraceMs: number;
+  private readonly onError: (message: string, error: unknown) => void;
+  private publicUrl: string;
+  private closed = false;
+  /** Set by `abandon`: nothing more is recorded, reported or cleaned up, as after a crash. */
+  private abandoned = false;
+  /** Every job's promise, so `close` can wait for them. */
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly options: LocalCiOptions) {
+    this.slots = new Slots(Math.max(1, options.jobs ?? availableParallelism()));
+    this.shell = options.shell ?? '/bin/sh';
+    this.killGraceMs = options.killGraceMs ?? 5_000;
+    this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
+    this.publicUrl = (options.publicUrl ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  }
+
+  setPublicUrl(url: string): void {
+    this.publicUrl = url.replace(/\/+$/, '');
+  }
+
+  logUrl(runId: string, status: string): string {
+    return `${this.publicUrl}/ci-logs/${encodeURIComponent(runId)}/${encodeURIComponent(status)}`;
+  }
+
+  private runDir(runId: string): string {
+    return join(this.options.dataDir, 'local-ci', runId);
+  }
+
+  private workDir(runId: string, status: string): string {
+    return join(this.options.dataDir, 'local-ci', 'work', runId, statusFileName(status));
+  }
+
+  private logPath(runId: string, status: string): string {
+    return join(this.runDir(runId), `${statusFileName(status)}.log`);
+  }
+
+  private outcomePath(runId: string, status: string): string {
+    return join(this.runDir(runId), `${statusFileName(status)}.outcome.json`);
+  }
+
+  private pidPath(runId: string, status: string): string {
+    return join(this.runDir(runId), `${statusFileName(status)}.pid`);
+  }
+
+  start(run: CiRun, report: StatusReporter): void {
+    if (this.closed || this.runs.has(run.runId) || !RUN_ID.test(run.runId)) return;
+    const state: RunState = { run, report, stopped: false, jobs: new Map() };
+    this.runs.set(run.runId, state);
+    this.track(
+      this.begin(state).catch((error) => {
+        if (state.stopped) return;
+        this.onError(`local CI for ${run.runId}`, error);
+        // Failing the run visibly beats leaving it to the testing timeout.
+        this.report(state, CONFIG_STATUS, 'error', `the built-in CI could not start: ${(error as Error).message}`.slice(0, 1000), false);
+      }),
+    );
+  }
+
+  stop(runId: string): void {
+    const state = this.runs.get(runId);
+    if (state === undefined) return;
+    this.runs.delete(runId);
+    state.stopped = true;
+    if (state.timer !== undefined) clearTimeout(state.timer);
+    for (const job of state.jobs.values()) this.kill(job, 'stopped');
+  }
+
+  /** Stops every job (each runs again after the next start) and waits until they have ended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const runId of [...this.runs.keys()]) this.stop(runId);
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * Forgets every run without ending its commands or recording anything more: what a crash (kill -9) leaves
+   * behind. Tests of recovery use it; the next runner on the same data folder cleans up.
+   */
+  abandon(): void {
+    this.closed = true;
+    this.abandoned = true;
+    for (const state of this.runs.values()) {
+      state.stopped = true;
+      if (state.timer !== undefined) clearTimeout(state.timer);
+    }
+    this.runs.clear();
+  }
+
+  async openLog(org: string, runId: string, status: string): Promise<NodeJS.ReadableStream | undefined> {
+    if (!RUN_ID.test(runId)) return undefined;
+    const meta = await readFile(join(this.runDir(runId), 'run.json'), 'utf8').then(
+      (text) => JSON.parse(text) as RunMeta,
+      () => undefined,
+    );
+    if (meta === undefined || meta.org !== org) return undefined;
+    const path = this.logPath(runId, status);
+    if (!(await stat(path).then((info) => info.isFile(), () => false))) return undefined;
+    return createReadStream(path);
+  }
+
+  private track(promise: Promise<void>): void {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise));
+  }
+
+  private async begin(state: RunState): Promise<void> {
+    const { run } = state;
+    await mkdir(this.runDir(run.runId), { recursive: true });
+    const meta: RunMeta = { org: run.org, repo: run.repo, sha: run.sha, branch: run.branch };
+    await writeAtomically(join(this.runDir(run.runId), 'run.json'), JSON.stringify(meta));
+    let config: RepoConfig;
+    try {
+      config = await this.options.host.readConfigAt(run.repo, run.baseSha || run.sha);
+    } catch (error) {
+      if (!(error instanceof RepoConfigError)) throw error;
+      this.report(state, CONFIG_STATUS, 'error', error.message.slice(0, 1000), false);
+      return;
+    }
+    if (state.stopped) return;
+    if (run.deadlineAt !== undefined) {
+      // The engine cancels the run at its deadline and stops it here; this only backs that up, a little later.
+      state.timer = setTimeout(() => {
+        for (const job of state.jobs.values()) this.kill(job, 'timeout');
+      }, Math.max(0, run.deadlineAt + DEADLINE_GRACE_MS - Date.now()));
+      state.timer.unref();
+    }
+    for (const [status, command] of config.ci) {
+      const outcome = await readJson<Outcome>(this.outcomePath(run.runId, status));
+      if (outcome !== undefined) {
+        this.report(state, status, outcome.state, outcome.description, true);
+        // A crash right after the outcome was written may have left the worktree behind.
+        const worktree = this.workDir(run.runId, status);
+        if (await stat(worktree).then(() => true, () => false)) await this.options.host.removeWorktree(run.repo, worktree);
+        continue;
+      }
+      const job: Job = { done: Promise.resolve() };
+      job.done = this.runJob(state, status, command, job).catch((error) => {
+        if (!state.stopped) {
+          this.onError(`local CI job ${status} of ${run.runId}`, error);
+          this.report(state, status, 'error', `the runner failed: ${(error as Error).message}`.slice(0, 1000), false);
+        }
+      });
+      state.jobs.set(status, job);
+      this.track(job.done);
+    }
+  }
+
+  private report(state: RunState, status: string, outcome: 'pending' | Outcome['state'], description: string, withLog: boolean): void {
+    if (state.stopped) return;
+    const run = state.run;
+    state.report({
+      org: run.org,
+      repo: run.repo,
+      sha: run.sha,
+      context: status,
+      state: outcome,
+      description,
+      ...(withLog ? { url: this.logUrl(run.runId, status) } : {}),
+    });
+  }
+
+  private async runJob(state: RunState, status: string, command: string, job: Job): Promise<void> {
+    const { run } = state;
+    await this.killLeftover(run.runId, status);
+    this.report(state, status, 'pending', 'waiting for a runner', false);
+    await this.slots.acquire();
+    const worktree = this.workDir(run.runId, status);
+    let checkedOut = false;
+    try {
+      if (state.stopped) return;
+      if (job.ended === 'timeout') {
+        await this.finish(state, status, { state: 'error', description: "the queue's testing timeout passed before a runner was free", exitCode: null, signal: null, startedAt: new Date().toISOString(), endedAt: new Date().toISOString() });
+        return;
+      }
+      await this.options.host.addWorktree(run.repo, run.sha, worktree);
+      checkedOut = true;
+      if (state.stopped) return;
+      const logPath = this.logPath(run.runId, status);
+      await rm(logPath, { force: true });
+      const log = await open(logPath, 'w');
+      const startedAt = new Date().toISOString();
+      let exit: { code: number | null; signal: NodeJS.Signals | null };
+      try {
+        await log.write(`$ ${command}\n`);
+        const child = spawn(this.shell, ['-c', command], {
+          cwd: worktree,
+          detached: true,
+          stdio: ['ignore', log.fd, log.fd],
+          env: {
+            ...process.env,
+            CI: 'true',
+            GREENLINE_RUN_ID: run.runId,
+            GREENLINE_STATUS: status,
+            GREENLINE_SHA: run.sha,
+            GREENLINE_BRANCH: run.branch,
+            GREENLINE_CI_JOB: jobMarker(run.runId, status),
+          },
+        });
+        job.child = child;
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+          child.once('error', reject);
+          child.once('exit', (code, signal) => resolve({ code, signal }));
+        });
+        if (child.pid !== undefined) await writeFile(this.pidPath(run.runId, status), String(child.pid));
+        this.report(state, status, 'pending', `running: ${command}`.slice(0, 1000), true);
+        if (state.stopped) this.kill(job, 'stopped');
+        exit = await exited;
+      } finally {
+        await log.close();
+      }
+      // An abandoned runner (a crash, for tests) touches nothing more: the next one owns these files.
+      if (this.abandoned) return;
+      await rm(this.pidPath(run.runId, status), { force: true });
+      if (job.ended === 'stopped' || state.stopped) return;
+      const outcome: Outcome = {
+        state: job.ended === 'timeout' ? 'error' : exit.code === 0 ? 'success' : 'failure',
+        description:
+          job.ended === 'timeout'
+            ? "killed at the queue's testing timeout"
+            : exit.code === 0
+              ? 'passed'
+              : exit.code !== null
+                ? `exited with ${exit.code}`
+                : `killed by ${exit.signal ?? 'a signal'}`,
+        exitCode: exit.code,
+        signal: exit.signal,
+        startedAt,
+        endedAt: new Date().toISOString(),
+      };
+      await this.finish(state, status, outcome);
+    } finally {
+      this.slots.release();
+      if (checkedOut && !this.abandoned) {
+        await this.options.host.removeWorktree(run.repo, worktree).catch((error) => this.onError(`removing the worktree ${worktree}`, error));
+      }
+    }
+  }
+
+  /** Records a command's outcome (so a restart reports it again rather than running it again), then reports it. */
+  private async finish(state: RunState, status: string, outcome: Outcome): Promise<void> {
+    await writeAtomically(this.outcomePath(state.run.runId, status), JSON.stringify(outcome));
+    this.report(state, status, outcome.state, outcome.description, true);
+  }
+
+  /** Ends a job's command and everything it started (its process group): SIGTERM, then SIGKILL. */
+  private kill(job: Job, why: 'stopped' | 'timeout'): void {
+    job.ended ??= why;
+    const pid = job.child?.pid;
+    if (pid === undefined || job.child?.exitCode !== null || job.child.signalCode !== null) return;
+    signalGroup(pid, 'SIGTERM');
+    const force = setTimeout(() => signalGroup(pid, 'SIGKILL'), this.killGraceMs);
+    force.unref();
+    job.child.once('exit', () => {
+      clearTimeout(force);
+      // Whatever the shell started and left behind goes too.
+      signalGroup(pid, 'SIGKILL');
+    });
+  }
+
+  /** A command a crashed service left running (its pid file is there): killed when it is still that command. */
+  private async killLeftover(runId: string, status: string): Promise<void> {
+    const path = this.pidPath(runId, status);
+    const pid = Number(await readFile(path, 'utf8').catch(() => ''));
+    if (Number.isInteger(pid) && pid > 1) {
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+      if (environ.split('\u0000').includes(`GREENLINE_CI_JOB=${jobMarker(runId, status)}`)) signalGroup(pid, 'SIGKILL');
+    }
+    await rm(path, { force: true });
+  }
+}
+
+function jobMarker(runId: string, status: string): string {
+  return `${runId}/${statusFileName(status)}`;
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,407 @@
+/**
+ * The local git host (GREENLINE_PROVIDER=local): each queue's repository is a bare git repository in the data
+ * folder, `repos/<host>/<owner>/<name>.git` (lower case), created when a queue is created and adopted when it is
+ * there already. People push to it: the target branch, and pull request N as `refs/pull/N/head`.
+ *
+ * - Test branches are real commits: `refs/heads/greenline/<target>/<runId>` holds the run's base plus its PRs,
+ *   applied in order with the queue's merge method (applyPullRequest.ts). What each PR contributed is kept in a
+ *   small record per test branch (`local-git/test-branches/...`), which merging reads.
+ * - Merging puts a PR's tested commits on the target branch with one compare-and-swap of the ref: replicated on the
+ *   expected head, they are the very commits tested when the run was built on that head (a fast-forward), and
+ *   commits with exactly the tested trees otherwise. The tested base must hold the same tree as the target; when
+ *   the target moved, the merge is refused with the new head so that the engine tests again.
+ * - Every call is safe to repeat: an existing test branch is answered as built, a merge already done is answered
+ *   as merged. Operations on one repository are serialised, failed git commands retried (gitRunner.ts), and the
+ *   target branch only ever moves by one `update-ref` from the expected head to a commit that already exists.
+ */
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { MergeMethod, RepoRef } from '../../queues.js';
+import { testBranchName } from '../simGitHost.js';
+import type {
+  GitHost,
+  MergeRequest,
+  MergeResult,
+  PullRequestFacts,
+  PullRequestNote,
+  TargetState,
+  TestBranchRequest,
+  TestBranchResult,
+} from '../types.js';
+import { applyPullRequest, replicate } from './applyPullRequest.js';
+import { GitRunner } from './gitRunner.js';
+import { EMPTY_REPO_CONFIG, parseRepoConfig, REPO_CONFIG_FILE, RepoConfigError, type RepoConfig } from './repoConfig.js';
+import { gitDate, Repository, ZERO_SHA, type Ident } from './repository.js';
+
+export interface LocalGitHostOptions {
+  /** The data folder: repositories go under `repos/`, the host's records under `local-git/`. */
+  dataDir: string;
+  runner?: GitRunner;
+  /** Committer of the commits Greenline makes (default `Greenline <greenline@localhost>`). */
+  identity?: { name: string; email: string };
+  /** Time for commit dates (ms since the epoch); the wall clock unless given. */
+  now?: () => number;
+}
+
+/** What one PR contributed to a test branch. */
+interface Segment {
+  number: number;
+  prSha: string;
+  /** The commit the PR was applied on (the base, or the previous PR's last commit). */
+  parent: string;
+  /** The commits it added, oldest first (none when its changes were already there). */
+  commits: string[];
+}
+
+/** The record of a test branch, by its SHA. */
+interface TestBranchRecord {
+  branch: string;
+  baseSha: string;
+  mergeMethod: MergeMethod;
+  tip: string;
+  segments: Segment[];
+}
+
+/** Records of test branches are kept this long: merges read them after the branch is deleted. */
+const RECORD_DAYS = 14;
+
+export const STATUS_CHECK_CONTEXT = 'greenline';
+
+function safeSegments(parts: string[]): string[] {
+  for (const part of parts) {
+    if (part === '' || part === '.' || part === '..' || part.includes('\u0000') || part.includes('\\')) {
+      throw new Error(`"${part}" cannot be part of a repository path`);
+    }
+  }
+  return parts;
+}
+
+function repoPathParts(repo: RepoRef): string[] {
+  return safeSegments([repo.host.toLowerCase(), ...repo.owner.toLowerCase().split('/'), repo.name.toLowerCase()]);
+}
+
+function listOf(numbers: number[]): string {
+  return numbers.map((number) => `#${number}`).join(', ');
+}
+
+export class LocalGitHost implements GitHost {
+  readonly name = 'local';
+  readonly runner: GitRunner;
+  private readonly identity: { name: string; email: string };
+  private readonly now: () => number;
+  private readonly swept = new Set<string>();
+
+  constructor(private readonly options: LocalGitHostOptions) {
+    this.runner = options.runner ?? new GitRunner();
+    this.identity = options.identity ?? { name: 'Greenline', email: 'greenline@localhost' };
+    this.now = options.now ?? Date.now;
+  }
+
+  /** `<data>/repos/<host>/<owner>/<name>.git`, in lower case (hosts, owners and names are case-insensitive). */
+  repositoryPath(repo: RepoRef): string {
+    const parts = repoPathParts(repo);
+    const name = parts.pop() as string;
+    return join(this.options.dataDir, 'repos', ...parts, `${name}.git`);
+  }
+
+  private recordsDir(repo: RepoRef): string {
+    return join(this.options.dataDir, 'local-git', 'test-branches', ...repoPathParts(repo));
+  }
+
+  /** Serialises `fn` with every other operation on the repository, which exists (created if missing) when it runs. */
+  private withRepository<T>(repo: RepoRef, initialBranch: string, fn: (repository: Repository) => Promise<T>): Promise<T> {
+    const gitDir = this.repositoryPath(repo);
+    return this.runner.exclusive(gitDir, async () => {
+      const repository = new Repository(this.runner, gitDir);
+      await this.ensure(repository, initialBranch);
+      await this.sweepRecords(repo);
+      return fn(repository);
+    });
+  }
+
+  private async ensure(repository: Repository, initialBranch: string): Promise<void> {
+    const exists = await stat(repository.gitDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (exists) return;
+    await mkdir(dirname(repository.gitDir), { recursive: true });
+    await this.runner.run({ gitDir: repository.gitDir, args: ['init', '--quiet', '--bare', `--initial-branch=${initialBranch}`] });
+    // A reflog on a bare repository too: `git reflog <branch>` then shows every move of the target branch.
+    await this.runner.run({ gitDir: repository.gitDir, args: ['config', 'core.logAllRefUpdates', 'always'] });
+  }
+
+  async prepareRepository(repo: RepoRef, branch: string): Promise<void> {
+    await this.withRepository(repo, branch, async (repository) => {
+      await repository.runner.run({ gitDir: repository.gitDir, args: ['rev-parse', '--git-dir'] });
+    });
+  }
+
+  async targetHead(repo: RepoRef, branch: string): Promise<string> {
+    return this.withRepository(repo, branch, async (repository) => (await repository.resolve(`refs/heads/${branch}`)) ?? '');
+  }
+
+  /** The repository configuration at a commit; throws RepoConfigError when the file is invalid. */
+  async readConfigAt(repo: RepoRef, commit: string): Promise<RepoConfig> {
+    return this.withRepository(repo, 'main', (repository) => this.configAt(repository, commit));
+  }
+
+  private async configAt(repository: Repository, commit: string): Promise<RepoConfig> {
+    const text = await repository.readFile(commit, REPO_CONFIG_FILE);
+    return text === undefined ? EMPTY_REPO_CONFIG : parseRepoConfig(text);
+  }
+
+  /** The target as it is: its head and (when the file is valid) the required statuses of its configuration. */
+  private async targetState(repository: Repository, head: string): Promise<TargetState> {
+    try {
+      return { head, requiredStatuses: (await this.configAt(repository, head)).requiredStatuses };
+    } catch (error) {
+      if (error instanceof RepoConfigError) return { head };
+      throw error;
+    }
+  }
+
+  async pullRequest(repo: RepoRef, number: number, targetBranch: string): Promise<PullRequestFacts> {
+    return this.withRepository(repo, targetBranch, async (repository) => {
+      const notMergeable = (reason: string, facts: Partial<PullRequestFacts> = {}): PullRequestFacts => ({
+        title: '',
+        author: '',
+        sha: '',
+        baseBranch: targetBranch,
+        upToDate: false,
+        ...facts,
+        mergeable: false,
+        notMergeableReason: reason,
+      });
+      const sha = await repository.resolve(`refs/pull/${number}/head`);
+      if (sha === undefined) return notMergeable(`its head refs/pull/${number}/head does not exist in the repository`);
+      const summary = await repository.summary(sha);
+      const known = { title: summary.subject, author: summary.authorName, sha };
+      const head = await repository.resolve(`refs/heads/${targetBranch}`);
+      if (head === undefined) return notMergeable(`the target branch ${targetBranch} does not exist yet`, known);
+      let config: RepoConfig;
+      try {
+        config = await this.configAt(repository, head);
+      } catch (error) {
+        if (error instanceof RepoConfigError) return notMergeable(`${error.message} (on ${targetBranch})`, known);
+        throw error;
+      }
+      const target: TargetState = { head, requiredStatuses: config.requiredStatuses };
+      const merged = await repository.mergeTrees(head, sha);
+      if (!merged.clean) return notMergeable(`it conflicts with ${targetBranch} in ${merged.files.join(', ')}`, { ...known, target });
+      return { ...known, baseBranch: targetBranch, mergeable: true, upToDate: await repository.isAncestor(head, sha), target };
+    });
+  }
+
+  async buildTestBranch(request: TestBranchRequest): Promise<TestBranchResult> {
+    const branch = testBranchName(request.targetBranch, request.runId);
+    const ref = `refs/heads/${branch}`;
+    return this.withRepository(request.repo, request.targetBranch, async (repository) => {
+      const existing = await repository.resolve(ref);
+      if (existing !== undefined && (await this.readRecord(request.repo, existing))?.branch === branch) {
+        return { ok: true, branch, sha: existing };
+      }
+      if (!(await repository.hasCommit(request.baseSha))) {
+        const head = await this.requireTarget(repository, request.targetBranch);
+        return {
+          ok: false,
+          reason: `the base ${request.baseSha || '(none)'} is not a commit of the repository; ${request.targetBranch} is at ${head}`,
+          target: await this.targetState(repository, head),
+        };
+      }
+      const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
+      const segments: Segment[] = [];
+      let current = request.baseSha;
+      for (const [index, pr] of request.pullRequests.entries()) {
+        const ahead = request.pullRequests.slice(0, index).map((earlier) => earlier.number);
+        const onto = `${request.targetBranch}${ahead.length > 0 ? ` + ${listOf(ahead)}` : ''}`;
+        if (!(await repository.hasCommit(pr.sha))) {
+          return { ok: false, reason: `the head ${pr.sha} of #${pr.number} is not in the repository`, conflict: { number: pr.number, files: [] } };
+        }
+        const applied = await applyPullRequest(repository, current, pr, request.mergeMethod, committer);
+        if (!applied.ok) {
+          const detail = applied.detail === '' ? '' : ` (${applied.detail})`;
+          return {
+            ok: false,
+            reason: `#${pr.number} conflicts with ${onto} in ${applied.files.join(', ') || 'its changes'}${detail}`,
+            conflict: { number: pr.number, files: applied.files },
+          };
+        }
+        if (applied.commits.length === 0) {
+          // Nothing to merge; and its test branch would be the same commit as the run's ahead of it.
+          return { ok: false, reason: `#${pr.number} changes nothing on top of ${onto}`, conflict: { number: pr.number, files: [] } };
+        }
+        segments.push({ number: pr.number, prSha: pr.sha, parent: current, commits: applied.commits });
+        current = applied.tip;
+      }
+      // The record first: a test branch that exists always has one.
+      await this.writeRecord(request.repo, { branch, baseSha: request.baseSha, mergeMethod: request.mergeMethod, tip: current, segments });
+      if (!(await repository.compareAndSwap(ref, current, existing ?? ZERO_SHA))) throw new Error(`${ref} changed while it was being built`);
+      return { ok: true, branch, sha: current };
+    });
+  }
+
+  async deleteTestBranch(repo: RepoRef, branch: string): Promise<void> {
+    if (!branch.startsWith('greenline/')) return;
+    const gitDir = this.repositoryPath(repo);
+    await this.runner.exclusive(gitDir, async () => {
+      if (!(await stat(gitDir).then(() => true, () => false))) return;
+      const repository = new Repository(this.runner, gitDir);
+      if ((await repository.resolve(`refs/heads/${branch}`)) !== undefined) await repository.deleteRef(`refs/heads/${branch}`);
+    });
+  }
+
+  async merge(request: MergeRequest): Promise<MergeResult> {
+    const targetRef = `refs/heads/${request.targetBranch}`;
+    return this.withRepository(request.repo, request.targetBranch, async (repository) => {
+      const head = await this.requireTarget(repository, request.targetBranch);
+      const expected = request.expectedHead;
+      const pr = request.pullRequest;
+      const moved = async (reason: string): Promise<MergeResult> => ({ ok: false, reason, target: await this.targetState(repository, head) });
+      if (!(await repository.hasCommit(expected))) {
+        return moved(`the expected head ${expected || '(none)'} of ${request.targetBranch} is not in the repository; it is at ${head}`);
+      }
+
+      let commits: string[];
+      let testedBase: string;
+      if (request.testBranchSha === null) {
+        // A direct merge: the PR on the expected head, now.
+        const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
+        const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
+        if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
+        if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
+          return { ok: true, head, target: await this.targetState(repository, head) };
+        }
+        commits = applied.commits;
+        testedBase = expected;
+      } else {
+        const record = await this.readRecord(request.repo, request.testBranchSha);
+        const segment = record?.segments.find((candidate) => candidate.number === pr.number);
+        if (record === undefined || segment === undefined) {
+          return { ok: false, reason: `no record of #${pr.number} in the test branch ${request.testBranchSha}; it will be tested again` };
+        }
+        if (segment.prSha !== pr.sha) {
+          return { ok: false, reason: `the test branch holds #${pr.number} at ${segment.prSha}, not ${pr.sha}` };
+        }
+        for (const commit of segment.commits) {
+          if (!(await repository.hasCommit(commit))) return { ok: false, reason: `the tested commit ${commit} is gone; it will be tested again` };
+        }
+        commits = segment.commits;
+        testedBase = segment.parent;
+      }
+
+      let onExpected = request.testBranchSha === null;
+      const [testedTree, expectedTree] = await repository.trees(testedBase, expected);
+      if (testedTree !== expectedTree) {
+        if (request.independentBase !== true) {
+          return moved(`#${pr.number} was tested on a base that differs from ${request.targetBranch} at ${expected}`);
+        }
+        // Parallel mode: PRs of other lanes merged since the run's base. The PR goes onto the head as it is now.
+        const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
+        const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
+        if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
+        commits = applied.commits;
+        onExpected = true;
+      }
+      const merged = onExpected && commits.length > 0 ? commits[commits.length - 1]! : await replicate(repository, commits, expected);
+      if (head === merged) return { ok: true, head, target: await this.targetState(repository, head) };
+      if (head !== expected) return moved(`${request.targetBranch} moved: it is at ${head}, not at ${expected}`);
+      if (!(await repository.compareAndSwap(targetRef, merged, expected))) {
+        const now = await this.requireTarget(repository, request.targetBranch);
+        return { ok: false, reason: `${request.targetBranch} moved while merging: it is at ${now}`, target: await this.targetState(repository, now) };
+      }
+      // The merge is done; a garbage collection that fails changes nothing and is tried again after the next one.
+      await repository.collectGarbage().catch(() => undefined);
+      return { ok: true, head: merged, target: await this.targetState(repository, merged) };
+    });
+  }
+
+  /** Whether `head` is `expected` plus commits with the trees of `commits` (a direct merge done before). */
+  private async holds(repository: Repository, head: string, expected: string, commits: string[]): Promise<boolean> {
+    if (commits.length === 0) return false;
+    let at = head;
+    for (let index = commits.length - 1; index >= 0; index--) {
+      const [ours, theirs] = await Promise.all([repository.readCommit(at), repository.readCommit(commits[index] as string)]);
+      if (ours.tree !== theirs.tree || ours.parents.slice(1).join() !== theirs.parents.slice(1).join()) return false;
+      const parent = ours.parents[0];
+      if (parent === undefined) return false;
+      at = parent;
+    }
+    return at === expected;
+  }
+
+  private async requireTarget(repository: Repository, branch: string): Promise<string> {
+    const head = await repository.resolve(`refs/heads/${branch}`);
+    // Thrown, so the engine tries again later (with a growing delay) rather than deciding anything.
+    if (head === undefined) throw new Error(`the target branch ${branch} does not exist in ${repository.gitDir}`);
+    return head;
+  }
+
+  async comment(_repo: RepoRef, _number: number, body: string): Promise<PullRequestNote> {
+    return { message: `comment: ${body}` };
+  }
+
+  async setStatusCheck(
+    _repo: RepoRef,
+    _sha: string,
+    state: 'pending' | 'success' | 'failure',
+    description: string,
+  ): Promise<PullRequestNote> {
+    return { message: `status check ${STATUS_CHECK_CONTEXT}: ${state} (${description})` };
+  }
+
+  /** Adds a detached worktree of `commit` at `path` (the built-in CI runs commands there). */
+  async addWorktree(repo: RepoRef, commit: string, path: string): Promise<void> {
+    await this.withRepository(repo, 'main', async (repository) => {
+      await mkdir(dirname(path), { recursive: true });
+      await rm(path, { recursive: true, force: true });
+      await repository.pruneWorktrees();
+      await repository.addWorktree(path, commit);
+    });
+  }
+
+  async removeWorktree(repo: RepoRef, path: string): Promise<void> {
+    await this.withRepository(repo, 'main', async (repository) => {
+      await repository.removeWorktree(path);
+      await rm(path, { recursive: true, force: true });
+      await repository.pruneWorktrees();
+    });
+  }
+
+  // Records of test branches
+
+  private recordPath(repo: RepoRef, sha: string): string {
+    return join(this.recordsDir(repo), `${sha}.json`);
+  }
+
+  private async writeRecord(repo: RepoRef, record: TestBranchRecord): Promise<void> {
+    const path = this.recordPath(repo, record.tip);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(record));
+    await rename(temporary, path);
+  }
+
+  private async readRecord(repo: RepoRef, sha: string): Promise<TestBranchRecord | undefined> {
+    if (!/^[0-9a-f]{40}$/.test(sha)) return undefined;
+    try {
+      return JSON.parse(await readFile(this.recordPath(repo, sha), 'utf8')) as TestBranchRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Once per repository and process: forgets records older than RECORD_DAYS. */
+  private async sweepRecords(repo: RepoRef): Promise<void> {
+    const dir = this.recordsDir(repo);
+    if (this.swept.has(dir)) return;
+    this.swept.add(dir);
+    const cutoff = Date.now() - RECORD_DAYS * 24 * 60 * 60_000;
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const path = join(dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info !== undefined && info.mtimeMs < cutoff) await rm(path, { force: true });
+    }
+  }
+}
