@@ -1,9 +1,11 @@
 /** `npm run bench`: every benchmark, each printing figures and ratios against a baseline from the same run. */
 import { benchApi } from './api.js';
 import { benchFlaky } from './flaky.js';
+import { benchSim } from './sim.js';
 import { benchStore } from './store.js';
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await benchStore();
 await benchApi();
 await benchFlaky();
+await benchSim();
