@@ -4,6 +4,7 @@ import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
 import { benchMetrics } from './metrics.js';
 import { benchLocalGit } from './localGit.js';
+import { benchSim } from './sim.js';
 import { benchStore } from './store.js';
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
@@ -13,3 +14,4 @@ await benchFlaky();
 await benchParallel();
 await benchMetrics();
 await benchLocalGit();
+await benchSim();

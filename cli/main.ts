@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import { TokenConfigError } from '../engine/tokens.js';
 import { ConfigError, dataDirFrom, ENVIRONMENT, UsageError } from './config.js';
 import { CHARTS_HELP, chartsCommand } from './charts.js';
+import { REPLAY_HELP, eventsCommand, replayCommand } from './replay.js';
 import { serve } from './serve.js';
+import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
 
@@ -31,11 +33,13 @@ Usage:
   greenline token revoke ID              remove a token
 ${CHARTS_HELP}
 ${UPLOAD_HELP}
+${SIM_HELP}
+${REPLAY_HELP}
   greenline help | --help                this text
   greenline --version                    the version
 
 Options:
-  --data DIR     data folder for the token commands (default: $GREENLINE_DATA, else ./.greenline)
+  --data DIR     data folder for the token and events commands (default: $GREENLINE_DATA, else ./.greenline)
 
 Environment (serve):
 ${Object.entries(ENVIRONMENT)
@@ -64,6 +68,8 @@ export async function main(argv: string[]): Promise<number> {
         codeowners: { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
+        seed: { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -100,6 +106,26 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.org === undefined ? {} : { orgSlug: values.org }),
         });
       }
+      case 'sim': {
+        if (rest.length !== 1) throw new UsageError('sim needs one scenario file: greenline sim SCENARIO.json');
+        return await simCommand({
+          scenario: rest[0] as string,
+          ...(values.seed === undefined ? {} : { seed: values.seed }),
+          ...(values.json === undefined ? {} : { json: values.json }),
+          ...(values.out === undefined ? {} : { out: values.out }),
+        });
+      }
+      case 'replay':
+        if (rest.length > 1) throw new UsageError('replay takes one event log');
+        return await replayCommand(rest[0], values.json === undefined ? {} : { json: values.json });
+      case 'events':
+        return await eventsCommand({
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          ...(values.repo === undefined ? {} : { repo: values.repo }),
+          ...(values.branch === undefined ? {} : { branch: values.branch }),
+          ...(values.org === undefined ? {} : { org: values.org }),
+          ...(values.out === undefined ? {} : { out: values.out }),
+        });
       case 'token':
         return await tokenCommand(rest[0], {
           org: values.org,

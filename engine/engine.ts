@@ -42,6 +42,11 @@ export interface EngineOptions {
   ci?: CI;
   /** Where failures of effects are reported (they are retried). */
   onError?: (message: string, error: unknown) => void;
+  /**
+   * Leave effects in the outbox instead of performing them. For replaying a recorded event log (`greenline replay`):
+   * the log already holds what every effect brought back.
+   */
+  holdEffects?: boolean;
 }
 
 export interface SubmitOptions {
@@ -114,6 +119,7 @@ export class Engine {
   readonly gitHost: GitHost;
   readonly ci: CI;
   private readonly onError: (message: string, error: unknown) => void;
+  private readonly holdEffects: boolean;
   private alive = true;
   private readonly runners = new Map<string, Promise<void>>();
   /** Observers of every committed input (the simulator and tests use it). */
@@ -128,6 +134,7 @@ export class Engine {
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
+    this.holdEffects = options.holdEffects ?? false;
     store.write((tx) => {
       const format = tx.get('meta', ['format']);
       if (format === undefined) tx.put('meta', ['format'], STORE_FORMAT);
@@ -335,6 +342,16 @@ export class Engine {
     });
   }
 
+  /**
+   * Applies one input of a recorded event log to the queue, as one transaction at the clock's time, exactly as the
+   * runtime applied it (`greenline replay`): inputs only the runtime makes — timers, git host and CI results — too.
+   * The log's first input, `created`, is replayed with `createQueue`.
+   */
+  replayInput(queueId: string, input: QueueInput): void {
+    if (input.type === 'created') throw new EngineError('invalid', 'a queue is created with createQueue, not replayed into');
+    this.dispatch(queueId, input);
+  }
+
   /** The queue's event log, in order. */
   eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
     return this.store.read((tx) => [...tx.scan('events', { prefix: [queueId] })].map((entry) => entry.value));
@@ -397,7 +414,7 @@ export class Engine {
 
   /** Runs the queue's outbox in order, one effect at a time. */
   private kick(queueId: string): void {
-    if (!this.alive || this.runners.has(queueId)) return;
+    if (!this.alive || this.holdEffects || this.runners.has(queueId)) return;
     const runner = this.drain(queueId).finally(() => {
       this.runners.delete(queueId);
       const more = this.alive && this.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);

@@ -19,9 +19,9 @@ export interface SimCiOptions {
 export const SIM_CI_CONTEXT = 'greenline/sim-ci';
 export const DEFAULT_SIM_CI: SimCiOptions = { passRate: 0.9, medianMinutes: 2, p90Minutes: 4, seed: 1 };
 
-/** Three independent uniform numbers in (0, 1) derived from the seed and a run id. */
-function uniforms(seed: number, runId: string): [number, number, number] {
-  const digest = createHash('sha256').update(`${seed}\u0000${runId}`).digest();
+/** Three independent uniform numbers in (0, 1) derived from the seed and a name (a run id). The simulator uses it too. */
+export function uniforms(seed: number, name: string): [number, number, number] {
+  const digest = createHash('sha256').update(`${seed}\u0000${name}`).digest();
   const at = (offset: number) => (digest.readUInt32BE(offset) + 0.5) / 2 ** 32;
   return [at(0), at(4), at(8)];
 }
@@ -29,12 +29,20 @@ function uniforms(seed: number, runId: string): [number, number, number] {
 /** z such that P(Z < z) = 0.9 for a standard normal Z. */
 const Z90 = 1.2815515655446004;
 
+/**
+ * A log-normal duration with the given median and 90th percentile (minutes), from two uniform numbers in (0, 1)
+ * (Box-Muller), in whole milliseconds (at least 1). p90 equal to the median gives the median every time.
+ */
+export function logNormalMs(medianMinutes: number, p90Minutes: number, u1: number, u2: number): number {
+  const sigma = p90Minutes > medianMinutes ? Math.log(p90Minutes / medianMinutes) / Z90 : 0;
+  const normal = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  const minutes = medianMinutes * Math.exp(sigma * normal);
+  return Math.max(1, Math.round(minutes * 60_000));
+}
+
 export function simCiPlan(options: SimCiOptions, runId: string): { passes: boolean; durationMs: number } {
   const [u1, u2, u3] = uniforms(options.seed, runId);
-  const sigma = options.p90Minutes > options.medianMinutes ? Math.log(options.p90Minutes / options.medianMinutes) / Z90 : 0;
-  const normal = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
-  const minutes = options.medianMinutes * Math.exp(sigma * normal);
-  return { passes: u3 < options.passRate, durationMs: Math.max(1, Math.round(minutes * 60_000)) };
+  return { passes: u3 < options.passRate, durationMs: logNormalMs(options.medianMinutes, options.p90Minutes, u1, u2) };
 }
 
 /** Parses "pass=0.9,median=2,p90=4,seed=1" (every part optional); "1" or "on" takes the defaults. */

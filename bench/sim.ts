@@ -1,0 +1,77 @@
+/**
+ * The simulator's speed: engine events (inputs, each one store transaction with the machines and the planner) per
+ * second of wall time in simulation, and the wall time of one simulated week at 1,000 PRs a day, each beside raw
+ * XState transitions per second (`transition(pullRequestMachine, …)` in a loop) measured in the same run.
+ * `npm run bench:sim` runs it alone; `npm run bench` runs it with the others.
+ */
+import { pathToFileURL } from 'node:url';
+import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
+import { pullRequestMachine } from '../machines/pullRequest.js';
+import { parseScenario } from '../sim/scenario.js';
+import { drawArrivals } from '../sim/arrivals.js';
+import { runQueue } from '../sim/queueRun.js';
+import { summarise } from '../sim/report.js';
+import { measure, report, type Figure } from './measure.js';
+
+const PRS_PER_DAY = 1_000;
+/** A queue that keeps up with 1,000 PRs a day: predictive testing, 24 runs at once. */
+const SETTINGS = { concurrency: 24 };
+
+function scenario(hours: number) {
+  return parseScenario({
+    name: `${PRS_PER_DAY} PRs a day`,
+    hours,
+    drainHours: 6,
+    arrivalsPerHour: PRS_PER_DAY / 24,
+    ci: { medianMinutes: 15, p90Minutes: 30 },
+    brokenRate: 0.02,
+    flakeRate: 0.01,
+    configs: [{ name: 'predictive24', ...SETTINGS }],
+  });
+}
+
+async function simulated(hours: number): Promise<{ figure: Figure; prs: number; merged: number; maxDepth: number }> {
+  const s = scenario(hours);
+  const arrivals = drawArrivals(s, 1);
+  const start = process.hrtime.bigint();
+  const outcome = await runQueue({ scenario: s, seed: 1, settings: SETTINGS, arrivals });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const row = summarise('predictive24', outcome);
+  const days = hours / 24;
+  return {
+    figure: { name: `engine events, ${days === 1 ? 'one simulated day' : days === 7 ? 'one simulated week' : `${days} simulated days`} at ${PRS_PER_DAY.toLocaleString('en')} PRs/day`, operations: outcome.events, seconds },
+    prs: arrivals.length,
+    merged: row.merged,
+    maxDepth: row.maxDepth,
+  };
+}
+
+export async function benchSim(): Promise<void> {
+  // PENDING → TESTING → TESTS_PASSED → PENDING, over and over: every event is one the state accepts.
+  const next: Record<string, object> = {
+    PENDING: { type: 'START_TEST', runId: 'tr_1' },
+    TESTING: { type: 'PASS' },
+    TESTS_PASSED: { type: 'REQUEUE', reason: 'bench' },
+  };
+  let [snapshot] = initialTransition(pullRequestMachine, { number: 1 }) as [AnyMachineSnapshot, unknown];
+  [snapshot] = transition(pullRequestMachine, snapshot as never, { type: 'READY' }) as [AnyMachineSnapshot, unknown];
+  const xstate = await measure('raw XState transition(pullRequestMachine, …)', 300_000, () => {
+    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [AnyMachineSnapshot, unknown];
+  });
+  const day = await simulated(24);
+  const week = await simulated(24 * 7);
+  report('simulation: engine events per second, beside raw XState transitions per second', xstate, [day.figure, week.figure]);
+  const transitionsPerSecond = xstate.operations / xstate.seconds;
+  const { seconds, operations } = week.figure;
+  console.log(
+    `\none simulated week at ${PRS_PER_DAY.toLocaleString('en')} PRs/day: ${seconds.toFixed(1)} s wall time ` +
+      `(${week.prs.toLocaleString('en')} PRs, ${week.merged.toLocaleString('en')} merged, at most ${week.maxDepth} queued; ` +
+      `${operations.toLocaleString('en')} engine events; ${Math.round((7 * 86_400) / seconds).toLocaleString('en')}× real time). ` +
+      `Raw XState makes ${operations.toLocaleString('en')} transitions in ${(operations / transitionsPerSecond).toFixed(2)} s.`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+  await benchSim();
+}

@@ -1,0 +1,129 @@
+/**
+ * `greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]`: runs a scenario's configurations and the two
+ * baselines on the real engine and prints the report (a table, or JSON). `--out DIR` also writes report.json, the
+ * charts as SVG, index.html and each queue's event log (for `greenline replay`).
+ * Exit status: 0 done, 1 the engine failed during the simulation (a bug), 2 usage or an invalid scenario.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import { indexHtml, renderCharts } from '../sim/charts.js';
+import { formatEventLog } from '../sim/eventLog.js';
+import { SimulationError } from '../sim/queueRun.js';
+import { formatTable } from '../sim/report.js';
+import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';
+import { simulate, type Progress, type Simulation } from '../sim/simulate.js';
+import { UsageError } from './config.js';
+
+export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]
+                                         simulate a scenario's queue configurations on the real engine (virtual
+                                         clock), beside the oracle and single-queue baselines; prints a table
+      --seed N           the seed of the workload and CI (default: the scenario's, else 1)
+      --json             print the report as JSON instead of a table
+      --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl)`;
+
+export interface SimArgs {
+  scenario: string;
+  seed?: string;
+  json?: boolean;
+  out?: string;
+}
+
+const MAX_SEED = 4_294_967_295;
+
+function parseSeed(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > MAX_SEED) throw new UsageError(`--seed must be an integer from 0 to ${MAX_SEED}, not "${text}"`);
+  return Number(text);
+}
+
+async function loadScenario(path: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseScenarioText(text, path);
+}
+
+/** PRs to push through the engine (arrivals × queues) from which a run is long enough for a progress bar. */
+const LONG_RUN = 1_000;
+
+/** A progress bar on stderr for a long run, when stderr is a terminal. */
+function progressBar(scenario: Scenario): { update: (progress: Progress) => void; stop: () => void } | undefined {
+  const work = scenario.hours * scenario.arrivalsPerHour * (scenario.configs.length + 1);
+  if (!process.stderr.isTTY || work < LONG_RUN) return undefined;
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'simulating {label} [{bar}] {percentage}% | ETA {eta_formatted}', hideCursor: true, clearOnComplete: true, etaBuffer: 50 },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (progress) => {
+      if (!started) {
+        bar.start(progress.total, progress.done, { label: progress.label });
+        started = true;
+      } else bar.update(progress.done, { label: progress.label });
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+/** Writes report.json, the charts, index.html and the event logs into `dir`; answers the paths written. */
+export async function writeOutputs(dir: string, simulation: Simulation): Promise<string[]> {
+  await mkdir(join(dir, 'events'), { recursive: true });
+  const written: string[] = [];
+  const write = async (file: string, text: string) => {
+    await writeFile(join(dir, file), text);
+    written.push(join(dir, file));
+  };
+  await write('report.json', `${JSON.stringify(simulation.report, null, 2)}\n`);
+  const logs: string[] = [];
+  for (const queue of simulation.queues) {
+    if (queue.outcome.log === undefined) continue;
+    const file = `events/${queue.name}.jsonl`;
+    await write(file, formatEventLog(queue.outcome.log));
+    logs.push(file);
+  }
+  const charts = await renderCharts(simulation);
+  for (const chart of charts) await write(chart.file, chart.svg);
+  await write('index.html', indexHtml(simulation.report, charts, logs));
+  return written;
+}
+
+export async function simCommand(args: SimArgs): Promise<number> {
+  const seed = parseSeed(args.seed);
+  try {
+    const scenario = await loadScenario(args.scenario);
+    const bar = progressBar(scenario);
+    let simulation: Simulation;
+    try {
+      simulation = await simulate(scenario, {
+        ...(seed === undefined ? {} : { seed }),
+        record: args.out !== undefined,
+        ...(bar === undefined ? {} : { onProgress: bar.update }),
+      });
+    } finally {
+      bar?.stop();
+    }
+    console.log(args.json === true ? JSON.stringify(simulation.report, null, 2) : formatTable(simulation.report));
+    if (args.out !== undefined) {
+      const written = await writeOutputs(resolve(args.out), simulation);
+      console.error(`wrote ${written.length} files; open ${join(resolve(args.out), 'index.html')}`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof ScenarioError) {
+      console.error(`greenline: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof SimulationError) {
+      console.error(`greenline: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Charts of a simulation, drawn with vega-lite and rendered to SVG in Node (no browser): the distribution of
+ * time-to-merge, queue depth over time, and CI cost against latency per configuration; and one HTML page with them
+ * and the report's table.
+ */
+import * as vega from 'vega';
+import * as vegaLite from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { depthSteps, percentile, timesToMerge, type ConfigReport, type SimulationReport } from './report.js';
+import type { Simulation } from './simulate.js';
+
+const HOUR_MS = 3_600_000;
+const WIDTH = 640;
+const HEIGHT = 300;
+/** Points per series in the depth chart: the most PRs in the queue within each slice of time. */
+const DEPTH_SLICES = 240;
+
+export interface Chart {
+  file: string;
+  title: string;
+  svg: string;
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function names(simulation: Simulation): string[] {
+  return simulation.queues.map((queue) => queue.name);
+}
+
+export function timeToMergeSpec(simulation: Simulation): TopLevelSpec {
+  const values = simulation.queues.flatMap((queue) => {
+    const sorted = timesToMerge(queue.outcome.prs);
+    if (sorted.length === 0) return [];
+    return Array.from({ length: 101 }, (_, share) => ({
+      configuration: queue.name,
+      minutes: round(share === 0 ? (sorted[0] as number) : (percentile(sorted, share) as number), 2),
+      share: share / 100,
+    }));
+  });
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: 'Time to merge', subtitle: 'share of merged PRs merged within a time (from arrival)' },
+    width: WIDTH,
+    height: HEIGHT,
+    config: { legend: { labelLimit: 360 } },
+    data: { values },
+    mark: { type: 'line', interpolate: 'step-after' },
+    encoding: {
+      x: { field: 'minutes', type: 'quantitative', scale: { type: 'log' }, title: 'minutes from arrival to merge (log scale)' },
+      y: { field: 'share', type: 'quantitative', axis: { format: '%' }, title: 'merged PRs' },
+      color: { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, title: 'configuration' },
+    },
+  };
+}
+
+export function depthSpec(simulation: Simulation): TopLevelSpec {
+  const span = Math.max(1, ...simulation.queues.map((queue) => queue.outcome.endAt));
+  const slice = span / DEPTH_SLICES;
+  const values = simulation.queues.flatMap((queue) => {
+    const maxima = new Array<number>(DEPTH_SLICES).fill(0);
+    const end = queue.outcome.endAt;
+    const steps = depthSteps(queue.outcome.prs);
+    let depth = 0;
+    let next = 0;
+    // The depth holds between steps: a slice sees the depth it starts with and every depth reached within it.
+    for (let index = 0; index < DEPTH_SLICES; index++) {
+      const sliceEnd = (index + 1) * slice;
+      let max = depth;
+      for (let step = steps[next]; step !== undefined && step.at < sliceEnd; step = steps[++next]) {
+        depth += step.delta;
+        max = Math.max(max, depth);
+      }
+      maxima[index] = max;
+    }
+    return maxima
+      .map((value, index) => ({ configuration: queue.name, hours: round((index * slice) / HOUR_MS, 3), depth: value }))
+      .filter((point) => point.hours * HOUR_MS <= end);
+  });
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: 'Queue depth', subtitle: `PRs in the queue (the most within each ${round(slice / 60_000, 1)}-minute slice)` },
+    width: WIDTH,
+    height: HEIGHT,
+    config: { legend: { labelLimit: 360 } },
+    data: { values },
+    mark: { type: 'line', interpolate: 'step-after' },
+    encoding: {
+      x: { field: 'hours', type: 'quantitative', title: 'hours' },
+      y: { field: 'depth', type: 'quantitative', title: 'PRs in the queue' },
+      color: { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, title: 'configuration' },
+    },
+  };
+}
+
+function allReports(report: SimulationReport): ConfigReport[] {
+  return [...report.configs, report.singleQueue, report.oracle];
+}
+
+export function costSpec(simulation: Simulation): TopLevelSpec {
+  const values = allReports(simulation.report)
+    .filter((row) => row.merged > 0 && row.timeToMerge.p50 !== null)
+    .map((row) => ({
+      configuration: row.name,
+      ciMinutesPerMerged: round(row.ciMinutes / row.merged, 2),
+      p50: row.timeToMerge.p50,
+      p90: row.timeToMerge.p90,
+    }));
+  const color = { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, legend: null } as const;
+  const x = { field: 'ciMinutesPerMerged', type: 'quantitative', title: 'CI minutes per merged PR', scale: { zero: false } } as const;
+  const y = { field: 'p50', type: 'quantitative', title: 'minutes from arrival to merge (log scale)', scale: { type: 'log' } } as const;
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: 'Cost against latency', subtitle: 'dot: median time to merge; line up to the 90th percentile' },
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values },
+    layer: [
+      {
+        mark: { type: 'rule', strokeWidth: 2, opacity: 0.6 },
+        encoding: { x, y, y2: { field: 'p90' }, color },
+      },
+      {
+        mark: { type: 'point', filled: true, size: 80 },
+        encoding: { x, y, color },
+      },
+      {
+        mark: { type: 'text', align: 'left', dx: 8, dy: -6 },
+        encoding: { x, y, text: { field: 'configuration' }, color },
+      },
+    ],
+  };
+}
+
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+export async function renderCharts(simulation: Simulation): Promise<Chart[]> {
+  return [
+    { file: 'time-to-merge.svg', title: 'Time to merge', svg: await renderSvg(timeToMergeSpec(simulation)) },
+    { file: 'queue-depth.svg', title: 'Queue depth over time', svg: await renderSvg(depthSpec(simulation)) },
+    { file: 'cost-latency.svg', title: 'Cost against latency', svg: await renderSvg(costSpec(simulation)) },
+  ];
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
+  ['merged', (row) => String(row.merged)],
+  ['failed', (row) => String(row.failed)],
+  ['cancelled', (row) => String(row.cancelled)],
+  ['unfinished', (row) => String(row.unfinished)],
+  ['merged / h', (row) => row.mergedPerHour.toFixed(2)],
+  ['time to merge p50 / p90 / p99 (min)', (row) => [row.timeToMerge.p50, row.timeToMerge.p90, row.timeToMerge.p99].map((value) => (value === null ? '-' : value.toFixed(0))).join(' / ')],
+  ['CI runs', (row) => String(row.ciRuns)],
+  ['CI minutes', (row) => row.ciMinutes.toFixed(0)],
+  ['runs / merged', (row) => (row.ciRunsPerMerged === null ? '-' : row.ciRunsPerMerged.toFixed(2))],
+  ['good kicked', (row) => String(row.goodKicked)],
+  ['broken merged', (row) => String(row.brokenMerged)],
+  ['max depth', (row) => String(row.maxDepth)],
+];
+
+/** One page: the scenario, the table and the charts (inline SVG, so the page stands alone). */
+export function indexHtml(report: SimulationReport, charts: Chart[], logs: string[]): string {
+  const scenario = report.scenario;
+  const label = (row: ConfigReport) => (row === report.singleQueue ? 'singleQueue (baseline)' : row === report.oracle ? 'oracle (baseline)' : row.name);
+  const rows = allReports(report)
+    .map((row) => `<tr><th>${escapeHtml(label(row))}</th>${TABLE_COLUMNS.map(([, cell]) => `<td>${escapeHtml(cell(row))}</td>`).join('')}</tr>`)
+    .join('\n');
+  const settings = allReports(report)
+    .filter((row) => row.settings !== undefined)
+    .map((row) => `<li><b>${escapeHtml(row.name)}</b>: <code>${escapeHtml(JSON.stringify(row.settings))}</code></li>`)
+    .join('\n');
+  const logLinks = logs.map((file) => `<a href="${escapeHtml(file)}">${escapeHtml(file)}</a>`).join(', ');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Greenline simulation: ${escapeHtml(scenario.name)}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: right; }
+th:first-child { text-align: left; }
+thead th { background: #f3f3f3; }
+figure { margin: 2rem 0; }
+code { font-size: 0.85rem; }
+</style>
+</head>
+<body>
+<h1>Greenline simulation: ${escapeHtml(scenario.name)}</h1>
+<p>${report.oracle.submitted} PRs arrived over ${scenario.hours} hours (${scenario.arrivalsPerHour} an hour${scenario.dailyCycle === undefined ? '' : ', with a daily cycle'}),
+${report.oracle.failed} of them broken; CI median ${scenario.ci.medianMinutes} min, p90 ${scenario.ci.p90Minutes} min; flake rate ${scenario.flakeRate};
+seed ${scenario.seed}; the queues ran on for up to ${scenario.drainHours} hours after the last arrival.
+PRs still queued then are <em>unfinished</em>.</p>
+<table>
+<thead><tr><th>configuration</th>${TABLE_COLUMNS.map(([title]) => `<th>${escapeHtml(title)}</th>`).join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<p>The <b>oracle</b> knows which PRs are broken and tests each good one once, on arrival, with unlimited CI: the lower bound on
+time to merge. The <b>singleQueue</b> tests one PR at a time, without batching.</p>
+<ul>
+${settings}
+</ul>
+${charts.map((chart) => `<figure>\n${chart.svg}\n<figcaption><a href="${chart.file}">${escapeHtml(chart.title)} (SVG)</a></figcaption>\n</figure>`).join('\n')}
+<p>The whole report: <a href="report.json">report.json</a>.${logs.length === 0 ? '' : ` Event logs, for <code>greenline replay</code>: ${logLinks}.`}</p>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,179 @@
+/**
+ * One configuration on the real engine: a fresh in-memory store, the simulated git host, the scenario's CI, and a
+ * virtual clock moved from event to event (the next arrival or the next timer, whichever is first; timers due at the
+ * same time as an arrival fire before it). Arrivals stop after the scenario's hours; the queue then runs on until it
+ * is empty or the drain period is over. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
+ */
+import { Engine, type QueueKey } from '../engine/engine.js';
+import type { QueuePatch } from '../engine/queues.js';
+import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { VirtualScheduler } from '../engine/scheduler.js';
+import { createMemoryStore } from '../engine/store/index.js';
+import type { Store } from '../engine/store/store.js';
+import type { PullRequestState, TestRunStatus } from '../machines/vocabulary.js';
+import type { Arrival } from './arrivals.js';
+import { SCENARIO_CI_CONTEXT, ScenarioCi } from './ci.js';
+import { eventLogOf, RecordingStore, type EventLog } from './eventLog.js';
+import type { Scenario } from './scenario.js';
+import { applyTargets } from './targets.js';
+
+export const SIM_KEY: QueueKey = { org: 'sim', repo: { host: 'sim.invalid', owner: 'sim', name: 'repo' }, branch: 'main' };
+/** A Monday, midnight UTC: arrival times count from here and the daily cycle follows it. */
+export const SIM_START = Date.parse('2026-01-05T00:00:00.000Z');
+
+const HOUR_MS = 3_600_000;
+
+/** What became of one PR. */
+export interface PrOutcome {
+  number: number;
+  arrivedAt: number;
+  broken: boolean;
+  /** MERGED, FAILED or CANCELLED; any other state: still in the queue when the simulation ended. */
+  state: PullRequestState;
+  /** When it left the queue (ms since SIM_START), null when it did not. */
+  leftAt: number | null;
+}
+
+export interface RunOutcome {
+  id: string;
+  kind: 'main' | 'bisection';
+  status: TestRunStatus;
+  /** Offsets from SIM_START, ms; `endedAt` is the end of the simulation for a run still in progress. */
+  startedAt: number;
+  endedAt: number;
+  /** The PRs under test, and the PRs ahead of them in its test branch. */
+  prs: number[];
+  basePrs: number[];
+}
+
+export interface QueueOutcome {
+  prs: PrOutcome[];
+  runs: RunOutcome[];
+  /** When the simulation ended (ms since SIM_START): the queue emptied after the arrivals, or the drain period ended. */
+  endAt: number;
+  /** Inputs the engine processed (each one store transaction). */
+  events: number;
+  log?: EventLog;
+}
+
+export interface QueueRunOptions {
+  scenario: Scenario;
+  seed: number;
+  settings: QueuePatch;
+  arrivals: readonly Arrival[];
+  /** Keep the event log with per-event digests (for `replay`). */
+  record?: boolean;
+  /** Label of the log's source. */
+  label?: string;
+  /** Called now and then with the virtual time reached (ms since SIM_START). */
+  onProgress?: (at: number) => void;
+}
+
+export class SimulationError extends Error {}
+
+export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> {
+  const { scenario, arrivals } = options;
+  const scheduler = new VirtualScheduler(SIM_START);
+  const store: Store = options.record === true ? new RecordingStore(createMemoryStore()) : createMemoryStore();
+  const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
+  const ci = new ScenarioCi(scheduler, {
+    seed: options.seed,
+    medianMinutes: scenario.ci.medianMinutes,
+    p90Minutes: scenario.ci.p90Minutes,
+    flakeRate: scenario.flakeRate,
+    isBroken: (number) => broken.has(number),
+  });
+  const failures: string[] = [];
+  const gitHost = new SimGitHost();
+  const engine = new Engine(store, {
+    scheduler,
+    gitHost,
+    ci,
+    onError: (message, error) => failures.push(`${message}: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const key = SIM_KEY;
+  ci.attach((runId) => {
+    const { run } = engine.getTestRun(key, runId);
+    return [...run.basePrs, ...run.prs];
+  });
+  let events = 0;
+  engine.onInput(() => events++);
+  const check = () => {
+    if (failures.length > 0) throw new SimulationError(`the engine failed during the simulation: ${failures[0]}`);
+  };
+
+  engine.start();
+  const queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }).id;
+  await engine.settle();
+  const parallel = options.settings.mode === 'parallel';
+  const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;
+  const limit = arrivalsEnd + scenario.drainHours * HOUR_MS;
+  const enqueued = () => store.read((tx) => {
+    const runtime = tx.get('queues', [queueId])?.runtime;
+    return runtime === undefined ? 0 : runtime.lineup.length + runtime.waiting.length;
+  });
+
+  let next = 0;
+  let steps = 0;
+  let endAt = limit;
+  for (;;) {
+    const arrival = arrivals[next];
+    const arrivalAt = arrival === undefined ? Infinity : SIM_START + arrival.at;
+    const dueAt = scheduler.nextDueAt() ?? Infinity;
+    if (arrival === undefined && (dueAt === Infinity || enqueued() === 0)) {
+      // Every PR has arrived and the queue is empty (or waits for nothing that will ever come).
+      endAt = Math.max(scheduler.now(), arrivalsEnd);
+      break;
+    }
+    const at = Math.min(arrivalAt, dueAt);
+    if (at > limit) break;
+    if (arrival !== undefined && arrivalAt <= dueAt) {
+      scheduler.advanceTo(arrivalAt);
+      engine.submitPullRequest(key, arrival.number, arrival.priority === undefined ? {} : { priority: arrival.priority });
+      if (parallel) {
+        const facts = await gitHost.pullRequest(key.repo, arrival.number, key.branch);
+        applyTargets(engine, key, { number: arrival.number, sha: facts.sha }, arrival.targets ?? []);
+      }
+      next++;
+    } else {
+      scheduler.advanceTo(dueAt);
+    }
+    await engine.settle();
+    check();
+    if (options.onProgress !== undefined && ++steps % 256 === 0) options.onProgress(scheduler.now() - SIM_START);
+  }
+  engine.stop();
+  check();
+
+  const outcome = collect(store, queueId, arrivals, endAt, events);
+  if (options.record === true) outcome.log = eventLogOf(store, queueId, options.label ?? `sim: ${scenario.name}`);
+  options.onProgress?.(endAt - SIM_START);
+  return outcome;
+}
+
+function collect(store: Store, queueId: string, arrivals: readonly Arrival[], endAt: number, events: number): QueueOutcome {
+  return store.read((tx) => {
+    const prs = arrivals.map((arrival): PrOutcome => {
+      const record = tx.get('pullRequests', [queueId, arrival.number]);
+      const state = record?.state ?? 'NOT_READY';
+      const final = state === 'MERGED' || state === 'FAILED' || state === 'CANCELLED';
+      return {
+        number: arrival.number,
+        arrivedAt: arrival.at,
+        broken: arrival.broken,
+        state,
+        leftAt: final && record !== undefined ? Date.parse(record.stateChangedAt) - SIM_START : null,
+      };
+    });
+    const runs = [...tx.scan('testRuns', { prefix: [queueId] })].map(({ value: run }): RunOutcome => ({
+      id: run.id,
+      kind: run.kind,
+      status: run.status,
+      startedAt: Date.parse(run.createdAt) - SIM_START,
+      endedAt: (run.endedAt === null ? endAt : Date.parse(run.endedAt)) - SIM_START,
+      prs: run.prs,
+      basePrs: run.basePrs,
+    }));
+    return { prs, runs, endAt: endAt - SIM_START, events };
+  });
+}

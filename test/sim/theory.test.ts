@@ -1,0 +1,161 @@
+/**
+ * The engine against queueing theory, on workloads where the theory's assumptions hold. Each check has two parts:
+ * the engine does exactly what the model does with the PRs it drew (so a mismatch is a bug, not luck), and the
+ * measured mean lies within three standard errors of the formula's expectation (fixed seeds: deterministic).
+ */
+import { describe, expect, test } from 'vitest';
+import { drawArrivals, type Arrival } from '../../sim/arrivals.js';
+import { runQueue } from '../../sim/queueRun.js';
+import { Random } from '../../sim/random.js';
+import { summarise } from '../../sim/report.js';
+import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
+import { bisectionRunsPerChange, predictiveResolvedPerRound, predictiveResolvedStdDev, singleQueueMergesPerHour } from '../../sim/theory.js';
+
+const MINUTE_MS = 60_000;
+
+function scenario(fields: Partial<ScenarioInput>) {
+  return parseScenario({
+    name: 'theory',
+    hours: 1,
+    drainHours: 0,
+    arrivalsPerHour: 1,
+    ci: { medianMinutes: 10, p90Minutes: 10 },
+    brokenRate: 0,
+    flakeRate: 0,
+    configs: [{ name: 'queue' }],
+    ...fields,
+  });
+}
+
+describe('a single queue with constant CI time T', () => {
+  test('saturates at 1/T merges', async () => {
+    const T = 10;
+    const hours = 20;
+    // Poisson arrivals at twice the capacity: the queue is never empty once the first PR has arrived.
+    const s = scenario({ hours, arrivalsPerHour: 2 * singleQueueMergesPerHour(T), ci: { medianMinutes: T, p90Minutes: T } });
+    const arrivals = drawArrivals(s, 7);
+    const outcome = await runQueue({ scenario: s, seed: 7, settings: { concurrency: 1, batch: false }, arrivals });
+    const report = summarise('single', outcome);
+    // Runs follow each other without a gap from the first arrival on; only the time before it is lost.
+    const first = (arrivals[0] as Arrival).at / MINUTE_MS;
+    expect(report.merged).toBe(Math.floor((hours * 60 - first) / T));
+    expect(report.mergedPerHour).toBeLessThanOrEqual(singleQueueMergesPerHour(T));
+    expect(report.mergedPerHour).toBeGreaterThan(0.98 * singleQueueMergesPerHour(T));
+    expect(report.unfinished).toBeGreaterThan(50);
+  });
+});
+
+/** Runs a batch of PRs takes with bisection in halves, one group at a time: 1, plus both halves if it failed. */
+function bisectionRuns(broken: readonly boolean[]): number {
+  if (broken.length === 1 || !broken.some(Boolean)) return 1;
+  const half = broken.length / 2;
+  return 1 + bisectionRuns(broken.slice(0, half)) + bisectionRuns(broken.slice(half));
+}
+
+/** Exact mean and variance of bisectionRuns over every pattern of failures (each PR fails with probability p). */
+function bisectionMoments(p: number, size: number): { mean: number; variance: number } {
+  let mean = 0;
+  let square = 0;
+  for (let pattern = 0; pattern < 2 ** size; pattern++) {
+    const broken = Array.from({ length: size }, (_, bit) => ((pattern >> bit) & 1) === 1);
+    const failures = broken.filter(Boolean).length;
+    const probability = p ** failures * (1 - p) ** (size - failures);
+    const runs = bisectionRuns(broken);
+    mean += probability * runs;
+    square += probability * runs * runs;
+  }
+  return { mean, variance: square - mean * mean };
+}
+
+describe('batching with bisection in halves', () => {
+  test('the formula is the expectation of the bisection model (0.40 runs per change for p = 0.05, b = 8)', () => {
+    expect(bisectionRunsPerChange(0.05, 8)).toBeCloseTo(0.3994, 4);
+    expect(bisectionMoments(0.05, 8).mean / 8).toBeCloseTo(bisectionRunsPerChange(0.05, 8), 10);
+    expect(bisectionMoments(0.2, 4).mean / 4).toBeCloseTo(bisectionRunsPerChange(0.2, 4), 10);
+  });
+
+  test('costs close to c runs per change under independent failures', async () => {
+    const p = 0.05;
+    const size = 8;
+    const T = 10;
+    const bursts = 200;
+    // Bursts of exactly one batch, far enough apart that each is resolved before the next: the formula's setting.
+    const spacing = 30 * T * MINUTE_MS;
+    const random = new Random(11, 'theory-bisection');
+    const arrivals: Arrival[] = [];
+    for (let burst = 0; burst < bursts; burst++) {
+      for (let i = 0; i < size; i++) arrivals.push({ number: arrivals.length + 1, at: burst * spacing, broken: random.chance(p) });
+    }
+    const s = scenario({ hours: (bursts * spacing) / 3_600_000, brokenRate: p, ci: { medianMinutes: T, p90Minutes: T } });
+    const outcome = await runQueue({
+      scenario: s,
+      seed: 3,
+      // One bisection run at a time: each group is tested on top of what passed ahead of it, as in the model.
+      settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency: 1 },
+      arrivals,
+    });
+    let modelRuns = 0;
+    for (let burst = 0; burst < bursts; burst++) {
+      const broken = arrivals.slice(burst * size, (burst + 1) * size).map((arrival) => arrival.broken);
+      const runs = outcome.runs.filter((run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing);
+      // The engine runs exactly the groups the model runs, for every burst.
+      expect({ burst, runs: runs.length }).toEqual({ burst, runs: bisectionRuns(broken) });
+      modelRuns += runs.length;
+    }
+    const report = summarise('batch', outcome);
+    expect(report.failed).toBe(arrivals.filter((arrival) => arrival.broken).length);
+    expect(report.merged + report.failed).toBe(arrivals.length);
+    const measured = outcome.runs.length / arrivals.length;
+    expect(measured).toBe(modelRuns / arrivals.length);
+    const { variance } = bisectionMoments(p, size);
+    const tolerance = (3 * Math.sqrt(variance / bursts)) / size;
+    expect(Math.abs(measured - bisectionRunsPerChange(p, size))).toBeLessThan(tolerance);
+  });
+});
+
+/** PRs resolved in each round with window w and full reset, on these PRs in this order (each round starts full). */
+function predictiveRounds(broken: readonly boolean[], window: number, rounds: number): { perRound: number[]; kicked: number } {
+  const perRound: number[] = [];
+  let kicked = 0;
+  let head = 0;
+  for (let round = 0; round < rounds; round++) {
+    const first = broken.slice(head, head + window).indexOf(true);
+    perRound.push(first === -1 ? window : first + 1);
+    if (first !== -1) kicked++;
+    head += perRound[round] as number;
+  }
+  return { perRound, kicked };
+}
+
+describe('predictive testing with window w and full reset', () => {
+  test.each([
+    { window: 4, p: 0.1 },
+    { window: 8, p: 0.05 },
+  ])('resolves about (1 − (1−p)^w)/p PRs per round (w = $window, p = $p)', async ({ window, p }) => {
+    const T = 10;
+    const rounds = 240;
+    const random = new Random(5, `theory-predictive-${window}`);
+    const broken = Array.from({ length: rounds * window }, () => random.chance(p));
+    // Top the queue up at the start of each round to exactly w waiting PRs: always full, never deep.
+    const { perRound, kicked } = predictiveRounds(broken, window, rounds);
+    const arrivals: Arrival[] = [];
+    let head = 0;
+    for (let round = 0; round < rounds; round++) {
+      while (arrivals.length < head + window) {
+        arrivals.push({ number: arrivals.length + 1, at: round * T * MINUTE_MS, broken: broken[arrivals.length] as boolean });
+      }
+      head += perRound[round] as number;
+    }
+    const s = scenario({ hours: (rounds * T) / 60, brokenRate: p, ci: { medianMinutes: T, p90Minutes: T } });
+    const outcome = await runQueue({ scenario: s, seed: 3, settings: { concurrency: window }, arrivals });
+    const report = summarise('predictive', outcome);
+    const expectedResolved = perRound.reduce((sum, count) => sum + count, 0);
+    // The engine resolves exactly the PRs the model does: the first failure of each round is kicked, the PRs
+    // before it merge, the ones after it are retested.
+    expect(report.merged + report.failed).toBe(expectedResolved);
+    expect(report.failed).toBe(kicked);
+    const measured = expectedResolved / rounds;
+    const tolerance = (3 * predictiveResolvedStdDev(p, window)) / Math.sqrt(rounds);
+    expect(Math.abs(measured - predictiveResolvedPerRound(p, window))).toBeLessThan(tolerance);
+  });
+});
