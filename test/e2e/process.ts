@@ -75,3 +75,14 @@ export function call(server: Running, path: string, token: string | undefined, b
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
+
+/** Polls until `check` holds (real time: a real server at work), failing after `ms`. */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > until) throw new Error(`still not there after ${ms} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
-import { call, runCli, startServer, stop, withDataDir, type Running } from './process.js';
+import { call, eventually, runCli, startServer, stop, withDataDir, type Running } from './process.js';
 
 const QUEUE = { repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, targetBranch: 'main' };
 const running: Running[] = [];
@@ -139,16 +139,6 @@ describe('greenline serve', () => {
   });
 });
 
-/** Polls until `check` holds (real time: a real server with a synthetic CI), failing after `ms`. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > until) throw new Error(`still not there after ${ms} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('the merge queue of a real server', () => {
   test('PRs test and merge with the synthetic CI; after kill -9 in-flight runs continue and nothing is lost', async () => {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { parseRepoArgument, uploadCommand } from '../../cli/upload.js';
 import { makeApi, TOKENS, type Api } from '../api/harness.js';
 import { junitXml, listBody } from './helpers.js';
+import { captureConsole } from '../console.js';
 
 let api: Api;
 let url: string;
@@ -35,19 +36,12 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void out.push(args.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void err.push(args.join(' ')));
-  return { out, err };
-}
 
 const base = { repo: 'github.com/acme/widgets', sha: 'abcdef1234567', token: TOKENS.acme };
 
 describe('greenline upload', () => {
   test('globs the reports, uploads them and prints the counts', async () => {
-    const { out } = capture();
+    const { out } = captureConsole();
     const code = await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, prNumber: 7, branch: 'feature/x', codeowners: 'CODEOWNERS' });
     expect(code).toBe(0);
     expect(out.join('\n')).toMatch(/^Uploaded 2 reports \(upload [0-9a-f-]{36}\): 3 tests, 1 passed, 1 failed, 1 skipped$/);
@@ -60,7 +54,7 @@ describe('greenline upload', () => {
   });
 
   test('the token and URL may come from the environment', async () => {
-    capture();
+    captureConsole();
     vi.stubEnv('GREENLINE_TOKEN', TOKENS.acme);
     vi.stubEnv('GREENLINE_URL', url);
     try {
@@ -71,13 +65,13 @@ describe('greenline upload', () => {
   });
 
   test('an invalid report fails the upload (exit 1), naming the file', async () => {
-    const { err } = capture();
+    const { err } = captureConsole();
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml,broken.xml', url })).toBe(1);
     expect(err.join('\n')).toMatch(/answered 400: .*broken\.xml/);
   });
 
   test('usage errors exit 2; an unreachable service exits 1', async () => {
-    const { err } = capture();
+    const { err } = captureConsole();
     expect(await uploadCommand({ ...base, junit: 'nothing/*.xml', url })).toBe(2);
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, token: '' })).toBe(2);
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, sha: 'main' })).toBe(2);

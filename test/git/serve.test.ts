@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { call, startServer, stop, withDataDir, type Running } from '../e2e/process.js';
+import { call, eventually, startServer, stop, withDataDir, type Running } from '../e2e/process.js';
 import { Clone } from './helpers.js';
 
 const TOKEN = 'acme-secret-token-123456';
@@ -12,15 +12,6 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => stop(server, 'SIGKILL')));
 });
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > until) throw new Error(`still not there after ${ms} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('greenline serve on real repositories', () => {
   test('createQueue makes the repository; a pushed PR is tested by the built-in CI and merged', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { HELP, main } from '../../cli/main.js';
 import { parseEventLog, replayEventLog } from '../../sim/eventLog.js';
+import { captureConsole } from '../console.js';
 
 let dir: string;
 let scenarioPath: string;
@@ -36,17 +37,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void out.push(args.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void err.push(args.join(' ')));
-  return { out, err };
-}
 
 describe('greenline sim', () => {
   test('--json prints the report: scenario, configs, oracle, singleQueue; the same seed, the same bytes', async () => {
-    const io = capture();
+    const io = captureConsole();
     expect(await main(['sim', scenarioPath, '--json', '--seed', '7'])).toBe(0);
     const report = JSON.parse(io.out.join('\n')) as Record<string, unknown>;
     expect(Object.keys(report)).toEqual(['scenario', 'configs', 'oracle', 'singleQueue']);
@@ -59,13 +53,13 @@ describe('greenline sim', () => {
     expect(io.err).toEqual([]);
 
     vi.restoreAllMocks();
-    const again = capture();
+    const again = captureConsole();
     expect(await main(['sim', scenarioPath, '--json', '--seed', '7'])).toBe(0);
     expect(again.out.join('\n')).toBe(io.out.join('\n'));
   });
 
   test('without --json, a table', async () => {
-    const io = capture();
+    const io = captureConsole();
     expect(await main(['sim', scenarioPath])).toBe(0);
     const text = io.out.join('\n');
     expect(text).toMatch(/^cli: \d+ PRs over 3 h/);
@@ -74,7 +68,7 @@ describe('greenline sim', () => {
 
   test('--out writes report.json, the charts, index.html and event logs that replay', async () => {
     const out = join(dir, 'out');
-    const io = capture();
+    const io = captureConsole();
     expect(await main(['sim', scenarioPath, '--out', out])).toBe(0);
     expect(io.err.join('\n')).toMatch(/wrote 8 files; open .*index\.html/);
     expect((await readdir(out)).sort()).toEqual(['cost-latency.svg', 'events', 'index.html', 'queue-depth.svg', 'report.json', 'time-to-merge.svg']);
@@ -102,7 +96,7 @@ describe('greenline sim', () => {
   test('an invalid scenario: the fields at fault, exit code 2', async () => {
     const bad = join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify({ ...scenario, ci: { medianMinutes: 0, p90Minutes: 30 }, configs: [{ name: 'x', batchingMinSize: 'eight' }] }));
-    const io = capture();
+    const io = captureConsole();
     expect(await main(['sim', bad])).toBe(2);
     const message = io.err.join('\n');
     expect(message).toContain(`${bad} is not a valid scenario`);
@@ -112,7 +106,7 @@ describe('greenline sim', () => {
   });
 
   test('usage errors: no scenario, a missing file, a bad seed; exit code 2', async () => {
-    const io = capture();
+    const io = captureConsole();
     expect(await main(['sim'])).toBe(2);
     expect(await main(['sim', join(dir, 'missing.json')])).toBe(2);
     expect(await main(['sim', scenarioPath, '--seed', '-1'])).toBe(2);

@@ -11,6 +11,7 @@ import { openLmdbStore } from '../../engine/store/index.js';
 import { EventLogError, formatEventLog, parseEventLog, replayEventLog, type EventLog, type EventLogEntry } from '../../sim/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
+import { captureConsole } from '../console.js';
 
 let dir: string;
 let logs: Map<string, EventLog>;
@@ -155,18 +156,11 @@ describe('replay', () => {
 });
 
 describe('greenline replay and greenline events', () => {
-  function capture() {
-    const out: string[] = [];
-    const err: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void out.push(args.join(' ')));
-    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void err.push(args.join(' ')));
-    return { out, err };
-  }
 
   test('replay prints the outcome: exit 0 when faithful, 1 at a divergence, 2 for an unreadable log', async () => {
     const path = join(dir, 'faithful.jsonl');
     await writeFile(path, formatEventLog(log('batch4')));
-    let io = capture();
+    let io = captureConsole();
     expect(await replayCommand(path, {})).toBe(0);
     expect(io.out.join('\n')).toMatch(/^replayed \d+ events of sim\.invalid\/sim\/repo branch main \(sim: replay \/ batch4, seed 9\): no divergence/);
 
@@ -175,17 +169,17 @@ describe('greenline replay and greenline events', () => {
     ((tampered.entries[index] as EventLogEntry).input as { state: string }).state = 'error';
     await writeFile(path, formatEventLog(tampered));
     vi.restoreAllMocks();
-    io = capture();
+    io = captureConsole();
     expect(await replayCommand(path, {})).toBe(1);
     expect(io.out[0]).toContain(`DIVERGENCE at event ${index}`);
     vi.restoreAllMocks();
-    io = capture();
+    io = captureConsole();
     expect(await replayCommand(path, { json: true })).toBe(1);
     expect(JSON.parse(io.out.join('\n'))).toMatchObject({ divergence: { seq: index } });
 
     await writeFile(path, 'not json\n');
     vi.restoreAllMocks();
-    io = capture();
+    io = captureConsole();
     expect(await replayCommand(path, {})).toBe(2);
     expect(io.err.join('\n')).toMatch(/line 1: not JSON/);
   });
@@ -221,7 +215,7 @@ describe('greenline replay and greenline events', () => {
     await store.close();
 
     const out = join(dir, 'exported.jsonl');
-    let io = capture();
+    let io = captureConsole();
     expect(await eventsCommand({ repo: 'github.com/acme/widgets', org: 'acme', dataDir: data, out })).toBe(0);
     expect(io.err.join('\n')).toMatch(/^wrote \d+ events to /);
     const exported = parseEventLog(await readFile(out, 'utf8'));
@@ -231,12 +225,12 @@ describe('greenline replay and greenline events', () => {
     const result = replayEventLog(exported);
     expect(result).toEqual({ replayed: exported.entries.length, checked: 0, finalChecked: true, divergence: null });
     vi.restoreAllMocks();
-    io = capture();
+    io = captureConsole();
     expect(await replayCommand(out, {})).toBe(0);
     expect(io.out[0]).toMatch(/0 of \d+ events carry a digest, and those match; the final state matches/);
 
     vi.restoreAllMocks();
-    io = capture();
+    io = captureConsole();
     expect(await eventsCommand({ repo: 'acme/nothing', dataDir: data })).toBe(1);
     expect(io.err.join('\n')).toMatch(/no queue for github\.com\/acme\/nothing branch main in organization default/);
   });
