@@ -21,8 +21,9 @@ const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
 const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
 const NAME_SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
+/** A name or owner segment; none ends in ".git" (git hosts refuse that, and the local host keeps `<name>.git`). */
 function isPathSegment(segment: string): boolean {
-  return NAME_SEGMENT.test(segment) && segment !== '.' && segment !== '..';
+  return NAME_SEGMENT.test(segment) && segment !== '.' && segment !== '..' && !segment.toLowerCase().endsWith('.git');
 }
 
 /** Git's rules for a branch name (git-check-ref-format), so every queue branch is one git accepts. */
@@ -40,8 +41,8 @@ export const RepoSchema = z.object({
     .string()
     .min(1)
     .max(255)
-    .refine((owner) => owner.split('/').every(isPathSegment), 'must be letters, digits, ".", "_" or "-" (groups separated by "/")'),
-  name: z.string().min(1).max(255).refine(isPathSegment, 'must be letters, digits, ".", "_" or "-"'),
+    .refine((owner) => owner.split('/').every(isPathSegment), 'must be letters, digits, ".", "_" or "-" (groups separated by "/"), not ending in ".git"'),
+  name: z.string().min(1).max(255).refine(isPathSegment, 'must be letters, digits, ".", "_" or "-", not ending in ".git"'),
 });
 
 export const BranchSchema = z.string().refine(isValidBranchName, 'must be a valid git branch name');

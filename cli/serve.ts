@@ -1,5 +1,7 @@
 /** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { buildServer } from '../api/server.js';
 import { isoAt, wallClock } from '../engine/clock.js';
 import { LocalCi } from '../engine/providers/local/localCi.js';
@@ -11,10 +13,11 @@ import { WallScheduler } from '../engine/scheduler.js';
 import { Engine } from '../engine/engine.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
+  if (config.provider === 'local') await requireGit();
   const store = openLmdbStore({ dir: config.dataDir });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
@@ -66,4 +69,18 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** The local host needs git 2.38 or later (`git merge-tree --write-tree`); say so at the start, not on the first PR. */
+async function requireGit(): Promise<void> {
+  let version: string;
+  try {
+    version = (await promisify(execFile)('git', ['--version'])).stdout.trim();
+  } catch {
+    throw new ConfigError('GREENLINE_PROVIDER=local needs git on the PATH (2.38 or later); install it, or set GREENLINE_PROVIDER=sim');
+  }
+  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
+  if (major < 2 || (major === 2 && minor < 38)) {
+    throw new ConfigError(`GREENLINE_PROVIDER=local needs git 2.38 or later (${version} found); upgrade it, or set GREENLINE_PROVIDER=sim`);
+  }
 }

@@ -96,6 +96,8 @@ const QUEUE_COLLECTIONS = [
 /** Effects that fail are retried after this long, doubling up to the cap. */
 const RETRY_MS = 1_000;
 const RETRY_CAP_MS = 5 * 60_000;
+/** A test branch the git host fails to build this many times in a row is given up (after about 8.5 minutes). */
+const MAX_BUILD_ATTEMPTS = 10;
 
 /**
  * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a
@@ -210,7 +212,13 @@ export class Engine {
    * host creates a missing one, adopts an existing one). createQueue's caller awaits it first.
    */
   async prepareRepository(key: QueueKey): Promise<void> {
-    await this.gitHost.prepareRepository?.(key.repo, key.branch);
+    if (this.gitHost.prepareRepository === undefined) return;
+    // A repository this service keeps belongs to one organization: another one's queue would merge into it.
+    const taken = this.store.read((tx) =>
+      [...tx.scan('queues')].some(({ value }) => value.org !== key.org && sameRepo(value.repo, key.repo)),
+    );
+    if (taken) throw conflict(`${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
+    await this.gitHost.prepareRepository(key.repo, key.branch);
   }
 
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
@@ -439,7 +447,20 @@ export class Engine {
           continue;
         }
         const attempts = next.value.attempts + 1;
-        this.onError(`effect ${next.value.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
+        const effect = next.value.effect;
+        if (effect.kind === 'buildTestBranch' && attempts >= MAX_BUILD_ATTEMPTS) {
+          // A branch the host keeps failing to build must not hold up the queue's other effects for ever: the run
+          // and its PRs are cancelled with the host's error, and the outbox moves on.
+          const reason = `the git host failed to build the test branch ${attempts} times: ${error instanceof Error ? error.message : String(error)}`;
+          try {
+            this.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result: { ok: false, reason, gaveUp: true } }, next.key);
+            this.onError(`effect buildTestBranch of ${queueId} failed ${attempts} times; gave up on run ${effect.request.runId}`, error);
+            continue;
+          } catch (failure) {
+            error = failure;
+          }
+        }
+        this.onError(`effect ${effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
         if (!this.alive) return;
         this.store.write((tx) => {
           if (tx.get('outbox', next.key) !== undefined) tx.put('outbox', next.key, { ...next.value, attempts });

@@ -261,6 +261,7 @@ function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>):
   if (!result.ok) {
     if (run.status !== 'in_progress') return;
     const reason = `the test branch could not be built: ${result.reason}`;
+    if (result.gaveUp === true) return cancelRun(q, input.runId, reason, 'cancel');
     if (result.target !== undefined) return targetMoved(q, result.target, reason);
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
@@ -272,6 +273,14 @@ function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>):
       return;
     }
     cancelRun(q, input.runId, reason, 'requeue');
+    // A PR of the run's base does not apply (in parallel mode, another lane's merge moved the target under it): its
+    // own result no longer holds. It is built again on the current target, where it fails on its own if it still
+    // conflicts; rebuilding this run first would only meet the same conflict again.
+    if (culprit !== undefined && culpritPr !== undefined && run.basePrs.includes(culprit) && isEnqueued(culpritPr.state) && !culpritPr.mergeRequested) {
+      const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
+      if (culpritPr.state === 'TESTING' && culpritPr.runId !== null) cancelRun(q, culpritPr.runId, why, 'requeue');
+      else if (culpritPr.state !== 'PENDING') requeue(q, culprit, why);
+    }
     return;
   }
   const record = q.markRun(input.runId);

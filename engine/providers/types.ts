@@ -53,6 +53,8 @@ export type TestBranchResult =
       conflict?: { number: number; files: string[] };
       /** Set when the request's base is not (or no longer) a commit of the target branch: where the target is now. */
       target?: TargetState;
+      /** Set by the engine, not a host: the host kept failing and the engine gave up (the run's PRs are cancelled). */
+      gaveUp?: true;
     };
 
 export interface MergeRequest {

@@ -83,6 +83,16 @@ describe('createQueue', () => {
       expect(body.details?.map((detail) => detail.field)).toEqual(['targetBranch']);
     }
   });
+
+  test('owners and names ending in .git are refused: git hosts refuse them, and repositories would nest', async () => {
+    for (const [repo, field] of [
+      [{ host: 'github.com', owner: 'acme/widgets.git', name: 'x' }, 'repo.owner'],
+      [{ host: 'github.com', owner: 'acme', name: 'widgets.GIT' }, 'repo.name'],
+    ] as const) {
+      const body = expectErrorBody(await api.post('createQueue', { repo, targetBranch: 'main' }), 400, 'bad_request');
+      expect(body.details?.map((detail) => detail.field)).toEqual([field]);
+    }
+  });
 });
 
 describe('getQueue', () => {

@@ -49,10 +49,11 @@ class ScriptedHost implements GitHost {
   async setStatusCheck(): Promise<void> {}
 }
 
-function setup() {
+function setup(errors: string[] = []) {
   const host = new ScriptedHost();
   const store = createMemoryStore();
-  const engine = new Engine(store, { scheduler: new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z')), gitHost: host });
+  const scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
+  const engine = new Engine(store, { scheduler, gitHost: host, onError: (message) => void errors.push(message) });
   engine.start();
   const runs = () => store.read((tx) => [...tx.scan('testRuns')].map((entry) => entry.value));
   const active = (...prs: number[]) => {
@@ -65,7 +66,7 @@ function setup() {
     engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: active(...prs).testBranchSha, context: 'ci', state: 'success' });
     await engine.settle();
   };
-  return { host, engine, store, runs, active, pr, pass };
+  return { host, engine, store, scheduler, runs, active, pr, pass };
 }
 
 describe('what the git host reports', () => {
@@ -84,7 +85,7 @@ describe('what the git host reports', () => {
     expect(pr(1).pr.state).toBe('TESTING');
   });
 
-  test('a conflict naming a PR ahead (not under test) cancels the run and tests its PRs again', async () => {
+  test('a conflict naming a PR ahead (not under test) rebuilds that PR first, then the run on what remains', async () => {
     const { host, engine, runs, active, pr } = setup();
     engine.createQueue(KEY, { concurrency: 2, requiredStatuses: ['ci'] });
     host.builds.push(
@@ -94,9 +95,48 @@ describe('what the git host reports', () => {
     engine.submitPullRequest(KEY, 1);
     engine.submitPullRequest(KEY, 2);
     await engine.settle();
+    // #1's own result no longer holds: it is tested again (here it applies), and #2 on top of it.
     expect(pr(1).pr.state).toBe('TESTING');
+    expect(runs().filter((run) => run.prs.join() === '1').map((run) => run.status)).toEqual(['cancelled', 'in_progress']);
     expect(runs().filter((run) => run.prs.join() === '2').map((run) => run.status)).toEqual(['cancelled', 'in_progress']);
     expect(active(2).basePrs).toEqual([1]);
+
+    // When #1 conflicts on its own rebuild, it fails alone and #2 goes on without it: a bounded number of builds.
+    host.builds.push(
+      () => ({ ok: false, reason: '#1 conflicts with main in x', conflict: { number: 1, files: ['x'] } }),
+      () => ({ ok: false, reason: '#1 conflicts', conflict: { number: 1, files: ['x'] } }),
+    );
+    engine.restartTestsOnPullRequest(KEY, 1);
+    await engine.settle();
+    expect(pr(1).pr).toMatchObject({ state: 'FAILED', reason: '#1 conflicts with main in x' });
+    expect(active(2).basePrs).toEqual([]);
+    expect(runs().length).toBeLessThan(10);
+  });
+
+  test('a test branch the host keeps failing to build is given up: its PRs are cancelled and the queue goes on', async () => {
+    const errors: string[] = [];
+    const { host, engine, store, scheduler, pr } = setup(errors);
+    engine.createQueue(KEY, { concurrency: 2, requiredStatuses: ['ci'] });
+    let failures = 0;
+    host.builds.push(...Array.from({ length: 10 }, () => () => {
+      failures++;
+      throw new Error('fatal: disk quota exceeded');
+    }));
+    engine.submitPullRequest(KEY, 1);
+    await engine.settle();
+    for (let minute = 0; minute < 30; minute++) {
+      scheduler.advanceBy(60_000);
+      await engine.settle();
+    }
+    expect(failures).toBe(10);
+    expect(errors.at(-1)).toMatch(/failed 10 times; gave up on run/);
+    expect(pr(1).pr).toMatchObject({ state: 'CANCELLED' });
+    expect(pr(1).pr.reason).toContain('the git host failed to build the test branch 10 times: fatal: disk quota exceeded');
+    expect(store.read((tx) => tx.count('outbox'))).toBe(0);
+    // The queue still works.
+    engine.submitPullRequest(KEY, 2);
+    await engine.settle();
+    expect(pr(2).pr.state).toBe('TESTING');
   });
 
   test('a merge refused because the target moved: the head is adopted and everything tested on the old one is tested again', async () => {

@@ -1,4 +1,6 @@
 /** Merge methods, conflicts, mergeability, direct merges and batches on real repositories. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { GitQueue, KEY } from './helpers.js';
 
@@ -67,6 +69,23 @@ describe('merge methods', () => {
     expect(lines.every((line) => line[2]!.split(' ').length === 1)).toBe(true);
     expect(await q.clone.bare('show', 'main:shared.txt')).toBe(SHARED.replace('one', 'ONE').replace('five', 'FIVE').trimEnd());
     expect(q.errors).toEqual([]);
+  });
+
+  test('rebase keeps any commit date, even one git would misread (before 1973)', async () => {
+    const q = (queue = await GitQueue.create());
+    await q.create({ requiredStatuses: ['ci'], mergeMethod: 'rebase' });
+    const base = await q.clone.commit('Initial', { 'README.md': 'hello\n' });
+    await q.clone.pushBase();
+    await q.clone.checkout(base);
+    await writeFile(join(q.clone.dir, 'old.txt'), 'old\n');
+    await q.clone.git('add', 'old.txt');
+    await q.clone.git('commit', '--quiet', '--date=@0 +0000', '-m', 'From 1970');
+    await q.clone.commit('Then a file', { 'a.txt': 'a\n' });
+    await q.clone.pushPr(1);
+    await q.submit(1);
+    await q.report(q.runOf(1), 'success');
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(await q.clone.bare('log', '-1', '--skip=1', '--format=%at %s', 'main')).toBe('0 From 1970');
   });
 
   test('batches merge PR by PR; after the last one the target holds the batch tree', async () => {

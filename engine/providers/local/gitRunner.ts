@@ -124,7 +124,8 @@ export class GitRunner {
 
   /** One attempt. */
   private once(command: GitCommand): Promise<GitOutput> {
-    const args = [`--git-dir=${command.gitDir}`, ...command.args];
+    // Nothing a repository holds runs as Greenline: no hooks (a pushed or CI-written one), no fsmonitor command.
+    const args = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', `--git-dir=${command.gitDir}`, ...command.args];
     const ok = command.okExitCodes ?? [0];
     return new Promise<GitOutput>((resolve, reject) => {
       const child = spawn(this.binary, args, {

@@ -17,9 +17,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CI, CiLogSource, CiRun, StatusReporter } from '../types.js';
 import type { LocalGitHost } from './localGitHost.js';
 import { RepoConfigError, type RepoConfig } from './repoConfig.js';
@@ -299,7 +299,8 @@ export class LocalCi implements CI, CiLogSource {
           detached: true,
           stdio: ['ignore', log.fd, log.fd],
           env: {
-            ...process.env,
+            // The service's own settings stay out of reach of the code under test (GREENLINE_API_TOKENS above all).
+            ...withoutGreenlineSettings(process.env),
             CI: 'true',
             GREENLINE_RUN_ID: run.runId,
             GREENLINE_STATUS: status,
@@ -317,6 +318,8 @@ export class LocalCi implements CI, CiLogSource {
         this.report(state, status, 'pending', `running: ${command}`.slice(0, 1000), true);
         if (state.stopped) this.kill(job, 'stopped');
         exit = await exited;
+        // What the command left running in the background ends with it.
+        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
       } finally {
         await log.close();
       }
@@ -344,6 +347,8 @@ export class LocalCi implements CI, CiLogSource {
       this.slots.release();
       if (checkedOut && !this.abandoned) {
         await this.options.host.removeWorktree(run.repo, worktree).catch((error) => this.onError(`removing the worktree ${worktree}`, error));
+        // The run's folder goes with its last worktree (rmdir refuses while another command of the run is at work).
+        await rmdir(dirname(worktree)).catch(() => undefined);
       }
     }
   }
@@ -383,6 +388,10 @@ export class LocalCi implements CI, CiLogSource {
 
 function jobMarker(runId: string, status: string): string {
   return `${runId}/${statusFileName(status)}`;
+}
+
+function withoutGreenlineSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('GREENLINE_')));
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -300,6 +300,10 @@ export class LocalGitHost implements GitHost {
         const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
         const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
         if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
+        // Asked again after a crash: the commits made then carry another time, but the same trees and parents.
+        if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
+          return { ok: true, head, target: await this.targetState(repository, head) };
+        }
         commits = applied.commits;
         onExpected = true;
       }
@@ -354,9 +358,17 @@ export class LocalGitHost implements GitHost {
   async addWorktree(repo: RepoRef, commit: string, path: string): Promise<void> {
     await this.withRepository(repo, 'main', async (repository) => {
       await mkdir(dirname(path), { recursive: true });
-      await rm(path, { recursive: true, force: true });
-      await repository.pruneWorktrees();
-      await repository.addWorktree(path, commit);
+      // The whole step is tried again, not just git: a failed `worktree add` can leave the folder behind.
+      for (let attempt = 1; ; attempt++) {
+        await rm(path, { recursive: true, force: true });
+        await repository.pruneWorktrees();
+        try {
+          await repository.addWorktree(path, commit);
+          return;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+        }
+      }
     });
   }
 

@@ -35,13 +35,14 @@ function parseIdent(line: string): Ident {
 }
 
 export function identityEnv(author: Ident, committer: Ident): Record<string, string> {
+  // "@" marks the raw form: git would misread a time before 1973 ("0 +0000") as a malformed date.
   return {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,
-    GIT_AUTHOR_DATE: author.date,
+    GIT_AUTHOR_DATE: `@${author.date}`,
     GIT_COMMITTER_NAME: committer.name,
     GIT_COMMITTER_EMAIL: committer.email,
-    GIT_COMMITTER_DATE: committer.date,
+    GIT_COMMITTER_DATE: `@${committer.date}`,
   };
 }
 
