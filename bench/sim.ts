@@ -1,7 +1,8 @@
 /**
  * The simulator's speed: engine events (inputs, each one store transaction with the machines and the planner) per
- * second of wall time in simulation, and the wall time of one simulated week at 1,000 PRs a day, each beside raw
- * XState transitions per second (`transition(pullRequestMachine, …)` in a loop) measured in the same run.
+ * second of wall time in simulation, the wall time of one simulated week at 1,000 PRs a day, and the wall time of a
+ * whole `simulate()` (a configuration and both baselines, the single queue saturating), each beside raw XState
+ * transitions per second (`transition(pullRequestMachine, …)` in a loop) measured in the same run.
  * `npm run bench:sim` runs it alone; `npm run bench` runs it with the others.
  */
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,7 @@ import { parseScenario } from '../sim/scenario.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runQueue } from '../sim/queueRun.js';
 import { summarise } from '../sim/report.js';
+import { simulate } from '../sim/simulate.js';
 import { measure, report, type Figure } from './measure.js';
 
 const PRS_PER_DAY = 1_000;
@@ -46,6 +48,25 @@ async function simulated(hours: number): Promise<{ figure: Figure; prs: number; 
   };
 }
 
+/** A whole simulate(): the configuration and both baselines on the same arrivals (the single queue saturates). */
+async function wholeSimulation(hours: number): Promise<{ figure: Figure; prs: number; rows: string[] }> {
+  const s = scenario(hours);
+  const start = process.hrtime.bigint();
+  const { report, arrivals, queues } = await simulate(s, { seed: 1 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const events = queues.reduce((sum, queue) => sum + queue.outcome.events, 0);
+  const rows = [...report.configs, report.singleQueue].map(
+    (row) =>
+      `${row.name}: ${row.merged.toLocaleString('en')} merged, ${row.events.toLocaleString('en')} events, ` +
+      (row.saturated ? `saturated after ${row.simulatedHours.toFixed(1)} simulated hours (depth ${row.maxDepth})` : `at most ${row.maxDepth} queued`),
+  );
+  return {
+    figure: { name: `engine events, simulate(): ${hours} h at ${PRS_PER_DAY.toLocaleString('en')} PRs/day, with baselines`, operations: events, seconds },
+    prs: arrivals.length,
+    rows,
+  };
+}
+
 export async function benchSim(): Promise<void> {
   // PENDING → TESTING → TESTS_PASSED → PENDING, over and over: every event is one the state accepts.
   const next: Record<string, object> = {
@@ -60,7 +81,8 @@ export async function benchSim(): Promise<void> {
   });
   const day = await simulated(24);
   const week = await simulated(24 * 7);
-  report('simulation: engine events per second, beside raw XState transitions per second', xstate, [day.figure, week.figure]);
+  const whole = await wholeSimulation(48);
+  report('simulation: engine events per second, beside raw XState transitions per second', xstate, [day.figure, week.figure, whole.figure]);
   const transitionsPerSecond = xstate.operations / xstate.seconds;
   const { seconds, operations } = week.figure;
   console.log(
@@ -68,6 +90,12 @@ export async function benchSim(): Promise<void> {
       `(${week.prs.toLocaleString('en')} PRs, ${week.merged.toLocaleString('en')} merged, at most ${week.maxDepth} queued; ` +
       `${operations.toLocaleString('en')} engine events; ${Math.round((7 * 86_400) / seconds).toLocaleString('en')}× real time). ` +
       `Raw XState makes ${operations.toLocaleString('en')} transitions in ${(operations / transitionsPerSecond).toFixed(2)} s.`,
+  );
+  const wholeEvents = whole.figure.operations;
+  console.log(
+    `\nsimulate(), 48 simulated hours at ${PRS_PER_DAY.toLocaleString('en')} PRs/day (${whole.prs.toLocaleString('en')} PRs), predictive24 and both ` +
+      `baselines: ${whole.figure.seconds.toFixed(1)} s wall time (${wholeEvents.toLocaleString('en')} engine events; ` +
+      `raw XState makes as many transitions in ${(wholeEvents / transitionsPerSecond).toFixed(2)} s).\n  ${whole.rows.join('\n  ')}`,
   );
 }
 

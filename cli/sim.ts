@@ -4,7 +4,8 @@
  * charts as SVG, index.html and each queue's event log (for `greenline replay`).
  * Exit status: 0 done, 1 the engine failed during the simulation (a bug), 2 usage or an invalid scenario.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { indexHtml, renderCharts } from '../sim/charts.js';
@@ -12,7 +13,7 @@ import { formatEventLog } from '../sim/eventLog.js';
 import { SimulationError } from '../sim/queueRun.js';
 import { formatTable } from '../sim/report.js';
 import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';
-import { simulate, type Progress, type Simulation } from '../sim/simulate.js';
+import { simulate, type Progress, type SimulatedQueue, type Simulation } from '../sim/simulate.js';
 import { UsageError } from './config.js';
 
 export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]
@@ -20,7 +21,8 @@ export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--ou
                                          clock), beside the oracle and single-queue baselines; prints a table
       --seed N           the seed of the workload and CI (default: the scenario's, else 1)
       --json             print the report as JSON instead of a table
-      --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl)`;
+      --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl; the
+                         single-queue baseline's in events/baselines/)`;
 
 export interface SimArgs {
   scenario: string;
@@ -72,9 +74,29 @@ function progressBar(scenario: Scenario): { update: (progress: Progress) => void
   };
 }
 
+/** Where a queue's event log goes under --out: a configuration's in events/, a baseline's in events/baselines/. */
+export function eventLogFile(queue: Pick<SimulatedQueue, 'name' | 'kind'>): string {
+  return queue.kind === 'config' ? `events/${queue.name}.jsonl` : `events/baselines/${queue.name}.jsonl`;
+}
+
+/**
+ * Creates the output folder (and its events/ folders) and checks it can be written, before anything is simulated: a
+ * path that cannot be is a usage error, not a crash after the whole simulation.
+ */
+export async function prepareOutputDir(dir: string): Promise<void> {
+  try {
+    await mkdir(join(dir, 'events', 'baselines'), { recursive: true });
+    for (const folder of [dir, join(dir, 'events'), join(dir, 'events', 'baselines')]) await access(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'it, or a folder it needs, is a file' : (code ?? (error as Error).message);
+    throw new UsageError(`--out ${dir}: cannot write there (${why})`);
+  }
+}
+
 /** Writes report.json, the charts, index.html and the event logs into `dir`; answers the paths written. */
 export async function writeOutputs(dir: string, simulation: Simulation): Promise<string[]> {
-  await mkdir(join(dir, 'events'), { recursive: true });
+  await prepareOutputDir(dir);
   const written: string[] = [];
   const write = async (file: string, text: string) => {
     await writeFile(join(dir, file), text);
@@ -84,7 +106,7 @@ export async function writeOutputs(dir: string, simulation: Simulation): Promise
   const logs: string[] = [];
   for (const queue of simulation.queues) {
     if (queue.outcome.log === undefined) continue;
-    const file = `events/${queue.name}.jsonl`;
+    const file = eventLogFile(queue);
     await write(file, formatEventLog(queue.outcome.log));
     logs.push(file);
   }
@@ -98,6 +120,8 @@ export async function simCommand(args: SimArgs): Promise<number> {
   const seed = parseSeed(args.seed);
   try {
     const scenario = await loadScenario(args.scenario);
+    const out = args.out === undefined ? undefined : resolve(args.out);
+    if (out !== undefined) await prepareOutputDir(out);
     const bar = progressBar(scenario);
     let simulation: Simulation;
     try {
@@ -110,9 +134,9 @@ export async function simCommand(args: SimArgs): Promise<number> {
       bar?.stop();
     }
     console.log(args.json === true ? JSON.stringify(simulation.report, null, 2) : formatTable(simulation.report));
-    if (args.out !== undefined) {
-      const written = await writeOutputs(resolve(args.out), simulation);
-      console.error(`wrote ${written.length} files; open ${join(resolve(args.out), 'index.html')}`);
+    if (out !== undefined) {
+      const written = await writeOutputs(out, simulation);
+      console.error(`wrote ${written.length} files; open ${join(out, 'index.html')}`);
     }
     return 0;
   } catch (error) {

@@ -6,7 +6,7 @@
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
-import { depthSteps, percentile, timesToMerge, type ConfigReport, type SimulationReport } from './report.js';
+import { depthSteps, formatPercentile, mergeTimes, reportRows, rowLabel, tableNotes, type ConfigReport, type SimulationReport } from './report.js';
 import type { Simulation } from './simulate.js';
 
 const HOUR_MS = 3_600_000;
@@ -30,19 +30,32 @@ function names(simulation: Simulation): string[] {
   return simulation.queues.map((queue) => queue.name);
 }
 
+/**
+ * The share of good PRs merged within a time of arriving, per queue. Every point is exact: the share counts every good
+ * PR that arrived, and a curve ends below 100 % when some never merged or were still queued at the end (their times
+ * are unknown or infinite, and not drawn).
+ */
 export function timeToMergeSpec(simulation: Simulation): TopLevelSpec {
   const values = simulation.queues.flatMap((queue) => {
-    const sorted = timesToMerge(queue.outcome.prs);
-    if (sorted.length === 0) return [];
-    return Array.from({ length: 101 }, (_, share) => ({
-      configuration: queue.name,
-      minutes: round(share === 0 ? (sorted[0] as number) : (percentile(sorted, share) as number), 2),
-      share: share / 100,
-    }));
+    const times = mergeTimes(queue.outcome);
+    const merged = times.filter((time) => !time.censored && time.minutes !== Infinity).map((time) => time.minutes);
+    if (merged.length === 0) return [];
+    return Array.from({ length: 101 }, (_, share) => Math.max(1, Math.ceil((share / 100) * times.length)))
+      .map((rank, share) => ({ rank, share }))
+      .filter(({ rank }) => rank <= merged.length)
+      .map(({ rank, share }) => ({
+        configuration: queue.name,
+        // A log scale has no 0 (a direct merge takes no time): such a merge is drawn at 0.1 minute.
+        minutes: Math.max(0.1, round(merged[rank - 1] as number, 2)),
+        share: share / 100,
+      }));
   });
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: 'Time to merge', subtitle: 'share of merged PRs merged within a time (from arrival)' },
+    title: {
+      text: 'Time to merge',
+      subtitle: ['share of good PRs merged within a time of arriving;', 'a curve that ends below 100 %: the other PRs never merged, or were still queued at the end'],
+    },
     width: WIDTH,
     height: HEIGHT,
     config: { legend: { labelLimit: 360 } },
@@ -50,7 +63,7 @@ export function timeToMergeSpec(simulation: Simulation): TopLevelSpec {
     mark: { type: 'line', interpolate: 'step-after' },
     encoding: {
       x: { field: 'minutes', type: 'quantitative', scale: { type: 'log' }, title: 'minutes from arrival to merge (log scale)' },
-      y: { field: 'share', type: 'quantitative', axis: { format: '%' }, title: 'merged PRs' },
+      y: { field: 'share', type: 'quantitative', axis: { format: '%' }, scale: { domain: [0, 1] }, title: 'good PRs merged' },
       color: { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, title: 'configuration' },
     },
   };
@@ -62,7 +75,7 @@ export function depthSpec(simulation: Simulation): TopLevelSpec {
   const values = simulation.queues.flatMap((queue) => {
     const maxima = new Array<number>(DEPTH_SLICES).fill(0);
     const end = queue.outcome.endAt;
-    const steps = depthSteps(queue.outcome.prs);
+    const steps = depthSteps(queue.outcome.prs, end);
     let depth = 0;
     let next = 0;
     // The depth holds between steps: a slice sees the depth it starts with and every depth reached within it.
@@ -95,40 +108,61 @@ export function depthSpec(simulation: Simulation): TopLevelSpec {
   };
 }
 
-function allReports(report: SimulationReport): ConfigReport[] {
-  return [...report.configs, report.singleQueue, report.oracle];
-}
-
+/**
+ * CI minutes per merged PR against the median time to merge, with a line up to the 90th percentile. A percentile that
+ * is a lower bound is not drawn as exact: a hollow triangle for the median, a dashed line for the 90th percentile, and
+ * the label says so; a 90th percentile whose PR never merged has no line, and a row whose median PR never merged no
+ * point (the label of the others says so).
+ */
 export function costSpec(simulation: Simulation): TopLevelSpec {
-  const values = allReports(simulation.report)
+  const report = simulation.report;
+  const values = reportRows(report)
     .filter((row) => row.merged > 0 && row.timeToMerge.p50 !== null)
-    .map((row) => ({
-      configuration: row.name,
-      ciMinutesPerMerged: round(row.ciMinutes / row.merged, 2),
-      p50: row.timeToMerge.p50,
-      p90: row.timeToMerge.p90,
-    }));
+    .map((row) => {
+      const p50Censored = row.timeToMerge.censored.includes('p50');
+      const p90Censored = row.timeToMerge.censored.includes('p90');
+      const notes = [...(p50Censored ? ['median ≥'] : []), ...(p90Censored ? ['p90 ≥'] : []), ...(row.timeToMerge.p90 === null ? ['p90: never merged'] : [])];
+      return {
+        configuration: row.name,
+        label: notes.length === 0 ? row.name : `${row.name} (${notes.join(', ')})`,
+        ciMinutesPerMerged: round(row.ciMinutes / row.merged, 2),
+        p50: row.timeToMerge.p50,
+        p90: row.timeToMerge.p90,
+        p50Censored,
+        p90Censored,
+      };
+    });
   const color = { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, legend: null } as const;
   const x = { field: 'ciMinutesPerMerged', type: 'quantitative', title: 'CI minutes per merged PR', scale: { zero: false } } as const;
   const y = { field: 'p50', type: 'quantitative', title: 'minutes from arrival to merge (log scale)', scale: { type: 'log' } } as const;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: 'Cost against latency', subtitle: 'dot: median time to merge; line up to the 90th percentile' },
+    title: {
+      text: 'Cost against latency',
+      subtitle: ['dot: median time to merge; line up to the 90th percentile', 'hollow triangle, dashed line: a lower bound (PRs still queued at the end)'],
+    },
     width: WIDTH,
     height: HEIGHT,
     data: { values },
     layer: [
       {
+        transform: [{ filter: 'datum.p90 !== null' }],
         mark: { type: 'rule', strokeWidth: 2, opacity: 0.6 },
-        encoding: { x, y, y2: { field: 'p90' }, color },
+        encoding: { x, y, y2: { field: 'p90' }, color, strokeDash: { condition: { test: 'datum.p90Censored', value: [4, 3] }, value: [1, 0] } },
       },
       {
+        transform: [{ filter: '!datum.p50Censored' }],
         mark: { type: 'point', filled: true, size: 80 },
         encoding: { x, y, color },
       },
       {
+        transform: [{ filter: 'datum.p50Censored' }],
+        mark: { type: 'point', filled: false, shape: 'triangle-up', size: 100, strokeWidth: 2 },
+        encoding: { x, y, color },
+      },
+      {
         mark: { type: 'text', align: 'left', dx: 8, dy: -6 },
-        encoding: { x, y, text: { field: 'configuration' }, color },
+        encoding: { x, y, text: { field: 'label' }, color },
       },
     ],
   };
@@ -161,7 +195,7 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
   ['cancelled', (row) => String(row.cancelled)],
   ['unfinished', (row) => String(row.unfinished)],
   ['merged / h', (row) => row.mergedPerHour.toFixed(2)],
-  ['time to merge p50 / p90 / p99 (min)', (row) => [row.timeToMerge.p50, row.timeToMerge.p90, row.timeToMerge.p99].map((value) => (value === null ? '-' : value.toFixed(0))).join(' / ')],
+  ['time to merge p50 / p90 / p99 (min)', (row) => (['p50', 'p90', 'p99'] as const).map((name) => formatPercentile(row.timeToMerge, name)).join(' / ')],
   ['CI runs', (row) => String(row.ciRuns)],
   ['CI minutes', (row) => row.ciMinutes.toFixed(0)],
   ['runs / merged', (row) => (row.ciRunsPerMerged === null ? '-' : row.ciRunsPerMerged.toFixed(2))],
@@ -173,11 +207,11 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
 /** One page: the scenario, the table and the charts (inline SVG, so the page stands alone). */
 export function indexHtml(report: SimulationReport, charts: Chart[], logs: string[]): string {
   const scenario = report.scenario;
-  const label = (row: ConfigReport) => (row === report.singleQueue ? 'singleQueue (baseline)' : row === report.oracle ? 'oracle (baseline)' : row.name);
-  const rows = allReports(report)
-    .map((row) => `<tr><th>${escapeHtml(label(row))}</th>${TABLE_COLUMNS.map(([, cell]) => `<td>${escapeHtml(cell(row))}</td>`).join('')}</tr>`)
+  const rows = reportRows(report)
+    .map((row) => `<tr><th>${escapeHtml(rowLabel(report, row))}</th>${TABLE_COLUMNS.map(([, cell]) => `<td>${escapeHtml(cell(row))}</td>`).join('')}</tr>`)
     .join('\n');
-  const settings = allReports(report)
+  const notes = tableNotes(report);
+  const settings = reportRows(report)
     .filter((row) => row.settings !== undefined)
     .map((row) => `<li><b>${escapeHtml(row.name)}</b>: <code>${escapeHtml(JSON.stringify(row.settings))}</code></li>`)
     .join('\n');
@@ -209,8 +243,10 @@ PRs still queued then are <em>unfinished</em>.</p>
 ${rows}
 </tbody>
 </table>
-<p>The <b>oracle</b> knows which PRs are broken and tests each good one once, on arrival, with unlimited CI: the lower bound on
-time to merge. The <b>singleQueue</b> tests one PR at a time, without batching.</p>
+${notes.length === 0 ? '' : `<p>${notes.map(escapeHtml).join('<br>\n')}</p>\n`}<p>Times to merge are over every good PR that arrived, in minutes from its arrival. The <b>oracle</b> knows which PRs are
+broken and how long each PR's run lasts, and tests each good one once, alone, on arrival, with unlimited CI: nothing
+merges sooner (in a queue without batching, optimistic merge or direct merge, no percentile is lower and no merged PR
+costs less CI). The <b>singleQueue</b> tests one PR at a time, without batching.</p>
 <ul>
 ${settings}
 </ul>

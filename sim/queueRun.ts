@@ -2,7 +2,8 @@
  * One configuration on the real engine: a fresh in-memory store, the simulated git host, the scenario's CI, and a
  * virtual clock moved from event to event (the next arrival or the next timer, whichever is first; timers due at the
  * same time as an arrival fire before it). Arrivals stop after the scenario's hours; the queue then runs on until it
- * is empty or the drain period is over. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
+ * is empty or the drain period is over. A queue that grows past the scenario's `saturationDepth` is saturated: its
+ * simulation stops there, and every PR it has not resolved by then is unfinished. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
  */
 import { Engine, type QueueKey } from '../engine/engine.js';
 import type { QueuePatch } from '../engine/queues.js';
@@ -32,6 +33,11 @@ export interface PrOutcome {
   state: PullRequestState;
   /** When it left the queue (ms since SIM_START), null when it did not. */
   leftAt: number | null;
+  /**
+   * For a PR that did not merge but could have in another queue: the soonest it could merge (ms since SIM_START). The
+   * oracle sets it on a PR whose run outlasts its timeout; the PR's time to merge is then censored there.
+   */
+  mergesNotBefore?: number;
 }
 
 export interface RunOutcome {
@@ -53,6 +59,8 @@ export interface QueueOutcome {
   endAt: number;
   /** Inputs the engine processed (each one store transaction). */
   events: number;
+  /** The queue held more than the scenario's `saturationDepth` PRs, and its simulation stopped then (at `endAt`). */
+  saturated: boolean;
   log?: EventLog;
 }
 
@@ -94,7 +102,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   const key = SIM_KEY;
   ci.attach((runId) => {
     const { run } = engine.getTestRun(key, runId);
-    return [...run.basePrs, ...run.prs];
+    return { prs: run.prs, basePrs: run.basePrs };
   });
   let events = 0;
   engine.onInput(() => events++);
@@ -116,18 +124,24 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   let next = 0;
   let steps = 0;
   let endAt = limit;
+  let saturated = false;
   for (;;) {
     const arrival = arrivals[next];
     const arrivalAt = arrival === undefined ? Infinity : SIM_START + arrival.at;
     const dueAt = scheduler.nextDueAt() ?? Infinity;
-    if (arrival === undefined && (dueAt === Infinity || enqueued() === 0)) {
-      // Every PR has arrived and the queue is empty (or waits for nothing that will ever come).
-      endAt = Math.max(scheduler.now(), arrivalsEnd);
-      break;
+    if (arrival === undefined) {
+      // Every PR has arrived. The simulation ends when the queue is empty, or when it waits for nothing that will ever
+      // come: then its PRs stay queued until the drain period ends.
+      const empty = enqueued() === 0;
+      if (empty || dueAt === Infinity) {
+        endAt = empty ? Math.max(scheduler.now(), arrivalsEnd) : limit;
+        break;
+      }
     }
     const at = Math.min(arrivalAt, dueAt);
     if (at > limit) break;
-    if (arrival !== undefined && arrivalAt <= dueAt) {
+    const arrived = arrival !== undefined && arrivalAt <= dueAt;
+    if (arrived) {
       scheduler.advanceTo(arrivalAt);
       engine.submitPullRequest(key, arrival.number, arrival.priority === undefined ? {} : { priority: arrival.priority });
       if (parallel) {
@@ -140,18 +154,24 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     }
     await engine.settle();
     check();
+    // Only an arrival deepens the queue. Past the bound the queue cannot keep up, and every event would cost more.
+    if (arrived && enqueued() > scenario.saturationDepth) {
+      saturated = true;
+      endAt = scheduler.now();
+      break;
+    }
     if (options.onProgress !== undefined && ++steps % 256 === 0) options.onProgress(scheduler.now() - SIM_START);
   }
   engine.stop();
   check();
 
-  const outcome = collect(store, queueId, arrivals, endAt, events);
+  const outcome = collect(store, queueId, arrivals, endAt, events, saturated);
   if (options.record === true) outcome.log = eventLogOf(store, queueId, options.label ?? `sim: ${scenario.name}`);
   options.onProgress?.(endAt - SIM_START);
   return outcome;
 }
 
-function collect(store: Store, queueId: string, arrivals: readonly Arrival[], endAt: number, events: number): QueueOutcome {
+function collect(store: Store, queueId: string, arrivals: readonly Arrival[], endAt: number, events: number, saturated: boolean): QueueOutcome {
   return store.read((tx) => {
     const prs = arrivals.map((arrival): PrOutcome => {
       const record = tx.get('pullRequests', [queueId, arrival.number]);
@@ -174,6 +194,6 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
       prs: run.prs,
       basePrs: run.basePrs,
     }));
-    return { prs, runs, endAt: endAt - SIM_START, events };
+    return { prs, runs, endAt: endAt - SIM_START, events, saturated };
   });
 }

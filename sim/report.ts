@@ -2,18 +2,29 @@
  * The figures of one configuration or baseline, from what became of its PRs and runs, and the report as a table.
  *
  * Counting: every PR that arrived is exactly one of merged, failed (kicked), cancelled (a run timed out) or
- * unfinished (still in the queue when the simulation ended: the drain period ran out). Time-to-merge is from arrival
- * to merge, over merged PRs. CI cost counts every run started, cancelled ones included (a cancelled run used CI until
- * it was cancelled; a run still going at the end, until the end).
+ * unfinished (still in the queue when the simulation ended: the drain period ran out, or the queue was saturated).
+ * Time-to-merge is over every good PR that arrived, not only the merged ones (an overloaded queue must not look fast
+ * for merging few): a merged PR counts its time from arrival to merge; one still queued at the end is censored (its
+ * time to merge is at least its time in the queue, `endAt − arrivedAt`); one the queue kicked or cancelled never
+ * merges (+∞). A percentile is exact when no censored time ranks at or below it; otherwise it is a lower bound, and
+ * `censored` names it. CI cost counts every run started, cancelled ones included (a cancelled run used CI until it
+ * was cancelled; a run still going at the end, until the end).
  */
 import type { QueuePatch } from '../engine/queues.js';
 import type { PrOutcome, QueueOutcome } from './queueRun.js';
 import type { Scenario } from './scenario.js';
 
+export const PERCENTILES = ['p50', 'p90', 'p99'] as const;
+export type PercentileName = (typeof PERCENTILES)[number];
+const RANKS: Record<PercentileName, number> = { p50: 50, p90: 90, p99: 99 };
+
 export interface Percentiles {
+  /** Minutes; null when the PR at this rank never merged (kicked or cancelled), or when no good PR arrived. */
   p50: number | null;
   p90: number | null;
   p99: number | null;
+  /** The percentiles that are lower bounds: a PR still queued at the end ranks at or below them. */
+  censored: PercentileName[];
 }
 
 export interface ConfigReport {
@@ -25,8 +36,10 @@ export interface ConfigReport {
   failed: number;
   cancelled: number;
   unfinished: number;
+  /** The queue grew past the scenario's saturationDepth and its simulation stopped there (`simulatedHours`). */
+  saturated: boolean;
   mergedPerHour: number;
-  /** Minutes from arrival to merge. */
+  /** Minutes from arrival to merge, over every good PR that arrived. */
   timeToMerge: Percentiles;
   ciRuns: number;
   ciMinutes: number;
@@ -37,7 +50,7 @@ export interface ConfigReport {
   brokenMerged: number;
   /** The most PRs in the queue at once. */
   maxDepth: number;
-  /** From the start until the queue emptied after the last arrival, or the end of the drain period. */
+  /** From the start until the queue emptied after the last arrival, the end of the drain period, or saturation. */
   simulatedHours: number;
   /** Inputs the engine processed (0 for the oracle). */
   events: number;
@@ -58,34 +71,73 @@ function round(value: number, digits: number): number {
   return Math.round(value * scale) / scale;
 }
 
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
+/** One good PR's time to merge (minutes): exact, censored (a lower bound), or +∞ (it never merged). */
+export interface MergeTime {
+  number: number;
+  minutes: number;
+  censored: boolean;
+}
+
+/**
+ * The time to merge of every good PR, in increasing order (at equal times exact ones first): exact when it merged;
+ * censored when it was still queued at the end (at `endAt − arrivedAt`), or when it could merge no sooner than
+ * `mergesNotBefore` (the oracle); +∞ when it was kicked or cancelled.
+ */
+export function mergeTimes(outcome: QueueOutcome): MergeTime[] {
+  const times = outcome.prs
+    .filter((pr) => !pr.broken)
+    .map((pr): MergeTime => {
+      const since = (at: number) => Math.max(0, at - pr.arrivedAt) / MINUTE_MS;
+      if (pr.state === 'MERGED' && pr.leftAt !== null) return { number: pr.number, minutes: since(pr.leftAt), censored: false };
+      if (pr.mergesNotBefore !== undefined) return { number: pr.number, minutes: since(Math.min(pr.mergesNotBefore, outcome.endAt)), censored: true };
+      if (pr.leftAt === null) return { number: pr.number, minutes: since(outcome.endAt), censored: true };
+      return { number: pr.number, minutes: Infinity, censored: false };
+    });
+  return times.sort((a, b) => a.minutes - b.minutes || Number(a.censored) - Number(b.censored) || a.number - b.number);
+}
+
+/**
+ * Nearest-rank percentile of sorted times, and whether it is a lower bound (a censored time ranks at or below it: its
+ * true value may be higher and push the rank to a later time). null: the rank falls on a PR that never merged, or
+ * there is no time at all.
+ */
+export function percentileOf(sorted: readonly MergeTime[], p: number): { minutes: number | null; censored: boolean } {
+  if (sorted.length === 0) return { minutes: null, censored: false };
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1] as number;
+  const at = sorted[rank - 1] as MergeTime;
+  if (at.minutes === Infinity) return { minutes: null, censored: false };
+  return { minutes: at.minutes, censored: sorted.slice(0, rank).some((time) => time.censored) };
 }
 
-export function timesToMerge(prs: readonly PrOutcome[]): number[] {
-  return prs
-    .filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null)
-    .map((pr) => ((pr.leftAt as number) - pr.arrivedAt) / MINUTE_MS)
-    .sort((a, b) => a - b);
+/** The report's percentiles of sorted times (rounded to 0.1 minute). */
+export function percentilesOf(sorted: readonly MergeTime[]): Percentiles {
+  const result: Percentiles = { p50: null, p90: null, p99: null, censored: [] };
+  for (const name of PERCENTILES) {
+    const { minutes, censored } = percentileOf(sorted, RANKS[name]);
+    result[name] = minutes === null ? null : round(minutes, 1);
+    if (censored) result.censored.push(name);
+  }
+  return result;
 }
 
-/** Depth changes in time order: +1 at each arrival, −1 when a PR leaves (leaving first at equal times). */
-export function depthSteps(prs: readonly PrOutcome[]): { at: number; delta: number }[] {
+/**
+ * Depth changes in time order: +1 at each arrival, −1 when a PR leaves (leaving first at equal times); PRs that
+ * arrived after `until` (a saturated queue's end) are left out: the queue never held them.
+ */
+export function depthSteps(prs: readonly PrOutcome[], until = Infinity): { at: number; delta: number }[] {
   const steps: { at: number; delta: number }[] = [];
   for (const pr of prs) {
+    if (pr.arrivedAt > until) continue;
     steps.push({ at: pr.arrivedAt, delta: 1 });
     if (pr.leftAt !== null) steps.push({ at: pr.leftAt, delta: -1 });
   }
   return steps.sort((a, b) => a.at - b.at || a.delta - b.delta);
 }
 
-export function maxDepthOf(prs: readonly PrOutcome[]): number {
+export function maxDepthOf(prs: readonly PrOutcome[], until = Infinity): number {
   let depth = 0;
   let max = 0;
-  for (const step of depthSteps(prs)) {
+  for (const step of depthSteps(prs, until)) {
     depth += step.delta;
     max = Math.max(max, depth);
   }
@@ -96,13 +148,8 @@ export function summarise(name: string, outcome: QueueOutcome, settings?: QueueP
   const { prs, runs } = outcome;
   const count = (predicate: (pr: PrOutcome) => boolean) => prs.filter(predicate).length;
   const merged = count((pr) => pr.state === 'MERGED');
-  const ttm = timesToMerge(prs);
   const simulatedHours = outcome.endAt / HOUR_MS;
   const ciMinutes = runs.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
-  const at = (p: number) => {
-    const value = percentile(ttm, p);
-    return value === null ? null : round(value, 1);
-  };
   return {
     name,
     ...(settings === undefined ? {} : { settings }),
@@ -111,17 +158,25 @@ export function summarise(name: string, outcome: QueueOutcome, settings?: QueueP
     failed: count((pr) => pr.state === 'FAILED'),
     cancelled: count((pr) => pr.state === 'CANCELLED'),
     unfinished: count((pr) => pr.leftAt === null),
+    saturated: outcome.saturated,
     mergedPerHour: simulatedHours > 0 ? round(merged / simulatedHours, 3) : 0,
-    timeToMerge: { p50: at(50), p90: at(90), p99: at(99) },
+    timeToMerge: percentilesOf(mergeTimes(outcome)),
     ciRuns: runs.length,
     ciMinutes: round(ciMinutes, 1),
     ciRunsPerMerged: merged > 0 ? round(runs.length / merged, 3) : null,
     goodKicked: count((pr) => !pr.broken && pr.state === 'FAILED'),
     brokenMerged: count((pr) => pr.broken && pr.state === 'MERGED'),
-    maxDepth: maxDepthOf(prs),
+    maxDepth: maxDepthOf(prs, outcome.endAt),
     simulatedHours: round(simulatedHours, 3),
     events: outcome.events,
   };
+}
+
+/** A percentile as the table shows it: ">N" for a lower bound, "-" for none (the PR at its rank never merged). */
+export function formatPercentile(ttm: Percentiles, name: PercentileName): string {
+  const value = ttm[name];
+  if (value === null) return '-';
+  return `${ttm.censored.includes(name) ? '>' : ''}${value.toFixed(0)}`;
 }
 
 const COLUMNS: [string, (report: ConfigReport) => string][] = [
@@ -130,9 +185,9 @@ const COLUMNS: [string, (report: ConfigReport) => string][] = [
   ['cancelled', (r) => String(r.cancelled)],
   ['unfinished', (r) => String(r.unfinished)],
   ['merged/h', (r) => r.mergedPerHour.toFixed(2)],
-  ['ttm p50', (r) => minutes(r.timeToMerge.p50)],
-  ['p90', (r) => minutes(r.timeToMerge.p90)],
-  ['p99', (r) => minutes(r.timeToMerge.p99)],
+  ['ttm p50', (r) => formatPercentile(r.timeToMerge, 'p50')],
+  ['p90', (r) => formatPercentile(r.timeToMerge, 'p90')],
+  ['p99', (r) => formatPercentile(r.timeToMerge, 'p99')],
   ['CI runs', (r) => String(r.ciRuns)],
   ['CI min', (r) => r.ciMinutes.toFixed(0)],
   ['runs/merged', (r) => (r.ciRunsPerMerged === null ? '-' : r.ciRunsPerMerged.toFixed(2))],
@@ -141,14 +196,37 @@ const COLUMNS: [string, (report: ConfigReport) => string][] = [
   ['max depth', (r) => String(r.maxDepth)],
 ];
 
-function minutes(value: number | null): string {
-  return value === null ? '-' : value.toFixed(0);
+/** Every row: configurations, then the two baselines. */
+export function reportRows(report: SimulationReport): ConfigReport[] {
+  return [...report.configs, report.singleQueue, report.oracle];
 }
 
-/** The report as a plain-text table: configurations, then the two baselines. */
+/** A row's label: its name, "(baseline)" for a baseline, "saturated" when it was. */
+export function rowLabel(report: SimulationReport, row: ConfigReport): string {
+  const notes = [...(row === report.singleQueue || row === report.oracle ? ['baseline'] : []), ...(row.saturated ? ['saturated'] : [])];
+  return notes.length === 0 ? row.name : `${row.name} (${notes.join(', ')})`;
+}
+
+/** What the table's marks mean, for the marks it shows. */
+export function tableNotes(report: SimulationReport): string[] {
+  const rows = reportRows(report);
+  const notes: string[] = [];
+  if (rows.some((row) => row.timeToMerge.censored.length > 0)) {
+    notes.push('>N: a lower bound: PRs still queued at the end (their time to merge is at least their time in the queue) rank at or below it.');
+  }
+  if (rows.some((row) => PERCENTILES.some((name) => row.timeToMerge[name] === null))) {
+    notes.push('-: the good PR at this rank never merged (kicked or cancelled), or no good PR arrived.');
+  }
+  if (rows.some((row) => row.saturated)) {
+    notes.push(`saturated: the queue grew past ${report.scenario.saturationDepth} PRs; its simulation stopped there, and the PRs it held or had yet to receive are unfinished.`);
+  }
+  return notes;
+}
+
+/** The report as a plain-text table: configurations, then the two baselines, then what its marks mean. */
 export function formatTable(report: SimulationReport): string {
-  const rows = [...report.configs, report.singleQueue, report.oracle];
-  const labels = rows.map((row) => (row === report.singleQueue ? 'singleQueue (baseline)' : row === report.oracle ? 'oracle (baseline)' : row.name));
+  const rows = reportRows(report);
+  const labels = rows.map((row) => rowLabel(report, row));
   const cells = rows.map((row) => COLUMNS.map(([, cell]) => cell(row)));
   const first = Math.max('configuration'.length, ...labels.map((label) => label.length));
   const widths = COLUMNS.map(([title], index) => Math.max(title.length, ...cells.map((row) => (row[index] as string).length)));
@@ -159,6 +237,13 @@ export function formatTable(report: SimulationReport): string {
   const heading =
     `${scenario.name}: ${arrivals} PRs over ${scenario.hours} h (${broken} broken), seed ${scenario.seed}; ` +
     `CI median ${scenario.ci.medianMinutes} min, p90 ${scenario.ci.p90Minutes} min; flake rate ${scenario.flakeRate}; ` +
-    `drain up to ${scenario.drainHours} h. Times in minutes.`;
-  return [heading, '', line('configuration', COLUMNS.map(([title]) => title)), ...rows.map((_, index) => line(labels[index] as string, cells[index] as string[]))].join('\n');
+    `drain up to ${scenario.drainHours} h. Times in minutes, from arrival, over every good PR.`;
+  const notes = tableNotes(report);
+  return [
+    heading,
+    '',
+    line('configuration', COLUMNS.map(([title]) => title)),
+    ...rows.map((_, index) => line(labels[index] as string, cells[index] as string[])),
+    ...(notes.length === 0 ? [] : ['', ...notes]),
+  ].join('\n');
 }

@@ -31,6 +31,28 @@ export const QueueConfigSchema = z.strictObject({
 });
 export type QueueConfig = z.infer<typeof QueueConfigSchema>;
 
+/** The names of the baselines: a configuration may not take them (they name report rows, chart series and files). */
+export const RESERVED_NAMES = ['oracle', 'singleQueue'] as const;
+
+export const DEFAULT_SATURATION_DEPTH = 500;
+
+/**
+ * What is wrong with a list of configuration names: a baseline's name, or a name already taken. Names are compared
+ * ignoring case, as they name event log files and some file systems ignore case.
+ */
+export function configNameProblems(names: readonly string[]): { index: number; message: string }[] {
+  const problems: { index: number; message: string }[] = [];
+  const seen = new Set<string>();
+  names.forEach((name, index) => {
+    const folded = name.toLowerCase();
+    const reserved = RESERVED_NAMES.find((baseline) => baseline.toLowerCase() === folded);
+    if (reserved !== undefined) problems.push({ index, message: `"${name}" is the name of a baseline (${RESERVED_NAMES.join(', ')}): choose another` });
+    else if (seen.has(folded)) problems.push({ index, message: `duplicate configuration name "${name}" (names are compared ignoring case)` });
+    seen.add(folded);
+  });
+  return problems;
+}
+
 export const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low'] as const;
 export type PriorityName = (typeof PRIORITY_NAMES)[number];
 
@@ -79,13 +101,18 @@ export const ScenarioSchema = z
       })
       .refine((targets) => targets.perPr <= targets.count, { message: 'must be at most count', path: ['perPr'] })
       .optional(),
+    /**
+     * A queue holding more PRs than this is saturated: it cannot keep up, and its simulation stops there (the cost of
+     * an engine event grows with the depth of the queue). Its row says `saturated: true`.
+     */
+    saturationDepth: z.number().int().min(1).max(1_000_000).default(DEFAULT_SATURATION_DEPTH),
     configs: z.array(QueueConfigSchema).min(1).max(64),
   })
   .superRefine((scenario, ctx) => {
-    const seen = new Set<string>();
+    configNameProblems(scenario.configs.map((config) => config.name)).forEach(({ index, message }) =>
+      ctx.addIssue({ code: 'custom', path: ['configs', index, 'name'], message }),
+    );
     scenario.configs.forEach((config, index) => {
-      if (seen.has(config.name)) ctx.addIssue({ code: 'custom', path: ['configs', index, 'name'], message: `duplicate configuration name "${config.name}"` });
-      seen.add(config.name);
       if (config.mode === 'parallel' && scenario.targets === undefined) {
         ctx.addIssue({ code: 'custom', path: ['configs', index, 'mode'], message: 'parallel mode needs the scenario\'s "targets"' });
       }

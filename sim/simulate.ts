@@ -4,10 +4,10 @@
  */
 import type { QueuePatch } from '../engine/queues.js';
 import { drawArrivals, type Arrival } from './arrivals.js';
-import { runOracle } from './oracle.js';
+import { oracleTimeoutMinutes, runOracle } from './oracle.js';
 import { runQueue, type QueueOutcome } from './queueRun.js';
 import { summarise, type SimulationReport } from './report.js';
-import { settingsOf, type Scenario } from './scenario.js';
+import { configNameProblems, ScenarioError, settingsOf, type Scenario } from './scenario.js';
 
 /** The single-queue baseline: one run at a time, no batching, every other setting at its default. */
 export const SINGLE_QUEUE_SETTINGS: QueuePatch = { concurrency: 1, batch: false };
@@ -33,6 +33,8 @@ export interface SimulateOptions {
 export interface SimulatedQueue {
   name: string;
   kind: 'config' | 'singleQueue' | 'oracle';
+  /** The updateQueue settings it ran with (none for the oracle, which is no queue). */
+  settings?: QueuePatch;
   outcome: QueueOutcome;
 }
 
@@ -45,6 +47,14 @@ export interface Simulation {
 const HOUR_MS = 3_600_000;
 
 export async function simulate(scenario: Scenario, options: SimulateOptions = {}): Promise<Simulation> {
+  // The schema refuses these; a scenario built in code must not mix rows up either.
+  const problems = configNameProblems(scenario.configs.map((config) => config.name));
+  if (problems.length > 0) {
+    throw new ScenarioError(
+      `the scenario's configurations are not valid:\n${problems.map(({ index, message }) => `  configs[${index}].name: ${message}`).join('\n')}`,
+      problems.map(({ index, message }) => ({ path: `configs[${index}].name`, message })),
+    );
+  }
   const seed = options.seed ?? scenario.seed;
   const arrivals = options.arrivals ?? drawArrivals(scenario, seed);
   const horizon = (scenario.hours + scenario.drainHours) * HOUR_MS;
@@ -65,18 +75,18 @@ export async function simulate(scenario: Scenario, options: SimulateOptions = {}
       onProgress: progress,
       ...(options.record === undefined ? {} : { record: options.record }),
     });
-    queues.push({ name: run.name, kind: run.kind, outcome });
+    queues.push({ ...run, outcome });
   }
-  const oracle = runOracle(scenario, seed, arrivals);
+  const oracle = runOracle(scenario, seed, arrivals, oracleTimeoutMinutes(runs.map((run) => run.settings)));
   queues.push({ name: 'oracle', kind: 'oracle', outcome: oracle });
 
-  const settings = new Map(runs.map((run) => [run.name, run.settings]));
-  const reportOf = (queue: SimulatedQueue) => summarise(queue.name, queue.outcome, settings.get(queue.name));
+  const reportOf = (queue: SimulatedQueue) => summarise(queue.name, queue.outcome, queue.settings);
+  const only = (kind: SimulatedQueue['kind']) => queues.find((queue) => queue.kind === kind) as SimulatedQueue;
   const report: SimulationReport = {
     scenario: { ...scenario, seed },
     configs: queues.filter((queue) => queue.kind === 'config').map(reportOf),
-    oracle: reportOf(queues.find((queue) => queue.kind === 'oracle') as SimulatedQueue),
-    singleQueue: reportOf(queues.find((queue) => queue.kind === 'singleQueue') as SimulatedQueue),
+    oracle: reportOf(only('oracle')),
+    singleQueue: reportOf(only('singleQueue')),
   };
   return { report, arrivals, queues };
 }

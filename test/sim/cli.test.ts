@@ -49,7 +49,8 @@ describe('greenline sim', () => {
     for (const row of [...(report.configs as object[]), report.oracle, report.singleQueue]) {
       for (const field of fields) expect(row).toHaveProperty(field);
     }
-    expect((report.configs as { timeToMerge: object }[])[0]?.timeToMerge).toEqual({ p50: expect.any(Number), p90: expect.any(Number), p99: expect.any(Number) });
+    expect((report.configs as { timeToMerge: object }[])[0]?.timeToMerge).toEqual({ p50: expect.any(Number), p90: expect.any(Number), p99: expect.anything(), censored: expect.any(Array) });
+    expect((report.oracle as { saturated: boolean }).saturated).toBe(false);
     expect(io.err).toEqual([]);
 
     vi.restoreAllMocks();
@@ -72,7 +73,8 @@ describe('greenline sim', () => {
     expect(await main(['sim', scenarioPath, '--out', out])).toBe(0);
     expect(io.err.join('\n')).toMatch(/wrote 8 files; open .*index\.html/);
     expect((await readdir(out)).sort()).toEqual(['cost-latency.svg', 'events', 'index.html', 'queue-depth.svg', 'report.json', 'time-to-merge.svg']);
-    expect((await readdir(join(out, 'events'))).sort()).toEqual(['batch3.jsonl', 'predictive2.jsonl', 'singleQueue.jsonl']);
+    expect((await readdir(join(out, 'events'))).sort()).toEqual(['baselines', 'batch3.jsonl', 'predictive2.jsonl']);
+    expect(await readdir(join(out, 'events', 'baselines'))).toEqual(['singleQueue.jsonl']);
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { configs: { name: string }[] };
     expect(report.configs.map((row) => row.name)).toEqual(['predictive2', 'batch3']);
     for (const [file, title] of [
@@ -91,6 +93,29 @@ describe('greenline sim', () => {
     expect(html).toContain('events/batch3.jsonl');
     const log = parseEventLog(await readFile(join(out, 'events', 'batch3.jsonl'), 'utf8'));
     expect(replayEventLog(log).divergence).toBeNull();
+    const baseline = parseEventLog(await readFile(join(out, 'events', 'baselines', 'singleQueue.jsonl'), 'utf8'));
+    expect(baseline.header.source).toMatch(/ \/ singleQueue, seed 1$/);
+  });
+
+  test('--out to a path that cannot be a folder: a usage error (exit 2) before anything is simulated', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a folder');
+    const io = captureConsole();
+    expect(await main(['sim', scenarioPath, '--out', file])).toBe(2);
+    expect(await main(['sim', scenarioPath, '--out', join(file, 'below')])).toBe(2);
+    expect(io.out).toEqual([]);
+    expect(io.err.join('\n')).toMatch(/--out .*a-file: cannot write there \(it, or a folder it needs, is a file\)/);
+    expect(await readFile(file, 'utf8')).toBe('not a folder');
+  });
+
+  test('a configuration may not take a baseline\'s name', async () => {
+    const reserved = join(dir, 'reserved.json');
+    await writeFile(reserved, JSON.stringify({ ...scenario, configs: [{ name: 'oracle' }, { name: 'SingleQueue', concurrency: 2 }] }));
+    const io = captureConsole();
+    expect(await main(['sim', reserved, '--out', join(dir, 'reserved-out')])).toBe(2);
+    const message = io.err.join('\n');
+    expect(message).toMatch(/configs\[0\]\.name: "oracle" is the name of a baseline/);
+    expect(message).toMatch(/configs\[1\]\.name: "SingleQueue" is the name of a baseline/);
   });
 
   test('an invalid scenario: the fields at fault, exit code 2', async () => {

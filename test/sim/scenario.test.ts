@@ -30,7 +30,7 @@ function issuesOf(value: unknown): { path: string; message: string }[] {
 describe('scenarios', () => {
   test("the issue's example is valid, with defaults filled in", () => {
     const scenario = parseScenario(valid);
-    expect(scenario).toMatchObject({ seed: 1, drainHours: 24, targets: { count: 200, perPr: 3, allShare: 0.01, skew: 1 } });
+    expect(scenario).toMatchObject({ seed: 1, drainHours: 24, saturationDepth: 500, targets: { count: 200, perPr: 3, allShare: 0.01, skew: 1 } });
     expect(settingsOf(scenario.configs[1] as (typeof scenario.configs)[number])).toEqual({ batch: true, batchingMinSize: 8, concurrency: 2 });
   });
 
@@ -72,6 +72,17 @@ describe('scenarios', () => {
     );
     expect(issuesOf({ ...valid, configs: [] }).map((issue) => issue.path)).toEqual(['configs']);
     expect(issuesOf({ ...valid, targets: { count: 2, perPr: 3 } }).map((issue) => issue.path)).toEqual(['targets.perPr']);
+  });
+
+  test('the baselines\' names are reserved; names differ in more than case (they name files)', () => {
+    const issues = issuesOf({ ...valid, configs: [{ name: 'singleQueue' }, { name: 'ORACLE' }, { name: 'fast' }, { name: 'Fast' }, { name: 'oracle2' }] });
+    expect(issues).toEqual([
+      { path: 'configs[0].name', message: expect.stringMatching(/"singleQueue" is the name of a baseline/) },
+      { path: 'configs[1].name', message: expect.stringMatching(/"ORACLE" is the name of a baseline/) },
+      { path: 'configs[3].name', message: expect.stringMatching(/duplicate configuration name "Fast"/) },
+    ]);
+    expect(issuesOf({ ...valid, saturationDepth: 0 }).map((issue) => issue.path)).toEqual(['saturationDepth']);
+    expect(parseScenario({ ...valid, saturationDepth: 40 }).saturationDepth).toBe(40);
   });
 
   test('the message lists every problem; text that is not JSON is a ScenarioError too', () => {

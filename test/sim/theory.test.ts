@@ -12,6 +12,7 @@ import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
 import { bisectionRunsPerChange, predictiveResolvedPerRound, predictiveResolvedStdDev, singleQueueMergesPerHour } from '../../sim/theory.js';
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 function scenario(fields: Partial<ScenarioInput>) {
   return parseScenario({
@@ -36,6 +37,18 @@ describe('a single queue with constant CI time T', () => {
     const arrivals = drawArrivals(s, 7);
     const outcome = await runQueue({ scenario: s, seed: 7, settings: { concurrency: 1, batch: false }, arrivals });
     const report = summarise('single', outcome);
+    // The model, PR by PR: each is tested when it has arrived and the one ahead has merged, and merges T later.
+    const merges = new Map<number, number>();
+    let free = 0;
+    for (const arrival of arrivals) {
+      const mergesAt = Math.max(arrival.at, free) + T * MINUTE_MS;
+      if (mergesAt > hours * HOUR_MS) break;
+      merges.set(arrival.number, mergesAt);
+      free = mergesAt;
+    }
+    for (const pr of outcome.prs) {
+      expect({ pr: pr.number, merged: pr.state === 'MERGED', leftAt: pr.leftAt }).toEqual({ pr: pr.number, merged: merges.has(pr.number), leftAt: merges.get(pr.number) ?? null });
+    }
     // Runs follow each other without a gap from the first arrival on; only the time before it is lost.
     const first = (arrivals[0] as Arrival).at / MINUTE_MS;
     expect(report.merged).toBe(Math.floor((hours * 60 - first) / T));
@@ -103,8 +116,11 @@ describe('batching with bisection in halves', () => {
       modelRuns += runs.length;
     }
     const report = summarise('batch', outcome);
+    // Every broken PR kicked, every good one merged: bisection found each culprit, and only the culprits.
     expect(report.failed).toBe(arrivals.filter((arrival) => arrival.broken).length);
     expect(report.merged + report.failed).toBe(arrivals.length);
+    expect(report.goodKicked).toBe(0);
+    expect(report.brokenMerged).toBe(0);
     const measured = outcome.runs.length / arrivals.length;
     expect(measured).toBe(modelRuns / arrivals.length);
     const { variance } = bisectionMoments(p, size);
@@ -113,18 +129,28 @@ describe('batching with bisection in halves', () => {
   });
 });
 
-/** PRs resolved in each round with window w and full reset, on these PRs in this order (each round starts full). */
-function predictiveRounds(broken: readonly boolean[], window: number, rounds: number): { perRound: number[]; kicked: number } {
+/**
+ * PRs resolved in each round with window w and full reset, on these PRs in this order (each round starts full), and
+ * how and in which round each resolved PR was (PR numbers from 1, in order).
+ */
+function predictiveRounds(
+  broken: readonly boolean[],
+  window: number,
+  rounds: number,
+): { perRound: number[]; kicked: number; resolved: Map<number, { round: number; state: 'MERGED' | 'FAILED' }> } {
   const perRound: number[] = [];
+  const resolved = new Map<number, { round: number; state: 'MERGED' | 'FAILED' }>();
   let kicked = 0;
   let head = 0;
   for (let round = 0; round < rounds; round++) {
     const first = broken.slice(head, head + window).indexOf(true);
-    perRound.push(first === -1 ? window : first + 1);
+    const count = first === -1 ? window : first + 1;
+    perRound.push(count);
     if (first !== -1) kicked++;
-    head += perRound[round] as number;
+    for (let at = 0; at < count; at++) resolved.set(head + at + 1, { round, state: at === first ? 'FAILED' : 'MERGED' });
+    head += count;
   }
-  return { perRound, kicked };
+  return { perRound, kicked, resolved };
 }
 
 describe('predictive testing with window w and full reset', () => {
@@ -137,7 +163,7 @@ describe('predictive testing with window w and full reset', () => {
     const random = new Random(5, `theory-predictive-${window}`);
     const broken = Array.from({ length: rounds * window }, () => random.chance(p));
     // Top the queue up at the start of each round to exactly w waiting PRs: always full, never deep.
-    const { perRound, kicked } = predictiveRounds(broken, window, rounds);
+    const { perRound, kicked, resolved } = predictiveRounds(broken, window, rounds);
     const arrivals: Arrival[] = [];
     let head = 0;
     for (let round = 0; round < rounds; round++) {
@@ -150,10 +176,20 @@ describe('predictive testing with window w and full reset', () => {
     const outcome = await runQueue({ scenario: s, seed: 3, settings: { concurrency: window }, arrivals });
     const report = summarise('predictive', outcome);
     const expectedResolved = perRound.reduce((sum, count) => sum + count, 0);
-    // The engine resolves exactly the PRs the model does: the first failure of each round is kicked, the PRs
-    // before it merge, the ones after it are retested.
+    // The engine resolves exactly the PRs the model does, each in the model's round (it ends T after the round
+    // starts): the first failure of each round is kicked, the PRs before it merge, the ones after it are retested.
+    for (const pr of outcome.prs) {
+      const model = resolved.get(pr.number);
+      expect({ pr: pr.number, state: pr.leftAt === null ? 'unresolved' : pr.state, leftAt: pr.leftAt }).toEqual({
+        pr: pr.number,
+        state: model?.state ?? 'unresolved',
+        leftAt: model === undefined ? null : (model.round + 1) * T * MINUTE_MS,
+      });
+    }
     expect(report.merged + report.failed).toBe(expectedResolved);
     expect(report.failed).toBe(kicked);
+    expect(report.goodKicked).toBe(0);
+    expect(report.brokenMerged).toBe(0);
     const measured = expectedResolved / rounds;
     const tolerance = (3 * predictiveResolvedStdDev(p, window)) / Math.sqrt(rounds);
     expect(Math.abs(measured - predictiveResolvedPerRound(p, window))).toBeLessThan(tolerance);

@@ -1,7 +1,7 @@
 /** The workload generators: arrivals, breakage, priorities, impacted targets, and the scenario CI. */
 import { describe, expect, test } from 'vitest';
 import { drawArrivals, rateAt } from '../../sim/arrivals.js';
-import { ScenarioCi } from '../../sim/ci.js';
+import { prDurationMs, runDurationMs, ScenarioCi } from '../../sim/ci.js';
 import { Random } from '../../sim/random.js';
 import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
 import { TargetDrawer } from '../../sim/targets.js';
@@ -104,31 +104,47 @@ describe('impacted targets', () => {
 });
 
 describe('the scenario CI', () => {
-  const ci = (options: Partial<{ medianMinutes: number; p90Minutes: number; flakeRate: number }>, broken: number[] = []) =>
-    new ScenarioCi(new VirtualScheduler(), { seed: 1, medianMinutes: 30, p90Minutes: 50, flakeRate: 0, isBroken: (n) => broken.includes(n), ...options });
+  const options = { seed: 1, medianMinutes: 30, p90Minutes: 50 };
+  const ci = (overrides: Partial<{ medianMinutes: number; p90Minutes: number; flakeRate: number }>, broken: number[] = []) =>
+    new ScenarioCi(new VirtualScheduler(), { ...options, flakeRate: 0, isBroken: (n) => broken.includes(n), ...overrides });
+  const alone = (number: number) => ({ prs: [number], basePrs: [] });
 
   test('durations are log-normal with the median and p90 asked for', () => {
-    const plans = Array.from({ length: 4000 }, (_, i) => ci({}).plan(`run_${i}`, [1]).durationMs / 60_000).sort((a, b) => a - b);
+    const plans = Array.from({ length: 4000 }, (_, i) => ci({}).plan(alone(i + 1), 0).durationMs / 60_000).sort((a, b) => a - b);
     expect(plans[2000] as number).toBeGreaterThan(28.5);
     expect(plans[2000] as number).toBeLessThan(31.5);
     expect(plans[3600] as number).toBeGreaterThan(47);
     expect(plans[3600] as number).toBeLessThan(53);
-    expect(ci({ p90Minutes: 30 }).plan('x', [1]).durationMs).toBe(30 * 60_000);
+    expect(ci({ p90Minutes: 30 }).plan(alone(1), 0).durationMs).toBe(30 * 60_000);
   });
 
-  test('a run containing a broken PR always fails; others fail at the flake rate', () => {
+  test('a duration depends on the PRs under test alone: not on the base, the attempt or the order', () => {
+    const scenarioCi = ci({});
+    const own = prDurationMs(options, 5);
+    expect(scenarioCi.plan(alone(5), 0).durationMs).toBe(own);
+    expect(scenarioCi.plan({ prs: [5], basePrs: [1, 2, 3] }, 3).durationMs).toBe(own);
+    expect(runDurationMs(options, [9, 5])).toBe(runDurationMs(options, [5, 9]));
+    expect(scenarioCi.plan({ prs: [9, 5], basePrs: [] }, 0).durationMs).toBe(runDurationMs(options, [5, 9]));
+    // Another set, another draw (a batch is not its first PR alone).
+    expect(runDurationMs(options, [5, 9])).not.toBe(own);
+  });
+
+  test('a run containing a broken PR always fails; others fail at the flake rate, drawn anew at each attempt', () => {
     const flaky = ci({ flakeRate: 0.2 }, [7]);
-    const runs = Array.from({ length: 4000 }, (_, i) => `run_${i}`);
-    expect(runs.every((id) => !flaky.plan(id, [3, 7, 9]).passes)).toBe(true);
-    const failed = runs.filter((id) => !flaky.plan(id, [3, 9]).passes).length / runs.length;
+    const attempts = Array.from({ length: 4000 }, (_, i) => i);
+    expect(attempts.every((attempt) => !flaky.plan({ prs: [3, 9], basePrs: [7] }, attempt).passes)).toBe(true);
+    expect(attempts.every((attempt) => !flaky.plan({ prs: [3, 7, 9], basePrs: [] }, attempt).passes)).toBe(true);
+    const failed = attempts.filter((attempt) => !flaky.plan({ prs: [3, 9], basePrs: [] }, attempt).passes).length / attempts.length;
     expect(Math.abs(failed - 0.2)).toBeLessThan(0.03);
-    expect(runs.every((id) => ci({}).plan(id, [3]).passes)).toBe(true);
+    const firstTries = attempts.filter((i) => !flaky.plan(alone(i + 10), 0).passes).length / attempts.length;
+    expect(Math.abs(firstTries - 0.2)).toBeLessThan(0.03);
+    expect(attempts.every((attempt) => ci({}).plan(alone(3), attempt).passes)).toBe(true);
   });
 
-  test('reports the outcome on the run when its duration has passed, and nothing once stopped', () => {
+  test('reports the outcome on the run when its duration has passed, and nothing once stopped; counts attempts per set', () => {
     const scheduler = new VirtualScheduler(0);
     const scenarioCi = new ScenarioCi(scheduler, { seed: 1, medianMinutes: 10, p90Minutes: 10, flakeRate: 0, isBroken: (n) => n === 2 });
-    scenarioCi.attach((runId) => (runId === 'a' ? [1] : [1, 2]));
+    scenarioCi.attach((runId) => (runId === 'a' ? alone(1) : { prs: [1], basePrs: [2] }));
     const reports: string[] = [];
     const run = { org: 'o', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'b', sha: 'abc', startedAt: 0 };
     scenarioCi.start({ ...run, runId: 'a' }, (status) => reports.push(`a ${status.state}`));
@@ -139,5 +155,26 @@ describe('the scenario CI', () => {
     expect(reports).toEqual([]);
     scheduler.advanceTo(10 * 60_000);
     expect(reports).toEqual(['a success', 'b failure']);
+  });
+
+  test('the n-th attempt of a set flakes alike wherever it runs', async () => {
+    const outcomes = (order: string[]) => {
+      const scheduler = new VirtualScheduler(0);
+      const scenarioCi = new ScenarioCi(scheduler, { seed: 4, medianMinutes: 10, p90Minutes: 10, flakeRate: 0.5, isBroken: () => false });
+      scenarioCi.attach((runId) => alone(Number(runId.split('-')[0])));
+      const seen: string[] = [];
+      const run = { org: 'o', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'b', sha: 'abc', startedAt: 0 };
+      for (const runId of order) scenarioCi.start({ ...run, runId }, (status) => seen.push(`${runId} ${status.state}`));
+      scheduler.advanceTo(10 * 60_000);
+      return seen.sort();
+    };
+    // PR 1's first and second attempts, and PR 2's first, in two orders: the same outcomes.
+    const one = outcomes(['1-a', '2-a', '1-b']);
+    const other = outcomes(['2-a', '1-a', '1-b']);
+    expect(other).toEqual(one);
+    // Over many PRs, first and second attempts do not always agree: a retest draws anew.
+    const many = Array.from({ length: 200 }, (_, i) => i + 1);
+    const flaky = ci({ flakeRate: 0.5 });
+    expect(many.some((n) => flaky.plan(alone(n), 0).passes !== flaky.plan(alone(n), 1).passes)).toBe(true);
   });
 });
