@@ -264,3 +264,13 @@ export class GitQueue {
     }
   }
 }
+
+/** Whether a process is still running. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

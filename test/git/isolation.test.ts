@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { EngineError } from '../../engine/errors.js';
-import { GitQueue, KEY } from './helpers.js';
+import { alive, GitQueue, KEY } from './helpers.js';
 
 let queue: GitQueue | undefined;
 afterEach(async () => {
@@ -11,15 +11,6 @@ afterEach(async () => {
   await queue?.close();
   queue = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('isolation on the local host', () => {
   test("a repository belongs to one organization: another's createQueue for it is a conflict", async () => {

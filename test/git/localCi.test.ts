@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { buildServer } from '../../api/server.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';
-import { GitQueue, KEY } from './helpers.js';
+import { alive, GitQueue, KEY } from './helpers.js';
 
 let queue: GitQueue | undefined;
 const gates: string[] = [];
@@ -26,15 +26,6 @@ function yaml(requiredStatuses: string[], ci: Record<string, string>): string {
 
 function check(q: GitQueue, runId: string, context: string) {
   return q.run(runId).statusChecks.find((status) => status.context === context);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('the built-in CI runner', () => {

@@ -266,13 +266,9 @@ export class LocalGitHost implements GitHost {
       let testedBase: string;
       if (request.testBranchSha === null) {
         // A direct merge: the PR on the expected head, now.
-        const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
-        const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
-        if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
-        if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
-          return { ok: true, head, target: await this.targetState(repository, head) };
-        }
-        commits = applied.commits;
+        const applied = await this.applyNow(repository, request, head);
+        if (!Array.isArray(applied)) return applied;
+        commits = applied;
         testedBase = expected;
       } else {
         const record = await this.readRecord(request.repo, request.testBranchSha);
@@ -297,14 +293,9 @@ export class LocalGitHost implements GitHost {
           return moved(`#${pr.number} was tested on a base that differs from ${request.targetBranch} at ${expected}`);
         }
         // Parallel mode: PRs of other lanes merged since the run's base. The PR goes onto the head as it is now.
-        const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
-        const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
-        if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
-        // Asked again after a crash: the commits made then carry another time, but the same trees and parents.
-        if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
-          return { ok: true, head, target: await this.targetState(repository, head) };
-        }
-        commits = applied.commits;
+        const applied = await this.applyNow(repository, request, head);
+        if (!Array.isArray(applied)) return applied;
+        commits = applied;
         onExpected = true;
       }
       const merged = onExpected && commits.length > 0 ? commits[commits.length - 1]! : await replicate(repository, commits, expected);
@@ -318,6 +309,22 @@ export class LocalGitHost implements GitHost {
       await repository.collectGarbage().catch(() => undefined);
       return { ok: true, head: merged, target: await this.targetState(repository, merged) };
     });
+  }
+
+  /**
+   * Applies the PR on the expected head with the merge method, now: its new commits, or the answer when it conflicts
+   * or when the branch already holds it (a repeat after a crash: the commits made then carry another time, but the
+   * same trees and parents).
+   */
+  private async applyNow(repository: Repository, request: MergeRequest, head: string): Promise<string[] | MergeResult> {
+    const { pullRequest: pr, expectedHead: expected } = request;
+    const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
+    const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
+    if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
+    if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
+      return { ok: true, head, target: await this.targetState(repository, head) };
+    }
+    return applied.commits;
   }
 
   /** Whether `head` is `expected` plus commits with the trees of `commits` (a direct merge done before). */
