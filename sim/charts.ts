@@ -12,6 +12,11 @@ import type { Simulation } from './simulate.js';
 const HOUR_MS = 3_600_000;
 const WIDTH = 640;
 const HEIGHT = 300;
+
+/** What every chart starts with: the schema, its title and its size. */
+function frame(text: string, subtitle: string | string[]) {
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text, subtitle }, width: WIDTH, height: HEIGHT } as const;
+}
 /** Points per series in the depth chart: the most PRs in the queue within each slice of time. */
 const DEPTH_SLICES = 240;
 
@@ -51,13 +56,7 @@ export function timeToMergeSpec(simulation: Simulation): TopLevelSpec {
       }));
   });
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: {
-      text: 'Time to merge',
-      subtitle: ['share of good PRs merged within a time of arriving;', 'a curve that ends below 100 %: the other PRs never merged, or were still queued at the end'],
-    },
-    width: WIDTH,
-    height: HEIGHT,
+    ...frame('Time to merge', ['share of good PRs merged within a time of arriving;', 'a curve that ends below 100 %: the other PRs never merged, or were still queued at the end']),
     config: { legend: { labelLimit: 360 } },
     data: { values },
     mark: { type: 'line', interpolate: 'step-after' },
@@ -93,10 +92,7 @@ export function depthSpec(simulation: Simulation): TopLevelSpec {
       .filter((point) => point.hours * HOUR_MS <= end);
   });
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: 'Queue depth', subtitle: `PRs in the queue (the most within each ${round(slice / 60_000, 1)}-minute slice)` },
-    width: WIDTH,
-    height: HEIGHT,
+    ...frame('Queue depth', `PRs in the queue (the most within each ${round(slice / 60_000, 1)}-minute slice)`),
     config: { legend: { labelLimit: 360 } },
     data: { values },
     mark: { type: 'line', interpolate: 'step-after' },
@@ -136,13 +132,7 @@ export function costSpec(simulation: Simulation): TopLevelSpec {
   const x = { field: 'ciMinutesPerMerged', type: 'quantitative', title: 'CI minutes per merged PR', scale: { zero: false } } as const;
   const y = { field: 'p50', type: 'quantitative', title: 'minutes from arrival to merge (log scale)', scale: { type: 'log' } } as const;
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: {
-      text: 'Cost against latency',
-      subtitle: ['dot: median time to merge; line up to the 90th percentile', 'hollow triangle, dashed line: a lower bound (PRs still queued at the end)'],
-    },
-    width: WIDTH,
-    height: HEIGHT,
+    ...frame('Cost against latency', ['dot: median time to merge; line up to the 90th percentile', 'hollow triangle, dashed line: a lower bound (PRs still queued at the end)']),
     data: { values },
     layer: [
       {
