@@ -15,6 +15,8 @@ export class QueueHarness {
   readonly scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
   engine: Engine;
   queueId = '';
+  /** Crashes restored from so far. */
+  restores = 0;
 
   constructor(
     readonly store: Store = createMemoryStore(),
@@ -30,8 +32,30 @@ export class QueueHarness {
     return this.engine;
   }
 
+  /**
+   * Arms a crash: the engine stops right after its `after`-th committed input (counted from now). The function
+   * returned restores a new engine once the crash happened (and does nothing otherwise); call it after each step.
+   */
+  crashAfter(after: number | undefined): () => Promise<void> {
+    let transactions = 0;
+    let pending = after;
+    const watch = () =>
+      this.engine.onInput(() => {
+        if (++transactions === pending) this.engine.stop();
+      });
+    watch();
+    return async () => {
+      if (pending !== undefined && transactions >= pending) {
+        pending = undefined;
+        await this.crashAndRestore();
+        watch();
+      }
+    };
+  }
+
   /** Drops the engine as a crash would (nothing more of it runs) and restores a new one from the store. */
   async crashAndRestore(): Promise<void> {
+    this.restores++;
     this.engine.stop();
     this.boot();
     await this.engine.settle();
