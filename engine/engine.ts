@@ -11,6 +11,7 @@ import type { Effect } from './effects.js';
 import { conflict, EngineError, notFound } from './errors.js';
 import type { QueueInput } from './events.js';
 import { handle } from './handlers.js';
+import { OutboxRunner } from './outbox.js';
 import { digestOf, getTargets, normalizeTargets, putTargets, unionOf, type ImpactedTargets } from './impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import { SimGitHost } from './providers/simGitHost.js';
@@ -93,11 +94,6 @@ const QUEUE_COLLECTIONS = [
   'metricsTotals',
 ] as const;
 
-/** Effects that fail are retried after this long, doubling up to the cap. */
-const RETRY_MS = 1_000;
-const RETRY_CAP_MS = 5 * 60_000;
-/** A test branch the git host fails to build this many times in a row is given up (after about 8.5 minutes). */
-const MAX_BUILD_ATTEMPTS = 10;
 
 /**
  * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a
@@ -123,10 +119,9 @@ export class Engine {
   private readonly onError: (message: string, error: unknown) => void;
   private readonly holdEffects: boolean;
   private alive = true;
-  private readonly runners = new Map<string, Promise<void>>();
+  private readonly outbox: OutboxRunner;
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
-  /** Queues whose outbox waits for a retry timer after a failed effect. */
   constructor(
     readonly store: Store,
     options: EngineOptions = {},
@@ -137,6 +132,15 @@ export class Engine {
     this.ci = options.ci ?? externalCi;
     this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
     this.holdEffects = options.holdEffects ?? false;
+    this.outbox = new OutboxRunner({
+      store,
+      scheduler: this.scheduler,
+      clock: this.clock,
+      alive: () => this.alive,
+      perform: (queueId, key, effect) => this.perform(queueId, key, effect),
+      dispatch: (queueId, input, key) => this.dispatch(queueId, input, key),
+      onError: this.onError,
+    });
     store.write((tx) => {
       const format = tx.get('meta', ['format']);
       if (format === undefined) tx.put('meta', ['format'], STORE_FORMAT);
@@ -183,7 +187,12 @@ export class Engine {
 
   /** Resolves once no effect is left to run (timers aside). */
   async settle(): Promise<void> {
-    while (this.runners.size > 0) await Promise.all([...this.runners.values()]);
+    await this.outbox.settle();
+  }
+
+  /** Runs the queue's outbox (not while effects are held, for a replay). */
+  private kick(queueId: string): void {
+    if (!this.holdEffects) this.outbox.kick(queueId);
   }
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
@@ -417,61 +426,6 @@ export class Engine {
     } catch (error) {
       if (error instanceof EngineError && error.kind === 'not_found') return;
       this.onError(what, error);
-    }
-  }
-
-  /** Runs the queue's outbox in order, one effect at a time. */
-  private kick(queueId: string): void {
-    if (!this.alive || this.holdEffects || this.runners.has(queueId)) return;
-    const runner = this.drain(queueId).finally(() => {
-      this.runners.delete(queueId);
-      const more = this.alive && this.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
-      if (more && !this.retrying.has(queueId)) this.kick(queueId);
-    });
-    this.runners.set(queueId, runner);
-  }
-
-  private readonly retrying = new Set<string>();
-
-  private async drain(queueId: string): Promise<void> {
-    for (;;) {
-      if (!this.alive) return;
-      const next = this.store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
-      if (next === undefined) return;
-      try {
-        await this.perform(queueId, next.key, next.value.effect);
-      } catch (error) {
-        if (!this.alive) return;
-        if (error instanceof EngineError && error.kind === 'not_found') {
-          this.store.write((tx) => void tx.remove('outbox', next.key));
-          continue;
-        }
-        const attempts = next.value.attempts + 1;
-        const effect = next.value.effect;
-        if (effect.kind === 'buildTestBranch' && attempts >= MAX_BUILD_ATTEMPTS) {
-          // A branch the host keeps failing to build must not hold up the queue's other effects for ever: the run
-          // and its PRs are cancelled with the host's error, and the outbox moves on.
-          const reason = `the git host failed to build the test branch ${attempts} times: ${error instanceof Error ? error.message : String(error)}`;
-          try {
-            this.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result: { ok: false, reason, gaveUp: true } }, next.key);
-            this.onError(`effect buildTestBranch of ${queueId} failed ${attempts} times; gave up on run ${effect.request.runId}`, error);
-            continue;
-          } catch (failure) {
-            error = failure;
-          }
-        }
-        this.onError(`effect ${effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
-        if (!this.alive) return;
-        this.store.write((tx) => {
-          if (tx.get('outbox', next.key) !== undefined) tx.put('outbox', next.key, { ...next.value, attempts });
-        });
-        this.retrying.add(queueId);
-        this.scheduler.schedule(`${queueId}:retry`, this.clock.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (attempts - 1)), () => {
-          this.retrying.delete(queueId);
-          this.kick(queueId);
-        });
-        return;
-      }
     }
   }
 

@@ -1,0 +1,108 @@
+/**
+ * The outbox runner: each queue's effects (calls to the git host and CI, decided in its transactions) run at the
+ * edge, in order, one at a time per queue. An effect stays in the outbox until the input carrying its result commits
+ * (or, for effects without a result, until it is done), so a crash repeats it; every effect is idempotent. A failed
+ * effect is tried again after 1 s, doubling up to 5 minutes; a test branch the host keeps failing to build is given
+ * up after MAX_BUILD_ATTEMPTS, so that one broken build never holds up the queue's other effects.
+ */
+import type { Clock } from './clock.js';
+import type { Effect, OutboxEntry } from './effects.js';
+import { EngineError } from './errors.js';
+import type { QueueInput } from './events.js';
+import type { Scheduler } from './scheduler.js';
+import type { Key, Store } from './store/store.js';
+
+const RETRY_MS = 1_000;
+const RETRY_CAP_MS = 5 * 60_000;
+/** A test branch the git host fails to build this many times in a row is given up (after about 8.5 minutes). */
+export const MAX_BUILD_ATTEMPTS = 10;
+
+export interface OutboxDeps {
+  store: Store;
+  scheduler: Scheduler;
+  clock: Clock;
+  /** Whether the engine still runs; a stopped engine runs nothing more. */
+  alive: () => boolean;
+  /** Does one effect: commits the input carrying its result (with `key`, which removes the entry), or removes it. */
+  perform: (queueId: string, key: Key, effect: Effect) => Promise<void>;
+  /** Commits an input for a queue, removing the outbox entry `key` in the same transaction. */
+  dispatch: (queueId: string, input: QueueInput, key: Key) => void;
+  onError: (message: string, error: unknown) => void;
+}
+
+export class OutboxRunner {
+  private readonly runners = new Map<string, Promise<void>>();
+  /** Queues whose outbox waits for a retry timer after a failed effect. */
+  private readonly retrying = new Set<string>();
+
+  constructor(private readonly deps: OutboxDeps) {}
+
+  /** Runs the queue's outbox, unless a runner is at it already or it waits for a retry. */
+  kick(queueId: string): void {
+    if (!this.deps.alive() || this.runners.has(queueId)) return;
+    const runner = this.drain(queueId).finally(() => {
+      this.runners.delete(queueId);
+      const more = this.deps.alive() && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
+      if (more && !this.retrying.has(queueId)) this.kick(queueId);
+    });
+    this.runners.set(queueId, runner);
+  }
+
+  /** Resolves once no runner is at work (retry timers aside). */
+  async settle(): Promise<void> {
+    while (this.runners.size > 0) await Promise.all([...this.runners.values()]);
+  }
+
+  private async drain(queueId: string): Promise<void> {
+    const deps = this.deps;
+    const store = deps.store;
+    for (;;) {
+      if (!deps.alive()) return;
+      const next = store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
+      if (next === undefined) return;
+      try {
+        await deps.perform(queueId, next.key, next.value.effect);
+      } catch (error) {
+        if (!deps.alive()) return;
+        if (error instanceof EngineError && error.kind === 'not_found') {
+          store.write((tx) => void tx.remove('outbox', next.key));
+          continue;
+        }
+        if (this.giveUp(queueId, next.key, next.value, error)) continue;
+        this.retryLater(queueId, next.key, next.value, error);
+        return;
+      }
+    }
+  }
+
+  /** Whether the effect was given up: its run ended with the host's error, in a transaction that removed it. */
+  private giveUp(queueId: string, key: Key, entry: OutboxEntry, error: unknown): boolean {
+    const attempts = entry.attempts + 1;
+    const effect = entry.effect;
+    if (effect.kind !== 'buildTestBranch' || attempts < MAX_BUILD_ATTEMPTS) return false;
+    const reason = `the git host failed to build the test branch ${attempts} times: ${error instanceof Error ? error.message : String(error)}`;
+    try {
+      this.deps.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result: { ok: false, reason, gaveUp: true } }, key);
+    } catch (failure) {
+      this.deps.onError(`giving up on run ${effect.request.runId} of ${queueId} failed; retrying`, failure);
+      return false;
+    }
+    this.deps.onError(`effect buildTestBranch of ${queueId} failed ${attempts} times; gave up on run ${effect.request.runId}`, error);
+    return true;
+  }
+
+  private retryLater(queueId: string, key: Key, entry: OutboxEntry, error: unknown): void {
+    const { store, scheduler, clock } = this.deps;
+    const attempts = entry.attempts + 1;
+    this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
+    if (!this.deps.alive()) return;
+    store.write((tx) => {
+      if (tx.get('outbox', key) !== undefined) tx.put('outbox', key, { ...entry, attempts });
+    });
+    this.retrying.add(queueId);
+    scheduler.schedule(`${queueId}:retry`, clock.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (attempts - 1)), () => {
+      this.retrying.delete(queueId);
+      this.kick(queueId);
+    });
+  }
+}
