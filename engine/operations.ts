@@ -4,11 +4,12 @@
  * (the planner's decisions) both use these.
  */
 import { isEnqueued } from '../machines/vocabulary.js';
-import { setKey } from './planner/planner.js';
+import { halves, knownToFail, newBisection, rememberFailure } from './planner/bisection.js';
 import { testBranchName } from './providers/simGitHost.js';
 import { effectiveRequiredStatuses } from './queues.js';
 import type { QueueTx } from './queueTx.js';
 import type { TestRunRecord } from './runs.js';
+import type { BisectionMemory } from './planner/bisection.js';
 
 export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
 export const DEFAULT_PRIORITY = 'medium';
@@ -39,14 +40,21 @@ export function insertIntoLineup(q: QueueTx, number: number): void {
       at++;
     }
   } else {
-    lineup.forEach((other, index) => {
-      const pr = q.requirePr(other);
-      if (pr.state !== 'PENDING' || pr.group !== null || pr.mergeRequested) at = index + 1;
-    });
+    at = afterResults(q);
     while (at < lineup.length && rank(q, lineup[at] as number) <= rank(q, number)) at++;
   }
   lineup.splice(at, 0, number);
   q.touchQueue();
+}
+
+/** The place right behind every PR of the line-up that is testing, has a result, is being merged or bisected. */
+function afterResults(q: QueueTx): number {
+  let at = 0;
+  q.runtime.lineup.forEach((other, index) => {
+    const pr = q.requirePr(other);
+    if (pr.state !== 'PENDING' || pr.group !== null || pr.mergeRequested) at = index + 1;
+  });
+  return at;
 }
 
 /** What readiness says of impacted targets: required in parallel mode, present for the PR's head SHA or not. */
@@ -116,6 +124,8 @@ export function startRun(
     createdAt: q.isoNow,
     endedAt: null,
   };
+  const memory = decision.bisectionId === null ? undefined : q.runtime.bisections[decision.bisectionId];
+  if (memory !== undefined) record.bisectionMark = memory.merged.length;
   const deadlineAt = q.now + queue.settings.testingTimeoutMinutes * 60_000;
   q.createRun(record, deadlineAt);
   q.setTimer(`run:${id}`, deadlineAt);
@@ -179,61 +189,129 @@ function runEnded(q: QueueTx, runId: string): void {
   }
 }
 
-/** A run reached its verdict (or timed out): move its PRs as the verdict says. */
+/**
+ * A run reached its verdict (or timed out): move its PRs as the verdict says. A failure is not blamed on the PRs
+ * under test while a PR of its base had failed first (it is the likely cause): they wait and are tested again once
+ * that failure is settled. A bisection group that passed goes back to the main line.
+ */
 export function concludeRun(q: QueueTx, runId: string): void {
   const testing = testingPrs(q, runId);
   runEnded(q, runId);
   const run = q.requireRun(runId);
   if (run.status === 'succeeded') {
     for (const number of testing) {
-      q.sendPr(number, { type: 'PASS' });
+      q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
     }
+    if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (run.status === 'failed') {
+    const failedFirst = run.basePrs.find((number) => q.pr(number)?.state === 'PENDING_FAILURE');
+    if (failedFirst !== undefined) {
+      const why = `run ${runId} failed with #${failedFirst} in its base, which had failed first: tested again once that failure is settled`;
+      for (const number of testing) requeue(q, number, why);
+      return;
+    }
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
-    if (testing.length > 1) bisect(q, run, testing, reason);
-    else for (const number of testing) fail(q, number, runId, reason, run.bisectionId);
+    for (const number of testing) fail(q, number, runId, reason);
   } else {
     for (const number of testing) cancelPr(q, number, run.reason ?? 'the run was cancelled');
   }
 }
 
-function fail(q: QueueTx, number: number, runId: string | null, reason: string, bisectionId: string | null): void {
+function fail(q: QueueTx, number: number, runId: string | null, reason: string): void {
   const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
   pr.runsBehindEnded = 0;
-  if (bisectionId !== null) rememberFailure(q, bisectionId, pr.testedBase ?? [], [number]);
   q.timeline(number, 'pending_failure', reason, runId === null ? {} : { runId });
 }
 
+/** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
   q.markPr(number).testedBase = basePrs;
-  fail(q, number, null, 'this exact set of pull requests already failed in the bisection; not run again', bisectionId);
+  fail(q, number, null, `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`);
 }
 
-function rememberFailure(q: QueueTx, bisectionId: string, basePrs: readonly number[], prs: readonly number[]): void {
-  const memory = (q.runtime.bisections[bisectionId] ??= { failed: [], merged: [] });
-  const key = setKey(memory, basePrs, prs);
-  if (!memory.failed.includes(key)) memory.failed.push(key);
+/** Anti-flake: a failed PR that nothing behind it can vouch for is tested once more before it is kicked. */
+export function retest(q: QueueTx, number: number): void {
+  const pr = q.markPr(number);
+  pr.failureRetests = (pr.failureRetests ?? 0) + 1;
+  requeue(q, number, 'tested once more before it is kicked: nothing behind it can vouch for it (pendingFailureDepth)');
 }
 
-/** A failed group of several PRs is split in halves; each half is tested in the bisection pool. */
-function bisect(q: QueueTx, run: TestRunRecord, testing: number[], reason: string): void {
-  const bisectionId = run.bisectionId ?? `b${q.runtime.counters.bisection++}`;
-  rememberFailure(q, bisectionId, q.requirePr(testing[0] as number).testedBase ?? run.basePrs, testing);
-  for (const number of testing) requeue(q, number, `${reason}; bisecting`);
-  split(q, testing, bisectionId);
+/** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
+export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[]; bisectionId: string | null }): void {
+  const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;
+  const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
+  rememberFailure(memory, decision.prs, decision.basePrs);
+  const reason = `${q.requirePr(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
+  for (const number of decision.prs) {
+    q.sendPr(number, { type: 'BISECT', reason }).testedBase = null;
+  }
+  split(q, decision.prs, bisectionId);
 }
 
+/**
+ * Splits a bisection group in halves. With skip-redundant the second half waits for the first half's verdict (which
+ * may tell that it fails: see rescue); otherwise both are tested at once.
+ */
 export function split(q: QueueTx, prs: number[], bisectionId: string): void {
-  const half = Math.ceil(prs.length / 2);
-  for (const part of [prs.slice(0, half), prs.slice(half)]) {
-    const group = `g${q.runtime.counters.group++}`;
-    for (const number of part) {
-      const pr = q.markPr(number);
-      pr.bisectionId = bisectionId;
-      pr.group = group;
-      q.timeline(number, 'bisecting', `bisection ${bisectionId}: tested with #${part.join(', #')}`);
-    }
+  const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
+  const groups = halves(prs)
+    .filter((part) => part.length > 0)
+    .map((part) => {
+      const group = `g${q.runtime.counters.group++}`;
+      for (const number of part) {
+        const pr = q.markPr(number);
+        pr.bisectionId = bisectionId;
+        pr.group = group;
+        q.timeline(number, 'bisecting', `bisection ${bisectionId}: tested with #${part.join(', #')}`);
+      }
+      return group;
+    });
+  const [first, second] = groups;
+  if (q.queue.settings.optimizationMode === 'bisection_skip_redundant_tests' && first !== undefined && second !== undefined) {
+    (memory.waits ??= {})[second] = { after: first, parent: [...prs] };
+  }
+}
+
+/**
+ * A bisection group passed: its PRs go back to the main line, behind the runs in progress (which they would
+ * invalidate) and ahead of the PRs still waiting. Their pass stands if nothing merged since their run began but the
+ * PRs it was tested on; otherwise they are tested again. With skip-redundant, the half that waited for them is now
+ * known to fail, if their set failed on the same base.
+ */
+function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
+  const bisectionId = run.bisectionId as string;
+  const memory = q.runtime.bisections[bisectionId];
+  const group = q.requirePr(prs[0] as number).group;
+  const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
+  const stale = mergedSince === undefined || mergedSince.some((number) => !run.basePrs.includes(number));
+  for (const number of prs) {
+    const pr = q.markPr(number);
+    pr.group = null;
+    pr.bisectionId = null;
+  }
+  q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
+  q.runtime.lineup.splice(afterResults(q), 0, ...prs);
+  q.touchQueue();
+  for (const number of prs) {
+    q.timeline(number, 'rescued', `found good by bisection ${bisectionId}: back in the main line`, { runId: run.id });
+    if (stale) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
+  }
+  if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
+}
+
+function inferSecondHalf(q: QueueTx, memory: BisectionMemory, bisectionId: string, group: string, run: TestRunRecord): void {
+  for (const [second, wait] of Object.entries(memory.waits ?? {})) {
+    if (wait.after !== group) continue;
+    delete memory.waits?.[second];
+    const members = q.runtime.lineup.filter((number) => q.requirePr(number).group === second);
+    const whole = [...run.prs, ...members];
+    const rest = new Set(wait.parent);
+    if (members.length === 0 || whole.length !== rest.size || !whole.every((number) => rest.has(number))) continue;
+    if (!knownToFail(memory, wait.parent, run.basePrs)) continue;
+    rememberFailure(memory, members, run.basePrs);
+    if (members.length > 1) split(q, members, bisectionId);
+    else failAtOnce(q, members[0] as number, run.basePrs, bisectionId);
   }
 }
 

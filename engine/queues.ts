@@ -3,6 +3,7 @@
  * functions; the engine stores the result.
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../machines/vocabulary.js';
+import type { BisectionMemory } from './planner/bisection.js';
 
 export interface RepoRef {
   host: string;
@@ -94,8 +95,8 @@ export interface QueueRuntime {
   targetHead: string;
   /** PRs merged while results that mention them may still be in play. */
   merged: number[];
-  /** Per bisection: the PR sets that failed in it and the PRs merged since it began. */
-  bisections: Record<string, { failed: string[]; merged: number[] }>;
+  /** Per bisection: the PR sets that failed in it, the PRs merged since it began, the groups waiting for another. */
+  bisections: Record<string, BisectionMemory>;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
 }
 

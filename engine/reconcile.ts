@@ -2,7 +2,7 @@
 import { planTargets } from './impactedTargets.js';
 import { bisectionConcurrencyOf } from './queues.js';
 import { plan, type Decision, type PlanPullRequest } from './planner/planner.js';
-import { cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, split, startRun } from './operations.js';
+import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './operations.js';
 import type { QueueTx } from './queueTx.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
@@ -48,6 +48,7 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     group: pr.group,
     mergeRequested: pr.mergeRequested,
     runsBehindEnded: pr.runsBehindEnded,
+    failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
     targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
   };
@@ -61,6 +62,10 @@ function apply(q: QueueTx, decision: Decision): void {
       return requeue(q, decision.pr, decision.reason);
     case 'kick':
       return kick(q, decision.pr);
+    case 'retest':
+      return retest(q, decision.pr);
+    case 'bisect':
+      return bisect(q, decision);
     case 'merge':
       return requestMerge(q, decision.pr, decision);
     case 'startRun':
@@ -91,5 +96,9 @@ function tidy(q: QueueTx): void {
   }
   for (const id of runtime.activeRuns) for (const base of q.requireRun(id).basePrs) referenced.add(base);
   runtime.merged = runtime.merged.filter((number) => referenced.has(number));
-  for (const id of Object.keys(runtime.bisections)) if (!bisections.has(id)) delete runtime.bisections[id];
+  const groups = new Set(runtime.lineup.map((number) => q.requirePr(number).group));
+  for (const [id, memory] of Object.entries(runtime.bisections)) {
+    if (!bisections.has(id)) delete runtime.bisections[id];
+    else for (const group of Object.keys(memory.waits ?? {})) if (!groups.has(group)) delete memory.waits?.[group];
+  }
 }

@@ -34,6 +34,8 @@ export interface TestRunRecord {
   status: TestRunStatus;
   reason: string | null;
   bisectionId: string | null;
+  /** A bisection run: how many PRs had merged since its bisection began when it started (its pass stands only if none merged since but its base). */
+  bisectionMark?: number;
   createdAt: string;
   endedAt: string | null;
   /** Failures of this run that the flaky-test service vouched for as quarantined. */

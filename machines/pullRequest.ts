@@ -20,6 +20,8 @@ export type PullRequestEvent =
   /** `runId` null: a failure known without a run (a set that already failed in this bisection). */
   | { type: 'FAIL'; runId: string | null; reason: string }
   | { type: 'REQUEUE'; reason: string }
+  /** Its run failed with others on a settled base: back to PENDING, in a group of a bisection. */
+  | { type: 'BISECT'; reason: string }
   /** `direct`: merged without a test run; `vouchedBy`: a passing run behind it that contained it. */
   | { type: 'MERGE'; direct?: boolean; vouchedBy?: string }
   | { type: 'KICK'; reason: string }
@@ -86,6 +88,7 @@ export const pullRequestMachine = setup({
         ...cancellable,
         KICK: { target: 'FAILED', actions: 'recordReason' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
+        BISECT: { target: 'PENDING', actions: 'recordReason' },
         MERGE: { guard: 'isVouched', target: 'MERGED' },
       },
     },

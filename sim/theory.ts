@@ -23,6 +23,47 @@ export function bisectionRunsPerChange(p: number, batchSize: number): number {
 }
 
 /**
+ * The same for any batch size, splitting a group of n in halves of ⌈n/2⌉ and ⌊n/2⌋: every group is tested when its
+ * parent failed, so the expected runs are 1 plus, over every group below the batch, the chance its parent fails.
+ */
+export function halvingRunsPerChange(p: number, batchSize: number): number {
+  const below = (n: number): number => {
+    if (n <= 1) return 0;
+    const first = Math.ceil(n / 2);
+    return 2 * (1 - (1 - p) ** n) + below(first) + below(n - first);
+  };
+  return (1 + below(batchSize)) / batchSize;
+}
+
+/**
+ * Expected runs per change of bisection with `bisection_skip_redundant_tests`: the first half of a failed group is
+ * tested first; if it passes, the second half is known to fail without a run (and a single PR known to fail is the
+ * culprit); if it fails too, the second half is tested as a group of its own.
+ *   U(n) = 1 + (1 − (1−p)^n) F(n)       (an untested group)
+ *   F(n) = 1 + P_a (F(a) + U(c)) + (1 − P_a) F(c),  F(1) = 0     (a group known to fail, halves a and c)
+ * where P_a = (1 − (1−p)^a) / (1 − (1−p)^n) is the chance the first half fails given that the group does.
+ */
+export function skipRedundantRunsPerChange(p: number, batchSize: number): number {
+  const untested = (n: number): number => 1 + (1 - (1 - p) ** n) * knownFailing(n);
+  const knownFailing = (n: number): number => {
+    if (n <= 1) return 0;
+    const a = Math.ceil(n / 2);
+    const c = n - a;
+    const firstFails = (1 - (1 - p) ** a) / (1 - (1 - p) ** n);
+    return 1 + firstFails * (knownFailing(a) + untested(c)) + (1 - firstFails) * knownFailing(c);
+  };
+  return untested(batchSize) / batchSize;
+}
+
+/**
+ * Runs per PR resolved of predictive testing with window w and full reset, when every PR fails with probability q
+ * (a broken PR, or a flaky run): each round costs w runs and resolves (1 − (1−q)^w)/q PRs.
+ */
+export function fullResetRunsPerResolved(q: number, window: number): number {
+  return window / predictiveResolvedPerRound(q, window);
+}
+
+/**
  * Expected PRs resolved (merged or kicked) per round of predictive testing with window w and full reset: the w PRs at
  * the head are tested at once, each on top of those ahead; the first failing one (at position J, geometric with
  * parameter p) is kicked, those before it merge, those after it are retested in the next round.

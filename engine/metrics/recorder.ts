@@ -54,11 +54,14 @@ export class MetricsRecorder {
       clock.tested = true;
       this.endWait(clock, type);
     }
-    if (from === 'TESTING' && to === 'PENDING') {
+    // A failed batch going to bisection is a restart too (through PENDING_FAILURE, where it waited for its base).
+    if ((from === 'TESTING' && to === 'PENDING') || event.type === 'BISECT') {
       this.entries.push({ kind: 'restarted', type });
       totals.restarts[type]++;
     }
-    if (from === 'PENDING_FAILURE' && (to === 'PENDING' || to === 'MERGED')) totals.rescues[to === 'PENDING' ? 'retested' : 'merged']++;
+    if (from === 'PENDING_FAILURE' && event.type !== 'BISECT' && (to === 'PENDING' || to === 'MERGED')) {
+      totals.rescues[to === 'PENDING' ? 'retested' : 'merged']++;
+    }
 
     const conclusion = CONCLUSION_OF[to];
     if (conclusion === undefined) return;

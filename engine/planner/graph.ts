@@ -9,8 +9,10 @@
  * The closure is computed in one pass over the line-up with bit sets: the PRs ahead that touch a target are all in
  * the closure of the last one that touched it, so each PR only looks up, per target, the last PR that touched it.
  *
- * A `silent` PR gets its own dependencies but nothing depends on it, nor through it (a doomed PR: the PRs behind it
- * are predicted without it, so it must not chain them to what it depends on).
+ * A `silent` PR gets its own dependencies but nothing depends on it, nor through it (a doomed PR, or one in a
+ * bisection: the PRs behind it are predicted without it, so it must not chain them to what it depends on). Whether a
+ * PR is silent may depend on what it depends on, so `silent` is asked in line-up order, once its dependencies are
+ * known.
  */
 
 /** A PR's impacted targets: a list or everything. `null`: none known (counted as everything). */
@@ -44,13 +46,18 @@ class BitSet {
   }
 }
 
+/** Whether the PR at `at`, which depends on the positions `ahead`, is silent. */
+export type Silence = (at: number, ahead: readonly number[]) => boolean;
+
+const NEVER_SILENT: Silence = () => false;
+
 /** For each position of the line-up, the positions ahead of it it depends on, ascending. */
-export function dependencies(targets: readonly Targets[], parallel: boolean, silent: readonly boolean[] = []): number[][] {
+export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT): number[][] {
   if (!parallel) {
     const heard: number[] = [];
     return targets.map((_, at) => {
       const ahead = [...heard];
-      if (silent[at] !== true) heard.push(at);
+      if (!silent(at, ahead)) heard.push(at);
       return ahead;
     });
   }
@@ -62,25 +69,30 @@ export function dependencies(targets: readonly Targets[], parallel: boolean, sil
   return targets.map((own, at) => {
     const closure = new BitSet(size);
     closures.push(closure);
-    if (own !== null && own !== 'ALL' && own.length === 0) return [];
-    const heard = silent[at] !== true;
+    if (own !== null && own !== 'ALL' && own.length === 0) {
+      silent(at, []);
+      return [];
+    }
     if (own === null || own === 'ALL') {
       closure.or(withTargets);
-      if (heard) lastAll = at;
     } else {
       const direct = new Set<number>();
       if (lastAll >= 0) direct.add(lastAll);
       for (const target of own) {
         const last = lastByTarget.get(target);
         if (last !== undefined && last > lastAll) direct.add(last);
-        if (heard) lastByTarget.set(target, at);
       }
       for (const index of direct) {
         closure.set(index);
         closure.or(closures[index] as BitSet);
       }
     }
-    if (heard) withTargets.set(at);
-    return closure.indices();
+    const ahead = closure.indices();
+    if (!silent(at, ahead)) {
+      if (own === null || own === 'ALL') lastAll = at;
+      else for (const target of own) lastByTarget.set(target, at);
+      withTargets.set(at);
+    }
+    return ahead;
   });
 }

@@ -121,8 +121,19 @@ function checkInvariants(h: QueueHarness, submitted: Set<number>): void {
   for (const run of runs) {
     expect(queue.runtime.activeRuns.includes(run.id)).toBe(run.status === 'in_progress');
   }
-  // Nothing merges that a passing run did not test, or vouch for by containing it.
+  // Nothing merges that a passing run did not test, or vouch for by containing it...
+  const order = h.mergeOrder();
+  const mergeIndex = new Map(order.map((number, k) => [byNumber.get(number)?.mergedSha ?? '', k + 1]));
   for (const pr of prs.filter((candidate) => candidate.state === 'MERGED')) {
+    // ...and it merges onto exactly the tree that run tested: the PRs merged since the run began are the ones it
+    // tested it on top of, in order.
+    const decider = runsById.get(pr.mergedBy ?? pr.runId ?? '');
+    if (decider !== undefined && pr.mergedBy !== 'direct') {
+      const tested = [...decider.basePrs, ...decider.prs];
+      const onTopOf = tested.slice(0, tested.indexOf(pr.number));
+      const since = order.slice(mergeIndex.get(decider.baseSha) ?? 0, order.indexOf(pr.number));
+      expect(since, `#${pr.number} merged after run ${decider.id} on [${tested.join()}]`).toEqual(onTopOf);
+    }
     expect(pr.mergedBy).not.toBe('direct');
     if (pr.mergedBy === null) {
       const run = runsById.get(pr.runId ?? '');
@@ -137,9 +148,10 @@ function checkInvariants(h: QueueHarness, submitted: Set<number>): void {
 }
 
 describe('engine properties', () => {
-  test('no PR is lost, nothing merges untested, equal priorities merge in submission order', async () => {
+  test('no PR is lost, nothing merges untested, equal priorities merge in submission order but for rescued PRs', async () => {
     let merges = 0;
     let failures = 0;
+    let rescues = 0;
     await fc.assert(
       fc.asyncProperty(settings, fc.array(action(false), { minLength: 10, maxLength: 50 }), async (initial, actions) => {
         const { h, submitted } = await play(initial, actions);
@@ -149,7 +161,14 @@ describe('engine properties', () => {
           .sort((a, b) => Number(a.mergedSha !== null) - Number(b.mergedSha !== null));
         merges += merged.length;
         failures += snapshotOf(h).prs.filter((pr) => pr.state === 'FAILED').length;
-        const order = h.mergeOrder().map((number) => merged.find((pr) => pr.number === number)?.submittedSeq ?? -1);
+        // A PR a bisection found good goes back to the main line behind the runs in progress: it may merge after PRs
+        // that came after it. Every other PR keeps its place.
+        const rescued = new Set(h.timeline().filter((entry) => entry.value.event === 'rescued').map((entry) => Number(entry.key[1])));
+        rescues += rescued.size;
+        const order = h
+          .mergeOrder()
+          .filter((number) => !rescued.has(number))
+          .map((number) => merged.find((pr) => pr.number === number)?.submittedSeq ?? -1);
         expect(order).toEqual([...order].sort((a, b) => a - b));
       }),
       { numRuns: 200 },
@@ -157,6 +176,7 @@ describe('engine properties', () => {
     // The workloads exercise what the properties speak of.
     expect(merges).toBeGreaterThan(100);
     expect(failures).toBeGreaterThan(20);
+    expect(rescues).toBeGreaterThan(5);
   });
 
   test('with priorities and skipTheLine in the mix, nothing is lost and nothing merges untested', async () => {

@@ -139,7 +139,7 @@ describe('parallel mode properties', () => {
           merges += h.mergeOrder().length;
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 250 },
     );
     // The workloads exercise what the properties speak of.
     expect(merges).toBeGreaterThan(100);

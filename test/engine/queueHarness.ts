@@ -130,10 +130,14 @@ export class QueueHarness {
     await this.engine.settle();
   }
 
+  /** Every timeline entry of the queue, keyed [queueId, number, seq]. */
+  timeline() {
+    return this.store.read((tx) => [...tx.scan('timeline', { prefix: [this.queueId] })]);
+  }
+
   /** PR numbers in the order they merged. */
   mergeOrder(): number[] {
-    return this.store
-      .read((tx) => [...tx.scan('timeline', { prefix: [this.queueId] })])
+    return this.timeline()
       .filter((entry) => entry.value.event === 'merged')
       .sort((a, b) => Number(a.key[2]) - Number(b.key[2]))
       .map((entry) => Number(entry.key[1]));

@@ -18,6 +18,7 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'FAIL', runId: 'run-1', reason: 'ci failed' },
     { type: 'FAIL', runId: null, reason: 'its set already failed' },
     { type: 'REQUEUE', reason: 'a PR ahead failed' },
+    { type: 'BISECT', reason: 'its batch failed' },
     // isDirectMerge and isVouched: neither, each, both.
     { type: 'MERGE' },
     { type: 'MERGE', direct: true },

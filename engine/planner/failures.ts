@@ -1,0 +1,93 @@
+/**
+ * Results that no longer hold, and failures that are ready to be acted on.
+ *
+ * A failure is acted on only once its base is settled (every PR under it passed): until then the PR ahead may be its
+ * cause. Then a failed set of several PRs is bisected off the main line; a PR that failed alone is kicked, unless
+ * anti-flake protection (`pendingFailureDepth` N ≥ 1) says to wait. The rule: a PR that failed alone is kicked once
+ * N more runs that contain it failed and none passed.
+ * - Runs behind it that contain it: it waits for N of them to end; a passing one vouches for it with
+ *   `canOptimisticallyMerge`, and then it also waits for those still going, which may vouch too.
+ * - When nothing behind it can vouch for it (the last PR of the queue, the head of a lane, a culprit found by
+ *   bisection), it is retested instead, up to N times.
+ */
+import { vouchedFor } from './merges.js';
+import type { Decision } from './planner.js';
+import { failedSetOf, HAS_RESULT, type LineupView } from './view.js';
+
+export function invalidations(view: LineupView): Decision[] {
+  const decisions: Decision[] = [];
+  const cancelled = new Set<string>();
+  const cancel = (runId: string, reason: string) => {
+    if (cancelled.has(runId)) return;
+    cancelled.add(runId);
+    decisions.push({ kind: 'cancelRun', runId, reason });
+  };
+  view.input.lineup.forEach((pr, at) => {
+    if (!HAS_RESULT.includes(pr.state) || view.holds[at] === true) return;
+    const reason = 'the pull requests ahead of it changed';
+    if (pr.state === 'TESTING' && pr.runId !== null) cancel(pr.runId, reason);
+    else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });
+  });
+  for (const run of view.input.activeRuns) {
+    const orphaned = run.prs.some((number) => {
+      const at = view.at(number);
+      const pr = at === undefined ? undefined : view.input.lineup[at];
+      return pr === undefined || pr.state !== 'TESTING' || pr.runId !== run.id;
+    });
+    if (orphaned) cancel(run.id, 'a pull request it tested left the queue');
+  }
+  return decisions;
+}
+
+export function resolutions(view: LineupView): Decision[] {
+  const { lineup } = view.input;
+  const decisions: Decision[] = [];
+  const seen = new Set<string>();
+  lineup.forEach((pr, at) => {
+    if (pr.state !== 'PENDING_FAILURE' || view.holds[at] !== true) return;
+    const set = failedSetOf(pr);
+    if (seen.has(set)) return;
+    seen.add(set);
+    // Its failure is its own only once nothing it was tested on top of can still fail.
+    if (view.settled[at] !== true) return;
+    if ((view.failedSets.get(set) ?? 1) > 1) {
+      const prs = lineup.filter((other) => other.state === 'PENDING_FAILURE' && failedSetOf(other) === set).map((other) => other.number);
+      decisions.push({ kind: 'bisect', prs, basePrs: view.expected[at] ?? [], bisectionId: pr.bisectionId });
+      return;
+    }
+    const decision = failedAlone(view, at);
+    if (decision !== undefined) decisions.push(decision);
+  });
+  return decisions;
+}
+
+/** A PR that failed alone on a settled base: kicked, retested once, or left to wait for what is still to come. */
+function failedAlone(view: LineupView, at: number): Decision | undefined {
+  const { settings, lineup, activeRuns, state } = view.input;
+  const pr = lineup[at]!;
+  // The PRs ahead of it merge first.
+  if ((view.expected[at] ?? []).length > 0) return undefined;
+  // A passing run behind it that contained it vouches for it: the merge phase takes it.
+  if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number) !== undefined) return undefined;
+  const depth = settings.pendingFailureDepth;
+  if (depth > 0) {
+    const runBehindContainsIt = activeRuns.some((run) =>
+      run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
+    );
+    if (pr.runsBehindEnded < depth) {
+      const moreCanStart =
+        state === 'running' &&
+        lineup.some(
+          (behind, behindAt) =>
+            behindAt > at && behind.state === 'PENDING' && behind.group === null && view.held[behindAt] !== true && view.dependsOn(behindAt, pr.number),
+        );
+      if (runBehindContainsIt || moreCanStart) return undefined;
+      // Nothing behind it can vouch for it: its own retests stand for the runs behind it.
+      if (pr.failureRetests < depth) return { kind: 'retest', pr: pr.number };
+    } else if (settings.canOptimisticallyMerge && runBehindContainsIt) {
+      // Its depth of runs behind it failed, but a run behind it that contains it is still going and may vouch.
+      return undefined;
+    }
+  }
+  return { kind: 'kick', pr: pr.number };
+}
