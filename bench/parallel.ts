@@ -44,6 +44,7 @@ function lineup(prs: number, targets: number): PlanPullRequest[] {
       group: null,
       mergeRequested: false,
       runsBehindEnded: 0,
+      runsBehindFailed: 0,
       failureRetests: 0,
       upToDate: false,
       targets: own,

@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, each printing figures and ratios against a baseline from the same run. */
 import { benchApi } from './api.js';
+import { benchFailures } from './failures.js';
 import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
 import { benchMetrics } from './metrics.js';
@@ -15,3 +16,4 @@ await benchParallel();
 await benchMetrics();
 await benchLocalGit();
 await benchSim();
+await benchFailures();

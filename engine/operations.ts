@@ -185,7 +185,10 @@ function runEnded(q: QueueTx, runId: string): void {
   // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
   for (const number of run.basePrs) {
     const pr = q.pr(number);
-    if (pr?.state === 'PENDING_FAILURE') q.markPr(number).runsBehindEnded++;
+    if (pr?.state !== 'PENDING_FAILURE') continue;
+    const record = q.markPr(number);
+    record.runsBehindEnded++;
+    if (run.status === 'failed') record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
   }
 }
 
@@ -221,6 +224,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
 function fail(q: QueueTx, number: number, runId: string | null, reason: string): void {
   const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
   pr.runsBehindEnded = 0;
+  pr.runsBehindFailed = 0;
   q.timeline(number, 'pending_failure', reason, runId === null ? {} : { runId });
 }
 
@@ -230,11 +234,19 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
   fail(q, number, null, `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`);
 }
 
-/** Anti-flake: a failed PR that nothing behind it can vouch for is tested once more before it is kicked. */
+/**
+ * Anti-flake: a failed PR that the runs behind it did not vouch for is tested alone once more before it is kicked,
+ * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
+ */
 export function retest(q: QueueTx, number: number): void {
   const pr = q.markPr(number);
   pr.failureRetests = (pr.failureRetests ?? 0) + 1;
-  requeue(q, number, 'tested once more before it is kicked: nothing behind it can vouch for it (pendingFailureDepth)');
+  const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${pr.failureRetests}`;
+  const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
+  q.runtime.bisections[bisectionId] ??= newBisection();
+  q.sendPr(number, { type: 'REQUEUE', reason }).testedBase = null;
+  if (pr.group === null) split(q, [number], bisectionId);
+  q.timeline(number, 'retesting', reason);
 }
 
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */

@@ -49,6 +49,8 @@ export interface PullRequestRecord {
   mergedBy: string | null;
   /** Runs behind it that contained it and ended while it waited in PENDING_FAILURE. */
   runsBehindEnded: number;
+  /** Of those, the runs that failed (anti-flake counts them against it). */
+  runsBehindFailed?: number;
   /** Retests granted after a failure that nothing behind it could vouch for (anti-flake); 0 again once it passes. */
   failureRetests?: number;
   mergedSha: string | null;

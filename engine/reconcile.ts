@@ -48,6 +48,7 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     group: pr.group,
     mergeRequested: pr.mergeRequested,
     runsBehindEnded: pr.runsBehindEnded,
+    runsBehindFailed: pr.runsBehindFailed ?? 0,
     failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
     targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,

@@ -189,6 +189,8 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
   ['CI runs', (row) => String(row.ciRuns)],
   ['CI minutes', (row) => row.ciMinutes.toFixed(0)],
   ['runs / merged', (row) => (row.ciRunsPerMerged === null ? '-' : row.ciRunsPerMerged.toFixed(2))],
+  ['runs / change (closed form)', (row) => `${row.ciRunsPerChange === null ? '-' : row.ciRunsPerChange.toFixed(2)}${row.closedFormRunsPerChange === null ? '' : ` (${row.closedFormRunsPerChange.toFixed(2)})`}`],
+  ['cancelled runs (minutes)', (row) => `${row.cancelledRuns} (${row.cancelledRunMinutes.toFixed(0)})`],
   ['good kicked', (row) => String(row.goodKicked)],
   ['broken merged', (row) => String(row.brokenMerged)],
   ['max depth', (row) => String(row.maxDepth)],

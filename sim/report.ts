@@ -8,11 +8,15 @@
  * time to merge is at least its time in the queue, `endAt − arrivedAt`); one the queue kicked or cancelled never
  * merges (+∞). A percentile is exact when no censored time ranks at or below it; otherwise it is a lower bound, and
  * `censored` names it. CI cost counts every run started, cancelled ones included (a cancelled run used CI until it
- * was cancelled; a run still going at the end, until the end).
+ * was cancelled; a run still going at the end, until the end), and tells apart what cancelled runs cost (a run
+ * cancelled because the PRs ahead of it changed, for instance). Runs per change are over the PRs resolved (merged,
+ * failed or cancelled); for a batching configuration the report puts beside them the closed form of bisection in
+ * halves at the scenario's broken rate (sim/theory.ts): what a batch of the configuration's size costs alone.
  */
-import type { QueuePatch } from '../engine/queues.js';
+import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/queues.js';
 import type { PrOutcome, QueueOutcome } from './queueRun.js';
 import type { Scenario } from './scenario.js';
+import { halvingRunsPerChange, skipRedundantRunsPerChange } from './theory.js';
 
 export const PERCENTILES = ['p50', 'p90', 'p99'] as const;
 export type PercentileName = (typeof PERCENTILES)[number];
@@ -44,6 +48,13 @@ export interface ConfigReport {
   ciRuns: number;
   ciMinutes: number;
   ciRunsPerMerged: number | null;
+  /** Runs per PR resolved (merged, failed or cancelled). */
+  ciRunsPerChange: number | null;
+  /** Runs cancelled before their verdict, counted in ciRuns, and the CI minutes they used. */
+  cancelledRuns: number;
+  cancelledRunMinutes: number;
+  /** A batching configuration: the expected runs per change of bisection in halves (closed form), else null. */
+  closedFormRunsPerChange: number | null;
   /** Good PRs that were kicked (by flaky runs). */
   goodKicked: number;
   /** Broken PRs that reached the target branch. */
@@ -144,12 +155,26 @@ export function maxDepthOf(prs: readonly PrOutcome[], until = Infinity): number 
   return max;
 }
 
-export function summarise(name: string, outcome: QueueOutcome, settings?: QueuePatch): ConfigReport {
+/**
+ * The closed form of bisection in halves for a batching configuration, at the scenario's broken rate: plain halving,
+ * or the first half first with `bisection_skip_redundant_tests`. Null for a configuration that does not batch.
+ */
+export function closedFormOf(scenario: Pick<Scenario, 'brokenRate'>, settings: QueuePatch | undefined): number | null {
+  if (settings?.batch !== true) return null;
+  const size = settings.batchingMinSize ?? DEFAULT_SETTINGS.batchingMinSize;
+  const skip = settings.optimizationMode === 'bisection_skip_redundant_tests';
+  return round((skip ? skipRedundantRunsPerChange : halvingRunsPerChange)(scenario.brokenRate, size), 4);
+}
+
+export function summarise(name: string, outcome: QueueOutcome, settings?: QueuePatch, scenario?: Pick<Scenario, 'brokenRate'>): ConfigReport {
   const { prs, runs } = outcome;
   const count = (predicate: (pr: PrOutcome) => boolean) => prs.filter(predicate).length;
   const merged = count((pr) => pr.state === 'MERGED');
+  const resolved = count((pr) => pr.state === 'MERGED' || pr.state === 'FAILED' || pr.state === 'CANCELLED');
   const simulatedHours = outcome.endAt / HOUR_MS;
-  const ciMinutes = runs.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
+  const minutesOf = (list: typeof runs) => list.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
+  const ciMinutes = minutesOf(runs);
+  const cancelledRuns = runs.filter((run) => run.status === 'cancelled');
   return {
     name,
     ...(settings === undefined ? {} : { settings }),
@@ -164,6 +189,10 @@ export function summarise(name: string, outcome: QueueOutcome, settings?: QueueP
     ciRuns: runs.length,
     ciMinutes: round(ciMinutes, 1),
     ciRunsPerMerged: merged > 0 ? round(runs.length / merged, 3) : null,
+    ciRunsPerChange: resolved > 0 ? round(runs.length / resolved, 3) : null,
+    cancelledRuns: cancelledRuns.length,
+    cancelledRunMinutes: round(minutesOf(cancelledRuns), 1),
+    closedFormRunsPerChange: scenario === undefined ? null : closedFormOf(scenario, settings),
     goodKicked: count((pr) => !pr.broken && pr.state === 'FAILED'),
     brokenMerged: count((pr) => pr.broken && pr.state === 'MERGED'),
     maxDepth: maxDepthOf(prs, outcome.endAt),
@@ -191,6 +220,10 @@ const COLUMNS: [string, (report: ConfigReport) => string][] = [
   ['CI runs', (r) => String(r.ciRuns)],
   ['CI min', (r) => r.ciMinutes.toFixed(0)],
   ['runs/merged', (r) => (r.ciRunsPerMerged === null ? '-' : r.ciRunsPerMerged.toFixed(2))],
+  ['runs/change', (r) => (r.ciRunsPerChange === null ? '-' : r.ciRunsPerChange.toFixed(2))],
+  ['closed form', (r) => (r.closedFormRunsPerChange === null ? '' : r.closedFormRunsPerChange.toFixed(2))],
+  ['cancelled runs', (r) => String(r.cancelledRuns)],
+  ['cancelled min', (r) => r.cancelledRunMinutes.toFixed(0)],
   ['good kicked', (r) => String(r.goodKicked)],
   ['broken merged', (r) => String(r.brokenMerged)],
   ['max depth', (r) => String(r.maxDepth)],
@@ -216,6 +249,9 @@ export function tableNotes(report: SimulationReport): string[] {
   }
   if (rows.some((row) => PERCENTILES.some((name) => row.timeToMerge[name] === null))) {
     notes.push('-: the good PR at this rank never merged (kicked or cancelled), or no good PR arrived.');
+  }
+  if (rows.some((row) => row.closedFormRunsPerChange !== null)) {
+    notes.push(`closed form: the runs per change of bisection in halves for the configuration's batch size at the broken rate ${report.scenario.brokenRate} (a batch alone; with skip-redundant, the first half first).`);
   }
   if (rows.some((row) => row.saturated)) {
     notes.push(`saturated: the queue grew past ${report.scenario.saturationDepth} PRs; its simulation stopped there, and the PRs it held or had yet to receive are unfinished.`);

@@ -80,7 +80,7 @@ export async function simulate(scenario: Scenario, options: SimulateOptions = {}
   const oracle = runOracle(scenario, seed, arrivals, oracleTimeoutMinutes(runs.map((run) => run.settings)));
   queues.push({ name: 'oracle', kind: 'oracle', outcome: oracle });
 
-  const reportOf = (queue: SimulatedQueue) => summarise(queue.name, queue.outcome, queue.settings);
+  const reportOf = (queue: SimulatedQueue) => summarise(queue.name, queue.outcome, queue.settings, scenario);
   const only = (kind: SimulatedQueue['kind']) => queues.find((queue) => queue.kind === kind) as SimulatedQueue;
   const report: SimulationReport = {
     scenario: { ...scenario, seed },

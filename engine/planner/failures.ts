@@ -3,12 +3,16 @@
  *
  * A failure is acted on only once its base is settled (every PR under it passed): until then the PR ahead may be its
  * cause. Then a failed set of several PRs is bisected off the main line; a PR that failed alone is kicked, unless
- * anti-flake protection (`pendingFailureDepth` N ≥ 1) says to wait. The rule: a PR that failed alone is kicked once
- * N more runs that contain it failed and none passed.
- * - Runs behind it that contain it: it waits for N of them to end; a passing one vouches for it with
- *   `canOptimisticallyMerge`, and then it also waits for those still going, which may vouch too.
- * - When nothing behind it can vouch for it (the last PR of the queue, the head of a lane, a culprit found by
- *   bisection), it is retested instead, up to N times.
+ * anti-flake protection (`pendingFailureDepth` N ≥ 1) gives it more chances. The rule: it is kicked once N + 1
+ * further runs that contained it failed, and none passed.
+ * - The PRs behind it are tested on top of it until N runs behind it ended; a passing one vouches for it with
+ *   `canOptimisticallyMerge` (it merges).
+ * - Then, or at once when nothing behind it can vouch for it (the last PR of the queue, the head of a lane, a
+ *   culprit found by bisection), it leaves the main line and is retested alone in the bisection pool, until N + 1
+ *   further runs failed. The PRs behind it go on without it meanwhile; if a retest passes, it comes back behind the
+ *   runs in progress, as a PR a bisection found good. A flake that fails 5% of runs then kicks a good PR about once
+ *   in 8,000 of its failures, where one more run would kick one in 20. Without optimistic merge a passing run behind
+ *   it cannot vouch for it, but does not count against it either.
  */
 import { vouchedFor } from './merges.js';
 import type { Decision } from './planner.js';
@@ -71,23 +75,17 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
   if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number) !== undefined) return undefined;
   const depth = settings.pendingFailureDepth;
   if (depth > 0) {
-    const runBehindContainsIt = activeRuns.some((run) =>
-      run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
-    );
-    if (pr.runsBehindEnded < depth) {
+    if (pr.runsBehindEnded < depth && pr.group === null) {
+      const runBehindContainsIt = activeRuns.some((run) =>
+        run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
+      );
       const moreCanStart =
         state === 'running' &&
-        lineup.some(
-          (behind, behindAt) =>
-            behindAt > at && behind.state === 'PENDING' && behind.group === null && view.held[behindAt] !== true && view.dependsOn(behindAt, pr.number),
-        );
+        lineup.some((behind, behindAt) => behindAt > at && behind.state === 'PENDING' && behind.group === null && view.dependsOn(behindAt, pr.number));
       if (runBehindContainsIt || moreCanStart) return undefined;
-      // Nothing behind it can vouch for it: its own retests stand for the runs behind it.
-      if (pr.failureRetests < depth) return { kind: 'retest', pr: pr.number };
-    } else if (settings.canOptimisticallyMerge && runBehindContainsIt) {
-      // Its depth of runs behind it failed, but a run behind it that contains it is still going and may vouch.
-      return undefined;
     }
+    // Further runs that contained it and failed: runs behind it since its last failure, and its retests before.
+    if (pr.runsBehindFailed + pr.failureRetests <= depth) return { kind: 'retest', pr: pr.number };
   }
   return { kind: 'kick', pr: pr.number };
 }

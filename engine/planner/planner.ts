@@ -39,6 +39,8 @@ export interface PlanPullRequest {
   group: string | null;
   mergeRequested: boolean;
   runsBehindEnded: number;
+  /** Of those, the runs that failed. */
+  runsBehindFailed: number;
   /** Retests granted after a failure that nothing behind it could vouch for (anti-flake). */
   failureRetests: number;
   upToDate: boolean;

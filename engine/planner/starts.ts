@@ -1,6 +1,6 @@
 /**
  * New runs: the main line's, up to `concurrency` across all lanes, and the bisections', in their own pool of
- * `bisectionConcurrency`. Nothing starts on top of a failure that is still to be settled (a blocker, view.ts).
+ * `bisectionConcurrency`.
  */
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
@@ -32,7 +32,7 @@ function mainRuns(view: LineupView): Plan {
     const pr = lineup[at];
     if (!isReady(pr) || taken.has(pr.number)) continue;
     const basePrs = view.expected[at] ?? [];
-    if (view.held[at] === true || basePrs.some((number) => held.has(number))) {
+    if (basePrs.some((number) => held.has(number))) {
       held.add(pr.number);
       continue;
     }
@@ -102,7 +102,6 @@ function bisectionRuns(view: LineupView): Decision[] {
     if (awaited !== undefined && groups.has(awaited)) continue;
     const first = members[0] as PlanPullRequest;
     const firstAt = view.at(first.number) ?? 0;
-    if (view.held[firstAt] === true) continue;
     const basePrs = view.expected[firstAt] ?? [];
     const prs = members.map((member) => member.number);
     const chained = members.every((member, k) => sameList(view.expected[view.at(member.number) ?? 0] ?? [], [...basePrs, ...prs.slice(0, k)]));

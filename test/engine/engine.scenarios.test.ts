@@ -125,14 +125,21 @@ describe('anti-flake protection', () => {
     expect(h.pr(1).mergedBy).toBe(h.pr(2).runId);
   });
 
-  test('without optimistic merge, the failed PR is kicked after its depth of runs behind ends', async () => {
+  test('without optimistic merge a passing run behind cannot vouch; the failed PR is retested alone, and kicked once it fails again twice', async () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 2, pendingFailureDepth: 1 });
     await h.submit(1, 2);
     await h.fail(1);
     await h.pass(2);
-    expect(h.states(1, 2)).toEqual(['FAILED', 'TESTING']);
+    // Its depth of runs behind ended: #2 goes on without it, and #1 is retested off the main line.
+    expect(h.states(1, 2)).toEqual(['TESTING', 'TESTING']);
     expect(h.runOf(2).basePrs).toEqual([]);
+    expect([h.runOf(1).kind, h.runOf(1).basePrs]).toEqual(['bisection', []]);
+    await h.fail(1);
+    await h.fail(1);
+    expect(h.states(1)).toEqual(['FAILED']);
+    await h.pass(2);
+    expect(h.mergeOrder()).toEqual([2]);
   });
 
   test('optimistic merge alone: a passing run behind merges the PRs ahead still testing', async () => {

@@ -9,7 +9,7 @@ import { runQueue } from '../../sim/queueRun.js';
 import { Random } from '../../sim/random.js';
 import { summarise } from '../../sim/report.js';
 import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
-import { bisectionRunsPerChange, predictiveResolvedPerRound, predictiveResolvedStdDev, singleQueueMergesPerHour } from '../../sim/theory.js';
+import { bisectionRunsPerChange, halvingRunsPerChange, predictiveResolvedPerRound, predictiveResolvedStdDev, singleQueueMergesPerHour, skipRedundantRunsPerChange } from '../../sim/theory.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -65,19 +65,40 @@ function bisectionRuns(broken: readonly boolean[]): number {
   return 1 + bisectionRuns(broken.slice(0, half)) + bisectionRuns(broken.slice(half));
 }
 
-/** Exact mean and variance of bisectionRuns over every pattern of failures (each PR fails with probability p). */
-function bisectionMoments(p: number, size: number): { mean: number; variance: number } {
+/**
+ * Runs with bisection_skip_redundant_tests: the batch, then for a group known to fail its first half; if that passes,
+ * the second half is known to fail without a run; if it fails, the second half is tested like a batch of its own.
+ */
+function skipRuns(broken: readonly boolean[], knownToFail = false): number {
+  const fails = broken.some(Boolean);
+  const own = knownToFail ? 0 : 1;
+  if (!fails || broken.length === 1) return own;
+  const half = Math.ceil(broken.length / 2);
+  const first = broken.slice(0, half);
+  const second = broken.slice(half);
+  return own + skipRuns(first) + skipRuns(second, !first.some(Boolean));
+}
+
+/** Exact mean and variance of a model's runs over every pattern of failures (each PR fails with probability p). */
+function bisectionMoments(p: number, size: number, model: (broken: readonly boolean[]) => number = bisectionRuns): { mean: number; variance: number } {
   let mean = 0;
   let square = 0;
   for (let pattern = 0; pattern < 2 ** size; pattern++) {
     const broken = Array.from({ length: size }, (_, bit) => ((pattern >> bit) & 1) === 1);
     const failures = broken.filter(Boolean).length;
     const probability = p ** failures * (1 - p) ** (size - failures);
-    const runs = bisectionRuns(broken);
+    const runs = model(broken);
     mean += probability * runs;
     square += probability * runs * runs;
   }
   return { mean, variance: square - mean * mean };
+}
+
+/** The runs of bisection in halves, for any size (halves of ⌈n/2⌉ and ⌊n/2⌋). */
+function halvingRuns(broken: readonly boolean[]): number {
+  if (broken.length === 1 || !broken.some(Boolean)) return 1;
+  const half = Math.ceil(broken.length / 2);
+  return 1 + halvingRuns(broken.slice(0, half)) + halvingRuns(broken.slice(half));
 }
 
 describe('batching with bisection in halves', () => {
@@ -85,9 +106,24 @@ describe('batching with bisection in halves', () => {
     expect(bisectionRunsPerChange(0.05, 8)).toBeCloseTo(0.3994, 4);
     expect(bisectionMoments(0.05, 8).mean / 8).toBeCloseTo(bisectionRunsPerChange(0.05, 8), 10);
     expect(bisectionMoments(0.2, 4).mean / 4).toBeCloseTo(bisectionRunsPerChange(0.2, 4), 10);
+    // Any size: halves of ⌈n/2⌉ and ⌊n/2⌋.
+    expect(halvingRunsPerChange(0.05, 8)).toBeCloseTo(bisectionRunsPerChange(0.05, 8), 12);
+    expect(halvingRunsPerChange(0.1, 6)).toBeCloseTo(bisectionMoments(0.1, 6, (broken) => halvingRuns(broken)).mean / 6, 10);
   });
 
-  test('costs close to c runs per change under independent failures', async () => {
+  test('with skip-redundant, the closed form is the expectation of its model (0.33 runs per change for p = 0.05, b = 8)', () => {
+    expect(skipRedundantRunsPerChange(0.05, 8)).toBeCloseTo(0.3348, 4);
+    for (const [p, size] of [[0.05, 8], [0.02, 16], [0.2, 5], [0.1, 7]] as const) {
+      expect(bisectionMoments(p, size, skipRuns).mean / size).toBeCloseTo(skipRedundantRunsPerChange(p, size), 10);
+    }
+  });
+
+  test.each([
+    { optimizationMode: 'off' as const, bisectionConcurrency: 1, model: bisectionRuns, formula: bisectionRunsPerChange },
+    // One bisection run at a time, as in the models: with more, a group that passes while a PR found good merges
+    // is tested again (its pass was on a target without that PR), which the models do not count.
+    { optimizationMode: 'bisection_skip_redundant_tests' as const, bisectionConcurrency: 1, model: skipRuns, formula: skipRedundantRunsPerChange },
+  ])('costs close to c runs per change under independent failures (optimizationMode $optimizationMode)', async ({ optimizationMode, bisectionConcurrency, model, formula }) => {
     const p = 0.05;
     const size = 8;
     const T = 10;
@@ -103,8 +139,8 @@ describe('batching with bisection in halves', () => {
     const outcome = await runQueue({
       scenario: s,
       seed: 3,
-      // One bisection run at a time: each group is tested on top of what passed ahead of it, as in the model.
-      settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency: 1 },
+      // Each group is tested on the known-good line (the target and what merged), as in the model.
+      settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency, optimizationMode },
       arrivals,
     });
     let modelRuns = 0;
@@ -112,7 +148,7 @@ describe('batching with bisection in halves', () => {
       const broken = arrivals.slice(burst * size, (burst + 1) * size).map((arrival) => arrival.broken);
       const runs = outcome.runs.filter((run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing);
       // The engine runs exactly the groups the model runs, for every burst.
-      expect({ burst, runs: runs.length }).toEqual({ burst, runs: bisectionRuns(broken) });
+      expect({ burst, runs: runs.length }).toEqual({ burst, runs: model(broken) });
       modelRuns += runs.length;
     }
     const report = summarise('batch', outcome);
@@ -123,9 +159,9 @@ describe('batching with bisection in halves', () => {
     expect(report.brokenMerged).toBe(0);
     const measured = outcome.runs.length / arrivals.length;
     expect(measured).toBe(modelRuns / arrivals.length);
-    const { variance } = bisectionMoments(p, size);
+    const { variance } = bisectionMoments(p, size, model);
     const tolerance = (3 * Math.sqrt(variance / bursts)) / size;
-    expect(Math.abs(measured - bisectionRunsPerChange(p, size))).toBeLessThan(tolerance);
+    expect(Math.abs(measured - formula(p, size))).toBeLessThan(tolerance);
   });
 });
 
