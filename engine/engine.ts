@@ -21,6 +21,7 @@ import { QueueTx, type TimerChange } from './queueTx.js';
 import { reconcile } from './reconcile.js';
 import type { TestRunRecord } from './runs.js';
 import { WallScheduler, type Scheduler } from './scheduler.js';
+import { WorkingSet } from './workingSet.js';
 import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
 
 /** Identifies a queue: its organization, repository and target branch. */
@@ -122,6 +123,8 @@ export class Engine {
   private readonly outbox: OutboxRunner;
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
+  /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
+  private readonly workingSets = new Map<string, WorkingSet>();
   constructor(
     readonly store: Store,
     options: EngineOptions = {},
@@ -150,8 +153,14 @@ export class Engine {
     });
   }
 
-  /** Restores every queue: re-arms deadlines, resumes CI on runs in progress, finishes effects left in the outbox. */
+  /**
+   * Restores every queue: rebuilds its working set, re-arms deadlines, resumes CI on runs in progress, finishes
+   * effects left in the outbox.
+   */
   start(): void {
+    this.store.read((tx) => {
+      for (const { value: queue } of tx.scan('queues')) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
+    });
     const { timers, outboxQueues, runs } = this.store.read((tx) => ({
       timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })),
       outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0]))),
@@ -230,11 +239,36 @@ export class Engine {
     await this.gitHost.prepareRepository(key.repo, key.branch);
   }
 
+  /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
+      const cached = this.currentSet(queue);
       const numbers = [...queue.runtime.lineup, ...queue.runtime.waiting];
-      return { queue, enqueued: numbers.flatMap((number) => tx.get('pullRequests', [queue.id, number]) ?? []) };
+      return { queue, enqueued: numbers.flatMap((number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? []) };
+    });
+  }
+
+  /** The queue's working set, if it is the state of the queue as the store holds it now. */
+  private currentSet(queue: QueueRecord): WorkingSet | undefined {
+    const set = this.workingSets.get(queue.id);
+    return set?.current(queue) === true ? set : undefined;
+  }
+
+  /** The queue's working set, rebuilt from the store when it has none or the store changed under it. */
+  private workingSetOf(tx: ReadTx, queue: QueueRecord): WorkingSet {
+    const current = this.currentSet(queue);
+    if (current !== undefined) return current;
+    const set = WorkingSet.rebuild(tx, queue);
+    this.workingSets.set(queue.id, set);
+    return set;
+  }
+
+  /** For tests: the queue's working set as the engine holds it, and as rebuilt from the store now. */
+  workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
+    return this.store.read((tx) => {
+      const queue = tx.get('queues', [queueId]);
+      return { live: this.workingSets.get(queueId), rebuilt: queue === undefined ? undefined : WorkingSet.rebuild(tx, queue) };
     });
   }
 
@@ -260,6 +294,7 @@ export class Engine {
       tx.remove('queueIndex', indexKey(key));
       return { id: queue.id, timers };
     });
+    this.workingSets.delete(queueId.id);
     for (const name of queueId.timers) this.scheduler.cancel(`${queueId.id}:${name}`);
   }
 
@@ -296,7 +331,7 @@ export class Engine {
   ): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
-      const pr = tx.get('pullRequests', [queue.id, number]);
+      const pr = this.currentSet(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
       if (pr === undefined) throw notFound(`pull request #${number} was never submitted to the queue for ${describe(key)}`);
       if (!includeTimeline) return { pr };
       return { pr, timeline: [...tx.scan('timeline', { prefix: [queue.id, number] })].map((entry) => entry.value) };
@@ -391,13 +426,15 @@ export class Engine {
     const outcome = this.store.write((tx) => {
       const queue = open !== undefined ? open(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
       if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, this.clock.now());
+      const q = new QueueTx(tx, queue, this.clock.now(), this.workingSetOf(tx, queue));
       handle(q, input);
       reconcile(q);
       q.commit(input);
       if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
-      return { queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
+      return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
     });
+    // Committed: what the transaction changed is the queue's working set from now on.
+    outcome.q.absorbInto(this.workingSets.get(outcome.queue.id) as WorkingSet);
     for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
     if (outcome.effects > 0) this.kick(outcome.queue.id);
     for (const listener of this.listeners) listener(outcome.queue.id, input);

@@ -184,8 +184,7 @@ function runEnded(q: QueueTx, runId: string): void {
   if (run.status === 'cancelled') return;
   // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
   for (const number of run.basePrs) {
-    const pr = q.pr(number);
-    if (pr?.state !== 'PENDING_FAILURE') continue;
+    if (q.enqueuedPr(number)?.state !== 'PENDING_FAILURE') continue;
     const record = q.markPr(number);
     record.runsBehindEnded++;
     if (run.status === 'failed') record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
@@ -208,7 +207,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
     }
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (run.status === 'failed') {
-    const failedFirst = run.basePrs.find((number) => q.pr(number)?.state === 'PENDING_FAILURE');
+    const failedFirst = run.basePrs.find((number) => q.enqueuedPr(number)?.state === 'PENDING_FAILURE');
     if (failedFirst !== undefined) {
       const why = `run ${runId} failed with #${failedFirst} in its base, which had failed first: tested again once that failure is settled`;
       for (const number of testing) requeue(q, number, why);

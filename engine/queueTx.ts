@@ -1,8 +1,12 @@
 /**
- * One queue's working set inside one store transaction: its record, the PR and run actors it touches, and what the
- * transaction decides (effects, timers, timeline lines). Machines move only through `sendPr`, `sendRun` and
- * `sendQueue`; `commit` writes every snapshot and record that changed plus one event to the queue's log, and what
- * metrics need of the transaction (metrics/recorder.ts).
+ * One queue inside one store transaction: its record, the PR and run actors it touches, and what the transaction
+ * decides (effects, timers, timeline lines). Machines move only through `sendPr`, `sendRun` and `sendQueue`;
+ * `commit` writes every snapshot and record that changed plus one event to the queue's log, and what metrics need of
+ * the transaction (metrics/recorder.ts).
+ *
+ * It reads through the queue's working set (workingSet.ts) when the set is current, else from the store, and owns
+ * what it changes: an actor is copied the first time the transaction changes it (markPr, sendPr, markRun,
+ * sendRun), so that the working set is untouched until the store has committed (`absorbInto`).
  */
 import type { PullRequestContext, QueueContext, TestRunContext } from '../machines/index.js';
 import type { PullRequestState, QueueState, TestRunStatus } from '../machines/vocabulary.js';
@@ -16,11 +20,7 @@ import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
 import type { QueueRecord } from './queues.js';
 import type { TestRunRecord } from './runs.js';
 import type { StoreSchema, WriteTx } from './store/store.js';
-
-interface Actor<R> {
-  record: R;
-  snapshot: Snapshot;
-}
+import type { Actor, CachedTargets, WorkingSet } from './workingSet.js';
 
 /** Timer changes to apply to the scheduler after commit. */
 export interface TimerChange {
@@ -28,14 +28,26 @@ export interface TimerChange {
   dueAt: number | null;
 }
 
+/** A copy of a plain JSON value (records are): faster than structuredClone for small objects. */
+function cloneJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) copy[key] = cloneJson(field);
+  return copy as T;
+}
+
 export class QueueTx {
+  /** Actors this transaction owns: read from the store, created, or copied from the working set to be changed. */
   private readonly prs = new Map<number, Actor<PullRequestRecord>>();
   private readonly runs = new Map<string, Actor<TestRunRecord>>();
   private readonly dirtyPrs = new Set<number>();
   private readonly dirtyRuns = new Set<string>();
   private queueSnapshot: Snapshot;
   private queueDirty = false;
-  private readonly targets = new Map<string, ImpactedTargetsRecord | undefined>();
+  private readonly targets = new Map<number, CachedTargets | undefined>();
+  /** The queue's working set, when it is the state of the queue this transaction starts from. */
+  private readonly cache: WorkingSet | undefined;
   readonly effects: Effect[] = [];
   readonly timerChanges: TimerChange[] = [];
   readonly isoNow: string;
@@ -46,10 +58,13 @@ export class QueueTx {
     readonly tx: WriteTx,
     readonly queue: QueueRecord,
     readonly now: number,
+    workingSet?: WorkingSet,
   ) {
     this.isoNow = new Date(now).toISOString();
-    const stored = tx.get('actors', [queue.id, 'queue']);
-    this.queueSnapshot = stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored);
+    this.cache = workingSet?.current(queue) === true ? workingSet : undefined;
+    const cached = this.cache?.queueSnapshot;
+    const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
+    this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
     this.metrics = new MetricsRecorder(tx, queue, now, (id) => this.run(id));
   }
 
@@ -80,23 +95,33 @@ export class QueueTx {
     this.queueDirty = true;
   }
 
-  /** The impacted targets uploaded for the PR's current head SHA (read once per transaction). */
+  /** The impacted targets uploaded for the PR's current head SHA (read once, then kept in the working set). */
   targetsOf(number: number): ImpactedTargetsRecord | undefined {
     const sha = this.pr(number)?.sha ?? '';
-    const key = `${number}:${sha}`;
-    if (!this.targets.has(key)) this.targets.set(key, getTargets(this.tx, this.queue.id, number, sha));
-    return this.targets.get(key);
+    const known = this.targets.has(number) ? this.targets.get(number) : this.cache?.targets.get(number);
+    if (known !== undefined && known.sha === sha) return known.record;
+    const record = getTargets(this.tx, this.queue.id, number, sha);
+    this.targets.set(number, { sha, record });
+    return record;
   }
 
   /** Forgets what targetsOf read for the PR (its targets were just uploaded). */
   forgetTargets(number: number): void {
-    for (const key of this.targets.keys()) if (key.startsWith(`${number}:`)) this.targets.delete(key);
+    this.targets.set(number, undefined);
   }
 
   // Pull requests
 
   pr(number: number): PullRequestRecord | undefined {
     return this.prActor(number)?.record;
+  }
+
+  /**
+   * The PR if it is enqueued (in the line-up or waiting), without reading the store: the working set holds every
+   * enqueued PR, so a PR it does not hold has left the queue.
+   */
+  enqueuedPr(number: number): PullRequestRecord | undefined {
+    return (this.prs.get(number) ?? this.cache?.prs.get(number))?.record;
   }
 
   prState(number: number): PullRequestState | undefined {
@@ -116,7 +141,7 @@ export class QueueTx {
   }
 
   sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
-    const actor = this.prActor(number);
+    const actor = this.ownPr(number);
     if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
     const before = actor.snapshot.value;
     actor.snapshot = step('pullRequest', actor.snapshot, event);
@@ -133,8 +158,10 @@ export class QueueTx {
   }
 
   markPr(number: number): PullRequestRecord {
+    const actor = this.ownPr(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
     this.dirtyPrs.add(number);
-    return this.requirePr(number);
+    return actor.record;
   }
 
   timeline(number: number, event: string, message: string, extra: { runId?: string; sha?: string } = {}): void {
@@ -170,7 +197,7 @@ export class QueueTx {
 
   /** Moves the run's machine; true when it reached a final status with this event. */
   sendRun(id: string, event: TestRunEvent): boolean {
-    const actor = this.runActor(id);
+    const actor = this.ownRun(id);
     if (actor === undefined) throw new Error(`run ${id} has no actor`);
     if (actor.snapshot.status === 'done') return false;
     if (!actor.snapshot.can(event)) return false;
@@ -186,8 +213,10 @@ export class QueueTx {
   }
 
   markRun(id: string): TestRunRecord {
+    const actor = this.ownRun(id);
+    if (actor === undefined) throw new Error(`run ${id} of queue ${this.queue.id} has no record`);
     this.dirtyRuns.add(id);
-    return this.requireRun(id);
+    return actor.record;
   }
 
   // Effects and timers
@@ -232,30 +261,49 @@ export class QueueTx {
     return seq;
   }
 
+  /** After the store committed: what this transaction changed or read becomes the queue's working set. */
+  absorbInto(workingSet: WorkingSet): void {
+    workingSet.absorb(this.queue, this.queueSnapshot, this.prs, this.runs, this.targets);
+  }
+
   private prActor(number: number): Actor<PullRequestRecord> | undefined {
-    return this.load(this.prs, number, 'pullRequests', 'pr', 'pullRequest');
+    return this.prs.get(number) ?? this.cache?.prs.get(number) ?? this.load(this.prs, number, 'pullRequests', 'pr', 'pullRequest');
   }
 
   private runActor(id: string): Actor<TestRunRecord> | undefined {
-    return this.load(this.runs, id, 'testRuns', 'run', 'testRun');
+    return this.runs.get(id) ?? this.cache?.runs.get(id) ?? this.load(this.runs, id, 'testRuns', 'run', 'testRun');
   }
 
-  /** An actor from this transaction's cache, else its record and snapshot from the store. */
+  /** The PR's actor, owned by this transaction (copied from the working set the first time). */
+  private ownPr(number: number): Actor<PullRequestRecord> | undefined {
+    return this.own(this.prs, this.prActor(number), number);
+  }
+
+  private ownRun(id: string): Actor<TestRunRecord> | undefined {
+    return this.own(this.runs, this.runActor(id), id);
+  }
+
+  private own<K, R>(owned: Map<K, Actor<R>>, actor: Actor<R> | undefined, id: K): Actor<R> | undefined {
+    if (actor === undefined || owned.get(id) === actor) return actor;
+    // Snapshots are never changed, only replaced; records are changed in place, so they are copied.
+    const copy = { record: cloneJson(actor.record), snapshot: actor.snapshot };
+    owned.set(id, copy);
+    return copy;
+  }
+
+  /** An actor's record and snapshot from the store, owned by this transaction. */
   private load<K extends string | number, C extends 'pullRequests' | 'testRuns'>(
-    cache: Map<K, Actor<StoreSchema[C]>>,
+    owned: Map<K, Actor<StoreSchema[C]>>,
     id: K,
     collection: C,
     kind: 'pr' | 'run',
     machine: 'pullRequest' | 'testRun',
   ): Actor<StoreSchema[C]> | undefined {
-    let actor = cache.get(id);
-    if (actor === undefined) {
-      const record = this.tx.get(collection, [this.queue.id, id]);
-      const stored = this.tx.get('actors', [this.queue.id, kind, id]);
-      if (record === undefined || stored === undefined) return undefined;
-      actor = { record, snapshot: fromStored(machine, stored) };
-      cache.set(id, actor);
-    }
+    const record = this.tx.get(collection, [this.queue.id, id]);
+    const stored = this.tx.get('actors', [this.queue.id, kind, id]);
+    if (record === undefined || stored === undefined) return undefined;
+    const actor = { record, snapshot: fromStored(machine, stored) };
+    owned.set(id, actor);
     return actor;
   }
 }

@@ -56,7 +56,7 @@ export function resolutions(view: LineupView): Decision[] {
     if (view.settled[at] !== true) return;
     if ((view.failedSets.get(set) ?? 1) > 1) {
       const prs = lineup.filter((other) => other.state === 'PENDING_FAILURE' && failedSetOf(other) === set).map((other) => other.number);
-      decisions.push({ kind: 'bisect', prs, basePrs: view.expected[at] ?? [], bisectionId: pr.bisectionId });
+      decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });
       return;
     }
     const decision = failedAlone(view, at);
@@ -70,7 +70,7 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
   const { settings, lineup, activeRuns, state } = view.input;
   const pr = lineup[at]!;
   // The PRs ahead of it merge first.
-  if ((view.expected[at] ?? []).length > 0) return undefined;
+  if (view.expected(at).length > 0) return undefined;
   // A passing run behind it that contained it vouches for it: the merge phase takes it.
   if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number) !== undefined) return undefined;
   const depth = settings.pendingFailureDepth;

@@ -18,13 +18,40 @@
 /** A PR's impacted targets: a list or everything. `null`: none known (counted as everything). */
 export type Targets = readonly string[] | 'ALL' | null;
 
-class BitSet {
+export class BitSet {
   readonly words: Uint32Array;
-  constructor(size: number) {
-    this.words = new Uint32Array((size + 31) >>> 5);
+  /** A set of `size` bits, in its own buffer or in `words` (a view of a larger one). */
+  constructor(size: number, words?: Uint32Array) {
+    this.words = words ?? new Uint32Array((size + 31) >>> 5);
+  }
+  /** How many bits are set. */
+  count(): number {
+    let total = 0;
+    for (const word of this.words) {
+      let rest = word - ((word >>> 1) & 0x55555555);
+      rest = (rest & 0x33333333) + ((rest >>> 2) & 0x33333333);
+      total += (((rest + (rest >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+    }
+    return total;
   }
   set(index: number): void {
     this.words[index >>> 5]! |= 1 << (index & 31);
+  }
+  has(index: number): boolean {
+    return ((this.words[index >>> 5] ?? 0) & (1 << (index & 31))) !== 0;
+  }
+  intersects(other: BitSet): boolean {
+    const words = this.words;
+    for (let i = 0; i < words.length; i++) if ((words[i]! & (other.words[i] ?? 0)) !== 0) return true;
+    return false;
+  }
+  /** Whether this and `other` share an index below `end`. */
+  intersectsBelow(other: BitSet, end: number): boolean {
+    const full = end >>> 5;
+    for (let i = 0; i < full; i++) if ((this.words[i]! & (other.words[i] ?? 0)) !== 0) return true;
+    const rest = end & 31;
+    if (rest === 0) return false;
+    return (this.words[full]! & (other.words[full] ?? 0) & ((1 << rest) - 1)) !== 0;
   }
   or(other: BitSet): void {
     const words = this.words;
@@ -46,53 +73,111 @@ class BitSet {
   }
 }
 
-/** Whether the PR at `at`, which depends on the positions `ahead`, is silent. */
-export type Silence = (at: number, ahead: readonly number[]) => boolean;
+/** Whether the PR at `at` is silent, asked once its dependencies are known (`graph` answers for `at` and ahead). */
+export type Silence = (at: number, graph: DependencyGraph) => boolean;
 
 const NEVER_SILENT: Silence = () => false;
 
-/** For each position of the line-up, the positions ahead of it it depends on, ascending. */
-export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT): number[][] {
-  if (!parallel) {
-    const heard: number[] = [];
-    return targets.map((_, at) => {
-      const ahead = [...heard];
-      if (!silent(at, ahead)) heard.push(at);
-      return ahead;
+/**
+ * The dependencies of every PR of a line-up, computed in one pass and materialised as lists only when asked for: a
+ * planning step asks for the list of few PRs (those with a result, those about to start), so it costs what the
+ * line-up's length costs, not its square.
+ */
+export class DependencyGraph {
+  private readonly size: number;
+  /** Single mode: the heard positions, in order, and how many of them are ahead of each position. */
+  private readonly heard: number[] = [];
+  private readonly heardBits: BitSet;
+  private readonly heardBefore: Int32Array;
+  /** Parallel mode: each position's closure. */
+  private readonly closures: BitSet[] = [];
+  private readonly lists: (number[] | undefined)[] = [];
+
+  constructor(
+    targets: readonly Targets[],
+    readonly parallel: boolean,
+    silent: Silence = NEVER_SILENT,
+  ) {
+    this.size = targets.length;
+    this.heardBits = new BitSet(this.size);
+    this.heardBefore = new Int32Array(this.size);
+    if (parallel) this.closeParallel(targets, silent);
+    else {
+      for (let at = 0; at < this.size; at++) {
+        this.heardBefore[at] = this.heard.length;
+        if (!silent(at, this)) {
+          this.heard.push(at);
+          this.heardBits.set(at);
+        }
+      }
+    }
+  }
+
+  /** The positions ahead of `at` it depends on, ascending. */
+  deps(at: number): readonly number[] {
+    let list = this.lists[at];
+    if (list === undefined) {
+      list = this.parallel ? (this.closures[at] as BitSet).indices() : this.heard.slice(0, this.heardBefore[at]);
+      this.lists[at] = list;
+    }
+    return list;
+  }
+
+  count(at: number): number {
+    if (!this.parallel) return this.heardBefore[at] as number;
+    return this.lists[at]?.length ?? (this.closures[at] as BitSet).count();
+  }
+
+  dependsOn(at: number, position: number): boolean {
+    if (position >= at) return false;
+    return this.parallel ? (this.closures[at] as BitSet).has(position) : this.heardBits.has(position);
+  }
+
+  /** Whether `at` depends on a position set in `bits`. */
+  dependsOnAny(at: number, bits: BitSet): boolean {
+    return this.parallel ? (this.closures[at] as BitSet).intersects(bits) : this.heardBits.intersectsBelow(bits, at);
+  }
+
+  private closeParallel(targets: readonly Targets[], silent: Silence): void {
+    const withTargets = new BitSet(this.size);
+    const lastByTarget = new Map<string, number>();
+    let lastAll = -1;
+    // Every closure in one buffer: one allocation per graph, not one per PR.
+    const width = (this.size + 31) >>> 5;
+    const buffer = new Uint32Array(width * this.size);
+    targets.forEach((own, at) => {
+      const closure = new BitSet(this.size, buffer.subarray(at * width, (at + 1) * width));
+      this.closures.push(closure);
+      if (own !== null && own !== 'ALL' && own.length === 0) {
+        silent(at, this);
+        return;
+      }
+      if (own === null || own === 'ALL') {
+        closure.or(withTargets);
+      } else {
+        const direct = new Set<number>();
+        if (lastAll >= 0) direct.add(lastAll);
+        for (const target of own) {
+          const last = lastByTarget.get(target);
+          if (last !== undefined && last > lastAll) direct.add(last);
+        }
+        for (const index of direct) {
+          closure.set(index);
+          closure.or(this.closures[index] as BitSet);
+        }
+      }
+      if (!silent(at, this)) {
+        if (own === null || own === 'ALL') lastAll = at;
+        else for (const target of own) lastByTarget.set(target, at);
+        withTargets.set(at);
+        this.heardBits.set(at);
+      }
     });
   }
-  const size = targets.length;
-  const closures: BitSet[] = [];
-  const withTargets = new BitSet(size);
-  const lastByTarget = new Map<string, number>();
-  let lastAll = -1;
-  return targets.map((own, at) => {
-    const closure = new BitSet(size);
-    closures.push(closure);
-    if (own !== null && own !== 'ALL' && own.length === 0) {
-      silent(at, []);
-      return [];
-    }
-    if (own === null || own === 'ALL') {
-      closure.or(withTargets);
-    } else {
-      const direct = new Set<number>();
-      if (lastAll >= 0) direct.add(lastAll);
-      for (const target of own) {
-        const last = lastByTarget.get(target);
-        if (last !== undefined && last > lastAll) direct.add(last);
-      }
-      for (const index of direct) {
-        closure.set(index);
-        closure.or(closures[index] as BitSet);
-      }
-    }
-    const ahead = closure.indices();
-    if (!silent(at, ahead)) {
-      if (own === null || own === 'ALL') lastAll = at;
-      else for (const target of own) lastByTarget.set(target, at);
-      withTargets.set(at);
-    }
-    return ahead;
-  });
+}
+
+/** For each position of the line-up, the positions ahead of it it depends on, ascending. */
+export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT): number[][] {
+  const graph = new DependencyGraph(targets, parallel, silent);
+  return targets.map((_, at) => [...graph.deps(at)]);
 }

@@ -11,7 +11,7 @@ export function merges(view: LineupView): Decision[] {
   if (state === 'paused' || lineup.some((pr) => pr.mergeRequested)) return [];
   for (let at = 0; at < lineup.length; at++) {
     const pr = lineup[at] as PlanPullRequest;
-    if (pr.group !== null || (view.ahead[at] ?? []).length > 0) continue;
+    if (pr.group !== null || view.aheadCount(at) > 0) continue;
     const decision = mergeOf(view, pr, at);
     if (decision !== undefined) return [decision];
   }

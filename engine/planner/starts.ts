@@ -31,7 +31,7 @@ function mainRuns(view: LineupView): Plan {
   for (let at = 0; at < lineup.length && running < settings.concurrency; at++) {
     const pr = lineup[at];
     if (!isReady(pr) || taken.has(pr.number)) continue;
-    const basePrs = view.expected[at] ?? [];
+    const basePrs = [...view.expected(at)];
     if (basePrs.some((number) => held.has(number))) {
       held.add(pr.number);
       continue;
@@ -61,11 +61,11 @@ function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
   const { lineup, settings } = view.input;
   const first = lineup[at] as PlanPullRequest;
   const segment = [first];
-  const chain = [...(view.expected[at] ?? []), first.number];
+  const chain = [...view.expected(at), first.number];
   for (let next = at + 1; next < lineup.length && segment.length < settings.batchingMinSize; next++) {
     const candidate = lineup[next] as PlanPullRequest;
     if (candidate.group !== null) continue; // in a bisection: off the main line
-    if (!sameList(view.expected[next] ?? [], chain)) {
+    if (!sameList(view.expected(next), chain)) {
       if (view.parallel) continue; // another lane, or one that needs more than this chain
       break;
     }
@@ -102,9 +102,9 @@ function bisectionRuns(view: LineupView): Decision[] {
     if (awaited !== undefined && groups.has(awaited)) continue;
     const first = members[0] as PlanPullRequest;
     const firstAt = view.at(first.number) ?? 0;
-    const basePrs = view.expected[firstAt] ?? [];
+    const basePrs = [...view.expected(firstAt)];
     const prs = members.map((member) => member.number);
-    const chained = members.every((member, k) => sameList(view.expected[view.at(member.number) ?? 0] ?? [], [...basePrs, ...prs.slice(0, k)]));
+    const chained = members.every((member, k) => sameList(view.expected(view.at(member.number) ?? 0), [...basePrs, ...prs.slice(0, k)]));
     if (!chained) {
       decisions.push({ kind: 'split', prs, bisectionId });
       continue;

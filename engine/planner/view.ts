@@ -16,7 +16,7 @@
  * and a PR that failed alone is kicked or, with anti-flake protection, retested off the main line (failures.ts).
  */
 import type { PullRequestState } from '../../machines/vocabulary.js';
-import { dependencies } from './graph.js';
+import { BitSet, DependencyGraph } from './graph.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
@@ -39,16 +39,19 @@ function circleOf(pr: PlanPullRequest): string | null {
 export class LineupView {
   readonly parallel: boolean;
   readonly index = new Map<number, number>();
-  /** Per position: the PRs ahead it depends on, bisections left out (a PR merges once none is left). */
-  readonly ahead: number[][];
-  /** Per position: the base its test must have (its group members ahead too, for a PR in a bisection). */
-  readonly expected: number[][] = [];
+  /** Whether each PR's result holds; whether every PR of its base (its circle aside) passed or is being merged. */
   readonly holds: boolean[] = [];
-  /** Every PR of its base (its group members aside) passed or is being merged. */
   readonly settled: boolean[] = [];
   readonly doomed: boolean[] = [];
   /** The size of each failed set (see failedSetOf). */
   readonly failedSets = new Map<string, number>();
+  /** What a PR depends on, bisections left out (a PR merges once none is left ahead of it). */
+  private readonly aheadGraph: DependencyGraph;
+  /** What a PR's test must have in its base, silent PRs left out. */
+  private readonly baseGraph: DependencyGraph;
+  /** Per position: the positions of its circle's members ahead of it (silent, yet in its base). */
+  private readonly circleAhead: (number[] | undefined)[] = [];
+  private readonly expectedLists: (number[] | undefined)[] = [];
 
   constructor(readonly input: PlanInput) {
     const { lineup, settings } = input;
@@ -58,44 +61,76 @@ export class LineupView {
       if (pr.state === 'PENDING_FAILURE') this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const targets = lineup.map((pr) => pr.targets);
-    const toNumbers = (positions: readonly number[]) => positions.map((at) => (lineup[at] as PlanPullRequest).number);
-    this.ahead = dependencies(targets, this.parallel, (at) => this.detached(at)).map(toNumbers);
-    /** Per circle (circleOf): the positions of its members so far and of what they depend on. */
-    const circles = new Map<string, Set<number>>();
+    this.aheadGraph = new DependencyGraph(targets, this.parallel, (at) => (lineup[at] as PlanPullRequest).group !== null);
+    const circles = new Map<string, number[]>();
+    /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
+    const unsettled = new BitSet(lineup.length);
     /** PRs that a passing PR behind them was tested on top of: optimistic merge may vouch for them. */
     const vouchable = new Set(lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
-    dependencies(targets, this.parallel, (at, deps) => {
+    this.baseGraph = new DependencyGraph(targets, this.parallel, (at, graph) => {
       const pr = lineup[at] as PlanPullRequest;
-      let positions: readonly number[] = deps;
       const circle = circleOf(pr);
       if (circle !== null) {
-        const seen = circles.get(circle) ?? new Set<number>();
-        if (seen.size > 0) positions = [...new Set([...deps, ...seen])].sort((a, b) => a - b);
-        seen.add(at);
-        for (const position of deps) seen.add(position);
-        circles.set(circle, seen);
+        const members = circles.get(circle) ?? [];
+        if (members.length > 0) this.circleAhead[at] = [...members];
+        members.push(at);
+        circles.set(circle, members);
       }
-      this.expected[at] = toNumbers(positions);
-      this.classify(at, deps, input.settings.canOptimisticallyMerge && vouchable.has(pr.number));
-      return this.detached(at) || (this.doomed[at] as boolean);
+      const silent = this.classify(at, graph, unsettled, input.settings.canOptimisticallyMerge && vouchable.has(pr.number));
+      if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
+      return silent;
     });
   }
 
-  private detached(at: number): boolean {
-    return (this.input.lineup[at] as PlanPullRequest).group !== null;
-  }
-
-  /** Holds, settled and doomed for the PR at `at`, whose graph dependencies are `deps`. */
-  private classify(at: number, deps: readonly number[], vouchable: boolean): void {
+  /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
+  private classify(at: number, graph: DependencyGraph, unsettled: BitSet, vouchable: boolean): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
-    const holds = pr.testedBase !== null && sameList(this.unmerged(pr.testedBase), this.expected[at] as number[]);
-    const settled = deps.every((position) => this.passedAt(position) || (this.input.lineup[position] as PlanPullRequest).mergeRequested);
+    const holds = pr.testedBase !== null && this.sameBase(at, graph, pr.testedBase);
     const failed = pr.state === 'PENDING_FAILURE' && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
-    this.settled[at] = settled;
+    this.settled[at] = !graph.dependsOnAny(at, unsettled);
     this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !vouchable));
+    return pr.group !== null || this.doomed[at] === true;
+  }
+
+  /** Whether `testedBase`, merged PRs aside, is the base expected at `at` now. */
+  private sameBase(at: number, graph: DependencyGraph, testedBase: readonly number[]): boolean {
+    const tested = this.unmerged(testedBase);
+    const extra = this.circleAhead[at]?.length ?? 0;
+    if (extra === 0 && tested.length !== graph.count(at)) return false;
+    return sameList(tested, this.expectedFrom(at, graph));
+  }
+
+  private expectedFrom(at: number, graph: DependencyGraph): number[] {
+    let list = this.expectedLists[at];
+    if (list !== undefined) return list;
+    const { lineup } = this.input;
+    let positions: readonly number[] = graph.deps(at);
+    const circle = this.circleAhead[at];
+    if (circle !== undefined) {
+      // Its circle's members ahead, and what they depend on, are in its base too.
+      const all = new Set(positions);
+      for (const member of circle) {
+        all.add(member);
+        for (const position of graph.deps(member)) all.add(position);
+      }
+      positions = [...all].sort((a, b) => a - b);
+    }
+    list = positions.map((position) => (lineup[position] as PlanPullRequest).number);
+    this.expectedLists[at] = list;
+    return list;
+  }
+
+  /** The base the PR at `at` must be tested on now: the PRs ahead it depends on that are not silent (and its circle). */
+  expected(at: number): readonly number[] {
+    return this.expectedFrom(at, this.baseGraph);
+  }
+
+  /** How many PRs ahead it depends on, bisections left out: it merges once none is left. */
+  aheadCount(at: number): number {
+    return this.aheadGraph.count(at);
   }
 
   private passedAt(at: number): boolean {
@@ -107,7 +142,8 @@ export class LineupView {
   }
 
   dependsOn(at: number, number: number): boolean {
-    return (this.ahead[at] ?? []).includes(number);
+    const position = this.index.get(number);
+    return position !== undefined && this.aheadGraph.dependsOn(at, position);
   }
 
   unmerged(prs: readonly number[]): number[] {

@@ -1,0 +1,96 @@
+/**
+ * A queue's working set, kept in memory across transactions: the machine snapshots already restored and the records
+ * of its enqueued PRs and active runs, the queue machine's snapshot, and the impacted targets read for its PRs. A
+ * transaction reads through it and copies what it changes (copy-on-write), so a transaction that throws leaves it as
+ * it was; once the store committed, what the transaction changed replaces what was there.
+ *
+ * It belongs to one version of the queue: the queue record's event counter, which every transaction of the queue
+ * increments. A transaction whose queue record (read from the store) has another version — the store was changed by
+ * another process, or restored after a crash — finds no working set and reads the store, and the set is rebuilt from
+ * what it read.
+ */
+import { fromStored, type Snapshot } from './actorStore.js';
+import type { ImpactedTargetsRecord } from './impactedTargets.js';
+import type { PullRequestRecord } from './pullRequests.js';
+import type { QueueRecord } from './queues.js';
+import type { TestRunRecord } from './runs.js';
+import type { ReadTx } from './store/store.js';
+
+export interface Actor<R> {
+  record: R;
+  snapshot: Snapshot;
+}
+
+export interface CachedTargets {
+  sha: string;
+  record: ImpactedTargetsRecord | undefined;
+}
+
+export class WorkingSet {
+  readonly prs = new Map<number, Actor<PullRequestRecord>>();
+  readonly runs = new Map<string, Actor<TestRunRecord>>();
+  /** Impacted targets read for a PR's head SHA (record undefined: none uploaded for that head). */
+  readonly targets = new Map<number, CachedTargets>();
+  queueSnapshot: Snapshot | undefined;
+
+  constructor(
+    readonly queueId: string,
+    /** The queue record's event counter this set is the state of. */
+    public version: number,
+  ) {}
+
+  /** The working set of the queue as the store holds it: its enqueued PRs, active runs and queue machine. */
+  static rebuild(tx: ReadTx, queue: QueueRecord): WorkingSet {
+    const set = new WorkingSet(queue.id, queue.runtime.counters.event);
+    const stored = tx.get('actors', [queue.id, 'queue']);
+    if (stored !== undefined) set.queueSnapshot = fromStored('queue', stored);
+    for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting]) {
+      const record = tx.get('pullRequests', [queue.id, number]);
+      const snapshot = tx.get('actors', [queue.id, 'pr', number]);
+      if (record !== undefined && snapshot !== undefined) set.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot) });
+    }
+    for (const id of queue.runtime.activeRuns) {
+      const record = tx.get('testRuns', [queue.id, id]);
+      const snapshot = tx.get('actors', [queue.id, 'run', id]);
+      if (record !== undefined && snapshot !== undefined) set.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
+    }
+    return set;
+  }
+
+  /** Whether this set is the state of the queue as the store holds it now. */
+  current(queue: QueueRecord): boolean {
+    return queue.id === this.queueId && queue.runtime.counters.event === this.version;
+  }
+
+  /**
+   * Takes in what a committed transaction changed or read, and lets go of what no longer belongs: PRs that left the
+   * queue and runs that ended (read from the store again if asked for).
+   */
+  absorb(
+    queue: QueueRecord,
+    queueSnapshot: Snapshot,
+    prs: Iterable<[number, Actor<PullRequestRecord>]>,
+    runs: Iterable<[string, Actor<TestRunRecord>]>,
+    targets: Iterable<[number, CachedTargets | undefined]>,
+  ): void {
+    this.version = queue.runtime.counters.event;
+    this.queueSnapshot = queueSnapshot;
+    const enqueued = new Set([...queue.runtime.lineup, ...queue.runtime.waiting]);
+    for (const [number, actor] of prs) {
+      if (enqueued.has(number)) this.prs.set(number, actor);
+      else {
+        this.prs.delete(number);
+        this.targets.delete(number);
+      }
+    }
+    const active = new Set(queue.runtime.activeRuns);
+    for (const [id, actor] of runs) {
+      if (active.has(id)) this.runs.set(id, actor);
+      else this.runs.delete(id);
+    }
+    for (const [number, cached] of targets) {
+      if (cached === undefined || !enqueued.has(number)) this.targets.delete(number);
+      else this.targets.set(number, cached);
+    }
+  }
+}
