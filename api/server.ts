@@ -12,7 +12,7 @@ import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { TEST_PAGE } from './testPage.js';
-import { getQueueView, queueView, submittedPullRequestView, testRunView } from './views.js';
+import { getQueueView, pullRequestListView, queueView, submittedPullRequestView, testRunView } from './views.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -28,6 +28,7 @@ const POST_ENDPOINTS: Endpoint[] = [
   { path: 'cancelPullRequest', call: (c, b) => c.cancelPullRequest(b as never).then(empty) },
   { path: 'restartTestsOnPullRequest', call: (c, b) => c.restartTestsOnPullRequest(b as never).then(empty) },
   { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never).then(submittedPullRequestView) },
+  { path: 'listPullRequests', call: (c, b) => c.listPullRequests(b as never).then(pullRequestListView) },
   { path: 'setImpactedTargets', call: (c, b) => c.setImpactedTargets(b as never).then(empty) },
   { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never).then(testRunView) },
   { path: 'setCommitStatus', call: (c, b) => c.setCommitStatus(b as never).then(empty) },
@@ -78,7 +79,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return send(reply, errorReply(503, 'the service is shutting down'));
     }
     if (!request.url.startsWith('/v1/')) return;
-    const auth = authenticate(engine.store, request.headers['x-api-token']);
+    const auth = authenticate(engine.store, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
   });
@@ -107,7 +108,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const ciLogs = options.ciLogs;
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
-      const auth = authenticate(engine.store, request.headers['x-api-token']);
+      const auth = authenticate(engine.store, request.headers);
       if ('status' in auth) return send(reply, auth);
       const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
       if (log === undefined) return send(reply, errorReply(404, `no log of status ${request.params.status} in run ${request.params.runId}`));

@@ -1,7 +1,7 @@
 /** The spec's response bodies, shaped from the engine's records. */
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/pullRequests.js';
-import { bisectionConcurrencyOf, effectiveRequiredStatuses, type QueueRecord, type RepoRef } from '../engine/queues.js';
+import { bisectionConcurrencyOf, effectiveRequiredStatuses, integrationSettingsOf, type QueueRecord, type RepoRef } from '../engine/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
@@ -29,6 +29,7 @@ export function queueView(queue: QueueRecord) {
     directMergeMode: settings.directMergeMode,
     optimizationMode: settings.optimizationMode,
     mergeMethod: settings.mergeMethod,
+    ...integrationSettingsOf(settings),
   };
 }
 
@@ -85,6 +86,14 @@ export function submittedPullRequestView(result: { pr: PullRequestRecord; timeli
     reason: pr.reason ?? '',
     ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
     ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
+  };
+}
+
+/** listPullRequests: each PR as getSubmittedPullRequest shows it (without timeline), and the next page's cursor. */
+export function pullRequestListView(result: { rows: PullRequestRecord[]; nextCursor?: string; queue: QueueRecord }) {
+  return {
+    pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue })),
+    ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
   };
 }
 
