@@ -1,5 +1,5 @@
 /** Response bodies of the flaky-test endpoints, with exactly the spec's field names (2.6, 2.7 and the addendum). */
-import type { FailingRow, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
+import type { FailingRow, FlakyTestRecord, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -23,6 +23,12 @@ export function testUrl(publicUrl: string, testId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/tests/${testId}`;
 }
 
+/** The linked ticket: its address when known (a URI, as the hosted service's document requires), and its id. */
+export function ticketView(ticket: FlakyTestRecord['ticket']) {
+  if (ticket === undefined) return {};
+  return { ticket: { ...(ticket.url === undefined ? {} : { html_url: ticket.url }), external_id: ticket.externalId } };
+}
+
 function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
   const { test } = row;
   return {
@@ -41,7 +47,8 @@ function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
       file_path: test.file,
       parent: test.parent,
       classname: test.classname,
-      ticket: { html_url: '' },
+      // A row carries `ticket` only when one is linked: the hosted service's document requires its html_url to be a URI.
+      ...ticketView(row.test.ticket),
     },
   };
 }

@@ -173,6 +173,24 @@ export class FlakyTests {
     });
   }
 
+  /** Links a ticket to a test (replacing any linked before); 404 when the repository has no such test. */
+  linkTicket(org: string, slug: string | undefined, repo: RepoRef, testId: string, ticket: { externalId: string; url?: string }): FlakyTestRecord {
+    const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
+    if (!sameOrg(org, slug)) throw missing();
+    const id = repoIdOf(repo);
+    const now = this.now();
+    return this.store.write((tx) => {
+      const before = tx.get('flakyTests', [org, id, testId]);
+      const repoRecord = tx.get('flakyRepos', [org, id]);
+      if (before === undefined || repoRecord === undefined) throw missing();
+      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings: withDefaults(repoRecord.settings) };
+      const after: FlakyTestRecord = { ...before, ticket: { ...ticket, at: now } };
+      const saved = saveTest(context, before, after);
+      tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
+      return saved;
+    });
+  }
+
   getSettings(org: string, slug: string, repo: RepoRef): RepoSettings {
     if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
     return this.store.read((tx) => withDefaults(tx.get('flakyRepos', [org, repoIdOf(repo)])?.settings));
