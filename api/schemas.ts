@@ -9,12 +9,29 @@ import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES } from '../engine
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
+/**
+ * How an input schema that normalises before validating (a preprocess, which JSON Schema cannot express) reads in
+ * the OpenAPI document: what it accepts, written as JSON Schema.
+ */
+export const documentedInput = z.registry<{ jsonSchema: Record<string, unknown> }>();
+
+/** A regular expression matching `word` in any case (JSON Schema patterns have no flags). */
+function anyCasePattern(words: readonly string[]): string {
+  const letters = (word: string) =>
+    [...word].map((c) => (c.toLowerCase() === c.toUpperCase() ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${c.toUpperCase()}${c.toLowerCase()}]`)).join('');
+  return `^(?:${words.map(letters).join('|')})$`;
+}
+
 /** An enum accepted in either case, answered in the spelling given (the spec's). */
 export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
-  return z.preprocess(
+  const schema = z.preprocess(
     (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
     z.enum(values),
   );
+  documentedInput.add(schema, {
+    jsonSchema: { type: 'string', pattern: anyCasePattern(values), description: `one of ${values.join(', ')}, in any case` },
+  });
+  return schema;
 }
 
 const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
@@ -54,6 +71,14 @@ export const PrNumberSchema = z.preprocess(
   (value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value),
   uint32,
 );
+documentedInput.add(PrNumberSchema, {
+  jsonSchema: {
+    anyOf: [
+      { type: 'integer', minimum: 1, maximum: UINT32_MAX },
+      { type: 'string', pattern: '^[0-9]{1,10}$', description: 'digits of a positive integer' },
+    ],
+  },
+});
 
 const QueueRequest = z.object({ repo: RepoSchema, targetBranch: BranchSchema });
 

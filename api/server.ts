@@ -6,13 +6,12 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Engine } from '../engine/engine.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
-import { empty, type Endpoint } from './endpoint.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
-import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
+import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { TEST_PAGE } from './testPage.js';
-import { getQueueView, pullRequestListView, queueView, submittedPullRequestView, testRunView } from './views.js';
+import { openApiDocument } from './openapi.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -21,24 +20,11 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** The built-in CI's logs, served at GET /ci-logs/<runId>/<status> to the organization owning the run. */
   ciLogs?: CiLogSource;
+  /** The service's version, for the OpenAPI document. */
+  version?: string;
 }
 
-const POST_ENDPOINTS: Endpoint[] = [
-  { path: 'submitPullRequest', call: (c, b) => c.submitPullRequest(b as never).then(empty) },
-  { path: 'cancelPullRequest', call: (c, b) => c.cancelPullRequest(b as never).then(empty) },
-  { path: 'restartTestsOnPullRequest', call: (c, b) => c.restartTestsOnPullRequest(b as never).then(empty) },
-  { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never).then(submittedPullRequestView) },
-  { path: 'listPullRequests', call: (c, b) => c.listPullRequests(b as never).then(pullRequestListView) },
-  { path: 'setImpactedTargets', call: (c, b) => c.setImpactedTargets(b as never).then(empty) },
-  { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never).then(testRunView) },
-  { path: 'setCommitStatus', call: (c, b) => c.setCommitStatus(b as never).then(empty) },
-  { path: 'createQueue', call: (c, b) => c.createQueue(b as never).then(empty) },
-  { path: 'deleteQueue', call: (c, b) => c.deleteQueue(b as never).then(empty) },
-  { path: 'getQueue', call: (c, b) => c.getQueue(b as never).then(getQueueView) },
-  { path: 'updateQueue', call: (c, b) => c.updateQueue(b as never).then(queueView) },
-  ...FLAKY_ENDPOINTS,
-];
-const METRICS_PATH = 'getMergeQueueMetrics';
+
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,7 +64,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       reply.header('connection', 'close');
       return send(reply, errorReply(503, 'the service is shutting down'));
     }
-    if (!request.url.startsWith('/v1/')) return;
+    if (!request.url.startsWith('/v1/') || request.url.split('?')[0] === `/v1/${OPENAPI_PATH}`) return;
     const auth = authenticate(engine.store, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
@@ -99,6 +85,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
     const metrics = await callerFor(request).getMergeQueueMetrics(request.query as never);
     return reply.type(metrics.contentType).send(metrics.text);
+  });
+
+  // The document of the API holds nothing of anyone's: it needs no token.
+  let openapi: string | undefined;
+  app.get(`/v1/${OPENAPI_PATH}`, async (_request, reply) => {
+    openapi ??= JSON.stringify(openApiDocument({ publicUrl, version: options.version ?? '0.0.0' }));
+    return reply.type('application/json; charset=utf-8').send(openapi);
   });
 
   app.get('/tests/:id', async (_request, reply) => reply.type('text/html; charset=utf-8').send(TEST_PAGE));
@@ -124,6 +117,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const known = new Map<string, string>([
     ...POST_ENDPOINTS.map((endpoint) => [`/v1/${endpoint.path}`, 'POST'] as const),
     [`/v1/${METRICS_PATH}`, 'GET'],
+    [`/v1/${OPENAPI_PATH}`, 'GET'],
     ['/healthz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {

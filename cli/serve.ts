@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildServer } from '../api/server.js';
+import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/clock.js';
 import { LocalCi } from '../engine/providers/local/localCi.js';
 import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
@@ -41,6 +42,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     engine,
     publicUrl: config.publicUrl ?? `http://${shownHost}:${config.port}`,
     logger: { level: config.logLevel, stream: process.stderr },
+    version: version(),
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
   });
   await app.listen({ host: config.host, port: config.port });
