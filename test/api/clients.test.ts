@@ -44,7 +44,7 @@ describe('integration settings (extension, labels)', () => {
       const stored = tx.get('queues', [queue!.id])!;
       const settings: Record<string, unknown> = { ...stored.settings };
       for (const name of Object.keys(INTEGRATION_DEFAULTS)) delete settings[name];
-      tx.put('queues', [queue!.id], { ...stored, settings: settings as typeof stored.settings });
+      tx.put('queues', [queue!.id], { ...stored, settings: settings as unknown as typeof stored.settings });
     });
     expect((await api.post('getQueue', queueBody())).json()).toMatchObject(INTEGRATION_DEFAULTS);
     expect((await api.post('updateQueue', queueBody({ extensionEnabled: true }))).json()).toMatchObject({
