@@ -86,6 +86,7 @@ export const flakyRouter = t.router({
       ...(input.job_url != null && { jobUrl: input.job_url }),
       ...(input.timestamp != null && { timestamp: input.timestamp }),
       ...(input.codeowners != null && { codeowners: input.codeowners }),
+      ...(input.repo_root != null && { repoRoot: input.repo_root }),
     };
     return uploadView(service(ctx).upload(ctx.org, upload, input.org_url_slug));
   }),

@@ -68,6 +68,8 @@ export const UploadTestResultsInput = z.object({
   job_url: z.string().max(2048).nullish(),
   timestamp: Timestamp.nullish(),
   codeowners: z.string().max(MAX_CODEOWNERS_CHARS).nullish(),
+  /** The repository's root on the runner (ours): test files under it are stored relative to it. */
+  repo_root: z.string().max(1024).regex(NO_CONTROL, 'must not contain control characters').nullish(),
   reports: z
     .array(
       z.object({

@@ -33,6 +33,8 @@ import { applyEvaluation, saveTest, type ChangeContext } from './transitions.js'
 
 export interface UploadInput extends Omit<UploadMeta, 'reports'> {
   reports: { file: string; xml: string }[];
+  /** The repository's root on the runner: absolute test file paths under it become relative to it. */
+  repoRoot?: string;
 }
 
 export const MAX_TEST_CASES_PER_UPLOAD = 200_000;
@@ -74,8 +76,9 @@ export class FlakyTests {
     if (cases > MAX_TEST_CASES_PER_UPLOAD) {
       throw new EngineError('invalid', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
     }
-    const aggregated = aggregateUpload(input.repo, input.variant, parsed);
-    const meta: UploadMeta = { ...input, reports: input.reports.map((report) => report.file) };
+    const { repoRoot, ...rest } = input;
+    const aggregated = aggregateUpload(input.repo, input.variant, parsed, repoRoot);
+    const meta: UploadMeta = { ...rest, reports: input.reports.map((report) => report.file) };
     return this.store.write((tx) => writeUpload(tx, org, meta, aggregated, this.now()));
   }
 
