@@ -16,7 +16,7 @@ import { openApiDocument } from './openapi.js';
 export interface ServerOptions {
   engine: Engine;
   /** Where people reach this service (GREENLINE_PUBLIC_URL), for links in responses; default http://localhost:8080. */
-  publicUrl?: string;
+  publicUrl?: string | (() => string);
   logger?: FastifyServerOptions['logger'];
   /** The built-in CI's logs, served at GET /ci-logs/<runId>/<status> to the organization owning the run. */
   ciLogs?: CiLogSource;
@@ -38,7 +38,11 @@ function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
-  const publicUrl = (options.publicUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+  // A function when the address is known only once listening (PORT=0).
+  const publicUrlOf = () => {
+    const given = typeof options.publicUrl === 'function' ? options.publicUrl() : options.publicUrl;
+    return (given ?? 'http://localhost:8080').replace(/\/+$/, '');
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
@@ -76,7 +80,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl });
+  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
     app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));
@@ -90,7 +94,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // The document of the API holds nothing of anyone's: it needs no token.
   let openapi: string | undefined;
   app.get(`/v1/${OPENAPI_PATH}`, async (_request, reply) => {
-    openapi ??= JSON.stringify(openApiDocument({ publicUrl, version: options.version ?? '0.0.0' }));
+    openapi ??= JSON.stringify(openApiDocument({ publicUrl: publicUrlOf(), version: options.version ?? '0.0.0' }));
     return reply.type('application/json; charset=utf-8').send(openapi);
   });
 

@@ -38,9 +38,11 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     );
   }
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let listeningPort = config.port;
   const app = await buildServer({
     engine,
-    publicUrl: config.publicUrl ?? `http://${shownHost}:${config.port}`,
+    // With PORT=0 the port is known once listening: links are made with the one the system chose.
+    publicUrl: () => config.publicUrl ?? `http://${shownHost}:${listeningPort}`,
     logger: { level: config.logLevel, stream: process.stderr },
     version: version(),
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
@@ -48,6 +50,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
   const where = localHost === undefined ? 'simulated git host' : `repositories in ${join(config.dataDir, 'repos')}`;

@@ -106,5 +106,9 @@ describe('README.md', () => {
     expect(out).toContain('"external_id":"KAN-123"');
     expect(out).toContain('mq_depth_current{');
     expect(out).toContain('{"status":"ok"}');
+    // Links name the port the system chose (PORT=0), in the listings and in the OpenAPI document.
+    expect(out).toContain(`"html_url":"${url}/tests/`);
+    const document = (await (await fetch(`${url}/v1/openapi.json`)).json()) as { servers: unknown };
+    expect(document.servers).toEqual([{ url: `${url}/v1` }]);
   }, 180_000);
 });
