@@ -113,7 +113,7 @@ export const SubmittedPullRequestBody = z.object({
 /** listPullRequests: a page of PRs, newest submission first; `nextCursor` is absent on the last page. */
 export const PullRequestListBody = z.object({
   pullRequests: z.array(SubmittedPullRequestBody),
-  nextCursor: z.string().optional(),
+  nextCursor: z.uuid().optional(),
 });
 
 /** Spec 2.5 with the addendum's `state` on status checks (`reason`, `basePullRequests`, `quarantinedFailures` ours). */

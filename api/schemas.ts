@@ -151,7 +151,7 @@ const Instant = z.iso.datetime({ offset: true });
 export const ListPullRequestsInput = QueueRequest.extend({
   /** One state or several; absent is every state. */
   state: z.union([PrState, z.array(PrState).min(1).max(PULL_REQUEST_STATES.length)]).optional(),
-  /** Inclusive bounds on when each PR last changed state. */
+  /** Inclusive bounds on when PRs concluded (merged, failed, cancelled); with either, only concluded PRs are listed. */
   since: Instant.optional(),
   until: Instant.optional(),
   cursor: z.string().max(128).optional(),
