@@ -14,8 +14,8 @@ export const PageBody = z.object({
   page_index: Count,
 });
 
-/** Present only when a ticket is linked; `html_url` only when its address is known. */
-export const TicketBody = z.object({ html_url: z.url().optional(), external_id: z.string() });
+/** Present only when a ticket with a known address is linked (the hosted document requires `html_url`). */
+export const TicketBody = z.object({ html_url: z.url(), external_id: z.string() });
 
 const StatusBody = z.object({ value: z.enum(['healthy', 'flaky', 'broken']), reason: z.string(), timestamp: Timestamp });
 
@@ -71,7 +71,8 @@ export const TestDetailBody = FailingTestBody.extend({
 });
 export const TestDetailsBody = z.object({ test: TestDetailBody });
 
-export const LinkTicketBody = z.object({ test_case_id: z.uuid(), ticket: TicketBody });
+/** The hosted service answers `{}`; Greenline says what it linked (`ticket` when the address is known). */
+export const LinkTicketBody = z.object({ test_case_id: z.uuid(), external_ticket_id: z.string(), ticket: TicketBody.optional() });
 
 export const UploadBody = z.object({
   upload_id: z.uuid(),

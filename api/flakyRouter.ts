@@ -116,7 +116,7 @@ export const flakyRouter = t.router({
       externalId: input.external_ticket_id,
       ...(input.ticket_url == null ? {} : { url: input.ticket_url }),
     });
-    return { test_case_id: test.id, ...ticketView(test.ticket) };
+    return { test_case_id: test.id, external_ticket_id: input.external_ticket_id, ...ticketView(test.ticket) };
   }),
   getTestMonitorSettings: procedure
     .input(schemas.RepoSettingsRequest)

@@ -35,10 +35,13 @@ export function testUrl(publicUrl: string, testId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/tests/${testId}`;
 }
 
-/** The linked ticket: its address when known (a URI, as the hosted service's document requires), and its id. */
+/**
+ * The linked ticket, when its address is known: the hosted service's document requires `html_url` (a URI) whenever
+ * `ticket` is there, so a ticket linked by id alone is not shown in rows.
+ */
 export function ticketView(ticket: FlakyTestRecord['ticket']): { ticket?: z.infer<typeof TicketBody> } {
-  if (ticket === undefined) return {};
-  return { ticket: { ...(ticket.url === undefined ? {} : { html_url: ticket.url }), external_id: ticket.externalId } };
+  if (ticket?.url === undefined) return {};
+  return { ticket: { html_url: ticket.url, external_id: ticket.externalId } };
 }
 
 function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
