@@ -5,7 +5,7 @@
  * `readme-test: skip` (starting the server, exporting its address and token, the simulator, development commands)
  * are done by this test itself or left out, each for the reason the README gives.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,9 @@ describe('README.md', () => {
   });
 
   test('the examples run as written, in order, against a fresh server', async () => {
+    // What the README says its examples use.
+    const missing = ['bash', 'curl', 'git', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
+    expect(missing, `the README's examples need ${missing.join(', ')}: install them to run this test`).toEqual([]);
     const blocks = shellBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'));
     const script = scriptOf(blocks);
     const env = {
