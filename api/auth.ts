@@ -1,13 +1,32 @@
-/** The `x-api-token` check every /v1 endpoint passes before its body is even parsed. */
+/**
+ * The token check every /v1 endpoint passes before its body is even parsed. The token comes in `x-api-token` (the
+ * spec's header) or as `Authorization: Bearer <token>` (what Prometheus and most HTTP clients send); when both are
+ * present, `x-api-token` is the one checked.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Store } from '../engine/store/store.js';
 import { verifyToken } from '../engine/tokens.js';
 import { errorReply, type ErrorReply } from './errors.js';
 
 export type AuthResult = { org: string } | ErrorReply;
 
-export function authenticate(store: Store, header: string | string[] | undefined): AuthResult {
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The presented token: `x-api-token`, else a bearer `Authorization`; undefined when neither is there. */
+export function presentedToken(headers: IncomingHttpHeaders): string | undefined | { malformed: string } {
+  const header = headers['x-api-token'];
   const token = Array.isArray(header) ? header[0] : header;
-  if (token === undefined || token === '') return errorReply(401, 'missing x-api-token header');
+  if (token !== undefined && token !== '') return token;
+  const authorization = headers.authorization;
+  if (authorization === undefined || authorization === '') return undefined;
+  const bearer = BEARER.exec(authorization);
+  return bearer?.[1] ?? { malformed: 'the Authorization header must be "Bearer <token>"' };
+}
+
+export function authenticate(store: Store, headers: IncomingHttpHeaders): AuthResult {
+  const token = presentedToken(headers);
+  if (token === undefined) return errorReply(401, 'missing API token: send it in x-api-token or as Authorization: Bearer <token>');
+  if (typeof token !== 'string') return errorReply(401, token.malformed);
   const org = verifyToken(store, token);
   return org === undefined ? errorReply(401, 'invalid API token') : { org };
 }

@@ -1,5 +1,6 @@
 /** The flaky-test procedures (spec 4.3, the addendum's Flaky tests part, and our upload and quarantine endpoints). */
-import { flakyTestsFor, type SettingsPatch } from '../engine/flaky/index.js';
+import { EngineError } from '../engine/errors.js';
+import { flakyTestsFor, repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
 import { procedure, t, type Context } from './trpc.js';
 import {
@@ -8,6 +9,7 @@ import {
   quarantinedTestView,
   settingsView,
   testDetailView,
+  ticketView,
   unhealthyTestView,
   uploadView,
 } from './flakyViews.js';
@@ -84,6 +86,7 @@ export const flakyRouter = t.router({
       ...(input.job_url != null && { jobUrl: input.job_url }),
       ...(input.timestamp != null && { timestamp: input.timestamp }),
       ...(input.codeowners != null && { codeowners: input.codeowners }),
+      ...(input.repo_root != null && { repoRoot: input.repo_root }),
     };
     return uploadView(service(ctx).upload(ctx.org, upload, input.org_url_slug));
   }),
@@ -100,6 +103,20 @@ export const flakyRouter = t.router({
   getTest: procedure.input(schemas.GetTestInput).query(({ ctx, input }) => {
     const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
     return testDetailView(row, repo, ctx.publicUrl);
+  }),
+  getTestDetails: procedure.input(schemas.GetTestDetailsInput).query(({ ctx, input }) => {
+    const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
+    if (repoIdOf(repo) !== repoIdOf(input.repo)) {
+      throw new EngineError('not_found', `no test ${input.test_id} in ${input.repo.host}/${input.repo.owner}/${input.repo.name}`);
+    }
+    return { test: testDetailView(row, repo, ctx.publicUrl) };
+  }),
+  linkTicketToTestCase: procedure.input(schemas.LinkTicketInput).mutation(({ ctx, input }) => {
+    const test = service(ctx).linkTicket(ctx.org, input.org_url_slug, input.repo, input.test_case_id, {
+      externalId: input.external_ticket_id,
+      ...(input.ticket_url == null ? {} : { url: input.ticket_url }),
+    });
+    return { test_case_id: test.id, external_ticket_id: input.external_ticket_id, ...ticketView(test.ticket) };
   }),
   getTestMonitorSettings: procedure
     .input(schemas.RepoSettingsRequest)

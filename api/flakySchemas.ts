@@ -68,6 +68,8 @@ export const UploadTestResultsInput = z.object({
   job_url: z.string().max(2048).nullish(),
   timestamp: Timestamp.nullish(),
   codeowners: z.string().max(MAX_CODEOWNERS_CHARS).nullish(),
+  /** The repository's root on the runner (ours): test files under it are stored relative to it. */
+  repo_root: z.string().max(1024).regex(NO_CONTROL, 'must not contain control characters').nullish(),
   reports: z
     .array(
       z.object({
@@ -91,6 +93,18 @@ export const SetTestQuarantineInput = z.object({
   test_id: TestId,
   /** null clears the override: the test is then quarantined only by auto-quarantine. */
   setting: anyCaseEnum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'], true).nullable(),
+});
+
+/** get-test-details (the hosted service's): one test of a repository. */
+export const GetTestDetailsInput = z.object({ repo: RepoSchema, org_url_slug: OptionalOrgSlug, test_id: TestId });
+
+/** link-ticket-to-test-case (the hosted service's); `ticket_url`, the ticket's address, is ours. */
+export const LinkTicketInput = z.object({
+  repo: RepoSchema,
+  org_url_slug: OptionalOrgSlug,
+  test_case_id: TestId,
+  external_ticket_id: z.string().min(1).max(255).regex(NO_CONTROL, 'must not contain control characters'),
+  ticket_url: z.url({ protocol: /^https?$/ }).max(2048).nullish(),
 });
 
 export const GetTestInput = z.object({ org_url_slug: OptionalOrgSlug, test_id: TestId });

@@ -1,9 +1,21 @@
 /** Response bodies of the flaky-test endpoints, with exactly the spec's field names (2.6, 2.7 and the addendum). */
-import type { FailingRow, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
+import type { FailingRow, FlakyTestRecord, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
+
+import type { z } from 'zod';
+import type {
+  FailingTestBody,
+  PageBody,
+  QuarantinedTestBody,
+  TestDetailBody,
+  TestSettingsBody,
+  TicketBody,
+  UnhealthyTestBody,
+  UploadBody,
+} from './flakyResponseSchemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function pageView(page: PageInfo) {
+export function pageView(page: PageInfo): z.infer<typeof PageBody> {
   return {
     total_rows: page.totalRows,
     total_pages: page.totalPages,
@@ -21,6 +33,15 @@ export function repositoryUrl(repo: RepoRef): string {
 /** The test's page on this service. */
 export function testUrl(publicUrl: string, testId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/tests/${testId}`;
+}
+
+/**
+ * The linked ticket, when its address is known: the hosted service's document requires `html_url` (a URI) whenever
+ * `ticket` is there, so a ticket linked by id alone is not shown in rows.
+ */
+export function ticketView(ticket: FlakyTestRecord['ticket']): { ticket?: z.infer<typeof TicketBody> } {
+  if (ticket?.url === undefined) return {};
+  return { ticket: { html_url: ticket.url, external_id: ticket.externalId } };
 }
 
 function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
@@ -41,19 +62,20 @@ function commonFields(row: TestRow, repo: RepoRef, publicUrl: string) {
       file_path: test.file,
       parent: test.parent,
       classname: test.classname,
-      ticket: { html_url: '' },
+      // A row carries `ticket` only when one is linked: the hosted service's document requires its html_url to be a URI.
+      ...ticketView(row.test.ticket),
     },
   };
 }
 
 /** An unhealthy test (list-unhealthy-tests): the failing test's fields less the failures and rates. */
-export function unhealthyTestView(row: TestRow, repo: RepoRef, publicUrl: string) {
+export function unhealthyTestView(row: TestRow, repo: RepoRef, publicUrl: string): z.infer<typeof UnhealthyTestBody> {
   const { head, tail } = commonFields(row, repo, publicUrl);
   return { ...head, ...tail };
 }
 
 /** A failing test (list-failing-tests), fields in the spec's order. */
-export function failingTestView(row: FailingRow, repo: RepoRef, publicUrl: string) {
+export function failingTestView(row: FailingRow, repo: RepoRef, publicUrl: string): z.infer<typeof FailingTestBody> {
   const { head, tail } = commonFields(row, repo, publicUrl);
   return {
     ...head,
@@ -69,7 +91,7 @@ export function failingTestView(row: FailingRow, repo: RepoRef, publicUrl: strin
 }
 
 /** One test (our get-test endpoint, behind its page): the failing test's fields, with its repository and quarantine. */
-export function testDetailView(row: FailingRow, repo: RepoRef, publicUrl: string) {
+export function testDetailView(row: FailingRow, repo: RepoRef, publicUrl: string): z.infer<typeof TestDetailBody> {
   return {
     ...failingTestView(row, repo, publicUrl),
     repository: { html_url: repositoryUrl(repo), host: repo.host, owner: repo.owner, name: repo.name },
@@ -78,7 +100,7 @@ export function testDetailView(row: FailingRow, repo: RepoRef, publicUrl: string
   };
 }
 
-export function quarantinedTestView(row: QuarantinedRow) {
+export function quarantinedTestView(row: QuarantinedRow): z.infer<typeof QuarantinedTestBody> {
   const { test } = row;
   return {
     name: test.name,
@@ -95,7 +117,7 @@ export function quarantinedTestView(row: QuarantinedRow) {
   };
 }
 
-export function uploadView(result: UploadResult) {
+export function uploadView(result: UploadResult): z.infer<typeof UploadBody> {
   return {
     upload_id: result.uploadId,
     tests: result.tests,
@@ -106,7 +128,7 @@ export function uploadView(result: UploadResult) {
   };
 }
 
-export function settingsView(settings: RepoSettings) {
+export function settingsView(settings: RepoSettings): z.infer<typeof TestSettingsBody> {
   return {
     auto_quarantine: settings.autoQuarantine,
     stable_branches: settings.stableBranches,

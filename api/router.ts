@@ -3,6 +3,8 @@
  * a caller; procedures return domain data and views.ts shapes the spec's bodies.
  */
 import type { QueueKey } from '../engine/engine.js';
+import { EngineError } from '../engine/errors.js';
+import { pagePullRequests } from '../engine/pullRequestListing.js';
 import { renderMetrics } from '../engine/metrics/index.js';
 import type { QueuePatch } from '../engine/queues.js';
 import { flakyRouter } from './flakyRouter.js';
@@ -32,13 +34,20 @@ const mergeQueueRouter = t.router({
   updateQueue: procedure
     .input(schemas.UpdateQueueInput)
     .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input))),
-  deleteQueue: procedure
-    .input(schemas.QueueIdentityInput)
-    .mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
+  deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => {
+    try {
+      ctx.engine.deleteQueue(queueKey(ctx.org, input));
+    } catch (error) {
+      // The hosted service answers 400 to deleting a queue with PRs in it, and its Terraform provider reads that code
+      // to tell the user to empty the queue first (addendum): the engine's conflict becomes a bad request here.
+      if (error instanceof EngineError && error.kind === 'conflict') throw new EngineError('invalid', error.message);
+      throw error;
+    }
+  }),
 
   submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
     ctx.engine.submitPullRequest(queueKey(ctx.org, input), input.pr.number, {
-      ...(input.priority === undefined ? {} : { priority: input.priority }),
+      ...(input.priority == null ? {} : { priority: input.priority }),
       ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
       ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
     }),
@@ -53,6 +62,18 @@ const mergeQueueRouter = t.router({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
   })),
+  listPullRequests: procedure.input(schemas.ListPullRequestsInput).query(({ ctx, input }) => {
+    const key = queueKey(ctx.org, input);
+    const page = pagePullRequests(ctx.engine.listPullRequests(key), {
+      ...(input.state === undefined ? {} : { states: Array.isArray(input.state) ? input.state : [input.state] }),
+      ...(input.since === undefined ? {} : { since: Date.parse(input.since) }),
+      ...(input.until === undefined ? {} : { until: Date.parse(input.until) }),
+      ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+      take: input.take,
+    });
+    if (page === 'unknown cursor') throw new EngineError('invalid', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
+    return { ...page, queue: ctx.engine.getQueue(key).queue };
+  }),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) =>
     ctx.engine.setImpactedTargets(
       queueKey(ctx.org, input),

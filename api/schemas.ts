@@ -3,18 +3,35 @@
  * `pr.number` also as a string of digits, unknown fields ignored (zod objects strip them).
  */
 import { z } from 'zod';
-import { QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
+import { PULL_REQUEST_STATES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES } from '../engine/queues.js';
 
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
+/**
+ * How an input schema that normalises before validating (a preprocess, which JSON Schema cannot express) reads in
+ * the OpenAPI document: what it accepts, written as JSON Schema.
+ */
+export const documentedInput = z.registry<{ jsonSchema: Record<string, unknown> }>();
+
+/** A regular expression matching `word` in any case (JSON Schema patterns have no flags). */
+function anyCasePattern(words: readonly string[]): string {
+  const letters = (word: string) =>
+    [...word].map((c) => (c.toLowerCase() === c.toUpperCase() ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${c.toUpperCase()}${c.toLowerCase()}]`)).join('');
+  return `^(?:${words.map(letters).join('|')})$`;
+}
+
 /** An enum accepted in either case, answered in the spelling given (the spec's). */
 export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
-  return z.preprocess(
+  const schema = z.preprocess(
     (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
     z.enum(values),
   );
+  documentedInput.add(schema, {
+    jsonSchema: { type: 'string', pattern: anyCasePattern(values), description: `one of ${values.join(', ')}, in any case` },
+  });
+  return schema;
 }
 
 const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
@@ -54,6 +71,14 @@ export const PrNumberSchema = z.preprocess(
   (value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value),
   uint32,
 );
+documentedInput.add(PrNumberSchema, {
+  jsonSchema: {
+    anyOf: [
+      { type: 'integer', minimum: 1, maximum: UINT32_MAX },
+      { type: 'string', pattern: '^[0-9]{1,10}$', description: 'digits of a positive integer' },
+    ],
+  },
+});
 
 const QueueRequest = z.object({ repo: RepoSchema, targetBranch: BranchSchema });
 
@@ -80,6 +105,15 @@ const settingsShape = {
   statusCheckEnabled: z.boolean().optional(),
   requiredStatuses: z.array(StatusName).max(100).optional(),
   deleteRequiredStatuses: z.boolean().optional(),
+  extensionEnabled: z.boolean().optional(),
+  /** A GitHub label name (at most 50 characters); '' is none. */
+  enqueueingLabel: z
+    .string()
+    .max(50)
+    .regex(/^[^\x00-\x1f\x7f]*$/, 'must not contain control characters')
+    .optional(),
+  labelCommandsEnabled: z.boolean().optional(),
+  stateLabelsEnabled: z.boolean().optional(),
 };
 
 function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStatuses?: boolean }, ctx: z.RefinementCtx) {
@@ -102,12 +136,31 @@ const PriorityInput = z.union([z.number().int().min(0).max(255), anyCaseEnum(PRI
 const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumberSchema }) });
 
 export const SubmitPullRequestInput = PrRequest.extend({
-  priority: PriorityInput.optional(),
+  /** null is the default priority, as the hosted service's document allows. */
+  priority: PriorityInput.nullish(),
   noBatch: z.boolean().optional(),
   skipTheLine: z.boolean().optional(),
 });
 export const PullRequestInput = PrRequest;
 export const GetSubmittedPullRequestInput = PrRequest.extend({ includeTimeline: z.boolean().optional() });
+
+const PrState = anyCaseEnum(PULL_REQUEST_STATES, true);
+const Instant = z.iso.datetime({ offset: true });
+
+/** listPullRequests (the hosted service's): a queue's PRs, newest submission first, a page of `take` at a time. */
+export const ListPullRequestsInput = QueueRequest.extend({
+  /** One state or several; absent is every state. */
+  state: z.union([PrState, z.array(PrState).min(1).max(PULL_REQUEST_STATES.length)]).optional(),
+  /** Inclusive bounds on when PRs concluded (merged, failed, cancelled); with either, only concluded PRs are listed. */
+  since: Instant.optional(),
+  until: Instant.optional(),
+  cursor: z.string().max(128).optional(),
+  take: z.number().int().min(1).max(100).default(50),
+}).superRefine((body, ctx) => {
+  if (body.since !== undefined && body.until !== undefined && Date.parse(body.until) < Date.parse(body.since)) {
+    ctx.addIssue({ code: 'custom', path: ['until'], message: 'until must not be before since' });
+  }
+});
 
 const ALL_TARGETS = ['ALL', 'IMPACTS_ALL'] as const;
 export const SetImpactedTargetsInput = QueueRequest.extend({

@@ -6,38 +6,25 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Engine } from '../engine/engine.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
-import { empty, type Endpoint } from './endpoint.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
-import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
+import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { TEST_PAGE } from './testPage.js';
-import { getQueueView, queueView, submittedPullRequestView, testRunView } from './views.js';
+import { openApiDocument } from './openapi.js';
 
 export interface ServerOptions {
   engine: Engine;
   /** Where people reach this service (GREENLINE_PUBLIC_URL), for links in responses; default http://localhost:8080. */
-  publicUrl?: string;
+  publicUrl?: string | (() => string);
   logger?: FastifyServerOptions['logger'];
   /** The built-in CI's logs, served at GET /ci-logs/<runId>/<status> to the organization owning the run. */
   ciLogs?: CiLogSource;
+  /** The service's version, for the OpenAPI document. */
+  version?: string;
 }
 
-const POST_ENDPOINTS: Endpoint[] = [
-  { path: 'submitPullRequest', call: (c, b) => c.submitPullRequest(b as never).then(empty) },
-  { path: 'cancelPullRequest', call: (c, b) => c.cancelPullRequest(b as never).then(empty) },
-  { path: 'restartTestsOnPullRequest', call: (c, b) => c.restartTestsOnPullRequest(b as never).then(empty) },
-  { path: 'getSubmittedPullRequest', call: (c, b) => c.getSubmittedPullRequest(b as never).then(submittedPullRequestView) },
-  { path: 'setImpactedTargets', call: (c, b) => c.setImpactedTargets(b as never).then(empty) },
-  { path: 'getMergeQueueTestingDetails', call: (c, b) => c.getMergeQueueTestingDetails(b as never).then(testRunView) },
-  { path: 'setCommitStatus', call: (c, b) => c.setCommitStatus(b as never).then(empty) },
-  { path: 'createQueue', call: (c, b) => c.createQueue(b as never).then(empty) },
-  { path: 'deleteQueue', call: (c, b) => c.deleteQueue(b as never).then(empty) },
-  { path: 'getQueue', call: (c, b) => c.getQueue(b as never).then(getQueueView) },
-  { path: 'updateQueue', call: (c, b) => c.updateQueue(b as never).then(queueView) },
-  ...FLAKY_ENDPOINTS,
-];
-const METRICS_PATH = 'getMergeQueueMetrics';
+
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,7 +38,11 @@ function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
-  const publicUrl = (options.publicUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+  // A function when the address is known only once listening (PORT=0).
+  const publicUrlOf = () => {
+    const given = typeof options.publicUrl === 'function' ? options.publicUrl() : options.publicUrl;
+    return (given ?? 'http://localhost:8080').replace(/\/+$/, '');
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
@@ -77,8 +68,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       reply.header('connection', 'close');
       return send(reply, errorReply(503, 'the service is shutting down'));
     }
-    if (!request.url.startsWith('/v1/')) return;
-    const auth = authenticate(engine.store, request.headers['x-api-token']);
+    if (!request.url.startsWith('/v1/') || request.url.split('?')[0] === `/v1/${OPENAPI_PATH}`) return;
+    const auth = authenticate(engine.store, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
   });
@@ -89,7 +80,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl });
+  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
     app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));
@@ -100,6 +91,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.type(metrics.contentType).send(metrics.text);
   });
 
+  // The document of the API holds nothing of anyone's: it needs no token.
+  let openapi: string | undefined;
+  app.get(`/v1/${OPENAPI_PATH}`, async (_request, reply) => {
+    openapi ??= JSON.stringify(openApiDocument({ publicUrl: publicUrlOf(), version: options.version ?? '0.0.0' }));
+    return reply.type('application/json; charset=utf-8').send(openapi);
+  });
+
   app.get('/tests/:id', async (_request, reply) => reply.type('text/html; charset=utf-8').send(TEST_PAGE));
 
   // CI output may hold anything a build prints, so it takes the same token as the API: a link opens with
@@ -107,7 +105,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const ciLogs = options.ciLogs;
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
-      const auth = authenticate(engine.store, request.headers['x-api-token']);
+      const auth = authenticate(engine.store, request.headers);
       if ('status' in auth) return send(reply, auth);
       const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
       if (log === undefined) return send(reply, errorReply(404, `no log of status ${request.params.status} in run ${request.params.runId}`));
@@ -123,6 +121,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const known = new Map<string, string>([
     ...POST_ENDPOINTS.map((endpoint) => [`/v1/${endpoint.path}`, 'POST'] as const),
     [`/v1/${METRICS_PATH}`, 'GET'],
+    [`/v1/${OPENAPI_PATH}`, 'GET'],
     ['/healthz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {

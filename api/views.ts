@@ -1,11 +1,20 @@
 /** The spec's response bodies, shaped from the engine's records. */
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/pullRequests.js';
-import { bisectionConcurrencyOf, effectiveRequiredStatuses, type QueueRecord, type RepoRef } from '../engine/queues.js';
+import { bisectionConcurrencyOf, effectiveRequiredStatuses, integrationSettingsOf, type QueueRecord, type RepoRef } from '../engine/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
+import type { z } from 'zod';
+import type {
+  EnqueuedPullRequestBody,
+  GetQueueBody,
+  PullRequestListBody,
+  QueueBody,
+  SubmittedPullRequestBody,
+  TestRunBody,
+} from './responseSchemas.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
-export function queueView(queue: QueueRecord) {
+export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
   const settings = queue.settings;
   const required = effectiveRequiredStatuses(queue);
   return {
@@ -29,11 +38,12 @@ export function queueView(queue: QueueRecord) {
     directMergeMode: settings.directMergeMode,
     optimizationMode: settings.optimizationMode,
     mergeMethod: settings.mergeMethod,
+    ...integrationSettingsOf(settings),
   };
 }
 
 /** Spec 2.3, with the PR's `state` (the overview says each enqueued PR comes with it). */
-export function enqueuedPullRequestView(pr: PullRequestRecord) {
+export function enqueuedPullRequestView(pr: PullRequestRecord): z.infer<typeof EnqueuedPullRequestBody> {
   return {
     id: pr.id,
     state: pr.state,
@@ -51,7 +61,7 @@ export function enqueuedPullRequestView(pr: PullRequestRecord) {
   };
 }
 
-export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequestRecord[] }) {
+export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequestRecord[] }): z.infer<typeof GetQueueBody> {
   return { ...queueView(result.queue), enqueuedPullRequests: result.enqueued.map(enqueuedPullRequestView) };
 }
 
@@ -59,7 +69,11 @@ export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequest
  * getSubmittedPullRequest: the addendum's fields, plus `testRunId` (its current or latest run, so CI automation can
  * find it), `reason` (why it is in its state) and, when asked, its timeline.
  */
-export function submittedPullRequestView(result: { pr: PullRequestRecord; timeline?: TimelineEntry[]; queue: QueueRecord }) {
+export function submittedPullRequestView(result: {
+  pr: PullRequestRecord;
+  timeline?: TimelineEntry[];
+  queue: QueueRecord;
+}): z.infer<typeof SubmittedPullRequestBody> {
   const pr = result.pr;
   return {
     id: pr.id,
@@ -88,12 +102,24 @@ export function submittedPullRequestView(result: { pr: PullRequestRecord; timeli
   };
 }
 
+/** listPullRequests: each PR as getSubmittedPullRequest shows it (without timeline), and the next page's cursor. */
+export function pullRequestListView(result: {
+  rows: PullRequestRecord[];
+  nextCursor?: string;
+  queue: QueueRecord;
+}): z.infer<typeof PullRequestListBody> {
+  return {
+    pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue })),
+    ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
+  };
+}
+
 function prUrl(repo: RepoRef, number: number): string {
   return `https://${repo.host}/${repo.owner}/${repo.name}/pull/${number}`;
 }
 
 /** Spec 2.5, with the addendum's `state` on each status check. */
-export function testRunView(result: TestRunDetails) {
+export function testRunView(result: TestRunDetails): z.infer<typeof TestRunBody> {
   const run = result.run;
   return {
     requiredStatuses: run.requiredStatuses,
@@ -104,7 +130,7 @@ export function testRunView(result: TestRunDetails) {
     statusChecks: run.statusChecks.map((check) => ({
       context: check.context,
       url: check.url,
-      state: check.state.toUpperCase(),
+      state: check.state.toUpperCase() as Uppercase<typeof check.state>,
       description: check.description,
     })),
     testedPullRequests: run.prs.map((number) => ({

@@ -1,5 +1,4 @@
 /** The `greenline` command line: the only module that imports api/ (through serve). */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TokenConfigError } from '../engine/tokens.js';
@@ -10,19 +9,8 @@ import { serve } from './serve.js';
 import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
+import { version } from './version.js';
 
-/** package.json sits above cli/ when run from source and above dist/cli/ when built. */
-function version(): string {
-  for (const candidate of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'greenline' && pkg.version !== undefined) return pkg.version;
-    } catch {
-      // not at this level
-    }
-  }
-  return 'unknown';
-}
 
 export const HELP = `greenline — a merge queue and flaky-test service
 
@@ -66,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
         pr: { type: 'string' },
         variant: { type: 'string' },
         codeowners: { type: 'string' },
+        'repo-root': { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
         seed: { type: 'string' },
@@ -101,6 +90,7 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.pr === undefined ? {} : { prNumber: Number(values.pr) }),
           ...(values.variant === undefined ? {} : { variant: values.variant }),
           ...(values.codeowners === undefined ? {} : { codeowners: values.codeowners }),
+          ...(values['repo-root'] === undefined ? {} : { repoRoot: values['repo-root'] }),
           ...(values.url === undefined ? {} : { url: values.url }),
           ...(values.token === undefined ? {} : { token: values.token }),
           ...(values.org === undefined ? {} : { orgSlug: values.org }),

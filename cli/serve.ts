@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildServer } from '../api/server.js';
+import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/clock.js';
 import { LocalCi } from '../engine/providers/local/localCi.js';
 import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
@@ -37,15 +38,19 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     );
   }
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let listeningPort = config.port;
   const app = await buildServer({
     engine,
-    publicUrl: config.publicUrl ?? `http://${shownHost}:${config.port}`,
+    // With PORT=0 the port is known once listening: links are made with the one the system chose.
+    publicUrl: () => config.publicUrl ?? `http://${shownHost}:${listeningPort}`,
     logger: { level: config.logLevel, stream: process.stderr },
+    version: version(),
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
   const where = localHost === undefined ? 'simulated git host' : `repositories in ${join(config.dataDir, 'repos')}`;

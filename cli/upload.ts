@@ -2,8 +2,9 @@
  * `greenline upload`: sends a CI job's JUnit XML reports to POST /v1/flaky-tests/upload and prints the counts.
  * Exit status: 0 uploaded, 1 the upload failed (server answer or network), 2 usage (no files, bad arguments).
  */
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 
 export const UPLOAD_HELP = `  greenline upload --junit GLOB --repo REPO --sha SHA [options]
@@ -15,6 +16,8 @@ export const UPLOAD_HELP = `  greenline upload --junit GLOB --repo REPO --sha SH
       --pr NUMBER        the pull request, when the job ran for one
       --variant NAME     the environment (OS, matrix cell) when one test runs in several
       --codeowners FILE  a CODEOWNERS file to upload with the reports
+      --repo-root DIR    the repository's root on this runner: absolute test paths under it (mocha writes them)
+                         are stored relative to it (default: the git work tree around the current folder, else it)
       --org SLUG         the organization (default: the token's)
       --url URL          the service (default: $GREENLINE_URL, else http://127.0.0.1:8080)
       --token TOKEN      the API token (default: $GREENLINE_TOKEN)`;
@@ -31,6 +34,26 @@ export interface UploadArgs {
   orgSlug?: string;
   /** Path of a CODEOWNERS file to send along. */
   codeowners?: string;
+  /** The repository's root on this runner; default: the git work tree around the current folder, else that folder. */
+  repoRoot?: string;
+}
+
+/** The root of the git work tree holding `folder`, or undefined when it is in none (or git is missing). */
+export function gitWorkTreeOf(folder: string): string | undefined {
+  const found = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: folder, encoding: 'utf8' });
+  const root = found.status === 0 ? found.stdout.trim() : '';
+  return root === '' ? undefined : root;
+}
+
+/** The repository root the upload names: --repo-root, else the git work tree around the current folder, else it. */
+export async function repoRootFor(given: string | undefined, cwd = process.cwd()): Promise<string> {
+  if (given !== undefined) {
+    const root = resolve(cwd, given);
+    const info = await stat(root).catch(() => undefined);
+    if (info === undefined || !info.isDirectory()) throw new UploadUsageError(`--repo-root ${given}: not a folder`);
+    return await realpath(root);
+  }
+  return gitWorkTreeOf(cwd) ?? (await realpath(cwd));
 }
 
 export class UploadUsageError extends Error {}
@@ -89,6 +112,7 @@ export async function uploadCommand(args: UploadArgs): Promise<number> {
       commit_sha: args.sha,
       branch: args.branch ?? defaultBranch(env),
       reports,
+      repo_root: await repoRootFor(args.repoRoot),
     };
     if (args.orgSlug !== undefined) body.org_url_slug = args.orgSlug;
     if (args.prNumber !== undefined) body.pr_number = args.prNumber;

@@ -338,6 +338,14 @@ export class Engine {
     });
   }
 
+  /** Every pull request ever submitted to the queue, in it now or not (listPullRequests pages them). */
+  listPullRequests(key: QueueKey): PullRequestRecord[] {
+    return this.store.read((tx) => {
+      const queue = findQueue(tx, key);
+      return [...tx.scan('pullRequests', { prefix: [queue.id] })].map((entry) => entry.value);
+    });
+  }
+
   /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */
   getTestRun(key: QueueKey, runId: string): TestRunDetails {
     return this.store.read((tx) => {

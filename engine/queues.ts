@@ -24,8 +24,29 @@ export const REQUIRED_STATUSES_SOURCES = [
 ] as const;
 export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
 
+/**
+ * How the queue meets people on the git host, beyond comments and the status check: the hosted service's browser
+ * extension, label commands (applying `enqueueingLabel` to a PR submits it, removing it cancels) and state labels
+ * (a label on each PR naming its queue state). Greenline stores and returns them so that clients that manage queues
+ * (the Terraform provider) read back what they set; the local git host has no labels, so nothing acts on them yet.
+ */
+export interface IntegrationSettings {
+  extensionEnabled: boolean;
+  /** '' is no label. */
+  enqueueingLabel: string;
+  labelCommandsEnabled: boolean;
+  stateLabelsEnabled: boolean;
+}
+
+export const DEFAULT_INTEGRATION_SETTINGS: Readonly<IntegrationSettings> = Object.freeze({
+  extensionEnabled: false,
+  enqueueingLabel: 'greenline-merge',
+  labelCommandsEnabled: false,
+  stateLabelsEnabled: false,
+});
+
 /** Every setting a client may change with updateQueue, apart from state and the required statuses. */
-export interface QueueSettings {
+export interface QueueSettings extends Partial<IntegrationSettings> {
   mode: QueueMode;
   concurrency: number;
   testingTimeoutMinutes: number;
@@ -63,7 +84,21 @@ export const DEFAULT_SETTINGS: Readonly<QueueSettings> = Object.freeze({
   directMergeMode: 'off',
   optimizationMode: 'off',
   mergeMethod: 'merge_commit',
+  ...DEFAULT_INTEGRATION_SETTINGS,
 });
+
+/**
+ * The integration settings in force. Queues stored before these settings existed have none of them, and read the
+ * defaults (the fields are optional in `QueueSettings` for that reason).
+ */
+export function integrationSettingsOf(settings: QueueSettings): IntegrationSettings {
+  return {
+    extensionEnabled: settings.extensionEnabled ?? DEFAULT_INTEGRATION_SETTINGS.extensionEnabled,
+    enqueueingLabel: settings.enqueueingLabel ?? DEFAULT_INTEGRATION_SETTINGS.enqueueingLabel,
+    labelCommandsEnabled: settings.labelCommandsEnabled ?? DEFAULT_INTEGRATION_SETTINGS.labelCommandsEnabled,
+    stateLabelsEnabled: settings.stateLabelsEnabled ?? DEFAULT_INTEGRATION_SETTINGS.stateLabelsEnabled,
+  };
+}
 
 export interface QueueRecord {
   id: string;

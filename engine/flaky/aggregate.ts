@@ -4,6 +4,7 @@
  * severe attempt (error > failure > passed > skipped); surefire's flaky retries are attempts but do not change the
  * state of a test that finally passed.
  */
+import { repoRelativePath } from './paths.js';
 import { testId, type RepoRef, type TestIdentity } from './identity.js';
 import { aggregateOutcome, parseJUnitReport, ReportError, type Outcome, type ParsedReport } from './junit.js';
 import { normalizeFailureMessage } from './messages.js';
@@ -36,7 +37,8 @@ export function parseReports(reports: readonly { file: string; xml: string }[]):
 
 export { ReportError };
 
-export function aggregateUpload(repo: RepoRef, variant: string, reports: readonly ParsedReport[]): AggregatedUpload {
+/** `repoRoot`: the repository's root on the runner; test files under it are made relative to it (see paths.ts). */
+export function aggregateUpload(repo: RepoRef, variant: string, reports: readonly ParsedReport[], repoRoot?: string): AggregatedUpload {
   const tests = new Map<string, UploadedTest>();
   const counts: UploadCounts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
   let untrackedFailures = 0;
@@ -55,7 +57,7 @@ export function aggregateUpload(repo: RepoRef, variant: string, reports: readonl
         continue;
       }
       const identity: TestIdentity = {
-        file: testCase.file,
+        file: repoRelativePath(testCase.file, repoRoot),
         classname: testCase.classname,
         parent: testCase.parent,
         name: testCase.name,

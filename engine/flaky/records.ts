@@ -84,6 +84,8 @@ export interface FlakyTestRecord extends TestIdentity {
   /** PRs whose runs of this test failed: `[prNumber, lastFailureMs]`, pruned to 7 days. */
   prFailures: [number, number][];
   override?: { setting: QuarantineOverride; at: number };
+  /** The ticket linked to the test (link-ticket-to-test-case): its id in the tracker and, when given, its address. */
+  ticket?: { externalId: string; url?: string; at: number };
   /** Since when the test has been quarantined (ms), while it is. */
   quarantinedAt?: number;
   totals: { runs: number; fails: number; skips: number };

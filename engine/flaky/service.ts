@@ -33,6 +33,8 @@ import { applyEvaluation, saveTest, type ChangeContext } from './transitions.js'
 
 export interface UploadInput extends Omit<UploadMeta, 'reports'> {
   reports: { file: string; xml: string }[];
+  /** The repository's root on the runner: absolute test file paths under it become relative to it. */
+  repoRoot?: string;
 }
 
 export const MAX_TEST_CASES_PER_UPLOAD = 200_000;
@@ -74,8 +76,9 @@ export class FlakyTests {
     if (cases > MAX_TEST_CASES_PER_UPLOAD) {
       throw new EngineError('invalid', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
     }
-    const aggregated = aggregateUpload(input.repo, input.variant, parsed);
-    const meta: UploadMeta = { ...input, reports: input.reports.map((report) => report.file) };
+    const { repoRoot, ...rest } = input;
+    const aggregated = aggregateUpload(input.repo, input.variant, parsed, repoRoot);
+    const meta: UploadMeta = { ...rest, reports: input.reports.map((report) => report.file) };
     return this.store.write((tx) => writeUpload(tx, org, meta, aggregated, this.now()));
   }
 
@@ -170,6 +173,24 @@ export class FlakyTests {
       const saved = saveTest(context, before, after);
       tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
       return { test: saved, quarantined: isQuarantined(saved, settings) };
+    });
+  }
+
+  /** Links a ticket to a test (replacing any linked before); 404 when the repository has no such test. */
+  linkTicket(org: string, slug: string | undefined, repo: RepoRef, testId: string, ticket: { externalId: string; url?: string }): FlakyTestRecord {
+    const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
+    if (!sameOrg(org, slug)) throw missing();
+    const id = repoIdOf(repo);
+    const now = this.now();
+    return this.store.write((tx) => {
+      const before = tx.get('flakyTests', [org, id, testId]);
+      const repoRecord = tx.get('flakyRepos', [org, id]);
+      if (before === undefined || repoRecord === undefined) throw missing();
+      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings: withDefaults(repoRecord.settings) };
+      const after: FlakyTestRecord = { ...before, ticket: { ...ticket, at: now } };
+      const saved = saveTest(context, before, after);
+      tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
+      return saved;
     });
   }
 

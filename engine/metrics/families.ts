@@ -150,6 +150,36 @@ export const FAMILIES = {
     help: 'Test failures ignored because the tests are quarantined, over the test runs that ended.',
   }),
 
+  // Ours: the facts of the one-hour histograms, cumulative (they only go up, so rate() and increase() read them).
+  wait: family({
+    name: 'greenline_pr_wait_duration_seconds',
+    type: 'histogram',
+    labels: [...QUEUE_LABELS, 'queue_type'],
+    help: 'Waits that ended, since the queue began: time from becoming ready to first starting tests (or to leaving the queue untested), NOT_READY time excluded.',
+    buckets: DURATION_BUCKETS,
+  }),
+  test: family({
+    name: 'greenline_pr_test_duration_seconds',
+    type: 'histogram',
+    labels: [...QUEUE_LABELS, 'queue_type'],
+    help: 'PRs that left the queue after testing, since the queue began: their total time in TESTING.',
+    buckets: DURATION_BUCKETS,
+  }),
+  timeInQueue: family({
+    name: 'greenline_pr_time_in_queue_seconds',
+    type: 'histogram',
+    labels: [...QUEUE_LABELS, 'queue_type'],
+    help: 'PRs that left the queue after becoming ready, since the queue began: their time in the queue, NOT_READY time excluded.',
+    buckets: DURATION_BUCKETS,
+  }),
+  batchSize: family({
+    name: 'greenline_batch_size',
+    type: 'histogram',
+    labels: [...QUEUE_LABELS, 'queue_type'],
+    help: 'PRs tested together by each test run started, since the queue began.',
+    buckets: BATCH_SIZE_BUCKETS,
+  }),
+
   // Ours: cost over the last hour.
   runsPerMerge1h: family({
     name: 'greenline_ci_runs_per_merged_pr_1h',
@@ -157,11 +187,11 @@ export const FAMILIES = {
     labels: QUEUE_LABELS,
     help: 'Test runs that ended in the last hour per PR merged in the last hour; absent when none merged.',
   }),
-  minutesPerMerge1h: family({
-    name: 'greenline_ci_minutes_per_merged_pr_1h',
+  secondsPerMerge1h: family({
+    name: 'greenline_ci_seconds_per_merged_pr_1h',
     type: 'gauge',
     labels: QUEUE_LABELS,
-    help: 'CI minutes of the test runs that ended in the last hour per PR merged in the last hour; absent when none merged.',
+    help: 'CI seconds of the test runs that ended in the last hour per PR merged in the last hour; absent when none merged.',
   }),
   batchSize1h: family({
     name: 'greenline_batch_size_1h',

@@ -16,7 +16,8 @@ import type { PullRequestRecord } from '../pullRequests.js';
 import type { QueueRecord } from '../queues.js';
 import type { TestRunRecord } from '../runs.js';
 import type { WriteTx } from '../store/store.js';
-import { readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
+import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
+import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
 
 const CONCLUSION_OF: Partial<Record<PullRequestState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
 
@@ -74,6 +75,9 @@ export class MetricsRecorder {
       testMs: clock.complete && clock.tested ? clock.testMs : null,
     });
     totals.conclusions[type][conclusion]++;
+    const histograms = totals.histograms[type];
+    if (clock.complete && clock.becameReady) observeInto(histograms.timeInQueueSeconds, DURATION_BUCKETS, clock.readyMs / 1000);
+    if (clock.complete && clock.tested) observeInto(histograms.testSeconds, DURATION_BUCKETS, clock.testMs / 1000);
     if (event.type === 'MERGE' && event.direct === true) totals.directMerges++;
     else if (event.type === 'MERGE' && event.vouchedBy !== undefined) totals.optimisticMerges++;
     this.clocks.set(pr.number, null);
@@ -81,7 +85,9 @@ export class MetricsRecorder {
 
   runStarted(run: TestRunRecord): void {
     this.entries.push({ kind: 'runStarted', type: run.kind, size: run.prs.length });
-    this.loadTotals().runsStarted[run.kind]++;
+    const totals = this.loadTotals();
+    totals.runsStarted[run.kind]++;
+    observeInto(totals.histograms[run.kind].batchSize, BATCH_SIZE_BUCKETS, run.prs.length);
   }
 
   /** The run reached a final status in this transaction; it is read at commit, with whatever the transaction added. */
@@ -125,6 +131,7 @@ export class MetricsRecorder {
     if (clock.waitObserved || !clock.complete) return;
     clock.waitObserved = true;
     this.entries.push({ kind: 'waited', type, waitMs: clock.readyMs });
+    observeInto(this.loadTotals().histograms[type].waitSeconds, DURATION_BUCKETS, clock.readyMs / 1000);
   }
 
   /** Where the PR was when it moved: in the run it was testing in, else in a bisection or not. */

@@ -7,9 +7,12 @@
  *   of the queue prunes entries older than the window, so the log holds about one hour of a queue's activity.
  * - `metricsPrs` — per enqueued PR, the clock of its current queue entry (time spent ready, time spent testing):
  *   `[queueId, prNumber]`, removed when the PR leaves the queue.
- * - `metricsTotals` — per queue, cumulative counters (the `greenline_*_total` families): `[queueId]`.
+ * - `metricsTotals` — per queue, cumulative counters and histograms (the `greenline_*_total` families and the
+ *   cumulative twins of the one-hour histograms): `[queueId]`. A record written before a counter or histogram
+ *   existed reads it as 0 (so they count from the first transaction of a build that has them).
  */
 import type { PullRequestState, TestRunStatus } from '../../machines/vocabulary.js';
+import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
 
 /** The rolling window of the `_1h` families. An observation made exactly one hour ago is already out. */
 export const WINDOW_MS = 3_600_000;
@@ -67,6 +70,32 @@ export interface PrClock {
 
 type PerType<T> = Record<QueueType, T>;
 
+/**
+ * A cumulative histogram: observations per bucket (not cumulative: `counts[i]` holds the observations in bucket i,
+ * the last one those above the largest bound) and their sum. It only grows, so rate() and increase() read it right.
+ */
+export interface HistogramTotals {
+  counts: number[];
+  sum: number;
+}
+
+const emptyHistogram = (bounds: readonly number[]): HistogramTotals => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0 });
+
+/** Adds one observation. */
+export function observeInto(histogram: HistogramTotals, bounds: readonly number[], value: number): void {
+  const index = bounds.findIndex((bound) => value <= bound);
+  histogram.counts[index < 0 ? bounds.length : index]! += 1;
+  histogram.sum += value;
+}
+
+/** The same facts as the one-hour histograms (seconds) and the batch sizes (PRs per run), since the queue began. */
+export interface HistogramSet {
+  waitSeconds: HistogramTotals;
+  testSeconds: HistogramTotals;
+  timeInQueueSeconds: HistogramTotals;
+  batchSize: HistogramTotals;
+}
+
 /** Cumulative counters of one queue, since it was created (or since metrics were first recorded for it). */
 export interface MetricsTotals {
   runsStarted: PerType<number>;
@@ -79,6 +108,7 @@ export interface MetricsTotals {
   directMerges: number;
   rescues: Record<Rescue, number>;
   quarantinedFailures: PerType<number>;
+  histograms: PerType<HistogramSet>;
 }
 
 const perType = <T>(make: () => T): PerType<T> => ({ main: make(), bisection: make() });
@@ -97,6 +127,12 @@ export function emptyTotals(): MetricsTotals {
     directMerges: 0,
     rescues: zeros(RESCUES),
     quarantinedFailures: perType(() => 0),
+    histograms: perType(() => ({
+      waitSeconds: emptyHistogram(DURATION_BUCKETS),
+      testSeconds: emptyHistogram(DURATION_BUCKETS),
+      timeInQueueSeconds: emptyHistogram(DURATION_BUCKETS),
+      batchSize: emptyHistogram(BATCH_SIZE_BUCKETS),
+    })),
   };
 }
 
@@ -107,6 +143,7 @@ export function emptyTotals(): MetricsTotals {
 export function readTotals(stored: unknown): MetricsTotals {
   const fill = (template: unknown, value: unknown): unknown => {
     if (typeof template === 'number') return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+    if (Array.isArray(template)) return template.map((inner, index) => fill(inner, Array.isArray(value) ? value[index] : undefined));
     const source = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
     return Object.fromEntries(Object.entries(template as Record<string, unknown>).map(([key, inner]) => [key, fill(inner, source[key])]));
   };

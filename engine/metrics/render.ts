@@ -11,6 +11,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FAMILIES, type Family } from './families.js';
 import type { MetricsSnapshot, QueueSample } from './collect.js';
 import { CONCLUSIONS, QUEUE_TYPES, RESCUES, RUN_ENDINGS, type QueueType } from './records.js';
+import { StoredHistogram } from './storedHistogram.js';
 
 export interface RenderedMetrics {
   contentType: string;
@@ -25,6 +26,7 @@ function registryFor() {
   const gauge = (f: Family) => new Gauge(options(f));
   const counter = (f: Family) => new Counter(options(f));
   const histogram = (f: Family) => new Histogram({ ...options(f), buckets: [...(f.buckets ?? [])] });
+  const stored = (f: Family) => new StoredHistogram(f, registry);
   const m = {
     depth: gauge(FAMILIES.depth),
     awaitingMergeability: gauge(FAMILIES.awaitingMergeability),
@@ -45,15 +47,19 @@ function registryFor() {
     directMerges: counter(FAMILIES.directMerges),
     rescues: counter(FAMILIES.rescues),
     quarantinedFailures: counter(FAMILIES.quarantinedFailures),
+    wait: stored(FAMILIES.wait),
+    test: stored(FAMILIES.test),
+    timeInQueue: stored(FAMILIES.timeInQueue),
+    batchSize: stored(FAMILIES.batchSize),
     runsPerMerge1h: gauge(FAMILIES.runsPerMerge1h),
-    minutesPerMerge1h: gauge(FAMILIES.minutesPerMerge1h),
+    secondsPerMerge1h: gauge(FAMILIES.secondsPerMerge1h),
     batchSize1h: histogram(FAMILIES.batchSize1h),
     events: counter(FAMILIES.events),
     eventLag: gauge(FAMILIES.eventLag),
     outboxEffects: gauge(FAMILIES.outboxEffects),
     actors: gauge(FAMILIES.actors),
     storeSize: gauge(FAMILIES.storeSize),
-  } satisfies Record<keyof typeof FAMILIES, Gauge | Counter | Histogram>;
+  } satisfies Record<keyof typeof FAMILIES, Gauge | Counter | Histogram | StoredHistogram>;
   return { registry, m };
 }
 
@@ -100,6 +106,11 @@ function addQueue(m: Metrics, sample: QueueSample, now: number): void {
     for (const conclusion of CONCLUSIONS) m.conclusions.inc({ ...typed, conclusion }, totals.conclusions[type][conclusion]);
     m.restarts.inc(typed, totals.restarts[type]);
     m.quarantinedFailures.inc(typed, totals.quarantinedFailures[type]);
+    const histograms = totals.histograms[type];
+    m.wait.add(typed, histograms.waitSeconds);
+    m.test.add(typed, histograms.testSeconds);
+    m.timeInQueue.add(typed, histograms.timeInQueueSeconds);
+    m.batchSize.add(typed, histograms.batchSize);
   }
   m.bisections.inc(queue, totals.bisections);
   m.optimisticMerges.inc(queue, totals.optimisticMerges);
@@ -143,7 +154,7 @@ function addQueue(m: Metrics, sample: QueueSample, now: number): void {
   const merged = concluded.main.merged + concluded.bisection.merged;
   if (merged > 0) {
     m.runsPerMerge1h.set(queue, runsFinished / merged);
-    m.minutesPerMerge1h.set(queue, runMs / 60_000 / merged);
+    m.secondsPerMerge1h.set(queue, runMs / 1000 / merged);
   }
 
   m.queueInfo.set({ ...queue, state: sample.queue.state, mode: sample.queue.settings.mode }, 1);

@@ -6,6 +6,7 @@ import { VirtualScheduler } from '../../engine/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';
+import { attachRecorder } from '../openapi/recorder.js';
 
 export const TOKENS = {
   acme: 'acme-token-0123456789abcdef',
@@ -37,6 +38,7 @@ export async function makeApi(store: Store = createMemoryStore(), options: Omit<
   const engine = new Engine(store, { ...options, scheduler: clock });
   engine.start();
   const app = await buildServer({ engine });
+  attachRecorder(app);
   const headers = (token: string | null | undefined) =>
     token === null ? {} : { 'x-api-token': token ?? TOKENS.acme };
   return {

@@ -15,6 +15,7 @@ const POST_PATHS = [
   'cancelPullRequest',
   'restartTestsOnPullRequest',
   'getSubmittedPullRequest',
+  'listPullRequests',
   'setImpactedTargets',
   'getMergeQueueTestingDetails',
   'createQueue',
@@ -24,6 +25,8 @@ const POST_PATHS = [
   'flaky-tests/list-failing-tests',
   'flaky-tests/list-unhealthy-tests',
   'flaky-tests/list-quarantined-tests',
+  'flaky-tests/get-test-details',
+  'flaky-tests/link-ticket-to-test-case',
 ];
 
 describe('authentication', () => {

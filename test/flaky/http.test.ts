@@ -140,7 +140,6 @@ describe('the listings', () => {
         file_path: 'src/a.test.ts',
         parent: 'suite',
         classname: 'Suite',
-        ticket: { html_url: '' },
       },
     ]);
   });
@@ -162,7 +161,6 @@ describe('the listings', () => {
         'file_path',
         'parent',
         'classname',
-        'ticket',
       ].sort(),
     );
     expect(body.tests[0].status).toMatchObject({ value: 'flaky', reason: expect.stringMatching(/^pass_on_retry/) });

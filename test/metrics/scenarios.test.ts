@@ -90,7 +90,7 @@ describe('metrics after known scenarios', () => {
     expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'succeeded' })).toBe(900);
     expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'failed' })).toBe(1200);
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(1.5);
-    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(17.5);
+    expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(17.5 * 60);
     expect(scraped.value('greenline_pr_conclusions_total', { ...typed, conclusion: 'merged' })).toBe(2);
     expect(scraped.value('greenline_pr_conclusions_total', { ...typed, conclusion: 'failed' })).toBe(1);
     expect(scraped.histogram('greenline_batch_size_1h', typed)).toEqual({
@@ -189,7 +189,7 @@ describe('metrics after known scenarios', () => {
     expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'cancelled' })).toBe(300);
     expect(scraped.value('greenline_ci_run_seconds_total', { ...typed, status: 'succeeded' })).toBe(600);
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(2);
-    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(15);
+    expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(15 * 60);
     expect(scraped.value('greenline_pr_restarts_total', typed)).toBe(1);
   });
 
@@ -226,7 +226,7 @@ describe('metrics after known scenarios', () => {
     expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })).toMatchObject({ count: 1, sum: 2 });
     expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'bisection' })).toMatchObject({ count: 2, sum: 2 });
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(3);
-    expect(scraped.value('greenline_ci_minutes_per_merged_pr_1h', QUEUE)).toBe(25);
+    expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(25 * 60);
   });
 
   test('optimistic merge and a pending-failure rescue', async () => {
