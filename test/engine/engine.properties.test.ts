@@ -105,7 +105,21 @@ function snapshotOf(h: QueueHarness) {
   }));
 }
 
+/** The working set the engine kept across transactions equals the one rebuilt from the store now. */
+function checkWorkingSet(h: QueueHarness): void {
+  const { live, rebuilt } = h.engine.workingSetsOf(h.queueId);
+  const view = (set: typeof live) => ({
+    version: set?.version,
+    queue: set?.queueSnapshot === undefined ? undefined : [set.queueSnapshot.value, set.queueSnapshot.context],
+    prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([number, actor]) => [number, actor.record, actor.snapshot.value, actor.snapshot.context]),
+    runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),
+  });
+  expect(live).toBeDefined();
+  expect(view(live)).toEqual(view(rebuilt));
+}
+
 function checkInvariants(h: QueueHarness, submitted: Set<number>): void {
+  checkWorkingSet(h);
   const { queue, prs, runs } = snapshotOf(h);
   if (queue === undefined) throw new Error('the queue is gone');
   const listed = [...queue.runtime.lineup, ...queue.runtime.waiting];

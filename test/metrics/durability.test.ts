@@ -89,6 +89,8 @@ describe('what the engine records', () => {
     // The flaky-test integration marks the run's quarantined failures on its record (runs.ts quarantinedFailures).
     const run = h.runOf(1);
     h.store.write((tx) => tx.put('testRuns', [h.queueId, run.id], { ...run, quarantinedFailures: ['suite/a', 'suite/b'] }));
+    // Written behind the engine's back: a restart rebuilds its working set from the store.
+    await h.crashAndRestore();
     await h.pass(1);
     const scraped = new Exposition((await renderMetrics({ store: h.store, org: 'acme', now: h.scheduler.now() })).text);
     const labels = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main', queue_type: 'main' };

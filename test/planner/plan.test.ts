@@ -1,0 +1,107 @@
+/** The planner as a pure function: hand-built line-ups, the decisions it makes, one rule each. */
+import { describe, expect, test } from 'vitest';
+import { plan, type Decision, type PlanInput, type PlanPullRequest } from '../../engine/planner/planner.js';
+import { newBisection } from '../../engine/planner/bisection.js';
+import { DEFAULT_SETTINGS, type QueueSettings } from '../../engine/queues.js';
+
+function pr(number: number, fields: Partial<PlanPullRequest> = {}): PlanPullRequest {
+  return {
+    number,
+    state: 'PENDING',
+    noBatch: false,
+    readyAt: 0,
+    testedBase: null,
+    runId: null,
+    bisectionId: null,
+    group: null,
+    mergeRequested: false,
+    runsBehindEnded: 0,
+    runsBehindFailed: 0,
+    failureRetests: 0,
+    upToDate: false,
+    targets: null,
+    ...fields,
+  };
+}
+
+function input(lineup: PlanPullRequest[], settings: Partial<QueueSettings> = {}, extra: Partial<PlanInput> = {}): PlanInput {
+  const activeRuns = [...new Set(lineup.filter((p) => p.state === 'TESTING' && p.runId !== null).map((p) => p.runId as string))].map((id) => ({
+    id,
+    kind: lineup.find((p) => p.runId === id)?.group === null ? ('main' as const) : ('bisection' as const),
+    prs: lineup.filter((p) => p.runId === id && p.state === 'TESTING').map((p) => p.number),
+  }));
+  return { state: 'running', settings: { ...DEFAULT_SETTINGS, ...settings }, bisectionConcurrency: 4, lineup, activeRuns, merged: new Set(), bisections: {}, now: 0, ...extra };
+}
+
+const starts = (decisions: Decision[]) => decisions.flatMap((d) => (d.kind === 'startRun' ? [[d.runKind, d.prs, d.basePrs]] : []));
+
+describe('plan', () => {
+  test('predictive: each PR on top of the ones ahead, up to concurrency', () => {
+    expect(starts(plan(input([pr(1), pr(2), pr(3), pr(4)], { concurrency: 3 })).decisions)).toEqual([
+      ['main', [1], []],
+      ['main', [2], [1]],
+      ['main', [3], [1, 2]],
+    ]);
+  });
+
+  test('a run whose base changed is cancelled', () => {
+    const lineup = [pr(2, { state: 'TESTING', runId: 'r2', testedBase: [1] })];
+    expect(plan(input(lineup)).decisions).toEqual([{ kind: 'cancelRun', runId: 'r2', reason: 'the pull requests ahead of it changed' }]);
+  });
+
+  test('a PR that failed alone on a settled base with nothing ahead is kicked', () => {
+    expect(plan(input([pr(1, { state: 'PENDING_FAILURE', runId: 'r1', testedBase: [] })])).decisions).toEqual([{ kind: 'kick', pr: 1 }]);
+  });
+
+  test('a failure behind a PR still testing waits, and the PRs behind it are predicted without it', () => {
+    const lineup = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'PENDING_FAILURE', runId: 'r2', testedBase: [1] }), pr(3)];
+    const { decisions } = plan(input(lineup, { concurrency: 4 }));
+    expect(decisions.some((d) => d.kind === 'kick')).toBe(false);
+    expect(starts(decisions)).toEqual([['main', [3], [1]]]);
+  });
+
+  test('a failed batch on a settled base is bisected; on an unsettled one it waits', () => {
+    const failed = (n: number) => pr(n, { state: 'PENDING_FAILURE', runId: 'r9', testedBase: [10, ...[1, 2, 3].filter((k) => k < n)] });
+    const settledAhead = pr(10, { state: 'TESTS_PASSED', runId: 'r0', testedBase: [] });
+    const unsettledAhead = pr(10, { state: 'TESTING', runId: 'r0', testedBase: [] });
+    expect(plan(input([settledAhead, failed(1), failed(2), failed(3)])).decisions).toEqual([{ kind: 'bisect', prs: [1, 2, 3], basePrs: [10], bisectionId: null }]);
+    expect(plan(input([unsettledAhead, failed(1), failed(2), failed(3)])).decisions.filter((d) => d.kind === 'bisect')).toEqual([]);
+  });
+
+  test('with pendingFailureDepth, a failed PR nothing behind can vouch for is retested', () => {
+    expect(plan(input([pr(1, { state: 'PENDING_FAILURE', runId: 'r1', testedBase: [] })], { pendingFailureDepth: 1 })).decisions).toEqual([{ kind: 'retest', pr: 1 }]);
+  });
+
+  test('bisection halves are tested on the same known-good base, never on each other', () => {
+    const group = (n: number, name: string) => pr(n, { group: name, bisectionId: 'b0' });
+    const lineup = [group(1, 'g0'), group(2, 'g0'), group(3, 'g1'), group(4, 'g1'), pr(5)];
+    expect(starts(plan(input(lineup, { concurrency: 1 }, { bisections: { b0: newBisection() } })).decisions)).toEqual([
+      ['main', [5], []],
+      ['bisection', [1, 2], []],
+      ['bisection', [3, 4], []],
+    ]);
+  });
+
+  test('with skip-redundant, the second half waits for the first', () => {
+    const group = (n: number, name: string) => pr(n, { group: name, bisectionId: 'b0' });
+    const bisections = { b0: { ...newBisection(), waits: { g1: { after: 'g0', parent: [1, 2, 3, 4] } } } };
+    const lineup = [group(1, 'g0'), group(2, 'g0'), group(3, 'g1'), group(4, 'g1')];
+    expect(starts(plan(input(lineup, { optimizationMode: 'bisection_skip_redundant_tests' }, { bisections })).decisions)).toEqual([['bisection', [1, 2], []]]);
+  });
+
+  test('a PR in a bisection does not hold back the merge of a passed PR behind it', () => {
+    const lineup = [pr(1, { group: 'g0', bisectionId: 'b0' }), pr(2, { state: 'TESTS_PASSED', runId: 'r2', testedBase: [] })];
+    expect(plan(input(lineup, {}, { bisections: { b0: newBisection() } })).decisions).toEqual([{ kind: 'merge', pr: 2 }]);
+  });
+
+  test('parallel mode: PRs that share no target are tested and merged independently', () => {
+    const lineup = [pr(1, { targets: ['//a'] }), pr(2, { targets: ['//b'] }), pr(3, { targets: ['//a', '//c'] })];
+    expect(starts(plan(input(lineup, { mode: 'parallel', concurrency: 4 })).decisions)).toEqual([
+      ['main', [1], []],
+      ['main', [2], []],
+      ['main', [3], [1]],
+    ]);
+    const passed = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [], targets: ['//a'] }), pr(2, { state: 'TESTS_PASSED', runId: 'r2', testedBase: [], targets: ['//b'] })];
+    expect(plan(input(passed, { mode: 'parallel' })).decisions).toEqual([{ kind: 'merge', pr: 2 }]);
+  });
+});
