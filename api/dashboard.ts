@@ -78,7 +78,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       const form = formOf(request);
       const next = safeNext(form.get('next') ?? undefined);
       const token = form.get('token') ?? '';
-      if (token === '') return signinPage(reply.code(400), next, 'Enter an API token.');
+      if (token === '') return signinPage(reply, next, 'Enter an API token.', 400);
       const opened = openSession(engine.store, token, Date.now());
       if (opened === undefined) return signinPage(reply, next, 'That API token is not valid.');
       return reply.header('set-cookie', sessionCookie(opened.cookie, secure)).redirect(next, 303);
@@ -158,11 +158,21 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           // The queue page again, with what was refused above the form.
           const fresh = queueById(engine, session.org, queue.id);
           const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
+          // htmx shows the queue's own address, not the form's.
+          reply.header('hx-replace-url', queuePath(fresh));
           return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh)) }, mapped.status);
         }
         return reply.redirect(queuePath(queue), 303);
       }),
     );
+
+    // The actions' addresses, opened (a reload after a refused form), lead back to the queue.
+    for (const action of ['state', 'settings']) {
+      scope.get(
+        `/queues/:queueId/${action}`,
+        signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),
+      );
+    }
 
     registerFlakyPages(scope, { engine, publicUrl, signedIn, show });
   });

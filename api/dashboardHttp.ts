@@ -39,8 +39,8 @@ export function sessionOf(engine: Engine, request: FastifyRequest): Session | un
 }
 
 /** The sign-in page, answered to any page asked for without a valid session (401: it needs one). */
-export function signinPage(reply: FastifyReply, next: string, message?: string): FastifyReply {
-  return sendPage(reply, 401, page({ title: 'Sign in', body: signinBody(message, next) }));
+export function signinPage(reply: FastifyReply, next: string, message?: string, status = 401): FastifyReply {
+  return sendPage(reply, status, page({ title: 'Sign in', body: signinBody(message, next) }));
 }
 
 /** An engine error (not found, conflict, invalid) or a validation error as the status and message the API gives. */

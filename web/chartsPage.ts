@@ -30,11 +30,11 @@ function machineSection(name: MachineName, counts: Map<string, number>): Html {
   const occupied = states.filter((state) => (counts.get(state) ?? 0) > 0);
   const scope = `chart-${name}`;
   return html`<section aria-labelledby="${scope}-title"><h2 id="${scope}-title">${TITLES[name]}</h2>
-<div class="scroll"><table class="counts" data-machine="${name}"><thead><tr><th scope="col">State</th><th scope="col">Now</th></tr></thead><tbody>${states.map(
+<div class="scroll" tabindex="0" role="region" aria-label="${TITLES[name]} by state"><table class="counts" data-machine="${name}"><thead><tr><th scope="col">State</th><th scope="col">Now</th></tr></thead><tbody>${states.map(
     (state) => html`<tr data-state="${state}"><td><span class="state state-${state}">${state}</span></td><td>${counts.get(state) ?? 0}</td></tr>`,
   )}</tbody></table></div>
 <style>${raw(occupied.map((state) => highlightCss(scope, [state], undefined)).join('\n'))}</style>
-<div class="chart" id="${scope}">${raw(machineSvg(name))}</div></section>`;
+<div class="chart" id="${scope}" tabindex="0" role="region" aria-label="${TITLES[name]}: state chart">${raw(machineSvg(name))}</div></section>`;
 }
 
 export function chartsBody(engine: Engine, org: string): Html {

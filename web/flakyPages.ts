@@ -84,7 +84,7 @@ ${page.nextPageToken === '' ? '' : html`<a href="${listingUrl(query, page.nextPa
   const table =
     rows.length === 0
       ? html`<p class="muted">No test in this listing.</p>`
-      : html`<div class="scroll"><table class="tests"><thead><tr><th scope="col">Test</th><th scope="col">Status</th><th scope="col">Quarantine</th><th scope="col">Failures 24 h</th><th scope="col">Failures 7 d</th><th scope="col">PRs impacted 7 d</th><th scope="col">Owners</th></tr></thead><tbody>${rows.map(
+      : html`<div class="scroll" tabindex="0" role="region" aria-label="tests"><table class="tests"><thead><tr><th scope="col">Test</th><th scope="col">Status</th><th scope="col">Quarantine</th><th scope="col">Failures 24 h</th><th scope="col">Failures 7 d</th><th scope="col">PRs impacted 7 d</th><th scope="col">Owners</th></tr></thead><tbody>${rows.map(
           (row) => html`<tr data-test="${row.test.id}"><td><a href="/tests/${row.test.id}">${row.test.name}</a><div class="muted">${row.test.classname || row.test.file}</div></td>
 <td><span class="state state-${row.test.status.value.toUpperCase()}">${row.test.status.value}</span></td><td>${row.quarantine ?? 'no'}</td>
 <td>${percent(row.failureRate24h)}</td><td>${percent(row.failureRate7d)}</td><td>${row.pullRequestsImpacted7d}</td><td>${row.codeowners.join(', ')}</td></tr>`,
@@ -115,8 +115,8 @@ export async function testBody(engine: Engine, org: string, testId: string): Pro
 <p>Quarantined: <strong data-field="quarantine">${row.quarantine === undefined ? 'no' : `yes (${row.quarantine})`}</strong>${override === undefined ? '' : ` · override ${override}`}</p>
 <div class="controls">${action('ALWAYS_QUARANTINE', 'Quarantine', override === 'ALWAYS_QUARANTINE')}${action('NEVER_QUARANTINE', 'Never quarantine', override === 'NEVER_QUARANTINE')}${action('clear', 'Clear override', override === undefined)}</div>
 <p>Failure rate ${percent(row.failureRate24h)} in the last 24 h, ${percent(row.failureRate7d)} in the last 7 days; ${test.totals.runs} runs, ${test.totals.fails} failures in all.</p>
-<h2>History</h2><div class="chart">${raw(chart)}</div>
-<h2>Most common failures</h2>${row.mostCommonFailures.length === 0 ? html`<p class="muted">None in the last 7 days.</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Failure</th><th scope="col">Count</th><th scope="col">Last</th></tr></thead><tbody>${row.mostCommonFailures.map(
+<h2>History</h2><div class="chart" tabindex="0" role="region" aria-label="history chart">${raw(chart)}</div>
+<h2>Most common failures</h2>${row.mostCommonFailures.length === 0 ? html`<p class="muted">None in the last 7 days.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="most common failures"><table><thead><tr><th scope="col">Failure</th><th scope="col">Count</th><th scope="col">Last</th></tr></thead><tbody>${row.mostCommonFailures.map(
     (failure) => html`<tr><td><code>${failure.summary}</code></td><td>${failure.count}</td><td>${new Date(failure.lastAt).toISOString()}</td></tr>`,
   )}</tbody></table></div>`}
 <h2>Status history</h2><ol class="timeline">${test.history.map((entry) => html`<li>${new Date(entry.at).toISOString()} <strong>${entry.value}</strong> ${entry.reason}</li>`)}</ol>`;

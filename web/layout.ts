@@ -34,7 +34,7 @@ export function page(options: PageOptions): string {
   const live =
     options.live === undefined
       ? html`<div id="live">${options.body}</div>`
-      : html`<div id="live" data-live="${options.live}" hx-get="" hx-trigger="gl-changed" hx-select="#live" hx-swap="outerHTML" hx-sync="this:replace">${options.body}</div>`;
+      : html`<div id="live" data-live="${options.live}">${options.body}</div>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content="${HTMX_CONFIG}">

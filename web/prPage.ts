@@ -12,7 +12,7 @@ function runSection(queue: QueueRecord, details: TestRunDetails): Html {
   const run = details.run;
   return html`<article class="run ${run.kind}" data-run="${run.id}"><h3>${run.id} <span class="state state-${run.status}">${run.status}</span></h3>
 <p class="muted">${run.kind === 'bisection' ? `bisection ${run.bisectionId ?? ''}` : 'main line'} · tested ${run.prs.map((number) => `#${number}`).join(', ')}${run.basePrs.length > 0 ? ` on top of ${run.basePrs.map((number) => `#${number}`).join(', ')}` : ''} · branch ${run.testBranch}${run.testBranchSha === '' ? '' : ` at ${run.testBranchSha.slice(0, 12)}`}${run.reason === null ? '' : ` · ${run.reason}`}</p>
-${run.statusChecks.length === 0 ? html`<p class="muted">No status check yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Link</th></tr></thead><tbody>${run.statusChecks.map(
+${run.statusChecks.length === 0 ? html`<p class="muted">No status check yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="status checks of ${run.id}"><table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Link</th></tr></thead><tbody>${run.statusChecks.map(
     (check) => html`<tr><td>${check.context}</td><td><span class="state state-${check.state}">${check.state}</span></td><td>${check.description}</td><td>${safeUrl(check.url) ? html`<a href="${check.url}" rel="noreferrer">details<span class="visually-hidden"> of ${check.context}</span></a>` : check.url}</td></tr>`,
   )}</tbody></table></div>`}
 <p><a href="${queuePath(queue)}/runs/${run.id}">Run page</a></p></article>`;
@@ -36,7 +36,7 @@ export function prBody(engine: Engine, queue: QueueRecord, number: number): Html
 ${position >= 0 || pr.state === 'NOT_READY' ? html`<p>Waits for: ${waitsFor(pr, queue)}</p>` : ''}
 <h2>State chart</h2><p class="muted">Path taken: <span data-field="path">${path.join(' → ')}</span>; the current state is filled.</p>
 <style>${raw(highlightCss('pr-chart', path, pr.state))}</style>
-<div class="chart" id="pr-chart">${raw(machineSvg('pullRequest'))}</div>
+<div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="state chart of this pull request">${raw(machineSvg('pullRequest'))}</div>
 <h2>Timeline</h2><ol class="timeline">${timeline.map((entry) => html`<li><time datetime="${entry.at}">${entry.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time> <strong>${entry.event}</strong> ${entry.message}</li>`)}</ol>
 <h2>Test runs (${runs.length})</h2>${runs.length === 0 ? html`<p class="muted">Not tested yet.</p>` : runs.map((details) => runSection(queue, details))}`;
 }

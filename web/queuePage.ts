@@ -136,7 +136,7 @@ export function queueBody(view: QueueView): Html {
 <h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}
 ${bisectionGroups(view)}
 <h2>Line-up (${view.lineup.length})</h2>
-${view.lineup.length === 0 ? html`<p class="muted">No PR in the line-up.</p>` : html`<div class="scroll"><table class="lineup"><thead><tr><th scope="col">Position</th><th scope="col">PR</th><th scope="col">Title</th><th scope="col">State</th><th scope="col">Priority</th><th scope="col">Waits for</th></tr></thead><tbody>${lineupRows(view)}</tbody></table></div>`}
+${view.lineup.length === 0 ? html`<p class="muted">No PR in the line-up.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="line-up"><table class="lineup"><thead><tr><th scope="col">Position</th><th scope="col">PR</th><th scope="col">Title</th><th scope="col">State</th><th scope="col">Priority</th><th scope="col">Waits for</th></tr></thead><tbody>${lineupRows(view)}</tbody></table></div>`}
 <h2>Not ready (${view.waiting.length})</h2>
 ${view.waiting.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${view.waiting.map((pr) => html`<li>${prLink(queue, pr.number)} ${pr.title}: ${waitsFor(pr, queue)}</li>`)}</ul>`}`;
 }

@@ -24,7 +24,8 @@ export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Rec
   }
   for (const name of BOOLEANS) {
     const value = last(name);
-    if (value !== undefined) body[name] = value === 'true' || value === 'on';
+    // Anything but true or false is passed on for the schema to refuse by name.
+    if (value !== undefined) body[name] = value === 'true' ? true : value === 'false' ? false : value;
   }
   for (const name of Object.keys(CHOICES)) {
     const value = last(name);
@@ -40,14 +41,17 @@ export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Rec
 }
 
 function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: string): Html {
-  // Bisection concurrency follows concurrency until set: left empty, it keeps doing so.
-  const value = name === 'bisectionConcurrency' ? (queue.settings.bisectionConcurrency ?? '') : queue.settings[name];
-  const hint = name === 'bisectionConcurrency' ? html` placeholder="follows concurrency"` : '';
+  // Bisection concurrency follows concurrency until set, and a pending failure depth of 0 is off (the API takes
+  // 1 and up): left empty, either stays as it is.
+  const value =
+    name === 'bisectionConcurrency' ? (queue.settings.bisectionConcurrency ?? '') : name === 'pendingFailureDepth' && queue.settings[name] === 0 ? '' : queue.settings[name];
+  const hint = name === 'bisectionConcurrency' ? html` placeholder="follows concurrency"` : name === 'pendingFailureDepth' ? html` placeholder="off"` : '';
   return html`<label>${label}<input name="${name}" inputmode="numeric" value="${value}"${hint}></label>`;
 }
 
 function booleanField(queue: QueueRecord, name: (typeof BOOLEANS)[number], label: string): Html {
-  return html`<label><span><input type="hidden" name="${name}" value="false"><input type="checkbox" name="${name}" value="true"${queue.settings[name] ? html` checked` : ''}> ${label}</span></label>`;
+  const on = queue.settings[name];
+  return html`<label>${label}<select name="${name}"><option value="true"${on ? html` selected` : ''}>on</option><option value="false"${on ? '' : html` selected`}>off</option></select></label>`;
 }
 
 function choiceField(queue: QueueRecord, name: keyof typeof CHOICES, label: string): Html {

@@ -7,11 +7,28 @@
   let opened = false;
   let retryMs = 500;
 
+  // One redraw at a time; changes that arrive during one ask for one more after it (coalescing on this side too).
+  let drawing = false;
+  let again = false;
+
   function redraw(queueIds) {
     const live = document.getElementById('live');
     if (live === null || !live.dataset.live || typeof htmx === 'undefined') return;
     const wanted = live.dataset.live;
-    if (wanted === 'all' || queueIds === null || queueIds.includes(wanted)) htmx.trigger(live, 'gl-changed');
+    if (wanted !== 'all' && queueIds !== null && !queueIds.includes(wanted)) return;
+    if (drawing) {
+      again = true;
+      return;
+    }
+    drawing = true;
+    // The page's own address, answered in full; only its live region is taken.
+    htmx.ajax('GET', location.pathname + location.search, { target: '#live', select: '#live', swap: 'outerHTML' }).finally(function () {
+      drawing = false;
+      if (again) {
+        again = false;
+        redraw(null);
+      }
+    });
   }
 
   function connect() {
