@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, each printing figures and ratios against a baseline from the same run. */
 import { benchApi } from './api.js';
+import { benchDashboard } from './dashboard.js';
 import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
 import { benchMetrics } from './metrics.js';
@@ -10,6 +11,7 @@ import { benchStore } from './store.js';
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await benchStore();
 await benchApi();
+await benchDashboard();
 await benchFlaky();
 await benchParallel();
 await benchMetrics();
