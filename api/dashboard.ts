@@ -91,8 +91,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       async (request, reply) => {
         const session = sessionOf(engine, request);
         if (session === undefined) return reply.code(401).send(errorReply(401, 'sign in first').body);
+        // HEAD: the page asking whether its session still stands, after its stream was refused.
+        if (request.method === 'HEAD') return reply.code(204).send();
         reply.hijack();
-        events.open(session.org, reply.raw);
+        events.open(session, reply.raw);
         return reply;
       },
     );

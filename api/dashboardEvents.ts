@@ -11,6 +11,9 @@ const HEARTBEAT_MS = 25_000;
 
 interface Client {
   org: string;
+  /** The session's token and end: a stream outlives neither (checked at each event). */
+  tokenId: string;
+  expiresAt: number;
   response: ServerResponse;
   pending: Set<string>;
   timer: NodeJS.Timeout | undefined;
@@ -35,8 +38,12 @@ export class DashboardEvents {
     return this.clients.size;
   }
 
-  /** Takes over a response as an event stream for `org` until the browser goes away or the service closes. */
-  open(org: string, response: ServerResponse): void {
+  /**
+   * Takes over a response as an event stream for a session's organization until the browser goes away, the service
+   * closes, or the session ends (its token revoked, its time up): then the stream is closed, and the browser's
+   * reconnection is refused.
+   */
+  open(session: { org: string; tokenId: string; expiresAt: number }, response: ServerResponse): void {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -45,7 +52,7 @@ export class DashboardEvents {
     });
     // Reconnect quickly after an interruption (a restart of the service).
     response.write('retry: 1000\n\n');
-    const client: Client = { org, response, pending: new Set(), timer: undefined };
+    const client: Client = { org: session.org, tokenId: session.tokenId, expiresAt: session.expiresAt, response, pending: new Set(), timer: undefined };
     this.clients.add(client);
     response.on('close', () => this.drop(client));
   }
@@ -71,6 +78,12 @@ export class DashboardEvents {
 
   private flush(client: Client): void {
     client.timer = undefined;
+    const token = this.engine.store.read((tx) => tx.get('tokens', [client.tokenId]));
+    if (token === undefined || token.org !== client.org || client.expiresAt <= Date.now()) {
+      this.drop(client);
+      client.response.end();
+      return;
+    }
     const queues = [...client.pending];
     client.pending.clear();
     client.response.write(`event: changed\ndata: ${JSON.stringify({ queues })}\n\n`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { junitXml } from '../flaky/helpers.js';
-import { call, startServer, stop, type Running } from '../e2e/process.js';
+import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
 import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
 
 const CHROMIUM = chromiumPath();
@@ -248,6 +248,24 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('h1', { hasText: 'Sign in' }).waitFor();
     expect(browser.offLoopback).toEqual([]);
   });
+
+  test('an open page whose token is revoked shows the sign-in form at the next change', async () => {
+    const created = await runCli(['token', 'create', '--org', 'acme'], { GREENLINE_DATA: dataDir });
+    expect(created.code).toBe(0);
+    const token = /glt_[A-Za-z0-9_-]+/.exec(created.stdout)![0];
+    await page.goto(`${server.url}/signin?next=${encodeURIComponent(queuePath)}`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    const listed = await runCli(['token', 'list'], { GREENLINE_DATA: dataDir });
+    const id = listed.stdout.split('\n').find((line) => line.includes('cli'))!.split(/\s+/)[0]!;
+    expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
+    await submit(6);
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');
+    await page.locator('#live form[action="/signin"]').waitFor();
+    expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
+  }, 60_000);
 
   test('every page was screenshotted', async () => {
     const files = await readdir(shots);

@@ -190,7 +190,8 @@ describe('the live feed', () => {
       end: () => undefined,
       on: () => response,
     };
-    events.open('acme', response as never);
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
     for (const number of [1, 2, 3, 4, 5]) await api.post('submitPullRequest', queueBody({ pr: { number } }));
     await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }, 'release'));
     await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex);
@@ -200,6 +201,36 @@ describe('the live feed', () => {
     expect(changed).toHaveLength(1);
     const ids = (JSON.parse(changed[0]!.split('data: ')[1]!) as { queues: string[] }).queues;
     expect(new Set(ids)).toEqual(new Set(api.engine.listQueues('acme').map((queue) => queue.id)));
+    events.close();
+  });
+
+  test('a stream ends at its next event once its token is revoked; HEAD tells a page whether its session stands', async () => {
+    await makeQueue();
+    await api.post('createQueue', queueBody(), TOKENS.globex);
+    const events = new DashboardEvents(api.engine);
+    let written = '';
+    let ended = false;
+    const response = {
+      writeHead: () => response,
+      write: (chunk: string) => ((written += chunk), true),
+      end: () => void (ended = true),
+      on: () => response,
+    };
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    const cookie = await signIn(TOKENS.acme);
+    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(204);
+    revokeToken(api.store, token.id);
+    expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toBe(false);
+    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(401);
+    // The next change of the organization ends the stream instead of telling it.
+    api.engine.createQueue({ org: 'acme', repo: queueBody().repo, branch: 'next' }, {});
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ended).toBe(true);
+    expect(written).not.toContain('event: changed');
+    expect(events.size).toBe(0);
     events.close();
   });
 });

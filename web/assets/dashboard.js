@@ -56,8 +56,22 @@
       // and answered nothing), start a new stream after a growing delay.
       if (source.readyState === EventSource.CLOSED) {
         source = null;
-        setTimeout(connect, retryMs);
-        retryMs = Math.min(retryMs * 2, 10000);
+        // Refused rather than unreachable? A session that ended (signed out elsewhere, expired, token revoked)
+        // shows the sign-in page and stops here; otherwise try again after a growing delay.
+        fetch('/events', { method: 'HEAD', credentials: 'same-origin' })
+          .then(function (response) {
+            if (response.status === 401) {
+              document.documentElement.dataset.live = 'signed-out';
+              redraw(null);
+              return;
+            }
+            setTimeout(connect, retryMs);
+            retryMs = Math.min(retryMs * 2, 10000);
+          })
+          .catch(function () {
+            setTimeout(connect, retryMs);
+            retryMs = Math.min(retryMs * 2, 10000);
+          });
       }
     });
   }
