@@ -99,6 +99,10 @@ describe('the organization page', () => {
     await ok('createQueue', queueBody({ requiredStatuses: ['ci'] }));
     for (const number of [1, 2, 3]) await ok('submitPullRequest', queueBody({ pr: { number } }));
     await api.engine.settle();
+    const before = await page('/');
+    expect(before).toContain('<dd data-field="depth">3</dd>');
+    expect(before).toContain('<dd data-field="not-ready">0</dd>');
+    expect(before).toContain('<dd data-field="runs">1</dd>');
     // Each PR tests for 2, 3 and 4 minutes after the one before it merged: in queue 2, 5 and 9 minutes.
     for (const minutes of [2, 3, 4]) {
       await api.clock.advanceBy(minutes * 60_000);
