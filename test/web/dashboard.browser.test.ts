@@ -246,6 +246,9 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('h1', { hasText: 'Sign in' }).waitFor();
     await page.goto(`${server.url}/charts`);
     await page.locator('h1', { hasText: 'Sign in' }).waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(browser.offLoopback).toEqual([]);
   });
 
