@@ -5,6 +5,7 @@
 import type { Engine, TestRunDetails } from '../engine/engine.js';
 import type { PullRequestRecord } from '../engine/pullRequests.js';
 import type { QueueRecord } from '../engine/queues.js';
+import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { keyOf, queuePath } from './queueAccess.js';
 
@@ -99,8 +100,8 @@ function runsSection(view: QueueView): Html {
   return html`${mainPart}${bisectionPart}`;
 }
 
-/** Bisection groups of the line-up: the PRs of each failed batch, split into the groups being tested apart. */
-function bisectionGroups(view: QueueView): Html {
+/** Each bisection of the line-up as a tree: the failed sets, and the groups being tested under them. */
+function bisectionTrees(view: QueueView): Html {
   const bisections = new Map<string, Map<string, number[]>>();
   for (const pr of view.lineup) {
     if (pr.bisectionId === null) continue;
@@ -110,11 +111,16 @@ function bisectionGroups(view: QueueView): Html {
     bisections.set(pr.bisectionId, groups);
   }
   if (bisections.size === 0) return html``;
-  return html`<h2>Bisections</h2>${[...bisections].map(
-    ([id, groups]) => html`<section class="run bisection"><h3>Bisection ${id}</h3>${[...groups].map(
-      ([group, numbers]) => html`<div class="group">Group ${group}: ${prList(view.queue, numbers)}</div>`,
-    )}</section>`,
-  )}`;
+  const states = new Map(view.lineup.map((pr) => [pr.number, pr.state]));
+  const node = (tree: TreeNode): Html =>
+    html`<li class="${tree.kind}">${tree.kind === 'failed' ? html`<span class="state state-FAILED">failed together</span> ` : html`<span class="group-name">Group ${tree.name ?? ''}</span> `}${tree.prs.map(
+      (number, index) => html`${index > 0 ? ', ' : ''}${prLink(view.queue, number)}${tree.kind === 'group' && states.has(number) ? html` <span class="state state-${states.get(number)!}">${states.get(number)!}</span>` : ''}`,
+    )}${tree.children.length === 0 ? '' : html`<ul>${tree.children.map(node)}</ul>`}</li>`;
+  return html`<h2>Bisections</h2>${[...bisections].map(([id, groups]) => {
+    const memory = view.queue.runtime.bisections[id];
+    const failedSets = Array.isArray(memory?.failed) ? memory.failed.flatMap((entry) => (Array.isArray(entry.prs) ? [entry.prs] : [])) : [];
+    return html`<section class="run bisection" data-bisection-tree="${id}"><h3>Bisection ${id}</h3><ul class="tree">${bisectionTree(failedSets, groups).map(node)}</ul></section>`;
+  })}`;
 }
 
 function stateButton(queue: QueueRecord, state: 'running' | 'paused' | 'draining', label: string): Html {
@@ -134,7 +140,7 @@ export function queueBody(view: QueueView): Html {
   return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize}` : ''}</p>
 <div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>
 <h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}
-${bisectionGroups(view)}
+${bisectionTrees(view)}
 <h2>Line-up (${view.lineup.length})</h2>
 ${view.lineup.length === 0 ? html`<p class="muted">No PR in the line-up.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="line-up"><table class="lineup"><thead><tr><th scope="col">Position</th><th scope="col">PR</th><th scope="col">Title</th><th scope="col">State</th><th scope="col">Priority</th><th scope="col">Waits for</th></tr></thead><tbody>${lineupRows(view)}</tbody></table></div>`}
 <h2>Not ready (${view.waiting.length})</h2>

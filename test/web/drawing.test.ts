@@ -56,8 +56,10 @@ describe('the queue page', () => {
     await setStatus(batch!, 'failure');
     html = await page(`/queues/${queueId()}`);
     expect(html).toContain('<h2>Bisections</h2>');
-    const groups = [...html.matchAll(/<div class="group">Group ([^:]+):/g)].map((match) => match[1]);
-    expect(groups.length).toBeGreaterThanOrEqual(1);
+    // The tree: the batch that failed together at the root, the groups being tested under it.
+    const tree = html.slice(html.indexOf('data-bisection-tree='));
+    expect(tree).toMatch(/<ul class="tree"><li class="failed"><span class="state state-FAILED">failed together<\/span> (<a href="[^"]+\/prs\/\d">#\d<\/a>(, )?){4}<ul>/);
+    expect([...tree.matchAll(/<li class="group"><span class="group-name">Group /g)].length).toBeGreaterThanOrEqual(2);
     expect(html).toMatch(/<section class="bisection" data-bisection="[^"]+"><h3>Bisection /);
     expect(html.match(/class="run bisection"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
   });

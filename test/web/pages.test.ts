@@ -4,6 +4,7 @@ import { fc, test as prop } from '@fast-check/vitest';
 import type { TestRunDetails } from '../../engine/engine.js';
 import type { TimelineEntry } from '../../engine/pullRequests.js';
 import { newQueue } from '../../engine/queues.js';
+import { bisectionTree, type TreeNode } from '../../web/bisectionTree.js';
 import { html, raw } from '../../web/html.js';
 import { lanesOf } from '../../web/queuePage.js';
 import { settingsFromForm } from '../../web/settingsForm.js';
@@ -66,5 +67,20 @@ describe('the settings form', () => {
     expect(settingsFromForm(new URLSearchParams('requiredStatuses=a,+b,,'), queue)).toEqual({ requiredStatuses: ['a', 'b'] });
     expect(settingsFromForm(new URLSearchParams('requiredStatuses='), queue)).toEqual({});
     expect(settingsFromForm(new URLSearchParams('requiredStatuses='), { ...queue, requiredStatuses: ['a'] })).toEqual({ deleteRequiredStatuses: true });
+  });
+});
+
+describe('a bisection as a tree', () => {
+  const show = (nodes: TreeNode[]): unknown[] =>
+    nodes.map((node) => [node.kind === 'failed' ? 'failed' : `group ${node.name}`, node.prs, ...(node.children.length > 0 ? [show(node.children)] : [])]);
+  test('groups under the smallest failed set holding them; failed halves under the batch', () => {
+    const groups = new Map([['g2', [3, 4]], ['g3', [1]], ['g4', [2]]]);
+    expect(show(bisectionTree([[1, 2, 3, 4], [1, 2], [1, 2, 3, 4]], groups))).toEqual([
+      ['failed', [1, 2, 3, 4], [['failed', [1, 2], [['group g3', [1]], ['group g4', [2]]]], ['group g2', [3, 4]]]],
+    ]);
+  });
+  test('a group equal to a failed set sits under it; a group outside every failed set is a root of its own', () => {
+    expect(show(bisectionTree([[5, 6]], new Map([['g0', [5, 6]], ['g9', [7]]])))).toEqual([['failed', [5, 6], [['group g0', [5, 6]]]], ['group g9', [7]]]);
+    expect(bisectionTree([], new Map())).toEqual([]);
   });
 });
