@@ -11,12 +11,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 const CANDIDATES = [process.env.GREENLINE_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
+/** GREENLINE_CHROMIUM names the binary; `none` turns the browser tests off (they then say they are skipped). */
 export function chromiumPath(): string | undefined {
+  if (process.env.GREENLINE_CHROMIUM === 'none') return undefined;
   return CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path));
 }
 
 export const SKIP_MESSAGE =
-  'dashboard browser tests SKIPPED: no Chromium found (install Debian\'s chromium: apt-get install -y chromium, or set GREENLINE_CHROMIUM)';
+  process.env.GREENLINE_CHROMIUM === 'none'
+    ? 'dashboard browser tests SKIPPED: GREENLINE_CHROMIUM=none'
+    : 'dashboard browser tests SKIPPED: no Chromium found (install Debian\'s chromium: apt-get install -y chromium, or set GREENLINE_CHROMIUM)';
 
 export interface Browser {
   context: BrowserContext;
