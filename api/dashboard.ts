@@ -17,7 +17,7 @@ import { clearedCookie, openSession, sessionCookie, type Session } from '../web/
 import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
-import { errorBlock, errorPage, formOf, prNumber, replyFor, sameOrigin, sendPage, sessionOf, signinPage } from './dashboardHttp.js';
+import { errorBlock, errorPage, formOf, prNumber, replyFor, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
 import { errorReply } from './errors.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import { createCaller } from './router.js';
@@ -28,8 +28,6 @@ export interface DashboardOptions {
 }
 
 const FORM_LIMIT = 64 * 1024;
-
-type Handler = (request: FastifyRequest, reply: FastifyReply, session: Session) => Promise<FastifyReply> | FastifyReply;
 
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { engine, publicUrl } = options;
@@ -84,20 +82,20 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return reply.header('set-cookie', sessionCookie(opened.cookie, secure)).redirect(next, 303);
     });
 
-    scope.post('/signout', async (_request, reply) => reply.header('set-cookie', clearedCookie(secure)).redirect('/signin', 303));
+    scope.post('/signout', async (request, reply) => {
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply(403, 'sign-out from another site refused')) }));
+      return reply.header('set-cookie', clearedCookie(secure)).redirect('/signin', 303);
+    });
 
-    scope.get(
-      '/events',
-      async (request, reply) => {
-        const session = sessionOf(engine, request);
-        if (session === undefined) return reply.code(401).send(errorReply(401, 'sign in first').body);
-        // HEAD: the page asking whether its session still stands, after its stream was refused.
-        if (request.method === 'HEAD') return reply.code(204).send();
-        reply.hijack();
-        events.open(session, reply.raw);
-        return reply;
-      },
-    );
+    scope.get('/events', async (request, reply) => {
+      const session = sessionOf(engine, request);
+      if (session === undefined) return reply.code(401).send(errorReply(401, 'sign in first').body);
+      // HEAD: the page asking whether its session still stands, after its stream was refused.
+      if (request.method === 'HEAD') return reply.code(204).send();
+      reply.hijack();
+      events.open(session, reply.raw);
+      return reply;
+    });
 
     scope.get('/', signedIn(async (_request, reply, session) => show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) })));
 
@@ -180,4 +178,3 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   });
 }
 
-export type { Handler };

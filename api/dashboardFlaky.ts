@@ -6,9 +6,7 @@ import { flakyTestsFor, type QuarantineOverride } from '../engine/flaky/index.js
 import { flakyBody, listingQuery, testBody } from '../web/flakyPages.js';
 import type { PageOptions } from '../web/layout.js';
 import type { Session } from '../web/session.js';
-import { formOf } from './dashboardHttp.js';
-
-type Handler = (request: FastifyRequest, reply: FastifyReply, session: Session) => Promise<FastifyReply> | FastifyReply;
+import { formOf, type Handler } from './dashboardHttp.js';
 
 export interface FlakyPagesOptions {
   engine: Engine;

@@ -23,6 +23,9 @@ const CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/** A dashboard route that runs only with a session (see `signedIn` in dashboard.ts). */
+export type Handler = (request: FastifyRequest, reply: FastifyReply, session: Session) => Promise<FastifyReply> | FastifyReply;
+
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
