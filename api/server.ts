@@ -6,11 +6,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Engine } from '../engine/engine.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
+import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
-import { TEST_PAGE } from './testPage.js';
 import { openApiDocument } from './openapi.js';
 
 export interface ServerOptions {
@@ -98,7 +98,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.type('application/json; charset=utf-8').send(openapi);
   });
 
-  app.get('/tests/:id', async (_request, reply) => reply.type('text/html; charset=utf-8').send(TEST_PAGE));
+  // The web dashboard (web/): its pages, including /tests/<id> where every test's html_url points.
+  await registerDashboard(app, { engine, publicUrl: publicUrlOf });
 
   // CI output may hold anything a build prints, so it takes the same token as the API: a link opens with
   // `curl -H "x-api-token: ..."`, and another organization's run is not found.

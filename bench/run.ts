@@ -1,5 +1,7 @@
 /** `npm run bench`: every benchmark, each printing figures and ratios against a baseline from the same run. */
 import { benchApi } from './api.js';
+import { benchDashboard } from './dashboard.js';
+import { benchEngine } from './engine.js';
 import { benchFailures } from './failures.js';
 import { benchFlaky } from './flaky.js';
 import { benchParallel } from './parallel.js';
@@ -11,9 +13,11 @@ import { benchStore } from './store.js';
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await benchStore();
 await benchApi();
+await benchDashboard();
 await benchFlaky();
 await benchParallel();
 await benchMetrics();
 await benchLocalGit();
 await benchSim();
+await benchEngine();
 await benchFailures();

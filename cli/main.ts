@@ -15,7 +15,7 @@ import { version } from './version.js';
 export const HELP = `greenline — a merge queue and flaky-test service
 
 Usage:
-  greenline serve                        run the service (what npm start runs)
+  greenline serve                        run the service and its web dashboard at / (what npm start runs)
   greenline token create --org NAME      add an API token for an organization; prints the token once
   greenline token list                   list tokens: id, organization, source, creation time (never the token)
   greenline token revoke ID              remove a token
@@ -35,7 +35,8 @@ ${Object.entries(ENVIRONMENT)
   .join('\n')}
 
 When no token is configured and the store holds none, the first start creates a token for organization
-"default" and prints it once. The token commands may run while the service runs: it sees new tokens at once.
+"default" and prints it once. The dashboard (http://HOST:PORT/) signs in with such a token once and keeps a session
+cookie; it shows only that token's organization. The token commands may run while the service runs: it sees new tokens at once.
 `;
 
 export async function main(argv: string[]): Promise<number> {

@@ -55,6 +55,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   engine.start();
   const where = localHost === undefined ? 'simulated git host' : `repositories in ${join(config.dataDir, 'repos')}`;
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
+  console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

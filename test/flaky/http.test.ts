@@ -385,12 +385,25 @@ describe("a test's page", () => {
     await upload([{ name: 'shaky', outcome: 'failed', message: 'timeout after 31s' }], { commit_sha: sha(2) });
     const row = (await failing()).body.tests.find((test: any) => test.name === 'shaky');
     const url = new URL(row.html_url);
-    const page = await api.app.inject({ method: 'GET', url: url.pathname });
+    // Without a dashboard session the page is the sign-in page, and shows nothing of the test.
+    const anonymous = await api.app.inject({ method: 'GET', url: url.pathname });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['content-type']).toContain('text/html');
+    expect(anonymous.body).not.toContain('shaky');
+    expect(anonymous.body).toContain('action="/signin"');
+    const sessionOf = async (token: string) => {
+      const signin = await api.app.inject({ method: 'POST', url: '/signin', payload: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(signin.statusCode).toBe(303);
+      return String(signin.headers['set-cookie']).split(';')[0]!;
+    };
+    const page = await api.app.inject({ method: 'GET', url: url.pathname, headers: { cookie: await sessionOf(TOKENS.acme) } });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
-    // The page holds no data of its own: it fetches it with the reader's token.
-    expect(page.body).not.toContain('shaky');
-    expect(page.body).toContain('/v1/flaky-tests/get-test');
+    expect(page.body).toContain('shaky');
+    expect(page.body).toContain('timeout after');
+    const elsewhere = await api.app.inject({ method: 'GET', url: url.pathname, headers: { cookie: await sessionOf(TOKENS.globex) } });
+    expect(elsewhere.statusCode).toBe(404);
+    expect(elsewhere.body).not.toContain('shaky');
 
     const detail = await post('flaky-tests/get-test', { test_id: row.id.toUpperCase() });
     expect(detail.status).toBe(200);

@@ -86,7 +86,7 @@ const lineupArb = fc.integer({ min: 0, max: 14 }).chain((size) =>
         state: fc.constantFrom(...PULL_REQUEST_STATES.filter((state) => ['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(state))),
         group: fc.option(fc.constantFrom('g1', 'g2'), { freq: 3 }),
         runId: fc.option(fc.constantFrom('r1', 'r2', 'r3')),
-        mergeRequested: fc.boolean({ freq: 8 }),
+        mergeRequested: fc.nat(7).map((n) => n === 0),
         runsBehindEnded: fc.integer({ min: 0, max: 2 }),
         targets: targetsArb,
         /** The tested base: the PRs ahead, or a random subset of them, or none. */

@@ -1,0 +1,181 @@
+/**
+ * The web dashboard's routes (pages in web/): sign-in and sign-out, the organization, queue, PR, run and state-chart
+ * pages, the queue actions (state, settings) and the live event stream. Every page needs a session; another
+ * organization's queue is not found. Actions go through the same router as the API, so they validate alike.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { loadAssets } from '../web/assets.js';
+import { chartsBody } from '../web/chartsPage.js';
+import { html, type Html } from '../web/html.js';
+import { page, type PageOptions } from '../web/layout.js';
+import { orgPage } from '../web/orgPage.js';
+import { prBody, runBody } from '../web/prPage.js';
+import { queueById, queueName, queuePath } from '../web/queueAccess.js';
+import { queueBody, readQueue } from '../web/queuePage.js';
+import { clearedCookie, openSession, sessionCookie, type Session } from '../web/session.js';
+import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
+import { safeNext, signinBody } from '../web/signinPage.js';
+import { DashboardEvents } from './dashboardEvents.js';
+import { errorBlock, errorPage, formOf, prNumber, replyFor, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
+import { errorReply } from './errors.js';
+import { registerFlakyPages } from './dashboardFlaky.js';
+import { createCaller } from './router.js';
+
+export interface DashboardOptions {
+  engine: Engine;
+  /** Where people reach this service (known once it listens, when its port is picked at start). */
+  publicUrl: () => string;
+}
+
+const FORM_LIMIT = 64 * 1024;
+
+export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
+  const { engine, publicUrl } = options;
+  const secure = () => publicUrl().startsWith('https:');
+  const assets = loadAssets();
+  const events = new DashboardEvents(engine);
+  app.addHook('preClose', async () => events.close());
+
+  /** A page or action that needs a session: without one, the sign-in page (for a post, 401 as well). */
+  const signedIn =
+    (handler: Handler) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      const session = sessionOf(engine, request);
+      if (session === undefined) return signinPage(reply, request.method === 'GET' ? request.url : '/');
+      if (request.method === 'POST' && !sameOrigin(request)) {
+        return errorPage(reply, request, Object.assign(new Error('cross-origin post'), { statusCode: 403 }), session.org);
+      }
+      try {
+        return await handler(request, reply, session);
+      } catch (error) {
+        return errorPage(reply, request, error, session.org);
+      }
+    };
+  const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
+    sendPage(reply, status, page({ ...options, org: session.org }));
+
+  await app.register(async (scope) => {
+    // Forms post URL-encoded bodies; only in this scope (the API keeps answering 415 to anything but JSON).
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
+      done(null, new URLSearchParams(String(body)));
+    });
+
+    scope.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+      const asset = assets.get(request.params.name);
+      if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send(`no asset ${request.params.name}`);
+      return reply.type(asset.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(asset.body);
+    });
+
+    scope.get<{ Querystring: { next?: string } }>('/signin', async (request, reply) => {
+      if (sessionOf(engine, request) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
+      return sendPage(reply, 200, page({ title: 'Sign in', body: signinBody(undefined, safeNext(request.query.next)) }));
+    });
+
+    scope.post('/signin', async (request, reply) => {
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply(403, 'sign-in from another site refused')) }));
+      const form = formOf(request);
+      const next = safeNext(form.get('next') ?? undefined);
+      const token = form.get('token') ?? '';
+      if (token === '') return signinPage(reply, next, 'Enter an API token.', 400);
+      const opened = openSession(engine.store, token, Date.now());
+      if (opened === undefined) return signinPage(reply, next, 'That API token is not valid.');
+      return reply.header('set-cookie', sessionCookie(opened.cookie, secure())).redirect(next, 303);
+    });
+
+    scope.post('/signout', async (request, reply) => {
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply(403, 'sign-out from another site refused')) }));
+      return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
+    });
+
+    scope.get('/events', async (request, reply) => {
+      const session = sessionOf(engine, request);
+      if (session === undefined) return reply.code(401).send(errorReply(401, 'sign in first').body);
+      // HEAD: the page asking whether its session still stands, after its stream was refused.
+      if (request.method === 'HEAD') return reply.code(204).send();
+      reply.hijack();
+      events.open(session, reply.raw);
+      return reply;
+    });
+
+    scope.get('/', signedIn(async (_request, reply, session) => show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) })));
+
+    scope.get('/charts', signedIn((_request, reply, session) => show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) })));
+
+    scope.get<{ Params: { queueId: string } }>(
+      '/queues/:queueId',
+      signedIn((request, reply, session) => {
+        const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
+        return show(reply, session, { title: queueName(queue), live: queue.id, aside: settingsForm(queue), body: queueBody(readQueue(engine, queue)) });
+      }),
+    );
+
+    scope.get(
+      '/queues/:queueId/prs/:number',
+      signedIn((request, reply, session) => {
+        const params = request.params as { queueId: string; number: string };
+        const queue = queueById(engine, session.org, params.queueId);
+        const number = prNumber(params.number);
+        if (number === undefined) throw Object.assign(new Error(`"${params.number}" is not a pull request number (1 to 2147483647)`), { statusCode: 400 });
+        return show(reply, session, { title: `Pull request #${number}`, live: queue.id, body: prBody(engine, queue, number) });
+      }),
+    );
+
+    scope.get(
+      '/queues/:queueId/runs/:runId',
+      signedIn((request, reply, session) => {
+        const params = request.params as { queueId: string; runId: string };
+        const queue = queueById(engine, session.org, params.queueId);
+        return show(reply, session, { title: `Test run ${params.runId}`, live: queue.id, body: runBody(engine, queue, params.runId) });
+      }),
+    );
+
+    const caller = (session: Session) => createCaller({ org: session.org, engine, publicUrl: publicUrl() });
+    const identity = (queueId: string, org: string) => {
+      const queue = queueById(engine, org, queueId);
+      return { queue, body: { repo: queue.repo, targetBranch: queue.branch } };
+    };
+
+    scope.post(
+      '/queues/:queueId/state',
+      signedIn(async (request, reply, session) => {
+        const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
+        const state = formOf(request).get('state');
+        if (state === null) throw Object.assign(new Error('missing the field "state" (running, paused or draining)'), { statusCode: 400 });
+        await caller(session).updateQueue({ ...body, state } as never);
+        return reply.redirect(queuePath(queue), 303);
+      }),
+    );
+
+    scope.post(
+      '/queues/:queueId/settings',
+      signedIn(async (request, reply, session) => {
+        const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
+        try {
+          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) } as never);
+        } catch (error) {
+          const mapped = replyFor(error);
+          if (mapped.status !== 400 && mapped.status !== 409) throw error;
+          // The queue page again, with what was refused above the form.
+          const fresh = queueById(engine, session.org, queue.id);
+          const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
+          // htmx shows the queue's own address, not the form's.
+          reply.header('hx-replace-url', queuePath(fresh));
+          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh)) }, mapped.status);
+        }
+        return reply.redirect(queuePath(queue), 303);
+      }),
+    );
+
+    // The actions' addresses, opened (a reload after a refused form), lead back to the queue.
+    for (const action of ['state', 'settings']) {
+      scope.get(
+        `/queues/:queueId/${action}`,
+        signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),
+      );
+    }
+
+    registerFlakyPages(scope, { engine, signedIn, show });
+  });
+}
+

@@ -1,0 +1,106 @@
+/**
+ * The dashboard's live feed: one server-sent-event stream per open page, fed by the engine's committed inputs
+ * (`engine.onInput`, called after each commit). Changes are coalesced: a stream gets at most one `changed` event per
+ * COALESCE_MS, naming the queues that changed since the last one, and only queues of its session's organization.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Engine } from '../engine/engine.js';
+
+export const COALESCE_MS = 200;
+const HEARTBEAT_MS = 25_000;
+
+interface Client {
+  org: string;
+  /** The session's token and end: a stream outlives neither (checked at each event). */
+  tokenId: string;
+  expiresAt: number;
+  response: ServerResponse;
+  pending: Set<string>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class DashboardEvents {
+  private readonly clients = new Set<Client>();
+  private readonly orgOfQueue = new Map<string, string>();
+  private readonly unsubscribe: () => void;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly engine: Engine) {
+    this.unsubscribe = engine.onInput((queueId) => this.changed(queueId));
+    // A comment now and then keeps proxies from closing an idle stream, and finds streams whose reader is gone.
+    this.heartbeat = setInterval(() => {
+      for (const client of this.clients) client.response.write(': keep-alive\n\n');
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /**
+   * Takes over a response as an event stream for a session's organization until the browser goes away, the service
+   * closes, or the session ends (its token revoked, its time up): then the stream is closed, and the browser's
+   * reconnection is refused.
+   */
+  open(session: { org: string; tokenId: string; expiresAt: number }, response: ServerResponse): void {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    // Reconnect quickly after an interruption (a restart of the service).
+    response.write('retry: 1000\n\n');
+    const client: Client = { org: session.org, tokenId: session.tokenId, expiresAt: session.expiresAt, response, pending: new Set(), timer: undefined };
+    this.clients.add(client);
+    response.on('close', () => this.drop(client));
+  }
+
+  private orgOf(queueId: string): string | undefined {
+    let org = this.orgOfQueue.get(queueId);
+    if (org === undefined) {
+      org = this.engine.store.read((tx) => tx.get('queues', [queueId]))?.org;
+      if (org !== undefined) this.orgOfQueue.set(queueId, org);
+    }
+    return org;
+  }
+
+  private changed(queueId: string): void {
+    if (this.clients.size === 0) return;
+    const org = this.orgOf(queueId);
+    for (const client of this.clients) {
+      if (client.org !== org) continue;
+      client.pending.add(queueId);
+      client.timer ??= setTimeout(() => this.flush(client), COALESCE_MS);
+    }
+  }
+
+  private flush(client: Client): void {
+    client.timer = undefined;
+    const token = this.engine.store.read((tx) => tx.get('tokens', [client.tokenId]));
+    if (token === undefined || token.org !== client.org || client.expiresAt <= Date.now()) {
+      this.drop(client);
+      client.response.end();
+      return;
+    }
+    const queues = [...client.pending];
+    client.pending.clear();
+    client.response.write(`event: changed\ndata: ${JSON.stringify({ queues })}\n\n`);
+  }
+
+  private drop(client: Client): void {
+    if (client.timer !== undefined) clearTimeout(client.timer);
+    this.clients.delete(client);
+  }
+
+  /** Ends every stream (the service is closing); the browsers reconnect to the next start. */
+  close(): void {
+    this.unsubscribe();
+    clearInterval(this.heartbeat);
+    for (const client of [...this.clients]) {
+      this.drop(client);
+      client.response.end();
+    }
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * The dashboard in a real browser (headless Chromium), against the real `greenline serve` on the simulated host
+ * with the synthetic CI: sign-in, a queue moving live, pause and resume, a PR's timeline and highlighted chart,
+ * quarantining a test, a restart the page reconnects after, sign-out; every page screenshotted, checked by axe-core
+ * for serious violations and at 390 px wide.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { junitXml } from '../flaky/helpers.js';
+import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
+import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
+
+const CHROMIUM = chromiumPath();
+if (CHROMIUM === undefined) console.warn(SKIP_MESSAGE);
+
+const ACME = 'acme-dashboard-token-0123456789';
+const GLOBEX = 'globex-dashboard-token-0123456789';
+const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
+const QUEUE = { repo: REPO, targetBranch: 'main' };
+const ENV = {
+  GREENLINE_PROVIDER: 'sim',
+  // Every run passes, in about two seconds.
+  GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04,seed=7',
+  GREENLINE_API_TOKENS: `acme:${ACME},globex:${GLOBEX}`,
+};
+
+describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
+  let dataDir = '';
+  let shots = '';
+  let server: Running;
+  let browser: Browser;
+  let page: Page;
+  let queuePath = '';
+  const pages: string[] = [];
+
+  const api = async (path: string, body: unknown, token = ACME) => {
+    const response = await call(server, `/v1/${path}`, token, body);
+    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+    return response.json();
+  };
+  const submit = (number: number) => api('submitPullRequest', { ...QUEUE, pr: { number } });
+
+  async function check(name: string): Promise<void> {
+    pages.push(page.url());
+    await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`)).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'greenline-dashboard-'));
+    // GREENLINE_SCREENSHOTS keeps them in a folder of one's choice; otherwise a temporary one, removed at the end.
+    shots = process.env.GREENLINE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'greenline-screenshots-')));
+    await mkdir(shots, { recursive: true });
+    console.log(`dashboard screenshots in ${shots}`);
+    server = await startServer({ ...ENV, GREENLINE_DATA: dataDir });
+    browser = await launch(CHROMIUM!);
+    page = await browser.context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server !== undefined) await stop(server);
+    await rm(dataDir, { recursive: true, force: true });
+    if (process.env.GREENLINE_SCREENSHOTS === undefined) await rm(shots, { recursive: true, force: true });
+  });
+
+  test('a request without a session gets the sign-in page; a wrong token is refused; a right one signs in', async () => {
+    const anonymous = await fetch(`${server.url}/queues/anything`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toContain('action="/signin"');
+
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
+    await check('signin');
+    await page.getByLabel('API token').fill('not-a-token-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That API token is not valid.').waitFor();
+
+    await page.getByLabel('API token').fill(ACME);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('h1', { hasText: 'Queues' }).waitFor();
+    expect(await page.locator('.org strong').textContent()).toBe('acme');
+    const cookies = await browser.context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'greenline_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(session!.value).not.toContain(ACME);
+    expect(page.url()).not.toContain(ACME);
+    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).not.toContain(ACME);
+  });
+
+  test('the organization page shows a new queue live, and the queue page moves PRs live until they merge', async () => {
+    await page.evaluate('window.marker = 1');
+    await api('createQueue', { ...QUEUE, concurrency: 2 });
+    const card = page.locator('.card', { hasText: 'acme/widgets' });
+    await card.waitFor();
+    await check('organization');
+
+    await card.getByRole('link').click();
+    await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    queuePath = new URL(page.url()).pathname;
+    await page.evaluate('window.marker = 2');
+    for (const number of [1, 2, 3]) await submit(number);
+    // The rows appear without a reload...
+    await page.locator('tr[data-pr="3"]').waitFor();
+    await page.locator('.run').first().waitFor();
+    await check('queue');
+    // ...and leave the line-up as the PRs merge.
+    await page.locator('tr[data-pr]').first().waitFor({ state: 'detached', timeout: 30_000 });
+    await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
+    expect(await page.evaluate<number>('window.marker')).toBe(2);
+  }, 60_000);
+
+  test('pause holds the queue and resume lets it go on', async () => {
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.locator('[data-field="queue-state"]').textContent()).toBe('paused');
+    await submit(4);
+    const row = page.locator('tr[data-pr="4"]');
+    await row.waitFor();
+    await expect.poll(() => row.textContent()).toContain('the queue to be resumed');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await row.locator('.state').textContent()).toBe('PENDING');
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => page.locator('[data-field="queue-state"]').textContent()).toBe('running');
+    await row.waitFor({ state: 'detached', timeout: 30_000 });
+  }, 60_000);
+
+  test('the settings form saves valid settings and says which field is wrong', async () => {
+    await page.locator('summary', { hasText: 'Settings' }).click();
+    await page.getByLabel('Concurrency', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('.error', { hasText: 'concurrency' }).waitFor();
+    await page.locator('summary', { hasText: 'Settings' }).click();
+    await page.getByLabel('Concurrency', { exact: true }).fill('3');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('#live').textContent()).toContain('concurrency 3');
+    const queue = (await api('getQueue', QUEUE)) as { concurrency: number };
+    expect(queue.concurrency).toBe(3);
+  }, 30_000);
+
+  test("a PR's page shows its timeline and its state chart with the path taken and the current state", async () => {
+    await page.goto(`${server.url}${queuePath}/prs/1`);
+    await expect.poll(() => page.locator('[data-field="pr-state"]').textContent()).toBe('MERGED');
+    const path = await page.locator('[data-field="path"]').textContent();
+    expect(path).toBe('NOT_READY → PENDING → TESTING → TESTS_PASSED → MERGED');
+    expect(await page.locator('ol.timeline li', { hasText: 'merged into main' }).count()).toBe(1);
+    const fill = (state: string) =>
+      page.locator(`#pr-chart [data-id="${state}"] rect`).evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element).fill);
+    expect(await fill('MERGED')).toBe('rgb(255, 211, 61)');
+    expect(await fill('FAILED')).not.toBe('rgb(255, 211, 61)');
+    const edgeWidth = (from: string, to: string) =>
+      page.locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`).evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(element).strokeWidth);
+    expect(await edgeWidth('TESTING', 'TESTS_PASSED')).toBe('3px');
+    expect(await edgeWidth('TESTING', 'PENDING_FAILURE')).toBe('1px');
+    expect(await page.locator('.run .state').first().textContent()).toBe('succeeded');
+    await check('pull-request');
+  }, 30_000);
+
+  test('the state charts page draws the three machines with the counts of now', async () => {
+    await page.goto(`${server.url}/charts`);
+    expect(await page.locator('.chart svg').count()).toBe(3);
+    const count = (machine: string, state: string) => page.locator(`table[data-machine="${machine}"] tr[data-state="${state}"] td`).nth(1).textContent();
+    expect(await count('pullRequest', 'MERGED')).toBe('4');
+    expect(await count('queue', 'running')).toBe('1');
+    expect(Number(await count('testRun', 'succeeded'))).toBeGreaterThan(0);
+    await check('state-charts');
+  });
+
+  test('a failing test can be found in the listings and quarantined from its page', async () => {
+    const cases = [{ name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' }, { name: 'steady' }];
+    await api('flaky-tests/upload', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      commit_sha: 'b'.repeat(40),
+      branch: 'main',
+      reports: [{ file: 'junit.xml', xml: junitXml(cases) }],
+    });
+    await page.goto(`${server.url}/flaky`);
+    await page.getByLabel('Repository').selectOption('github.com/acme/widgets');
+    await page.getByLabel('Listing').selectOption('failing');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.locator('table.tests').waitFor();
+    await check('flaky-failing');
+    await page.getByRole('link', { name: 'shaky_login' }).click();
+    await page.locator('h1', { hasText: 'shaky_login' }).waitFor();
+    expect(await page.locator('[data-field="quarantine"]').textContent()).toBe('no');
+    await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
+    await expect.poll(() => page.locator('[data-field="quarantine"]').textContent()).toBe('yes (ALWAYS_QUARANTINE)');
+    await check('flaky-test');
+    await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=quarantined`);
+    expect(await page.locator('table.tests tr[data-test]').count()).toBe(1);
+    await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=bogus`);
+    await page.locator('.error', { hasText: 'list must be one of' }).waitFor();
+  }, 30_000);
+
+  test("another organization's queue is not found", async () => {
+    const signin = await fetch(`${server.url}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${GLOBEX}`,
+    });
+    expect(signin.status).toBe(303);
+    const cookie = signin.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`${server.url}${queuePath}`, { headers: { cookie } })).status).toBe(404);
+    expect((await fetch(`${server.url}${queuePath}/prs/1`, { headers: { cookie } })).status).toBe(404);
+    const home = await (await fetch(`${server.url}/`, { headers: { cookie } })).text();
+    expect(home).toContain('globex');
+    expect(home).not.toContain('acme/widgets');
+  });
+
+  test('every page works 390 px wide', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [index, url] of [...new Set(pages)].entries()) {
+      await page.goto(url);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+      expect(width, url).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 60_000);
+
+  test('an open page reconnects after a restart and goes on updating live', async () => {
+    await page.goto(`${server.url}${queuePath}`);
+    await page.evaluate('window.marker = 3');
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    const port = new URL(server.url).port;
+    await stop(server);
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('reconnecting');
+    server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('connected');
+    await api('updateQueue', { ...QUEUE, state: 'paused' });
+    await submit(5);
+    await page.locator('tr[data-pr="5"]').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate<number>('window.marker')).toBe(3);
+  }, 60_000);
+
+  test('signing out ends the session', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('h1', { hasText: 'Sign in' }).waitFor();
+    await page.goto(`${server.url}/charts`);
+    await page.locator('h1', { hasText: 'Sign in' }).waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(browser.offLoopback).toEqual([]);
+  });
+
+  test('an open page whose token is revoked shows the sign-in form at the next change', async () => {
+    const created = await runCli(['token', 'create', '--org', 'acme'], { GREENLINE_DATA: dataDir });
+    expect(created.code).toBe(0);
+    const token = /glt_[A-Za-z0-9_-]+/.exec(created.stdout)![0];
+    await page.goto(`${server.url}/signin?next=${encodeURIComponent(queuePath)}`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    const listed = await runCli(['token', 'list'], { GREENLINE_DATA: dataDir });
+    const id = listed.stdout.split('\n').find((line) => line.includes('cli'))!.split(/\s+/)[0]!;
+    expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
+    await submit(6);
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');
+    await page.locator('#live form[action="/signin"]').waitFor();
+    expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
+  }, 60_000);
+
+  test('every page was screenshotted', async () => {
+    const files = await readdir(shots);
+    for (const name of ['signin', 'organization', 'queue', 'pull-request', 'state-charts', 'flaky-failing', 'flaky-test']) {
+      expect(files).toContain(`${name}.png`);
+      expect((await stat(join(shots, `${name}.png`))).size).toBeGreaterThan(1000);
+    }
+    expect(files.filter((name) => name.startsWith('narrow-')).length).toBe(new Set(pages).size);
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * The dashboard over HTTP (Fastify inject, memory store, virtual clock): sessions, organization scoping, the status
+ * of every bad request, the queue actions, and the live feed's coalescing.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DashboardEvents } from '../../api/dashboardEvents.js';
+import { listTokens, revokeToken } from '../../engine/tokens.js';
+import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
+
+let api: Api;
+beforeEach(async () => {
+  api = await makeApi();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+async function signIn(token: string): Promise<string> {
+  const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${encodeURIComponent(token)}&next=%2Fcharts` });
+  expect(response.statusCode).toBe(303);
+  expect(response.headers.location).toBe('/charts');
+  const cookie = String(response.headers['set-cookie']);
+  expect(cookie).toMatch(/^greenline_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+  expect(cookie).not.toContain(token);
+  return cookie.split(';')[0]!;
+}
+
+const get = (url: string, cookie?: string) => api.app.inject({ method: 'GET', url, headers: cookie === undefined ? {} : { cookie } });
+const post = (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
+  api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie, ...extra }, payload });
+
+function expectSignIn(response: LightMyRequestResponse) {
+  expect(response.statusCode).toBe(401);
+  expect(response.headers['content-type']).toContain('text/html');
+  expect(response.body).toContain('action="/signin"');
+}
+
+async function makeQueue(): Promise<string> {
+  expect((await api.post('createQueue', queueBody())).statusCode).toBe(200);
+  return api.engine.listQueues('acme')[0]!.id;
+}
+
+describe('sessions', () => {
+  test('every page without a session, or with a forged or expired one, is the sign-in page', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    const [name, value] = cookie.split('=') as [string, string];
+    const [payload, mac] = value.split('.') as [string, string];
+    const forged = `${name}=${Buffer.from(JSON.stringify(['tok_x', 'acme', Date.now() + 1e9])).toString('base64url')}.${mac}`;
+    for (const url of ['/', '/charts', '/flaky', `/queues/${id}`, `/queues/${id}/prs/1`, '/tests/abc']) {
+      expectSignIn(await get(url));
+      expectSignIn(await get(url, forged));
+      expectSignIn(await get(url, `${name}=${payload}`));
+      expect((await get(url, cookie)).statusCode).not.toBe(401);
+    }
+    expect((await get('/events')).statusCode).toBe(401);
+  });
+
+  test('a wrong or empty token is refused; revoking the token ends its sessions; signing out clears the cookie', async () => {
+    const wrong = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: 'token=nope-nope-nope-nope' });
+    expectSignIn(wrong);
+    expect(wrong.body).toContain('not valid');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const empty = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: 'token=' });
+    expect(empty.statusCode).toBe(400);
+
+    const cookie = await signIn(TOKENS.acme);
+    expect((await get('/', cookie)).statusCode).toBe(200);
+    const out = await post('/signout', '', cookie);
+    expect(out.statusCode).toBe(303);
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    revokeToken(api.store, token.id);
+    expectSignIn(await get('/', cookie));
+  });
+
+  test('after sign-in only a path of this site is followed', async () => {
+    for (const next of ['https://evil.example/', '//evil.example/', '/\\evil']) {
+      const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${TOKENS.acme}&next=${encodeURIComponent(next)}` });
+      expect(response.headers.location).toBe('/');
+    }
+  });
+});
+
+describe('organizations', () => {
+  test("another organization's queue, PR and run are not found, and its pages list none of them", async () => {
+    const id = await makeQueue();
+    await api.post('submitPullRequest', queueBody({ pr: { number: 7 } }));
+    await api.engine.settle();
+    const runId = api.engine.getQueue({ org: 'acme', repo: queueBody().repo, branch: 'main' }).queue.runtime.activeRuns[0]!;
+    const acme = await signIn(TOKENS.acme);
+    const globex = await signIn(TOKENS.globex);
+    for (const url of [`/queues/${id}`, `/queues/${id}/prs/7`, `/queues/${id}/runs/${runId}`]) {
+      expect((await get(url, acme)).statusCode).toBe(200);
+      const other = await get(url, globex);
+      expect(other.statusCode).toBe(404);
+      expect(other.body).not.toContain('widgets');
+    }
+    expect((await post(`/queues/${id}/state`, 'state=paused', globex)).statusCode).toBe(404);
+    expect((await get('/', globex)).body).not.toContain(id);
+    expect((await get('/', acme)).body).toContain(id);
+  });
+});
+
+describe('bad requests', () => {
+  test('each gets a page with the right status and says what is wrong', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    const cases: [string, Promise<LightMyRequestResponse>, number, string][] = [
+      ['no such queue', get('/queues/q_nope', cookie), 404, 'no queue q_nope'],
+      ['a PR number that is not one', get(`/queues/${id}/prs/abc`, cookie), 400, 'is not a pull request number'],
+      ['a PR never submitted', get(`/queues/${id}/prs/9`, cookie), 404, 'never submitted'],
+      ['no such run', get(`/queues/${id}/runs/tr_x`, cookie), 404, 'no test run tr_x'],
+      ['a repository without test results', get('/flaky?repo=github.com/acme/widgets&list=failing', cookie), 404, 'no flaky-test data'],
+      ['no such test', get('/tests/nope', cookie), 404, 'no test nope'],
+      ['a missing state', post(`/queues/${id}/state`, '', cookie), 400, 'missing the field'],
+      ['an unknown state', post(`/queues/${id}/state`, 'state=asleep', cookie), 400, 'state'],
+      ['a bad quarantine setting', post('/tests/x/quarantine', 'setting=maybe', cookie), 400, 'setting must be'],
+    ];
+    for (const [what, response, status, text] of cases) {
+      const answer = await response;
+      expect(answer.statusCode, what).toBe(status);
+      expect(answer.headers['content-type'], what).toContain('text/html');
+      expect(answer.body, what).toContain(text);
+    }
+  });
+
+  test('the settings form refuses what updateQueue refuses, naming each field, and changes nothing', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    const response = await post(`/queues/${id}/settings`, 'concurrency=abc&batchingMinSize=0&batch=perhaps&mode=single', cookie);
+    expect(response.statusCode).toBe(400);
+    for (const field of ['concurrency', 'batchingMinSize', 'batch']) expect(response.body).toContain(`<strong>${field}</strong>`);
+    expect(response.headers['hx-replace-url']).toBe(`/queues/${id}`);
+    expect(api.engine.listQueues('acme')[0]!.settings).toMatchObject({ concurrency: 1, batchingMinSize: 4, batch: false });
+  });
+
+  test('posts from another site are refused; /v1 still takes JSON only', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    const foreign = await post(`/queues/${id}/state`, 'state=paused', cookie, { origin: 'https://evil.example', host: 'localhost:80' });
+    expect(foreign.statusCode).toBe(403);
+    expect(api.engine.listQueues('acme')[0]!.state).toBe('running');
+    const form = await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { ...FORM, 'x-api-token': TOKENS.acme }, payload: 'a=b' });
+    expect(form.statusCode).toBe(415);
+  });
+});
+
+describe('actions', () => {
+  test('pause, resume and drain change the queue and lead back to its page', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    await api.post('submitPullRequest', queueBody({ pr: { number: 3 } }));
+    for (const state of ['paused', 'running', 'draining'] as const) {
+      const response = await post(`/queues/${id}/state`, `state=${state}`, cookie);
+      expect(response.statusCode).toBe(303);
+      expect(response.headers.location).toBe(`/queues/${id}`);
+      expect(api.engine.listQueues('acme')[0]!.state).toBe(state);
+    }
+  });
+
+  test('saved settings reach the queue; empty fields leave theirs as they are', async () => {
+    const id = await makeQueue();
+    const cookie = await signIn(TOKENS.acme);
+    const response = await post(`/queues/${id}/settings`, 'concurrency=3&bisectionConcurrency=&pendingFailureDepth=&batch=true&mergeMethod=squash&requiredStatuses=ci%2Fbuild%2C+ci%2Ftest', cookie);
+    expect(response.statusCode).toBe(303);
+    const queue = api.engine.listQueues('acme')[0]!;
+    expect(queue.settings).toMatchObject({ concurrency: 3, batch: true, mergeMethod: 'squash', pendingFailureDepth: 0 });
+    expect(queue.settings.bisectionConcurrency).toBeUndefined();
+    expect(queue.requiredStatuses).toEqual(['ci/build', 'ci/test']);
+    await post(`/queues/${id}/settings`, 'requiredStatuses=', cookie);
+    expect(api.engine.listQueues('acme')[0]!.requiredStatuses).toBeNull();
+  });
+});
+
+describe('the live feed', () => {
+  test("coalesces a burst of commits into one event naming the organization's changed queues only", async () => {
+    await makeQueue();
+    await api.post('createQueue', queueBody({}, 'release'));
+    await api.post('createQueue', queueBody(), TOKENS.globex);
+    const events = new DashboardEvents(api.engine);
+    let written = '';
+    const response = {
+      writeHead: () => response,
+      write: (chunk: string) => ((written += chunk), true),
+      end: () => undefined,
+      on: () => response,
+    };
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    for (const number of [1, 2, 3, 4, 5]) await api.post('submitPullRequest', queueBody({ pr: { number } }));
+    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }, 'release'));
+    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex);
+    expect(written).not.toContain('event: changed');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
+    expect(changed).toHaveLength(1);
+    const ids = (JSON.parse(changed[0]!.split('data: ')[1]!) as { queues: string[] }).queues;
+    expect(new Set(ids)).toEqual(new Set(api.engine.listQueues('acme').map((queue) => queue.id)));
+    events.close();
+  });
+
+  test('a stream ends at its next event once its token is revoked; HEAD tells a page whether its session stands', async () => {
+    await makeQueue();
+    await api.post('createQueue', queueBody(), TOKENS.globex);
+    const events = new DashboardEvents(api.engine);
+    let written = '';
+    let ended = false;
+    const response = {
+      writeHead: () => response,
+      write: (chunk: string) => ((written += chunk), true),
+      end: () => void (ended = true),
+      on: () => response,
+    };
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    const cookie = await signIn(TOKENS.acme);
+    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(204);
+    revokeToken(api.store, token.id);
+    expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ended).toBe(false);
+    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(401);
+    // The next change of the organization ends the stream instead of telling it.
+    api.engine.createQueue({ org: 'acme', repo: queueBody().repo, branch: 'next' }, {});
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(ended).toBe(true);
+    expect(written).not.toContain('event: changed');
+    expect(events.size).toBe(0);
+    events.close();
+  });
+});

@@ -1,0 +1,80 @@
+// The dashboard's one script: it listens to the server's committed changes (server-sent events, coalesced by the
+// server) and asks htmx to redraw the live region of the page when a change concerns it. No polling: a redraw
+// happens only when the engine committed something, or once after the stream reconnects (a restart of the service).
+(function () {
+  'use strict';
+  let source = null;
+  let opened = false;
+  let retryMs = 500;
+
+  // One redraw at a time; changes that arrive during one ask for one more after it (coalescing on this side too).
+  let drawing = false;
+  let again = false;
+
+  function redraw(queueIds) {
+    const live = document.getElementById('live');
+    if (live === null || !live.dataset.live || typeof htmx === 'undefined') return;
+    const wanted = live.dataset.live;
+    if (wanted !== 'all' && queueIds !== null && !queueIds.includes(wanted)) return;
+    if (drawing) {
+      again = true;
+      return;
+    }
+    drawing = true;
+    // The page's own address, answered in full; only its live region is taken.
+    htmx.ajax('GET', location.pathname + location.search, { target: '#live', select: '#live', swap: 'outerHTML' }).finally(function () {
+      drawing = false;
+      if (again) {
+        again = false;
+        redraw(null);
+      }
+    });
+  }
+
+  function connect() {
+    if (document.querySelector('header nav') === null) return; // the sign-in page has nothing live
+    source = new EventSource('/events');
+    source.addEventListener('open', function () {
+      retryMs = 500;
+      document.documentElement.dataset.live = 'connected';
+      // After a reconnect the page may have missed changes: redraw once.
+      if (opened) redraw(null);
+      opened = true;
+    });
+    source.addEventListener('changed', function (event) {
+      let ids = null;
+      try {
+        ids = JSON.parse(event.data).queues;
+      } catch (_) {
+        ids = null;
+      }
+      redraw(ids);
+    });
+    source.addEventListener('error', function () {
+      document.documentElement.dataset.live = 'reconnecting';
+      // The browser retries by itself while the stream is only interrupted; once it gives up (the service was down
+      // and answered nothing), start a new stream after a growing delay.
+      if (source.readyState === EventSource.CLOSED) {
+        source = null;
+        // Refused rather than unreachable? A session that ended (signed out elsewhere, expired, token revoked)
+        // shows the sign-in page and stops here; otherwise try again after a growing delay.
+        fetch('/events', { method: 'HEAD', credentials: 'same-origin' })
+          .then(function (response) {
+            if (response.status === 401) {
+              document.documentElement.dataset.live = 'signed-out';
+              redraw(null);
+              return;
+            }
+            setTimeout(connect, retryMs);
+            retryMs = Math.min(retryMs * 2, 10000);
+          })
+          .catch(function () {
+            setTimeout(connect, retryMs);
+            retryMs = Math.min(retryMs * 2, 10000);
+          });
+      }
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', connect);
+})();

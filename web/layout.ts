@@ -1,0 +1,46 @@
+/** The page shell every dashboard page shares: header with the organization and sign-out, navigation, the live region. */
+import { html, type Html } from './html.js';
+
+export interface PageOptions {
+  title: string;
+  /** The signed-in organization; absent on the sign-in page. */
+  org?: string;
+  /** What this page shows live: a queue id (it refreshes on that queue's changes) or `all` (on any change). */
+  live?: string;
+  /** Markup outside the live region (forms that must not be redrawn while someone types). */
+  aside?: Html;
+  body: Html;
+}
+
+/**
+ * htmx settings: error responses (400, 404, 409) are drawn too, so a refused form says why; no inline styles are
+ * injected (the pages' content security policy allows no inline script).
+ */
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[2345]..', swap: true },
+  ],
+});
+
+export function page(options: PageOptions): string {
+  const nav =
+    options.org === undefined
+      ? html``
+      : html`<nav aria-label="Main"><a href="/">Queues</a> <a href="/charts">State charts</a> <a href="/flaky">Flaky tests</a></nav>
+<form method="post" action="/signout" class="signout"><span class="org">Organization <strong>${options.org}</strong></span> <button type="submit">Sign out</button></form>`;
+  const live =
+    options.live === undefined
+      ? html`<div id="live">${options.body}</div>`
+      : html`<div id="live" data-live="${options.live}">${options.body}</div>`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="htmx-config" content="${HTMX_CONFIG}">
+<title>${options.title} — Greenline</title><link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/htmx.min.js" defer></script><script src="/assets/dashboard.js" defer></script></head>
+<body hx-boost="true"><header><a class="brand" href="/">Greenline</a>${nav}</header>
+<main><h1>${options.title}</h1>${options.aside}${live}</main></body></html>
+`.text;
+}

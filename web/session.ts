@@ -1,0 +1,90 @@
+/**
+ * Dashboard sessions. Signing in trades an API token for a session cookie: `<payload>.<mac>`, the payload naming the
+ * token's id, its organization and an expiry, the MAC an HMAC-SHA256 under a key kept in the store (so a session
+ * survives a restart of the service). A session is valid while its MAC checks, it has not expired and its token
+ * still exists for that organization: revoking the token ends every session opened with it. The token itself is
+ * never in the cookie.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../engine/store/store.js';
+import { hashToken } from '../engine/tokens.js';
+
+export const SESSION_COOKIE = 'greenline_session';
+export const SESSION_MS = 12 * 3_600_000;
+const KEY_NAME = 'dashboardSessionKey';
+
+export interface Session {
+  org: string;
+  tokenId: string;
+  expiresAt: number;
+}
+
+function sessionKey(store: Store): Buffer {
+  const stored = store.read((tx) => tx.get('meta', [KEY_NAME]));
+  if (typeof stored === 'string') return Buffer.from(stored, 'base64url');
+  return store.write((tx) => {
+    const again = tx.get('meta', [KEY_NAME]);
+    if (typeof again === 'string') return Buffer.from(again, 'base64url');
+    const key = randomBytes(32);
+    tx.put('meta', [KEY_NAME], key.toString('base64url'));
+    return key;
+  });
+}
+
+function mac(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest();
+}
+
+/** The session a token opens, or undefined when no stored token matches it (compared by hash, in constant time). */
+export function openSession(store: Store, token: string, now: number): { session: Session; cookie: string } | undefined {
+  const digest = Buffer.from(hashToken(token), 'hex');
+  let found: { id: string; org: string } | undefined;
+  store.read((tx) => {
+    for (const { value } of tx.scan('tokens')) {
+      const stored = Buffer.from(value.hash, 'hex');
+      if (stored.length === digest.length && timingSafeEqual(stored, digest) && found === undefined) found = { id: value.id, org: value.org };
+    }
+  });
+  if (found === undefined) return undefined;
+  const session: Session = { org: found.org, tokenId: found.id, expiresAt: now + SESSION_MS };
+  const payload = Buffer.from(JSON.stringify([session.tokenId, session.org, session.expiresAt])).toString('base64url');
+  return { session, cookie: `${payload}.${mac(sessionKey(store), payload).toString('base64url')}` };
+}
+
+/** The session a cookie value carries, if it is genuine, unexpired and its token still exists. */
+export function readSession(store: Store, cookie: string | undefined, now: number): Session | undefined {
+  if (cookie === undefined) return undefined;
+  const [payload, signature, extra] = cookie.split('.');
+  if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
+  const expected = mac(sessionKey(store), payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) return undefined;
+  const [tokenId, org, expiresAt] = parsed as unknown[];
+  if (typeof tokenId !== 'string' || typeof org !== 'string' || typeof expiresAt !== 'number' || expiresAt <= now) return undefined;
+  const token = store.read((tx) => tx.get('tokens', [tokenId]));
+  return token !== undefined && token.org === org ? { org, tokenId, expiresAt } : undefined;
+}
+
+/** The value of one cookie in a Cookie header. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function sessionCookie(value: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}${secure ? '; Secure' : ''}`;
+}
+
+export function clearedCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
+}
