@@ -1,10 +1,10 @@
 // The dashboard's one script: it listens to the server's committed changes (server-sent events, coalesced by the
 // server) and asks htmx to redraw the live region of the page when a change concerns it. No polling: a redraw
-// happens only when the engine committed something, or once after the stream reconnects (a restart of the service).
+// happens only when the engine committed something, or once each time the stream opens (what was committed before it
+// opened, or while the service restarted, was not sent).
 (function () {
   'use strict';
   let source = null;
-  let opened = false;
   let retryMs = 500;
 
   // One redraw at a time; changes that arrive during one ask for one more after it (coalescing on this side too).
@@ -37,9 +37,9 @@
     source.addEventListener('open', function () {
       retryMs = 500;
       document.documentElement.dataset.live = 'connected';
-      // After a reconnect the page may have missed changes: redraw once.
-      if (opened) redraw(null);
-      opened = true;
+      // Changes committed before the stream opened (between the page's render and now, or during a restart) were
+      // not sent to it: redraw once.
+      redraw(null);
     });
     source.addEventListener('changed', function (event) {
       let ids = null;
