@@ -4,8 +4,7 @@
  * present, `x-api-token` is the one checked.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Store } from '../engine/store/store.js';
-import { verifyToken } from '../engine/tokens.js';
+import type { Engine } from '../engine/engine.js';
 import { errorReply, type ErrorReply } from './errors.js';
 
 export type AuthResult = { org: string } | ErrorReply;
@@ -23,10 +22,10 @@ export function presentedToken(headers: IncomingHttpHeaders): string | undefined
   return bearer?.[1] ?? { malformed: 'the Authorization header must be "Bearer <token>"' };
 }
 
-export function authenticate(store: Store, headers: IncomingHttpHeaders): AuthResult {
+export function authenticate(engine: Engine, headers: IncomingHttpHeaders): AuthResult {
   const token = presentedToken(headers);
   if (token === undefined) return errorReply(401, 'missing API token: send it in x-api-token or as Authorization: Bearer <token>');
   if (typeof token !== 'string') return errorReply(401, token.malformed);
-  const org = verifyToken(store, token);
+  const org = engine.findToken(token)?.org;
   return org === undefined ? errorReply(401, 'invalid API token') : { org };
 }

@@ -78,7 +78,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       const next = safeNext(form.get('next') ?? undefined);
       const token = form.get('token') ?? '';
       if (token === '') return signinPage(reply, next, 'Enter an API token.', 400);
-      const opened = openSession(engine.store, token, Date.now());
+      const opened = openSession(engine, token, Date.now());
       if (opened === undefined) return signinPage(reply, next, 'That API token is not valid.');
       return reply.header('set-cookie', sessionCookie(opened.cookie, secure())).redirect(next, 303);
     });

@@ -60,7 +60,7 @@ export class DashboardEvents {
   private orgOf(queueId: string): string | undefined {
     let org = this.orgOfQueue.get(queueId);
     if (org === undefined) {
-      org = this.engine.store.read((tx) => tx.get('queues', [queueId]))?.org;
+      org = this.engine.queueOrg(queueId);
       if (org !== undefined) this.orgOfQueue.set(queueId, org);
     }
     return org;
@@ -78,7 +78,7 @@ export class DashboardEvents {
 
   private flush(client: Client): void {
     client.timer = undefined;
-    const token = this.engine.store.read((tx) => tx.get('tokens', [client.tokenId]));
+    const token = this.engine.token(client.tokenId);
     if (token === undefined || token.org !== client.org || client.expiresAt <= Date.now()) {
       this.drop(client);
       client.response.end();

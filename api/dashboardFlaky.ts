@@ -1,8 +1,8 @@
 /** The flaky-test pages' routes: listings, a test's page (where every listing's html_url points) and its quarantine toggle. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
-import { EngineError } from '../engine/errors.js';
-import { flakyTestsFor, type QuarantineOverride } from '../engine/flaky/index.js';
+import { EngineError } from '../engine/model/errors.js';
+import type { QuarantineOverride } from '../engine/flaky/index.js';
 import { flakyBody, listingQuery, testBody } from '../web/flakyPages.js';
 import type { PageOptions } from '../web/layout.js';
 import type { Session } from '../web/session.js';
@@ -42,7 +42,7 @@ export function registerFlakyPages(scope: FastifyInstance, options: FlakyPagesOp
       const id = (request.params as { id: string }).id;
       const setting = formOf(request).get('setting') ?? '';
       if (!(setting in SETTINGS)) throw new EngineError('invalid', 'setting must be ALWAYS_QUARANTINE, NEVER_QUARANTINE or clear');
-      const service = flakyTestsFor(engine.store, engine.clock);
+      const service = engine.flakyTests;
       const { repo } = service.testDetail(session.org, session.org, id);
       service.setQuarantine(session.org, session.org, repo, id, SETTINGS[setting] ?? null);
       return reply.redirect(`/tests/${encodeURIComponent(id)}`, 303);

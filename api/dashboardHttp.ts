@@ -3,7 +3,7 @@
  * reading a posted form. Errors are pages here (the API answers JSON): each with the status the API would give.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError } from '../engine/errors.js';
+import { EngineError } from '../engine/model/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { html, type Html } from '../web/html.js';
 import { page } from '../web/layout.js';
@@ -38,7 +38,7 @@ export function sendPage(reply: FastifyReply, status: number, body: string): Fas
 }
 
 export function sessionOf(engine: Engine, request: FastifyRequest): Session | undefined {
-  return readSession(engine.store, cookieValue(request.headers.cookie, SESSION_COOKIE), Date.now());
+  return readSession(engine, cookieValue(request.headers.cookie, SESSION_COOKIE), Date.now());
 }
 
 /** The sign-in page, answered to any page asked for without a valid session (401: it needs one). */

@@ -1,6 +1,6 @@
 /** The flaky-test procedures (spec 4.3, the addendum's Flaky tests part, and our upload and quarantine endpoints). */
-import { EngineError } from '../engine/errors.js';
-import { flakyTestsFor, repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
+import { EngineError } from '../engine/model/errors.js';
+import { repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
 import { procedure, t, type Context } from './trpc.js';
 import {
@@ -14,7 +14,7 @@ import {
   uploadView,
 } from './flakyViews.js';
 
-const service = (ctx: Context) => flakyTestsFor(ctx.engine.store, ctx.engine.clock);
+const service = (ctx: Context) => ctx.engine.flakyTests;
 
 const pageOf = (input: { repo: schemas.FlakyRequestBody['repo']; page_query: { page_size: number; page_token: string } }) => ({
   repo: input.repo,

@@ -4,8 +4,8 @@
  * addendum's; fields marked "ours" are Greenline's additions.
  */
 import { z } from 'zod';
-import { GIT_MERGEABILITY } from '../engine/pullRequests.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, REQUIRED_STATUSES_SOURCES } from '../engine/queues.js';
+import { GIT_MERGEABILITY } from '../engine/model/pullRequests.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, REQUIRED_STATUSES_SOURCES } from '../engine/model/queues.js';
 import { PULL_REQUEST_STATES, QUEUE_MODES, QUEUE_STATES, TEST_RUN_STATUSES } from '../machines/vocabulary.js';
 
 const Timestamp = z.iso.datetime({ offset: true });

@@ -3,10 +3,9 @@
  * a caller; procedures return domain data and views.ts shapes the spec's bodies.
  */
 import type { QueueKey } from '../engine/engine.js';
-import { EngineError } from '../engine/errors.js';
+import { EngineError } from '../engine/model/errors.js';
 import { pagePullRequests } from '../engine/pullRequestListing.js';
-import { renderMetrics } from '../engine/metrics/index.js';
-import type { QueuePatch } from '../engine/queues.js';
+import type { QueuePatch } from '../engine/model/queues.js';
 import { flakyRouter } from './flakyRouter.js';
 import * as schemas from './schemas.js';
 import { procedure, t } from './trpc.js';
@@ -102,7 +101,7 @@ const mergeQueueRouter = t.router({
       input.repo === undefined
         ? { host: input.repoHost }
         : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
-    return renderMetrics({ store: ctx.engine.store, org: ctx.org, filter, now: ctx.engine.clock.now() });
+    return ctx.engine.metrics(ctx.org, filter);
   }),
 
 });

@@ -69,7 +69,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return send(reply, errorReply(503, 'the service is shutting down'));
     }
     if (!request.url.startsWith('/v1/') || request.url.split('?')[0] === `/v1/${OPENAPI_PATH}`) return;
-    const auth = authenticate(engine.store, request.headers);
+    const auth = authenticate(engine, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
   });
@@ -106,7 +106,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const ciLogs = options.ciLogs;
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
-      const auth = authenticate(engine.store, request.headers);
+      const auth = authenticate(engine, request.headers);
       if ('status' in auth) return send(reply, auth);
       const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
       if (log === undefined) return send(reply, errorReply(404, `no log of status ${request.params.status} in run ${request.params.runId}`));
@@ -115,7 +115,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }
 
   app.get('/healthz', async () => {
-    engine.store.read((tx) => tx.get('meta', ['format']));
+    engine.ready();
     return { status: 'ok' };
   });
 

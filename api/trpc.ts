@@ -1,7 +1,7 @@
 /** The tRPC instance every router of the service builds on: its context and the error-mapping procedure. */
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { Engine } from '../engine/engine.js';
-import { EngineError, type EngineErrorKind } from '../engine/errors.js';
+import { EngineError, type EngineErrorKind } from '../engine/model/errors.js';
 
 export interface Context {
   /** The organization of the request's token. */

@@ -1,7 +1,7 @@
 /** The spec's response bodies, shaped from the engine's records. */
 import { isEnqueued } from '../machines/vocabulary.js';
-import type { PullRequestRecord, TimelineEntry } from '../engine/pullRequests.js';
-import { bisectionConcurrencyOf, effectiveRequiredStatuses, integrationSettingsOf, type QueueRecord, type RepoRef } from '../engine/queues.js';
+import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
+import { bisectionConcurrencyOf, effectiveRequiredStatuses, integrationSettingsOf, type QueueRecord, type RepoRef } from '../engine/model/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
 import type { z } from 'zod';
 import type {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../api/server.js';
 import { Engine } from '../engine/engine.js';
-import { VirtualScheduler } from '../engine/scheduler.js';
+import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { chromiumPath, launch } from '../test/web/browser.js';

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { Engine, type QueueKey } from '../engine/engine.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
-import { VirtualScheduler } from '../engine/scheduler.js';
+import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import { pullRequestMachine } from '../machines/pullRequest.js';
 import { measure, type Figure } from './measure.js';

@@ -12,7 +12,7 @@ import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { mergeTimes, percentilesOf } from '../sim/report.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { fullResetRunsPerResolved, halvingRunsPerChange, skipRedundantRunsPerChange } from '../sim/theory.js';
-import type { QueuePatch } from '../engine/queues.js';
+import type { QueuePatch } from '../engine/model/queues.js';
 
 const HOUR_MS = 3_600_000;
 const CI = { medianMinutes: 20, p90Minutes: 20 };

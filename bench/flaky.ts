@@ -11,7 +11,7 @@ import { buildServer } from '../api/server.js';
 import { Engine } from '../engine/engine.js';
 import { aggregateUpload, parseReports } from '../engine/flaky/aggregate.js';
 import { FlakyTests } from '../engine/flaky/index.js';
-import { VirtualScheduler } from '../engine/scheduler.js';
+import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
-import type { MergeMethod } from '../engine/queues.js';
+import type { MergeMethod } from '../engine/model/queues.js';
 import { report, type Figure } from './measure.js';
 
 const exec = promisify(execFile);

@@ -14,7 +14,7 @@ import { Registry } from 'prom-client';
 import { buildServer } from '../api/server.js';
 import { Engine, type QueueKey } from '../engine/engine.js';
 import { collectMetrics, renderMetrics, renderSnapshot } from '../engine/metrics/index.js';
-import { VirtualScheduler } from '../engine/scheduler.js';
+import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { measure, report } from './measure.js';

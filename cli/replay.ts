@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { openLmdbStore } from '../engine/store/index.js';
-import { EventLogError, exportEventLog, formatEventLog, parseEventLog, replayEventLog, type ReplayResult } from '../sim/eventLog.js';
+import { EventLogError, exportEventLog, formatEventLog, parseEventLog, replayEventLog, type ReplayResult } from '../engine/runtime/eventLog.js';
 import { UsageError } from './config.js';
 import { parseRepoArgument, UploadUsageError } from './upload.js';
 

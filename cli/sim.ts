@@ -9,7 +9,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { indexHtml, renderCharts } from '../sim/charts.js';
-import { formatEventLog } from '../sim/eventLog.js';
+import { formatEventLog } from '../engine/runtime/eventLog.js';
 import { SimulationError } from '../sim/queueRun.js';
 import { formatTable } from '../sim/report.js';
 import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';

@@ -1,5 +1,5 @@
 /** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
-import { isoAt, wallClock } from '../engine/clock.js';
+import { isoAt, wallClock } from '../engine/runtime/clock.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { createToken, listTokens, revokeToken } from '../engine/tokens.js';
 import { UsageError } from './config.js';

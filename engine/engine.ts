@@ -6,23 +6,27 @@
  */
 import { createHash } from 'node:crypto';
 import type { CommitState } from '../machines/testRun.js';
-import { isoAt, type Clock } from './clock.js';
-import type { Effect } from './effects.js';
-import { conflict, EngineError, notFound } from './errors.js';
-import type { QueueInput } from './events.js';
-import { handle } from './handlers.js';
-import { OutboxRunner } from './outbox.js';
-import { digestOf, getTargets, normalizeTargets, putTargets, unionOf, type ImpactedTargets } from './impactedTargets.js';
-import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
+import { isoAt, type Clock } from './runtime/clock.js';
+import type { Effect } from './model/effects.js';
+import { conflict, EngineError, notFound } from './model/errors.js';
+import type { QueueInput } from './model/events.js';
+import { handle } from './transaction/handlers.js';
+import { OutboxRunner } from './runtime/outbox.js';
+import { digestOf, getTargets, normalizeTargets, putTargets, unionOf, type ImpactedTargets } from './model/impactedTargets.js';
+import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
 import { SimGitHost } from './providers/simGitHost.js';
 import { externalCi, type CI, type CiRun, type GitHost, type StatusReporter } from './providers/types.js';
-import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './queues.js';
-import { QueueTx, type TimerChange } from './queueTx.js';
-import { reconcile } from './reconcile.js';
-import type { TestRunRecord } from './runs.js';
-import { WallScheduler, type Scheduler } from './scheduler.js';
-import { WorkingSet } from './workingSet.js';
+import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
+import { QueueTx, type TimerChange } from './transaction/queueTx.js';
+import { reconcile } from './transaction/reconcile.js';
+import type { TestRunRecord } from './model/runs.js';
+import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
+import { WorkingSet } from './runtime/workingSet.js';
 import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
+import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
+import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
+import { mergesInLastHour, secretOf, stateCountsOf, type StateCounts } from './reads.js';
+import { findToken, type TokenRecord } from './tokens.js';
 
 /** Identifies a queue: its organization, repository and target branch. */
 export interface QueueKey {
@@ -126,7 +130,7 @@ export class Engine {
   /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
   private readonly workingSets = new Map<string, WorkingSet>();
   constructor(
-    readonly store: Store,
+    private readonly store: Store,
     options: EngineOptions = {},
   ) {
     this.scheduler = options.scheduler ?? new WallScheduler();
@@ -415,6 +419,54 @@ export class Engine {
   /** The queue's event log, in order. */
   eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
     return this.store.read((tx) => [...tx.scan('events', { prefix: [queueId] })].map((entry) => entry.value));
+  }
+
+  // What the API and the dashboard read besides queues and PRs (they never reach the store themselves)
+
+  /** The stored token a presented one is (compared in constant time), or undefined. */
+  findToken(presented: string): TokenRecord | undefined {
+    return findToken(this.store, presented);
+  }
+
+  /** A stored token by id (a dashboard session checks that its token still exists). */
+  token(id: string): TokenRecord | undefined {
+    return this.store.read((tx) => tx.get('tokens', [id]));
+  }
+
+  /** A secret of the service, made at its first use and kept in the store (the dashboard signs sessions with it). */
+  secret(name: string): Buffer {
+    return secretOf(this.store, name);
+  }
+
+  /** The organization a queue belongs to. */
+  queueOrg(queueId: string): string | undefined {
+    return this.store.read((tx) => tx.get('queues', [queueId]))?.org;
+  }
+
+  /** The flaky-test service of this engine's store and clock. */
+  get flakyTests(): FlakyTests {
+    return flakyTestsFor(this.store, this.clock);
+  }
+
+  /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
+  metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
+    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now() });
+  }
+
+  /** A queue's merges in the last hour, with their times in queue. */
+  mergesInLastHour(queueId: string): { at: number; inQueueMs: number | null }[] {
+    return mergesInLastHour(this.store, queueId, this.clock.now());
+  }
+
+  /** How many of the organization's queues, PRs and runs are in each state now. */
+  stateCounts(org: string): StateCounts {
+    return stateCountsOf(this.store, this.listQueues(org));
+  }
+
+  /** Whether the store is open and answers (a readiness check). */
+  ready(): boolean {
+    this.store.read((tx) => tx.get('meta', ['format']));
+    return true;
   }
 
   // The runtime

@@ -4,7 +4,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../machines/vocabulary.js';
-import type { PullRequestRecord } from './pullRequests.js';
+import type { PullRequestRecord } from './model/pullRequests.js';
 
 /** The namespace of cursors: a cursor is a UUID (as the hosted service's are) naming a queue entry. */
 const CURSOR_NAMESPACE = '8a1c6f0e-3d52-4b7e-9f1a-6c2d4e8b0a17';

@@ -118,15 +118,20 @@ export function syncConfiguredTokens(
 }
 
 /** The organization a presented token belongs to, or undefined. Constant time in the token's content. */
-export function verifyToken(store: Store, presented: string): string | undefined {
+/** The stored token a presented one is, compared by hash with every stored token in constant time. */
+export function findToken(store: Store, presented: string): TokenRecord | undefined {
   const digest = Buffer.from(hashToken(presented), 'hex');
-  let org: string | undefined;
+  let found: TokenRecord | undefined;
   store.read((tx) => {
     for (const { value } of tx.scan('tokens')) {
       const stored = Buffer.from(value.hash, 'hex');
       const same = stored.length === digest.length && timingSafeEqual(stored, digest);
-      if (same && org === undefined) org = value.org;
+      if (same && found === undefined) found = value;
     }
   });
-  return org;
+  return found;
+}
+
+export function verifyToken(store: Store, presented: string): string | undefined {
+  return findToken(store, presented)?.org;
 }

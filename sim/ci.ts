@@ -11,7 +11,7 @@
  */
 import { logNormalMs, uniforms } from '../engine/providers/simCi.js';
 import type { CI, CiRun, StatusReporter } from '../engine/providers/types.js';
-import type { Scheduler } from '../engine/scheduler.js';
+import type { Scheduler } from '../engine/runtime/scheduler.js';
 
 export const SCENARIO_CI_CONTEXT = 'greenline/sim';
 

@@ -15,7 +15,7 @@
  * the PR's own duration; so no PR merges sooner than in the oracle, and every merged or kicked PR cost at least one
  * such run.
  */
-import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/queues.js';
+import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/model/queues.js';
 import type { Arrival } from './arrivals.js';
 import { prDurationMs } from './ci.js';
 import type { PrOutcome, QueueOutcome, RunOutcome } from './queueRun.js';

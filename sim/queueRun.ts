@@ -6,15 +6,15 @@
  * simulation stops there, and every PR it has not resolved by then is unfinished. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
  */
 import { Engine, type QueueKey } from '../engine/engine.js';
-import type { QueuePatch } from '../engine/queues.js';
+import type { QueuePatch } from '../engine/model/queues.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
-import { VirtualScheduler } from '../engine/scheduler.js';
+import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import type { PullRequestState, TestRunStatus } from '../machines/vocabulary.js';
 import type { Arrival } from './arrivals.js';
 import { SCENARIO_CI_CONTEXT, ScenarioCi } from './ci.js';
-import { eventLogOf, RecordingStore, type EventLog } from './eventLog.js';
+import { eventLogOf, RecordingStore, type EventLog } from '../engine/runtime/eventLog.js';
 import type { Scenario } from './scenario.js';
 import { applyTargets } from './targets.js';
 

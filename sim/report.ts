@@ -13,7 +13,7 @@
  * failed or cancelled); for a batching configuration the report puts beside them the closed form of bisection in
  * halves at the scenario's broken rate (sim/theory.ts): what a batch of the configuration's size costs alone.
  */
-import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/queues.js';
+import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/model/queues.js';
 import type { PrOutcome, QueueOutcome } from './queueRun.js';
 import type { Scenario } from './scenario.js';
 import { halvingRunsPerChange, skipRedundantRunsPerChange } from './theory.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueuePatch } from '../engine/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueuePatch } from '../engine/model/queues.js';
 
 const UINT32_MAX = 4_294_967_295;
 const positiveInt = z.number().int().min(1).max(UINT32_MAX);

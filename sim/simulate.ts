@@ -2,7 +2,7 @@
  * A simulation: the arrivals drawn once from the seed, then each configuration and the single-queue baseline run on
  * the real engine (a fresh in-memory store each), and the oracle computed on the same arrivals.
  */
-import type { QueuePatch } from '../engine/queues.js';
+import type { QueuePatch } from '../engine/model/queues.js';
 import { drawArrivals, type Arrival } from './arrivals.js';
 import { oracleTimeoutMinutes, runOracle } from './oracle.js';
 import { runQueue, type QueueOutcome } from './queueRun.js';

@@ -10,17 +10,7 @@ import { highlightCss, machineSvg, type MachineName } from './stateCharts.js';
 export type StateCounts = Record<MachineName, Map<string, number>>;
 
 export function countStates(engine: Engine, org: string): StateCounts {
-  const counts: StateCounts = { pullRequest: new Map(), testRun: new Map(), queue: new Map() };
-  const add = (map: Map<string, number>, state: string) => map.set(state, (map.get(state) ?? 0) + 1);
-  const queues = engine.listQueues(org);
-  engine.store.read((tx) => {
-    for (const queue of queues) {
-      add(counts.queue, queue.state);
-      for (const { value } of tx.scan('pullRequests', { prefix: [queue.id] })) add(counts.pullRequest, value.state);
-      for (const { value } of tx.scan('testRuns', { prefix: [queue.id] })) add(counts.testRun, value.status);
-    }
-  });
-  return counts;
+  return engine.stateCounts(org);
 }
 
 const TITLES: Record<MachineName, string> = { pullRequest: 'Pull requests', testRun: 'Test runs', queue: 'Queues' };

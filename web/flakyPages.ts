@@ -4,8 +4,8 @@
  * quarantine override). Read through the flaky-tests service, as the API reads them.
  */
 import type { Engine } from '../engine/engine.js';
-import { EngineError } from '../engine/errors.js';
-import { flakyTestsFor, repoSlug, type RepoRef, type TestRow } from '../engine/flaky/index.js';
+import { EngineError } from '../engine/model/errors.js';
+import { repoSlug, type RepoRef, type TestRow } from '../engine/flaky/index.js';
 import { DAY_MS, HOUR_MS } from '../engine/flaky/buckets.js';
 import type { PageInfo } from '../engine/flaky/index.js';
 import { html, raw, type Html } from './html.js';
@@ -27,7 +27,7 @@ export interface ListingQuery {
 const invalid = (message: string) => new EngineError('invalid', message);
 
 export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
-  return engine.store.read((tx) => [...tx.scan('flakyRepos', { prefix: [org] })].map(({ value }) => value.repo));
+  return engine.flakyTests.repositories(org);
 }
 
 /** Reads and checks the listing's query string; every bad value is refused by name. */
@@ -45,7 +45,7 @@ export function listingQuery(engine: Engine, org: string, query: Record<string, 
 }
 
 function listing(engine: Engine, org: string, query: ListingQuery): { rows: TestRow[]; page: PageInfo } {
-  const service = flakyTestsFor(engine.store, engine.clock);
+  const service = engine.flakyTests;
   const page = { repo: query.repo, pageSize: query.pageSize, pageToken: query.pageToken };
   if (query.list === 'failing') {
     const end = engine.clock.now() + 1;
@@ -103,7 +103,7 @@ export function dailyHistory(days: readonly (readonly number[])[], now: number):
 }
 
 export async function testBody(engine: Engine, org: string, testId: string): Promise<{ name: string; body: Html }> {
-  const { repo, row } = flakyTestsFor(engine.store, engine.clock).testDetail(org, org, testId);
+  const { repo, row } = engine.flakyTests.testDetail(org, org, testId);
   const test = row.test;
   const history = dailyHistory(test.days, engine.clock.now());
   const chart = await historySvg(history);

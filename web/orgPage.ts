@@ -13,7 +13,7 @@ export async function orgPage(engine: Engine, org: string): Promise<Html> {
   const now = engine.clock.now();
   const cards = await Promise.all(
     queues.map(async (queue) => {
-      const hour = lastHour(engine.store, queue.id, now);
+      const hour = lastHour(engine, queue.id, now);
       const trend = await trendSvg(hour.trend, `merges per 5 minutes over the last hour: ${hour.trend.join(', ')}`);
       return html`<section class="card" data-queue="${queue.id}"><h2><a href="${queuePath(queue)}">${queueName(queue)}</a></h2>
 <p class="muted">${queue.repo.host} · ${queue.settings.mode} mode</p>

@@ -1,6 +1,6 @@
 /** The PR page: where it stands, its state chart with the path it took, its timeline and its test runs. */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
-import type { QueueRecord } from '../engine/queues.js';
+import type { QueueRecord } from '../engine/model/queues.js';
 import { html, raw, type Html } from './html.js';
 import { keyOf, queueName, queuePath } from './queueAccess.js';
 import { waitsFor } from './queuePage.js';

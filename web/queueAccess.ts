@@ -3,8 +3,8 @@
  * Another organization's queue, PR or run is "not found", exactly as in the API.
  */
 import type { Engine, QueueKey } from '../engine/engine.js';
-import { notFound } from '../engine/errors.js';
-import type { QueueRecord } from '../engine/queues.js';
+import { notFound } from '../engine/model/errors.js';
+import type { QueueRecord } from '../engine/model/queues.js';
 
 export function keyOf(queue: QueueRecord): QueueKey {
   return { org: queue.org, repo: queue.repo, branch: queue.branch };

@@ -3,8 +3,8 @@
  * line-up in order with what each PR waits for, and the settings form (outside the live region).
  */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
-import type { PullRequestRecord } from '../engine/pullRequests.js';
-import type { QueueRecord } from '../engine/queues.js';
+import type { PullRequestRecord } from '../engine/model/pullRequests.js';
+import type { QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { keyOf, queuePath } from './queueAccess.js';

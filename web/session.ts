@@ -5,9 +5,8 @@
  * still exists for that organization: revoking the token ends every session opened with it. The token itself is
  * never in the cookie.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../engine/store/store.js';
-import { hashToken } from '../engine/tokens.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Engine } from '../engine/engine.js';
 
 export const SESSION_COOKIE = 'greenline_session';
 export const SESSION_MS = 12 * 3_600_000;
@@ -19,16 +18,11 @@ export interface Session {
   expiresAt: number;
 }
 
-function sessionKey(store: Store): Buffer {
-  const stored = store.read((tx) => tx.get('meta', [KEY_NAME]));
-  if (typeof stored === 'string') return Buffer.from(stored, 'base64url');
-  return store.write((tx) => {
-    const again = tx.get('meta', [KEY_NAME]);
-    if (typeof again === 'string') return Buffer.from(again, 'base64url');
-    const key = randomBytes(32);
-    tx.put('meta', [KEY_NAME], key.toString('base64url'));
-    return key;
-  });
+/** What sessions need of the engine: the stored tokens, and the key sessions are signed with. */
+export type SessionEngine = Pick<Engine, 'findToken' | 'token' | 'secret'>;
+
+function sessionKey(engine: SessionEngine): Buffer {
+  return engine.secret(KEY_NAME);
 }
 
 function mac(key: Buffer, payload: string): Buffer {
@@ -36,27 +30,20 @@ function mac(key: Buffer, payload: string): Buffer {
 }
 
 /** The session a token opens, or undefined when no stored token matches it (compared by hash, in constant time). */
-export function openSession(store: Store, token: string, now: number): { session: Session; cookie: string } | undefined {
-  const digest = Buffer.from(hashToken(token), 'hex');
-  let found: { id: string; org: string } | undefined;
-  store.read((tx) => {
-    for (const { value } of tx.scan('tokens')) {
-      const stored = Buffer.from(value.hash, 'hex');
-      if (stored.length === digest.length && timingSafeEqual(stored, digest) && found === undefined) found = { id: value.id, org: value.org };
-    }
-  });
+export function openSession(engine: SessionEngine, token: string, now: number): { session: Session; cookie: string } | undefined {
+  const found = engine.findToken(token);
   if (found === undefined) return undefined;
   const session: Session = { org: found.org, tokenId: found.id, expiresAt: now + SESSION_MS };
   const payload = Buffer.from(JSON.stringify([session.tokenId, session.org, session.expiresAt])).toString('base64url');
-  return { session, cookie: `${payload}.${mac(sessionKey(store), payload).toString('base64url')}` };
+  return { session, cookie: `${payload}.${mac(sessionKey(engine), payload).toString('base64url')}` };
 }
 
 /** The session a cookie value carries, if it is genuine, unexpired and its token still exists. */
-export function readSession(store: Store, cookie: string | undefined, now: number): Session | undefined {
+export function readSession(engine: SessionEngine, cookie: string | undefined, now: number): Session | undefined {
   if (cookie === undefined) return undefined;
   const [payload, signature, extra] = cookie.split('.');
   if (payload === undefined || signature === undefined || extra !== undefined) return undefined;
-  const expected = mac(sessionKey(store), payload);
+  const expected = mac(sessionKey(engine), payload);
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let parsed: unknown;
@@ -68,7 +55,7 @@ export function readSession(store: Store, cookie: string | undefined, now: numbe
   if (!Array.isArray(parsed) || parsed.length !== 3) return undefined;
   const [tokenId, org, expiresAt] = parsed as unknown[];
   if (typeof tokenId !== 'string' || typeof org !== 'string' || typeof expiresAt !== 'number' || expiresAt <= now) return undefined;
-  const token = store.read((tx) => tx.get('tokens', [tokenId]));
+  const token = engine.token(tokenId);
   return token !== undefined && token.org === org ? { org, tokenId, expiresAt } : undefined;
 }
 

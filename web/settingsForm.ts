@@ -3,7 +3,7 @@
  * posts becomes an updateQueue body, which the API's own schema then validates (so the form refuses exactly what the
  * API refuses, with the same messages).
  */
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueueRecord } from '../engine/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueueRecord } from '../engine/model/queues.js';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';

@@ -8,7 +8,7 @@ import { renderMermaidSVG } from 'beautiful-mermaid';
 import { MACHINES } from '../machines/index.js';
 import { toMermaid } from '../machines/mermaid.js';
 import type { PullRequestState } from '../machines/vocabulary.js';
-import type { TimelineEntry } from '../engine/pullRequests.js';
+import type { TimelineEntry } from '../engine/model/pullRequests.js';
 import { escapeHtml } from './html.js';
 
 export type MachineName = keyof typeof MACHINES;

@@ -4,7 +4,7 @@
  * observations `getMergeQueueMetrics` reports; only the last hour is scanned.
  */
 import { WINDOW_MS } from '../engine/metrics/index.js';
-import type { Store } from '../engine/store/store.js';
+import type { Engine } from '../engine/engine.js';
 
 export const TREND_BUCKETS = 12;
 const BUCKET_MS = WINDOW_MS / TREND_BUCKETS;
@@ -24,22 +24,15 @@ export function median(values: number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-export function lastHour(store: Store, queueId: string, now: number): HourFigures {
+export function lastHour(engine: Engine, queueId: string, now: number): HourFigures {
   const from = Math.max(0, now - WINDOW_MS + 1);
   const trend = new Array<number>(TREND_BUCKETS).fill(0);
-  const times: number[] = [];
-  let merges = 0;
-  store.read((tx) => {
-    for (const { key, value } of tx.scan('metricsLog', { prefix: [queueId], start: [queueId, from] })) {
-      const at = Number(key[1]);
-      if (at > now || value.kind !== 'concluded' || value.conclusion !== 'merged') continue;
-      merges++;
-      if (value.inQueueMs !== null) times.push(value.inQueueMs);
-      const bucket = Math.min(TREND_BUCKETS - 1, Math.floor((at - from) / BUCKET_MS));
-      trend[bucket] = (trend[bucket] ?? 0) + 1;
-    }
-  });
-  return { merges, p50InQueueMs: median(times), trend };
+  const merges = engine.mergesInLastHour(queueId);
+  for (const { at } of merges) {
+    const bucket = Math.min(TREND_BUCKETS - 1, Math.floor((at - from) / BUCKET_MS));
+    trend[bucket] = (trend[bucket] ?? 0) + 1;
+  }
+  return { merges: merges.length, p50InQueueMs: median(merges.flatMap(({ inQueueMs }) => (inQueueMs === null ? [] : [inQueueMs]))), trend };
 }
 
 export function formatDuration(ms: number | null): string {

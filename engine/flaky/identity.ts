@@ -10,11 +10,9 @@ export const TEST_ID_NAMESPACE = '4f0c5d7e-9a1b-4c3d-8e2f-6a7b8c9d0e1f';
 /** The namespace for repository ids, derived from the one above. */
 export const REPO_ID_NAMESPACE = uuidv5('repositories', TEST_ID_NAMESPACE);
 
-export interface RepoRef {
-  host: string;
-  owner: string;
-  name: string;
-}
+import type { RepoRef } from '../model/queues.js';
+
+export type { RepoRef };
 
 export interface TestIdentity {
   file: string;

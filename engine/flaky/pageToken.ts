@@ -6,7 +6,7 @@
  * row before the page: keyset pagination over an immutable snapshot, so pages stay stable while uploads arrive.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { EngineError } from '../errors.js';
+import { EngineError } from '../model/errors.js';
 import type { Store } from '../store/store.js';
 
 export interface TokenState {

@@ -4,8 +4,8 @@
  * `org_url_slug` must name that organization: for any other slug the listings are empty and the other calls answer
  * 404, whether or not such an organization exists.
  */
-import type { Clock } from '../clock.js';
-import { EngineError } from '../errors.js';
+import type { Clock } from '../runtime/clock.js';
+import { EngineError } from '../model/errors.js';
 import type { Store } from '../store/store.js';
 import { aggregateUpload, parseReports, ReportError } from './aggregate.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
@@ -235,6 +235,11 @@ export class FlakyTests {
   }
 
   /** One test of the caller's organization by its id, for its page; 404 when there is none. */
+  /** The repositories of the organization with flaky-test data. */
+  repositories(org: string): RepoRef[] {
+    return this.store.read((tx) => [...tx.scan('flakyRepos', { prefix: [org] })].map(({ value }) => value.repo));
+  }
+
   testDetail(org: string, slug: string, testId: string): { repo: RepoRef; row: FailingRow } {
     const found = sameOrg(org, slug) ? this.store.read((tx) => testDetail(tx, org, testId, this.now())) : undefined;
     if (found === undefined) throw new EngineError('not_found', `no test ${testId}`);

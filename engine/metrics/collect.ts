@@ -5,7 +5,7 @@
  * its whole history.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
-import type { QueueRecord } from '../queues.js';
+import type { QueueRecord } from '../model/queues.js';
 import type { ReadTx, Store } from '../store/store.js';
 import { readTotals, WINDOW_MS, type MetricsLogEntry, type MetricsTotals, type QueueType } from './records.js';
 

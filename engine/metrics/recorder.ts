@@ -12,9 +12,9 @@
  */
 import type { PullRequestEvent } from '../../machines/index.js';
 import { isEnqueued, type PullRequestState } from '../../machines/vocabulary.js';
-import type { PullRequestRecord } from '../pullRequests.js';
-import type { QueueRecord } from '../queues.js';
-import type { TestRunRecord } from '../runs.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { QueueRecord } from '../model/queues.js';
+import type { TestRunRecord } from '../model/runs.js';
 import type { WriteTx } from '../store/store.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
 import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';

@@ -17,7 +17,7 @@
  * anti-flake protection, vouched for by a run behind it or retested once when nothing behind it can vouch.
  */
 import type { PullRequestState, QueueState } from '../../machines/vocabulary.js';
-import type { QueueSettings } from '../queues.js';
+import type { QueueSettings } from '../model/queues.js';
 import type { BisectionMemory } from './bisection.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';

@@ -4,7 +4,7 @@
  * so a restarted service resumes a run where it was and reaches the same result.
  */
 import { createHash } from 'node:crypto';
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../runtime/scheduler.js';
 import type { CI, CiRun, StatusReporter } from './types.js';
 
 export interface SimCiOptions {

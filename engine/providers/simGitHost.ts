@@ -4,7 +4,8 @@
  * keeps no state: the engine tells it the target head it expects, and merging answers the next head.
  */
 import { createHash } from 'node:crypto';
-import type { RepoRef } from '../queues.js';
+import type { RepoRef } from '../model/queues.js';
+import { testBranchName } from '../model/runs.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from './types.js';
 
 export function simSha(...parts: (string | number)[]): string {
@@ -13,10 +14,6 @@ export function simSha(...parts: (string | number)[]): string {
 
 function repoId(repo: RepoRef): string {
   return `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
-}
-
-export function testBranchName(targetBranch: string, runId: string): string {
-  return `greenline/${targetBranch}/${runId}`;
 }
 
 export class SimGitHost implements GitHost {

@@ -3,7 +3,7 @@
  * engine repeats calls whose results it had not yet stored — and carries everything it needs, so a provider may be
  * stateless.
  */
-import type { MergeMethod, RepoRef } from '../queues.js';
+import type { MergeMethod, RepoRef } from '../model/queues.js';
 
 /**
  * The target branch as a host saw it while answering, for hosts that can say: its head and the required statuses of

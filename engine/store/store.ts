@@ -20,27 +20,27 @@ export interface StoreSchema {
   /** API tokens by id. Key: [tokenId]. */
   tokens: import('../tokens.js').TokenRecord;
   /** Queue configuration by queue id. Key: [queueId]. */
-  queues: import('../queues.js').QueueRecord;
+  queues: import('../model/queues.js').QueueRecord;
   /** Queue ids by identity. Key: [org, host, owner, name, branch] → queueId. */
   queueIndex: string;
   /** Pull requests of a queue. Key: [queueId, prNumber]. */
-  pullRequests: import('../pullRequests.js').PullRequestRecord;
+  pullRequests: import('../model/pullRequests.js').PullRequestRecord;
   /** A PR's timeline. Key: [queueId, prNumber, seq]. */
-  timeline: import('../pullRequests.js').TimelineEntry;
+  timeline: import('../model/pullRequests.js').TimelineEntry;
   /** Test runs of a queue. Key: [queueId, runId]. */
-  testRuns: import('../runs.js').TestRunRecord;
+  testRuns: import('../model/runs.js').TestRunRecord;
   /** Test runs by test-branch SHA, for setCommitStatus. Key: [org, sha] → [queueId, runId]. */
   runsBySha: [string, string];
   /** Persisted machine snapshots. Key: [queueId, 'queue'] | [queueId, 'pr', number] | [queueId, 'run', runId]. */
-  actors: import('../actorStore.js').StoredSnapshot;
+  actors: import('../runtime/actorStore.js').StoredSnapshot;
   /** Each queue's event log. Key: [queueId, seq]. */
-  events: import('../events.js').LoggedEvent;
+  events: import('../model/events.js').LoggedEvent;
   /** Deadlines. Key: [queueId, name] → due time (ms). */
   timers: number;
   /** Effects decided but not yet done. Key: [queueId, seq]. */
-  outbox: import('../effects.js').OutboxEntry;
+  outbox: import('../model/effects.js').OutboxEntry;
   /** Impacted targets uploaded for a PR's head SHA. Key: [queueId, number, sha]. */
-  impactedTargets: import('../impactedTargets.js').ImpactedTargetsRecord;
+  impactedTargets: import('../model/impactedTargets.js').ImpactedTargetsRecord;
   /** The head SHAs of a PR with uploaded targets, latest first. Key: [queueId, number]. */
   impactedTargetShas: string[];
   /** Metrics: observations by time, about the last hour. Key: [queueId, atMs, eventSeq, index]. */

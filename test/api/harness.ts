@@ -2,7 +2,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../api/server.js';
 import { Engine, type EngineOptions } from '../../engine/engine.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';

@@ -1,7 +1,7 @@
 /** Snapshots as the engine makes and restores them. */
 import { initialTransition, type AnyStateMachine } from 'xstate';
 import { describe, expect, test } from 'vitest';
-import { fromStored, initial, toStored } from '../../engine/actorStore.js';
+import { fromStored, initial, toStored } from '../../engine/runtime/actorStore.js';
 import { MACHINES, type MachineName } from '../../machines/index.js';
 
 const INPUTS: Record<MachineName, unknown[]> = {

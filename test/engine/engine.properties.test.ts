@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { isEnqueued } from '../../machines/vocabulary.js';
-import { EngineError } from '../../engine/errors.js';
+import { EngineError } from '../../engine/model/errors.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
 type Action =

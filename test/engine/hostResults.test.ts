@@ -6,8 +6,8 @@ import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { SimGitHost, simSha } from '../../engine/providers/simGitHost.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TestBranchRequest, TestBranchResult } from '../../engine/providers/types.js';
-import type { RepoRef } from '../../engine/queues.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import type { RepoRef } from '../../engine/model/queues.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import { KEY } from './queueHarness.js';
 

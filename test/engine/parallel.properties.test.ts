@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { EngineError } from '../../engine/errors.js';
+import { EngineError } from '../../engine/model/errors.js';
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { SimGitHost } from '../../engine/providers/simGitHost.js';
 import type { PullRequestFacts } from '../../engine/providers/types.js';
-import type { RepoRef } from '../../engine/queues.js';
+import type { RepoRef } from '../../engine/model/queues.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
 async function parallel(patch: Record<string, unknown> = {}): Promise<QueueHarness> {

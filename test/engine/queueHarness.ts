@@ -1,11 +1,11 @@
 /** An engine on a virtual clock and an in-memory store, with CI played by the test: it reports statuses on runs. */
 import { Engine, type QueueKey } from '../../engine/engine.js';
-import type { QueuePatch } from '../../engine/queues.js';
-import type { PullRequestRecord } from '../../engine/pullRequests.js';
-import type { TestRunRecord } from '../../engine/runs.js';
+import type { QueuePatch } from '../../engine/model/queues.js';
+import type { PullRequestRecord } from '../../engine/model/pullRequests.js';
+import type { TestRunRecord } from '../../engine/model/runs.js';
 import { simSha } from '../../engine/providers/simGitHost.js';
 import type { GitHost } from '../../engine/providers/types.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 

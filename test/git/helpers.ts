@@ -13,10 +13,10 @@ import { LocalCi } from '../../engine/providers/local/localCi.js';
 import { LocalGitHost } from '../../engine/providers/local/localGitHost.js';
 import { GitRunner, type GitRunnerOptions } from '../../engine/providers/local/gitRunner.js';
 import type { CI } from '../../engine/providers/types.js';
-import type { PullRequestRecord, TimelineEntry } from '../../engine/pullRequests.js';
-import type { QueuePatch } from '../../engine/queues.js';
-import type { TestRunRecord } from '../../engine/runs.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import type { PullRequestRecord, TimelineEntry } from '../../engine/model/pullRequests.js';
+import type { QueuePatch } from '../../engine/model/queues.js';
+import type { TestRunRecord } from '../../engine/model/runs.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 

@@ -2,7 +2,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { EngineError } from '../../engine/errors.js';
+import { EngineError } from '../../engine/model/errors.js';
 import { alive, GitQueue, KEY } from './helpers.js';
 
 let queue: GitQueue | undefined;

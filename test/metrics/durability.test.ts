@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { EngineError } from '../../engine/errors.js';
+import { EngineError } from '../../engine/model/errors.js';
 import { renderMetrics, WINDOW_MS } from '../../engine/metrics/index.js';
 import { SimGitHost } from '../../engine/providers/simGitHost.js';
 import type { MergeRequest, MergeResult } from '../../engine/providers/types.js';

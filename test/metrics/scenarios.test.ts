@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimGitHost } from '../../engine/providers/simGitHost.js';
 import type { PullRequestFacts } from '../../engine/providers/types.js';
-import type { RepoRef } from '../../engine/queues.js';
+import type { RepoRef } from '../../engine/model/queues.js';
 import { makeApi, START, type Api } from '../api/harness.js';
 import { Driver, histogramOf, MINUTE, scrape, type Exposition } from './helpers.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { plan, type Decision, type PlanInput, type PlanPullRequest } from '../../engine/planner/planner.js';
 import { newBisection } from '../../engine/planner/bisection.js';
-import { DEFAULT_SETTINGS, type QueueSettings } from '../../engine/queues.js';
+import { DEFAULT_SETTINGS, type QueueSettings } from '../../engine/model/queues.js';
 
 function pr(number: number, fields: Partial<PlanPullRequest> = {}): PlanPullRequest {
   return {

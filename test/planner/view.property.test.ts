@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { PlanInput, PlanPullRequest, Targets } from '../../engine/planner/planner.js';
 import { failedSetOf, LineupView } from '../../engine/planner/view.js';
-import { DEFAULT_SETTINGS } from '../../engine/queues.js';
+import { DEFAULT_SETTINGS } from '../../engine/model/queues.js';
 import { PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
 
 const overlaps = (a: Targets, b: Targets): boolean => {

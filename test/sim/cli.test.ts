@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { HELP, main } from '../../cli/main.js';
-import { parseEventLog, replayEventLog } from '../../sim/eventLog.js';
+import { parseEventLog, replayEventLog } from '../../engine/runtime/eventLog.js';
 import { captureConsole } from '../console.js';
 
 let dir: string;

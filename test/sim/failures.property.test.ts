@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { replayEventLog } from '../../sim/eventLog.js';
+import { replayEventLog } from '../../engine/runtime/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
 

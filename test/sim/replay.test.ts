@@ -6,9 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { eventsCommand, replayCommand } from '../../cli/replay.js';
 import { Engine, type QueueKey } from '../../engine/engine.js';
 import { SimCi } from '../../engine/providers/simCi.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../../engine/store/index.js';
-import { EventLogError, formatEventLog, parseEventLog, replayEventLog, type EventLog, type EventLogEntry } from '../../sim/eventLog.js';
+import { EventLogError, formatEventLog, parseEventLog, replayEventLog, type EventLog, type EventLogEntry } from '../../engine/runtime/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
 import { captureConsole } from '../console.js';

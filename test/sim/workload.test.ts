@@ -5,7 +5,7 @@ import { prDurationMs, runDurationMs, ScenarioCi } from '../../sim/ci.js';
 import { Random } from '../../sim/random.js';
 import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
 import { TargetDrawer } from '../../sim/targets.js';
-import { VirtualScheduler } from '../../engine/scheduler.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 
 const base: ScenarioInput = {
   name: 'workload',

@@ -2,8 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { fc, test as prop } from '@fast-check/vitest';
 import type { TestRunDetails } from '../../engine/engine.js';
-import type { TimelineEntry } from '../../engine/pullRequests.js';
-import { newQueue } from '../../engine/queues.js';
+import type { TimelineEntry } from '../../engine/model/pullRequests.js';
+import { newQueue } from '../../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from '../../web/bisectionTree.js';
 import { html, raw } from '../../web/html.js';
 import { lanesOf } from '../../web/queuePage.js';

@@ -14,7 +14,7 @@
  * same commit ids when the parent is the same (merging a test branch built on the current head is then a
  * fast-forward to the tested commits).
  */
-import type { MergeMethod } from '../../queues.js';
+import type { MergeMethod } from '../../model/queues.js';
 import type { Ident, Repository } from './repository.js';
 
 export type Applied = { ok: true; commits: string[]; tip: string } | { ok: false; files: string[]; detail: string };

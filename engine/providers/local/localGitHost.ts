@@ -16,8 +16,8 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { MergeMethod, RepoRef } from '../../queues.js';
-import { testBranchName } from '../simGitHost.js';
+import type { MergeMethod, RepoRef } from '../../model/queues.js';
+import { testBranchName } from '../../model/runs.js';
 import type {
   GitHost,
   MergeRequest,

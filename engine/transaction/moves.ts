@@ -3,13 +3,12 @@
  * run, requeue, kick, merge, and keep the line-up in order. Handlers (inputs from outside) and the reconciler
  * (the planner's decisions) both use these.
  */
-import { isEnqueued } from '../machines/vocabulary.js';
-import { halves, knownToFail, newBisection, rememberFailure } from './planner/bisection.js';
-import { testBranchName } from './providers/simGitHost.js';
-import { effectiveRequiredStatuses } from './queues.js';
+import { isEnqueued } from '../../machines/vocabulary.js';
+import { halves, knownToFail, newBisection, rememberFailure } from '../planner/bisection.js';
+import { effectiveRequiredStatuses } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
-import type { TestRunRecord } from './runs.js';
-import type { BisectionMemory } from './planner/bisection.js';
+import { testBranchName, type TestRunRecord } from '../model/runs.js';
+import type { BisectionMemory } from '../planner/bisection.js';
 
 export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
 export const DEFAULT_PRIORITY = 'medium';

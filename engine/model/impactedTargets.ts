@@ -5,8 +5,8 @@
  * the upload that applies, so an upload for an older head never applies to a newer one.
  */
 import { createHash } from 'node:crypto';
-import type { Targets } from './planner/graph.js';
-import type { ReadTx, WriteTx } from './store/store.js';
+import type { Targets } from '../planner/graph.js';
+import type { ReadTx, WriteTx } from '../store/store.js';
 
 export type ImpactedTargets = readonly string[] | 'ALL';
 

@@ -3,7 +3,7 @@
  * engine restores an actor from these with the machine's `resolveState`, and moves it with the pure `transition`.
  */
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
-import { MACHINE_VERSION, MACHINES, type MachineName } from '../machines/index.js';
+import { MACHINE_VERSION, MACHINES, type MachineName } from '../../machines/index.js';
 
 export interface StoredSnapshot {
   machine: MachineName;

@@ -19,12 +19,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Engine, type QueueKey } from '../engine/engine.js';
-import type { LoggedEvent, QueueInput } from '../engine/events.js';
-import type { Scheduler } from '../engine/scheduler.js';
-import { COLLECTION_NAMES } from '../engine/store/common.js';
-import { createMemoryStore } from '../engine/store/index.js';
-import type { CollectionName, Key, ReadTx, Store, WriteTx } from '../engine/store/store.js';
+import { Engine, type QueueKey } from '../engine.js';
+import type { LoggedEvent, QueueInput } from '../model/events.js';
+import type { Scheduler } from './scheduler.js';
+import { COLLECTION_NAMES } from '../store/common.js';
+import { createMemoryStore } from '../store/index.js';
+import type { CollectionName, Key, ReadTx, Store, WriteTx } from '../store/store.js';
 
 export const EVENT_LOG_FORMAT = 'greenline-events';
 export const EVENT_LOG_VERSION = 1;

@@ -8,19 +8,19 @@
  * what it changes: an actor is copied the first time the transaction changes it (markPr, sendPr, markRun,
  * sendRun), so that the working set is untouched until the store has committed (`absorbInto`).
  */
-import type { PullRequestContext, QueueContext, TestRunContext } from '../machines/index.js';
-import type { PullRequestState, QueueState, TestRunStatus } from '../machines/vocabulary.js';
-import { fromStored, initial, step, toStored, type Snapshot } from './actorStore.js';
-import type { Effect } from './effects.js';
-import type { QueueInput } from './events.js';
-import { getTargets, type ImpactedTargetsRecord } from './impactedTargets.js';
-import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../machines/index.js';
-import { MetricsRecorder } from './metrics/recorder.js';
-import type { PullRequestRecord, TimelineEntry } from './pullRequests.js';
-import type { QueueRecord } from './queues.js';
-import type { TestRunRecord } from './runs.js';
-import type { StoreSchema, WriteTx } from './store/store.js';
-import type { Actor, CachedTargets, WorkingSet } from './workingSet.js';
+import type { PullRequestContext, QueueContext, TestRunContext } from '../../machines/index.js';
+import type { PullRequestState, QueueState, TestRunStatus } from '../../machines/vocabulary.js';
+import { fromStored, initial, step, toStored, type Snapshot } from '../runtime/actorStore.js';
+import type { Effect } from '../model/effects.js';
+import type { QueueInput } from '../model/events.js';
+import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
+import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../../machines/index.js';
+import { MetricsRecorder } from '../metrics/recorder.js';
+import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
+import type { QueueRecord } from '../model/queues.js';
+import type { TestRunRecord } from '../model/runs.js';
+import type { StoreSchema, WriteTx } from '../store/store.js';
+import type { Actor, CachedTargets, WorkingSet } from '../runtime/workingSet.js';
 
 /** Timer changes to apply to the scheduler after commit. */
 export interface TimerChange {

@@ -1,14 +1,14 @@
 /** How each input changes a queue, inside its transaction, before the planner has its say. */
-import { isEnqueued, type RequestableQueueState } from '../machines/vocabulary.js';
-import type { QueueEvent } from '../machines/index.js';
-import { conflict, notFound } from './errors.js';
-import type { QueueInput } from './events.js';
-import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, kick, PRIORITIES, requeue, targetReadiness } from './operations.js';
-import { describeVerdict, quarantineVerdict } from './flaky/index.js';
-import type { TargetState } from './providers/types.js';
-import type { PullRequestRecord } from './pullRequests.js';
-import type { TestRunRecord } from './runs.js';
-import { applyPatch, type QueuePatch } from './queues.js';
+import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
+import type { QueueEvent } from '../../machines/index.js';
+import { conflict, notFound } from '../model/errors.js';
+import type { QueueInput } from '../model/events.js';
+import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, kick, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { describeVerdict, quarantineVerdict } from '../flaky/index.js';
+import type { TargetState } from '../providers/types.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { TestRunRecord } from '../model/runs.js';
+import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };

@@ -1,7 +1,7 @@
 /** The record of a test run, as getMergeQueueTestingDetails reads it (spec 2.5) and the planner uses it. */
-import type { CommitState } from '../machines/testRun.js';
-import type { TestRunStatus } from '../machines/vocabulary.js';
-import type { QueueMode } from '../machines/vocabulary.js';
+import type { CommitState } from '../../machines/testRun.js';
+import type { TestRunStatus } from '../../machines/vocabulary.js';
+import type { QueueMode } from '../../machines/vocabulary.js';
 import type { RequiredStatusesSource } from './queues.js';
 
 export interface StatusCheck {
@@ -40,4 +40,9 @@ export interface TestRunRecord {
   endedAt: string | null;
   /** Failures of this run that the flaky-test service vouched for as quarantined. */
   quarantinedFailures?: string[];
+}
+
+/** A run's test branch: `greenline/<targetBranch>/<testRunId>` (the run id is its last segment). */
+export function testBranchName(targetBranch: string, runId: string): string {
+  return `greenline/${targetBranch}/${runId}`;
 }

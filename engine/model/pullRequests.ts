@@ -1,5 +1,5 @@
 /** The record of a pull request in a queue, as the API reads it (spec 2.3, the addendum's 2.4 fields) and the planner uses it. */
-import type { PullRequestState } from '../machines/vocabulary.js';
+import type { PullRequestState } from '../../machines/vocabulary.js';
 
 export const GIT_MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'] as const;
 export type GitMergeability = (typeof GIT_MERGEABILITY)[number];

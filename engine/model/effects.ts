@@ -1,5 +1,5 @@
 /** Side effects the engine asks for: written to the outbox in the transaction that decides them, run after commit. */
-import type { CiRun, MergeRequest, TestBranchRequest } from './providers/types.js';
+import type { CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
 import type { RepoRef } from './queues.js';
 
 export type Effect =

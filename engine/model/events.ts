@@ -1,6 +1,6 @@
 /** What happens to a queue: every state change is one of these, appended to the queue's log in its transaction. */
-import type { CommitState } from '../machines/testRun.js';
-import type { MergeResult, PullRequestFacts, TestBranchResult } from './providers/types.js';
+import type { CommitState } from '../../machines/testRun.js';
+import type { MergeResult, PullRequestFacts, TestBranchResult } from '../providers/types.js';
 import type { QueuePatch } from './queues.js';
 
 export type QueueInput =

@@ -1,8 +1,8 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
-import { planTargets } from './impactedTargets.js';
-import { bisectionConcurrencyOf } from './queues.js';
-import { plan, type Decision, type PlanPullRequest } from './planner/planner.js';
-import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './operations.js';
+import { planTargets } from '../model/impactedTargets.js';
+import { bisectionConcurrencyOf } from '../model/queues.js';
+import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
+import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */

@@ -6,11 +6,11 @@
  * up after MAX_BUILD_ATTEMPTS, so that one broken build never holds up the queue's other effects.
  */
 import type { Clock } from './clock.js';
-import type { Effect, OutboxEntry } from './effects.js';
-import { EngineError } from './errors.js';
-import type { QueueInput } from './events.js';
+import type { Effect, OutboxEntry } from '../model/effects.js';
+import { EngineError } from '../model/errors.js';
+import type { QueueInput } from '../model/events.js';
 import type { Scheduler } from './scheduler.js';
-import type { Key, Store } from './store/store.js';
+import type { Key, Store } from '../store/store.js';
 
 const RETRY_MS = 1_000;
 const RETRY_CAP_MS = 5 * 60_000;

@@ -2,8 +2,8 @@
  * Queue configuration: the settings of spec 2.2, their documented defaults, and how an update applies. Pure
  * functions; the engine stores the result.
  */
-import type { QueueMode, QueueState, RequestableQueueState } from '../machines/vocabulary.js';
-import type { BisectionMemory } from './planner/bisection.js';
+import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
+import type { BisectionMemory } from '../planner/bisection.js';
 
 export interface RepoRef {
   host: string;

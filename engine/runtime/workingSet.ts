@@ -10,11 +10,11 @@
  * what it read.
  */
 import { fromStored, type Snapshot } from './actorStore.js';
-import type { ImpactedTargetsRecord } from './impactedTargets.js';
-import type { PullRequestRecord } from './pullRequests.js';
-import type { QueueRecord } from './queues.js';
-import type { TestRunRecord } from './runs.js';
-import type { ReadTx } from './store/store.js';
+import type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { QueueRecord } from '../model/queues.js';
+import type { TestRunRecord } from '../model/runs.js';
+import type { ReadTx } from '../store/store.js';
 
 export interface Actor<R> {
   record: R;
