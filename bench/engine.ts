@@ -83,7 +83,11 @@ export async function atDepth(depth: number, parallel: boolean, steps: number): 
 }
 
 export async function benchEngine(): Promise<void> {
-  const xstate = await rawXState();
+  let xstate = await rawXState();
+  for (let again = 0; again < 2; again++) {
+    const next = await rawXState();
+    if (next.operations / next.seconds > xstate.operations / xstate.seconds) xstate = next;
+  }
   await atDepth(20, false, 100); // warm-up: the first queue pays for compiling the engine
   await atDepth(20, true, 100);
   const rate = (figure: Figure) => figure.operations / figure.seconds;
@@ -93,7 +97,12 @@ export async function benchEngine(): Promise<void> {
   for (const parallel of [false, true]) {
     let shallow = 0;
     for (const depth of [20, 100, 300, 600]) {
-      const figure = await atDepth(depth, parallel, depth >= 300 ? 60 : 150);
+      // The best of three: the machine is shared, and a slow run says more about the neighbours than the engine.
+      let figure = await atDepth(depth, parallel, depth >= 300 ? 60 : 150);
+      for (let again = 0; again < 2; again++) {
+        const next = await atDepth(depth, parallel, depth >= 300 ? 60 : 150);
+        if (rate(next) > rate(figure)) figure = next;
+      }
       if (depth === 20) shallow = rate(figure);
       console.log(
         `${figure.name.padEnd(48)} ${rate(figure).toFixed(0).padStart(10)} ${`${(rate(figure) / rate(xstate)).toFixed(3)}×`.padStart(10)} ${`${(rate(figure) / shallow).toFixed(2)}×`.padStart(11)}`,

@@ -354,13 +354,18 @@ export class Engine {
   getTestRun(key: QueueKey, runId: string): TestRunDetails {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
-      const run = tx.get('testRuns', [queue.id, runId]);
+      const set = this.currentSet(queue);
+      const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
       if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
       const prs = new Map(
-        [...run.basePrs, ...run.prs].map((number) => [number, tx.get('pullRequests', [queue.id, number])] as const),
+        [...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const),
       );
       const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
-      const targets = new Map([...prs].map(([number, pr]) => [number, getTargets(tx, queue.id, number, pr?.sha ?? '')?.targets]));
+      const targetsOf = (number: number, sha: string) => {
+        const cached = set?.targets.get(number);
+        return (cached !== undefined && cached.sha === sha ? cached.record : getTargets(tx, queue.id, number, sha))?.targets;
+      };
+      const targets = new Map([...prs].map(([number, pr]) => [number, targetsOf(number, pr?.sha ?? '')]));
       const details: TestRunDetails = { run, repo: queue.repo, titles };
       if ([...targets.values()].some((set) => set !== undefined)) {
         details.impactedTargets = {
@@ -369,6 +374,15 @@ export class Engine {
         };
       }
       return details;
+    });
+  }
+
+  /** A test run's record alone (what the simulator's CI asks when a run starts), from the working set when active. */
+  testRun(queueId: string, runId: string): TestRunRecord | undefined {
+    return this.store.read((tx) => {
+      const queue = tx.get('queues', [queueId]);
+      if (queue === undefined) return undefined;
+      return this.currentSet(queue)?.runs.get(runId)?.record ?? tx.get('testRuns', [queueId, runId]);
     });
   }
 

@@ -100,8 +100,10 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     onError: (message, error) => failures.push(`${message}: ${error instanceof Error ? error.message : String(error)}`),
   });
   const key = SIM_KEY;
+  let queueId = '';
   ci.attach((runId) => {
-    const { run } = engine.getTestRun(key, runId);
+    const run = engine.testRun(queueId, runId);
+    if (run === undefined) throw new SimulationError(`run ${runId} started, but the engine does not know it`);
     return { prs: run.prs, basePrs: run.basePrs };
   });
   let events = 0;
@@ -111,7 +113,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   };
 
   engine.start();
-  const queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }).id;
+  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }).id;
   await engine.settle();
   const parallel = options.settings.mode === 'parallel';
   const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;

@@ -65,8 +65,12 @@ export class LineupView {
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
     const unsettled = new BitSet(lineup.length);
-    /** PRs that a passing PR behind them was tested on top of: optimistic merge may vouch for them. */
-    const vouchable = new Set(lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
+    /** PRs that a passing PR behind them was tested on top of: optimistic merge may vouch for them (made when asked). */
+    let vouchable: Set<number> | undefined;
+    const canBeVouched = (number: number) => {
+      vouchable ??= new Set(lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
+      return vouchable.has(number);
+    };
     this.baseGraph = new DependencyGraph(targets, this.parallel, (at, graph) => {
       const pr = lineup[at] as PlanPullRequest;
       const circle = circleOf(pr);
@@ -76,14 +80,14 @@ export class LineupView {
         members.push(at);
         circles.set(circle, members);
       }
-      const silent = this.classify(at, graph, unsettled, input.settings.canOptimisticallyMerge && vouchable.has(pr.number));
+      const silent = this.classify(at, graph, unsettled, canBeVouched);
       if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
       return silent;
     });
   }
 
   /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
-  private classify(at: number, graph: DependencyGraph, unsettled: BitSet, vouchable: boolean): boolean {
+  private classify(at: number, graph: DependencyGraph, unsettled: BitSet, canBeVouched: (number: number) => boolean): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
     const holds = pr.testedBase !== null && this.sameBase(at, graph, pr.testedBase);
@@ -91,16 +95,26 @@ export class LineupView {
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
-    this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !vouchable));
+    const vouchable = () => this.input.settings.canOptimisticallyMerge && canBeVouched(pr.number);
+    this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !vouchable()));
     return pr.group !== null || this.doomed[at] === true;
   }
 
   /** Whether `testedBase`, merged PRs aside, is the base expected at `at` now. */
   private sameBase(at: number, graph: DependencyGraph, testedBase: readonly number[]): boolean {
-    const tested = this.unmerged(testedBase);
-    const extra = this.circleAhead[at]?.length ?? 0;
-    if (extra === 0 && tested.length !== graph.count(at)) return false;
-    return sameList(tested, this.expectedFrom(at, graph));
+    const merged = this.input.merged;
+    let open = 0;
+    for (const number of testedBase) if (!merged.has(number)) open++;
+    if ((this.circleAhead[at]?.length ?? 0) === 0 && open !== graph.count(at)) return false;
+    const expected = this.expectedFrom(at, graph);
+    if (open !== expected.length) return false;
+    let k = 0;
+    for (const number of testedBase) {
+      if (merged.has(number)) continue;
+      if (number !== expected[k]) return false;
+      k++;
+    }
+    return true;
   }
 
   private expectedFrom(at: number, graph: DependencyGraph): number[] {

@@ -1,7 +1,8 @@
 /** Snapshots as the engine makes and restores them. */
-import { initialTransition, type AnyStateMachine } from 'xstate';
+import { initialTransition, transition, type AnyStateMachine } from 'xstate';
 import { describe, expect, test } from 'vitest';
-import { fromStored, initial, toStored } from '../../engine/runtime/actorStore.js';
+import { fromStored, initial, quickStartAvailable, step, toStored } from '../../engine/runtime/actorStore.js';
+import { pullRequestModel, queueModel, testRunModel } from '../machines/models.js';
 import { MACHINES, type MachineName } from '../../machines/index.js';
 
 const INPUTS: Record<MachineName, unknown[]> = {
@@ -20,5 +21,44 @@ describe('initial snapshots', () => {
       expect(toStored(name, actual)).toEqual(toStored(name, expected));
       expect(fromStored(name, toStored(name, actual)).value).toEqual(expected.value);
     }
+  });
+});
+
+test('every machine of ours takes the quick start (initialTransition costs twenty times more)', () => {
+  for (const name of Object.keys(INPUTS) as MachineName[]) expect(quickStartAvailable(name), name).toBe(true);
+});
+
+describe('steps', () => {
+  // Every event of each machine's model, from every state a short walk reaches: step gives what transition gives.
+  test.each([
+    ['pullRequest', pullRequestModel],
+    ['testRun', testRunModel],
+    ['queue', queueModel],
+  ] as const)('%s: step and XState transition agree on every event the state accepts', (name, model) => {
+    const logic = MACHINES[name] as AnyStateMachine;
+    let compared = 0;
+    for (const input of model.inputs) {
+      let frontier = [initial(name, input)];
+      const seen = new Set<string>();
+      for (let depth = 0; depth < 4; depth++) {
+        const next: typeof frontier = [];
+        for (const snapshot of frontier) {
+          for (const event of model.events) {
+            if (snapshot.status !== 'active' || !snapshot.can(event as never)) continue;
+            const [expected] = transition(logic, snapshot, event as never);
+            const actual = step(name, snapshot, event);
+            expect([actual.value, actual.context, actual.status]).toEqual([expected.value, expected.context, expected.status]);
+            compared++;
+            const key = JSON.stringify([actual.value, actual.context]);
+            if (!seen.has(key)) {
+              seen.add(key);
+              next.push(actual);
+            }
+          }
+        }
+        frontier = next;
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
   });
 });
