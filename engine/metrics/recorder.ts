@@ -17,9 +17,16 @@ import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { WriteTx } from '../store/store.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
+import { cloneJson } from '../runtime/cloneJson.js';
 import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
 
 const CONCLUSION_OF: Partial<Record<PullRequestState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
+
+/** What a queue's working set keeps of its metrics between transactions; a recorder copies what it changes. */
+export interface MetricsCache {
+  totals: MetricsTotals | undefined;
+  clocks: Map<number, PrClock>;
+}
 
 export class MetricsRecorder {
   private readonly entries: MetricsLogEntry[] = [];
@@ -34,6 +41,8 @@ export class MetricsRecorder {
     private readonly now: number,
     /** The queue's run, as this transaction sees it. */
     private readonly runOf: (runId: string) => TestRunRecord | undefined,
+    /** The queue's working set's metrics, when the set is current (else the store is read). */
+    private readonly cache?: MetricsCache,
   ) {
     this.bisectionsBefore = queue.runtime.counters.bisection;
   }
@@ -145,7 +154,10 @@ export class MetricsRecorder {
 
   private clockOf(pr: PullRequestRecord, from: PullRequestState): PrClock {
     let clock = this.clocks.get(pr.number) ?? undefined;
-    if (clock === undefined && !this.clocks.has(pr.number)) clock = this.tx.get('metricsPrs', [this.queue.id, pr.number]);
+    if (clock === undefined && !this.clocks.has(pr.number)) {
+      const cached = this.cache?.clocks.get(pr.number);
+      clock = cached !== undefined ? { ...cached } : this.tx.get('metricsPrs', [this.queue.id, pr.number]);
+    }
     if (clock === undefined || clock.entryId !== pr.id) {
       // A new entry starts in NOT_READY, whose time never counts: its clock starts at its first move. An entry met
       // in another state began before metrics were recorded.
@@ -166,7 +178,17 @@ export class MetricsRecorder {
   }
 
   private loadTotals(): MetricsTotals {
-    this.totals ??= readTotals(this.tx.get('metricsTotals', [this.queue.id]));
+    const cached = this.cache?.totals;
+    this.totals ??= cached !== undefined ? cloneJson(cached) : readTotals(this.tx.get('metricsTotals', [this.queue.id]));
     return this.totals;
+  }
+
+  /** After the store committed: the totals and clocks this transaction wrote are the working set's from now on. */
+  absorbInto(cache: MetricsCache): void {
+    if (this.totals !== undefined) cache.totals = this.totals;
+    for (const [number, clock] of this.clocks) {
+      if (clock === null) cache.clocks.delete(number);
+      else cache.clocks.set(number, clock);
+    }
   }
 }

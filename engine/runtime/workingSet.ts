@@ -15,6 +15,7 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { ReadTx } from '../store/store.js';
+import type { MetricsCache } from '../metrics/recorder.js';
 
 export interface Actor<R> {
   record: R;
@@ -32,6 +33,8 @@ export class WorkingSet {
   /** Impacted targets read for a PR's head SHA (record undefined: none uploaded for that head). */
   readonly targets = new Map<number, CachedTargets>();
   queueSnapshot: Snapshot | undefined;
+  /** The queue's metrics totals and its PRs' metrics clocks, read once, then kept (metrics/recorder.ts). */
+  readonly metrics: MetricsCache = { totals: undefined, clocks: new Map() };
 
   constructor(
     readonly queueId: string,

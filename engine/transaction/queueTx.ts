@@ -21,20 +21,12 @@ import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { StoreSchema, WriteTx } from '../store/store.js';
 import type { Actor, CachedTargets, WorkingSet } from '../runtime/workingSet.js';
+import { cloneJson } from '../runtime/cloneJson.js';
 
 /** Timer changes to apply to the scheduler after commit. */
 export interface TimerChange {
   name: string;
   dueAt: number | null;
-}
-
-/** A copy of a plain JSON value (records are): faster than structuredClone for small objects. */
-function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(cloneJson) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) copy[key] = cloneJson(field);
-  return copy as T;
 }
 
 export class QueueTx {
@@ -65,7 +57,7 @@ export class QueueTx {
     const cached = this.cache?.queueSnapshot;
     const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
     this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
-    this.metrics = new MetricsRecorder(tx, queue, now, (id) => this.run(id));
+    this.metrics = new MetricsRecorder(tx, queue, now, (id) => this.run(id), this.cache?.metrics);
   }
 
   get runtime() {
@@ -264,6 +256,7 @@ export class QueueTx {
   /** After the store committed: what this transaction changed or read becomes the queue's working set. */
   absorbInto(workingSet: WorkingSet): void {
     workingSet.absorb(this.queue, this.queueSnapshot, this.prs, this.runs, this.targets);
+    this.metrics.absorbInto(workingSet.metrics);
   }
 
   private prActor(number: number): Actor<PullRequestRecord> | undefined {

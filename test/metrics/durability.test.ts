@@ -68,9 +68,13 @@ describe('across a restart on LMDB', () => {
     const q = new Driver(api);
     await q.create();
     await q.submit(1);
-    // As if #1 had been submitted by a build that recorded no metrics: its clock is missing.
+    // As if #1 had been submitted by a build that recorded no metrics: its clock is missing. Another process's
+    // transaction moves the queue record's version on, as this one does: the engine's working set is then rebuilt.
     api.store.write((tx) => {
       for (const { key } of [...tx.scan('metricsPrs')]) tx.remove('metricsPrs', key);
+      for (const { key, value } of [...tx.scan('queues')]) {
+        tx.put('queues', key, { ...value, runtime: { ...value.runtime, counters: { ...value.runtime.counters, event: value.runtime.counters.event + 1 } } });
+      }
     });
     await q.advance(10);
     await q.pass(1);
