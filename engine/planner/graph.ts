@@ -155,15 +155,16 @@ export class DependencyGraph {
       if (own === null || own === 'ALL') {
         closure.or(withTargets);
       } else {
-        const direct = new Set<number>();
-        if (lastAll >= 0) direct.add(lastAll);
+        // Each PR ahead it overlaps directly, and what those depend on (a position met twice is or-ed twice: harmless).
+        if (lastAll >= 0) {
+          closure.set(lastAll);
+          closure.or(this.closures[lastAll] as BitSet);
+        }
         for (const target of own) {
           const last = lastByTarget.get(target);
-          if (last !== undefined && last > lastAll) direct.add(last);
-        }
-        for (const index of direct) {
-          closure.set(index);
-          closure.or(this.closures[index] as BitSet);
+          if (last === undefined || last <= lastAll || closure.has(last)) continue;
+          closure.set(last);
+          closure.or(this.closures[last] as BitSet);
         }
       }
       if (!silent(at, this)) {

@@ -61,7 +61,6 @@ export class LineupView {
       if (pr.state === 'PENDING_FAILURE') this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const targets = lineup.map((pr) => pr.targets);
-    this.aheadGraph = new DependencyGraph(targets, this.parallel, (at) => (lineup[at] as PlanPullRequest).group !== null);
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
     const unsettled = new BitSet(lineup.length);
@@ -84,6 +83,10 @@ export class LineupView {
       if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
       return silent;
     });
+    // What a PR depends on for merging leaves out bisections only: the same graph as the bases' unless a PR is doomed.
+    this.aheadGraph = this.doomed.includes(true)
+      ? new DependencyGraph(targets, this.parallel, (at) => (lineup[at] as PlanPullRequest).group !== null)
+      : this.baseGraph;
   }
 
   /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
@@ -95,8 +98,8 @@ export class LineupView {
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
-    const vouchable = () => this.input.settings.canOptimisticallyMerge && canBeVouched(pr.number);
-    this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !vouchable()));
+    this.doomed[at] =
+      failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && canBeVouched(pr.number))));
     return pr.group !== null || this.doomed[at] === true;
   }
 
