@@ -176,6 +176,10 @@ export class Engine {
       ),
     }));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
+    // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
+    // timer armed in the past only when it next moves).
+    const now = this.clock.now();
+    for (const timer of timers) if (timer.dueAt <= now) this.fire(timer.queueId, timer.name);
     for (const { run, repo, deadlineAt } of runs) {
       if (run.testBranchSha === '') continue;
       this.startCi({
@@ -522,13 +526,15 @@ export class Engine {
   private arm(queueId: string, timer: TimerChange): void {
     const key = `${queueId}:${timer.name}`;
     if (timer.dueAt === null) return this.scheduler.cancel(key);
-    const dueAt = timer.dueAt;
-    this.scheduler.schedule(key, dueAt, () => {
-      if (!this.alive) return;
-      const stored = this.store.read((tx) => tx.get('timers', [queueId, timer.name]));
-      if (stored === undefined || stored > this.clock.now()) return;
-      this.guard(`timer ${timer.name} of ${queueId}`, () => this.dispatch(queueId, { type: 'timer', name: timer.name }));
-    });
+    this.scheduler.schedule(key, timer.dueAt, () => this.fire(queueId, timer.name));
+  }
+
+  /** A timer fires: its input, if the timer is still stored and due (a timer fired twice does nothing the second time). */
+  private fire(queueId: string, name: string): void {
+    if (!this.alive) return;
+    const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
+    if (stored === undefined || stored > this.clock.now()) return;
+    this.guard(`timer ${name} of ${queueId}`, () => this.dispatch(queueId, { type: 'timer', name }));
   }
 
   private guard(what: string, fn: () => void): void {

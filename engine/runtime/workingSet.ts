@@ -16,6 +16,7 @@ import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { ReadTx } from '../store/store.js';
 import type { MetricsCache } from '../metrics/recorder.js';
+import type { PlanPullRequest } from '../planner/planner.js';
 
 export interface Actor<R> {
   record: R;
@@ -33,6 +34,8 @@ export class WorkingSet {
   /** Impacted targets read for a PR's head SHA (record undefined: none uploaded for that head). */
   readonly targets = new Map<number, CachedTargets>();
   queueSnapshot: Snapshot | undefined;
+  /** The planner's view of each record, made once (records in the set are never changed in place). */
+  readonly planViews = new WeakMap<PullRequestRecord, PlanPullRequest>();
   /** The queue's metrics totals and its PRs' metrics clocks, read once, then kept (metrics/recorder.ts). */
   readonly metrics: MetricsCache = { totals: undefined, clocks: new Map() };
 

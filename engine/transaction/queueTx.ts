@@ -21,6 +21,7 @@ import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { StoreSchema, WriteTx } from '../store/store.js';
 import type { Actor, CachedTargets, WorkingSet } from '../runtime/workingSet.js';
+import type { PlanPullRequest } from '../planner/planner.js';
 import { cloneJson } from '../runtime/cloneJson.js';
 
 /** Timer changes to apply to the scheduler after commit. */
@@ -251,6 +252,16 @@ export class QueueTx {
     this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
     this.metrics.commit(seq);
     return seq;
+  }
+
+  /** The planner's view of a PR record this transaction has not changed, as an earlier plan made it. */
+  keptView(record: PullRequestRecord): PlanPullRequest | undefined {
+    return this.cache?.planViews.get(record);
+  }
+
+  /** Keeps the planner's view of a record this transaction has not changed (an owned one may still change). */
+  keepView(record: PullRequestRecord, view: PlanPullRequest): void {
+    if (this.prs.get(view.number)?.record !== record) this.cache?.planViews.set(record, view);
   }
 
   /** After the store committed: what this transaction changed or read becomes the queue's working set. */

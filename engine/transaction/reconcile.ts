@@ -35,9 +35,16 @@ export function reconcile(q: QueueTx): void {
   throw new Error(`queue ${q.queue.id}: the planner did not settle after ${MAX_ROUNDS} rounds`);
 }
 
+/**
+ * A PR as the planner sees it. The view of a record this transaction has not changed is kept in the working set
+ * (such records are never changed in place), so a plan costs little for the PRs nothing happened to.
+ */
 function planView(q: QueueTx, number: number): PlanPullRequest {
   const pr = q.requirePr(number);
-  return {
+  const targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
+  const kept = q.keptView(pr);
+  if (kept !== undefined && kept.targets === targets) return kept;
+  const view: PlanPullRequest = {
     number,
     state: pr.state,
     noBatch: pr.noBatch,
@@ -51,8 +58,10 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     runsBehindFailed: pr.runsBehindFailed ?? 0,
     failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
-    targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
+    targets,
   };
+  q.keepView(pr, view);
+  return view;
 }
 
 function apply(q: QueueTx, decision: Decision): void {
@@ -88,6 +97,7 @@ function apply(q: QueueTx, decision: Decision): void {
 /** Forgets merged PRs and bisections nothing refers to any more. */
 function tidy(q: QueueTx): void {
   const runtime = q.runtime;
+  if (runtime.merged.length === 0 && Object.keys(runtime.bisections).length === 0) return;
   const referenced = new Set<number>();
   const bisections = new Set<string>();
   for (const number of runtime.lineup) {

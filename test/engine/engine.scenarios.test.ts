@@ -262,3 +262,17 @@ describe('queue states and direct merge', () => {
     expect(h.runs()).toHaveLength(0);
   });
 });
+
+describe('restore', () => {
+  test('a deadline that passed while the engine was down fires when it starts again', async () => {
+    const h = new QueueHarness();
+    await h.create({ testingTimeoutMinutes: 30 });
+    await h.submit(1);
+    expect(h.states(1)).toEqual(['TESTING']);
+    h.engine.stop(); // down: nothing fires while the clock moves past the run's deadline
+    h.scheduler.advanceBy(31 * 60_000);
+    await h.crashAndRestore();
+    expect(h.states(1)).toEqual(['CANCELLED']);
+    expect(h.pr(1).reason).toContain('no result before the testing timeout');
+  });
+});
