@@ -6,41 +6,14 @@
  * `npm run bench:engine`; also part of `npm run bench`.
  */
 import { pathToFileURL } from 'node:url';
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { Engine, type QueueKey } from '../engine/engine.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
-import { pullRequestMachine } from '../machines/pullRequest.js';
-import { measure, type Figure } from './measure.js';
+import { random, rawXState, type Figure } from './measure.js';
 
 const KEY: QueueKey = { org: 'bench', repo: { host: 'bench.invalid', owner: 'bench', name: 'repo' }, branch: 'main' };
 const TARGETS = 1_000;
-
-/** Raw XState: PENDING → TESTING → TESTS_PASSED → PENDING, over and over. */
-export async function rawXState(operations = 300_000): Promise<Figure> {
-  const next: Record<string, object> = {
-    PENDING: { type: 'START_TEST', runId: 'tr_1' },
-    TESTING: { type: 'PASS' },
-    TESTS_PASSED: { type: 'REQUEUE', reason: 'bench' },
-  };
-  let [snapshot] = initialTransition(pullRequestMachine, { number: 1 }) as [AnyMachineSnapshot, unknown];
-  [snapshot] = transition(pullRequestMachine, snapshot as never, { type: 'READY' }) as [AnyMachineSnapshot, unknown];
-  return measure('raw XState transition(pullRequestMachine, …)', operations, () => {
-    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [AnyMachineSnapshot, unknown];
-  });
-}
-
-/** A deterministic stream of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
 
 /** Engine events per second with the queue held at `depth` queued PRs, over `steps` arrivals (and as many merges). */
 export async function atDepth(depth: number, parallel: boolean, steps: number): Promise<Figure & { depth: number }> {

@@ -1,4 +1,6 @@
 /** Timing helpers for benchmarks: figures and ratios against a baseline measured in the same run. */
+import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
+import { pullRequestMachine } from '../machines/pullRequest.js';
 export interface Figure {
   name: string;
   operations: number;
@@ -25,4 +27,29 @@ export function report(title: string, baseline: Figure, figures: Figure[]): void
         .padStart(10)} ${ratio.padStart(12)}`,
     );
   }
+}
+
+/** A deterministic generator (xorshift) of numbers in [0, 1), so every run draws the same. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+}
+
+/** Raw XState, the baseline of the engine's benchmarks: PENDING → TESTING → TESTS_PASSED → PENDING, over and over. */
+export async function rawXState(operations = 300_000): Promise<Figure> {
+  const next: Record<string, object> = {
+    PENDING: { type: 'START_TEST', runId: 'tr_1' },
+    TESTING: { type: 'PASS' },
+    TESTS_PASSED: { type: 'REQUEUE', reason: 'bench' },
+  };
+  let [snapshot] = initialTransition(pullRequestMachine, { number: 1 }) as [AnyMachineSnapshot, unknown];
+  [snapshot] = transition(pullRequestMachine, snapshot as never, { type: 'READY' }) as [AnyMachineSnapshot, unknown];
+  return measure('raw XState transition(pullRequestMachine, …)', operations, () => {
+    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [AnyMachineSnapshot, unknown];
+  });
 }

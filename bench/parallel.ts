@@ -14,18 +14,7 @@ import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
-import { measure, report } from './measure.js';
-
-/** A deterministic generator (xorshift), so every run plans the same line-up. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
+import { measure, random, report } from './measure.js';
 
 function lineup(prs: number, targets: number): PlanPullRequest[] {
   const next = random(42);

@@ -6,14 +6,12 @@
  * `npm run bench:sim` runs it alone; `npm run bench` runs it with the others.
  */
 import { pathToFileURL } from 'node:url';
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
-import { pullRequestMachine } from '../machines/pullRequest.js';
 import { parseScenario } from '../sim/scenario.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runQueue } from '../sim/queueRun.js';
 import { summarise } from '../sim/report.js';
 import { simulate } from '../sim/simulate.js';
-import { measure, report, type Figure } from './measure.js';
+import { rawXState, report, type Figure } from './measure.js';
 
 const PRS_PER_DAY = 1_000;
 /** A queue that keeps up with 1,000 PRs a day: predictive testing, 24 runs at once. */
@@ -68,17 +66,7 @@ async function wholeSimulation(hours: number): Promise<{ figure: Figure; prs: nu
 }
 
 export async function benchSim(): Promise<void> {
-  // PENDING → TESTING → TESTS_PASSED → PENDING, over and over: every event is one the state accepts.
-  const next: Record<string, object> = {
-    PENDING: { type: 'START_TEST', runId: 'tr_1' },
-    TESTING: { type: 'PASS' },
-    TESTS_PASSED: { type: 'REQUEUE', reason: 'bench' },
-  };
-  let [snapshot] = initialTransition(pullRequestMachine, { number: 1 }) as [AnyMachineSnapshot, unknown];
-  [snapshot] = transition(pullRequestMachine, snapshot as never, { type: 'READY' }) as [AnyMachineSnapshot, unknown];
-  const xstate = await measure('raw XState transition(pullRequestMachine, …)', 300_000, () => {
-    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [AnyMachineSnapshot, unknown];
-  });
+  const xstate = await rawXState();
   const day = await simulated(24);
   const week = await simulated(24 * 7);
   const whole = await wholeSimulation(48);
