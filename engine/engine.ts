@@ -468,7 +468,13 @@ export class Engine {
 
   /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
   metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
-    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now() });
+    return renderMetrics({
+      store: this.store,
+      org,
+      ...(filter === undefined ? {} : { filter }),
+      now: this.clock.now(),
+      workingSet: (queue) => this.currentSet(queue),
+    });
   }
 
   /** A queue's merges in the last hour, with their times in queue. */

@@ -6,6 +6,7 @@
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import type { QueueRecord } from '../model/queues.js';
+import type { WorkingSet } from '../runtime/workingSet.js';
 import type { ReadTx, Store } from '../store/store.js';
 import { readTotals, WINDOW_MS, type MetricsLogEntry, type MetricsTotals, type QueueType } from './records.js';
 
@@ -56,18 +57,18 @@ function queuesOf(tx: ReadTx, org: string, filter: MetricsFilter): QueueRecord[]
   return [...tx.scan('queueIndex', { prefix })].flatMap(({ value }) => tx.get('queues', [value]) ?? []);
 }
 
-function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number): QueueSample {
+function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number, set: WorkingSet | undefined): QueueSample {
   const depth = zero();
   const awaitingMergeability = zero();
   const testing = zero();
   const runKinds = new Map<string, QueueType>();
   for (const runId of queue.runtime.activeRuns) {
-    const run = tx.get('testRuns', [queue.id, runId]);
+    const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
     if (run !== undefined) runKinds.set(runId, run.kind);
   }
   let enqueued = 0;
   for (const number of new Set([...queue.runtime.lineup, ...queue.runtime.waiting])) {
-    const pr = tx.get('pullRequests', [queue.id, number]);
+    const pr = set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
     if (pr === undefined || !isEnqueued(pr.state)) continue;
     enqueued++;
     const inRun = pr.state === 'TESTING' && pr.runId !== null ? runKinds.get(pr.runId) : undefined;
@@ -88,14 +89,20 @@ function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number): QueueSample {
     testing,
     enqueued,
     activeRuns: queue.runtime.activeRuns.length,
-    totals: readTotals(tx.get('metricsTotals', [queue.id])),
+    totals: set?.metrics.totals ?? readTotals(tx.get('metricsTotals', [queue.id])),
     window,
     outboxEffects: oldest === undefined ? 0 : tx.count('outbox', { prefix: [queue.id] }),
     oldestEffectAt: typeof oldest?.decidedAt === 'number' ? oldest.decidedAt : null,
   };
 }
 
-export function collectMetrics(store: Store, org: string, filter: MetricsFilter, now: number): MetricsSnapshot {
-  const queues = store.read((tx) => queuesOf(tx, org, filter).map((queue) => sampleQueue(tx, queue, now)));
+export function collectMetrics(
+  store: Store,
+  org: string,
+  filter: MetricsFilter,
+  now: number,
+  workingSet: (queue: QueueRecord) => WorkingSet | undefined = () => undefined,
+): MetricsSnapshot {
+  const queues = store.read((tx) => queuesOf(tx, org, filter).map((queue) => sampleQueue(tx, queue, now, workingSet(queue))));
   return { now, queues, storeSizeBytes: store.stats().sizeBytes };
 }

@@ -15,6 +15,9 @@ export type { RenderedMetrics } from './render.js';
 export { renderSnapshot } from './render.js';
 export { WINDOW_MS } from './records.js';
 
+import type { QueueRecord } from '../model/queues.js';
+import type { WorkingSet } from '../runtime/workingSet.js';
+
 export interface MetricsRequest {
   store: Store;
   /** The organization whose queues are shown; no other organization's queue ever is. */
@@ -22,8 +25,10 @@ export interface MetricsRequest {
   filter?: MetricsFilter;
   /** The engine's clock (ms): the one-hour windows end here. */
   now: number;
+  /** A queue's working set when it is current: its PRs, runs and totals are read there instead of parsed again. */
+  workingSet?: (queue: QueueRecord) => WorkingSet | undefined;
 }
 
 export async function renderMetrics(request: MetricsRequest): Promise<RenderedMetrics> {
-  return renderSnapshot(collectMetrics(request.store, request.org, request.filter ?? {}, request.now));
+  return renderSnapshot(collectMetrics(request.store, request.org, request.filter ?? {}, request.now, request.workingSet));
 }
