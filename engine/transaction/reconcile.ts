@@ -97,18 +97,24 @@ function apply(q: QueueTx, decision: Decision): void {
 /** Forgets merged PRs and bisections nothing refers to any more. */
 function tidy(q: QueueTx): void {
   const runtime = q.runtime;
-  if (runtime.merged.length === 0 && Object.keys(runtime.bisections).length === 0) return;
+  const memories = Object.entries(runtime.bisections);
+  if (runtime.merged.length === 0 && memories.length === 0) return;
+  const merged = new Set(runtime.merged);
   const referenced = new Set<number>();
   const bisections = new Set<string>();
+  const groups = new Set<string>();
+  const note = (base: readonly number[]) => {
+    if (merged.size > 0) for (const number of base) if (merged.has(number)) referenced.add(number);
+  };
   for (const number of runtime.lineup) {
     const pr = q.requirePr(number);
-    for (const base of pr.testedBase ?? []) referenced.add(base);
+    if (pr.testedBase !== null) note(pr.testedBase);
     if (pr.bisectionId !== null) bisections.add(pr.bisectionId);
+    if (pr.group !== null) groups.add(pr.group);
   }
-  for (const id of runtime.activeRuns) for (const base of q.requireRun(id).basePrs) referenced.add(base);
-  runtime.merged = runtime.merged.filter((number) => referenced.has(number));
-  const groups = new Set(runtime.lineup.map((number) => q.requirePr(number).group));
-  for (const [id, memory] of Object.entries(runtime.bisections)) {
+  for (const id of runtime.activeRuns) note(q.requireRun(id).basePrs);
+  if (referenced.size !== runtime.merged.length) runtime.merged = runtime.merged.filter((number) => referenced.has(number));
+  for (const [id, memory] of memories) {
     if (!bisections.has(id)) delete runtime.bisections[id];
     else for (const group of Object.keys(memory.waits ?? {})) if (!groups.has(group)) delete memory.waits?.[group];
   }
