@@ -7,11 +7,13 @@ import type { Decision, PlanPullRequest } from './planner.js';
 import type { LineupView } from './view.js';
 
 export function merges(view: LineupView): Decision[] {
-  const { lineup, state } = view.input;
+  const { lineup, state, settings } = view.input;
   if (state === 'paused' || lineup.some((pr) => pr.mergeRequested)) return [];
+  // Only a passed PR merges, unless optimistic merge (a PR vouched for) or direct merge (a PR waiting) may.
+  const anyState = settings.canOptimisticallyMerge || settings.directMergeMode === 'always';
   for (let at = 0; at < lineup.length; at++) {
     const pr = lineup[at] as PlanPullRequest;
-    if (pr.group !== null || view.aheadCount(at) > 0) continue;
+    if (pr.group !== null || (!anyState && pr.state !== 'TESTS_PASSED') || view.aheadCount(at) > 0) continue;
     const decision = mergeOf(view, pr, at);
     if (decision !== undefined) return [decision];
   }
