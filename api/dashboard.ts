@@ -53,7 +53,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
     };
   const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
-    sendPage(reply, status, page({ ...options, org: session.org }));
+    sendPage(reply, status, page({ ...options, org: session.org, version: events.version }));
 
   await app.register(async (scope) => {
     // Forms post URL-encoded bodies; only in this scope (the API keeps answering 415 to anything but JSON).

@@ -3,6 +3,7 @@
  * (`engine.onInput`, called after each commit). Changes are coalesced: a stream gets at most one `changed` event per
  * COALESCE_MS, naming the queues that changed since the last one, and only queues of its session's organization.
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Engine } from '../engine/engine.js';
 
@@ -24,6 +25,9 @@ export class DashboardEvents {
   private readonly orgOfQueue = new Map<string, string>();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
+  /** This process's feed (a restart starts another), and the commits it has seen: its version. */
+  private readonly epoch = randomUUID().slice(0, 8);
+  private commits = 0;
 
   constructor(private readonly engine: Engine) {
     this.unsubscribe = engine.onInput((queueId) => this.changed(queueId));
@@ -38,6 +42,11 @@ export class DashboardEvents {
     return this.clients.size;
   }
 
+  /** Where the feed is: a page made at another version has missed changes (commits, or a restart) when it connects. */
+  get version(): string {
+    return `${this.epoch}:${this.commits}`;
+  }
+
   /**
    * Takes over a response as an event stream for a session's organization until the browser goes away, the service
    * closes, or the session ends (its token revoked, its time up): then the stream is closed, and the browser's
@@ -50,8 +59,9 @@ export class DashboardEvents {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    // Reconnect quickly after an interruption (a restart of the service).
+    // Reconnect quickly after an interruption (a restart of the service); say where the feed is now.
     response.write('retry: 1000\n\n');
+    response.write(`event: hello\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
     const client: Client = { org: session.org, tokenId: session.tokenId, expiresAt: session.expiresAt, response, pending: new Set(), timer: undefined };
     this.clients.add(client);
     response.on('close', () => this.drop(client));
@@ -67,6 +77,7 @@ export class DashboardEvents {
   }
 
   private changed(queueId: string): void {
+    this.commits++;
     if (this.clients.size === 0) return;
     const org = this.orgOf(queueId);
     for (const client of this.clients) {
@@ -86,7 +97,7 @@ export class DashboardEvents {
     }
     const queues = [...client.pending];
     client.pending.clear();
-    client.response.write(`event: changed\ndata: ${JSON.stringify({ queues })}\n\n`);
+    client.response.write(`event: changed\ndata: ${JSON.stringify({ queues, version: this.version })}\n\n`);
   }
 
   private drop(client: Client): void {

@@ -7,6 +7,8 @@ export interface PageOptions {
   org?: string;
   /** What this page shows live: a queue id (it refreshes on that queue's changes) or `all` (on any change). */
   live?: string;
+  /** The live feed's version when the page was made: the page redraws at once if the feed has moved on since. */
+  version?: string;
   /** Markup outside the live region (forms that must not be redrawn while someone types). */
   aside?: Html;
   body: Html;
@@ -34,7 +36,7 @@ export function page(options: PageOptions): string {
   const live =
     options.live === undefined
       ? html`<div id="live">${options.body}</div>`
-      : html`<div id="live" data-live="${options.live}">${options.body}</div>`;
+      : html`<div id="live" data-live="${options.live}" data-version="${options.version ?? ''}">${options.body}</div>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content="${HTMX_CONFIG}">

@@ -157,6 +157,28 @@ export class FlakyTests {
     testId: string,
     setting: QuarantineOverride | null,
   ): { test: FlakyTestRecord; quarantined: boolean } {
+    const { saved, settings } = this.changeTest(org, slug, repo, testId, (before, now) => {
+      const after: FlakyTestRecord = { ...before };
+      if (setting === null) delete after.override;
+      else after.override = { setting, at: now };
+      return after;
+    });
+    return { test: saved, quarantined: isQuarantined(saved, settings) };
+  }
+
+  /** Links a ticket to a test (replacing any linked before); 404 when the repository has no such test. */
+  linkTicket(org: string, slug: string | undefined, repo: RepoRef, testId: string, ticket: { externalId: string; url?: string }): FlakyTestRecord {
+    return this.changeTest(org, slug, repo, testId, (before, now) => ({ ...before, ticket: { ...ticket, at: now } })).saved;
+  }
+
+  /** Changes one test of a repository in one transaction (its lists follow); 404 when there is no such test. */
+  private changeTest(
+    org: string,
+    slug: string | undefined,
+    repo: RepoRef,
+    testId: string,
+    change: (before: FlakyTestRecord, now: number) => FlakyTestRecord,
+  ): { saved: FlakyTestRecord; settings: RepoSettings } {
     const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
     if (!sameOrg(org, slug)) throw missing();
     const id = repoIdOf(repo);
@@ -167,30 +189,9 @@ export class FlakyTests {
       if (before === undefined || repoRecord === undefined) throw missing();
       const settings = withDefaults(repoRecord.settings);
       const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings };
-      const after: FlakyTestRecord = { ...before };
-      if (setting === null) delete after.override;
-      else after.override = { setting, at: now };
-      const saved = saveTest(context, before, after);
+      const saved = saveTest(context, before, change(before, now));
       tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
-      return { test: saved, quarantined: isQuarantined(saved, settings) };
-    });
-  }
-
-  /** Links a ticket to a test (replacing any linked before); 404 when the repository has no such test. */
-  linkTicket(org: string, slug: string | undefined, repo: RepoRef, testId: string, ticket: { externalId: string; url?: string }): FlakyTestRecord {
-    const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
-    if (!sameOrg(org, slug)) throw missing();
-    const id = repoIdOf(repo);
-    const now = this.now();
-    return this.store.write((tx) => {
-      const before = tx.get('flakyTests', [org, id, testId]);
-      const repoRecord = tx.get('flakyRepos', [org, id]);
-      if (before === undefined || repoRecord === undefined) throw missing();
-      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings: withDefaults(repoRecord.settings) };
-      const after: FlakyTestRecord = { ...before, ticket: { ...ticket, at: now } };
-      const saved = saveTest(context, before, after);
-      tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
-      return saved;
+      return { saved, settings };
     });
   }
 

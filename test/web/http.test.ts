@@ -178,6 +178,29 @@ describe('actions', () => {
 });
 
 describe('the live feed', () => {
+  test('a stream says the feed\'s version when it opens, and each change its new one: a page made since sees no change', async () => {
+    await makeQueue();
+    const events = new DashboardEvents(api.engine);
+    let written = '';
+    const response = { writeHead: () => response, write: (chunk: string) => ((written += chunk), true), end: () => undefined, on: () => response };
+    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+    const before = events.version;
+    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    const hello = written.split('\n\n').find((block) => block.startsWith('event: hello'));
+    expect(JSON.parse(hello!.split('data: ')[1]!)).toEqual({ version: before });
+    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
+    const after = (JSON.parse(changed.at(-1)!.split('data: ')[1]!) as { version: string }).version;
+    expect(after).not.toBe(before);
+    expect(after).toBe(events.version);
+    // Another feed (a restart of the service) has another version even with as many commits.
+    const restarted = new DashboardEvents(api.engine);
+    expect(restarted.version).not.toBe(before);
+    restarted.close();
+    events.close();
+  });
+
   test("coalesces a burst of commits into one event naming the organization's changed queues only", async () => {
     await makeQueue();
     await api.post('createQueue', queueBody({}, 'release'));

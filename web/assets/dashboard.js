@@ -1,7 +1,7 @@
 // The dashboard's one script: it listens to the server's committed changes (server-sent events, coalesced by the
 // server) and asks htmx to redraw the live region of the page when a change concerns it. No polling: a redraw
-// happens only when the engine committed something, or once each time the stream opens (what was committed before it
-// opened, or while the service restarted, was not sent).
+// happens only when the engine committed something, or when the stream opens at another version of the feed than the
+// page was made at (what was committed before the stream opened, or across a restart of the service, was not sent).
 (function () {
   'use strict';
   let source = null;
@@ -10,6 +10,8 @@
   // One redraw at a time; changes that arrive during one ask for one more after it (coalescing on this side too).
   let drawing = false;
   let again = false;
+  /** The feed's version this page shows: as made, then as each change event says. */
+  let version = null;
 
   function redraw(queueIds) {
     const live = document.getElementById('live');
@@ -37,14 +39,28 @@
     source.addEventListener('open', function () {
       retryMs = 500;
       document.documentElement.dataset.live = 'connected';
-      // Changes committed before the stream opened (between the page's render and now, or during a restart) were
-      // not sent to it: redraw once.
-      redraw(null);
+    });
+    source.addEventListener('hello', function (event) {
+      if (version === null) {
+        const live = document.getElementById('live');
+        version = live === null ? '' : live.dataset.version || '';
+      }
+      let now = null;
+      try {
+        now = JSON.parse(event.data).version;
+      } catch (_) {
+        now = null;
+      }
+      // The feed moved on since this page was made (or the service restarted): redraw once.
+      if (now !== version) redraw(null);
+      version = now;
     });
     source.addEventListener('changed', function (event) {
       let ids = null;
       try {
-        ids = JSON.parse(event.data).queues;
+        const data = JSON.parse(event.data);
+        ids = data.queues;
+        version = data.version;
       } catch (_) {
         ids = null;
       }
