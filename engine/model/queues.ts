@@ -114,6 +114,8 @@ export interface QueueRecord {
    * host last reported it for the head `sha`; absent until a host that reads one reports it.
    */
   repositoryConfig?: { sha: string; requiredStatuses: string[] | null };
+  /** What the git host's branch protection requires on the target branch (source `repo_provider_branch_protection`). */
+  branchProtection?: { sha: string; requiredStatuses: string[] };
   createdAt: string;
   updatedAt: string;
   runtime: QueueRuntime;
@@ -156,7 +158,7 @@ export interface QueuePatch extends Partial<QueueSettings> {
 
 /**
  * The required statuses in force and where they come from: the API's list (`merge_instance`) over the repository
- * configuration file (`service_config`). Branch protection (`repo_provider_branch_protection`) would join below.
+ * configuration file (`service_config`) over the git host's branch protection (`repo_provider_branch_protection`).
  */
 export function effectiveRequiredStatuses(queue: QueueRecord): {
   statuses: string[];
@@ -165,6 +167,8 @@ export function effectiveRequiredStatuses(queue: QueueRecord): {
   if (queue.requiredStatuses !== null) return { statuses: queue.requiredStatuses, source: 'merge_instance' };
   const fromFile = queue.repositoryConfig?.requiredStatuses;
   if (fromFile !== undefined && fromFile !== null) return { statuses: fromFile, source: 'service_config' };
+  const fromProtection = queue.branchProtection?.requiredStatuses;
+  if (fromProtection !== undefined && fromProtection.length > 0) return { statuses: fromProtection, source: 'repo_provider_branch_protection' };
   return { statuses: [], source: undefined };
 }
 

@@ -16,6 +16,11 @@ export interface TargetState {
    * invalid file): keep what was known.
    */
   requiredStatuses?: string[] | null;
+  /**
+   * The statuses the host's branch protection (and rulesets) require on the branch (source
+   * `repo_provider_branch_protection`); absent from hosts that have none.
+   */
+  protectionStatuses?: string[];
 }
 
 export interface PullRequestFacts {

@@ -343,6 +343,14 @@ function observeTarget(q: QueueTx, target: TargetState): void {
   if (target.head === q.runtime.targetHead && target.requiredStatuses !== undefined) {
     q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
   }
+  if (target.head === q.runtime.targetHead) observeProtection(q, target);
+}
+
+/** Branch protection's required statuses (source `repo_provider_branch_protection`), from hosts that have it. */
+function observeProtection(q: QueueTx, target: TargetState): void {
+  if (target.protectionStatuses === undefined) return;
+  q.queue.branchProtection = { sha: target.head, requiredStatuses: target.protectionStatuses };
+  q.touchQueue();
 }
 
 /**
@@ -353,6 +361,7 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   const before = q.runtime.targetHead;
   q.runtime.targetHead = target.head;
   if (target.requiredStatuses !== undefined) q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
+  observeProtection(q, target);
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {
