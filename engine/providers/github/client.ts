@@ -23,6 +23,8 @@ export interface GitHubAppOptions {
    * test may hand its own write group (`throttle.write`).
    */
   throttle?: Partial<ThrottlingOptions>;
+  /** How many times a request that failed with a server error is sent again in place (default 3, the plugin's). */
+  retries?: number;
 }
 
 const GreenlineOctokit = OctokitCore.plugin(restEndpointMethods, retry, throttling);
@@ -43,6 +45,7 @@ export class GitHubApp {
     const Octokit = GreenlineOctokit.defaults({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       userAgent: 'greenline',
+      ...(options.retries === undefined ? {} : { request: { retries: options.retries } }),
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, ...options.throttle },
     });
     this.app = new App({ appId: options.appId, privateKey: options.privateKey, Octokit });
