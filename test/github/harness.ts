@@ -86,12 +86,12 @@ export class GitHubQueue {
 
   /** Lets every effect finish, moving the clock past the outbox's backoff while effects are waiting to be retried. */
   async drive(): Promise<void> {
-    for (let round = 0; round < 40; round++) {
+    for (let round = 0; round < 200; round++) {
       await this.engine.settle();
       if (this.store.read((tx) => tx.count('outbox')) === 0) return;
       this.clock.advanceBy(60_000);
     }
-    throw new Error(`effects still waiting after 40 rounds: ${this.errors.slice(-3).join(' | ')}`);
+    throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
   }
 
   async deliver(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {

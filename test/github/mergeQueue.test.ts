@@ -53,3 +53,189 @@ describe('GitHub mode', () => {
     expect(q.github.exchanges.length).toBeGreaterThan(10);
   });
 });
+
+describe('GitHub mode: webhooks', () => {
+  test('a bad or missing signature is a 401 and changes nothing; a redelivery is applied once; unknown events are acknowledged', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    const forged = await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'), 'forged', 'not-the-secret');
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toMatchObject({ code: 'unauthorized' });
+    const unsigned = await q.app.inject({
+      method: 'POST',
+      url: '/github/webhooks',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': 'unsigned' },
+      payload: '{}',
+    });
+    expect(unsigned.statusCode).toBe(401);
+    expect(() => q.pr(1)).toThrow(/never submitted/);
+
+    const payload = q.commentPayload(1, '/greenline merge');
+    expect((await q.deliver('issue_comment', payload, 'same-delivery')).statusCode).toBe(202);
+    q.engine.cancelPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, branch: 'main' }, 1);
+    const again = await q.deliver('issue_comment', payload, 'same-delivery');
+    expect(again.statusCode).toBe(200);
+    expect(q.inputs('submitted')).toHaveLength(1);
+    expect(q.pr(1).state).toBe('CANCELLED');
+
+    const star = await q.deliver('star', { action: 'created', starred_at: null, repository: payload.repository, sender: payload.sender });
+    expect(star.statusCode).toBe(202);
+  });
+
+  test('commands need write access and commandsEnabled; a bad command is answered', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.permissions.set('visitor', 'read');
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge', 'visitor'));
+    expect(() => q.pr(1)).toThrow(/never submitted/);
+    expect(q.github.comments.at(-1)?.body).toContain('only people with write access');
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge --priority 999'));
+    expect(q.github.comments.at(-1)?.body).toContain('--priority takes 0 to 255');
+    expect(q.github.comments.filter((comment) => comment.issue === 1)).toHaveLength(1);
+    q.engine.updateQueue({ org: 'acme', repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, branch: 'main' }, { commandsEnabled: false });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(() => q.pr(1)).toThrow(/never submitted/);
+    expect(q.github.comments.at(-1)?.body).toContain('no merge queue with commands enabled');
+  });
+
+  test('labels: the enqueueing label submits, removing it cancels (labelCommandsEnabled)', async () => {
+    const q = await started();
+    q.createQueue({ labelCommandsEnabled: true, enqueueingLabel: 'merge-me' });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    const labeled = q.pullRequestPayload('labeled', 1);
+    labeled.label = { ...labeled.label, name: 'merge-me' };
+    await q.deliver('pull_request', labeled);
+    expect(q.pr(1).state).toBe('TESTING');
+    const unlabeled = q.pullRequestPayload('unlabeled', 1);
+    unlabeled.label = { ...unlabeled.label, name: 'merge-me' };
+    await q.deliver('pull_request', unlabeled);
+    expect(q.pr(1).state).toBe('CANCELLED');
+  });
+});
+
+describe('GitHub mode: what goes wrong', () => {
+  test('a conflict with the PR ahead fails the later PR; the first merges', async () => {
+    const q = await started();
+    q.createQueue({ concurrency: 2 });
+    q.github.openPull(1, 'One', { 'shared.txt': 'ONE\n' });
+    q.github.openPull(2, 'Two', { 'shared.txt': 'TWO\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    await q.deliver('issue_comment', q.commentPayload(2, '/greenline merge'));
+    expect(q.pr(2)).toMatchObject({ state: 'FAILED' });
+    expect(q.pr(2).reason).toContain('#2 conflicts with main + #1');
+    const run = q.runOf(1);
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.files('main')?.['shared.txt']).toBe('ONE\n');
+  });
+
+  test('a push to a PR while it is tested: it is checked again and the old results do not count', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const first = q.runOf(1);
+    const pushed = q.github.pushToPull(1, { 'a.txt': 'a2\n' });
+    await q.deliver('pull_request', q.pullRequestPayload('synchronize', 1));
+    expect(q.engine.getTestRun({ org: 'acme', repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, branch: 'main' }, first.id).run.status).toBe('cancelled');
+    expect(q.pr(1)).toMatchObject({ state: 'TESTING', sha: pushed.sha });
+    await q.deliver('check_suite', q.checkSuitePayload(first.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('TESTING');
+    const second = q.runOf(1);
+    await q.deliver('check_suite', q.checkSuitePayload(second.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.files('main')?.['a.txt']).toBe('a2\n');
+  });
+
+  test('a closed PR leaves the queue', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    q.github.pulls.get(1)!.state = 'closed';
+    await q.deliver('pull_request', q.pullRequestPayload('closed', 1));
+    expect(q.pr(1).state).toBe('CANCELLED');
+    expect(q.github.head(run.testBranch)).toBeUndefined();
+  });
+
+  test('a push to main before the merge: nothing untested merges; the PR is tested again on the new head', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const first = q.runOf(1);
+    const pushed = q.github.push('main', { 'b.txt': 'b\n' });
+    await q.deliver('check_suite', q.checkSuitePayload(first.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('TESTING');
+    const second = q.runOf(1);
+    expect(second.baseSha).toBe(pushed.sha);
+    await q.deliver('check_suite', q.checkSuitePayload(second.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.head('main')).toBe(second.testBranchSha);
+  });
+
+  test('a 403 secondary rate limit with retry-after is waited out and the request sent again', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.fail({
+      method: 'POST',
+      path: /\/merges$/,
+      status: 403,
+      headers: { 'retry-after': '30' },
+      body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest' },
+    });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.github.count('repos/merge', 403)).toBe(1);
+    expect(q.github.count('repos/merge', 201)).toBe(1);
+    expect(q.pr(1).state).toBe('TESTING');
+  });
+
+  test('GitHub down for an hour: effects wait in the outbox and nothing is lost', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    const backAt = q.clock.now() + 60 * 60_000;
+    q.github.outage = () => q.clock.now() < backAt;
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.clock.now()).toBeGreaterThanOrEqual(backAt);
+    // Effects run in order: the test branch's deletion waits first, then the merge.
+    expect(q.github.exchanges.filter((exchange) => exchange.status === 503).length).toBeGreaterThan(10);
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.head('main')).toBe(run.testBranchSha);
+  });
+
+  test('an unknown installation: effects wait until the App is installed', async () => {
+    const q = await started();
+    q.github.installed = false;
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.engine.submitPullRequest({ org: 'acme', repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, branch: 'main' }, 1);
+    await q.engine.settle();
+    q.clock.advanceBy(60_000);
+    await q.engine.settle();
+    expect(q.errors.some((error) => error.includes('not installed on Codertocat/Hello-World'))).toBe(true);
+    expect(q.pr(1).state).toBe('NOT_READY');
+    q.github.installed = true;
+    await q.deliver('installation', { ...q.commentPayload(1, ''), action: 'created' });
+    expect(q.pr(1).state).toBe('TESTING');
+  });
+
+  test('a restart in the middle: the run passes after the service starts again, and merges', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    await q.halt();
+    await q.boot();
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.head('main')).toBe(run.testBranchSha);
+  });
+});

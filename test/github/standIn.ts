@@ -62,6 +62,8 @@ export class GitHubStandIn {
   readonly exchanges: Exchange[] = [];
   readonly violations: string[] = [];
   readonly faults: Fault[] = [];
+  /** While it answers true, GitHub is down: every request is a 503. */
+  outage: () => boolean = () => false;
   private readonly tokens = new Set<string>();
   private readonly api: GitHubOpenApi;
   private server: Server | undefined;
@@ -166,7 +168,9 @@ export class GitHubStandIn {
     } else {
       const body = text === '' ? undefined : JSON.parse(text);
       const problem = this.api.checkRequest(match, body);
-      const fault = this.faults.find((candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0);
+      const fault = this.outage()
+        ? { method, path: /./, status: 503, times: 1, body: { message: 'Service unavailable' } }
+        : this.faults.find((candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0);
       if (problem !== undefined) {
         this.violations.push(`${method} ${match.template}: GitHub would reject the request: ${problem}`);
         answer = { status: 422, body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' } };
