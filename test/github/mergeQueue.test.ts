@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { COMMENT_MARKER } from '../../engine/providers/github/githubHost.js';
 import { GitHubQueue } from './harness.js';
+import { example } from './webhookExamples.js';
 
 let queue: GitHubQueue | undefined;
 afterEach(async () => {
@@ -25,6 +26,7 @@ describe('GitHub mode', () => {
   test('a comment submits a PR, a check suite passes its run, and main is fast-forwarded to the tested commit', async () => {
     const q = await started();
     q.github.protection.set('main', ['ci']);
+    q.github.rulesets.set('main', ['lint']);
     q.createQueue();
     const pull = q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
 
@@ -32,7 +34,7 @@ describe('GitHub mode', () => {
     expect(answer.statusCode).toBe(202);
     expect(q.pr(1)).toMatchObject({ state: 'TESTING', title: 'Add a.txt', author: 'Codertocat', sha: pull.head, priorityName: 'high' });
     const run = q.runOf(1);
-    expect(run).toMatchObject({ requiredStatuses: ['ci'], requiredStatusesSource: 'repo_provider_branch_protection' });
+    expect(run).toMatchObject({ requiredStatuses: ['ci', 'lint'], requiredStatusesSource: 'repo_provider_branch_protection' });
     expect(q.github.head(run.testBranch)).toBe(run.testBranchSha);
     expect(q.github.files(run.testBranch)).toEqual({ ...q.github.files('main'), 'a.txt': 'a\n' });
     const built = q.github.git.commits.get(run.testBranchSha)!;
@@ -40,6 +42,10 @@ describe('GitHub mode', () => {
     expect(built.message).toBe('Merge pull request #1 from refs/pull/1/head\n\nAdd a.txt');
 
     await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('TESTING');
+    const status = example('status');
+    Object.assign(status, { sha: run.testBranchSha, context: 'lint', state: 'success' });
+    await q.deliver('status', status);
     expect(q.pr(1).state).toBe('MERGED');
     expect(q.github.head('main')).toBe(run.testBranchSha);
     expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed', merged: true });
