@@ -119,7 +119,7 @@ export class GitHubQueue {
     return payload;
   }
 
-  pullRequestPayload(action: string, number: number): Record<string, unknown> {
+  pullRequestPayload(action: string, number: number): ReturnType<typeof example> {
     const payload = example('pull_request', action);
     const pull = this.github.pulls.get(number)!;
     payload.number = number;

@@ -121,6 +121,35 @@ describe('GitHub mode: webhooks', () => {
   });
 });
 
+describe('GitHub mode: merge methods', () => {
+  test('squash: one commit per PR on the test branch; main fast-forwards to it and the PR is closed', async () => {
+    const q = await started();
+    q.createQueue({ mergeMethod: 'squash' });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    const built = q.github.git.commits.get(run.testBranchSha)!;
+    expect(built.parents).toEqual([run.baseSha]);
+    expect(built.message).toBe('Add a.txt (#1)');
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.head('main')).toBe(run.testBranchSha);
+    expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed' });
+  });
+
+  test('a direct merge (directMergeMode always) goes through GitHub\'s merge API, pinned to the checked head', async () => {
+    const q = await started();
+    q.createQueue({ directMergeMode: 'always' });
+    const pull = q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    const before = q.github.head('main');
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.count('pulls/merge', 200)).toBe(1);
+    expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed', merged: true });
+    expect(q.github.git.commits.get(q.github.head('main')!)!.parents).toEqual([before, pull.head]);
+  });
+});
+
 describe('GitHub mode: what goes wrong', () => {
   test('a conflict with the PR ahead fails the later PR; the first merges', async () => {
     const q = await started();

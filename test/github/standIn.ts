@@ -257,6 +257,20 @@ export class GitHubStandIn {
         if (input.state === 'closed') pull.state = 'closed';
         return { status: 200, body: this.pullBody(pull) };
       }
+      case 'pulls/merge': {
+        const pull = this.pulls.get(Number(p.pull_number));
+        if (pull === undefined) return this.notFound();
+        if (input.sha !== undefined && input.sha !== pull.head) return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: 'https://docs.github.com/rest' } };
+        const base = this.head(pull.base)!;
+        const merged = this.git.mergeFiles(base, pull.head);
+        if (pull.state !== 'open' || 'conflicts' in merged) return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
+        const parents = input.merge_method === 'squash' ? [base] : [base, pull.head];
+        const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
+        this.setRef(`heads/${pull.base}`, commit.sha);
+        pull.state = 'closed';
+        pull.merged = true;
+        return { status: 200, body: { sha: commit.sha, merged: true, message: 'Pull Request successfully merged' } };
+      }
       case 'repos/compare-commits-with-basehead': {
         const [base, head] = p.basehead!.split('...');
         const baseCommit = this.git.commits.get(base!);

@@ -190,7 +190,8 @@ export class GitHubHost implements GitHost {
     const where = { owner: request.repo.owner, repo: request.repo.name };
     const pr = request.pullRequest;
     const before = await this.target(request.repo, request.targetBranch);
-    const tested = request.testBranchSha === null ? undefined : await this.testedCommit(octokit, request.repo, request.testBranchSha, pr.number);
+    if (request.testBranchSha === null) return this.mergeDirectly(octokit, request, before);
+    const tested = await this.testedCommit(octokit, request.repo, request.testBranchSha, pr.number);
     if (tested === undefined) {
       return { ok: false, reason: `the commits tested for #${pr.number} are not found on its test branch`, target: before };
     }
@@ -217,6 +218,29 @@ export class GitHubHost implements GitHost {
       await octokit.rest.pulls.update({ ...where, pull_number: pr.number, state: 'closed' });
     }
     return { ok: true, head: tested.sha, target: { ...before, head: tested.sha } };
+  }
+
+  /**
+   * A direct merge (`directMergeMode: always`: no test run) goes through GitHub's merge API with the queue's method,
+   * pinned to the PR head the queue checked; the target must be at the expected head just before.
+   */
+  private async mergeDirectly(octokit: GitHubClient, request: MergeRequest, before: TargetState): Promise<MergeResult> {
+    const where = { owner: request.repo.owner, repo: request.repo.name };
+    const pr = request.pullRequest;
+    const { data: current } = await octokit.rest.pulls.get({ ...where, pull_number: pr.number });
+    if (current.merged === true && current.merge_commit_sha !== null && before.head === current.merge_commit_sha) {
+      return { ok: true, head: current.merge_commit_sha, target: before };
+    }
+    if (before.head !== request.expectedHead) return { ok: false, reason: `${request.targetBranch} moved to ${before.head.slice(0, 12)}`, target: before };
+    const method = request.mergeMethod === 'merge_commit' ? 'merge' : request.mergeMethod;
+    try {
+      const { data } = await octokit.rest.pulls.merge({ ...where, pull_number: pr.number, sha: pr.sha, merge_method: method });
+      return { ok: true, head: data.sha, target: { ...before, head: data.sha } };
+    } catch (error) {
+      // 405: not mergeable (protection, conflicts); 409: the head moved.
+      if (statusOf(error) !== 405 && statusOf(error) !== 409 && statusOf(error) !== 422) throw error;
+      return { ok: false, reason: `GitHub refused to merge #${pr.number}: ${(error as Error).message}` };
+    }
   }
 
   async comment(repo: RepoRef, number: number, body: string): Promise<void> {
