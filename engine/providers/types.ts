@@ -47,6 +47,11 @@ export interface TestBranchRequest {
   /** Applied in order: the PRs of the base, then the PRs under test. */
   pullRequests: { number: number; sha: string }[];
   mergeMethod: MergeMethod;
+  /**
+   * The queue's `createPrsForTestingBranches`: also open a draft pull request of the test branch (for CI that runs on
+   * pull requests only), on hosts that have pull requests. It closes when the branch is deleted.
+   */
+  openPullRequest?: true;
 }
 
 export type TestBranchResult =

@@ -137,6 +137,20 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed' });
   });
 
+  test('createPrsForTestingBranches: a draft PR of each test branch, closed when the branch is deleted', async () => {
+    const q = await started();
+    q.createQueue({ createPrsForTestingBranches: true });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    const draft = [...q.github.pulls.values()].find((pull) => pull.headRef === run.testBranch);
+    expect(draft).toMatchObject({ draft: true, state: 'open', base: 'main', head: run.testBranchSha, title: `Greenline test run ${run.id}` });
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(draft!.state).toBe('closed');
+    expect([...q.github.pulls.values()].filter((pull) => pull.author === 'greenline[bot]')).toHaveLength(1);
+  });
+
   test('a direct merge (directMergeMode always) goes through GitHub\'s merge API, pinned to the checked head', async () => {
     const q = await started();
     q.createQueue({ directMergeMode: 'always' });
@@ -257,7 +271,8 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.errors.some((error) => error.includes('not installed on Codertocat/Hello-World'))).toBe(true);
     expect(q.pr(1).state).toBe('NOT_READY');
     q.github.installed = true;
-    await q.deliver('installation', { ...q.commentPayload(1, ''), action: 'created' });
+    const installed = await q.deliver('installation', example('installation', 'created'));
+    expect(installed.statusCode).toBe(202);
     expect(q.pr(1).state).toBe('TESTING');
   });
 

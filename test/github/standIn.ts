@@ -257,6 +257,21 @@ export class GitHubStandIn {
         if (input.state === 'closed') pull.state = 'closed';
         return { status: 200, body: this.pullBody(pull) };
       }
+      case 'pulls/list': {
+        const head = query.get('head')?.replace(/^[^:]*:/, '');
+        const state = query.get('state') ?? 'open';
+        const found = [...this.pulls.values()].filter((pull) => (head === undefined || pull.headRef === head) && (state === 'all' || pull.state === state));
+        return { status: 200, body: found.map((pull) => this.pullBody(pull)) };
+      }
+      case 'pulls/create': {
+        const headRef = String(input.head);
+        const head = this.head(headRef);
+        if (head === undefined || this.head(String(input.base)) === undefined) return this.invalid('Validation Failed');
+        const number = Math.max(0, ...this.pulls.keys()) + 1;
+        const pull: Pull = { number, title: String(input.title), author: 'greenline[bot]', head, headRef, base: String(input.base), draft: input.draft === true, state: 'open', merged: false, mergeableComputed: false };
+        this.pulls.set(number, pull);
+        return { status: 201, body: this.pullBody(pull) };
+      }
       case 'pulls/merge': {
         const pull = this.pulls.get(Number(p.pull_number));
         if (pull === undefined) return this.notFound();
@@ -325,6 +340,8 @@ export class GitHubStandIn {
       }
       case 'git/delete-ref': {
         if (!this.git.refs.delete(p.ref!)) return this.invalid('Reference does not exist');
+        // GitHub closes the pull requests of a deleted branch.
+        for (const pull of this.pulls.values()) if (`heads/${pull.headRef}` === p.ref && pull.state === 'open') pull.state = 'closed';
         return { status: 204 };
       }
       case 'repos/merge': {

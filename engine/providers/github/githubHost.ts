@@ -153,7 +153,26 @@ export class GitHubHost implements GitHost {
       }
       applied.push(pr.number);
     }
+    if (request.openPullRequest === true) await this.openTestPullRequest(octokit, request, branch, applied);
     return { ok: true, branch, sha: head };
+  }
+
+  /**
+   * A draft PR of the test branch into the target, for CI that runs on pull requests only (`createPrsForTestingBranches`).
+   * GitHub closes it when the branch is deleted. One already open (a repeated build) is kept.
+   */
+  private async openTestPullRequest(octokit: GitHubClient, request: TestBranchRequest, branch: string, numbers: number[]): Promise<void> {
+    const where = { owner: request.repo.owner, repo: request.repo.name };
+    const { data: open } = await octokit.rest.pulls.list({ ...where, head: `${request.repo.owner}:${branch}`, state: 'open', per_page: 1 });
+    if (open.length > 0) return;
+    await octokit.rest.pulls.create({
+      ...where,
+      head: branch,
+      base: request.targetBranch,
+      draft: true,
+      title: `Greenline test run ${request.runId}`,
+      body: `Tests ${numbers.map((number) => `#${number}`).join(', ')} on top of ${request.targetBranch}. Greenline deletes the branch, and GitHub closes this pull request, when the run ends.`,
+    });
   }
 
   async deleteTestBranch(repo: RepoRef, branch: string): Promise<void> {
