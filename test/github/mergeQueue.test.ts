@@ -137,6 +137,17 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed' });
   });
 
+  test('rebase is not supported yet: the build is given up and the PR cancelled with the reason', async () => {
+    const q = await started();
+    q.createQueue({ mergeMethod: 'rebase' });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    const before = q.github.head('main');
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.pr(1).state).toBe('CANCELLED');
+    expect(q.pr(1).reason).toContain('rebase is not supported yet');
+    expect(q.github.head('main')).toBe(before);
+  });
+
   test('createPrsForTestingBranches: a draft PR of each test branch, closed when the branch is deleted', async () => {
     const q = await started();
     q.createQueue({ createPrsForTestingBranches: true });

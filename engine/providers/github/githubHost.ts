@@ -99,7 +99,8 @@ export class GitHubHost implements GitHost {
   async buildTestBranch(request: TestBranchRequest): Promise<TestBranchResult> {
     const branch = testBranchName(request.targetBranch, request.runId);
     if (request.mergeMethod === 'rebase') {
-      return { ok: false, reason: 'the GitHub host builds test branches by merge_commit or squash; rebase is not supported yet' };
+      // Thrown, not answered: the engine gives the build up after its retries and cancels the run's PRs with this.
+      throw new Error('the GitHub host builds test branches by merge_commit or squash; rebase is not supported yet');
     }
     const octokit = await this.client(request.repo);
     const where = { owner: request.repo.owner, repo: request.repo.name };
