@@ -94,10 +94,18 @@ export class GitHubQueue {
     throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
   }
 
+  /** Delivers a webhook and lets every effect it causes finish. */
   async deliver(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
+    const response = await this.send(name, payload, id, secret);
+    await this.drive();
+    return response;
+  }
+
+  /** Delivers a webhook and lets effects run once, without moving the clock: a failed one waits for its retry. */
+  async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
     const delivery = await signedDelivery(secret, name, payload, id);
     const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
-    await this.drive();
+    await this.engine.settle();
     return response;
   }
 

@@ -221,6 +221,22 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.github.head(run.testBranch)).toBeUndefined();
   });
 
+  test('GitHub closing a PR that Greenline is merging changes nothing: the merge goes on', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    q.github.fail({ method: 'PATCH', path: /\/git\/refs\/heads%2Fmain$/, status: 502, body: { message: 'Server Error' } });
+    await q.send('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1)).toMatchObject({ state: 'TESTS_PASSED', mergeRequested: true });
+    const closed = q.pullRequestPayload('closed', 1);
+    closed.pull_request.merged = true;
+    expect((await q.deliver('pull_request', closed)).statusCode).toBe(202);
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.head('main')).toBe(run.testBranchSha);
+  });
+
   test('a push to main before the merge: nothing untested merges; the PR is tested again on the new head', async () => {
     const q = await started();
     q.createQueue();

@@ -126,12 +126,16 @@ export class GitHubWebhookReceiver {
       const labelled = queue.settings.labelCommandsEnabled && queue.settings.enqueueingLabel !== '';
       switch (payload.action) {
         case 'closed':
-          if (queued !== undefined) this.engine.cancelPullRequest(key, number);
+          // Closed by Greenline's own merge (GitHub sends this as the target reaches the PR's head): the merge is
+          // under way and the cancel is refused, which is right.
+          if (queued !== undefined) this.unlessMerging(() => this.engine.cancelPullRequest(key, number));
           break;
         case 'synchronize':
           if (queued !== undefined) {
-            this.engine.cancelPullRequest(key, number);
-            this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
+            this.unlessMerging(() => {
+              this.engine.cancelPullRequest(key, number);
+              this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
+            });
           }
           break;
         case 'labeled':
@@ -143,6 +147,15 @@ export class GitHubWebhookReceiver {
         default:
           break;
       }
+    }
+  }
+
+  /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */
+  private unlessMerging(change: () => void): void {
+    try {
+      change();
+    } catch (error) {
+      if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
     }
   }
 
@@ -174,7 +187,13 @@ export class GitHubWebhookReceiver {
       } else if (this.enqueued(key, number) === undefined) {
         await answer(`#${number} is not in the merge queue of ${queue.branch}`);
       } else {
-        this.engine.cancelPullRequest(key, number);
+        try {
+          this.engine.cancelPullRequest(key, number);
+        } catch (error) {
+          if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
+          await answer(`#${number} is being merged; it cannot be cancelled now`);
+          continue;
+        }
         await answer(`#${number} cancelled by @${login}`);
       }
     }
