@@ -341,6 +341,11 @@ export class Engine {
     this.transact(key, { type: 'submitted', number, ...options });
   }
 
+  /** The git host reports a push to the queue's target branch (GitHub's push webhook). */
+  targetPushed(key: QueueKey, sha: string): void {
+    this.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
+  }
+
   cancelPullRequest(key: QueueKey, number: number): void {
     this.transact(key, { type: 'cancelled', number });
   }

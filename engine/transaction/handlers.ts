@@ -38,6 +38,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'targetHead':
       if (q.runtime.targetHead === '') q.runtime.targetHead = input.sha;
       return;
+    case 'targetPushed':
+      return targetPushed(q, input.sha);
     case 'prChecked':
       return checked(q, input);
     case 'branchBuilt':
@@ -351,6 +353,19 @@ function observeProtection(q: QueueTx, target: TargetState): void {
   if (target.protectionStatuses === undefined) return;
   q.queue.branchProtection = { sha: target.head, requiredStatuses: target.protectionStatuses };
   q.touchQueue();
+}
+
+/**
+ * The git host reports a push to the target branch. Greenline's own merges are pushes too, and their webhooks may come
+ * before or long after the merge's result: a head the queue knows (its own, a merged PR's) and any push while a merge
+ * is under way are left to the merges. Any other head is the target moving under the queue: what was tested, or is
+ * being tested, on the old head is tested again on the new one (as when a merge finds the branch moved).
+ */
+function targetPushed(q: QueueTx, sha: string): void {
+  if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
+  if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
+  for (const { value: pr } of q.tx.scan('pullRequests', { prefix: [q.queue.id] })) if (pr.mergedSha === sha) return;
+  targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
 }
 
 /**

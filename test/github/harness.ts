@@ -29,6 +29,7 @@ const keys = generateKeyPairSync('rsa', {
 
 export class GitHubQueue {
   readonly errors: string[] = [];
+  readonly key = KEY;
   engine!: Engine;
   app!: FastifyInstance;
   host!: GitHubHost;

@@ -253,6 +253,30 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.github.head('main')).toBe(second.testBranchSha);
   });
 
+  test('a push to main while a run tests on the old head: the push webhook sends it to be tested on the new head', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const first = q.runOf(1);
+    const pushed = q.github.push('main', { 'b.txt': 'b\n' });
+    const push = example('push');
+    Object.assign(push, { ref: 'refs/heads/main', before: first.baseSha, after: pushed.sha, deleted: false });
+    expect((await q.deliver('push', push)).statusCode).toBe(202);
+    const second = q.runOf(1);
+    expect(second.id).not.toBe(first.id);
+    expect(second.baseSha).toBe(pushed.sha);
+    expect(q.github.head(first.testBranch)).toBeUndefined();
+    // Greenline's own merge is a push too: its webhook changes nothing.
+    await q.deliver('check_suite', q.checkSuitePayload(second.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    Object.assign(push, { before: pushed.sha, after: second.testBranchSha });
+    await q.deliver('push', push);
+    expect(q.inputs('targetPushed')).toHaveLength(2);
+    expect(q.github.head('main')).toBe(second.testBranchSha);
+    expect(q.engine.getQueue(q.key).queue.runtime.targetHead).toBe(second.testBranchSha);
+  });
+
   test('a 403 secondary rate limit with retry-after is waited out and the request sent again', async () => {
     const q = await started();
     q.createQueue();

@@ -8,6 +8,7 @@
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
  *   with write access; the answer goes in Greenline's comment on the PR.
  * - `check_suite` / `check_run` / `status` on a test branch's SHA: a commit status of its run, as setCommitStatus.
+ * - `push` to a queue's target branch: the target moved (the engine tells its own merges from other pushes).
  * - `installation` / `installation_repositories`: the installation ids are looked up again.
  * - anything else is acknowledged and ignored.
  */
@@ -67,6 +68,13 @@ export class GitHubWebhookReceiver {
     this.webhooks.on('status', (event) => {
       const payload = event.payload;
       this.status(payload.repository, payload.sha, payload.context, payload.state, payload.target_url ?? '', payload.description ?? '');
+    });
+    this.webhooks.on('push', (event) => {
+      const { payload } = event;
+      if (!payload.ref.startsWith('refs/heads/') || payload.deleted) return;
+      for (const queue of this.queuesFor(payload.repository as RepositoryPayload, payload.ref.slice('refs/heads/'.length))) {
+        this.engine.targetPushed({ org: queue.org, repo: queue.repo, branch: queue.branch }, payload.after);
+      }
     });
     this.webhooks.on(['installation', 'installation_repositories'], () => this.github.forgetInstallations());
   }
