@@ -209,6 +209,17 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.github.files('main')?.['a.txt']).toBe('a2\n');
   });
 
+  test('a draft is not ready; marked ready for review, it is checked again and tested', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' }).draft = true;
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.pr(1)).toMatchObject({ state: 'NOT_READY', readiness: { gitHubMergeability: 'not_mergeable' } });
+    q.github.pulls.get(1)!.draft = false;
+    await q.deliver('pull_request', q.pullRequestPayload('ready_for_review', 1));
+    expect(q.pr(1).state).toBe('TESTING');
+  });
+
   test('a closed PR leaves the queue', async () => {
     const q = await started();
     q.createQueue();

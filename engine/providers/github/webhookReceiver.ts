@@ -3,7 +3,8 @@
  * App's webhook secret) and types the payloads; the store remembers delivery ids, so a redelivery is applied once.
  *
  * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR cancels it and submits it
- *   again with the same priority, so it is checked again and results for the old head no longer count; labeled /
+ *   again with the same priority, so it is checked again and results for the old head no longer count;
+ *   ready_for_review / edited on a PR waiting as not ready checks it again; labeled /
  *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
  *   with write access; the answer goes in Greenline's comment on the PR.
@@ -144,6 +145,13 @@ export class GitHubWebhookReceiver {
               this.engine.cancelPullRequest(key, number);
               this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
             });
+          }
+          break;
+        case 'ready_for_review':
+        case 'edited':
+          // A draft made ready, or a new title or base: a PR waiting as not ready is checked again.
+          if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') {
+            this.engine.restartTestsOnPullRequest(key, number);
           }
           break;
         case 'labeled':
