@@ -16,6 +16,7 @@ export const ENVIRONMENT = {
   GREENLINE_GITHUB_PRIVATE_KEY_FILE: 'GREENLINE_PROVIDER=github: the App\'s private key (a .pem file GitHub generated)',
   GREENLINE_GITHUB_WEBHOOK_SECRET: 'GREENLINE_PROVIDER=github: the App\'s webhook secret (deliveries arrive at POST /github/webhooks)',
   GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
+  GREENLINE_GITHUB_HOST: 'GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL\'s host)',
   GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
@@ -34,6 +35,7 @@ const EnvSchema = z.object({
   GREENLINE_GITHUB_PRIVATE_KEY_FILE: z.string().optional(),
   GREENLINE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
   GREENLINE_GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.github.com'),
+  GREENLINE_GITHUB_HOST: z.string().regex(/^[a-z0-9.-]+$/i, 'a host name').optional(),
   GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -89,7 +91,7 @@ function githubConfig(values: z.infer<typeof EnvSchema>): GitHubConfig {
     privateKey,
     webhookSecret: values.GREENLINE_GITHUB_WEBHOOK_SECRET as string,
     apiUrl,
-    hostName: apiHost === 'api.github.com' ? 'github.com' : apiHost,
+    hostName: values.GREENLINE_GITHUB_HOST ?? (apiHost === 'api.github.com' ? 'github.com' : apiHost),
   };
 }
 

@@ -36,6 +36,8 @@ describe('GitHub configuration', () => {
       apiUrl: 'https://git.example.com/api/v3',
       hostName: 'git.example.com',
     });
+    expect(loadConfig({ ...env, GREENLINE_GITHUB_API_URL: 'https://api.git.example.com', GREENLINE_GITHUB_HOST: 'git.example.com' }).github?.hostName).toBe('git.example.com');
+    expect(() => loadConfig({ ...env, GREENLINE_GITHUB_HOST: 'https://x' })).toThrow(/GREENLINE_GITHUB_HOST: a host name/);
     await writeFile(keyFile, 'not a key');
     expect(() => loadConfig(env)).toThrow(/is not a PEM private key/);
   });

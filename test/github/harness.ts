@@ -21,7 +21,7 @@ export const SECRET = 'webhook-secret-for-tests';
 export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: OWNER, name: REPO }, branch: 'main' };
 const START = Date.parse('2026-11-22T12:00:00.000Z');
 
-const keys = generateKeyPairSync('rsa', {
+export const keys = generateKeyPairSync('rsa', {
   modulusLength: 2048,
   privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   publicKeyEncoding: { type: 'spki', format: 'pem' },
