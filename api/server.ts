@@ -8,6 +8,7 @@ import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
+import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
@@ -22,6 +23,8 @@ export interface ServerOptions {
   ciLogs?: CiLogSource;
   /** The service's version, for the OpenAPI document. */
   version?: string;
+  /** GREENLINE_PROVIDER=github: the App's webhook deliveries, at POST /github/webhooks. */
+  githubWebhooks?: WebhookReceiver;
 }
 
 
@@ -114,6 +117,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
   }
 
+  if (options.githubWebhooks !== undefined) await registerGitHubWebhooks(app, options.githubWebhooks);
+
   app.get('/healthz', async () => {
     engine.ready();
     return { status: 'ok' };
@@ -124,6 +129,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     [`/v1/${METRICS_PATH}`, 'GET'],
     [`/v1/${OPENAPI_PATH}`, 'GET'],
     ['/healthz', 'GET'],
+    ...(options.githubWebhooks === undefined ? [] : [[GITHUB_WEBHOOKS_PATH, 'POST'] as const]),
   ]);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';

@@ -1,4 +1,5 @@
 /** The service's configuration, read from the environment and checked before anything starts. */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
@@ -10,7 +11,12 @@ export const ENVIRONMENT = {
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
-  GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default) or sim (simulated)',
+  GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default), github (a GitHub App) or sim (simulated)',
+  GREENLINE_GITHUB_APP_ID: 'GREENLINE_PROVIDER=github: the GitHub App\'s id',
+  GREENLINE_GITHUB_PRIVATE_KEY_FILE: 'GREENLINE_PROVIDER=github: the App\'s private key (a .pem file GitHub generated)',
+  GREENLINE_GITHUB_WEBHOOK_SECRET: 'GREENLINE_PROVIDER=github: the App\'s webhook secret (deliveries arrive at POST /github/webhooks)',
+  GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
+  GREENLINE_GITHUB_HOST: 'GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL\'s host)',
   GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
@@ -24,7 +30,12 @@ const EnvSchema = z.object({
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  GREENLINE_PROVIDER: z.enum(['local', 'sim']).default('local'),
+  GREENLINE_PROVIDER: z.enum(['local', 'sim', 'github']).default('local'),
+  GREENLINE_GITHUB_APP_ID: z.string().regex(/^\d{1,12}$/, 'an App id is a number').optional(),
+  GREENLINE_GITHUB_PRIVATE_KEY_FILE: z.string().optional(),
+  GREENLINE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
+  GREENLINE_GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.github.com'),
+  GREENLINE_GITHUB_HOST: z.string().regex(/^[a-z0-9.-]+$/i, 'a host name').optional(),
   GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -36,7 +47,9 @@ export interface ServiceConfig {
   dataDir: string;
   tokens: { org: string; token: string }[];
   logLevel: string;
-  provider: 'local' | 'sim';
+  provider: 'local' | 'sim' | 'github';
+  /** GREENLINE_PROVIDER=github: the App's credentials and where its API is. */
+  github?: GitHubConfig;
   /** The synthetic CI's settings, when it is on. */
   simCi?: SimCiOptions;
   /** The built-in CI of the local host, when it is on: `jobs` commands at once (default: the number of CPUs). */
@@ -45,7 +58,42 @@ export interface ServiceConfig {
   publicUrl?: string;
 }
 
+export interface GitHubConfig {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+  apiUrl: string;
+  /** The host name queues use in `repo.host`: github.com for api.github.com, else the API's host. */
+  hostName: string;
+}
+
 export class ConfigError extends Error {}
+
+function githubConfig(values: z.infer<typeof EnvSchema>): GitHubConfig {
+  const missing = (['GREENLINE_GITHUB_APP_ID', 'GREENLINE_GITHUB_PRIVATE_KEY_FILE', 'GREENLINE_GITHUB_WEBHOOK_SECRET'] as const).filter(
+    (name) => values[name] === undefined,
+  );
+  if (missing.length > 0) throw new ConfigError(`invalid environment: GREENLINE_PROVIDER=github needs ${missing.join(', ')} (see docs/github.md)`);
+  const keyFile = values.GREENLINE_GITHUB_PRIVATE_KEY_FILE as string;
+  let privateKey: string;
+  try {
+    privateKey = readFileSync(keyFile, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`invalid environment: GREENLINE_GITHUB_PRIVATE_KEY_FILE: cannot read ${keyFile}: ${(error as Error).message}`);
+  }
+  if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
+    throw new ConfigError(`invalid environment: GREENLINE_GITHUB_PRIVATE_KEY_FILE: ${keyFile} is not a PEM private key`);
+  }
+  const apiUrl = values.GREENLINE_GITHUB_API_URL.replace(/\/+$/, '');
+  const apiHost = new URL(apiUrl).host;
+  return {
+    appId: values.GREENLINE_GITHUB_APP_ID as string,
+    privateKey,
+    webhookSecret: values.GREENLINE_GITHUB_WEBHOOK_SECRET as string,
+    apiUrl,
+    hostName: values.GREENLINE_GITHUB_HOST ?? (apiHost === 'api.github.com' ? 'github.com' : apiHost),
+  };
+}
 
 /** A command line that does not say what to do. */
 export class UsageError extends Error {}
@@ -91,8 +139,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     }
     if (simCi !== undefined) throw new ConfigError('invalid environment: GREENLINE_LOCAL_CI and GREENLINE_SIM_CI are both on; choose one CI');
   }
+  const github = values.GREENLINE_PROVIDER === 'github' ? githubConfig(values) : undefined;
   return {
     provider: values.GREENLINE_PROVIDER,
+    ...(github === undefined ? {} : { github }),
     ...(simCi === undefined ? {} : { simCi }),
     ...(localCi === undefined ? {} : { localCi }),
     host: values.HOST,

@@ -7,6 +7,9 @@ import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
 import { LocalCi } from '../engine/providers/local/localCi.js';
 import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
+import { GitHubApp } from '../engine/providers/github/client.js';
+import { GitHubHost } from '../engine/providers/github/githubHost.js';
+import { GitHubWebhookReceiver } from '../engine/providers/github/webhookReceiver.js';
 import { SimCi } from '../engine/providers/simCi.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
 import type { CI, GitHost } from '../engine/providers/types.js';
@@ -22,7 +25,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const store = openLmdbStore({ dir: config.dataDir });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
-  const gitHost: GitHost = localHost ?? new SimGitHost();
+  const githubApp =
+    config.github === undefined ? undefined : new GitHubApp({ appId: config.github.appId, privateKey: config.github.privateKey, baseUrl: config.github.apiUrl });
+  const githubHost = githubApp === undefined ? undefined : new GitHubHost(githubApp);
+  const gitHost: GitHost = localHost ?? githubHost ?? new SimGitHost();
   const localCi =
     localHost !== undefined && config.localCi !== undefined
       ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
@@ -46,6 +52,9 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     logger: { level: config.logLevel, stream: process.stderr },
     version: version(),
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
+    ...(githubApp === undefined || githubHost === undefined || config.github === undefined
+      ? {}
+      : { githubWebhooks: new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName) }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -53,7 +62,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
-  const where = localHost === undefined ? 'simulated git host' : `repositories in ${join(config.dataDir, 'repos')}`;
+  const where =
+    localHost !== undefined
+      ? `repositories in ${join(config.dataDir, 'repos')}`
+      : config.github !== undefined
+        ? `GitHub App ${config.github.appId} on ${config.github.apiUrl}, webhooks at /github/webhooks`
+        : 'simulated git host';
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
 

@@ -318,10 +318,36 @@ export class Engine {
     );
   }
 
+  /** Every organization's queues of a repository (a git host's webhook names the repository, not the organization). */
+  queuesOfRepo(repo: RepoRef): QueueRecord[] {
+    return this.store.read((tx) => [...tx.scan('queues')].map(({ value }) => value).filter((queue) => sameRepo(queue.repo, repo)));
+  }
+
+  /**
+   * Records a webhook delivery by its id; false when it was recorded before (a redelivery, applied once). A delivery
+   * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
+   */
+  firstDelivery(deliveryId: string): boolean {
+    return this.store.write((tx) => {
+      if (tx.get('webhookDeliveries', [deliveryId]) !== undefined) return false;
+      tx.put('webhookDeliveries', [deliveryId], isoAt(this.clock));
+      return true;
+    });
+  }
+
+  forgetDelivery(deliveryId: string): void {
+    this.store.write((tx) => { tx.remove('webhookDeliveries', [deliveryId]); });
+  }
+
   // Pull requests
 
   submitPullRequest(key: QueueKey, number: number, options: SubmitOptions = {}): void {
     this.transact(key, { type: 'submitted', number, ...options });
+  }
+
+  /** The git host reports a push to the queue's target branch (GitHub's push webhook). */
+  targetPushed(key: QueueKey, sha: string): void {
+    this.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
   }
 
   cancelPullRequest(key: QueueKey, number: number): void {

@@ -12,6 +12,8 @@ export type QueueInput =
   | { type: 'status'; runId: string; context: string; state: CommitState; url: string; description: string }
   | { type: 'timer'; name: string }
   | { type: 'targetHead'; sha: string }
+  /** The git host reports a push to the target branch (a webhook): where the branch is now. */
+  | { type: 'targetPushed'; sha: string }
   | { type: 'prChecked'; number: number; entryId: string; facts: PullRequestFacts | null }
   | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
   | { type: 'merged'; number: number; entryId: string; result: MergeResult }

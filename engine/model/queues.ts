@@ -28,7 +28,8 @@ export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
  * How the queue meets people on the git host, beyond comments and the status check: the hosted service's browser
  * extension, label commands (applying `enqueueingLabel` to a PR submits it, removing it cancels) and state labels
  * (a label on each PR naming its queue state). Greenline stores and returns them so that clients that manage queues
- * (the Terraform provider) read back what they set; the local git host has no labels, so nothing acts on them yet.
+ * (the Terraform provider) read back what they set. In GitHub mode the webhook receiver acts on label commands; state
+ * labels are not kept yet, and the local git host has no labels.
  */
 export interface IntegrationSettings {
   extensionEnabled: boolean;
@@ -114,6 +115,8 @@ export interface QueueRecord {
    * host last reported it for the head `sha`; absent until a host that reads one reports it.
    */
   repositoryConfig?: { sha: string; requiredStatuses: string[] | null };
+  /** What the git host's branch protection requires on the target branch (source `repo_provider_branch_protection`). */
+  branchProtection?: { sha: string; requiredStatuses: string[] };
   createdAt: string;
   updatedAt: string;
   runtime: QueueRuntime;
@@ -156,7 +159,7 @@ export interface QueuePatch extends Partial<QueueSettings> {
 
 /**
  * The required statuses in force and where they come from: the API's list (`merge_instance`) over the repository
- * configuration file (`service_config`). Branch protection (`repo_provider_branch_protection`) would join below.
+ * configuration file (`service_config`) over the git host's branch protection (`repo_provider_branch_protection`).
  */
 export function effectiveRequiredStatuses(queue: QueueRecord): {
   statuses: string[];
@@ -165,6 +168,8 @@ export function effectiveRequiredStatuses(queue: QueueRecord): {
   if (queue.requiredStatuses !== null) return { statuses: queue.requiredStatuses, source: 'merge_instance' };
   const fromFile = queue.repositoryConfig?.requiredStatuses;
   if (fromFile !== undefined && fromFile !== null) return { statuses: fromFile, source: 'service_config' };
+  const fromProtection = queue.branchProtection?.requiredStatuses;
+  if (fromProtection !== undefined && fromProtection.length > 0) return { statuses: fromProtection, source: 'repo_provider_branch_protection' };
   return { statuses: [], source: undefined };
 }
 

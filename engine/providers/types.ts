@@ -16,6 +16,11 @@ export interface TargetState {
    * invalid file): keep what was known.
    */
   requiredStatuses?: string[] | null;
+  /**
+   * The statuses the host's branch protection (and rulesets) require on the branch (source
+   * `repo_provider_branch_protection`); absent from hosts that have none.
+   */
+  protectionStatuses?: string[];
 }
 
 export interface PullRequestFacts {
@@ -42,6 +47,11 @@ export interface TestBranchRequest {
   /** Applied in order: the PRs of the base, then the PRs under test. */
   pullRequests: { number: number; sha: string }[];
   mergeMethod: MergeMethod;
+  /**
+   * The queue's `createPrsForTestingBranches`: also open a draft pull request of the test branch (for CI that runs on
+   * pull requests only), on hosts that have pull requests. It closes when the branch is deleted.
+   */
+  openPullRequest?: true;
 }
 
 export type TestBranchResult =

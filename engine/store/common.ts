@@ -28,6 +28,7 @@ const COLLECTIONS: Record<CollectionName, true> = {
   flakyShas: true,
   flakyFailures: true,
   flakyMembership: true,
+  webhookDeliveries: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

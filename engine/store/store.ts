@@ -63,6 +63,8 @@ export interface StoreSchema {
   flakyFailures: import('../flaky/records.js').FlakyFailureRecord;
   /** Flaky tests: list membership over sequence numbers. Key: [org, repoId, list, testId]. */
   flakyMembership: import('../flaky/records.js').FlakyMembershipRecord;
+  /** Webhook deliveries already applied (a redelivery is applied once). Key: [deliveryId] → when it arrived (ISO). */
+  webhookDeliveries: string;
 }
 
 export type CollectionName = keyof StoreSchema;

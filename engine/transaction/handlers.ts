@@ -38,6 +38,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'targetHead':
       if (q.runtime.targetHead === '') q.runtime.targetHead = input.sha;
       return;
+    case 'targetPushed':
+      return targetPushed(q, input.sha);
     case 'prChecked':
       return checked(q, input);
     case 'branchBuilt':
@@ -343,6 +345,27 @@ function observeTarget(q: QueueTx, target: TargetState): void {
   if (target.head === q.runtime.targetHead && target.requiredStatuses !== undefined) {
     q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
   }
+  if (target.head === q.runtime.targetHead) observeProtection(q, target);
+}
+
+/** Branch protection's required statuses (source `repo_provider_branch_protection`), from hosts that have it. */
+function observeProtection(q: QueueTx, target: TargetState): void {
+  if (target.protectionStatuses === undefined) return;
+  q.queue.branchProtection = { sha: target.head, requiredStatuses: target.protectionStatuses };
+  q.touchQueue();
+}
+
+/**
+ * The git host reports a push to the target branch. Greenline's own merges are pushes too, and their webhooks may come
+ * before or long after the merge's result: a head the queue knows (its own, a merged PR's) and any push while a merge
+ * is under way are left to the merges. Any other head is the target moving under the queue: what was tested, or is
+ * being tested, on the old head is tested again on the new one (as when a merge finds the branch moved).
+ */
+function targetPushed(q: QueueTx, sha: string): void {
+  if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
+  if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
+  for (const { value: pr } of q.tx.scan('pullRequests', { prefix: [q.queue.id] })) if (pr.mergedSha === sha) return;
+  targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
 }
 
 /**
@@ -353,6 +376,7 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   const before = q.runtime.targetHead;
   q.runtime.targetHead = target.head;
   if (target.requiredStatuses !== undefined) q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
+  observeProtection(q, target);
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {

@@ -149,6 +149,7 @@ export function startRun(
       baseSha: q.runtime.targetHead,
       pullRequests: shas,
       mergeMethod: queue.settings.mergeMethod,
+      ...(queue.settings.createPrsForTestingBranches ? { openPullRequest: true as const } : {}),
     },
   });
   return record;

@@ -1,0 +1,77 @@
+/**
+ * The GitHub App's clients, from the Octokit libraries: `@octokit/app` signs the App's JWTs and creates, caches and
+ * renews installation tokens; every request goes through the REST client with the throttling plugin (GitHub's
+ * primary and secondary rate limits, waiting `retry-after`) and the retry plugin (server errors). What still fails is
+ * thrown, and the engine's outbox tries the effect again later with its backoff.
+ */
+import { App } from '@octokit/app';
+import { Octokit as OctokitCore } from '@octokit/core';
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
+import { retry } from '@octokit/plugin-retry';
+import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
+import type { RepoRef } from '../../model/queues.js';
+
+export interface GitHubAppOptions {
+  appId: string;
+  privateKey: string;
+  /** The REST API's root: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server. */
+  baseUrl: string;
+  /** How many times a request hit by a rate limit is sent again in place (after `retry-after`) before it fails. */
+  rateLimitRetries?: number;
+  /**
+   * Milliseconds per second of `retry-after` (default 1000). Tests shrink it; the plugin also spaces writes, and a
+   * test may hand its own write group (`throttle.write`).
+   */
+  throttle?: Partial<ThrottlingOptions>;
+  /** How many times a request that failed with a server error is sent again in place (default 3, the plugin's). */
+  retries?: number;
+}
+
+const GreenlineOctokit = OctokitCore.plugin(restEndpointMethods, retry, throttling);
+export type GitHubClient = InstanceType<typeof GreenlineOctokit>;
+
+export class GitHubApp {
+  readonly app: App<{ Octokit: typeof GreenlineOctokit }>;
+  /** Installation ids by repository (lower case `owner/name`), forgotten when an installation changes. */
+  private readonly installations = new Map<string, number>();
+
+  constructor(options: GitHubAppOptions) {
+    const retries = options.rateLimitRetries ?? 2;
+    const onLimit = (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+      const again = retryCount < retries;
+      console.warn(`greenline: GitHub rate limit on ${request.method} ${request.url}: ${again ? `retrying after ${retryAfter} s` : 'giving up for now'}`);
+      return again;
+    };
+    const Octokit = GreenlineOctokit.defaults({
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      userAgent: 'greenline',
+      ...(options.retries === undefined ? {} : { request: { retries: options.retries } }),
+      throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, ...options.throttle },
+    });
+    this.app = new App({ appId: options.appId, privateKey: options.privateKey, Octokit });
+  }
+
+  /** A client acting as the App's installation on the repository; an error when the App is not installed there. */
+  async forRepo(repo: RepoRef): Promise<GitHubClient> {
+    const key = `${repo.owner}/${repo.name}`.toLowerCase();
+    let id = this.installations.get(key);
+    if (id === undefined) {
+      try {
+        const { data } = await this.app.octokit.request('GET /repos/{owner}/{repo}/installation', { owner: repo.owner, repo: repo.name });
+        id = data.id;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) {
+          throw new Error(`the GitHub App is not installed on ${repo.owner}/${repo.name} (install it, then the queue carries on)`);
+        }
+        throw error;
+      }
+      this.installations.set(key, id);
+    }
+    return this.app.getInstallationOctokit(id);
+  }
+
+  /** An installation was added, removed, suspended or changed its repositories: look installations up again. */
+  forgetInstallations(): void {
+    this.installations.clear();
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * GitHub's webhook deliveries turned into engine inputs. `@octokit/webhooks` checks the signature (HMAC with the
+ * App's webhook secret) and types the payloads; the store remembers delivery ids, so a redelivery is applied once.
+ *
+ * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR cancels it and submits it
+ *   again with the same priority, so it is checked again and results for the old head no longer count;
+ *   ready_for_review / edited on a PR waiting as not ready checks it again; labeled /
+ *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
+ * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
+ *   with write access; the answer goes in Greenline's comment on the PR.
+ * - `check_suite` / `check_run` / `status` on a test branch's SHA: a commit status of its run, as setCommitStatus.
+ * - `push` to a queue's target branch: the target moved (the engine tells its own merges from other pushes).
+ * - `installation` / `installation_repositories`: the installation ids are looked up again.
+ * - anything else is acknowledged and ignored.
+ */
+import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
+import type { Engine, QueueKey } from '../../engine.js';
+import { EngineError } from '../../model/errors.js';
+import type { QueueRecord, RepoRef } from '../../model/queues.js';
+import type { CommitState } from '../../../machines/testRun.js';
+import { isEnqueued } from '../../../machines/vocabulary.js';
+import type { GitHubApp } from './client.js';
+import { parseCommand } from './commands.js';
+import type { GitHubHost } from './githubHost.js';
+
+export interface Delivery {
+  id: string | undefined;
+  name: string | undefined;
+  signature: string | undefined;
+  /** The body exactly as received (the signature is over these bytes). */
+  body: string;
+}
+
+export interface DeliveryAnswer {
+  status: 200 | 202 | 400 | 401;
+  message: string;
+}
+
+const WRITE_PERMISSIONS = new Set(['admin', 'maintain', 'write']);
+
+interface RepositoryPayload {
+  name: string;
+  owner: { login: string };
+}
+
+export class GitHubWebhookReceiver {
+  private readonly webhooks: Webhooks;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly github: GitHubApp,
+    private readonly host: GitHubHost,
+    secret: string,
+    /** The host name queues of this GitHub use in `repo.host` (github.com, or the Enterprise Server's name). */
+    private readonly hostName: string,
+  ) {
+    this.webhooks = new Webhooks({ secret });
+    this.webhooks.on('pull_request', (event) => this.pullRequest(event));
+    this.webhooks.on('issue_comment.created', (event) => this.issueComment(event));
+    this.webhooks.on('check_suite.completed', (event) => {
+      const suite = event.payload.check_suite;
+      this.status(event.payload.repository, suite.head_sha, suite.app?.name ?? 'check suite', stateOfConclusion(suite.conclusion), suite.url, '');
+    });
+    this.webhooks.on('check_run', (event) => {
+      const run = event.payload.check_run;
+      const state = run.status === 'completed' ? stateOfConclusion(run.conclusion) : 'pending';
+      this.status(event.payload.repository, run.head_sha, run.name, state, run.details_url ?? run.html_url ?? '', run.output?.title ?? '');
+    });
+    this.webhooks.on('status', (event) => {
+      const payload = event.payload;
+      this.status(payload.repository, payload.sha, payload.context, payload.state, payload.target_url ?? '', payload.description ?? '');
+    });
+    this.webhooks.on('push', (event) => {
+      const { payload } = event;
+      if (!payload.ref.startsWith('refs/heads/') || payload.deleted) return;
+      for (const queue of this.queuesFor(payload.repository as RepositoryPayload, payload.ref.slice('refs/heads/'.length))) {
+        this.engine.targetPushed({ org: queue.org, repo: queue.repo, branch: queue.branch }, payload.after);
+      }
+    });
+    this.webhooks.on(['installation', 'installation_repositories'], () => this.github.forgetInstallations());
+  }
+
+  async receive(delivery: Delivery): Promise<DeliveryAnswer> {
+    if (delivery.signature === undefined || delivery.signature === '') return { status: 401, message: 'missing X-Hub-Signature-256' };
+    let valid: boolean;
+    try {
+      valid = await this.webhooks.verify(delivery.body, delivery.signature);
+    } catch {
+      valid = false;
+    }
+    if (!valid) return { status: 401, message: 'the signature does not match the webhook secret' };
+    if (delivery.id === undefined || delivery.id === '' || delivery.name === undefined || delivery.name === '') {
+      return { status: 400, message: 'missing X-GitHub-Delivery or X-GitHub-Event' };
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(delivery.body);
+    } catch {
+      return { status: 400, message: 'the body is not JSON (set the webhook content type to application/json)' };
+    }
+    if (!this.engine.firstDelivery(delivery.id)) return { status: 200, message: `delivery ${delivery.id} was applied already` };
+    try {
+      await this.webhooks.receive({ id: delivery.id, name: delivery.name, payload } as EmitterWebhookEvent);
+    } catch (error) {
+      this.engine.forgetDelivery(delivery.id);
+      throw error;
+    }
+    return { status: 202, message: 'accepted' };
+  }
+
+  private repoOf(repository: RepositoryPayload): RepoRef {
+    return { host: this.hostName, owner: repository.owner.login, name: repository.name };
+  }
+
+  private queuesFor(repository: RepositoryPayload, branch: string): QueueRecord[] {
+    return this.engine.queuesOfRepo(this.repoOf(repository)).filter((queue) => queue.branch === branch);
+  }
+
+  private enqueued(key: QueueKey, number: number): { priorityValue: number; noBatch: boolean } | undefined {
+    try {
+      const { pr } = this.engine.getSubmittedPullRequest(key, number);
+      return isEnqueued(pr.state) ? pr : undefined;
+    } catch (error) {
+      if (error instanceof EngineError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  private pullRequest(event: EmitterWebhookEvent<'pull_request'>): void {
+    const { payload } = event;
+    const number = payload.pull_request.number;
+    for (const queue of this.queuesFor(payload.repository, payload.pull_request.base.ref)) {
+      const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
+      const queued = this.enqueued(key, number);
+      const labelled = queue.settings.labelCommandsEnabled && queue.settings.enqueueingLabel !== '';
+      switch (payload.action) {
+        case 'closed':
+          // Closed by Greenline's own merge (GitHub sends this as the target reaches the PR's head): the merge is
+          // under way and the cancel is refused, which is right.
+          if (queued !== undefined) this.unlessMerging(() => this.engine.cancelPullRequest(key, number));
+          break;
+        case 'synchronize':
+          if (queued !== undefined) {
+            this.unlessMerging(() => {
+              this.engine.cancelPullRequest(key, number);
+              this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
+            });
+          }
+          break;
+        case 'ready_for_review':
+        case 'edited':
+          // A draft made ready, or a new title or base: a PR waiting as not ready is checked again.
+          if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') {
+            this.engine.restartTestsOnPullRequest(key, number);
+          }
+          break;
+        case 'labeled':
+          if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined) this.engine.submitPullRequest(key, number);
+          break;
+        case 'unlabeled':
+          if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued !== undefined) this.engine.cancelPullRequest(key, number);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */
+  private unlessMerging(change: () => void): void {
+    try {
+      change();
+    } catch (error) {
+      if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
+    }
+  }
+
+  private async issueComment(event: EmitterWebhookEvent<'issue_comment.created'>): Promise<void> {
+    const { payload } = event;
+    if (payload.issue.pull_request === undefined || payload.comment.user?.type === 'Bot') return;
+    const command = parseCommand(payload.comment.body);
+    if (command === undefined) return;
+    const repo = this.repoOf(payload.repository);
+    const number = payload.issue.number;
+    const answer = (text: string) => this.host.comment(repo, number, text);
+    if (command.kind === 'invalid') return answer(command.message);
+    const octokit = await this.github.forRepo(repo);
+    const where = { owner: repo.owner, repo: repo.name };
+    const login = payload.comment.user?.login ?? '';
+    const { data: permission } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...where, username: login });
+    if (!WRITE_PERMISSIONS.has(permission.permission)) {
+      return answer(`@${login}: only people with write access to ${repo.owner}/${repo.name} can use /greenline commands`);
+    }
+    const { data: pr } = await octokit.rest.pulls.get({ ...where, pull_number: number });
+    const queues = this.queuesFor(payload.repository, pr.base.ref).filter((queue) => queue.settings.commandsEnabled);
+    if (queues.length === 0) return answer(`no merge queue with commands enabled for ${pr.base.ref}`);
+    for (const queue of queues) {
+      const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
+      if (command.kind === 'merge') {
+        const options = { noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) };
+        this.engine.submitPullRequest(key, number, options);
+        await answer(`#${number} submitted to the merge queue of ${queue.branch} by @${login}`);
+      } else if (this.enqueued(key, number) === undefined) {
+        await answer(`#${number} is not in the merge queue of ${queue.branch}`);
+      } else {
+        try {
+          this.engine.cancelPullRequest(key, number);
+        } catch (error) {
+          if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
+          await answer(`#${number} is being merged; it cannot be cancelled now`);
+          continue;
+        }
+        await answer(`#${number} cancelled by @${login}`);
+      }
+    }
+  }
+
+  /** A result on a test branch's SHA; results on any other commit are not the queue's business. */
+  private status(repository: RepositoryPayload, sha: string, context: string, state: CommitState, url: string, description: string): void {
+    const repo = this.repoOf(repository);
+    const orgs = new Set(this.engine.queuesOfRepo(repo).map((queue) => queue.org));
+    for (const org of orgs) {
+      try {
+        this.engine.setCommitStatus(org, { repo, sha, context, state, url, description });
+      } catch (error) {
+        if (!(error instanceof EngineError && error.kind === 'not_found')) throw error;
+      }
+    }
+  }
+}
+
+/** A check's conclusion as a commit status: passing ones succeed, a cancelled one is an error, the rest fail. */
+export function stateOfConclusion(conclusion: string | null | undefined): CommitState {
+  switch (conclusion) {
+    case null:
+    case undefined:
+      return 'pending';
+    case 'success':
+    case 'neutral':
+    case 'skipped':
+      return 'success';
+    case 'cancelled':
+      return 'error';
+    default:
+      return 'failure';
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * A Greenline in GitHub mode against the stand-in: the real Fastify app (webhooks at POST /github/webhooks), the
+ * engine on a virtual clock, the GitHub provider with Octokit over loopback HTTP to the stand-in.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import Bottleneck from 'bottleneck';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildServer } from '../../api/server.js';
+import { Engine, type QueueKey } from '../../engine/engine.js';
+import type { QueuePatch } from '../../engine/model/queues.js';
+import { GitHubApp } from '../../engine/providers/github/client.js';
+import { GitHubHost } from '../../engine/providers/github/githubHost.js';
+import { GitHubWebhookReceiver } from '../../engine/providers/github/webhookReceiver.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
+import { createMemoryStore } from '../../engine/store/index.js';
+import type { Store } from '../../engine/store/store.js';
+import { GitHubStandIn, OWNER, REPO } from './standIn.js';
+import { example, signedDelivery } from './webhookExamples.js';
+
+export const SECRET = 'webhook-secret-for-tests';
+export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: OWNER, name: REPO }, branch: 'main' };
+const START = Date.parse('2026-11-22T12:00:00.000Z');
+
+export const keys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
+
+export class GitHubQueue {
+  readonly errors: string[] = [];
+  readonly key = KEY;
+  engine!: Engine;
+  app!: FastifyInstance;
+  host!: GitHubHost;
+
+  private constructor(
+    readonly github: GitHubStandIn,
+    readonly store: Store,
+    readonly clock: VirtualScheduler,
+  ) {}
+
+  static async create(): Promise<GitHubQueue> {
+    const github = new GitHubStandIn(keys.publicKey);
+    await github.listen();
+    const queue = new GitHubQueue(github, createMemoryStore(), new VirtualScheduler(START));
+    await queue.boot();
+    return queue;
+  }
+
+  /** Starts (or, after `halt`, starts again) the service on the same store. */
+  async boot(): Promise<void> {
+    const client = new GitHubApp({
+      appId: '1',
+      privateKey: keys.privateKey,
+      baseUrl: this.github.url,
+      retries: 0,
+      // Writes one at a time but without GitHub's spacing; a second of retry-after is a millisecond here.
+      throttle: { write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }), retryAfterBaseValue: 1 },
+    });
+    this.host = new GitHubHost(client);
+    this.engine = new Engine(this.store, {
+      scheduler: this.clock,
+      gitHost: this.host,
+      onError: (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
+    });
+    this.engine.start();
+    this.app = await buildServer({ engine: this.engine, githubWebhooks: new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com') });
+  }
+
+  /** Stops the service as a crash would leave it: the store keeps what was committed. */
+  async halt(): Promise<void> {
+    this.engine.stop();
+    await this.engine.settle();
+    await this.app.close();
+  }
+
+  async close(): Promise<void> {
+    await this.halt();
+    await this.store.close();
+    await this.github.close();
+  }
+
+  createQueue(patch: QueuePatch = {}): void {
+    this.engine.createQueue(KEY, patch);
+  }
+
+  /** Lets every effect finish, moving the clock past the outbox's backoff while effects are waiting to be retried. */
+  async drive(): Promise<void> {
+    for (let round = 0; round < 200; round++) {
+      await this.engine.settle();
+      if (this.store.read((tx) => tx.count('outbox')) === 0) return;
+      this.clock.advanceBy(60_000);
+    }
+    throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
+  }
+
+  /** Delivers a webhook and lets every effect it causes finish. */
+  async deliver(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
+    const response = await this.send(name, payload, id, secret);
+    await this.drive();
+    return response;
+  }
+
+  /** Delivers a webhook and lets effects run once, without moving the clock: a failed one waits for its retry. */
+  async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
+    const delivery = await signedDelivery(secret, name, payload, id);
+    const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
+    await this.engine.settle();
+    return response;
+  }
+
+  /** `issue_comment.created` on a PR, from GitHub's example. */
+  commentPayload(number: number, body: string, login = OWNER): Record<string, unknown> {
+    const payload = example('issue_comment', 'created');
+    payload.issue.number = number;
+    payload.issue.pull_request = { url: `${this.github.url}/repos/${OWNER}/${REPO}/pulls/${number}` };
+    payload.comment.body = body;
+    payload.comment.user = { ...payload.comment.user, login, type: 'User' };
+    return payload;
+  }
+
+  checkSuitePayload(sha: string, conclusion: string, app = 'ci'): Record<string, unknown> {
+    const payload = example('check_suite', 'completed');
+    payload.check_suite.head_sha = sha;
+    payload.check_suite.conclusion = conclusion;
+    payload.check_suite.app = { ...payload.check_suite.app, name: app };
+    return payload;
+  }
+
+  pullRequestPayload(action: string, number: number): ReturnType<typeof example> {
+    const payload = example('pull_request', action);
+    const pull = this.github.pulls.get(number)!;
+    payload.number = number;
+    payload.pull_request.number = number;
+    payload.pull_request.head.sha = pull.head;
+    payload.pull_request.base.ref = pull.base;
+    return payload;
+  }
+
+  pr(number: number) {
+    return this.engine.getSubmittedPullRequest(KEY, number).pr;
+  }
+
+  runOf(number: number) {
+    const runId = this.pr(number).runId;
+    if (runId === null) throw new Error(`#${number} has no run (${this.pr(number).state}: ${this.pr(number).reason ?? ''})`);
+    return this.engine.getTestRun(KEY, runId).run;
+  }
+
+  inputs(type: string): unknown[] {
+    const queueId = this.engine.getQueue(KEY).queue.id;
+    return this.engine.eventLog(queueId).filter((event) => event.input.type === type);
+  }
+}

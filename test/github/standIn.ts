@@ -1,0 +1,531 @@
+/**
+ * A GitHub stand-in on loopback: one repository (the webhook examples' Codertocat/Hello-World) with real commits,
+ * pull requests, comments, statuses, branch protection and rulesets, answering the REST operations the GitHub
+ * provider uses. Every request and every response is checked against GitHub's OpenAPI description
+ * (githubOpenApi.ts): a request GitHub would reject is answered 422 and recorded as a violation, which fails the test.
+ */
+import { createPublicKey, verify } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GitModel, type Commit, type Files } from './gitModel.js';
+import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
+import { example } from './webhookExamples.js';
+
+export const OWNER = 'Codertocat';
+export const REPO = 'Hello-World';
+const INSTALLATION_ID = 2311213;
+
+export interface Pull {
+  number: number;
+  title: string;
+  author: string;
+  head: string;
+  headRef: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  merged: boolean;
+  /** GitHub computes mergeability in the background: null until the first read after a change has "computed" it. */
+  mergeableComputed: boolean;
+}
+
+export interface Fault {
+  method: string;
+  path: RegExp;
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  times: number;
+}
+
+export interface Exchange {
+  method: string;
+  path: string;
+  operationId: string;
+  status: number;
+}
+
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+
+let openApi: GitHubOpenApi | undefined;
+
+export class GitHubStandIn {
+  readonly git = new GitModel();
+  readonly pulls = new Map<number, Pull>();
+  readonly comments: { id: number; issue: number; body: string; bot: boolean }[] = [];
+  readonly statuses: { sha: string; context: string; state: string; description: string }[] = [];
+  /** Required status checks of branch protection, and of rulesets, by branch. */
+  readonly protection = new Map<string, string[]>();
+  readonly rulesets = new Map<string, string[]>();
+  readonly permissions = new Map<string, string>([['Codertocat', 'admin']]);
+  installed = true;
+  readonly exchanges: Exchange[] = [];
+  readonly violations: string[] = [];
+  readonly faults: Fault[] = [];
+  /** While it answers true, GitHub is down: every request is a 503. */
+  outage: () => boolean = () => false;
+  private readonly tokens = new Set<string>();
+  private readonly api: GitHubOpenApi;
+  private server: Server | undefined;
+  url = '';
+
+  constructor(private readonly publicKeyPem: string) {
+    openApi ??= new GitHubOpenApi();
+    this.api = openApi;
+  }
+
+  async listen(): Promise<string> {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        this.violations.push(`${request.method} ${request.url}: the stand-in failed: ${(error as Error).stack ?? String(error)}`);
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'stand-in failure' }));
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+  }
+
+  // What tests do on "GitHub"
+
+  /** A commit on a branch (a person's push), moving the branch. */
+  push(branch: string, change: Files, message = `change ${Object.keys(change).join(', ')}`, author = 'Codertocat'): Commit {
+    const parent = this.git.refs.get(`heads/${branch}`);
+    const files = { ...(parent === undefined ? {} : this.git.commits.get(parent)!.files), ...change };
+    const commit = this.git.commit(files, parent === undefined ? [] : [parent], message, author);
+    this.setRef(`heads/${branch}`, commit.sha);
+    return commit;
+  }
+
+  openPull(number: number, title: string, change: Files, base = 'main', author = 'Codertocat'): Pull {
+    const baseHead = this.git.refs.get(`heads/${base}`)!;
+    const headRef = `feature-${number}`;
+    this.git.refs.set(`heads/${headRef}`, baseHead);
+    const commit = this.push(headRef, change, title, author);
+    const pull: Pull = { number, title, author, head: commit.sha, headRef, base, draft: false, state: 'open', merged: false, mergeableComputed: false };
+    this.pulls.set(number, pull);
+    return pull;
+  }
+
+  /** A push to a PR's branch. */
+  pushToPull(number: number, change: Files): Commit {
+    const pull = this.pulls.get(number)!;
+    const commit = this.push(pull.headRef, change, `update #${number}`, pull.author);
+    pull.head = commit.sha;
+    pull.mergeableComputed = false;
+    return commit;
+  }
+
+  head(branch: string): string | undefined {
+    return this.git.refs.get(`heads/${branch}`);
+  }
+
+  files(branch: string): Files | undefined {
+    const sha = this.head(branch);
+    return sha === undefined ? undefined : this.git.commits.get(sha)!.files;
+  }
+
+  fail(fault: Omit<Fault, 'times'> & { times?: number }): void {
+    this.faults.push({ times: 1, ...fault });
+  }
+
+  count(operationId: string, status?: number): number {
+    return this.exchanges.filter((exchange) => exchange.operationId === operationId && (status === undefined || exchange.status === status)).length;
+  }
+
+  // The HTTP side
+
+  private setRef(ref: string, sha: string): void {
+    this.git.refs.set(ref, sha);
+    // GitHub marks a PR merged when its head reaches its base branch.
+    for (const pull of this.pulls.values()) {
+      if (pull.state === 'open' && ref === `heads/${pull.base}` && this.git.isAncestor(pull.head, sha)) {
+        pull.state = 'closed';
+        pull.merged = true;
+      }
+      if (ref === `heads/${pull.base}`) pull.mergeableComputed = false;
+    }
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(request.url ?? '/', 'http://stand-in');
+    const method = request.method ?? 'GET';
+    const match = this.api.match(method, url.pathname);
+    let answer: Answer;
+    let checked = true;
+    if (match === undefined) {
+      this.violations.push(`${method} ${url.pathname}: no such operation in GitHub's API`);
+      answer = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
+    } else {
+      const body = text === '' ? undefined : JSON.parse(text);
+      const problem = this.api.checkRequest(match, body);
+      const fault = this.outage()
+        ? { method, path: /./, status: 503, times: 1, body: { message: 'Service unavailable' } }
+        : this.faults.find((candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0);
+      if (problem !== undefined) {
+        this.violations.push(`${method} ${match.template}: GitHub would reject the request: ${problem}`);
+        answer = { status: 422, body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' } };
+      } else if (fault !== undefined) {
+        fault.times--;
+        // Rate limits and outages are GitHub-wide answers, not documented per operation.
+        checked = false;
+        answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
+      } else {
+        answer = this.authorized(request, match) ?? this.answer(match, body, url.searchParams);
+      }
+      if (checked) {
+        const wrong = this.api.checkResponse(match, answer.status, answer.body);
+        if (wrong !== undefined) this.violations.push(`${method} ${match.template} ${answer.status}: GitHub could not answer this: ${wrong}`);
+      }
+      this.exchanges.push({ method, path: url.pathname, operationId: match.operationId, status: answer.status });
+    }
+    response.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
+    response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+  }
+
+  /** The App authenticates with a JWT signed by its private key; installations with the tokens handed out. */
+  private authorized(request: IncomingMessage, match: MatchedOperation): Answer | undefined {
+    const header = request.headers.authorization ?? '';
+    const appLevel = match.template.startsWith('/app/') || match.template === '/repos/{owner}/{repo}/installation';
+    if (appLevel) {
+      const jwt = /^bearer (.+)$/i.exec(header)?.[1];
+      const parts = jwt?.split('.') ?? [];
+      const signed =
+        parts.length === 3 &&
+        verify('RSA-SHA256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(this.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
+      if (!signed) return { status: 401, body: { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' } };
+      return undefined;
+    }
+    const token = /^(?:token|bearer) (.+)$/i.exec(header)?.[1];
+    if (token === undefined || !this.tokens.has(token)) return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' } };
+    return undefined;
+  }
+
+  private notFound(): Answer {
+    return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
+  }
+
+  private invalid(message: string): Answer {
+    return { status: 422, body: { message, documentation_url: 'https://docs.github.com/rest' } };
+  }
+
+  private answer(match: MatchedOperation, body: Record<string, unknown> | undefined, query: URLSearchParams): Answer {
+    const p = match.params;
+    if (p.owner !== undefined && (p.owner.toLowerCase() !== OWNER.toLowerCase() || p.repo?.toLowerCase() !== REPO.toLowerCase())) return this.notFound();
+    const input = body ?? {};
+    switch (match.operationId) {
+      case 'apps/get-repo-installation':
+        return this.installed ? { status: 200, body: this.installationBody() } : this.notFound();
+      case 'apps/create-installation-access-token': {
+        if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return this.notFound();
+        const token = `ghs_standin${this.tokens.size}`;
+        this.tokens.add(token);
+        return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { contents: 'write' }, repository_selection: 'selected' } };
+      }
+      case 'repos/get-branch': {
+        const sha = this.head(p.branch!);
+        if (sha === undefined) return this.notFound();
+        return { status: 200, body: this.branchBody(p.branch!, sha) };
+      }
+      case 'repos/get-branch-rules': {
+        const required = this.rulesets.get(p.branch!) ?? [];
+        const rules = required.length === 0 ? [] : [{
+          type: 'required_status_checks',
+          ruleset_source_type: 'Repository',
+          ruleset_source: `${OWNER}/${REPO}`,
+          ruleset_id: 42,
+          parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
+        }];
+        return { status: 200, body: rules };
+      }
+      case 'pulls/get': {
+        const pull = this.pulls.get(Number(p.pull_number));
+        return pull === undefined ? this.notFound() : { status: 200, body: this.pullBody(pull) };
+      }
+      case 'pulls/update': {
+        const pull = this.pulls.get(Number(p.pull_number));
+        if (pull === undefined) return this.notFound();
+        if (input.state === 'closed') pull.state = 'closed';
+        return { status: 200, body: this.pullBody(pull) };
+      }
+      case 'pulls/list': {
+        const head = query.get('head')?.replace(/^[^:]*:/, '');
+        const state = query.get('state') ?? 'open';
+        const found = [...this.pulls.values()].filter((pull) => (head === undefined || pull.headRef === head) && (state === 'all' || pull.state === state));
+        return { status: 200, body: found.map((pull) => this.pullBody(pull)) };
+      }
+      case 'pulls/create': {
+        const headRef = String(input.head);
+        const head = this.head(headRef);
+        if (head === undefined || this.head(String(input.base)) === undefined) return this.invalid('Validation Failed');
+        const number = Math.max(0, ...this.pulls.keys()) + 1;
+        const pull: Pull = { number, title: String(input.title), author: 'greenline[bot]', head, headRef, base: String(input.base), draft: input.draft === true, state: 'open', merged: false, mergeableComputed: false };
+        this.pulls.set(number, pull);
+        return { status: 201, body: this.pullBody(pull) };
+      }
+      case 'pulls/merge': {
+        const pull = this.pulls.get(Number(p.pull_number));
+        if (pull === undefined) return this.notFound();
+        if (input.sha !== undefined && input.sha !== pull.head) return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: 'https://docs.github.com/rest' } };
+        const base = this.head(pull.base)!;
+        const merged = this.git.mergeFiles(base, pull.head);
+        if (pull.state !== 'open' || 'conflicts' in merged) return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
+        const parents = input.merge_method === 'squash' ? [base] : [base, pull.head];
+        const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
+        this.setRef(`heads/${pull.base}`, commit.sha);
+        pull.state = 'closed';
+        pull.merged = true;
+        return { status: 200, body: { sha: commit.sha, merged: true, message: 'Pull Request successfully merged' } };
+      }
+      case 'repos/compare-commits-with-basehead': {
+        const [base, head] = p.basehead!.split('...');
+        const baseCommit = this.git.commits.get(base!);
+        const headCommit = this.git.commits.get(head!);
+        if (baseCommit === undefined || headCommit === undefined) return this.notFound();
+        const mergeBase = this.git.mergeBase(base!, head!) ?? base!;
+        const status = base === head ? 'identical' : mergeBase === base ? 'ahead' : mergeBase === head ? 'behind' : 'diverged';
+        return {
+          status: 200,
+          body: {
+            url: `${this.url}/repos/${OWNER}/${REPO}/compare/${p.basehead}`,
+            html_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}`,
+            permalink_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}`,
+            diff_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.diff`,
+            patch_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.patch`,
+            base_commit: this.commitBody(baseCommit),
+            merge_base_commit: this.commitBody(this.git.commits.get(mergeBase)!),
+            status,
+            ahead_by: this.git.ancestors(head!).size - this.git.ancestors(mergeBase).size,
+            behind_by: this.git.ancestors(base!).size - this.git.ancestors(mergeBase).size,
+            total_commits: 0,
+            commits: [],
+          },
+        };
+      }
+      case 'git/get-commit': {
+        const commit = this.git.commits.get(p.commit_sha!);
+        return commit === undefined ? this.notFound() : { status: 200, body: this.gitCommitBody(commit) };
+      }
+      case 'git/create-commit': {
+        const files = this.git.trees.get(String(input.tree));
+        const parents = (input.parents as string[] | undefined) ?? [];
+        if (files === undefined || parents.some((sha) => !this.git.commits.has(sha))) return this.invalid('Tree SHA does not exist');
+        return { status: 201, body: this.gitCommitBody(this.git.commit(files, parents, String(input.message), 'greenline[bot]')) };
+      }
+      case 'git/create-ref': {
+        const ref = String(input.ref).replace(/^refs\//, '');
+        if (this.git.refs.has(ref)) return this.invalid('Reference already exists');
+        if (!this.git.commits.has(String(input.sha))) return this.invalid('Object does not exist');
+        this.setRef(ref, String(input.sha));
+        return { status: 201, body: this.refBody(ref) };
+      }
+      case 'git/update-ref': {
+        const ref = p.ref!;
+        const now = this.git.refs.get(ref);
+        const sha = String(input.sha);
+        if (now === undefined) return this.invalid('Reference does not exist');
+        if (!this.git.commits.has(sha)) return this.invalid('Object does not exist');
+        if (input.force !== true && !this.git.isAncestor(now, sha)) return this.invalid('Update is not a fast forward');
+        this.setRef(ref, sha);
+        return { status: 200, body: this.refBody(ref) };
+      }
+      case 'git/delete-ref': {
+        if (!this.git.refs.delete(p.ref!)) return this.invalid('Reference does not exist');
+        // GitHub closes the pull requests of a deleted branch.
+        for (const pull of this.pulls.values()) if (`heads/${pull.headRef}` === p.ref && pull.state === 'open') pull.state = 'closed';
+        return { status: 204 };
+      }
+      case 'repos/merge': {
+        const base = String(input.base);
+        const ours = this.head(base);
+        const theirs = this.git.commits.has(String(input.head)) ? String(input.head) : this.head(String(input.head));
+        if (ours === undefined || theirs === undefined) return this.notFound();
+        if (this.git.isAncestor(theirs, ours)) return { status: 204 };
+        const merged = this.git.mergeFiles(ours, theirs);
+        if ('conflicts' in merged) return { status: 409, body: { message: 'Merge conflict', documentation_url: 'https://docs.github.com/rest' } };
+        const message = typeof input.commit_message === 'string' ? input.commit_message : `Merge ${String(input.head)} into ${base}`;
+        const commit = this.git.commit(merged.files, [ours, theirs], message, 'greenline[bot]');
+        this.setRef(`heads/${base}`, commit.sha);
+        return { status: 201, body: this.commitBody(commit) };
+      }
+      case 'issues/list-comments': {
+        const page = Number(query.get('page') ?? '1');
+        const perPage = Number(query.get('per_page') ?? '30');
+        const all = this.comments.filter((comment) => comment.issue === Number(p.issue_number));
+        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map((comment) => this.commentBody(comment)) };
+      }
+      case 'issues/create-comment': {
+        const comment = { id: 1000 + this.comments.length, issue: Number(p.issue_number), body: String(input.body), bot: true };
+        this.comments.push(comment);
+        return { status: 201, body: this.commentBody(comment) };
+      }
+      case 'issues/update-comment': {
+        const comment = this.comments.find((candidate) => candidate.id === Number(p.comment_id));
+        if (comment === undefined) return this.notFound();
+        comment.body = String(input.body);
+        return { status: 200, body: this.commentBody(comment) };
+      }
+      case 'repos/create-commit-status': {
+        const status = { sha: p.sha!, context: String(input.context ?? 'default'), state: String(input.state), description: String(input.description ?? '') };
+        this.statuses.push(status);
+        return { status: 201, body: this.statusBody(status, this.statuses.length) };
+      }
+      case 'repos/get-collaborator-permission-level': {
+        const permission = this.permissions.get(p.username!) ?? 'read';
+        return { status: 200, body: { permission, role_name: permission, user: { ...this.user(p.username!), role_name: permission } } };
+      }
+      default:
+        this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
+        return this.notFound();
+    }
+  }
+
+  // Bodies, from the webhook examples' objects where GitHub's shapes agree
+
+  private user(login: string, bot = false): Record<string, unknown> {
+    return { ...(example('pull_request', 'opened').pull_request.user as Record<string, unknown>), login, type: bot ? 'Bot' : 'User' };
+  }
+
+  private installationBody(): Record<string, unknown> {
+    const account = this.user(OWNER);
+    return {
+      id: INSTALLATION_ID,
+      account,
+      repository_selection: 'selected',
+      access_tokens_url: `${this.url}/app/installations/${INSTALLATION_ID}/access_tokens`,
+      repositories_url: `${this.url}/installation/repositories`,
+      html_url: `https://github.com/settings/installations/${INSTALLATION_ID}`,
+      app_id: 1,
+      app_slug: 'greenline',
+      target_id: account.id,
+      target_type: 'User',
+      permissions: { contents: 'write', pull_requests: 'write', issues: 'write', statuses: 'write', checks: 'read', metadata: 'read' },
+      events: ['pull_request', 'issue_comment', 'check_suite', 'check_run', 'status', 'push'],
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      single_file_name: null,
+      suspended_by: null,
+      suspended_at: null,
+    };
+  }
+
+  private gitCommitBody(commit: Commit): Record<string, unknown> {
+    const person = { name: commit.author, email: `${commit.author}@example.com`, date: commit.date };
+    return {
+      sha: commit.sha,
+      node_id: `C_${commit.sha}`,
+      url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${commit.sha}`,
+      html_url: `https://github.com/${OWNER}/${REPO}/commit/${commit.sha}`,
+      author: person,
+      committer: person,
+      tree: { sha: commit.treeSha, url: `${this.url}/repos/${OWNER}/${REPO}/git/trees/${commit.treeSha}` },
+      message: commit.message,
+      parents: commit.parents.map((sha) => ({ sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}`, html_url: `https://github.com/${OWNER}/${REPO}/commit/${sha}` })),
+      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+    };
+  }
+
+  private commitBody(commit: Commit): Record<string, unknown> {
+    const git = this.gitCommitBody(commit);
+    return {
+      url: `${this.url}/repos/${OWNER}/${REPO}/commits/${commit.sha}`,
+      sha: commit.sha,
+      node_id: `C_${commit.sha}`,
+      html_url: git.html_url,
+      comments_url: `${this.url}/repos/${OWNER}/${REPO}/commits/${commit.sha}/comments`,
+      commit: { url: git.url, author: git.author, committer: git.committer, message: commit.message, comment_count: 0, tree: git.tree },
+      author: null,
+      committer: null,
+      parents: git.parents,
+    };
+  }
+
+  private branchBody(branch: string, sha: string): Record<string, unknown> {
+    const contexts = this.protection.get(branch);
+    const protectionUrl = `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}/protection`;
+    return {
+      name: branch,
+      commit: this.commitBody(this.git.commits.get(sha)!),
+      _links: { html: `https://github.com/${OWNER}/${REPO}/tree/${branch}`, self: `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}` },
+      protected: contexts !== undefined,
+      protection:
+        contexts === undefined
+          ? { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } }
+          : {
+              enabled: true,
+              required_status_checks: { enforcement_level: 'non_admins', contexts, checks: contexts.map((context) => ({ context, app_id: null })) },
+            },
+      protection_url: protectionUrl,
+    };
+  }
+
+  private refBody(ref: string): Record<string, unknown> {
+    const sha = this.git.refs.get(ref)!;
+    return {
+      ref: `refs/${ref}`,
+      node_id: `REF_${ref}`,
+      url: `${this.url}/repos/${OWNER}/${REPO}/git/refs/${ref}`,
+      object: { type: 'commit', sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}` },
+    };
+  }
+
+  private pullBody(pull: Pull): Record<string, unknown> {
+    const template = example('pull_request', 'opened').pull_request as Record<string, Record<string, unknown>>;
+    const baseSha = this.head(pull.base)!;
+    let mergeable: boolean | null = null;
+    let mergeableState = 'unknown';
+    if (pull.state === 'open' && pull.mergeableComputed) {
+      const conflicts = 'conflicts' in this.git.mergeFiles(baseSha, pull.head);
+      mergeable = !conflicts;
+      mergeableState = conflicts ? 'dirty' : 'clean';
+    }
+    // The first read after a change starts the computation; the next one sees its result.
+    if (pull.state === 'open') pull.mergeableComputed = true;
+    return {
+      ...template,
+      number: pull.number,
+      title: pull.title,
+      user: this.user(pull.author),
+      state: pull.state,
+      draft: pull.draft,
+      merged: pull.merged,
+      merged_at: pull.merged ? '2026-01-01T00:00:00Z' : null,
+      closed_at: pull.state === 'closed' ? '2026-01-01T00:00:00Z' : null,
+      mergeable,
+      mergeable_state: mergeableState,
+      auto_merge: null,
+      head: { ...template.head, ref: pull.headRef, sha: pull.head, label: `${OWNER}:${pull.headRef}` },
+      base: { ...template.base, ref: pull.base, sha: baseSha, label: `${OWNER}:${pull.base}` },
+    };
+  }
+
+  private commentBody(comment: { id: number; issue: number; body: string; bot: boolean }): Record<string, unknown> {
+    const template = example('issue_comment', 'created').comment as Record<string, unknown>;
+    return { ...template, id: comment.id, body: comment.body, user: this.user(comment.bot ? 'greenline[bot]' : OWNER, comment.bot) };
+  }
+
+  private statusBody(status: { context: string; state: string; description: string }, id: number): Record<string, unknown> {
+    return {
+      url: `${this.url}/repos/${OWNER}/${REPO}/statuses/${id}`,
+      avatar_url: null,
+      id,
+      node_id: `S_${id}`,
+      state: status.state,
+      description: status.description,
+      target_url: null,
+      context: status.context,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      creator: this.user('greenline[bot]', true),
+    };
+  }
+}
