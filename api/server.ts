@@ -12,6 +12,7 @@ import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { openApiDocument } from './openapi.js';
+import { findMalformedText } from './wellFormed.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -83,7 +84,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
-    app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));
+    app.post(`/v1/${endpoint.path}`, async (request, reply) => {
+      const malformed = findMalformedText(request.body);
+      if (malformed !== undefined) {
+        const field = malformed.length === 0 ? '(body)' : malformed.join('.');
+        const message = 'must be valid Unicode (no unpaired surrogate)';
+        return send(reply, errorReply(400, `invalid request: ${field}`, [{ field, message }]));
+      }
+      return endpoint.call(callerFor(request), request.body ?? {});
+    });
   }
 
   app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
