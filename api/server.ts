@@ -23,6 +23,11 @@ export interface ServerOptions {
   ciLogs?: CiLogSource;
   /** The service's version, for the OpenAPI document. */
   version?: string;
+  /**
+   * Milliseconds a client has to send a whole request (408 after), a connection may stay silent, and an idle
+   * keep-alive connection is kept. Defaults 60 s, 120 s, 5 s: a stalled client never holds a socket for good.
+   */
+  timeouts?: { requestMs?: number; idleMs?: number; keepAliveMs?: number };
 }
 
 
@@ -44,9 +49,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const given = typeof options.publicUrl === 'function' ? options.publicUrl() : options.publicUrl;
     return (given ?? 'http://localhost:8080').replace(/\/+$/, '');
   };
+  const requestMs = options.timeouts?.requestMs ?? 60_000;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
+    requestTimeout: requestMs,
+    // Node checks the request and header timeouts only this often (30 s by default): often enough for short ones.
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)), headersTimeout: Math.min(60_000, requestMs) },
+    connectionTimeout: options.timeouts?.idleMs ?? 120_000,
+    keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     // We answer 503 ourselves while closing, in the one error shape.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },

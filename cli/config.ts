@@ -14,9 +14,18 @@ export const ENVIRONMENT = {
   GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
+  GREENLINE_REQUEST_TIMEOUT: 'seconds a client has to send a whole request, body included, before it is answered 408 and closed (default 60)',
+  GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
+  GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
+  GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
 } as const;
 
 const DEFAULT_DATA_DIR = './.greenline';
+
+/** A whole number of seconds, 1 to a day. */
+function seconds(fallback: number) {
+  return z.coerce.number().int('must be a whole number of seconds').min(1).max(86_400).default(fallback);
+}
 
 const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -28,6 +37,10 @@ const EnvSchema = z.object({
   GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GREENLINE_REQUEST_TIMEOUT: seconds(60),
+  GREENLINE_IDLE_TIMEOUT: seconds(120),
+  GREENLINE_KEEP_ALIVE_TIMEOUT: seconds(5),
+  GREENLINE_SHUTDOWN_GRACE: seconds(10),
 });
 
 export interface ServiceConfig {
@@ -43,6 +56,8 @@ export interface ServiceConfig {
   localCi?: { jobs?: number };
   /** Absent when not configured: serve derives it from the address it listens on. */
   publicUrl?: string;
+  /** Milliseconds: a whole request, a silent connection, an idle keep-alive connection, SIGTERM's wait. */
+  timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -100,6 +115,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     dataDir: resolve(values.GREENLINE_DATA),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
+    timeouts: {
+      requestMs: values.GREENLINE_REQUEST_TIMEOUT * 1000,
+      idleMs: values.GREENLINE_IDLE_TIMEOUT * 1000,
+      keepAliveMs: values.GREENLINE_KEEP_ALIVE_TIMEOUT * 1000,
+      shutdownGraceMs: values.GREENLINE_SHUTDOWN_GRACE * 1000,
+    },
     ...(values.GREENLINE_PUBLIC_URL === undefined ? {} : { publicUrl: values.GREENLINE_PUBLIC_URL }),
   };
 }

@@ -45,6 +45,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     publicUrl: () => config.publicUrl ?? `http://${shownHost}:${listeningPort}`,
     logger: { level: config.logLevel, stream: process.stderr },
     version: version(),
+    timeouts: config.timeouts,
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
   });
   await app.listen({ host: config.host, port: config.port });
@@ -63,7 +64,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       if (stopping) return;
       stopping = true;
       console.log(`greenline: ${signal} received; finishing in-flight requests`);
+      // Requests still in flight after the grace (a client that stalled mid-body) lose their connection.
+      const grace = setTimeout(() => app.server.closeAllConnections(), config.timeouts.shutdownGraceMs);
       await app.close();
+      clearTimeout(grace);
       engine.stop();
       await engine.settle();
       // Commands still running are ended; they run again at the next start.
