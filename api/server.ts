@@ -2,6 +2,7 @@
  * The REST facade: a Fastify app (built here, listened on by the CLI) whose routes parse, call the tRPC router
  * through a caller, and shape the spec's body. No business logic lives here.
  */
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import type { CiLogSource } from '../engine/providers/types.js';
@@ -71,6 +72,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (closing) reply.header('connection', 'close');
   });
 
+  // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
+  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+
   // Only JSON bodies: drop Fastify's text/plain parser so every other type is a 415.
   app.removeContentTypeParser('text/plain');
 
@@ -134,9 +138,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
   }
 
-  app.get('/healthz', async () => {
-    engine.ready();
-    return { status: 'ok' };
+  // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs.
+  app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (closing || !engine.running()) return send(reply, errorReply(503, 'not ready'));
+    return reply.send({ status: 'ready' });
   });
 
   const known = new Map<string, string>([
@@ -144,6 +151,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     [`/v1/${METRICS_PATH}`, 'GET'],
     [`/v1/${OPENAPI_PATH}`, 'GET'],
     ['/healthz', 'GET'],
+    ['/readyz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';

@@ -124,6 +124,7 @@ export class Engine {
   private readonly onError: (message: string, error: unknown) => void;
   private readonly holdEffects: boolean;
   private alive = true;
+  private started = false;
   private readonly outbox: OutboxRunner;
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
@@ -162,6 +163,7 @@ export class Engine {
    * effects left in the outbox.
    */
   start(): void {
+    this.started = true;
     this.store.read((tx) => {
       for (const { value: queue } of tx.scan('queues')) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
     });
@@ -467,6 +469,16 @@ export class Engine {
   ready(): boolean {
     this.store.read((tx) => tx.get('meta', ['format']));
     return true;
+  }
+
+  /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */
+  running(): boolean {
+    if (!this.started || !this.alive) return false;
+    try {
+      return this.ready();
+    } catch {
+      return false;
+    }
   }
 
   // The runtime
