@@ -5,6 +5,7 @@
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
+import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
 import { registerDashboard } from './dashboard.js';
@@ -36,7 +37,18 @@ export interface ServerOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     org: string;
+    /** The request's token: its id (recorded with changes of queue settings) and scope. */
+    tokenId: string;
+    scope: TokenScope;
   }
+}
+
+/** A call beyond the token's scope: 403, with a code of its own. */
+function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorReply {
+  return {
+    status: 403,
+    body: { code: 'insufficient_scope', message: `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider` },
+  };
 }
 
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
@@ -79,6 +91,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.removeContentTypeParser('text/plain');
 
   app.decorateRequest('org', '');
+  app.decorateRequest('tokenId', '');
+  app.decorateRequest('scope', 'read');
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
@@ -88,6 +102,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const auth = authenticate(engine, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
+    request.tokenId = auth.tokenId;
+    request.scope = auth.scope;
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -96,10 +112,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl: publicUrlOf() });
+  const callerFor = (request: FastifyRequest) =>
+    createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
     app.post(`/v1/${endpoint.path}`, async (request, reply) => {
+      if (!scopeAllows(request.scope, endpoint.scope)) return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
       const malformed = findMalformedText(request.body);
       if (malformed !== undefined) {
         const field = malformed.length === 0 ? '(body)' : malformed.join('.');

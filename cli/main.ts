@@ -16,8 +16,12 @@ export const HELP = `greenline — a merge queue and flaky-test service
 
 Usage:
   greenline serve                        run the service and its web dashboard at / (what npm start runs)
-  greenline token create --org NAME      add an API token for an organization; prints the token once
-  greenline token list                   list tokens: id, organization, source, creation time (never the token)
+  greenline token create --org NAME [--scope read|write|admin]
+                                         add an API token for an organization; prints the token once. read: queues,
+                                         PRs, runs, metrics, flaky-test listings; write: also PR operations, statuses,
+                                         impacted targets, uploads; admin (the default): also queue create, update,
+                                         delete. Beyond its scope a call is 403 insufficient_scope
+  greenline token list                   list tokens: id, organization, scope, source, creation time (never the token)
   greenline token revoke ID              remove a token
 ${CHARTS_HELP}
 ${UPLOAD_HELP}
@@ -46,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         org: { type: 'string' },
+        scope: { type: 'string' },
         data: { type: 'string' },
         out: { type: 'string' },
         junit: { type: 'string' },
@@ -121,6 +126,7 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest[0], {
           org: values.org,
           id: rest[1],
+          ...(values.scope === undefined ? {} : { scope: values.scope }),
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
         });
       default:

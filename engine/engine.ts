@@ -217,8 +217,9 @@ export class Engine {
 
   // Queues
 
-  createQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.transact(undefined, { type: 'created', patch }, (tx) => {
+  /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
+  createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
+    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx) => {
       if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
@@ -278,8 +279,20 @@ export class Engine {
     });
   }
 
-  updateQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.transact(key, { type: 'configured', patch });
+  updateQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
+    return this.transact(key, { type: 'configured', patch, ...(by === undefined ? {} : { by }) });
+  }
+
+  /** Every change of the queue's settings, oldest first: when, by which token (when one), and the settings sent. */
+  settingsHistory(key: QueueKey): { seq: number; at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[] {
+    return this.store.read((tx) => {
+      const queue = findQueue(tx, key);
+      return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
+        input.type === 'created' || input.type === 'configured'
+          ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
+          : [],
+      );
+    });
   }
 
   deleteQueue(key: QueueKey): void {
