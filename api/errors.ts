@@ -31,6 +31,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  429: 'rate_limited',
   501: 'not_implemented',
   503: 'unavailable',
 };

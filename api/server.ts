@@ -14,6 +14,7 @@ import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { openApiDocument } from './openapi.js';
+import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { findMalformedText } from './wellFormed.js';
 
 export interface ServerOptions {
@@ -30,6 +31,8 @@ export interface ServerOptions {
    * keep-alive connection is kept. Defaults 60 s, 120 s, 5 s: a stalled client never holds a socket for good.
    */
   timeouts?: { requestMs?: number; idleMs?: number; keepAliveMs?: number };
+  /** Requests per token per window (see rateLimits.ts); absent: no limit (the service always sets one). */
+  rateLimit?: RateLimitOptions;
 }
 
 
@@ -86,6 +89,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
+
+  if (options.rateLimit !== undefined) await registerRateLimits(app, options.rateLimit);
 
   // Only JSON bodies: drop Fastify's text/plain parser so every other type is a 415.
   app.removeContentTypeParser('text/plain');

@@ -18,6 +18,8 @@ export const ENVIRONMENT = {
   GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
   GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
   GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
+  GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
+  GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
 } as const;
 
 const DEFAULT_DATA_DIR = './.greenline';
@@ -41,6 +43,8 @@ const EnvSchema = z.object({
   GREENLINE_IDLE_TIMEOUT: seconds(120),
   GREENLINE_KEEP_ALIVE_TIMEOUT: seconds(5),
   GREENLINE_SHUTDOWN_GRACE: seconds(10),
+  GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
+  GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
 });
 
 export interface ServiceConfig {
@@ -58,6 +62,8 @@ export interface ServiceConfig {
   publicUrl?: string;
   /** Milliseconds: a whole request, a silent connection, an idle keep-alive connection, SIGTERM's wait. */
   timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
+  /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
+  rateLimit: { perToken: number; scrapePerToken: number };
 }
 
 export class ConfigError extends Error {}
@@ -115,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     dataDir: resolve(values.GREENLINE_DATA),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
+    rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
     timeouts: {
       requestMs: values.GREENLINE_REQUEST_TIMEOUT * 1000,
       idleMs: values.GREENLINE_IDLE_TIMEOUT * 1000,

@@ -46,6 +46,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     logger: { level: config.logLevel, stream: process.stderr },
     version: version(),
     timeouts: config.timeouts,
+    rateLimit: config.rateLimit,
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
   });
   await app.listen({ host: config.host, port: config.port });
