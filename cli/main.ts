@@ -9,6 +9,7 @@ import { serve } from './serve.js';
 import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
+import { BACKUP_HELP, backupCommand, restoreCommand } from './backup.js';
 import { version } from './version.js';
 
 
@@ -23,6 +24,7 @@ Usage:
                                          delete. Beyond its scope a call is 403 insufficient_scope
   greenline token list                   list tokens: id, organization, scope, source, creation time (never the token)
   greenline token revoke ID              remove a token
+${BACKUP_HELP}
 ${CHARTS_HELP}
 ${UPLOAD_HELP}
 ${SIM_HELP}
@@ -31,7 +33,7 @@ ${REPLAY_HELP}
   greenline --version                    the version
 
 Options:
-  --data DIR     data folder for the token and events commands (default: $GREENLINE_DATA, else ./.greenline)
+  --data DIR     data folder for the token, events, backup and restore commands (default: $GREENLINE_DATA, else ./.greenline)
 
 Environment (serve):
 ${Object.entries(ENVIRONMENT)
@@ -51,6 +53,8 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         org: { type: 'string' },
         scope: { type: 'string' },
+        to: { type: 'string' },
+        from: { type: 'string' },
         data: { type: 'string' },
         out: { type: 'string' },
         junit: { type: 'string' },
@@ -121,6 +125,16 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.branch === undefined ? {} : { branch: values.branch }),
           ...(values.org === undefined ? {} : { org: values.org }),
           ...(values.out === undefined ? {} : { out: values.out }),
+        });
+      case 'backup':
+        return await backupCommand({
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          ...(values.to === undefined ? {} : { to: resolve(values.to) }),
+        });
+      case 'restore':
+        return await restoreCommand({
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          ...(values.from === undefined ? {} : { from: resolve(values.from) }),
         });
       case 'token':
         return await tokenCommand(rest[0], {

@@ -23,6 +23,8 @@ export interface LmdbStoreOptions {
   noSync?: boolean;
   /** Initial map size; LMDB-js grows the map when it fills. */
   mapSizeBytes?: number;
+  /** The file's name in `dir` (default greenline.mdb; a restore checks a backup under another name first). */
+  fileName?: string;
 }
 
 export const LMDB_FILE = 'greenline.mdb';
@@ -47,7 +49,7 @@ function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undef
 
 export function openLmdbStore(options: LmdbStoreOptions): Store {
   fs.mkdirSync(options.dir, { recursive: true });
-  const file = path.join(options.dir, LMDB_FILE);
+  const file = path.join(options.dir, options.fileName ?? LMDB_FILE);
   const env = open<unknown, Buffer>({
     path: file,
     encoding: 'json',
