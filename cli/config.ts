@@ -18,6 +18,7 @@ export const ENVIRONMENT = {
   GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
   GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
   GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
+  GREENLINE_MAX_DB_SIZE: 'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
   GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
 } as const;
@@ -43,6 +44,12 @@ const EnvSchema = z.object({
   GREENLINE_IDLE_TIMEOUT: seconds(120),
   GREENLINE_KEEP_ALIVE_TIMEOUT: seconds(5),
   GREENLINE_SHUTDOWN_GRACE: seconds(10),
+  GREENLINE_MAX_DB_SIZE: z
+    .string()
+    .regex(/^[0-9]{1,15}[KMG]?$/i, 'must be a number of bytes, optionally with K, M or G (e.g. 20G)')
+    .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
+    .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
+    .optional(),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
 });
@@ -62,6 +69,8 @@ export interface ServiceConfig {
   publicUrl?: string;
   /** Milliseconds: a whole request, a silent connection, an idle keep-alive connection, SIGTERM's wait. */
   timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
+  /** GREENLINE_MAX_DB_SIZE in bytes, when set. */
+  maxDbBytes?: number;
   /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
   rateLimit: { perToken: number; scrapePerToken: number };
 }
@@ -121,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     dataDir: resolve(values.GREENLINE_DATA),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
+    ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
     rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
     timeouts: {
       requestMs: values.GREENLINE_REQUEST_TIMEOUT * 1000,

@@ -22,7 +22,7 @@ Usage:
                                          PRs, runs, metrics, flaky-test listings; write: also PR operations, statuses,
                                          impacted targets, uploads; admin (the default): also queue create, update,
                                          delete. Beyond its scope a call is 403 insufficient_scope
-  greenline token list                   list tokens: id, organization, scope, source, creation time (never the token)
+  greenline token list                   list tokens: id, organization, source, creation time, scope (never the token)
   greenline token revoke ID              remove a token
 ${BACKUP_HELP}
 ${CHARTS_HELP}

@@ -19,7 +19,7 @@ import { ConfigError, loadConfig } from './config.js';
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   if (config.provider === 'local') await requireGit();
-  const store = openLmdbStore({ dir: config.dataDir });
+  const store = openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
   const gitHost: GitHost = localHost ?? new SimGitHost();

@@ -20,7 +20,7 @@ export async function tokenCommand(action: string | undefined, options: { org?: 
       }
       case 'list': {
         for (const record of listTokens(store)) {
-          console.log(`${record.id}\t${record.org}\t${scopeOf(record)}\t${record.source}\t${record.createdAt}`);
+          console.log(`${record.id}\t${record.org}\t${record.source}\t${record.createdAt}\t${scopeOf(record)}`);
         }
         return 0;
       }
