@@ -69,6 +69,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       const grace = setTimeout(() => app.server.closeAllConnections(), config.timeouts.shutdownGraceMs);
       await app.close();
       clearTimeout(grace);
+      // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
+      await engine.flakyTests.settleUploads();
       engine.stop();
       await engine.settle();
       // Commands still running are ended; they run again at the next start.

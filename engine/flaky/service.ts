@@ -77,7 +77,21 @@ export class FlakyTests {
   /** The same as `upload`, with the parsing on a worker thread (what the API calls): other requests go on meanwhile. */
   async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
     if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    return this.storeUpload(org, input, await prepareOffThread(preparation(input)));
+    const upload = prepareOffThread(preparation(input)).then((aggregated) => this.storeUpload(org, input, aggregated));
+    this.uploading.add(upload);
+    try {
+      return await upload;
+    } finally {
+      this.uploading.delete(upload);
+    }
+  }
+
+  /** Uploads being parsed or stored (a client may have left: they still end); shutdown waits for them. */
+  private readonly uploading = new Set<Promise<unknown>>();
+
+  /** Resolves once no upload is in progress (before the store closes). */
+  async settleUploads(): Promise<void> {
+    while (this.uploading.size > 0) await Promise.allSettled([...this.uploading]);
   }
 
   private storeUpload(org: string, input: UploadInput, aggregated: AggregatedUpload): UploadResult {
