@@ -5,9 +5,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Engine } from '../engine/engine.js';
+import { scopeOf, type TokenScope } from '../engine/tokens.js';
 import { errorReply, type ErrorReply } from './errors.js';
 
-export type AuthResult = { org: string } | ErrorReply;
+export type AuthResult = { org: string; tokenId: string; scope: TokenScope } | ErrorReply;
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -26,6 +27,6 @@ export function authenticate(engine: Engine, headers: IncomingHttpHeaders): Auth
   const token = presentedToken(headers);
   if (token === undefined) return errorReply(401, 'missing API token: send it in x-api-token or as Authorization: Bearer <token>');
   if (typeof token !== 'string') return errorReply(401, token.malformed);
-  const org = engine.findToken(token)?.org;
-  return org === undefined ? errorReply(401, 'invalid API token') : { org };
+  const record = engine.findToken(token);
+  return record === undefined ? errorReply(401, 'invalid API token') : { org: record.org, tokenId: record.id, scope: scopeOf(record) };
 }

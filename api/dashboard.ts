@@ -17,7 +17,7 @@ import { clearedCookie, openSession, sessionCookie, type Session } from '../web/
 import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
-import { errorBlock, errorPage, formOf, prNumber, replyFor, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
+import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
 import { errorReply } from './errors.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import { createCaller } from './router.js';
@@ -130,7 +130,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }),
     );
 
-    const caller = (session: Session) => createCaller({ org: session.org, engine, publicUrl: publicUrl() });
+    const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, engine, publicUrl: publicUrl() });
     const identity = (queueId: string, org: string) => {
       const queue = queueById(engine, org, queueId);
       return { queue, body: { repo: queue.repo, targetBranch: queue.branch } };
@@ -139,6 +139,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     scope.post(
       '/queues/:queueId/state',
       signedIn(async (request, reply, session) => {
+        requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         const state = formOf(request).get('state');
         if (state === null) throw Object.assign(new Error('missing the field "state" (running, paused or draining)'), { statusCode: 400 });
@@ -150,6 +151,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     scope.post(
       '/queues/:queueId/settings',
       signedIn(async (request, reply, session) => {
+        requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         try {
           await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) } as never);

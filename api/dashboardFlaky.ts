@@ -6,7 +6,7 @@ import type { QuarantineOverride } from '../engine/flaky/index.js';
 import { flakyBody, listingQuery, testBody } from '../web/flakyPages.js';
 import type { PageOptions } from '../web/layout.js';
 import type { Session } from '../web/session.js';
-import { formOf, type Handler } from './dashboardHttp.js';
+import { formOf, requireScope, type Handler } from './dashboardHttp.js';
 
 export interface FlakyPagesOptions {
   engine: Engine;
@@ -39,6 +39,7 @@ export function registerFlakyPages(scope: FastifyInstance, options: FlakyPagesOp
   scope.post(
     '/tests/:id/quarantine',
     signedIn((request, reply, session) => {
+      requireScope(engine, session, 'write', 'quarantining a test');
       const id = (request.params as { id: string }).id;
       const setting = formOf(request).get('setting') ?? '';
       if (!(setting in SETTINGS)) throw new EngineError('invalid', 'setting must be ALWAYS_QUARANTINE, NEVER_QUARANTINE or clear');

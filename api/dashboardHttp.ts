@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError } from '../engine/model/errors.js';
+import { scopeAllows, scopeOf, type TokenScope } from '../engine/tokens.js';
 import type { Engine } from '../engine/engine.js';
 import { html, type Html } from '../web/html.js';
 import { page } from '../web/layout.js';
@@ -92,4 +93,13 @@ export function prNumber(text: string): number | undefined {
   if (!/^\d{1,10}$/.test(text)) return undefined;
   const number = Number(text);
   return number >= 1 && number <= 2 ** 31 - 1 ? number : undefined;
+}
+
+/** Refuses (403) a dashboard action beyond the scope of the session's token: queue actions need admin, quarantine write. */
+export function requireScope(engine: Engine, session: Session, needed: TokenScope, what: string): void {
+  const token = engine.token(session.tokenId);
+  const held = token === undefined ? 'read' : scopeOf(token);
+  if (!scopeAllows(held, needed)) {
+    throw Object.assign(new Error(`this token's scope is ${held}; ${what} needs a token of scope ${needed} or wider`), { statusCode: 403 });
+  }
 }

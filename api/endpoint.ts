@@ -3,6 +3,7 @@
  * OpenAPI document is generated from them), and how it calls the router.
  */
 import type { z } from 'zod';
+import type { TokenScope } from '../engine/tokens.js';
 import type { createCaller } from './router.js';
 
 export type Caller = ReturnType<typeof createCaller>;
@@ -12,6 +13,8 @@ export interface Endpoint {
   /** One line for the OpenAPI document; `ours` marks an endpoint the hosted service does not have. */
   summary: string;
   ours?: boolean;
+  /** The least token scope that may call it. */
+  scope: TokenScope;
   input: z.ZodType;
   output: z.ZodType;
   /** Calls the procedure and shapes the spec's response body. */

@@ -3,11 +3,12 @@ import { empty, type Endpoint } from './endpoint.js';
 import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import * as out from './responseSchemas.js';
 import * as schemas from './schemas.js';
-import { getQueueView, pullRequestListView, queueView, submittedPullRequestView, testRunView } from './views.js';
+import { getQueueView, pullRequestListView, queueView, settingsHistoryView, submittedPullRequestView, testRunView } from './views.js';
 
 const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   {
     path: 'submitPullRequest',
+    scope: 'write',
     summary: 'Submit a pull request to a queue (again: update its priority and batching)',
     input: schemas.SubmitPullRequestInput,
     output: out.EmptyBody,
@@ -15,6 +16,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'cancelPullRequest',
+    scope: 'write',
     summary: 'Remove a pull request from its queue',
     input: schemas.PullRequestInput,
     output: out.EmptyBody,
@@ -22,6 +24,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'restartTestsOnPullRequest',
+    scope: 'write',
     summary: 'Re-run the tests of a pull request in its place',
     input: schemas.PullRequestInput,
     output: out.EmptyBody,
@@ -29,6 +32,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'getSubmittedPullRequest',
+    scope: 'read',
     summary: 'A submitted pull request: state, readiness, priority, test run, timeline',
     input: schemas.GetSubmittedPullRequestInput,
     output: out.SubmittedPullRequestBody,
@@ -36,6 +40,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'listPullRequests',
+    scope: 'read',
     summary: "A queue's pull requests, newest submission first, by state and time, a page at a time",
     input: schemas.ListPullRequestsInput,
     output: out.PullRequestListBody,
@@ -43,6 +48,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'setImpactedTargets',
+    scope: 'write',
     summary: "Set a pull request's impacted targets for its head SHA (parallel queues)",
     input: schemas.SetImpactedTargetsInput,
     output: out.EmptyBody,
@@ -50,6 +56,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'getMergeQueueTestingDetails',
+    scope: 'read',
     summary: 'A test run: test branch, statuses, tested pull requests',
     input: schemas.TestingDetailsInput,
     output: out.TestRunBody,
@@ -57,6 +64,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'setCommitStatus',
+    scope: 'write',
     summary: "Report a CI status on a test branch's SHA",
     ours: true,
     input: schemas.SetCommitStatusInput,
@@ -65,6 +73,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'createQueue',
+    scope: 'admin',
     summary: 'Create a queue for a branch (409 when it exists)',
     input: schemas.CreateQueueInput,
     output: out.EmptyBody,
@@ -72,6 +81,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'deleteQueue',
+    scope: 'admin',
     summary: 'Delete an empty queue (400 while pull requests are enqueued)',
     input: schemas.QueueIdentityInput,
     output: out.EmptyBody,
@@ -79,6 +89,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'getQueue',
+    scope: 'read',
     summary: "A queue's state, settings and enqueued pull requests",
     input: schemas.QueueIdentityInput,
     output: out.GetQueueBody,
@@ -86,10 +97,20 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'updateQueue',
+    scope: 'admin',
     summary: "Change the settings sent; answers the queue without its pull requests",
     input: schemas.UpdateQueueInput,
     output: out.QueueBody,
     call: (c, b) => c.updateQueue(b as never).then(queueView),
+  },
+  {
+    path: 'getQueueSettingsHistory',
+    scope: 'read',
+    summary: "Every change of a queue's settings, oldest first, with the id of the token that made it",
+    ours: true,
+    input: schemas.QueueIdentityInput,
+    output: out.SettingsHistoryBody,
+    call: (c, b) => c.getQueueSettingsHistory(b as never).then(settingsHistoryView),
   },
 ];
 

@@ -6,6 +6,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
+import { StorageFullError } from '../engine/store/store.js';
 
 export interface FieldError {
   field: string;
@@ -31,7 +32,9 @@ const CODE_BY_STATUS: Record<number, string> = {
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  429: 'rate_limited',
   501: 'not_implemented',
+  507: 'storage_full',
   503: 'unavailable',
 };
 
@@ -73,6 +76,10 @@ const FASTIFY_MESSAGES: Record<string, string> = {
 
 /** Maps any error to its status and body. `unexpected` is true for a 500: a bug, to be logged. */
 export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean } {
+  const storageFull = error instanceof StorageFullError ? error : error instanceof TRPCError && error.cause instanceof StorageFullError ? error.cause : undefined;
+  if (storageFull !== undefined) {
+    return { ...errorReply(507, 'the service is out of storage: nothing of this request was stored; reads still work'), unexpected: false };
+  }
   if (error instanceof TRPCError) {
     if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
       return { ...validationReply(error.cause), unexpected: false };

@@ -6,6 +6,7 @@ import * as schemas from './flakySchemas.js';
 export const FLAKY_ENDPOINTS: Endpoint[] = [
   {
     path: 'flaky-tests/list-failing-tests',
+    scope: 'read',
     summary: 'Distinct tests that failed in a time range (at most 7 days)',
     input: schemas.ListFailingTestsInput,
     output: out.FailingTestsBody,
@@ -13,6 +14,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/list-unhealthy-tests',
+    scope: 'read',
     summary: 'Flaky or broken tests',
     input: schemas.ListUnhealthyTestsInput,
     output: out.UnhealthyTestsBody,
@@ -20,6 +22,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/list-quarantined-tests',
+    scope: 'read',
     summary: 'Quarantined tests',
     input: schemas.ListQuarantinedTestsInput,
     output: out.QuarantinedTestsBody,
@@ -27,6 +30,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/get-test-details',
+    scope: 'read',
     summary: 'One test of a repository, inside {test: …}',
     input: schemas.GetTestDetailsInput,
     output: out.TestDetailsBody,
@@ -34,6 +38,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/link-ticket-to-test-case',
+    scope: 'write',
     summary: 'Link a ticket to a test (replacing any linked before)',
     input: schemas.LinkTicketInput,
     output: out.LinkTicketBody,
@@ -42,6 +47,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   // Ours: ingestion, manual quarantine overrides, per-repository monitor settings.
   {
     path: 'flaky-tests/upload',
+    scope: 'write',
     summary: 'Upload JUnit XML reports of one CI job (what `greenline upload` calls)',
     ours: true,
     input: schemas.UploadTestResultsInput,
@@ -50,6 +56,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/get-test',
+    scope: 'read',
     summary: "One test of the token's organization by its id (behind its page)",
     ours: true,
     input: schemas.GetTestInput,
@@ -58,6 +65,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/set-quarantine',
+    scope: 'write',
     summary: "Set or clear a test's manual quarantine override",
     ours: true,
     input: schemas.SetTestQuarantineInput,
@@ -66,6 +74,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/get-settings',
+    scope: 'read',
     summary: "A repository's monitor and quarantine settings",
     ours: true,
     input: schemas.RepoSettingsRequest,
@@ -74,6 +83,7 @@ export const FLAKY_ENDPOINTS: Endpoint[] = [
   },
   {
     path: 'flaky-tests/update-settings',
+    scope: 'admin',
     summary: "Change a repository's monitor and quarantine settings",
     ours: true,
     input: schemas.UpdateTestSettingsInput,

@@ -75,7 +75,7 @@ export const flakyRouter = t.router({
     return { quarantined_tests: listing.rows.map(quarantinedTestView), page: pageView(listing.page) };
   }),
 
-  uploadTestResults: procedure.input(schemas.UploadTestResultsInput).mutation(({ ctx, input }) => {
+  uploadTestResults: procedure.input(schemas.UploadTestResultsInput).mutation(async ({ ctx, input }) => {
     const upload = {
       repo: input.repo,
       sha: input.commit_sha,
@@ -88,7 +88,7 @@ export const flakyRouter = t.router({
       ...(input.codeowners != null && { codeowners: input.codeowners }),
       ...(input.repo_root != null && { repoRoot: input.repo_root }),
     };
-    return uploadView(service(ctx).upload(ctx.org, upload, input.org_url_slug));
+    return uploadView(await service(ctx).uploadOffThread(ctx.org, upload, input.org_url_slug));
   }),
   setTestQuarantine: procedure.input(schemas.SetTestQuarantineInput).mutation(({ ctx, input }) => {
     const { test, quarantined } = service(ctx).setQuarantine(ctx.org, input.org_url_slug, input.repo, input.test_id, input.setting);

@@ -1,6 +1,6 @@
 /** Request schemas of the flaky-test endpoints (spec 4.3 and the addendum's Flaky tests part). */
 import { z } from 'zod';
-import { anyCaseEnum, PrNumberSchema, RepoSchema } from './schemas.js';
+import { anyCaseEnum, isWellFormed, PrNumberSchema, RepoSchema } from './schemas.js';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -35,6 +35,7 @@ export const ListQuarantinedTestsInput = FlakyRequest;
 export const MAX_REPORTS_PER_UPLOAD = 1000;
 const MAX_CODEOWNERS_CHARS = 3 * 1024 * 1024;
 const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/;
+const WELL_FORMED = [isWellFormed, 'must be valid Unicode (no unpaired surrogate)'] as const;
 
 /** The token's organization when absent (our upload endpoint; the listings require it, as the spec says). */
 const OptionalOrgSlug = OrgSlug.nullish().transform((slug) => slug ?? undefined);
@@ -50,6 +51,7 @@ const BranchName = z
   .min(1)
   .max(255)
   .regex(NO_CONTROL, 'must not contain control characters')
+  .refine(...WELL_FORMED)
   .transform((branch) => branch.replace(/^refs\/heads\//, ''))
   .refine((branch) => branch !== '', 'must name a branch');
 
@@ -74,7 +76,7 @@ export const UploadTestResultsInput = z.object({
     .array(
       z.object({
         file: z.string().min(1).max(1024).regex(NO_CONTROL, 'must not contain control characters'),
-        xml: z.string(),
+        xml: z.string().refine(...WELL_FORMED),
       }),
     )
     .min(1, 'send at least one report')

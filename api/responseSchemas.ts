@@ -142,3 +142,15 @@ export const TestRunBody = z.object({
 });
 
 export const MetricsText = z.string().meta({ description: 'Prometheus text exposition format 0.0.4' });
+
+/** getQueueSettingsHistory (ours): every change of a queue's settings, oldest first. */
+export const SettingsHistoryBody = z.object({
+  changes: z.array(
+    z.object({
+      at: z.string().meta({ description: 'when the change was committed (ISO 8601)' }),
+      change: z.enum(['created', 'configured']),
+      tokenId: z.string().nullable().meta({ description: 'the id of the API token that made it (`greenline token list`); null when none did' }),
+      settings: z.record(z.string(), z.unknown()).meta({ description: 'the settings sent, as updateQueue takes them' }),
+    }),
+  ),
+});

@@ -25,14 +25,17 @@ const mergeQueueRouter = t.router({
   createQueue: procedure.input(schemas.CreateQueueInput).mutation(async ({ ctx, input }) => {
     // The repository first (the local git host creates it): once createQueue answers, people can push to it.
     await ctx.engine.prepareRepository(queueKey(ctx.org, input));
-    return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input));
+    return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId);
   }),
+  getQueueSettingsHistory: procedure
+    .input(schemas.QueueIdentityInput)
+    .query(({ ctx, input }) => ctx.engine.settingsHistory(queueKey(ctx.org, input))),
   getQueue: procedure
     .input(schemas.QueueIdentityInput)
     .query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
   updateQueue: procedure
     .input(schemas.UpdateQueueInput)
-    .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input))),
+    .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
   deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => {
     try {
       ctx.engine.deleteQueue(queueKey(ctx.org, input));

@@ -35,6 +35,13 @@ export function anyCaseEnum<const T extends readonly [string, ...string[]]>(valu
 }
 
 const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
+/** An unpaired UTF-16 surrogate: JSON can carry one (`"\ud800"`), but it is not text and no store key may hold it. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** True when `text` is well-formed Unicode (no unpaired surrogate). */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
 const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
 const NAME_SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
@@ -46,7 +53,7 @@ function isPathSegment(segment: string): boolean {
 /** Git's rules for a branch name (git-check-ref-format), so every queue branch is one git accepts. */
 export function isValidBranchName(name: string): boolean {
   if (name.length === 0 || name.length > 255 || name === '@') return false;
-  if (CONTROL_OR_SPACE.test(name) || /[~^:?*[\\]/.test(name)) return false;
+  if (CONTROL_OR_SPACE.test(name) || /[~^:?*[\\]/.test(name) || !isWellFormed(name)) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.startsWith('-')) return false;
   return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'));
@@ -163,12 +170,14 @@ export const ListPullRequestsInput = QueueRequest.extend({
 });
 
 const ALL_TARGETS = ['ALL', 'IMPACTS_ALL'] as const;
+/** The most targets one setImpactedTargets may carry (the README's figure). */
+export const MAX_IMPACTED_TARGETS = 100_000;
 export const SetImpactedTargetsInput = QueueRequest.extend({
   pr: z.object({
     number: PrNumberSchema,
     sha: z.string().regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)'),
   }),
-  impactedTargets: z.union([z.array(z.string().min(1).max(4096)), anyCaseEnum(ALL_TARGETS, true)]),
+  impactedTargets: z.union([z.array(z.string().min(1).max(4096)).max(MAX_IMPACTED_TARGETS), anyCaseEnum(ALL_TARGETS, true)]),
 });
 
 export const TestingDetailsInput = z.object({
@@ -192,9 +201,16 @@ export const SetCommitStatusInput = z.object({
 /** Query of GET /getMergeQueueMetrics: `repo` is `owner/name` and needs `repoHost`. */
 export const MetricsQueryInput = z
   .object({
+    // Held to the limits of RepoSchema's owner and name, as in a request body.
     repo: z
       .string()
+      .max(255 + 1 + 255)
       .regex(/^[^/]+(?:\/[^/]+)*\/[^/]+$/, 'must be "owner/name"')
+      .refine((repo) => {
+        const at = repo.lastIndexOf('/');
+        const parsed = RepoSchema.shape.owner.safeParse(repo.slice(0, at));
+        return parsed.success && RepoSchema.shape.name.safeParse(repo.slice(at + 1)).success;
+      }, 'must be "owner/name" with the limits of a request body (letters, digits, ".", "_" or "-"; at most 255 characters each)')
       .optional(),
     repoHost: RepoSchema.shape.host.optional(),
   })

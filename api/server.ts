@@ -2,8 +2,10 @@
  * The REST facade: a Fastify app (built here, listened on by the CLI) whose routes parse, call the tRPC router
  * through a caller, and shape the spec's body. No business logic lives here.
  */
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
+import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { authenticate } from './auth.js';
 import { registerDashboard } from './dashboard.js';
@@ -13,6 +15,8 @@ import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES } from './schemas.js';
 import { openApiDocument } from './openapi.js';
+import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
+import { findMalformedText } from './wellFormed.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -25,6 +29,13 @@ export interface ServerOptions {
   version?: string;
   /** GREENLINE_PROVIDER=github: the App's webhook deliveries, at POST /github/webhooks. */
   githubWebhooks?: WebhookReceiver;
+  /**
+   * Milliseconds a client has to send a whole request (408 after), a connection may stay silent, and an idle
+   * keep-alive connection is kept. Defaults 60 s, 120 s, 5 s: a stalled client never holds a socket for good.
+   */
+  timeouts?: { requestMs?: number; idleMs?: number; keepAliveMs?: number };
+  /** Requests per token per window (see rateLimits.ts); absent: no limit (the service always sets one). */
+  rateLimit?: RateLimitOptions;
 }
 
 
@@ -32,7 +43,18 @@ export interface ServerOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     org: string;
+    /** The request's token: its id (recorded with changes of queue settings) and scope. */
+    tokenId: string;
+    scope: TokenScope;
   }
+}
+
+/** A call beyond the token's scope: 403, with a code of its own. */
+function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorReply {
+  return {
+    status: 403,
+    body: { code: 'insufficient_scope', message: `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider` },
+  };
 }
 
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
@@ -46,9 +68,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const given = typeof options.publicUrl === 'function' ? options.publicUrl() : options.publicUrl;
     return (given ?? 'http://localhost:8080').replace(/\/+$/, '');
   };
+  const requestMs = options.timeouts?.requestMs ?? 60_000;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
+    requestTimeout: requestMs,
+    // Node checks the request and header timeouts only this often (30 s by default): often enough for short ones.
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)), headersTimeout: Math.min(60_000, requestMs) },
+    connectionTimeout: options.timeouts?.idleMs ?? 120_000,
+    keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     // We answer 503 ourselves while closing, in the one error shape.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -62,10 +90,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (closing) reply.header('connection', 'close');
   });
 
+  // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
+  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+
+  if (options.rateLimit !== undefined) await registerRateLimits(app, options.rateLimit);
+
   // Only JSON bodies: drop Fastify's text/plain parser so every other type is a 415.
   app.removeContentTypeParser('text/plain');
 
   app.decorateRequest('org', '');
+  app.decorateRequest('tokenId', '');
+  app.decorateRequest('scope', 'read');
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
@@ -75,6 +110,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const auth = authenticate(engine, request.headers);
     if ('status' in auth) return send(reply, auth);
     request.org = auth.org;
+    request.tokenId = auth.tokenId;
+    request.scope = auth.scope;
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -83,10 +120,20 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, engine, publicUrl: publicUrlOf() });
+  const callerFor = (request: FastifyRequest) =>
+    createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
-    app.post(`/v1/${endpoint.path}`, async (request) => endpoint.call(callerFor(request), request.body ?? {}));
+    app.post(`/v1/${endpoint.path}`, async (request, reply) => {
+      if (!scopeAllows(request.scope, endpoint.scope)) return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
+      const malformed = findMalformedText(request.body);
+      if (malformed !== undefined) {
+        const field = malformed.length === 0 ? '(body)' : malformed.join('.');
+        const message = 'must be valid Unicode (no unpaired surrogate)';
+        return send(reply, errorReply(400, `invalid request: ${field}`, [{ field, message }]));
+      }
+      return endpoint.call(callerFor(request), request.body ?? {});
+    });
   }
 
   app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
@@ -119,9 +166,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   if (options.githubWebhooks !== undefined) await registerGitHubWebhooks(app, options.githubWebhooks);
 
-  app.get('/healthz', async () => {
-    engine.ready();
-    return { status: 'ok' };
+  // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs.
+  app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (closing || !engine.running()) return send(reply, errorReply(503, 'not ready'));
+    return reply.send({ status: 'ready' });
   });
 
   const known = new Map<string, string>([
@@ -130,6 +180,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     [`/v1/${OPENAPI_PATH}`, 'GET'],
     ['/healthz', 'GET'],
     ...(options.githubWebhooks === undefined ? [] : [[GITHUB_WEBHOOKS_PATH, 'POST'] as const]),
+    ['/readyz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';

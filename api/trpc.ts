@@ -6,6 +6,8 @@ import { EngineError, type EngineErrorKind } from '../engine/model/errors.js';
 export interface Context {
   /** The organization of the request's token. */
   org: string;
+  /** The id of the request's token (absent for the dashboard's reads): recorded with every change of queue settings. */
+  tokenId?: string;
   engine: Engine;
   /** Where this service is reachable by people (GREENLINE_PUBLIC_URL), for links in responses. */
   publicUrl: string;

@@ -1,7 +1,14 @@
 /** The spec's response bodies, shaped from the engine's records. */
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
-import { bisectionConcurrencyOf, effectiveRequiredStatuses, integrationSettingsOf, type QueueRecord, type RepoRef } from '../engine/model/queues.js';
+import {
+  bisectionConcurrencyOf,
+  effectiveRequiredStatuses,
+  integrationSettingsOf,
+  type QueuePatch,
+  type QueueRecord,
+  type RepoRef,
+} from '../engine/model/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
 import type { z } from 'zod';
 import type {
@@ -9,6 +16,7 @@ import type {
   GetQueueBody,
   PullRequestListBody,
   QueueBody,
+  SettingsHistoryBody,
   SubmittedPullRequestBody,
   TestRunBody,
 } from './responseSchemas.js';
@@ -148,4 +156,11 @@ export function testRunView(result: TestRunDetails): z.infer<typeof TestRunBody>
     ...(run.mode === 'parallel' ? { dependentPrs: run.basePrs } : {}),
     ...(run.quarantinedFailures === undefined ? {} : { quarantinedFailures: run.quarantinedFailures }),
   };
+}
+
+/** getQueueSettingsHistory (ours). */
+export function settingsHistoryView(
+  changes: { at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[],
+): z.infer<typeof SettingsHistoryBody> {
+  return { changes: changes.map((entry) => ({ at: entry.at, change: entry.change, tokenId: entry.by ?? null, settings: { ...entry.patch } })) };
 }

@@ -20,9 +20,21 @@ export const ENVIRONMENT = {
   GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
+  GREENLINE_REQUEST_TIMEOUT: 'seconds a client has to send a whole request, body included, before it is answered 408 and closed (default 60)',
+  GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
+  GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
+  GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
+  GREENLINE_MAX_DB_SIZE: 'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
+  GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
+  GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
 } as const;
 
 const DEFAULT_DATA_DIR = './.greenline';
+
+/** A whole number of seconds, 1 to a day. */
+function seconds(fallback: number) {
+  return z.coerce.number().int('must be a whole number of seconds').min(1).max(86_400).default(fallback);
+}
 
 const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -39,6 +51,18 @@ const EnvSchema = z.object({
   GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GREENLINE_REQUEST_TIMEOUT: seconds(60),
+  GREENLINE_IDLE_TIMEOUT: seconds(120),
+  GREENLINE_KEEP_ALIVE_TIMEOUT: seconds(5),
+  GREENLINE_SHUTDOWN_GRACE: seconds(10),
+  GREENLINE_MAX_DB_SIZE: z
+    .string()
+    .regex(/^[0-9]{1,15}[KMG]?$/i, 'must be a number of bytes, optionally with K, M or G (e.g. 20G)')
+    .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
+    .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
+    .optional(),
+  GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
+  GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
 });
 
 export interface ServiceConfig {
@@ -56,6 +80,12 @@ export interface ServiceConfig {
   localCi?: { jobs?: number };
   /** Absent when not configured: serve derives it from the address it listens on. */
   publicUrl?: string;
+  /** Milliseconds: a whole request, a silent connection, an idle keep-alive connection, SIGTERM's wait. */
+  timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
+  /** GREENLINE_MAX_DB_SIZE in bytes, when set. */
+  maxDbBytes?: number;
+  /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
+  rateLimit: { perToken: number; scrapePerToken: number };
 }
 
 export interface GitHubConfig {
@@ -150,6 +180,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     dataDir: resolve(values.GREENLINE_DATA),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
+    ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
+    rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
+    timeouts: {
+      requestMs: values.GREENLINE_REQUEST_TIMEOUT * 1000,
+      idleMs: values.GREENLINE_IDLE_TIMEOUT * 1000,
+      keepAliveMs: values.GREENLINE_KEEP_ALIVE_TIMEOUT * 1000,
+      shutdownGraceMs: values.GREENLINE_SHUTDOWN_GRACE * 1000,
+    },
     ...(values.GREENLINE_PUBLIC_URL === undefined ? {} : { publicUrl: values.GREENLINE_PUBLIC_URL }),
   };
 }

@@ -9,6 +9,7 @@ import { serve } from './serve.js';
 import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
+import { BACKUP_HELP, backupCommand, restoreCommand } from './backup.js';
 import { version } from './version.js';
 
 
@@ -16,9 +17,14 @@ export const HELP = `greenline — a merge queue and flaky-test service
 
 Usage:
   greenline serve                        run the service and its web dashboard at / (what npm start runs)
-  greenline token create --org NAME      add an API token for an organization; prints the token once
-  greenline token list                   list tokens: id, organization, source, creation time (never the token)
+  greenline token create --org NAME [--scope read|write|admin]
+                                         add an API token for an organization; prints the token once. read: queues,
+                                         PRs, runs, metrics, flaky-test listings; write: also PR operations, statuses,
+                                         impacted targets, uploads; admin (the default): also queue create, update,
+                                         delete. Beyond its scope a call is 403 insufficient_scope
+  greenline token list                   list tokens: id, organization, source, creation time, scope (never the token)
   greenline token revoke ID              remove a token
+${BACKUP_HELP}
 ${CHARTS_HELP}
 ${UPLOAD_HELP}
 ${SIM_HELP}
@@ -27,7 +33,7 @@ ${REPLAY_HELP}
   greenline --version                    the version
 
 Options:
-  --data DIR     data folder for the token and events commands (default: $GREENLINE_DATA, else ./.greenline)
+  --data DIR     data folder for the token, events, backup and restore commands (default: $GREENLINE_DATA, else ./.greenline)
 
 Environment (serve):
 ${Object.entries(ENVIRONMENT)
@@ -49,6 +55,9 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         org: { type: 'string' },
+        scope: { type: 'string' },
+        to: { type: 'string' },
+        from: { type: 'string' },
         data: { type: 'string' },
         out: { type: 'string' },
         junit: { type: 'string' },
@@ -120,10 +129,21 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.org === undefined ? {} : { org: values.org }),
           ...(values.out === undefined ? {} : { out: values.out }),
         });
+      case 'backup':
+        return await backupCommand({
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          ...(values.to === undefined ? {} : { to: resolve(values.to) }),
+        });
+      case 'restore':
+        return await restoreCommand({
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          ...(values.from === undefined ? {} : { from: resolve(values.from) }),
+        });
       case 'token':
         return await tokenCommand(rest[0], {
           org: values.org,
           id: rest[1],
+          ...(values.scope === undefined ? {} : { scope: values.scope }),
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
         });
       default:

@@ -22,7 +22,7 @@ import { ConfigError, loadConfig } from './config.js';
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   if (config.provider === 'local') await requireGit();
-  const store = openLmdbStore({ dir: config.dataDir });
+  const store = openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
   const githubApp =
@@ -51,6 +51,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     publicUrl: () => config.publicUrl ?? `http://${shownHost}:${listeningPort}`,
     logger: { level: config.logLevel, stream: process.stderr },
     version: version(),
+    timeouts: config.timeouts,
+    rateLimit: config.rateLimit,
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
     ...(githubApp === undefined || githubHost === undefined || config.github === undefined
       ? {}
@@ -77,7 +79,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       if (stopping) return;
       stopping = true;
       console.log(`greenline: ${signal} received; finishing in-flight requests`);
+      // Requests still in flight after the grace (a client that stalled mid-body) lose their connection.
+      const grace = setTimeout(() => app.server.closeAllConnections(), config.timeouts.shutdownGraceMs);
       await app.close();
+      clearTimeout(grace);
+      // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
+      await engine.flakyTests.settleUploads();
       engine.stop();
       await engine.settle();
       // Commands still running are ended; they run again at the next start.

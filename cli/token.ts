@@ -1,23 +1,26 @@
 /** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
 import { openLmdbStore } from '../engine/store/index.js';
-import { createToken, listTokens, revokeToken } from '../engine/tokens.js';
+import { createToken, listTokens, revokeToken, scopeOf, TOKEN_SCOPES, type TokenScope } from '../engine/tokens.js';
 import { UsageError } from './config.js';
 
-export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string }) {
+export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string; scope?: string }) {
+  if (options.scope !== undefined && !(TOKEN_SCOPES as readonly string[]).includes(options.scope)) {
+    throw new UsageError(`--scope must be ${TOKEN_SCOPES.join(', ')}, not "${options.scope}"`);
+  }
   const store = openLmdbStore({ dir: options.dataDir });
   try {
     switch (action) {
       case 'create': {
         if (options.org === undefined) throw new UsageError('token create needs --org NAME');
-        const { token, record } = createToken(store, options.org, isoAt(wallClock));
+        const { token, record } = createToken(store, options.org, isoAt(wallClock), (options.scope ?? 'admin') as TokenScope);
         console.log(token);
-        console.error(`created token ${record.id} for organization "${record.org}" (shown only this once)`);
+        console.error(`created token ${record.id} of scope ${scopeOf(record)} for organization "${record.org}" (shown only this once)`);
         return 0;
       }
       case 'list': {
         for (const record of listTokens(store)) {
-          console.log(`${record.id}\t${record.org}\t${record.source}\t${record.createdAt}`);
+          console.log(`${record.id}\t${record.org}\t${record.source}\t${record.createdAt}\t${scopeOf(record)}`);
         }
         return 0;
       }

@@ -124,6 +124,7 @@ export class Engine {
   private readonly onError: (message: string, error: unknown) => void;
   private readonly holdEffects: boolean;
   private alive = true;
+  private started = false;
   private readonly outbox: OutboxRunner;
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
@@ -162,6 +163,7 @@ export class Engine {
    * effects left in the outbox.
    */
   start(): void {
+    this.started = true;
     this.store.read((tx) => {
       for (const { value: queue } of tx.scan('queues')) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
     });
@@ -219,8 +221,9 @@ export class Engine {
 
   // Queues
 
-  createQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.transact(undefined, { type: 'created', patch }, (tx) => {
+  /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
+  createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
+    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx) => {
       if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
@@ -280,8 +283,20 @@ export class Engine {
     });
   }
 
-  updateQueue(key: QueueKey, patch: QueuePatch): QueueRecord {
-    return this.transact(key, { type: 'configured', patch });
+  updateQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
+    return this.transact(key, { type: 'configured', patch, ...(by === undefined ? {} : { by }) });
+  }
+
+  /** Every change of the queue's settings, oldest first: when, by which token (when one), and the settings sent. */
+  settingsHistory(key: QueueKey): { seq: number; at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[] {
+    return this.store.read((tx) => {
+      const queue = findQueue(tx, key);
+      return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
+        input.type === 'created' || input.type === 'configured'
+          ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
+          : [],
+      );
+    });
   }
 
   deleteQueue(key: QueueKey): void {
@@ -517,6 +532,16 @@ export class Engine {
   ready(): boolean {
     this.store.read((tx) => tx.get('meta', ['format']));
     return true;
+  }
+
+  /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */
+  running(): boolean {
+    if (!this.started || !this.alive) return false;
+    try {
+      return this.ready();
+    } catch {
+      return false;
+    }
   }
 
   // The runtime

@@ -6,9 +6,28 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, WriteTx } from './store/store.js';
 
+/**
+ * What a token may do. `read`: the queues, PRs, runs, metrics and flaky-test listings; `write`: also PR operations,
+ * statuses, impacted targets and uploads; `admin`: also queue creation, settings and deletion (and the dashboard's
+ * queue actions). Tokens made before scopes existed (no `scope`) keep full rights.
+ */
+export const TOKEN_SCOPES = ['read', 'write', 'admin'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export function scopeOf(record: TokenRecord): TokenScope {
+  return record.scope ?? 'admin';
+}
+
+/** Whether a token of scope `held` may do what needs `needed`. */
+export function scopeAllows(held: TokenScope, needed: TokenScope): boolean {
+  return TOKEN_SCOPES.indexOf(held) >= TOKEN_SCOPES.indexOf(needed);
+}
+
 export interface TokenRecord {
   id: string;
   org: string;
+  /** Absent on tokens made before scopes: full rights. */
+  scope?: TokenScope;
   /** SHA-256 of the token, hex. The token itself is never stored. */
   hash: string;
   source: 'env' | 'cli' | 'bootstrap';
@@ -62,19 +81,22 @@ export function parseTokenList(text: string): { org: string; token: string }[] {
   return entries;
 }
 
-function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecord['source'], now: string): TokenRecord {
-  const record: TokenRecord = { id: newTokenId(), org, hash: hashToken(token), source, createdAt: now };
+function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecord['source'], now: string, scope: TokenScope = 'admin'): TokenRecord {
+  const record: TokenRecord = { id: newTokenId(), org, scope, hash: hashToken(token), source, createdAt: now };
   tx.put('tokens', [record.id], record);
   return record;
 }
 
 /** Adds a token for an organization (the CLI's `token create`). Returns the token text, to be shown once. */
-export function createToken(store: Store, org: string, now: string): { token: string; record: TokenRecord } {
+export function createToken(store: Store, org: string, now: string, scope: TokenScope = 'admin'): { token: string; record: TokenRecord } {
   if (!ORG_NAME.test(org)) {
     throw new TokenConfigError(`invalid organization name "${org}": use letters, digits, '.', '_' or '-' (at most 64)`);
   }
   const token = generateToken();
-  const record = store.write((tx) => insertToken(tx, org, token, 'cli', now));
+  if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) {
+    throw new TokenConfigError(`invalid scope "${String(scope)}": use ${TOKEN_SCOPES.join(', ')}`);
+  }
+  const record = store.write((tx) => insertToken(tx, org, token, 'cli', now, scope));
   return { token, record };
 }
 

@@ -158,9 +158,24 @@ function messageOf(result: XmlNode): string {
   return firstLine !== '' ? firstLine : type;
 }
 
-function parseCase(node: XmlNode, parent: string, suiteFile: string): ParsedCase {
-  const name = attr(node, 'name') ?? '';
-  const classname = attr(node, 'classname') ?? attr(node, 'class') ?? '';
+/**
+ * The longest test name, class name, suite name and file path an upload may hold (characters): a test's identity is
+ * made of them and each is stored with every test. A longer one rejects the report.
+ */
+export const MAX_IDENTITY_FIELD_CHARS = 1024;
+/** Failure messages longer than this are cut before they are summarised (a summary is at most 300 characters). */
+export const MAX_MESSAGE_CHARS = 4096;
+
+function limited(file: string, what: string, value: string): string {
+  if (value.length > MAX_IDENTITY_FIELD_CHARS) {
+    throw new ReportError(file, `a ${what} is ${value.length} characters long; at most ${MAX_IDENTITY_FIELD_CHARS} are allowed`);
+  }
+  return value;
+}
+
+function parseCase(node: XmlNode, parent: string, suiteFile: string, file: string): ParsedCase {
+  const name = limited(file, 'test name', attr(node, 'name') ?? '');
+  const classname = limited(file, 'test class name', attr(node, 'classname') ?? attr(node, 'class') ?? '');
   const errors = children(node, 'error');
   const failures = children(node, 'failure');
   const skipped = children(node, 'skipped');
@@ -172,14 +187,14 @@ function parseCase(node: XmlNode, parent: string, suiteFile: string): ParsedCase
   else outcome = 'passed';
   const retries = ['flakyFailure', 'flakyError', 'rerunFailure', 'rerunError'].flatMap((tag) => children(node, tag));
   const messages = [...(outcome === 'error' ? errors : outcome === 'failed' ? failures : []), ...retries]
-    .map(messageOf)
+    .map((result) => messageOf(result).slice(0, MAX_MESSAGE_CHARS))
     .filter((message) => message !== '');
   const line = Number.parseInt(attr(node, 'line') ?? '', 10);
   const parsed: ParsedCase = {
     name,
     classname,
-    file: attr(node, 'file') ?? attr(node, 'filepath') ?? suiteFile,
-    parent,
+    file: limited(file, 'test file path', attr(node, 'file') ?? attr(node, 'filepath') ?? suiteFile),
+    parent: limited(file, 'suite name', parent),
     outcome,
     retriedFailures: retries.length,
     messages,
@@ -197,7 +212,7 @@ function walkSuite(suite: XmlNode, inheritedFile: string, out: ParsedReport): vo
   const inner = children(suite, 'testsuite');
   const cases = children(suite, 'testcase');
   for (const child of inner) walkSuite(child, file, out);
-  for (const node of cases) out.cases.push(parseCase(node, name, file));
+  for (const node of cases) out.cases.push(parseCase(node, name, file, out.file));
   if (cases.length > 0 || inner.length === 0) {
     out.suites += 1;
     if (cases.length === 0) {

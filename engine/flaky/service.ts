@@ -7,8 +7,10 @@
 import type { Clock } from '../runtime/clock.js';
 import { EngineError } from '../model/errors.js';
 import type { Store } from '../store/store.js';
-import { aggregateUpload, parseReports, ReportError } from './aggregate.js';
+import type { AggregatedUpload } from './aggregate.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
+import { prepareUpload, type PrepareInput } from './prepare.js';
+import { prepareOffThread } from './prepareOffThread.js';
 import { getOrCreateRepo, writeUpload, type UploadMeta, type UploadResult } from './ingest.js';
 import {
   listFailing,
@@ -37,7 +39,7 @@ export interface UploadInput extends Omit<UploadMeta, 'reports'> {
   repoRoot?: string;
 }
 
-export const MAX_TEST_CASES_PER_UPLOAD = 200_000;
+export { MAX_TEST_CASES_PER_UPLOAD } from './prepare.js';
 
 const emptyPage = {
   totalRows: 0,
@@ -47,6 +49,10 @@ const emptyPage = {
   lastPageToken: '',
   pageIndex: 0,
 };
+
+function preparation(input: UploadInput): PrepareInput {
+  return { repo: input.repo, variant: input.variant, reports: input.reports, ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }) };
+}
 
 export function sameOrg(org: string, slug: string | undefined): boolean {
   return slug === undefined || slug.toLowerCase() === org.toLowerCase();
@@ -65,19 +71,31 @@ export class FlakyTests {
   /** Parses every report first (an invalid one rejects the whole upload), then stores it in one transaction. */
   upload(org: string, input: UploadInput, slug?: string): UploadResult {
     if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    let parsed;
+    return this.storeUpload(org, input, prepareUpload(preparation(input)));
+  }
+
+  /** The same as `upload`, with the parsing on a worker thread (what the API calls): other requests go on meanwhile. */
+  async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
+    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    const upload = prepareOffThread(preparation(input)).then((aggregated) => this.storeUpload(org, input, aggregated));
+    this.uploading.add(upload);
     try {
-      parsed = parseReports(input.reports);
-    } catch (error) {
-      if (error instanceof ReportError) throw new EngineError('invalid', `${error.message}; nothing of this upload was stored`);
-      throw error;
+      return await upload;
+    } finally {
+      this.uploading.delete(upload);
     }
-    const cases = parsed.reduce((sum, report) => sum + report.cases.length, 0);
-    if (cases > MAX_TEST_CASES_PER_UPLOAD) {
-      throw new EngineError('invalid', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
-    }
-    const { repoRoot, ...rest } = input;
-    const aggregated = aggregateUpload(input.repo, input.variant, parsed, repoRoot);
+  }
+
+  /** Uploads being parsed or stored (a client may have left: they still end); shutdown waits for them. */
+  private readonly uploading = new Set<Promise<unknown>>();
+
+  /** Resolves once no upload is in progress (before the store closes). */
+  async settleUploads(): Promise<void> {
+    while (this.uploading.size > 0) await Promise.allSettled([...this.uploading]);
+  }
+
+  private storeUpload(org: string, input: UploadInput, aggregated: AggregatedUpload): UploadResult {
+    const { repoRoot: _repoRoot, ...rest } = input;
     const meta: UploadMeta = { ...rest, reports: input.reports.map((report) => report.file) };
     return this.store.write((tx) => writeUpload(tx, org, meta, aggregated, this.now()));
   }

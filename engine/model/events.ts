@@ -4,8 +4,9 @@ import type { MergeResult, PullRequestFacts, TestBranchResult } from '../provide
 import type { QueuePatch } from './queues.js';
 
 export type QueueInput =
-  | { type: 'created'; patch: QueuePatch }
-  | { type: 'configured'; patch: QueuePatch }
+  /** `by`: the id of the API token that made the change, when one did (the queue's settings history). */
+  | { type: 'created'; patch: QueuePatch; by?: string }
+  | { type: 'configured'; patch: QueuePatch; by?: string }
   | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean }
   | { type: 'cancelled'; number: number }
   | { type: 'restarted'; number: number }

@@ -96,9 +96,14 @@ export class OutboxRunner {
     const attempts = entry.attempts + 1;
     this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
     if (!this.deps.alive()) return;
-    store.write((tx) => {
-      if (tx.get('outbox', key) !== undefined) tx.put('outbox', key, { ...entry, attempts });
-    });
+    try {
+      store.write((tx) => {
+        if (tx.get('outbox', key) !== undefined) tx.put('outbox', key, { ...entry, attempts });
+      });
+    } catch (failure) {
+      // The count is only for the backoff: when it cannot be written (a full store), the retry still waits.
+      this.deps.onError(`recording attempt ${attempts} of effect ${entry.effect.kind} of ${queueId} failed`, failure);
+    }
     this.retrying.add(queueId);
     scheduler.schedule(`${queueId}:retry`, clock.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (attempts - 1)), () => {
       this.retrying.delete(queueId);

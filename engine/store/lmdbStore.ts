@@ -13,7 +13,7 @@ import { open } from 'lmdb';
 import type { Database, RangeOptions, Transaction } from 'lmdb';
 import { checkCollection, checkValue, COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
 import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
-import { InvalidKeyError } from './store.js';
+import { InvalidKeyError, StorageFullError } from './store.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
 export interface LmdbStoreOptions {
@@ -23,6 +23,13 @@ export interface LmdbStoreOptions {
   noSync?: boolean;
   /** Initial map size; LMDB-js grows the map when it fills. */
   mapSizeBytes?: number;
+  /**
+   * The most bytes the store's live pages may hold (GREENLINE_MAX_DB_SIZE): at or over it, writes are refused with
+   * StorageFullError until deletions bring it under (LMDB reuses freed pages) or the store reopens with more.
+   */
+  maxBytes?: number;
+  /** The file's name in `dir` (default greenline.mdb; a restore checks a backup under another name first). */
+  fileName?: string;
 }
 
 export const LMDB_FILE = 'greenline.mdb';
@@ -45,9 +52,18 @@ function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undef
   return opts;
 }
 
+/** A full disk or map, as LMDB reports it at a write or commit: the transaction was aborted. */
+function asStorageFull(error: unknown): StorageFullError | undefined {
+  const text = error instanceof Error ? `${(error as { code?: unknown }).code ?? ''} ${error.message}` : '';
+  if (/ENOSPC|No space left|EDQUOT|quota exceeded|MDB_MAP_FULL|-30792/i.test(text)) {
+    return new StorageFullError(`the disk or the store's map is full: ${error instanceof Error ? error.message : ''}`);
+  }
+  return undefined;
+}
+
 export function openLmdbStore(options: LmdbStoreOptions): Store {
   fs.mkdirSync(options.dir, { recursive: true });
-  const file = path.join(options.dir, LMDB_FILE);
+  const file = path.join(options.dir, options.fileName ?? LMDB_FILE);
   const env = open<unknown, Buffer>({
     path: file,
     encoding: 'json',
@@ -98,6 +114,25 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     };
   }
 
+  /** Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages). */
+  const liveBytes = (): number => {
+    let pages = 0;
+    let pageSize = 4096;
+    for (const store of [env as unknown as Db, ...dbs.values()]) {
+      const stat = store.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+      pageSize = stat.pageSize;
+      pages += stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
+    }
+    return pages * pageSize;
+  };
+  const refuseWhenFull = () => {
+    if (options.maxBytes === undefined) return;
+    const used = liveBytes();
+    if (used >= options.maxBytes) {
+      throw new StorageFullError(`the store holds ${used} bytes, at its limit of ${options.maxBytes} (GREENLINE_MAX_DB_SIZE)`);
+    }
+  };
+
   return {
     kind: 'lmdb',
     read<R>(fn: (tx: ReadTx) => R): R {
@@ -141,10 +176,15 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
       let result: R | undefined;
       life.inWrite = true;
       try {
+        refuseWhenFull();
         // The callback returns nothing, so lmdb-js never treats fn's result as a promise to wait for.
-        env.transactionSync(() => {
-          result = fn(tx);
-        });
+        try {
+          env.transactionSync(() => {
+            result = fn(tx);
+          });
+        } catch (error) {
+          throw asStorageFull(error) ?? error;
+        }
         return result as R;
       } finally {
         life.inWrite = false;

@@ -121,6 +121,18 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * A write refused because the store is full: the disk (ENOSPC, EDQUOT), LMDB's map, or the size the service was
+ * given (GREENLINE_MAX_DB_SIZE). The transaction was aborted: nothing of it is stored, nothing stored is harmed, and
+ * reads go on. Writes work again once there is room (space freed on the disk, data deleted, a larger limit).
+ */
+export class StorageFullError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StorageFullError';
+  }
+}
+
 export class StoreClosedError extends Error {
   constructor() {
     super('the store is closed');

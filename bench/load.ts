@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:load`: the real service (a child process on loopback, simulated git host and CI) under mixed
+ * traffic from autocannon — submits, cancels, getQueue, setImpactedTargets, JUnit uploads, metrics scrapes, one
+ * autocannon instance per endpoint, all at once, on many queues — then a check that every acknowledged submit is
+ * stored exactly once. Prints throughput and latency percentiles per endpoint, 5xx counts and the server's RSS.
+ * `-- --seconds N --connections N --queues N` (defaults 60, 200, 100; the issue's figure is 600 s).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+// The built service (npm run build), as it runs in production: from the sources each upload's worker would compile
+// its TypeScript again.
+const BUILT = new URL('../bin/greenline.js', import.meta.url).pathname;
+const SOURCE = new URL('../cli/greenline.ts', import.meta.url).pathname;
+
+export interface EndpointFigures {
+  endpoint: string;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  serverErrors: number;
+}
+
+export interface LoadFigures {
+  endpoints: EndpointFigures[];
+  acknowledgedSubmits: number;
+  lost: number;
+  duplicated: number;
+  rssStartMb: number;
+  rssMaxMb: number;
+  rssEndMb: number;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+const JUNIT = `<testsuite name="s">${Array.from({ length: 50 }, (_, i) => `<testcase classname="pkg.C" name="t${i}"${i % 10 === 0 ? '><failure message="boom"/></testcase>' : '/>'}`).join('')}</testsuite>`;
+
+/** `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build). */
+export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean }): Promise<LoadFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
+  const token = 'load-token-0123456789abcdef';
+  const child = spawn(process.execPath, [...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GREENLINE_DATA: dir,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_SIM_CI: 'pass=0.9,median=0.05,p90=0.1,seed=1',
+      GREENLINE_API_TOKENS: `acme:${token}`,
+      GREENLINE_LOG_LEVEL: 'error',
+      GREENLINE_RATE_LIMIT: '10000000',
+      GREENLINE_SCRAPE_RATE_LIMIT: '10000000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (match) {
+          clearInterval(timer);
+          resolve(match[1]!);
+        }
+      }, 50);
+      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)));
+    });
+    const headers = { 'x-api-token': token, 'content-type': 'application/json' };
+    const repoOf = (q: number) => ({ host: 'github.com', owner: 'acme', name: `repo${q}` });
+    for (let q = 0; q < options.queues; q++) {
+      const response = await fetch(`${url}/v1/createQueue`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ repo: repoOf(q), targetBranch: 'main', concurrency: 4, mode: q % 2 === 0 ? 'single' : 'parallel' }),
+      });
+      if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
+    }
+
+    // Each submit takes a fresh (queue, number); acknowledged ones are noted for the check afterwards.
+    let nextPr = 0;
+    const acknowledged: { q: number; number: number }[] = [];
+    const pick = () => {
+      const n = nextPr++;
+      return { q: n % options.queues, number: Math.floor(n / options.queues) + 1 };
+    };
+    const body = (q: number, extra: Record<string, unknown>) => JSON.stringify({ repo: repoOf(q), targetBranch: 'main', ...extra });
+    const randomQueue = () => Math.floor(Math.random() * options.queues);
+    const randomAcked = () => acknowledged[Math.floor(Math.random() * acknowledged.length)] ?? { q: 0, number: 1 };
+
+    type Context = { pr?: { q: number; number: number } };
+    type Setup = (request: { method: string; path: string; body?: string; headers: Record<string, string> }, context: Context) => unknown;
+    const mixes: { endpoint: string; share: number; setup: Setup; onResponse?: (status: number, context: Context) => void }[] = [
+      {
+        endpoint: 'submitPullRequest',
+        share: 0.3,
+        // One request at a time per connection: the connection's context holds the PR its request submits.
+        onResponse: (status, context) => {
+          if (status === 200 && context.pr !== undefined) acknowledged.push(context.pr);
+        },
+        setup: (request, context) => {
+          const pr = pick();
+          context.pr = pr;
+          return { ...request, method: 'POST', path: '/v1/submitPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
+        },
+      },
+      {
+        endpoint: 'cancelPullRequest',
+        share: 0.1,
+        setup: (request) => {
+          const pr = randomAcked();
+          return { ...request, method: 'POST', path: '/v1/cancelPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
+        },
+      },
+      { endpoint: 'getQueue', share: 0.25, setup: (request) => ({ ...request, method: 'POST', path: '/v1/getQueue', body: body(randomQueue(), {}) }) },
+      {
+        endpoint: 'setImpactedTargets',
+        share: 0.15,
+        setup: (request) => {
+          const pr = randomAcked();
+          const targets = Array.from({ length: 5 }, (_, i) => `//t${(pr.number + i) % 40}`);
+          return { ...request, method: 'POST', path: '/v1/setImpactedTargets', body: body(pr.q, { pr: { number: pr.number, sha: 'abcdef1' }, impactedTargets: targets }) };
+        },
+      },
+      {
+        endpoint: 'flaky-tests/upload',
+        share: 0.1,
+        setup: (request) => ({
+          ...request,
+          method: 'POST',
+          path: '/v1/flaky-tests/upload',
+          body: JSON.stringify({ repo: repoOf(randomQueue()), commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: JUNIT }] }),
+        }),
+      },
+      { endpoint: 'getMergeQueueMetrics', share: 0.1, setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }) },
+    ];
+
+    const rssStartMb = await rssMb(child.pid!);
+    let rssMaxMb = rssStartMb;
+    const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (rssMaxMb = Math.max(rssMaxMb, mb))), 500);
+    const runs = mixes.map((mix) => {
+      const serverErrors = { count: 0 };
+      return new Promise<EndpointFigures>((resolve, reject) => {
+        autocannon(
+          {
+            url,
+            connections: Math.max(1, Math.round(options.connections * mix.share)),
+            duration: options.seconds,
+            headers,
+            requests: [
+              {
+                setupRequest: ((request: never, context: Context) => mix.setup(request, context)) as never,
+                onResponse: ((status: number, _body: string, context: Context) => {
+                  if (status >= 500) serverErrors.count += 1;
+                  mix.onResponse?.(status, context);
+                }) as never,
+              },
+            ],
+          },
+          (error, result) => {
+            if (error) return reject(error);
+            resolve({
+              endpoint: mix.endpoint,
+              requests: result.requests.total,
+              perSecond: result.requests.average,
+              p50: result.latency.p50,
+              p99: result.latency.p99,
+              max: result.latency.max,
+              non2xx: result.non2xx,
+              serverErrors: serverErrors.count,
+            });
+          },
+        );
+      });
+    });
+    const endpoints = await Promise.all(runs);
+    clearInterval(sampler);
+    const rssEndMb = await rssMb(child.pid!);
+
+    // Every acknowledged submit is stored, once: its PR exists, and no queue lists a number twice.
+    let lost = 0;
+    for (const pr of acknowledged) {
+      const response = await fetch(`${url}/v1/getSubmittedPullRequest`, { method: 'POST', headers, body: body(pr.q, { pr: { number: pr.number } }) });
+      if (response.status !== 200) lost += 1;
+    }
+    let duplicated = 0;
+    for (let q = 0; q < options.queues; q++) {
+      const queue = (await (await fetch(`${url}/v1/getQueue`, { method: 'POST', headers, body: body(q, {}) })).json()) as {
+        enqueuedPullRequests: { prNumber: number }[];
+      };
+      const numbers = queue.enqueuedPullRequests.map((entry) => entry.prNumber);
+      duplicated += numbers.length - new Set(numbers).size;
+    }
+    return { endpoints, acknowledgedSubmits: acknowledged.length, lost, duplicated, rssStartMb, rssMaxMb, rssEndMb };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function printLoad(figures: LoadFigures): void {
+  console.log('endpoint                   requests    req/s   p50 ms   p99 ms   max ms   non-2xx   5xx');
+  for (const e of figures.endpoints) {
+    console.log(
+      `${e.endpoint.padEnd(26)} ${String(e.requests).padStart(8)} ${e.perSecond.toFixed(0).padStart(8)} ${String(e.p50).padStart(8)} ${String(e.p99).padStart(8)} ${String(e.max).padStart(8)} ${String(e.non2xx).padStart(9)} ${String(e.serverErrors).padStart(5)}`,
+    );
+  }
+  console.log(`acknowledged submits ${figures.acknowledgedSubmits}, lost ${figures.lost}, duplicated ${figures.duplicated}`);
+  console.log(`server RSS: ${figures.rssStartMb.toFixed(0)} MB at the start, at most ${figures.rssMaxMb.toFixed(0)} MB, ${figures.rssEndMb.toFixed(0)} MB at the end`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' } } });
+  const figures = await runLoad({
+    seconds: Number(values.seconds ?? 60),
+    connections: Number(values.connections ?? 200),
+    queues: Number(values.queues ?? 100),
+  });
+  printLoad(figures);
+}
