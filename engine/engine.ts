@@ -407,8 +407,8 @@ export class Engine {
       );
       const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
       const targetsOf = (number: number, sha: string) => {
-        const cached = set?.targets.get(number);
-        return (cached !== undefined && cached.sha === sha ? cached.record : getTargets(tx, queue.id, number, sha))?.targets;
+        const cached = set?.targetsAt(number, sha);
+        return (cached !== undefined ? cached.record : getTargets(tx, queue.id, number, sha))?.targets;
       };
       const targets = new Map([...prs].map(([number, pr]) => [number, targetsOf(number, pr?.sha ?? '')]));
       const details: TestRunDetails = { run, repo: queue.repo, titles };

@@ -151,8 +151,9 @@ export class LineupView {
   }
 
   private passedAt(at: number): boolean {
-    return (this.input.lineup[at] as PlanPullRequest).state === 'TESTS_PASSED' && this.holds[at] === true;
+    return this.passed(this.input.lineup[at] as PlanPullRequest, at);
   }
+
 
   at(number: number): number | undefined {
     return this.index.get(number);

@@ -45,6 +45,12 @@ export class WorkingSet {
     public version: number,
   ) {}
 
+  /** The targets read for the PR's head `sha`, if this set holds them (`{ record: undefined }`: none uploaded). */
+  targetsAt(number: number, sha: string): CachedTargets | undefined {
+    const cached = this.targets.get(number);
+    return cached !== undefined && cached.sha === sha ? cached : undefined;
+  }
+
   /** The working set of the queue as the store holds it: its enqueued PRs, active runs and queue machine. */
   static rebuild(tx: ReadTx, queue: QueueRecord): WorkingSet {
     const set = new WorkingSet(queue.id, queue.runtime.counters.event);

@@ -91,8 +91,9 @@ export class QueueTx {
   /** The impacted targets uploaded for the PR's current head SHA (read once, then kept in the working set). */
   targetsOf(number: number): ImpactedTargetsRecord | undefined {
     const sha = this.pr(number)?.sha ?? '';
-    const known = this.targets.has(number) ? this.targets.get(number) : this.cache?.targets.get(number);
-    if (known !== undefined && known.sha === sha) return known.record;
+    const owned = this.targets.get(number);
+    const known = this.targets.has(number) ? (owned?.sha === sha ? owned : undefined) : this.cache?.targetsAt(number, sha);
+    if (known !== undefined) return known.record;
     const record = getTargets(this.tx, this.queue.id, number, sha);
     this.targets.set(number, { sha, record });
     return record;
