@@ -179,9 +179,10 @@ export class Engine {
     }));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
     // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
-    // timer armed in the past only when it next moves).
+    // timer armed in the past only when it next moves), earliest first.
     const now = this.clock.now();
-    for (const timer of timers) if (timer.dueAt <= now) this.fire(timer.queueId, timer.name);
+    const overdue = timers.filter((timer) => timer.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+    for (const timer of overdue) this.fire(timer.queueId, timer.name);
     for (const { run, repo, deadlineAt } of runs) {
       if (run.testBranchSha === '') continue;
       this.startCi({

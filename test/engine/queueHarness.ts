@@ -33,23 +33,25 @@ export class QueueHarness {
   }
 
   /**
-   * Arms a crash: the engine stops right after its `after`-th committed input (counted from now). The function
-   * returned restores a new engine once the crash happened (and does nothing otherwise); call it after each step.
+   * Arms a crash: the engine stops right after its `after`-th committed input (counted from now) and a new one is
+   * restored from the store at once, before the virtual clock moves on (a crash without downtime: deadlines that
+   * would pass during a downtime fire late, at the restore, and their records say so). The function returned waits
+   * for the restored engine's effects; call it after each step.
    */
   crashAfter(after: number | undefined): () => Promise<void> {
     let transactions = 0;
-    let pending = after;
+    let crashed = false;
     const watch = () =>
       this.engine.onInput(() => {
-        if (++transactions === pending) this.engine.stop();
+        if (crashed || ++transactions !== after) return;
+        crashed = true;
+        this.restores++;
+        this.engine.stop();
+        this.boot();
       });
     watch();
     return async () => {
-      if (pending !== undefined && transactions >= pending) {
-        pending = undefined;
-        await this.crashAndRestore();
-        watch();
-      }
+      if (crashed) await this.engine.settle();
     };
   }
 
