@@ -26,18 +26,17 @@ export function invalidations(view: LineupView): Decision[] {
     cancelled.add(runId);
     decisions.push({ kind: 'cancelRun', runId, reason });
   };
+  /** The PRs each run in progress is testing, as the line-up says. */
+  const testing = new Set<string>();
   view.input.lineup.forEach((pr, at) => {
-    if (!HAS_RESULT.includes(pr.state) || view.holds[at] === true) return;
+    if (pr.state === 'TESTING' && pr.runId !== null) testing.add(`${pr.runId}#${pr.number}`);
+    if (!HAS_RESULT.includes(pr.state) || view.holdsAt(at)) return;
     const reason = 'the pull requests ahead of it changed';
     if (pr.state === 'TESTING' && pr.runId !== null) cancel(pr.runId, reason);
     else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });
   });
   for (const run of view.input.activeRuns) {
-    const orphaned = run.prs.some((number) => {
-      const at = view.at(number);
-      const pr = at === undefined ? undefined : view.input.lineup[at];
-      return pr === undefined || pr.state !== 'TESTING' || pr.runId !== run.id;
-    });
+    const orphaned = run.prs.some((number) => !testing.has(`${run.id}#${number}`));
     if (orphaned) cancel(run.id, 'a pull request it tested left the queue');
   }
   return decisions;
@@ -48,12 +47,12 @@ export function resolutions(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
   const seen = new Set<string>();
   lineup.forEach((pr, at) => {
-    if (pr.state !== 'PENDING_FAILURE' || view.holds[at] !== true) return;
+    if (pr.state !== 'PENDING_FAILURE' || !view.holdsAt(at)) return;
     const set = failedSetOf(pr);
     if (seen.has(set)) return;
     seen.add(set);
     // Its failure is its own only once nothing it was tested on top of can still fail.
-    if (view.settled[at] !== true) return;
+    if (!view.settledAt(at)) return;
     if ((view.failedSets.get(set) ?? 1) > 1) {
       const prs = lineup.filter((other) => other.state === 'PENDING_FAILURE' && failedSetOf(other) === set).map((other) => other.number);
       decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });

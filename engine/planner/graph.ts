@@ -78,37 +78,59 @@ export type Silence = (at: number, graph: DependencyGraph) => boolean;
 
 const NEVER_SILENT: Silence = () => false;
 
+/** Closures allocated together: a plan that asks about the head of a long line-up allocates little. */
+const CHUNK = 64;
+
 /**
- * The dependencies of every PR of a line-up, computed in one pass and materialised as lists only when asked for: a
- * planning step asks for the list of few PRs (those with a result, those about to start), so it costs what the
- * line-up's length costs, not its square.
+ * The dependencies of the PRs of a line-up, computed in line-up order as far as asked and no further, and
+ * materialised as lists only when asked for: a planning step asks about the PRs near the head (those with a result,
+ * those about to start), so it costs what that part of the line-up costs, not the whole line-up's length, nor its
+ * square.
  */
 export class DependencyGraph {
   private readonly size: number;
+  /** Positions below `known` have their dependencies (and, silence asked, are heard or not). */
+  private known = 0;
   /** Single mode: the heard positions, in order, and how many of them are ahead of each position. */
   private readonly heard: number[] = [];
   private readonly heardBits: BitSet;
   private readonly heardBefore: Int32Array;
-  /** Parallel mode: each position's closure. */
+  /** Parallel mode: each position's closure, in buffers of CHUNK closures (one allocation per chunk, not per PR). */
   private readonly closures: BitSet[] = [];
+  private readonly width: number;
+  private buffer: Uint32Array | undefined;
+  private readonly withTargets: BitSet;
+  private readonly lastByTarget = new Map<string, number>();
+  private lastAll = -1;
   private readonly lists: (number[] | undefined)[] = [];
 
+  /** `targets(at)`: the impacted targets of the PR at `at` (parallel mode), of `size` PRs. */
   constructor(
-    targets: readonly Targets[],
+    size: number,
+    private readonly targets: (at: number) => Targets,
     readonly parallel: boolean,
-    silent: Silence = NEVER_SILENT,
+    private readonly silent: Silence = NEVER_SILENT,
   ) {
-    this.size = targets.length;
+    this.size = size;
+    this.width = (this.size + 31) >>> 5;
     this.heardBits = new BitSet(this.size);
     this.heardBefore = new Int32Array(this.size);
-    if (parallel) this.closeParallel(targets, silent);
-    else {
-      for (let at = 0; at < this.size; at++) {
-        this.heardBefore[at] = this.heard.length;
-        if (!silent(at, this)) {
-          this.heard.push(at);
-          this.heardBits.set(at);
-        }
+    this.withTargets = new BitSet(parallel ? this.size : 0);
+  }
+
+  /** Computes the dependencies of every position up to `at` (the silence of those ahead of it asked on the way). */
+  ensure(at: number): void {
+    while (this.known <= at && this.known < this.size) {
+      const position = this.known;
+      if (this.parallel) this.closeAt(position);
+      else this.heardBefore[position] = this.heard.length;
+      // Its own dependencies are known before its silence is asked (silence may depend on them).
+      this.known = position + 1;
+      const silent = this.silent(position, this);
+      if (this.parallel) this.hearParallel(position, silent);
+      else if (!silent) {
+        this.heard.push(position);
+        this.heardBits.set(position);
       }
     }
   }
@@ -117,6 +139,7 @@ export class DependencyGraph {
   deps(at: number): readonly number[] {
     let list = this.lists[at];
     if (list === undefined) {
+      this.ensure(at);
       list = this.parallel ? (this.closures[at] as BitSet).indices() : this.heard.slice(0, this.heardBefore[at]);
       this.lists[at] = list;
     }
@@ -124,61 +147,62 @@ export class DependencyGraph {
   }
 
   count(at: number): number {
+    this.ensure(at);
     if (!this.parallel) return this.heardBefore[at] as number;
     return this.lists[at]?.length ?? (this.closures[at] as BitSet).count();
   }
 
   dependsOn(at: number, position: number): boolean {
     if (position >= at) return false;
+    this.ensure(at);
     return this.parallel ? (this.closures[at] as BitSet).has(position) : this.heardBits.has(position);
   }
 
   /** Whether `at` depends on a position set in `bits`. */
   dependsOnAny(at: number, bits: BitSet): boolean {
+    this.ensure(at);
     return this.parallel ? (this.closures[at] as BitSet).intersects(bits) : this.heardBits.intersectsBelow(bits, at);
   }
 
-  private closeParallel(targets: readonly Targets[], silent: Silence): void {
-    const withTargets = new BitSet(this.size);
-    const lastByTarget = new Map<string, number>();
-    let lastAll = -1;
-    // Every closure in one buffer: one allocation per graph, not one per PR.
-    const width = (this.size + 31) >>> 5;
-    const buffer = new Uint32Array(width * this.size);
-    targets.forEach((own, at) => {
-      const closure = new BitSet(this.size, buffer.subarray(at * width, (at + 1) * width));
-      this.closures.push(closure);
-      if (own !== null && own !== 'ALL' && own.length === 0) {
-        silent(at, this);
-        return;
-      }
-      if (own === null || own === 'ALL') {
-        closure.or(withTargets);
-      } else {
-        // Each PR ahead it overlaps directly, and what those depend on (a position met twice is or-ed twice: harmless).
-        if (lastAll >= 0) {
-          closure.set(lastAll);
-          closure.or(this.closures[lastAll] as BitSet);
-        }
-        for (const target of own) {
-          const last = lastByTarget.get(target);
-          if (last === undefined || last <= lastAll || closure.has(last)) continue;
-          closure.set(last);
-          closure.or(this.closures[last] as BitSet);
-        }
-      }
-      if (!silent(at, this)) {
-        if (own === null || own === 'ALL') lastAll = at;
-        else for (const target of own) lastByTarget.set(target, at);
-        withTargets.set(at);
-        this.heardBits.set(at);
-      }
-    });
+  /** Parallel mode: the closure of `at` from the PRs ahead, each heard or not already. */
+  private closeAt(at: number): void {
+    const slot = at % CHUNK;
+    if (slot === 0) this.buffer = new Uint32Array(this.width * Math.min(CHUNK, this.size - at));
+    const closure = new BitSet(this.size, (this.buffer as Uint32Array).subarray(slot * this.width, (slot + 1) * this.width));
+    this.closures.push(closure);
+    const own = this.targets(at);
+    if (own === null || own === 'ALL') {
+      closure.or(this.withTargets);
+      return;
+    }
+    // Each PR ahead it overlaps directly, and what those depend on (a position met twice is or-ed twice: harmless).
+    const lastAll = this.lastAll;
+    if (lastAll >= 0 && own.length > 0) {
+      closure.set(lastAll);
+      closure.or(this.closures[lastAll] as BitSet);
+    }
+    for (const target of own) {
+      const last = this.lastByTarget.get(target);
+      if (last === undefined || last <= lastAll || closure.has(last)) continue;
+      closure.set(last);
+      closure.or(this.closures[last] as BitSet);
+    }
+  }
+
+  /** Parallel mode: a heard PR with targets is what the PRs behind that overlap it depend on. */
+  private hearParallel(at: number, silent: boolean): void {
+    const own = this.targets(at);
+    if (silent || (own !== null && own !== 'ALL' && own.length === 0)) return;
+    if (own === null || own === 'ALL') this.lastAll = at;
+    else for (const target of own) this.lastByTarget.set(target, at);
+    this.withTargets.set(at);
+    this.heardBits.set(at);
   }
 }
 
 /** For each position of the line-up, the positions ahead of it it depends on, ascending. */
 export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT): number[][] {
-  const graph = new DependencyGraph(targets, parallel, silent);
+  const graph = new DependencyGraph(targets.length, (at) => targets[at] as Targets, parallel, silent);
+  graph.ensure(targets.length - 1);
   return targets.map((_, at) => [...graph.deps(at)]);
 }

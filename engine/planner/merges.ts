@@ -10,10 +10,14 @@ export function merges(view: LineupView): Decision[] {
   const { lineup, state, settings } = view.input;
   if (state === 'paused' || lineup.some((pr) => pr.mergeRequested)) return [];
   // Only a passed PR merges, unless optimistic merge (a PR vouched for) or direct merge (a PR waiting) may.
-  const anyState = settings.canOptimisticallyMerge || settings.directMergeMode === 'always';
+  const direct = settings.directMergeMode === 'always' && state === 'running';
+  const mayMerge = (pr: PlanPullRequest) =>
+    pr.state === 'TESTS_PASSED' ||
+    (settings.canOptimisticallyMerge && view.canBeVouched(pr.number)) ||
+    (direct && pr.state === 'PENDING' && pr.upToDate);
   for (let at = 0; at < lineup.length; at++) {
     const pr = lineup[at] as PlanPullRequest;
-    if (pr.group !== null || (!anyState && pr.state !== 'TESTS_PASSED') || view.aheadCount(at) > 0) continue;
+    if (pr.group !== null || !mayMerge(pr) || view.aheadCount(at) > 0) continue;
     const decision = mergeOf(view, pr, at);
     if (decision !== undefined) return [decision];
   }

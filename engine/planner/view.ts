@@ -38,39 +38,37 @@ function circleOf(pr: PlanPullRequest): string | null {
 
 export class LineupView {
   readonly parallel: boolean;
-  readonly index = new Map<number, number>();
-  /** Whether each PR's result holds; whether every PR of its base (its circle aside) passed or is being merged. */
-  readonly holds: boolean[] = [];
-  readonly settled: boolean[] = [];
-  readonly doomed: boolean[] = [];
+  /** Each PR's position (made when first asked). */
+  private index: Map<number, number> | undefined;
   /** The size of each failed set (see failedSetOf). */
   readonly failedSets = new Map<string, number>();
-  /** What a PR depends on, bisections left out (a PR merges once none is left ahead of it). */
-  private readonly aheadGraph: DependencyGraph;
+  /** Per position, filled in line-up order as far as asked (see holdsAt, settledAt, doomedAt). */
+  private readonly holds: boolean[] = [];
+  private readonly settled: boolean[] = [];
+  private readonly doomed: boolean[] = [];
+  /** The first doomed position found so far, if any. */
+  private firstDoomed = Number.POSITIVE_INFINITY;
   /** What a PR's test must have in its base, silent PRs left out. */
   private readonly baseGraph: DependencyGraph;
+  /** What a PR depends on, bisections left out (made once a doomed PR is met: until then the base graph says it). */
+  private aheadOnly: DependencyGraph | undefined;
   /** Per position: the positions of its circle's members ahead of it (silent, yet in its base). */
   private readonly circleAhead: (number[] | undefined)[] = [];
   private readonly expectedLists: (number[] | undefined)[] = [];
+  /** PRs that a passing PR behind them was tested on top of (made when asked). */
+  private vouchable: Set<number> | undefined;
 
   constructor(readonly input: PlanInput) {
     const { lineup, settings } = input;
     this.parallel = settings.mode === 'parallel';
-    lineup.forEach((pr, at) => this.index.set(pr.number, at));
     for (const pr of lineup) {
       if (pr.state === 'PENDING_FAILURE') this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
-    const targets = lineup.map((pr) => pr.targets);
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
     const unsettled = new BitSet(lineup.length);
-    /** PRs that a passing PR behind them was tested on top of: optimistic merge may vouch for them (made when asked). */
-    let vouchable: Set<number> | undefined;
-    const canBeVouched = (number: number) => {
-      vouchable ??= new Set(lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
-      return vouchable.has(number);
-    };
-    this.baseGraph = new DependencyGraph(targets, this.parallel, (at, graph) => {
+    // Lazy: a position is classified (and its dependencies known) once a phase asks about it or a PR behind it.
+    this.baseGraph = new DependencyGraph(lineup.length, this.targetsAt, this.parallel, (at, graph) => {
       const pr = lineup[at] as PlanPullRequest;
       const circle = circleOf(pr);
       if (circle !== null) {
@@ -79,18 +77,55 @@ export class LineupView {
         members.push(at);
         circles.set(circle, members);
       }
-      const silent = this.classify(at, graph, unsettled, canBeVouched);
+      const silent = this.classify(at, graph, unsettled);
       if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
+      if (this.doomed[at] === true) this.firstDoomed = Math.min(this.firstDoomed, at);
       return silent;
     });
-    // What a PR depends on for merging leaves out bisections only: the same graph as the bases' unless a PR is doomed.
-    this.aheadGraph = this.doomed.includes(true)
-      ? new DependencyGraph(targets, this.parallel, (at) => (lineup[at] as PlanPullRequest).group !== null)
-      : this.baseGraph;
+  }
+
+  /**
+   * Whether a passing PR was tested on top of it: only then may optimistic merge vouch for it (a necessary
+   * condition; `vouchedFor` says which run does).
+   */
+  canBeVouched(number: number): boolean {
+    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
+    return this.vouchable.has(number);
+  }
+
+  /** Whether the result of the PR at `at` still holds: its tested base is the base expected now. */
+  holdsAt(at: number): boolean {
+    this.baseGraph.ensure(at);
+    return this.holds[at] === true;
+  }
+
+  /** Whether every PR of its base (its circle aside) passed or is being merged. */
+  settledAt(at: number): boolean {
+    this.baseGraph.ensure(at);
+    return this.settled[at] === true;
+  }
+
+  /** Whether it failed for certain: the PRs behind it are predicted without it. */
+  doomedAt(at: number): boolean {
+    this.baseGraph.ensure(at);
+    return this.doomed[at] === true;
+  }
+
+  /** The graph that says what `at` depends on for merging: the base graph unless a doomed PR is ahead of it. */
+  private aheadGraph(at: number): DependencyGraph {
+    this.baseGraph.ensure(at);
+    if (this.firstDoomed >= at) return this.baseGraph;
+    this.aheadOnly ??= new DependencyGraph(
+      this.input.lineup.length,
+      this.targetsAt,
+      this.parallel,
+      (position) => (this.input.lineup[position] as PlanPullRequest).group !== null,
+    );
+    return this.aheadOnly;
   }
 
   /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
-  private classify(at: number, graph: DependencyGraph, unsettled: BitSet, canBeVouched: (number: number) => boolean): boolean {
+  private classify(at: number, graph: DependencyGraph, unsettled: BitSet): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
     const holds = pr.testedBase !== null && this.sameBase(at, graph, pr.testedBase);
@@ -99,7 +134,7 @@ export class LineupView {
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
     this.doomed[at] =
-      failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && canBeVouched(pr.number))));
+      failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number))));
     return pr.group !== null || this.doomed[at] === true;
   }
 
@@ -147,7 +182,7 @@ export class LineupView {
 
   /** How many PRs ahead it depends on, bisections left out: it merges once none is left. */
   aheadCount(at: number): number {
-    return this.aheadGraph.count(at);
+    return this.aheadGraph(at).count(at);
   }
 
   private passedAt(at: number): boolean {
@@ -155,13 +190,20 @@ export class LineupView {
   }
 
 
+  /** The position of a PR in the line-up. */
   at(number: number): number | undefined {
+    if (this.index === undefined) {
+      this.index = new Map();
+      this.input.lineup.forEach((pr, at) => this.index?.set(pr.number, at));
+    }
     return this.index.get(number);
   }
 
+  private readonly targetsAt = (at: number) => (this.input.lineup[at] as PlanPullRequest).targets;
+
   dependsOn(at: number, number: number): boolean {
-    const position = this.index.get(number);
-    return position !== undefined && this.aheadGraph.dependsOn(at, position);
+    const position = this.at(number);
+    return position !== undefined && position < at && this.aheadGraph(at).dependsOn(at, position);
   }
 
   unmerged(prs: readonly number[]): number[] {
@@ -169,6 +211,6 @@ export class LineupView {
   }
 
   passed(pr: PlanPullRequest, at: number): boolean {
-    return pr.state === 'TESTS_PASSED' && this.holds[at] === true;
+    return pr.state === 'TESTS_PASSED' && this.holdsAt(at);
   }
 }

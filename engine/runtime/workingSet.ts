@@ -28,14 +28,23 @@ export interface CachedTargets {
   record: ImpactedTargetsRecord | undefined;
 }
 
+export interface KeptView {
+  record: PullRequestRecord;
+  parallel: boolean;
+  view: PlanPullRequest;
+}
+
 export class WorkingSet {
   readonly prs = new Map<number, Actor<PullRequestRecord>>();
   readonly runs = new Map<string, Actor<TestRunRecord>>();
   /** Impacted targets read for a PR's head SHA (record undefined: none uploaded for that head). */
   readonly targets = new Map<number, CachedTargets>();
   queueSnapshot: Snapshot | undefined;
-  /** The planner's view of each record, made once (records in the set are never changed in place). */
-  readonly planViews = new WeakMap<PullRequestRecord, PlanPullRequest>();
+  /**
+   * The planner's view of each PR, made once: valid while the PR's record is the one it was made of (records in the
+   * set are never changed in place), its targets were not read or uploaded again, and the mode is the same.
+   */
+  readonly planViews = new Map<number, KeptView>();
   /** The queue's metrics totals and its PRs' metrics clocks, read once, then kept (metrics/recorder.ts). */
   readonly metrics: MetricsCache = { totals: undefined, clocks: new Map() };
 
@@ -93,6 +102,7 @@ export class WorkingSet {
       else {
         this.prs.delete(number);
         this.targets.delete(number);
+        this.planViews.delete(number);
       }
     }
     const active = new Set(queue.runtime.activeRuns);
@@ -101,6 +111,7 @@ export class WorkingSet {
       else this.runs.delete(id);
     }
     for (const [number, cached] of targets) {
+      this.planViews.delete(number);
       if (cached === undefined || !enqueued.has(number)) this.targets.delete(number);
       else this.targets.set(number, cached);
     }

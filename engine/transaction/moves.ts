@@ -15,7 +15,7 @@ export const DEFAULT_PRIORITY = 'medium';
 
 /** A sort value for the line-up: skipTheLine first, then priority value (0 highest). */
 function rank(q: QueueTx, number: number): number {
-  const pr = q.requirePr(number);
+  const pr = q.enqueuedPr(number) ?? q.requirePr(number);
   return pr.skipTheLine ? -1 : pr.priorityValue;
 }
 
@@ -50,7 +50,7 @@ export function insertIntoLineup(q: QueueTx, number: number): void {
 function afterResults(q: QueueTx): number {
   let at = 0;
   q.runtime.lineup.forEach((other, index) => {
-    const pr = q.requirePr(other);
+    const pr = q.enqueuedPr(other) ?? q.requirePr(other);
     if (pr.state !== 'PENDING' || pr.group !== null || pr.mergeRequested) at = index + 1;
   });
   return at;

@@ -255,15 +255,23 @@ export class QueueTx {
     return seq;
   }
 
-  /** The planner's view of a PR record this transaction has not changed, as an earlier plan made it. */
-  keptView(record: PullRequestRecord): PlanPullRequest | undefined {
-    return this.cache?.planViews.get(record);
+  /**
+   * The planner's view of a PR this transaction has neither changed nor read targets for, as the working set keeps
+   * it (made by `make` when it has none; the view of a PR this transaction touched is made afresh each time).
+   */
+  planView(number: number, make: (record: PullRequestRecord) => PlanPullRequest): PlanPullRequest {
+    const parallel = this.queue.settings.mode === 'parallel';
+    if (this.cache === undefined || this.prs.has(number) || this.targets.has(number)) return make(this.requirePr(number));
+    const record = this.cache.prs.get(number)?.record;
+    if (record === undefined) return make(this.requirePr(number));
+    const kept = this.cache.planViews.get(number);
+    if (kept !== undefined && kept.record === record && kept.parallel === parallel) return kept.view;
+    const view = make(record);
+    // Reading its targets (in make) may have read the store: then the view is made again next time.
+    if (!this.targets.has(number)) this.cache.planViews.set(number, { record, parallel, view });
+    return view;
   }
 
-  /** Keeps the planner's view of a record this transaction has not changed (an owned one may still change). */
-  keepView(record: PullRequestRecord, view: PlanPullRequest): void {
-    if (this.prs.get(view.number)?.record !== record) this.cache?.planViews.set(record, view);
-  }
 
   /** After the store committed: what this transaction changed or read becomes the queue's working set. */
   absorbInto(workingSet: WorkingSet): void {

@@ -36,15 +36,11 @@ export function reconcile(q: QueueTx): void {
 }
 
 /**
- * A PR as the planner sees it. The view of a record this transaction has not changed is kept in the working set
- * (such records are never changed in place), so a plan costs little for the PRs nothing happened to.
+ * A PR as the planner sees it. The working set keeps the view of a PR nothing happened to (its record and targets
+ * unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  const pr = q.requirePr(number);
-  const targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
-  const kept = q.keptView(pr);
-  if (kept !== undefined && kept.targets === targets) return kept;
-  const view: PlanPullRequest = {
+  return q.planView(number, (pr) => ({
     number,
     state: pr.state,
     noBatch: pr.noBatch,
@@ -58,10 +54,8 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     runsBehindFailed: pr.runsBehindFailed ?? 0,
     failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
-    targets,
-  };
-  q.keepView(pr, view);
-  return view;
+    targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
+  }));
 }
 
 function apply(q: QueueTx, decision: Decision): void {

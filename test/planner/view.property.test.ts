@@ -69,7 +69,20 @@ function reference(input: PlanInput) {
     doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !canVouch));
     silent[at] = pr.group !== null || doomed[at]!;
   });
-  return { expected, holds, settled, doomed, deps };
+  // What a PR depends on for merging: the same rule with only bisections silent.
+  const ahead: number[][] = [];
+  lineup.forEach((pr, at) => {
+    const own = new Set<number>();
+    for (let k = at - 1; k >= 0; k--) {
+      if ((lineup[k] as PlanPullRequest).group !== null) continue;
+      if (!parallel || overlaps(pr.targets, (lineup[k] as PlanPullRequest).targets)) {
+        own.add(k);
+        for (const j of ahead[k] ?? []) own.add(j);
+      }
+    }
+    ahead[at] = [...own].sort((a, b) => a - b);
+  });
+  return { expected, holds, settled, doomed, deps, ahead };
 }
 
 const TARGETS = ['//a', '//b', '//c', '//d'];
@@ -144,10 +157,18 @@ describe('the planner view', () => {
         input.lineup.forEach((pr, at) => {
           const label = `#${pr.number} in ${JSON.stringify(input.lineup.map((p) => [p.state, p.group, p.runId, p.targets]))}`;
           expect([...view.expected(at)], label).toEqual(ref.expected[at]);
-          expect(view.holds[at], label).toBe(ref.holds[at]);
-          expect(view.settled[at], label).toBe(ref.settled[at]);
-          expect(view.doomed[at], label).toBe(ref.doomed[at]);
+          expect(view.holdsAt(at), label).toBe(ref.holds[at]);
+          expect(view.settledAt(at), label).toBe(ref.settled[at]);
+          expect(view.doomedAt(at), label).toBe(ref.doomed[at]);
         });
+        // The view is computed lazily, as far as asked: asked from the back first, it answers the same.
+        const backwards = new LineupView(input);
+        for (let at = input.lineup.length - 1; at >= 0; at--) {
+          expect([backwards.holdsAt(at), backwards.settledAt(at), backwards.doomedAt(at)]).toEqual([ref.holds[at], ref.settled[at], ref.doomed[at]]);
+          expect(backwards.aheadCount(at)).toBe(ref.ahead[at]!.length);
+          expect(input.lineup.filter((pr) => backwards.dependsOn(at, pr.number)).map((pr) => input.lineup.indexOf(pr))).toEqual(ref.ahead[at]);
+          expect([...backwards.expected(at)]).toEqual(ref.expected[at]);
+        }
       }),
       { numRuns: 500 },
     );
