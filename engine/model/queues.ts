@@ -135,6 +135,8 @@ export interface QueueRuntime {
   merged: number[];
   /** Per bisection: the PR sets that failed in it, the PRs merged since it began, the groups waiting for another. */
   bisections: Record<string, BisectionMemory>;
+  /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
+  tidied?: number;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
 }
 

@@ -146,6 +146,12 @@ export class DependencyGraph {
     return list;
   }
 
+  /** Single mode: the `k`-th position `at` depends on (k below count(at)), without making the list. */
+  nthDep(at: number, k: number): number {
+    this.ensure(at);
+    return this.parallel ? (this.deps(at)[k] as number) : (this.heard[k] as number);
+  }
+
   count(at: number): number {
     this.ensure(at);
     if (!this.parallel) return this.heardBefore[at] as number;

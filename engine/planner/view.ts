@@ -143,7 +143,19 @@ export class LineupView {
     const merged = this.input.merged;
     let open = 0;
     for (const number of testedBase) if (!merged.has(number)) open++;
-    if ((this.circleAhead[at]?.length ?? 0) === 0 && open !== graph.count(at)) return false;
+    const alone = (this.circleAhead[at]?.length ?? 0) === 0;
+    if (alone && open !== graph.count(at)) return false;
+    if (alone && !this.parallel) {
+      // The PRs ahead it depends on, compared in place: most plans ask this of every PR with a result.
+      const { lineup } = this.input;
+      let k = 0;
+      for (const number of testedBase) {
+        if (merged.has(number)) continue;
+        if ((lineup[graph.nthDep(at, k)] as PlanPullRequest).number !== number) return false;
+        k++;
+      }
+      return true;
+    }
     const expected = this.expectedFrom(at, graph);
     if (open !== expected.length) return false;
     let k = 0;

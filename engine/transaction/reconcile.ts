@@ -8,6 +8,7 @@ import type { QueueTx } from './queueTx.js';
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
 const MAX_ROUNDS = 10_000;
 const BATCH_TIMER = 'batch';
+const TIDY_MARGIN = 16;
 
 export function reconcile(q: QueueTx): void {
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -92,7 +93,10 @@ function apply(q: QueueTx, decision: Decision): void {
 function tidy(q: QueueTx): void {
   const runtime = q.runtime;
   const memories = Object.entries(runtime.bisections);
-  if (runtime.merged.length === 0 && memories.length === 0) return;
+  // Forgetting costs a pass over the line-up, and keeping a little more is harmless (merged PRs and ended bisections
+  // are never asked about again): tidy once what is kept has doubled since the last tidy, plus a margin.
+  const kept = runtime.merged.length + memories.length;
+  if (kept < 2 * (runtime.tidied ?? 0) + TIDY_MARGIN) return;
   const merged = new Set(runtime.merged);
   const referenced = new Set<number>();
   const bisections = new Set<string>();
@@ -112,4 +116,5 @@ function tidy(q: QueueTx): void {
     if (!bisections.has(id)) delete runtime.bisections[id];
     else for (const group of Object.keys(memory.waits ?? {})) if (!groups.has(group)) delete memory.waits?.[group];
   }
+  runtime.tidied = runtime.merged.length + Object.keys(runtime.bisections).length;
 }
