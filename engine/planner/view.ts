@@ -140,31 +140,25 @@ export class LineupView {
 
   /** Whether `testedBase`, merged PRs aside, is the base expected at `at` now. */
   private sameBase(at: number, graph: DependencyGraph, testedBase: readonly number[]): boolean {
-    const merged = this.input.merged;
-    let open = 0;
-    for (const number of testedBase) if (!merged.has(number)) open++;
-    const alone = (this.circleAhead[at]?.length ?? 0) === 0;
-    if (alone && open !== graph.count(at)) return false;
-    if (alone && !this.parallel) {
-      // The PRs ahead it depends on, compared in place: most plans ask this of every PR with a result.
-      const { lineup } = this.input;
-      let k = 0;
+    const { merged, lineup } = this.input;
+    // One pass: each PR of the tested base is the next one expected, or merged (a PR in the line-up is never merged,
+    // so the set is asked only on a mismatch).
+    let k = 0;
+    if ((this.circleAhead[at]?.length ?? 0) === 0 && !this.parallel) {
+      // The PRs ahead it depends on, read in place: most plans ask this of every PR with a result.
+      const count = graph.count(at);
       for (const number of testedBase) {
-        if (merged.has(number)) continue;
-        if ((lineup[graph.nthDep(at, k)] as PlanPullRequest).number !== number) return false;
-        k++;
+        if (k < count && (lineup[graph.nthDep(at, k)] as PlanPullRequest).number === number) k++;
+        else if (!merged.has(number)) return false;
       }
-      return true;
+      return k === count;
     }
     const expected = this.expectedFrom(at, graph);
-    if (open !== expected.length) return false;
-    let k = 0;
     for (const number of testedBase) {
-      if (merged.has(number)) continue;
-      if (number !== expected[k]) return false;
-      k++;
+      if (k < expected.length && expected[k] === number) k++;
+      else if (!merged.has(number)) return false;
     }
-    return true;
+    return k === expected.length;
   }
 
   private expectedFrom(at: number, graph: DependencyGraph): number[] {
