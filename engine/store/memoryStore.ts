@@ -1,9 +1,10 @@
 /**
- * The in-memory store: per collection, a sorted array of rows with binary search. Rows are ordered by their encoded
+ * The in-memory store: per collection, a B+ tree of rows (sorted-btree). Rows are ordered by their encoded
  * key (keyCodec) held as a latin1 string, whose code units are the encoding's bytes, so `<` on it is byte order.
  * Values are held as JSON text, so every read parses a fresh copy. A write transaction records its changes in an
  * overlay that its own reads consult; the overlay is applied only when `fn` returns.
  */
+import sortedBtree from 'sorted-btree';
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
 import type { ByteRange } from './keyCodec.js';
@@ -16,37 +17,49 @@ interface Row {
 
 const latin1 = (buf: Buffer): string => buf.toString('latin1');
 
-class Table {
-  readonly rows: Row[] = [];
+/**
+ * The package is CommonJS with its class as `exports.default`: Node's default import is the exports object, Vite's
+ * (the tests) unwraps it to the class.
+ */
+const loaded = sortedBtree as unknown as typeof sortedBtree | typeof sortedBtree.default;
+const BTree: typeof sortedBtree.default = typeof loaded === 'function' ? loaded : loaded.default;
 
-  /** Index of the first row whose key is >= enc. */
-  lowerBound(enc: string): number {
-    let lo = 0;
-    let hi = this.rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.rows[mid] as Row).enc < enc) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+/** A collection: its rows by encoded key, in a B+ tree (sorted-btree), so a write costs log n, not a shift of n rows. */
+class Table {
+  readonly tree = new BTree<string, Row>();
+
+  get size(): number {
+    return this.tree.size;
   }
 
   get(enc: string): Row | undefined {
-    const row = this.rows[this.lowerBound(enc)];
-    return row?.enc === enc ? row : undefined;
+    return this.tree.get(enc);
   }
 
   set(row: Row | null, enc: string): void {
-    const at = this.lowerBound(enc);
-    const found = this.rows[at]?.enc === enc;
-    if (row) this.rows.splice(at, found ? 1 : 0, row);
-    else if (found) this.rows.splice(at, 1);
+    if (row) this.tree.set(enc, row);
+    else this.tree.delete(enc);
   }
 
+  /** The rows in `range`, in key order. */
   range(range: ByteRange): Row[] {
-    const from = range.lower ? this.lowerBound(latin1(range.lower)) : 0;
-    const to = range.upper ? this.lowerBound(latin1(range.upper)) : this.rows.length;
-    return this.rows.slice(from, to);
+    const low = range.lower ? latin1(range.lower) : this.tree.minKey();
+    if (low === undefined) return [];
+    const high = range.upper ? latin1(range.upper) : this.tree.maxKey();
+    if (high === undefined) return [];
+    const rows: Row[] = [];
+    this.tree.forRange(low, high, range.upper === undefined, (_key: string, row: Row) => {
+      rows.push(row);
+    });
+    return rows;
+  }
+
+  rows(): IterableIterator<Row> {
+    return this.tree.values();
+  }
+
+  clear(): void {
+    this.tree.clear();
   }
 }
 
@@ -152,15 +165,15 @@ export function createMemoryStore(): Store {
       const entries = emptyCounts();
       let sizeBytes = 0;
       for (const [name, t] of tables) {
-        entries[name] = t.rows.length;
-        for (const row of t.rows) sizeBytes += row.enc.length + Buffer.byteLength(row.json);
+        entries[name] = t.size;
+        for (const row of t.rows()) sizeBytes += row.enc.length + Buffer.byteLength(row.json);
       }
       return { sizeBytes, entries };
     },
     async close(): Promise<void> {
       life.begin('write');
       life.closed = true;
-      for (const t of tables.values()) t.rows.length = 0;
+      for (const t of tables.values()) t.clear();
     },
   };
 }
