@@ -123,12 +123,14 @@ export class MetricsRecorder {
     const bisections = this.queue.runtime.counters.bisection - this.bisectionsBefore;
     if (bisections > 0) this.loadTotals().bisections += bisections;
 
-    this.entries.forEach((entry, index) => this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry));
     // Whatever is older than the window can no longer be read: drop it (each entry is removed once, by a later commit).
+    // Before this commit's entries are written, which are never that old: the scan then has no writes of its own to
+    // merge in.
     const cutoff = this.now - WINDOW_MS + 1;
     if (cutoff > 0) {
       for (const { key } of [...this.tx.scan('metricsLog', { prefix: [queueId], end: [queueId, cutoff] })]) this.tx.remove('metricsLog', key);
     }
+    this.entries.forEach((entry, index) => this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry));
     for (const [number, clock] of this.clocks) {
       if (clock === null) this.tx.remove('metricsPrs', [queueId, number]);
       else this.tx.put('metricsPrs', [queueId, number], clock);
