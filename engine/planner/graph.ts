@@ -6,8 +6,9 @@
  *   on (the closure: a PR is tested on top of everything its code may need). `ALL` (and unknown targets, which
  *   count as `ALL`) overlaps every PR with targets; `[]` overlaps nothing, in either direction.
  *
- * The closure is computed in one pass over the line-up with bit sets: the PRs ahead that touch a target are all in
- * the closure of the last one that touched it, so each PR only looks up, per target, the last PR that touched it.
+ * The closure is computed in one pass over the line-up with bit sets, in line-up order and only as far as asked:
+ * the PRs ahead that touch a target are all in the closure of the last one that touched it, so each PR only looks
+ * up, per target, the last PR that touched it.
  *
  * A `silent` PR gets its own dependencies but nothing depends on it, nor through it (a doomed PR, or one in a
  * bisection: the PRs behind it are predicted without it, so it must not chain them to what it depends on). Whether a
