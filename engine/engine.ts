@@ -366,6 +366,11 @@ export class Engine {
     this.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
   }
 
+  /** The git host reports a push to a queued PR's branch (GitHub's pull_request.synchronize): it is tested again in its place. */
+  pullRequestPushed(key: QueueKey, number: number, sha: string): void {
+    this.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
+  }
+
   cancelPullRequest(key: QueueKey, number: number): void {
     this.transact(key, { type: 'cancelled', number });
   }

@@ -10,6 +10,7 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
+import { headPushed, recheckedInPlace } from './headPushed.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -40,6 +41,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
       return;
     case 'targetPushed':
       return targetPushed(q, input.sha);
+    case 'prPushed':
+      return headPushed(q, input);
     case 'prChecked':
       return checked(q, input);
     case 'branchBuilt':
@@ -215,6 +218,7 @@ function timer(q: QueueTx, name: string): void {
 
 function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
+  if (pr !== undefined && pr.id === input.entryId && pr.state !== 'NOT_READY') return recheckedInPlace(q, input);
   if (pr === undefined || pr.id !== input.entryId || pr.state !== 'NOT_READY') return;
   const record = q.markPr(input.number);
   const facts = input.facts;

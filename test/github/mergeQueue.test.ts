@@ -191,22 +191,28 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.github.files('main')?.['shared.txt']).toBe('ONE\n');
   });
 
-  test('a push to a PR while it is tested: it is checked again and the old results do not count', async () => {
+  test('a push to a PR while it is tested: it is checked again in its place and the old results do not count', async () => {
     const q = await started();
     q.createQueue();
     q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.openPull(2, 'Add b.txt', { 'b.txt': 'b\n' });
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    await q.deliver('issue_comment', q.commentPayload(2, '/greenline merge'));
     const first = q.runOf(1);
     const pushed = q.github.pushToPull(1, { 'a.txt': 'a2\n' });
     await q.deliver('pull_request', q.pullRequestPayload('synchronize', 1));
-    expect(q.engine.getTestRun({ org: 'acme', repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, branch: 'main' }, first.id).run.status).toBe('cancelled');
+    expect(q.engine.getTestRun(q.key, first.id).run.status).toBe('cancelled');
     expect(q.pr(1)).toMatchObject({ state: 'TESTING', sha: pushed.sha });
+    expect(q.engine.getQueue(q.key).queue.runtime.lineup).toEqual([1, 2]);
+    expect(q.inputs('prPushed')).toHaveLength(1);
+    expect(q.inputs('submitted')).toHaveLength(2);
     await q.deliver('check_suite', q.checkSuitePayload(first.testBranchSha, 'success'));
     expect(q.pr(1).state).toBe('TESTING');
     const second = q.runOf(1);
     await q.deliver('check_suite', q.checkSuitePayload(second.testBranchSha, 'success'));
     expect(q.pr(1).state).toBe('MERGED');
     expect(q.github.files('main')?.['a.txt']).toBe('a2\n');
+    expect(q.pr(2).state).toBe('TESTING');
   });
 
   test('a draft is not ready; marked ready for review, it is checked again and tested', async () => {

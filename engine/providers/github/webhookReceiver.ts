@@ -2,8 +2,8 @@
  * GitHub's webhook deliveries turned into engine inputs. `@octokit/webhooks` checks the signature (HMAC with the
  * App's webhook secret) and types the payloads; the store remembers delivery ids, so a redelivery is applied once.
  *
- * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR cancels it and submits it
- *   again with the same priority, so it is checked again and results for the old head no longer count;
+ * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR is the engine input
+ *   `prPushed`: it keeps its place, is checked again, and results for the old head no longer count;
  *   ready_for_review / edited on a PR waiting as not ready checks it again; labeled /
  *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
@@ -140,12 +140,8 @@ export class GitHubWebhookReceiver {
           if (queued !== undefined) this.unlessMerging(() => this.engine.cancelPullRequest(key, number));
           break;
         case 'synchronize':
-          if (queued !== undefined) {
-            this.unlessMerging(() => {
-              this.engine.cancelPullRequest(key, number);
-              this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
-            });
-          }
+          // Tested again in its place; a PR being merged goes on with the commits that were tested.
+          if (queued !== undefined) this.engine.pullRequestPushed(key, number, payload.pull_request.head.sha);
           break;
         case 'ready_for_review':
         case 'edited':
