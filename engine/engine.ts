@@ -640,6 +640,9 @@ export class Engine {
         if (note === undefined) return done();
         return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'comment', message: note.message }, key);
       }
+      case 'stateLabel':
+        await this.gitHost.setStateLabel?.(effect.repo, effect.number, effect.state);
+        return done();
       case 'statusCheck': {
         const note = await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
         if (note === undefined || effect.number === undefined) return done();

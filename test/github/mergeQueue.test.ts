@@ -121,6 +121,33 @@ describe('GitHub mode: webhooks', () => {
   });
 });
 
+describe('GitHub mode: state labels', () => {
+  test('stateLabelsEnabled keeps one label naming the PR\'s queue state, through to merged', async () => {
+    const q = await started();
+    q.createQueue({ stateLabelsEnabled: true });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.labels.byIssue.set(1, ['bug', 'greenline: failed']);
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.github.labels.of(1)).toEqual(['bug', 'greenline: testing']);
+    await q.deliver('check_suite', q.checkSuitePayload(q.runOf(1).testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.labels.of(1)).toEqual(['bug', 'greenline: merged']);
+    const effects = q.github.count('issues/add-labels');
+    // Repeated (the outbox retries an effect whose result it had not stored): nothing changes.
+    await q.host.setStateLabel(q.key.repo, 1, 'MERGED');
+    expect(q.github.count('issues/add-labels')).toBe(effects);
+    expect(q.github.labels.of(1)).toEqual(['bug', 'greenline: merged']);
+  });
+
+  test('without stateLabelsEnabled no label is touched', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.github.count('issues/list-labels-on-issue')).toBe(0);
+  });
+});
+
 describe('GitHub mode: merge methods', () => {
   test('squash: one commit per PR on the test branch; main fast-forwards to it and the PR is closed', async () => {
     const q = await started();

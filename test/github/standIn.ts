@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { GitModel, type Commit, type Files } from './gitModel.js';
 import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
 import { example } from './webhookExamples.js';
+import { StandInLabels } from './standInLabels.js';
 
 export const OWNER = 'Codertocat';
 export const REPO = 'Hello-World';
@@ -59,6 +60,7 @@ export class GitHubStandIn {
   readonly rulesets = new Map<string, string[]>();
   readonly permissions = new Map<string, string>([['Codertocat', 'admin']]);
   installed = true;
+  readonly labels = new StandInLabels(() => this.url);
   readonly exchanges: Exchange[] = [];
   readonly violations: string[] = [];
   readonly faults: Fault[] = [];
@@ -383,9 +385,12 @@ export class GitHubStandIn {
         const permission = this.permissions.get(p.username!) ?? 'read';
         return { status: 200, body: { permission, role_name: permission, user: { ...this.user(p.username!), role_name: permission } } };
       }
-      default:
+      default: {
+        const labelled = this.labels.answer(match.operationId, p, input);
+        if (labelled !== undefined) return labelled;
         this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
         return this.notFound();
+      }
     }
   }
 

@@ -16,6 +16,8 @@ import type {
   TestBranchResult,
 } from '../types.js';
 import type { GitHubApp, GitHubClient } from './client.js';
+import { setStateLabel } from './labels.js';
+import type { PullRequestState } from '../../../machines/vocabulary.js';
 
 /** Marks the one comment Greenline keeps on a PR, so that it is found and edited rather than added again. */
 export const COMMENT_MARKER = '<!-- greenline:comment -->';
@@ -275,6 +277,10 @@ export class GitHubHost implements GitHost {
     }
     if (mine === undefined) await octokit.rest.issues.createComment({ ...where, issue_number: number, body: text });
     else if (mine.body !== text) await octokit.rest.issues.updateComment({ ...where, comment_id: Number(mine.id), body: text });
+  }
+
+  async setStateLabel(repo: RepoRef, number: number, state: PullRequestState): Promise<void> {
+    return setStateLabel(await this.client(repo), repo, number, state);
   }
 
   async setStatusCheck(repo: RepoRef, sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<void> {
