@@ -12,6 +12,9 @@ import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
 import { headPushed, recheckedInPlace } from './headPushed.js';
 
+/** How many refusals of its merge (with the target where expected) send a PR back to testing before it leaves. */
+export const MAX_MERGE_REFUSALS = 3;
+
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
 export function handle(q: QueueTx, input: QueueInput): void {
@@ -323,6 +326,13 @@ function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): voi
   record.mergedBy = null;
   record.upToDate = false;
   const reason = `the git host refused the merge: ${input.result.reason}`;
+  // A refusal with the target where it was expected (protection, the host's own checks) may come back every time:
+  // it sends the PR back to testing a bounded number of times, then the PR leaves the queue saying why.
+  if (input.result.target === undefined && (record.mergeRefusals = (record.mergeRefusals ?? 0) + 1) >= MAX_MERGE_REFUSALS) {
+    const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
+    if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: `Greenline removed this pull request from the queue: ${why}` });
+    return cancelPr(q, input.number, why);
+  }
   if (record.state === 'PENDING') q.timeline(input.number, 'merge_failed', reason);
   else if (input.result.target === undefined) requeue(q, input.number, reason);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);

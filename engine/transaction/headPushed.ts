@@ -15,7 +15,7 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   const number = input.number;
   const before = pr.sha;
   const record = q.markPr(number);
-  Object.assign(record, { sha: input.sha, upToDate: false, runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0 });
+  Object.assign(record, { sha: input.sha, upToDate: false, runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 });
   const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
   q.timeline(number, 'head_pushed', `head pushed: ${before.slice(0, 12) || '(unknown)'} → ${input.sha.slice(0, 12)}; tested again in its place`, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });

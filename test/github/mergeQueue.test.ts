@@ -164,15 +164,78 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed' });
   });
 
-  test('rebase is not supported yet: the build is given up and the PR cancelled with the reason', async () => {
+  test('rebase: each PR\'s commits replayed in order on the test branch; main fast-forwards PR by PR and the PRs are closed', async () => {
     const q = await started();
-    q.createQueue({ mergeMethod: 'rebase' });
-    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
-    const before = q.github.head('main');
+    // Optimistic merge: the run of #2 (on top of #1) passing first vouches for #1, which merges from that branch.
+    q.createQueue({ mergeMethod: 'rebase', concurrency: 2, canOptimisticallyMerge: true });
+    const first = q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.pushToPull(1, { 'a.txt': 'a2\n' });
+    q.github.openPull(2, 'Edit shared.txt', { 'shared.txt': 'one\ntwo\nthree\nfour\n' });
+    const base = q.github.head('main')!;
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    await q.deliver('issue_comment', q.commentPayload(2, '/greenline merge'));
+    const [run1, run2] = [q.runOf(1), q.runOf(2)];
+    const commits = (sha: string, until: string) => {
+      const chain = [];
+      for (let at = sha; at !== until; at = q.github.git.commits.get(at)!.parents[0]!) chain.unshift(q.github.git.commits.get(at)!);
+      return chain;
+    };
+    expect(commits(run1.testBranchSha, base).map((commit) => [commit.message, commit.parents.length, commit.author])).toEqual([
+      ['Add a.txt', 1, 'Codertocat'],
+      ['update #1', 1, 'Codertocat'],
+    ]);
+    expect(commits(run1.testBranchSha, base)[0]!.sha).not.toBe(first.head);
+    expect(commits(run2.testBranchSha, base).map((commit) => commit.message)).toEqual(['Add a.txt', 'update #1', 'Edit shared.txt']);
+    expect(q.github.files(run2.testBranch)).toEqual({ ...q.github.files('main'), 'a.txt': 'a2\n', 'shared.txt': 'one\ntwo\nthree\nfour\n' });
+    await q.deliver('check_suite', q.checkSuitePayload(run2.testBranchSha, 'success'));
+    expect([q.pr(1).state, q.pr(2).state]).toEqual(['MERGED', 'MERGED']);
+    expect(q.pr(1).mergedSha).toBe(commits(run2.testBranchSha, base)[1]!.sha);
+    expect(q.github.head('main')).toBe(run2.testBranchSha);
+    expect([q.github.pulls.get(1)!.state, q.github.pulls.get(2)!.state]).toEqual(['closed', 'closed']);
+  });
+
+  test('rebase: a PR whose replayed commit conflicts fails, naming the PR', async () => {
+    const q = await started();
+    q.createQueue({ mergeMethod: 'rebase', concurrency: 2 });
+    q.github.openPull(1, 'One', { 'shared.txt': 'ONE\n' });
+    q.github.openPull(2, 'Two', { 'shared.txt': 'TWO\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    await q.deliver('issue_comment', q.commentPayload(2, '/greenline merge'));
+    expect(q.pr(2).state).toBe('FAILED');
+    expect(q.pr(2).reason).toContain('#2 conflicts with main + #1');
+  });
+
+  test('protection that forbids updating main directly: the tested PR merges through GitHub\'s merge API', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.pullRequestsOnly.add('main');
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    const run = q.runOf(1);
+    await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+    expect(q.pr(1).state).toBe('MERGED');
+    expect(q.github.count('git/update-ref', 422)).toBe(1);
+    expect(q.github.count('pulls/merge', 200)).toBe(1);
+    expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed', merged: true });
+    expect(q.github.files('main')).toEqual(q.github.git.commits.get(run.testBranchSha)!.files);
+    expect(q.pr(1).mergedSha).toBe(q.github.head('main'));
+  });
+
+  test('a merge GitHub refuses every time: the PR is tested again a bounded number of times, then leaves saying why', async () => {
+    const q = await started();
+    q.createQueue();
+    q.github.pullRequestsOnly.add('main');
+    q.github.fail({ method: 'PUT', path: /\/pulls\/1\/merge$/, status: 405, times: 100, body: { message: 'At least 1 approving review is required', documentation_url: 'https://docs.github.com/rest' } });
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    for (let round = 0; round < 10 && q.pr(1).state === 'TESTING'; round++) {
+      await q.deliver('check_suite', q.checkSuitePayload(q.runOf(1).testBranchSha, 'success'));
+    }
     expect(q.pr(1).state).toBe('CANCELLED');
-    expect(q.pr(1).reason).toContain('rebase is not supported yet');
-    expect(q.github.head('main')).toBe(before);
+    expect(q.pr(1).reason).toContain('refused to merge it 3 times');
+    expect(q.pr(1).reason).toContain('At least 1 approving review is required');
+    expect(q.github.count('pulls/merge', 405)).toBe(3);
+    expect(q.github.comments.find((comment) => comment.issue === 1)?.body).toContain('refused to merge it 3 times');
   });
 
   test('createPrsForTestingBranches: a draft PR of each test branch, closed when the branch is deleted', async () => {

@@ -58,6 +58,8 @@ export class GitHubStandIn {
   /** Required status checks of branch protection, and of rulesets, by branch. */
   readonly protection = new Map<string, string[]>();
   readonly rulesets = new Map<string, string[]>();
+  /** Branches whose protection requires changes through pull requests: their refs cannot be updated directly. */
+  readonly pullRequestsOnly = new Set<string>();
   readonly permissions = new Map<string, string>([['Codertocat', 'admin']]);
   installed = true;
   readonly labels = new StandInLabels(() => this.url);
@@ -281,7 +283,7 @@ export class GitHubStandIn {
         const base = this.head(pull.base)!;
         const merged = this.git.mergeFiles(base, pull.head);
         if (pull.state !== 'open' || 'conflicts' in merged) return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
-        const parents = input.merge_method === 'squash' ? [base] : [base, pull.head];
+        const parents = input.merge_method === 'squash' || input.merge_method === 'rebase' ? [base] : [base, pull.head];
         const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
         this.setRef(`heads/${pull.base}`, commit.sha);
         pull.state = 'closed';
@@ -308,8 +310,8 @@ export class GitHubStandIn {
             status,
             ahead_by: this.git.ancestors(head!).size - this.git.ancestors(mergeBase).size,
             behind_by: this.git.ancestors(base!).size - this.git.ancestors(mergeBase).size,
-            total_commits: 0,
-            commits: [],
+            total_commits: this.between(mergeBase, head!).length,
+            commits: this.between(mergeBase, head!).map((commit) => this.commitBody(commit)),
           },
         };
       }
@@ -321,7 +323,8 @@ export class GitHubStandIn {
         const files = this.git.trees.get(String(input.tree));
         const parents = (input.parents as string[] | undefined) ?? [];
         if (files === undefined || parents.some((sha) => !this.git.commits.has(sha))) return this.invalid('Tree SHA does not exist');
-        return { status: 201, body: this.gitCommitBody(this.git.commit(files, parents, String(input.message), 'greenline[bot]')) };
+        const author = (input.author as { name?: string } | undefined)?.name ?? 'greenline[bot]';
+        return { status: 201, body: this.gitCommitBody(this.git.commit(files, parents, String(input.message), author)) };
       }
       case 'git/create-ref': {
         const ref = String(input.ref).replace(/^refs\//, '');
@@ -337,6 +340,7 @@ export class GitHubStandIn {
         if (now === undefined) return this.invalid('Reference does not exist');
         if (!this.git.commits.has(sha)) return this.invalid('Object does not exist');
         if (input.force !== true && !this.git.isAncestor(now, sha)) return this.invalid('Update is not a fast forward');
+        if (this.pullRequestsOnly.has(ref.replace(/^heads\//, ''))) return this.invalid(`Protected branch update failed for refs/${ref}.`);
         this.setRef(ref, sha);
         return { status: 200, body: this.refBody(ref) };
       }
@@ -392,6 +396,13 @@ export class GitHubStandIn {
         return this.notFound();
       }
     }
+  }
+
+  /** Commits reachable from `head` but not from `base`, oldest first (as GitHub's compare lists them). */
+  private between(base: string, head: string): Commit[] {
+    const below = this.git.ancestors(base);
+    const commits = [...this.git.ancestors(head)].filter((sha) => !below.has(sha)).map((sha) => this.git.commits.get(sha)!);
+    return commits.sort((a, b) => a.date.localeCompare(b.date));
   }
 
   // Bodies, from the webhook examples' objects where GitHub's shapes agree
