@@ -316,6 +316,26 @@ describe('GitHub mode: what goes wrong', () => {
     expect(q.pr(1).state).toBe('TESTING');
   });
 
+  test('required approving reviews: a PR lacking them waits as not ready, saying so; an approval lets it in', async () => {
+    const q = await started();
+    q.github.reviews.protection.set('main', 1);
+    q.github.reviews.rulesets.set('main', 2);
+    q.createQueue();
+    q.github.openPull(1, 'Add a.txt', { 'a.txt': 'a\n' });
+    q.github.reviews.review(1, 'octocat', 'APPROVED');
+    q.github.reviews.review(1, 'hubot', 'APPROVED');
+    q.github.reviews.review(1, 'hubot', 'CHANGES_REQUESTED');
+    await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
+    expect(q.pr(1)).toMatchObject({ state: 'NOT_READY', readiness: { gitHubMergeability: 'not_mergeable' } });
+    const timeline = q.engine.getSubmittedPullRequest(q.key, 1, true).timeline!;
+    expect(timeline.at(-1)?.message).toContain('it has 1 of the 2 approving review(s) main requires');
+    q.github.reviews.review(1, 'hubot', 'APPROVED');
+    const review = example('pull_request_review', 'submitted');
+    Object.assign(review.pull_request, { number: 1, base: { ...review.pull_request.base, ref: 'main' } });
+    await q.deliver('pull_request_review', review);
+    expect(q.pr(1).state).toBe('TESTING');
+  });
+
   test('a closed PR leaves the queue', async () => {
     const q = await started();
     q.createQueue();

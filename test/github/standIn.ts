@@ -11,6 +11,7 @@ import { GitModel, type Commit, type Files } from './gitModel.js';
 import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
 import { example } from './webhookExamples.js';
 import { StandInLabels } from './standInLabels.js';
+import { StandInReviews } from './standInReviews.js';
 
 export const OWNER = 'Codertocat';
 export const REPO = 'Hello-World';
@@ -46,7 +47,7 @@ export interface Exchange {
   status: number;
 }
 
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+import type { Answer } from './standInLabels.js';
 
 let openApi: GitHubOpenApi | undefined;
 
@@ -63,6 +64,7 @@ export class GitHubStandIn {
   readonly permissions = new Map<string, string>([['Codertocat', 'admin']]);
   installed = true;
   readonly labels = new StandInLabels(() => this.url);
+  readonly reviews = new StandInReviews(() => this.url, (login) => this.user(login));
   readonly exchanges: Exchange[] = [];
   readonly violations: string[] = [];
   readonly faults: Fault[] = [];
@@ -185,6 +187,7 @@ export class GitHubStandIn {
         answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
       } else {
         answer = this.authorized(request, match) ?? this.answer(match, body, url.searchParams);
+        if (answer.githubWide === true) checked = false;
       }
       if (checked) {
         const wrong = this.api.checkResponse(match, answer.status, answer.body);
@@ -249,7 +252,7 @@ export class GitHubStandIn {
           ruleset_id: 42,
           parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
         }];
-        return { status: 200, body: rules };
+        return { status: 200, body: [...rules, ...this.reviews.rules(p.branch!)] };
       }
       case 'pulls/get': {
         const pull = this.pulls.get(Number(p.pull_number));
@@ -390,8 +393,8 @@ export class GitHubStandIn {
         return { status: 200, body: { permission, role_name: permission, user: { ...this.user(p.username!), role_name: permission } } };
       }
       default: {
-        const labelled = this.labels.answer(match.operationId, p, input);
-        if (labelled !== undefined) return labelled;
+        const answered = this.labels.answer(match.operationId, p, input) ?? this.reviews.answer(match.operationId, p, query);
+        if (answered !== undefined) return answered;
         this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
         return this.notFound();
       }

@@ -1,5 +1,6 @@
 /** The stand-in's labels on issues and pull requests: list, add (creating a label the repository lacks), remove. */
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+/** `githubWide`: an answer GitHub gives on any operation (a 404 for what is not there), not checked per operation. */
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string>; githubWide?: true };
 
 export class StandInLabels {
   /** Label names by issue (PR) number, in the order they were added. */

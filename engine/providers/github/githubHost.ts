@@ -18,6 +18,7 @@ import type { GitHubApp, GitHubClient } from './client.js';
 import { merge } from './merges.js';
 import { buildTestBranch, statusOf } from './testBranches.js';
 import { setStateLabel } from './labels.js';
+import { missingApprovals } from './reviews.js';
 import type { PullRequestState } from '../../../machines/vocabulary.js';
 
 /** Marks the one comment Greenline keeps on a PR, so that it is found and edited rather than added again. */
@@ -84,6 +85,8 @@ export class GitHubHost implements GitHost {
     if (pr.mergeable !== true || pr.mergeable_state === 'dirty') {
       return { ...facts, notMergeableReason: `GitHub reports it not mergeable (${pr.mergeable_state})` };
     }
+    const unapproved = await missingApprovals(octokit, repo, number, targetBranch);
+    if (unapproved !== undefined) return { ...facts, notMergeableReason: unapproved };
     const { data: comparison } = await octokit.rest.repos.compareCommitsWithBasehead({
       ...where,
       basehead: `${target.head}...${pr.head.sha}`,

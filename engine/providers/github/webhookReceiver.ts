@@ -6,6 +6,7 @@
  *   `prPushed`: it keeps its place, is checked again, and results for the old head no longer count;
  *   ready_for_review / edited on a PR waiting as not ready checks it again; labeled /
  *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
+ * - `pull_request_review` submitted / dismissed: a PR waiting as not ready (for approvals) is checked again.
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
  *   with write access; the answer goes in Greenline's comment on the PR.
  * - `check_suite` / `check_run` / `status` on a test branch's SHA: a commit status of its run, as setCommitStatus.
@@ -78,6 +79,11 @@ export class GitHubWebhookReceiver {
       }
     });
     this.webhooks.on(['installation', 'installation_repositories'], () => this.github.forgetInstallations());
+    // A review given or dismissed: a PR waiting as not ready (for approvals) is checked again.
+    this.webhooks.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], (event) => {
+      const { pull_request: pull, repository } = event.payload;
+      for (const queue of this.queuesFor(repository, pull.base.ref)) this.recheckIfWaiting({ org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
+    });
   }
 
   async receive(delivery: Delivery): Promise<DeliveryAnswer> {
@@ -146,9 +152,7 @@ export class GitHubWebhookReceiver {
         case 'ready_for_review':
         case 'edited':
           // A draft made ready, or a new title or base: a PR waiting as not ready is checked again.
-          if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') {
-            this.engine.restartTestsOnPullRequest(key, number);
-          }
+          this.recheckIfWaiting(key, number);
           break;
         case 'labeled':
           if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined) this.engine.submitPullRequest(key, number);
@@ -160,6 +164,11 @@ export class GitHubWebhookReceiver {
           break;
       }
     }
+  }
+
+  private recheckIfWaiting(key: QueueKey, number: number): void {
+    const queued = this.enqueued(key, number);
+    if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') this.engine.restartTestsOnPullRequest(key, number);
   }
 
   /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */
