@@ -27,6 +27,7 @@ import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
 import { mergesInLastHour, secretOf, stateCountsOf, type StateCounts } from './reads.js';
 import { findToken, type TokenRecord } from './tokens.js';
+import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
 
 /** Identifies a queue: its organization, repository and target branch. */
 export interface QueueKey {
@@ -344,15 +345,16 @@ export class Engine {
    * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
    */
   firstDelivery(deliveryId: string): boolean {
-    return this.store.write((tx) => {
-      if (tx.get('webhookDeliveries', [deliveryId]) !== undefined) return false;
-      tx.put('webhookDeliveries', [deliveryId], isoAt(this.clock));
-      return true;
-    });
+    return recordDelivery(this.store, deliveryId, this.clock.now());
   }
 
   forgetDelivery(deliveryId: string): void {
-    this.store.write((tx) => { tx.remove('webhookDeliveries', [deliveryId]); });
+    forgetDelivery(this.store, deliveryId);
+  }
+
+  /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */
+  pruneDeliveries(retentionMs?: number, batch?: number): number {
+    return pruneDeliveries(this.store, this.clock.now(), retentionMs, batch);
   }
 
   // Pull requests

@@ -87,6 +87,11 @@ describe('GitHub mode: webhooks', () => {
 
     const star = await q.deliver('star', { action: 'created', starred_at: null, repository: payload.repository, sender: payload.sender });
     expect(star.statusCode).toBe(202);
+    // A week later, a delivery prunes the ids past their retention (GitHub redelivers within 3 days).
+    expect(q.store.read((tx) => tx.get('webhookDeliveries', ['same-delivery']))).toBeDefined();
+    q.clock.advanceBy(8 * 24 * 60 * 60_000);
+    await q.deliver('star', { action: 'created', starred_at: null, repository: payload.repository, sender: payload.sender });
+    expect(q.store.read((tx) => tx.get('webhookDeliveries', ['same-delivery']))).toBeUndefined();
   });
 
   test('commands need write access and commandsEnabled; a bad command is answered', async () => {
