@@ -98,6 +98,7 @@ const QUEUE_COLLECTIONS = [
   'metricsLog',
   'metricsPrs',
   'metricsTotals',
+  'mergedHeads',
 ] as const;
 
 

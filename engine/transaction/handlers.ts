@@ -378,7 +378,7 @@ function observeProtection(q: QueueTx, target: TargetState): void {
 function targetPushed(q: QueueTx, sha: string): void {
   if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
   if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
-  for (const { value: pr } of q.tx.scan('pullRequests', { prefix: [q.queue.id] })) if (pr.mergedSha === sha) return;
+  if (q.tx.get('mergedHeads', [q.queue.id, sha]) !== undefined) return;
   targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
 }
 
