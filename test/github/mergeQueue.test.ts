@@ -176,6 +176,12 @@ describe('GitHub mode: merge methods', () => {
     expect(q.pr(2).reason).toContain('#2 conflicts with main + #1');
   });
 
+  test('rebase: a PR whose commits change nothing on main fails at once rather than merging nothing', async () => {
+    const q = await submitted({ mergeMethod: 'rebase' }, { 1: ['Nothing new', { 'README.md': 'hello\n' }] });
+    expect(q.pr(1).state).toBe('FAILED');
+    expect(q.pr(1).reason).toContain('#1 changes nothing on top of main');
+  });
+
   test('protection that forbids updating main directly: the tested PR merges through GitHub\'s merge API', async () => {
     const q = await opened();
     q.github.pullRequestsOnly.add('main');

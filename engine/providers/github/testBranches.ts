@@ -9,7 +9,8 @@
  *   message and author. A replay is a cherry-pick: GitHub has none, so the three-way merge is pinned to the replayed
  *   commit's parent with throw-away commits (a base holding the parent's tree, and two commits on it with the
  *   branch's tree and the replayed commit's tree) merged with the merge API; its tree, on the branch's head, is the
- *   replayed commit. A replay that changes nothing is dropped, as `git rebase` does.
+ *   replayed commit. A replay that changes nothing is dropped, as `git rebase` does; a PR none of whose commits
+ *   changes anything is refused, as with `squash`.
  *
  * A conflict (409) fails the PR being applied (GitHub does not name the files).
  */
@@ -144,6 +145,8 @@ async function rebase(octokit: GitHubClient, where: Where, branch: string, head:
     tip = replayed.sha;
     tipTree = tree;
   }
+  // Every replay changed nothing: refused, as a squash of nothing is (there would be no commit of the PR to merge).
+  if (tip === head) return { nothing: true };
   await moveRef(octokit, where, branch, tip, false);
   return { head: tip };
 }
