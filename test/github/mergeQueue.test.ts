@@ -182,6 +182,22 @@ describe('GitHub mode: merge methods', () => {
     expect(q.pr(1).reason).toContain('#1 changes nothing on top of main');
   });
 
+  test('a test branch without the PR\'s commits, main where expected: a plain refusal (bounded by the engine), not a moved target', async () => {
+    const q = await opened();
+    const head = q.github.head('main')!;
+    const pull = q.github.pulls.get(1)!;
+    const result = await q.host.merge({
+      repo: q.key.repo,
+      targetBranch: 'main',
+      expectedHead: head,
+      pullRequest: { number: 1, sha: pull.head, title: pull.title },
+      testBranchSha: head,
+      mergeMethod: 'merge_commit',
+    });
+    expect(result).toEqual({ ok: false, reason: 'the commits tested for #1 are not found on its test branch' });
+    expect(q.github.head('main')).toBe(head);
+  });
+
   test('protection that forbids updating main directly: the tested PR merges through GitHub\'s merge API', async () => {
     const q = await opened();
     q.github.pullRequestsOnly.add('main');

@@ -20,7 +20,9 @@ export async function merge(octokit: GitHubClient, host: BranchHost, request: Me
   if (request.testBranchSha === null) return mergeThroughApi(octokit, request, before);
   const tested = await testedCommit(octokit, where, request);
   if (tested === undefined) {
-    return { ok: false, reason: `the commits tested for #${pr.number} are not found on its test branch`, target: before };
+    // With the target where expected this is a refusal like any other (bounded by the engine), not a moved target.
+    const moved = before.head !== request.expectedHead;
+    return { ok: false, reason: `the commits tested for #${pr.number} are not found on its test branch`, ...(moved ? { target: before } : {}) };
   }
   // Repeated after a crash: the branch holds the tested commit already.
   if (before.head === tested.sha) return { ok: true, head: tested.sha, target: before };
