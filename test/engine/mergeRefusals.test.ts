@@ -7,7 +7,7 @@ import { QueueHarness } from './queueHarness.js';
 
 class RefusingHost extends SimGitHost {
   merges = 0;
-  async merge(): Promise<MergeResult> {
+  override async merge(): Promise<MergeResult> {
     this.merges++;
     return { ok: false, reason: 'required reviews are missing' };
   }
