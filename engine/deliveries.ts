@@ -30,6 +30,9 @@ export function forgetDelivery(store: Store, deliveryId: string): void {
 
 /** Removes at most `batch` deliveries that arrived before `now - retentionMs`, oldest first; how many it removed. */
 export function pruneDeliveries(store: Store, now: number, retentionMs = DELIVERY_RETENTION_MS, batch = DELIVERY_PRUNE_BATCH): number {
+  // Most deliveries find nothing to prune: a read, without a durable write.
+  const due = store.read((tx) => [...tx.scan('webhookDeliveryTimes', { end: [now - retentionMs], limit: 1 })].length);
+  if (due === 0) return 0;
   return store.write((tx) => {
     const old = [...tx.scan('webhookDeliveryTimes', { end: [now - retentionMs], limit: batch })];
     for (const { key } of old) {
