@@ -105,13 +105,18 @@ export class GitHubWebhookReceiver {
       return { status: 400, message: 'the body is not JSON (set the webhook content type to application/json)' };
     }
     if (!this.engine.firstDelivery(delivery.id)) return { status: 200, message: `delivery ${delivery.id} was applied already` };
-    // Each delivery forgets at most a batch of ids past their retention: the record stays bounded as deliveries come.
-    this.engine.pruneDeliveries();
     try {
       await this.webhooks.receive({ id: delivery.id, name: delivery.name, payload } as EmitterWebhookEvent);
     } catch (error) {
       this.engine.forgetDelivery(delivery.id);
       throw error;
+    }
+    // Each delivery forgets at most a batch of ids past their retention: the record stays bounded as deliveries come.
+    // Applied already: a failure to prune is reported, not answered (the next delivery prunes again).
+    try {
+      this.engine.pruneDeliveries();
+    } catch (error) {
+      console.error('greenline: pruning webhook delivery ids failed:', error);
     }
     return { status: 202, message: 'accepted' };
   }
