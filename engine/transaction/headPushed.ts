@@ -45,13 +45,14 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
 /**
  * A PR in the line-up checked again (after a push to it): it keeps its place while the git host still lets it merge;
  * otherwise it goes back to waiting as not ready, and whatever was tested with it is tested again. Facts about
- * another head than the PR's (a check that raced a later push) are left to that push's own check.
+ * another head than the PR's are a push too (its webhook lost or late), taken as one: a queue's effects run in order,
+ * so the last check's head is the latest the host reported, and a check that raced a push is followed by the push's.
  */
 export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
   const facts = input.facts;
   if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || pr.state === 'NOT_READY' || pr.mergeRequested) return;
-  if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return;
+  if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
   if (facts !== null) Object.assign(q.markPr(input.number), { title: facts.title, author: facts.author, upToDate: facts.upToDate });
   const baseMatches = facts !== null && facts.baseBranch === q.queue.branch;
   if (facts !== null && baseMatches && facts.mergeable) return;
