@@ -27,6 +27,7 @@ import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
 import { mergesInLastHour, secretOf, stateCountsOf, type StateCounts } from './reads.js';
 import { findToken, type TokenRecord } from './tokens.js';
+import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
 
 /** Identifies a queue: its organization, repository and target branch. */
 export interface QueueKey {
@@ -97,6 +98,7 @@ const QUEUE_COLLECTIONS = [
   'metricsLog',
   'metricsPrs',
   'metricsTotals',
+  'mergedHeads',
 ] as const;
 
 
@@ -344,15 +346,16 @@ export class Engine {
    * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
    */
   firstDelivery(deliveryId: string): boolean {
-    return this.store.write((tx) => {
-      if (tx.get('webhookDeliveries', [deliveryId]) !== undefined) return false;
-      tx.put('webhookDeliveries', [deliveryId], isoAt(this.clock));
-      return true;
-    });
+    return recordDelivery(this.store, deliveryId, this.clock.now());
   }
 
   forgetDelivery(deliveryId: string): void {
-    this.store.write((tx) => { tx.remove('webhookDeliveries', [deliveryId]); });
+    forgetDelivery(this.store, deliveryId);
+  }
+
+  /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */
+  pruneDeliveries(retentionMs?: number, batch?: number): number {
+    return pruneDeliveries(this.store, this.clock.now(), retentionMs, batch);
   }
 
   // Pull requests
@@ -364,6 +367,11 @@ export class Engine {
   /** The git host reports a push to the queue's target branch (GitHub's push webhook). */
   targetPushed(key: QueueKey, sha: string): void {
     this.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
+  }
+
+  /** The git host reports a push to a queued PR's branch (GitHub's pull_request.synchronize): it is tested again in its place. */
+  pullRequestPushed(key: QueueKey, number: number, sha: string): void {
+    this.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
   }
 
   cancelPullRequest(key: QueueKey, number: number): void {
@@ -635,6 +643,9 @@ export class Engine {
         if (note === undefined) return done();
         return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'comment', message: note.message }, key);
       }
+      case 'stateLabel':
+        await this.gitHost.setStateLabel?.(effect.repo, effect.number, effect.state);
+        return done();
       case 'statusCheck': {
         const note = await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
         if (note === undefined || effect.number === undefined) return done();

@@ -1,6 +1,7 @@
 /** Side effects the engine asks for: written to the outbox in the transaction that decides them, run after commit. */
 import type { CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
 import type { RepoRef } from './queues.js';
+import type { PullRequestState } from '../../machines/vocabulary.js';
 
 export type Effect =
   | { kind: 'fetchTargetHead'; repo: RepoRef; branch: string }
@@ -10,7 +11,9 @@ export type Effect =
   | { kind: 'endRun'; repo: RepoRef; runId: string; branch: string }
   | { kind: 'merge'; number: number; entryId: string; request: MergeRequest }
   | { kind: 'comment'; repo: RepoRef; number: number; body: string }
-  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number };
+  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number }
+  /** `stateLabelsEnabled`: the PR's label names its queue state now (one label, the others of Greenline removed). */
+  | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState };
 
 export interface OutboxEntry {
   effect: Effect;

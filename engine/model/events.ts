@@ -15,6 +15,8 @@ export type QueueInput =
   | { type: 'targetHead'; sha: string }
   /** The git host reports a push to the target branch (a webhook): where the branch is now. */
   | { type: 'targetPushed'; sha: string }
+  /** The git host reports a push to a queued PR's branch (a webhook): its new head. */
+  | { type: 'prPushed'; number: number; sha: string }
   | { type: 'prChecked'; number: number; entryId: string; facts: PullRequestFacts | null }
   | { type: 'branchBuilt'; runId: string; result: TestBranchResult }
   | { type: 'merged'; number: number; entryId: string; result: MergeResult }

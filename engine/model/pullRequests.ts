@@ -54,6 +54,8 @@ export interface PullRequestRecord {
   /** Retests granted after a failure that nothing behind it could vouch for (anti-flake); 0 again once it passes. */
   failureRetests?: number;
   mergedSha: string | null;
+  /** Refusals of its merge by the git host with the target where expected (bounded: MAX_MERGE_REFUSALS). */
+  mergeRefusals?: number;
 }
 
 /** One line of a PR's timeline: what happened to it, when. */

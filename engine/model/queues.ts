@@ -28,8 +28,8 @@ export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
  * How the queue meets people on the git host, beyond comments and the status check: the hosted service's browser
  * extension, label commands (applying `enqueueingLabel` to a PR submits it, removing it cancels) and state labels
  * (a label on each PR naming its queue state). Greenline stores and returns them so that clients that manage queues
- * (the Terraform provider) read back what they set. In GitHub mode the webhook receiver acts on label commands; state
- * labels are not kept yet, and the local git host has no labels.
+ * (the Terraform provider) read back what they set. In GitHub mode the webhook receiver acts on label commands and the
+ * engine keeps state labels (the `stateLabel` effect); the local git host has no labels.
  */
 export interface IntegrationSettings {
   extensionEnabled: boolean;

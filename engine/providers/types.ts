@@ -4,6 +4,7 @@
  * stateless.
  */
 import type { MergeMethod, RepoRef } from '../model/queues.js';
+import type { PullRequestState } from '../../machines/vocabulary.js';
 
 /**
  * The target branch as a host saw it while answering, for hosts that can say: its head and the required statuses of
@@ -117,6 +118,11 @@ export interface GitHost {
     description: string,
     number?: number,
   ): Promise<void | PullRequestNote>;
+  /**
+   * Keeps one label on the PR naming its queue state (`stateLabelsEnabled`), removing the labels of other states;
+   * idempotent. Hosts without labels leave it out.
+   */
+  setStateLabel?(repo: RepoRef, number: number, state: PullRequestState): Promise<void>;
   /** Creates the queue's repository when the host keeps repositories itself and it is missing (createQueue). */
   prepareRepository?(repo: RepoRef, branch: string): Promise<void>;
 }

@@ -29,6 +29,8 @@ const COLLECTIONS: Record<CollectionName, true> = {
   flakyFailures: true,
   flakyMembership: true,
   webhookDeliveries: true,
+  webhookDeliveryTimes: true,
+  mergedHeads: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

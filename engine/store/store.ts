@@ -65,6 +65,10 @@ export interface StoreSchema {
   flakyMembership: import('../flaky/records.js').FlakyMembershipRecord;
   /** Webhook deliveries already applied (a redelivery is applied once). Key: [deliveryId] → when it arrived (ISO). */
   webhookDeliveries: string;
+  /** The same deliveries by arrival, for pruning the old ones. Key: [arrivedAtMs, deliveryId] → true. */
+  webhookDeliveryTimes: true;
+  /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
+  mergedHeads: number;
 }
 
 export type CollectionName = keyof StoreSchema;

@@ -3,13 +3,14 @@ import { isEnqueued, type RequestableQueueState } from '../../machines/vocabular
 import type { QueueEvent } from '../../machines/index.js';
 import { conflict, notFound } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
-import { becomeReady, cancelPr, cancelRun, completeMerge, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, kick, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { becomeReady, cancelPr, cancelRun, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { describeVerdict, quarantineVerdict } from '../flaky/index.js';
-import type { TargetState } from '../providers/types.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
+import { headPushed, recheckedInPlace } from './headPushed.js';
+import { built, merged, observeTarget, targetPushed } from './hostResults.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -40,6 +41,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
       return;
     case 'targetPushed':
       return targetPushed(q, input.sha);
+    case 'prPushed':
+      return headPushed(q, input);
     case 'prChecked':
       return checked(q, input);
     case 'branchBuilt':
@@ -215,6 +218,7 @@ function timer(q: QueueTx, name: string): void {
 
 function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
+  if (pr !== undefined && pr.id === input.entryId && pr.state !== 'NOT_READY') return recheckedInPlace(q, input);
   if (pr === undefined || pr.id !== input.entryId || pr.state !== 'NOT_READY') return;
   const record = q.markPr(input.number);
   const facts = input.facts;
@@ -254,136 +258,4 @@ function targetsSet(q: QueueTx, input: Extract<QueueInput, { type: 'targetsSet' 
   const what = input.targets === 'ALL' ? 'ALL' : `${input.targets} target(s)`;
   q.timeline(input.number, 'impacted_targets', `impacted targets for ${input.sha}: ${what}`, { sha: input.sha });
   if (record.state === 'NOT_READY') becomeReady(q, input.number);
-}
-
-function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>): void {
-  const run = q.run(input.runId);
-  if (run === undefined) return;
-  const result = input.result;
-  if (!result.ok) {
-    if (run.status !== 'in_progress') return;
-    const reason = `the test branch could not be built: ${result.reason}`;
-    if (result.gaveUp === true) return cancelRun(q, input.runId, reason, 'cancel');
-    if (result.target !== undefined) return targetMoved(q, result.target, reason);
-    // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
-    const culprit = result.conflict?.number;
-    const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
-    if (culprit !== undefined && culpritPr?.state === 'TESTING' && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
-      q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason });
-      kick(q, culprit);
-      cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
-      return;
-    }
-    cancelRun(q, input.runId, reason, 'requeue');
-    // A PR of the run's base does not apply (in parallel mode, another lane's merge moved the target under it): its
-    // own result no longer holds. It is built again on the current target, where it fails on its own if it still
-    // conflicts; rebuilding this run first would only meet the same conflict again.
-    if (culprit !== undefined && culpritPr !== undefined && run.basePrs.includes(culprit) && isEnqueued(culpritPr.state) && !culpritPr.mergeRequested) {
-      const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
-      if (culpritPr.state === 'TESTING' && culpritPr.runId !== null) cancelRun(q, culpritPr.runId, why, 'requeue');
-      else if (culpritPr.state !== 'PENDING') requeue(q, culprit, why);
-    }
-    return;
-  }
-  const record = q.markRun(input.runId);
-  record.testBranch = result.branch;
-  record.testBranchSha = result.sha;
-  q.tx.put('runsBySha', [q.queue.org, result.sha.toLowerCase()], [q.queue.id, input.runId]);
-  if (record.status === 'in_progress') {
-    q.effect({
-      kind: 'startCi',
-      run: {
-        org: q.queue.org,
-        repo: q.queue.repo,
-        runId: input.runId,
-        branch: result.branch,
-        sha: result.sha,
-        startedAt: Date.parse(record.createdAt),
-        baseSha: record.baseSha,
-        deadlineAt: q.runContext(input.runId).deadlineAt,
-      },
-    });
-  }
-}
-
-function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): void {
-  const pr = q.pr(input.number);
-  if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
-  if (input.result.ok) {
-    completeMerge(q, input.number, input.result.head);
-    if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
-    return;
-  }
-  const record = q.markPr(input.number);
-  record.mergeRequested = false;
-  record.mergedBy = null;
-  record.upToDate = false;
-  const reason = `the git host refused the merge: ${input.result.reason}`;
-  if (record.state === 'PENDING') q.timeline(input.number, 'merge_failed', reason);
-  else if (input.result.target === undefined) requeue(q, input.number, reason);
-  if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
-}
-
-/** True when nothing in the queue was tested on (or is being tested on, or merged onto) the current target head. */
-function holdsNoResult(q: QueueTx): boolean {
-  return (
-    q.runtime.activeRuns.length === 0 &&
-    q.runtime.lineup.every((number) => {
-      const pr = q.requirePr(number);
-      return pr.state === 'PENDING' && !pr.mergeRequested;
-    })
-  );
-}
-
-/**
- * The git host says where the target branch is and what its configuration requires. The engine adopts the head
- * when it has none, or when nothing depends on the old one; the configuration's required statuses (source
- * `service_config`) are kept when they are those of the head the engine works on.
- */
-function observeTarget(q: QueueTx, target: TargetState): void {
-  if (target.head !== q.runtime.targetHead && (q.runtime.targetHead === '' || holdsNoResult(q))) q.runtime.targetHead = target.head;
-  if (target.head === q.runtime.targetHead && target.requiredStatuses !== undefined) {
-    q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
-  }
-  if (target.head === q.runtime.targetHead) observeProtection(q, target);
-}
-
-/** Branch protection's required statuses (source `repo_provider_branch_protection`), from hosts that have it. */
-function observeProtection(q: QueueTx, target: TargetState): void {
-  if (target.protectionStatuses === undefined) return;
-  q.queue.branchProtection = { sha: target.head, requiredStatuses: target.protectionStatuses };
-  q.touchQueue();
-}
-
-/**
- * The git host reports a push to the target branch. Greenline's own merges are pushes too, and their webhooks may come
- * before or long after the merge's result: a head the queue knows (its own, a merged PR's) and any push while a merge
- * is under way are left to the merges. Any other head is the target moving under the queue: what was tested, or is
- * being tested, on the old head is tested again on the new one (as when a merge finds the branch moved).
- */
-function targetPushed(q: QueueTx, sha: string): void {
-  if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
-  if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
-  for (const { value: pr } of q.tx.scan('pullRequests', { prefix: [q.queue.id] })) if (pr.mergedSha === sha) return;
-  targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
-}
-
-/**
- * The target branch is not where the engine thought (pushed to directly, rewritten): adopt its head and test again
- * everything that was tested, or is being tested, on the old one. Nothing untested merges.
- */
-function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
-  const before = q.runtime.targetHead;
-  q.runtime.targetHead = target.head;
-  if (target.requiredStatuses !== undefined) q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
-  observeProtection(q, target);
-  q.touchQueue();
-  const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
-  for (const runId of [...q.runtime.activeRuns]) {
-    if (q.run(runId)?.status === 'in_progress') cancelRun(q, runId, why, 'requeue');
-  }
-  for (const number of [...q.runtime.lineup]) {
-    const pr = q.requirePr(number);
-    if ((pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') && !pr.mergeRequested) requeue(q, number, why);
-  }
 }

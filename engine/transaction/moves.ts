@@ -394,6 +394,8 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
   const record = q.markPr(number);
   record.mergeRequested = false;
   record.mergedSha = head;
+  // Indexed by head: a late push webhook of this merge is known as the queue's own in one read (targetPushed).
+  q.tx.put('mergedHeads', [q.queue.id, head.toLowerCase()], number);
   q.runtime.targetHead = head;
   q.runtime.merged.push(number);
   for (const memory of Object.values(q.runtime.bisections)) memory.merged.push(number);

@@ -44,6 +44,8 @@ export class QueueTx {
   readonly effects: Effect[] = [];
   readonly timerChanges: TimerChange[] = [];
   readonly isoNow: string;
+  /** The state each PR was in before this transaction first moved it (null: it entered the queue in it). */
+  private readonly statesBefore = new Map<number, PullRequestState | null>();
   /** What metrics need of this transaction, written with it. */
   private readonly metrics: MetricsRecorder;
 
@@ -132,6 +134,7 @@ export class QueueTx {
   enterPr(record: PullRequestRecord): void {
     this.prs.set(record.number, { record, snapshot: initial('pullRequest', { number: record.number }) });
     this.dirtyPrs.add(record.number);
+    this.statesBefore.set(record.number, null);
   }
 
   sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
@@ -144,6 +147,7 @@ export class QueueTx {
     actor.record.runId = context.runId;
     actor.record.reason = context.reason;
     if (actor.snapshot.value !== before) {
+      if (!this.statesBefore.has(number)) this.statesBefore.set(number, before as PullRequestState);
       actor.record.stateChangedAt = this.isoNow;
       this.metrics.prMoved(actor.record, before as PullRequestState, event);
     }
@@ -243,6 +247,7 @@ export class QueueTx {
       this.tx.put('testRuns', [id, runId], actor.record);
       this.tx.put('actors', [id, 'run', runId], toStored('testRun', actor.snapshot));
     }
+    this.stateLabels();
     for (const effect of this.effects) {
       this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0, decidedAt: this.now });
     }
@@ -272,6 +277,17 @@ export class QueueTx {
     return view;
   }
 
+  /**
+   * `stateLabelsEnabled`: one label effect per PR whose state this transaction changed (however many moves it made),
+   * decided with the transaction, so the label follows the state through the outbox in order.
+   */
+  private stateLabels(): void {
+    if (this.queue.settings.stateLabelsEnabled !== true) return;
+    for (const [number, before] of this.statesBefore) {
+      const state = this.prs.get(number)?.record.state;
+      if (state !== undefined && state !== before) this.effect({ kind: 'stateLabel', repo: this.queue.repo, number, state });
+    }
+  }
 
   /** After the store committed: what this transaction changed or read becomes the queue's working set. */
   absorbInto(workingSet: WorkingSet): void {

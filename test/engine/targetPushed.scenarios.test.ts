@@ -1,6 +1,27 @@
 /** A push to the target branch reported by the git host (GitHub's push webhook): the input `targetPushed`. */
 import { describe, expect, test } from 'vitest';
+import { createMemoryStore } from '../../engine/store/index.js';
+import type { CollectionName, Store } from '../../engine/store/store.js';
 import { KEY, QueueHarness } from './queueHarness.js';
+
+/** A memory store that counts the scans of each collection made inside write transactions. */
+function countingStore(): { store: Store; scans: Map<CollectionName, number> } {
+  const inner = createMemoryStore();
+  const scans = new Map<CollectionName, number>();
+  const store = Object.assign(Object.create(inner) as Store, {
+    write: <R>(fn: Parameters<Store['write']>[0]) =>
+      inner.write((tx) => {
+        const counted = Object.assign(Object.create(tx) as typeof tx, {
+          scan: (collection: CollectionName, options?: Parameters<typeof tx.scan>[1]) => {
+            scans.set(collection, (scans.get(collection) ?? 0) + 1);
+            return tx.scan(collection, options);
+          },
+        });
+        return fn(counted) as R;
+      }),
+  });
+  return { store, scans };
+}
 
 const PUSHED = 'f'.repeat(40);
 
@@ -35,5 +56,23 @@ describe('a push to the target branch', () => {
     await h.engine.settle();
     expect(h.activeRuns().map((run) => run.id)).toEqual(runs);
     expect(h.states(2, 3)).toEqual(['TESTING', 'TESTING']);
+  });
+
+  test('a late webhook of the queue\'s own merge is known by one read of the merged heads, not a scan of every PR', async () => {
+    const { store, scans } = countingStore();
+    const h = new QueueHarness(store);
+    await h.create();
+    await h.submit(1);
+    await h.pass(1);
+    await h.submit(2);
+    await h.pass(2);
+    await h.submit(3);
+    const run = h.runOf(3);
+    scans.clear();
+    h.engine.targetPushed(KEY, h.pr(1).mergedSha!);
+    await h.engine.settle();
+    expect(scans.get('pullRequests') ?? 0).toBe(0);
+    expect(h.runOf(3).id).toBe(run.id);
+    expect(h.engine.getQueue(KEY).queue.runtime.targetHead).toBe(h.pr(2).mergedSha);
   });
 });

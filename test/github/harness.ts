@@ -55,8 +55,13 @@ export class GitHubQueue {
       privateKey: keys.privateKey,
       baseUrl: this.github.url,
       retries: 0,
-      // Writes one at a time but without GitHub's spacing; a second of retry-after is a millisecond here.
-      throttle: { write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }), retryAfterBaseValue: 1 },
+      // Writes one at a time but without GitHub's spacing (a second between writes, three between writes that notify
+      // people: comments, labels, merges); a second of retry-after is a millisecond here.
+      throttle: {
+        write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }),
+        notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }),
+        retryAfterBaseValue: 1,
+      },
     });
     this.host = new GitHubHost(client);
     this.engine = new Engine(this.store, {

@@ -9,11 +9,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { GitModel, type Commit, type Files } from './gitModel.js';
 import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
-import { example } from './webhookExamples.js';
+import { StandInLabels, type Answer } from './standInLabels.js';
+import { StandInReviews } from './standInReviews.js';
+import { INSTALLATION_ID, OWNER, REPO, StandInBodies } from './standInBodies.js';
 
-export const OWNER = 'Codertocat';
-export const REPO = 'Hello-World';
-const INSTALLATION_ID = 2311213;
+export { OWNER, REPO };
 
 export interface Pull {
   number: number;
@@ -45,7 +45,6 @@ export interface Exchange {
   status: number;
 }
 
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
 let openApi: GitHubOpenApi | undefined;
 
@@ -57,8 +56,13 @@ export class GitHubStandIn {
   /** Required status checks of branch protection, and of rulesets, by branch. */
   readonly protection = new Map<string, string[]>();
   readonly rulesets = new Map<string, string[]>();
+  /** Branches whose protection requires changes through pull requests: their refs cannot be updated directly. */
+  readonly pullRequestsOnly = new Set<string>();
   readonly permissions = new Map<string, string>([['Codertocat', 'admin']]);
   installed = true;
+  readonly labels = new StandInLabels(() => this.url);
+  private readonly bodies = new StandInBodies(this);
+  readonly reviews = new StandInReviews(() => this.url, (login) => this.bodies.user(login));
   readonly exchanges: Exchange[] = [];
   readonly violations: string[] = [];
   readonly faults: Fault[] = [];
@@ -181,6 +185,7 @@ export class GitHubStandIn {
         answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
       } else {
         answer = this.authorized(request, match) ?? this.answer(match, body, url.searchParams);
+        if (answer.githubWide === true) checked = false;
       }
       if (checked) {
         const wrong = this.api.checkResponse(match, answer.status, answer.body);
@@ -224,7 +229,7 @@ export class GitHubStandIn {
     const input = body ?? {};
     switch (match.operationId) {
       case 'apps/get-repo-installation':
-        return this.installed ? { status: 200, body: this.installationBody() } : this.notFound();
+        return this.installed ? { status: 200, body: this.bodies.installationBody() } : this.notFound();
       case 'apps/create-installation-access-token': {
         if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return this.notFound();
         const token = `ghs_standin${this.tokens.size}`;
@@ -234,7 +239,7 @@ export class GitHubStandIn {
       case 'repos/get-branch': {
         const sha = this.head(p.branch!);
         if (sha === undefined) return this.notFound();
-        return { status: 200, body: this.branchBody(p.branch!, sha) };
+        return { status: 200, body: this.bodies.branchBody(p.branch!, sha) };
       }
       case 'repos/get-branch-rules': {
         const required = this.rulesets.get(p.branch!) ?? [];
@@ -245,23 +250,23 @@ export class GitHubStandIn {
           ruleset_id: 42,
           parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
         }];
-        return { status: 200, body: rules };
+        return { status: 200, body: [...rules, ...this.reviews.rules(p.branch!)] };
       }
       case 'pulls/get': {
         const pull = this.pulls.get(Number(p.pull_number));
-        return pull === undefined ? this.notFound() : { status: 200, body: this.pullBody(pull) };
+        return pull === undefined ? this.notFound() : { status: 200, body: this.bodies.pullBody(pull) };
       }
       case 'pulls/update': {
         const pull = this.pulls.get(Number(p.pull_number));
         if (pull === undefined) return this.notFound();
         if (input.state === 'closed') pull.state = 'closed';
-        return { status: 200, body: this.pullBody(pull) };
+        return { status: 200, body: this.bodies.pullBody(pull) };
       }
       case 'pulls/list': {
         const head = query.get('head')?.replace(/^[^:]*:/, '');
         const state = query.get('state') ?? 'open';
         const found = [...this.pulls.values()].filter((pull) => (head === undefined || pull.headRef === head) && (state === 'all' || pull.state === state));
-        return { status: 200, body: found.map((pull) => this.pullBody(pull)) };
+        return { status: 200, body: found.map((pull) => this.bodies.pullBody(pull)) };
       }
       case 'pulls/create': {
         const headRef = String(input.head);
@@ -270,7 +275,7 @@ export class GitHubStandIn {
         const number = Math.max(0, ...this.pulls.keys()) + 1;
         const pull: Pull = { number, title: String(input.title), author: 'greenline[bot]', head, headRef, base: String(input.base), draft: input.draft === true, state: 'open', merged: false, mergeableComputed: false };
         this.pulls.set(number, pull);
-        return { status: 201, body: this.pullBody(pull) };
+        return { status: 201, body: this.bodies.pullBody(pull) };
       }
       case 'pulls/merge': {
         const pull = this.pulls.get(Number(p.pull_number));
@@ -279,7 +284,7 @@ export class GitHubStandIn {
         const base = this.head(pull.base)!;
         const merged = this.git.mergeFiles(base, pull.head);
         if (pull.state !== 'open' || 'conflicts' in merged) return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
-        const parents = input.merge_method === 'squash' ? [base] : [base, pull.head];
+        const parents = input.merge_method === 'squash' || input.merge_method === 'rebase' ? [base] : [base, pull.head];
         const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
         this.setRef(`heads/${pull.base}`, commit.sha);
         pull.state = 'closed';
@@ -301,32 +306,33 @@ export class GitHubStandIn {
             permalink_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}`,
             diff_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.diff`,
             patch_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.patch`,
-            base_commit: this.commitBody(baseCommit),
-            merge_base_commit: this.commitBody(this.git.commits.get(mergeBase)!),
+            base_commit: this.bodies.commitBody(baseCommit),
+            merge_base_commit: this.bodies.commitBody(this.git.commits.get(mergeBase)!),
             status,
             ahead_by: this.git.ancestors(head!).size - this.git.ancestors(mergeBase).size,
             behind_by: this.git.ancestors(base!).size - this.git.ancestors(mergeBase).size,
-            total_commits: 0,
-            commits: [],
+            total_commits: this.between(mergeBase, head!).length,
+            commits: this.between(mergeBase, head!).map((commit) => this.bodies.commitBody(commit)),
           },
         };
       }
       case 'git/get-commit': {
         const commit = this.git.commits.get(p.commit_sha!);
-        return commit === undefined ? this.notFound() : { status: 200, body: this.gitCommitBody(commit) };
+        return commit === undefined ? this.notFound() : { status: 200, body: this.bodies.gitCommitBody(commit) };
       }
       case 'git/create-commit': {
         const files = this.git.trees.get(String(input.tree));
         const parents = (input.parents as string[] | undefined) ?? [];
         if (files === undefined || parents.some((sha) => !this.git.commits.has(sha))) return this.invalid('Tree SHA does not exist');
-        return { status: 201, body: this.gitCommitBody(this.git.commit(files, parents, String(input.message), 'greenline[bot]')) };
+        const author = (input.author as { name?: string } | undefined)?.name ?? 'greenline[bot]';
+        return { status: 201, body: this.bodies.gitCommitBody(this.git.commit(files, parents, String(input.message), author)) };
       }
       case 'git/create-ref': {
         const ref = String(input.ref).replace(/^refs\//, '');
         if (this.git.refs.has(ref)) return this.invalid('Reference already exists');
         if (!this.git.commits.has(String(input.sha))) return this.invalid('Object does not exist');
         this.setRef(ref, String(input.sha));
-        return { status: 201, body: this.refBody(ref) };
+        return { status: 201, body: this.bodies.refBody(ref) };
       }
       case 'git/update-ref': {
         const ref = p.ref!;
@@ -335,8 +341,9 @@ export class GitHubStandIn {
         if (now === undefined) return this.invalid('Reference does not exist');
         if (!this.git.commits.has(sha)) return this.invalid('Object does not exist');
         if (input.force !== true && !this.git.isAncestor(now, sha)) return this.invalid('Update is not a fast forward');
+        if (this.pullRequestsOnly.has(ref.replace(/^heads\//, ''))) return this.invalid(`Protected branch update failed for refs/${ref}.`);
         this.setRef(ref, sha);
-        return { status: 200, body: this.refBody(ref) };
+        return { status: 200, body: this.bodies.refBody(ref) };
       }
       case 'git/delete-ref': {
         if (!this.git.refs.delete(p.ref!)) return this.invalid('Reference does not exist');
@@ -355,177 +362,47 @@ export class GitHubStandIn {
         const message = typeof input.commit_message === 'string' ? input.commit_message : `Merge ${String(input.head)} into ${base}`;
         const commit = this.git.commit(merged.files, [ours, theirs], message, 'greenline[bot]');
         this.setRef(`heads/${base}`, commit.sha);
-        return { status: 201, body: this.commitBody(commit) };
+        return { status: 201, body: this.bodies.commitBody(commit) };
       }
       case 'issues/list-comments': {
         const page = Number(query.get('page') ?? '1');
         const perPage = Number(query.get('per_page') ?? '30');
         const all = this.comments.filter((comment) => comment.issue === Number(p.issue_number));
-        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map((comment) => this.commentBody(comment)) };
+        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map((comment) => this.bodies.commentBody(comment)) };
       }
       case 'issues/create-comment': {
         const comment = { id: 1000 + this.comments.length, issue: Number(p.issue_number), body: String(input.body), bot: true };
         this.comments.push(comment);
-        return { status: 201, body: this.commentBody(comment) };
+        return { status: 201, body: this.bodies.commentBody(comment) };
       }
       case 'issues/update-comment': {
         const comment = this.comments.find((candidate) => candidate.id === Number(p.comment_id));
         if (comment === undefined) return this.notFound();
         comment.body = String(input.body);
-        return { status: 200, body: this.commentBody(comment) };
+        return { status: 200, body: this.bodies.commentBody(comment) };
       }
       case 'repos/create-commit-status': {
         const status = { sha: p.sha!, context: String(input.context ?? 'default'), state: String(input.state), description: String(input.description ?? '') };
         this.statuses.push(status);
-        return { status: 201, body: this.statusBody(status, this.statuses.length) };
+        return { status: 201, body: this.bodies.statusBody(status, this.statuses.length) };
       }
       case 'repos/get-collaborator-permission-level': {
         const permission = this.permissions.get(p.username!) ?? 'read';
-        return { status: 200, body: { permission, role_name: permission, user: { ...this.user(p.username!), role_name: permission } } };
+        return { status: 200, body: { permission, role_name: permission, user: { ...this.bodies.user(p.username!), role_name: permission } } };
       }
-      default:
+      default: {
+        const answered = this.labels.answer(match.operationId, p, input) ?? this.reviews.answer(match.operationId, p, query);
+        if (answered !== undefined) return answered;
         this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
         return this.notFound();
+      }
     }
   }
 
-  // Bodies, from the webhook examples' objects where GitHub's shapes agree
-
-  private user(login: string, bot = false): Record<string, unknown> {
-    return { ...(example('pull_request', 'opened').pull_request.user as Record<string, unknown>), login, type: bot ? 'Bot' : 'User' };
-  }
-
-  private installationBody(): Record<string, unknown> {
-    const account = this.user(OWNER);
-    return {
-      id: INSTALLATION_ID,
-      account,
-      repository_selection: 'selected',
-      access_tokens_url: `${this.url}/app/installations/${INSTALLATION_ID}/access_tokens`,
-      repositories_url: `${this.url}/installation/repositories`,
-      html_url: `https://github.com/settings/installations/${INSTALLATION_ID}`,
-      app_id: 1,
-      app_slug: 'greenline',
-      target_id: account.id,
-      target_type: 'User',
-      permissions: { contents: 'write', pull_requests: 'write', issues: 'write', statuses: 'write', checks: 'read', metadata: 'read' },
-      events: ['pull_request', 'issue_comment', 'check_suite', 'check_run', 'status', 'push'],
-      created_at: '2026-01-01T00:00:00Z',
-      updated_at: '2026-01-01T00:00:00Z',
-      single_file_name: null,
-      suspended_by: null,
-      suspended_at: null,
-    };
-  }
-
-  private gitCommitBody(commit: Commit): Record<string, unknown> {
-    const person = { name: commit.author, email: `${commit.author}@example.com`, date: commit.date };
-    return {
-      sha: commit.sha,
-      node_id: `C_${commit.sha}`,
-      url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${commit.sha}`,
-      html_url: `https://github.com/${OWNER}/${REPO}/commit/${commit.sha}`,
-      author: person,
-      committer: person,
-      tree: { sha: commit.treeSha, url: `${this.url}/repos/${OWNER}/${REPO}/git/trees/${commit.treeSha}` },
-      message: commit.message,
-      parents: commit.parents.map((sha) => ({ sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}`, html_url: `https://github.com/${OWNER}/${REPO}/commit/${sha}` })),
-      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
-    };
-  }
-
-  private commitBody(commit: Commit): Record<string, unknown> {
-    const git = this.gitCommitBody(commit);
-    return {
-      url: `${this.url}/repos/${OWNER}/${REPO}/commits/${commit.sha}`,
-      sha: commit.sha,
-      node_id: `C_${commit.sha}`,
-      html_url: git.html_url,
-      comments_url: `${this.url}/repos/${OWNER}/${REPO}/commits/${commit.sha}/comments`,
-      commit: { url: git.url, author: git.author, committer: git.committer, message: commit.message, comment_count: 0, tree: git.tree },
-      author: null,
-      committer: null,
-      parents: git.parents,
-    };
-  }
-
-  private branchBody(branch: string, sha: string): Record<string, unknown> {
-    const contexts = this.protection.get(branch);
-    const protectionUrl = `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}/protection`;
-    return {
-      name: branch,
-      commit: this.commitBody(this.git.commits.get(sha)!),
-      _links: { html: `https://github.com/${OWNER}/${REPO}/tree/${branch}`, self: `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}` },
-      protected: contexts !== undefined,
-      protection:
-        contexts === undefined
-          ? { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } }
-          : {
-              enabled: true,
-              required_status_checks: { enforcement_level: 'non_admins', contexts, checks: contexts.map((context) => ({ context, app_id: null })) },
-            },
-      protection_url: protectionUrl,
-    };
-  }
-
-  private refBody(ref: string): Record<string, unknown> {
-    const sha = this.git.refs.get(ref)!;
-    return {
-      ref: `refs/${ref}`,
-      node_id: `REF_${ref}`,
-      url: `${this.url}/repos/${OWNER}/${REPO}/git/refs/${ref}`,
-      object: { type: 'commit', sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}` },
-    };
-  }
-
-  private pullBody(pull: Pull): Record<string, unknown> {
-    const template = example('pull_request', 'opened').pull_request as Record<string, Record<string, unknown>>;
-    const baseSha = this.head(pull.base)!;
-    let mergeable: boolean | null = null;
-    let mergeableState = 'unknown';
-    if (pull.state === 'open' && pull.mergeableComputed) {
-      const conflicts = 'conflicts' in this.git.mergeFiles(baseSha, pull.head);
-      mergeable = !conflicts;
-      mergeableState = conflicts ? 'dirty' : 'clean';
-    }
-    // The first read after a change starts the computation; the next one sees its result.
-    if (pull.state === 'open') pull.mergeableComputed = true;
-    return {
-      ...template,
-      number: pull.number,
-      title: pull.title,
-      user: this.user(pull.author),
-      state: pull.state,
-      draft: pull.draft,
-      merged: pull.merged,
-      merged_at: pull.merged ? '2026-01-01T00:00:00Z' : null,
-      closed_at: pull.state === 'closed' ? '2026-01-01T00:00:00Z' : null,
-      mergeable,
-      mergeable_state: mergeableState,
-      auto_merge: null,
-      head: { ...template.head, ref: pull.headRef, sha: pull.head, label: `${OWNER}:${pull.headRef}` },
-      base: { ...template.base, ref: pull.base, sha: baseSha, label: `${OWNER}:${pull.base}` },
-    };
-  }
-
-  private commentBody(comment: { id: number; issue: number; body: string; bot: boolean }): Record<string, unknown> {
-    const template = example('issue_comment', 'created').comment as Record<string, unknown>;
-    return { ...template, id: comment.id, body: comment.body, user: this.user(comment.bot ? 'greenline[bot]' : OWNER, comment.bot) };
-  }
-
-  private statusBody(status: { context: string; state: string; description: string }, id: number): Record<string, unknown> {
-    return {
-      url: `${this.url}/repos/${OWNER}/${REPO}/statuses/${id}`,
-      avatar_url: null,
-      id,
-      node_id: `S_${id}`,
-      state: status.state,
-      description: status.description,
-      target_url: null,
-      context: status.context,
-      created_at: '2026-01-01T00:00:00Z',
-      updated_at: '2026-01-01T00:00:00Z',
-      creator: this.user('greenline[bot]', true),
-    };
+  /** Commits reachable from `head` but not from `base`, oldest first (as GitHub's compare lists them). */
+  private between(base: string, head: string): Commit[] {
+    const below = this.git.ancestors(base);
+    const commits = [...this.git.ancestors(head)].filter((sha) => !below.has(sha)).map((sha) => this.git.commits.get(sha)!);
+    return commits.sort((a, b) => a.date.localeCompare(b.date));
   }
 }

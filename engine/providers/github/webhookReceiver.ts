@@ -2,10 +2,11 @@
  * GitHub's webhook deliveries turned into engine inputs. `@octokit/webhooks` checks the signature (HMAC with the
  * App's webhook secret) and types the payloads; the store remembers delivery ids, so a redelivery is applied once.
  *
- * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR cancels it and submits it
- *   again with the same priority, so it is checked again and results for the old head no longer count;
+ * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR is the engine input
+ *   `prPushed`: it keeps its place, is checked again, and results for the old head no longer count;
  *   ready_for_review / edited on a PR waiting as not ready checks it again; labeled /
  *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
+ * - `pull_request_review` submitted / dismissed: a PR waiting as not ready (for approvals) is checked again.
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
  *   with write access; the answer goes in Greenline's comment on the PR.
  * - `check_suite` / `check_run` / `status` on a test branch's SHA: a commit status of its run, as setCommitStatus.
@@ -78,6 +79,11 @@ export class GitHubWebhookReceiver {
       }
     });
     this.webhooks.on(['installation', 'installation_repositories'], () => this.github.forgetInstallations());
+    // A review given or dismissed: a PR waiting as not ready (for approvals) is checked again.
+    this.webhooks.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], (event) => {
+      const { pull_request: pull, repository } = event.payload;
+      for (const queue of this.queuesFor(repository, pull.base.ref)) this.recheckIfWaiting({ org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
+    });
   }
 
   async receive(delivery: Delivery): Promise<DeliveryAnswer> {
@@ -104,6 +110,13 @@ export class GitHubWebhookReceiver {
     } catch (error) {
       this.engine.forgetDelivery(delivery.id);
       throw error;
+    }
+    // Each delivery forgets at most a batch of ids past their retention: the record stays bounded as deliveries come.
+    // Applied already: a failure to prune is reported, not answered (the next delivery prunes again).
+    try {
+      this.engine.pruneDeliveries();
+    } catch (error) {
+      console.error('greenline: pruning webhook delivery ids failed:', error);
     }
     return { status: 202, message: 'accepted' };
   }
@@ -140,19 +153,13 @@ export class GitHubWebhookReceiver {
           if (queued !== undefined) this.unlessMerging(() => this.engine.cancelPullRequest(key, number));
           break;
         case 'synchronize':
-          if (queued !== undefined) {
-            this.unlessMerging(() => {
-              this.engine.cancelPullRequest(key, number);
-              this.engine.submitPullRequest(key, number, { priority: queued.priorityValue, noBatch: queued.noBatch });
-            });
-          }
+          // Tested again in its place; a PR being merged goes on with the commits that were tested.
+          if (queued !== undefined) this.engine.pullRequestPushed(key, number, payload.pull_request.head.sha);
           break;
         case 'ready_for_review':
         case 'edited':
           // A draft made ready, or a new title or base: a PR waiting as not ready is checked again.
-          if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') {
-            this.engine.restartTestsOnPullRequest(key, number);
-          }
+          this.recheckIfWaiting(key, number);
           break;
         case 'labeled':
           if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined) this.engine.submitPullRequest(key, number);
@@ -164,6 +171,11 @@ export class GitHubWebhookReceiver {
           break;
       }
     }
+  }
+
+  private recheckIfWaiting(key: QueueKey, number: number): void {
+    const queued = this.enqueued(key, number);
+    if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') this.engine.restartTestsOnPullRequest(key, number);
   }
 
   /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */

@@ -1,0 +1,170 @@
+/**
+ * Test branches on GitHub (`greenline/<branch>/<testRunId>`), holding what the local host builds for each merge
+ * method, made with GitHub's REST API:
+ *
+ * - `merge_commit`: GitHub's merge API (`POST /repos/{owner}/{repo}/merges`) merges each PR's head into the branch,
+ *   message `Merge pull request #N from refs/pull/N/head` and the title;
+ * - `squash`: the same merge's tree as one commit with a single parent, message `<title> (#N)`;
+ * - `rebase`: every non-merge commit of the PR not yet on the branch (GitHub's compare), replayed in order with its
+ *   message and author. A replay is a cherry-pick: GitHub has none, so the three-way merge is pinned to the replayed
+ *   commit's parent with throw-away commits (a base holding the parent's tree, and two commits on it with the
+ *   branch's tree and the replayed commit's tree) merged with the merge API; its tree, on the branch's head, is the
+ *   replayed commit. A replay that changes nothing is dropped, as `git rebase` does; a PR none of whose commits
+ *   changes anything is refused, as with `squash`.
+ *
+ * A conflict (409) fails the PR being applied (GitHub does not name the files).
+ */
+import type { RepoRef } from '../../model/queues.js';
+import { testBranchName } from '../../model/runs.js';
+import type { TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
+import type { GitHubClient } from './client.js';
+
+export interface BranchHost {
+  target(repo: RepoRef, branch: string): Promise<TargetState>;
+  deleteTestBranch(repo: RepoRef, branch: string): Promise<void>;
+}
+
+export function statusOf(error: unknown): number | undefined {
+  return (error as { status?: number }).status;
+}
+
+/** The merge commit message of a PR on a test branch, as the local host writes it. */
+export function mergeMessage(number: number, title: string): string {
+  return `Merge pull request #${number} from refs/pull/${number}/head\n\n${title}`;
+}
+
+type Where = { owner: string; repo: string };
+/** What applying one PR gave: the branch's new head, or a conflict. */
+type Applied = { head: string } | { conflict: true } | { nothing: true };
+
+export async function buildTestBranch(octokit: GitHubClient, host: BranchHost, request: TestBranchRequest): Promise<TestBranchResult> {
+  const branch = testBranchName(request.targetBranch, request.runId);
+  const where = { owner: request.repo.owner, repo: request.repo.name };
+  try {
+    await octokit.rest.git.getCommit({ ...where, commit_sha: request.baseSha });
+  } catch (error) {
+    if (statusOf(error) !== 404 && statusOf(error) !== 422) throw error;
+    return { ok: false, reason: `the base ${request.baseSha.slice(0, 12)} is not in the repository`, target: await host.target(request.repo, request.targetBranch) };
+  }
+  // A branch left by an attempt cut short is started again from the base: every step below is repeated.
+  await moveRef(octokit, where, branch, request.baseSha, true);
+  let head = request.baseSha;
+  const applied: number[] = [];
+  for (const pr of request.pullRequests) {
+    const onto = () => [request.targetBranch, ...applied.map((number) => `#${number}`)].join(' + ');
+    const result =
+      request.mergeMethod === 'rebase' ? await rebase(octokit, where, branch, head, pr.sha) : await mergeOrSquash(octokit, where, branch, head, pr, request.mergeMethod === 'squash');
+    if ('conflict' in result) {
+      await host.deleteTestBranch(request.repo, branch);
+      // GitHub's merge API does not name the files in conflict.
+      return { ok: false, reason: `#${pr.number} conflicts with ${onto()}`, conflict: { number: pr.number, files: [] } };
+    }
+    if ('nothing' in result) {
+      await host.deleteTestBranch(request.repo, branch);
+      return { ok: false, reason: `#${pr.number} changes nothing on top of ${onto()}`, conflict: { number: pr.number, files: [] } };
+    }
+    head = result.head;
+    applied.push(pr.number);
+  }
+  if (request.openPullRequest === true) await openTestPullRequest(octokit, request, branch, applied);
+  return { ok: true, branch, sha: head };
+}
+
+/** Creates the branch at `sha`, or moves it there (`force`: even when that is not a fast-forward). */
+async function moveRef(octokit: GitHubClient, where: Where, branch: string, sha: string, create: boolean): Promise<void> {
+  if (create) {
+    try {
+      await octokit.rest.git.createRef({ ...where, ref: `refs/heads/${branch}`, sha });
+      return;
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+    }
+  }
+  await octokit.rest.git.updateRef({ ...where, ref: `heads/${branch}`, sha, force: true });
+}
+
+async function mergeOrSquash(octokit: GitHubClient, where: Where, branch: string, previous: string, pr: { number: number; sha: string }, squash: boolean): Promise<Applied> {
+  const { data: facts } = await octokit.rest.pulls.get({ ...where, pull_number: pr.number });
+  let merged;
+  try {
+    merged = await octokit.rest.repos.merge({ ...where, base: branch, head: pr.sha, commit_message: mergeMessage(pr.number, facts.title) });
+  } catch (error) {
+    if (statusOf(error) !== 409) throw error;
+    return { conflict: true };
+  }
+  // Nothing to merge: the PR's commits are on the branch already (a squash of nothing is refused, as locally).
+  if ((merged.status as number) === 204 || merged.data === undefined) return squash ? { nothing: true } : { head: previous };
+  if (!squash) return { head: merged.data.sha };
+  const { data: squashed } = await octokit.rest.git.createCommit({
+    ...where,
+    message: `${facts.title} (#${pr.number})`,
+    tree: merged.data.commit.tree.sha,
+    parents: [previous],
+  });
+  await moveRef(octokit, where, branch, squashed.sha, false);
+  return { head: squashed.sha };
+}
+
+/** The PR's non-merge commits not on `head`, oldest first, with what a replay needs. */
+export async function commitsToReplay(octokit: GitHubClient, where: Where, head: string, prSha: string) {
+  const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...where, basehead: `${head}...${prSha}`, per_page: 250 });
+  return data.commits.filter((commit) => commit.parents.length === 1);
+}
+
+async function rebase(octokit: GitHubClient, where: Where, branch: string, head: string, prSha: string): Promise<Applied> {
+  let tip = head;
+  let tipTree = (await octokit.rest.git.getCommit({ ...where, commit_sha: head })).data.tree.sha;
+  for (const commit of await commitsToReplay(octokit, where, head, prSha)) {
+    const parentTree = (await octokit.rest.git.getCommit({ ...where, commit_sha: commit.parents[0]!.sha })).data.tree.sha;
+    let tree = commit.commit.tree.sha;
+    if (parentTree !== tipTree) {
+      const scaffold = (message: string, treeSha: string, parents: string[]) =>
+        octokit.rest.git.createCommit({ ...where, message, tree: treeSha, parents }).then(({ data }) => data.sha);
+      const base = await scaffold('greenline: merge base', parentTree, []);
+      const ours = await scaffold('greenline: ours', tipTree, [base]);
+      const theirs = await scaffold('greenline: theirs', tree, [base]);
+      await moveRef(octokit, where, branch, ours, false);
+      let merged;
+      try {
+        merged = await octokit.rest.repos.merge({ ...where, base: branch, head: theirs, commit_message: 'greenline: replay' });
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error;
+        return { conflict: true };
+      }
+      tree = (merged.status as number) === 204 || merged.data === undefined ? tipTree : merged.data.commit.tree.sha;
+    }
+    if (tree === tipTree) continue;
+    const author = commit.commit.author;
+    const { data: replayed } = await octokit.rest.git.createCommit({
+      ...where,
+      message: commit.commit.message,
+      tree,
+      parents: [tip],
+      ...(author?.name !== undefined && author.email !== undefined ? { author: { name: author.name, email: author.email, ...(author.date === undefined ? {} : { date: author.date }) } } : {}),
+    });
+    tip = replayed.sha;
+    tipTree = tree;
+  }
+  // Every replay changed nothing: refused, as a squash of nothing is (there would be no commit of the PR to merge).
+  if (tip === head) return { nothing: true };
+  await moveRef(octokit, where, branch, tip, false);
+  return { head: tip };
+}
+
+/**
+ * A draft PR of the test branch into the target, for CI that runs on pull requests only (`createPrsForTestingBranches`).
+ * GitHub closes it when the branch is deleted. One already open (a repeated build) is kept.
+ */
+async function openTestPullRequest(octokit: GitHubClient, request: TestBranchRequest, branch: string, numbers: number[]): Promise<void> {
+  const where = { owner: request.repo.owner, repo: request.repo.name };
+  const { data: open } = await octokit.rest.pulls.list({ ...where, head: `${request.repo.owner}:${branch}`, state: 'open', per_page: 1 });
+  if (open.length > 0) return;
+  await octokit.rest.pulls.create({
+    ...where,
+    head: branch,
+    base: request.targetBranch,
+    draft: true,
+    title: `Greenline test run ${request.runId}`,
+    body: `Tests ${numbers.map((number) => `#${number}`).join(', ')} on top of ${request.targetBranch}. Greenline deletes the branch, and GitHub closes this pull request, when the run ends.`,
+  });
+}

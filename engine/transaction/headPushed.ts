@@ -1,0 +1,83 @@
+/**
+ * A queued PR's head moves (a push to its branch: GitHub's `pull_request.synchronize`). The PR keeps its place in
+ * the queue: what was tested with its old head no longer counts — its own run and every run or result on top of it
+ * are tested again — and its facts are checked again for the new head, in place.
+ */
+import { isEnqueued } from '../../machines/vocabulary.js';
+import type { QueueInput } from '../model/events.js';
+import { cancelRun, requeue } from './moves.js';
+import type { QueueTx } from './queueTx.js';
+
+export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPushed' }>): void {
+  const pr = q.pr(input.number);
+  // A PR being merged goes on with the commits that were tested (its merge is under way).
+  if (pr === undefined || !isEnqueued(pr.state) || pr.mergeRequested || pr.sha.toLowerCase() === input.sha) return;
+  const number = input.number;
+  const before = pr.sha;
+  const record = q.markPr(number);
+  Object.assign(record, { sha: input.sha, upToDate: false, runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 });
+  const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
+  q.timeline(number, 'head_pushed', `head pushed: ${before.slice(0, 12) || '(unknown)'} → ${input.sha.slice(0, 12)}; tested again in its place`, { sha: input.sha });
+  q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
+  if (pr.state === 'NOT_READY') return;
+  if (pr.state === 'TESTING' && pr.runId !== null && q.run(pr.runId)?.status === 'in_progress') cancelRun(q, pr.runId, reason, 'requeue');
+  else if (pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') requeue(q, number, reason);
+  // A bisection tested its old head: the new one goes back to the main line, in its place.
+  if (record.group !== null) Object.assign(q.markPr(number), { group: null, bisectionId: null });
+  invalidateOnTop(q, number, reason);
+  if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) unready(q, number, `waiting for impacted targets for ${input.sha} (setImpactedTargets)`);
+}
+
+/** Runs in progress and results that were tested on top of the PR: tested again. */
+function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
+  for (const runId of [...q.runtime.activeRuns]) {
+    const run = q.run(runId);
+    if (run?.status === 'in_progress' && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
+  }
+  for (const other of [...q.runtime.lineup]) {
+    const pr = q.requirePr(other);
+    if ((pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') && !pr.mergeRequested && pr.testedBase?.includes(number) === true) {
+      requeue(q, other, reason);
+    }
+  }
+}
+
+/**
+ * A PR in the line-up checked again (after a push to it): it keeps its place while the git host still lets it merge;
+ * otherwise it goes back to waiting as not ready, and whatever was tested with it is tested again. Facts about
+ * another head than the PR's are a push too (its webhook lost or late), taken as one: a queue's effects run in order,
+ * so the last check's head is the latest the host reported, and a check that raced a push is followed by the push's.
+ */
+export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
+  const pr = q.pr(input.number);
+  const facts = input.facts;
+  if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || pr.state === 'NOT_READY' || pr.mergeRequested) return;
+  if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
+  if (facts !== null) Object.assign(q.markPr(input.number), { title: facts.title, author: facts.author, upToDate: facts.upToDate });
+  const baseMatches = facts !== null && facts.baseBranch === q.queue.branch;
+  if (facts !== null && baseMatches && facts.mergeable) return;
+  const why =
+    facts === null
+      ? 'the git host does not know this pull request'
+      : !baseMatches
+        ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}`
+        : `the git host reports it not mergeable${facts.notMergeableReason === undefined ? '' : `: ${facts.notMergeableReason}`}`;
+  const record = q.markPr(input.number);
+  record.baseBranch = facts?.baseBranch ?? record.baseBranch;
+  record.readiness = { ...record.readiness, doesBaseBranchMatch: facts === null || baseMatches, gitHubMergeability: 'not_mergeable' };
+  if (pr.state === 'TESTING' && pr.runId !== null && q.run(pr.runId)?.status === 'in_progress') cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
+  else if (pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') requeue(q, input.number, `not ready: ${why}`);
+  invalidateOnTop(q, input.number, `#${input.number} is not ready: ${why}`);
+  unready(q, input.number, `not ready: ${why}`);
+}
+
+/** A PENDING PR of the line-up goes back to waiting (NOT_READY). */
+function unready(q: QueueTx, number: number, reason: string): void {
+  if (q.requirePr(number).state !== 'PENDING') return;
+  const record = q.sendPr(number, { type: 'UNREADY', reason });
+  if (record.group !== null) Object.assign(record, { group: null, bisectionId: null });
+  q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
+  if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
+  q.touchQueue();
+  q.timeline(number, 'not_ready', reason);
+}
