@@ -10,6 +10,7 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
+import { prune } from './prune.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -51,6 +52,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'prNoted':
       if (q.pr(input.number) !== undefined) q.timeline(input.number, input.kind, input.message);
       return;
+    case 'prune':
+      return prune(q, input);
   }
 }
 
