@@ -147,7 +147,9 @@ export async function killUnderLoad(kills: number, log: (line: string) => void =
     }
   } finally {
     await kill(server);
-    rmSync(dir, { recursive: true, force: true });
+    // GREENLINE_KEEP_DATA=1 keeps the data folder of a run that found a divergence, to look into it.
+    if (process.env.GREENLINE_KEEP_DATA === '1' && report.divergences.length > 0) log(`data folder kept: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
   return report;
 }
