@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
+import { DEFAULT_RETENTION, type RetentionSettings } from '../engine/retention/settings.js';
 
 export const ENVIRONMENT = {
   HOST: 'address to listen on (default 127.0.0.1)',
@@ -26,6 +27,11 @@ export const ENVIRONMENT = {
   GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
   GREENLINE_MAX_DB_SIZE: 'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
+  GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
+  GREENLINE_RETAIN_EVENTS_DAYS: 'days queue event logs are kept; settings changes are kept for good (default 90; 0 forever)',
+  GREENLINE_RETAIN_RESULTS_DAYS: 'days flaky-test results (uploads, per-commit results, failures) are kept (default 30; 0 forever)',
+  GREENLINE_RETAIN_DELIVERIES_DAYS: 'days webhook delivery ids are kept to apply a redelivery once (default 30; 0 forever)',
+  GREENLINE_RETENTION_SWEEP: 'seconds between retention sweeps, which delete what is older in batches (default 3600; 0: no sweep)',
   GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
 } as const;
 
@@ -63,7 +69,17 @@ const EnvSchema = z.object({
     .optional(),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
+  GREENLINE_RETAIN_PRS_DAYS: days(DEFAULT_RETENTION.prsDays),
+  GREENLINE_RETAIN_EVENTS_DAYS: days(DEFAULT_RETENTION.eventsDays),
+  GREENLINE_RETAIN_RESULTS_DAYS: days(DEFAULT_RETENTION.testResultsDays),
+  GREENLINE_RETAIN_DELIVERIES_DAYS: days(DEFAULT_RETENTION.deliveriesDays),
+  GREENLINE_RETENTION_SWEEP: z.coerce.number().int('must be a whole number of seconds').min(0).max(604_800).default(DEFAULT_RETENTION.sweepSeconds),
 });
+
+/** A whole number of days, 0 (forever) to 100 years. */
+function days(fallback: number) {
+  return z.coerce.number().int('must be a whole number of days').min(0).max(36_500).default(fallback);
+}
 
 export interface ServiceConfig {
   host: string;
@@ -86,6 +102,8 @@ export interface ServiceConfig {
   maxDbBytes?: number;
   /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
   rateLimit: { perToken: number; scrapePerToken: number };
+  /** How long what ended is kept, and how often the sweep runs (engine/retention). */
+  retention: RetentionSettings;
 }
 
 export interface GitHubConfig {
@@ -182,6 +200,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
     rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
+    retention: {
+      ...DEFAULT_RETENTION,
+      prsDays: values.GREENLINE_RETAIN_PRS_DAYS,
+      eventsDays: values.GREENLINE_RETAIN_EVENTS_DAYS,
+      testResultsDays: values.GREENLINE_RETAIN_RESULTS_DAYS,
+      deliveriesDays: values.GREENLINE_RETAIN_DELIVERIES_DAYS,
+      sweepSeconds: values.GREENLINE_RETENTION_SWEEP,
+    },
     timeouts: {
       requestMs: values.GREENLINE_REQUEST_TIMEOUT * 1000,
       idleMs: values.GREENLINE_IDLE_TIMEOUT * 1000,

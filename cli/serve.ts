@@ -15,6 +15,7 @@ import { SimGitHost } from '../engine/providers/simGitHost.js';
 import type { CI, GitHost } from '../engine/providers/types.js';
 import { WallScheduler } from '../engine/runtime/scheduler.js';
 import { Engine } from '../engine/engine.js';
+import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -64,6 +65,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
+  const retention = new RetentionSweep({
+    engine,
+    store,
+    clock: scheduler,
+    settings: config.retention,
+    onError: (error) => app.log.error({ err: error }, 'retention sweep failed; it runs again at the next interval'),
+    onSwept: (report) => app.log.info({ retention: report }, 'retention sweep done'),
+  });
+  retention.start();
   const where =
     localHost !== undefined
       ? `repositories in ${join(config.dataDir, 'repos')}`
@@ -85,6 +95,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       clearTimeout(grace);
       // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
       await engine.flakyTests.settleUploads();
+      await retention.stop();
       engine.stop();
       await engine.settle();
       // Commands still running are ended; they run again at the next start.

@@ -484,6 +484,11 @@ export class Engine {
     this.dispatch(queueId, input);
   }
 
+  /** Retention: deletes what a `prune` input names, if it ended long enough ago, as one transaction of the queue. */
+  prune(queueId: string, input: Extract<QueueInput, { type: 'prune' }>): void {
+    this.dispatch(queueId, input);
+  }
+
   /** The queue's event log, in order. */
   eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
     return this.store.read((tx) => [...tx.scan('events', { prefix: [queueId] })].map((entry) => entry.value));

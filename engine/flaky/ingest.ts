@@ -1,7 +1,8 @@
 /**
- * An upload, in ONE store transaction: the upload record, each test's record (counters, buckets, retry evidence,
- * status and list memberships), its result on the commit, its failures by time, and the commit's failing tests for
- * the merge queue. Parsing happens before the transaction, so an invalid report stores nothing.
+ * An upload: the upload record, each test's record (counters, buckets, retry evidence, status and list memberships),
+ * its result on the commit, its failures by time, and the commit's failing tests for the merge queue. A small upload
+ * is one transaction (writeUpload); a large one is stored in batches of tests (ingestBatches.ts). Parsing happens
+ * before any transaction, so an invalid report stores nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { WriteTx } from '../store/store.js';
@@ -120,13 +121,21 @@ function topMessages(messages: Map<string, number>): [string, number][] {
   return [...messages].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MESSAGES_PER_FAILURE);
 }
 
-/** Writes one upload. `aggregated` comes from aggregateUpload; nothing here can fail on user input. */
-export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number): UploadResult {
+/** What stays the same across the transactions that store one upload (ingestBatches.ts). */
+export interface UploadInProgress {
+  org: string;
+  repoKey: string;
+  upload: FlakyUploadRecord;
+  untrackedFailures: number;
+  /** How many transactions store it: with more than one, the commit's verdict says an upload is being stored. */
+  batches: number;
+}
+
+/** The upload's record, and the repository's change sequence and upload count (the first transaction). */
+export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number, batches: number): UploadInProgress {
   const repoKey = repoIdOf(meta.repo);
   const repo = getOrCreateRepo(tx, org, meta.repo, now);
   const seq = repo.seq + 1;
-  const settings = repo.settings;
-  const infrastructureFailure = isInfrastructureFailure(aggregated, settings);
   const at = Math.min(meta.timestamp ?? now, now);
   const upload: FlakyUploadRecord = {
     id: randomUUID(),
@@ -138,29 +147,47 @@ export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregat
     receivedAt: now,
     reports: meta.reports,
     counts: aggregated.counts,
-    infrastructureFailure,
+    infrastructureFailure: isInfrastructureFailure(aggregated, repo.settings),
     untrackedFailures: aggregated.untrackedFailures,
   };
   if (meta.prNumber !== undefined) upload.prNumber = meta.prNumber;
   if (meta.jobUrl !== undefined) upload.jobUrl = meta.jobUrl;
   tx.put('flakyUploads', [org, repoKey, seq], upload);
+  const nextRepo: FlakyRepoRecord = { ...repo, seq, uploads: repo.uploads + 1 };
+  if (meta.codeowners !== undefined) nextRepo.codeowners = { text: meta.codeowners, uploadedAt: now };
+  tx.put('flakyRepos', [org, repoKey], nextRepo);
+  return { org, repoKey, upload, untrackedFailures: aggregated.untrackedFailures, batches };
+}
 
+/**
+ * Transaction `index` of the upload: these tests' records (counters, buckets, retry evidence, status and list
+ * memberships), their results on the commit and failures by time, then the commit's failing tests. Each transaction
+ * after the first is a change of the repository of its own (its sequence number moves on), so list memberships stay
+ * in order whatever else changes the repository between two of them.
+ */
+export function writeTests(tx: WriteTx, job: UploadInProgress, tests: Iterable<UploadedTest>, index: number, now: number): void {
+  const { org, repoKey, upload } = job;
+  const repo = tx.get('flakyRepos', [org, repoKey]) as FlakyRepoRecord;
+  const seq = index === 0 ? upload.seq : repo.seq + 1;
+  if (index > 0) tx.put('flakyRepos', [org, repoKey], { ...repo, seq });
+  const settings = withDefaults(repo.settings);
   const context: ChangeContext = { tx, org, repoId: repoKey, seq, now, settings };
-  const update: TestUpdate = { context, upload, stable: settings.stableBranches.includes(meta.branch) };
-  const shaKey = [org, repoKey, meta.sha];
+  const update: TestUpdate = { context, upload, stable: settings.stableBranches.includes(upload.branch) };
+  const shaKey = [org, repoKey, upload.sha];
   const shaBefore = tx.get('flakyShas', shaKey);
   const failing = new Map((shaBefore?.failing ?? []).map((entry) => [entry.id, entry]));
+  const infrastructureFailure = upload.infrastructureFailure;
 
-  for (const result of aggregated.tests.values()) {
+  for (const result of tests) {
     const before = tx.get('flakyTests', [org, repoKey, result.id]);
-    const base = before ?? newTestRecord(result.id, result.identity, at);
-    const commitKey = [org, repoKey, meta.sha, result.id];
+    const base = before ?? newTestRecord(result.id, result.identity, upload.at);
+    const commitKey = [org, repoKey, upload.sha, result.id];
     const commitBefore = tx.get('flakyCommits', commitKey);
     const commitAfter: FlakyCommitRecord = {
       fails: (commitBefore?.fails ?? 0) + (infrastructureFailure ? 0 : result.attempts.failed),
       infraFails: (commitBefore?.infraFails ?? 0) + (infrastructureFailure ? result.attempts.failed : 0),
       passes: (commitBefore?.passes ?? 0) + result.attempts.passed,
-      lastAt: Math.max(commitBefore?.lastAt ?? 0, at),
+      lastAt: Math.max(commitBefore?.lastAt ?? 0, upload.at),
     };
     tx.put('flakyCommits', commitKey, commitAfter);
     if (commitAfter.fails + commitAfter.infraFails > 0 && commitAfter.passes === 0) {
@@ -170,21 +197,30 @@ export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregat
     }
 
     if (result.attempts.failed > 0) {
-      tx.put('flakyFailures', [org, repoKey, at, seq, result.id], { n: result.attempts.failed, m: topMessages(result.messages) });
+      tx.put('flakyFailures', [org, repoKey, upload.at, upload.seq, result.id], { n: result.attempts.failed, m: topMessages(result.messages) });
     }
     const recorded = recordResults(base, result, commitBefore, commitAfter, update);
     saveTest(context, before, applyEvaluation(recorded, evaluate(recorded, settings, now), seq));
   }
 
   const shaRecord: FlakyShaRecord = {
-    uploads: [...(shaBefore?.uploads ?? []), seq],
+    uploads: index === 0 ? [...(shaBefore?.uploads ?? []), upload.seq] : (shaBefore?.uploads ?? [upload.seq]),
     failing: [...failing.values()],
-    untrackedFailures: (shaBefore?.untrackedFailures ?? 0) + aggregated.untrackedFailures,
+    untrackedFailures: (shaBefore?.untrackedFailures ?? 0) + (index === 0 ? job.untrackedFailures : 0),
   };
+  // While an upload is stored over several transactions, its commit's failing tests are not all known yet.
+  const storing = (shaBefore?.storing ?? 0) + (job.batches > 1 && index === 0 ? 1 : 0) - (job.batches > 1 && index === job.batches - 1 ? 1 : 0);
+  if (storing > 0) shaRecord.storing = storing;
   tx.put('flakyShas', shaKey, shaRecord);
+}
 
-  const nextRepo: FlakyRepoRecord = { ...repo, seq, uploads: repo.uploads + 1 };
-  if (meta.codeowners !== undefined) nextRepo.codeowners = { text: meta.codeowners, uploadedAt: now };
-  tx.put('flakyRepos', [org, repoKey], nextRepo);
-  return { uploadId: upload.id, seq, ...aggregated.counts, infrastructureFailure };
+export function resultOf(job: UploadInProgress): UploadResult {
+  return { uploadId: job.upload.id, seq: job.upload.seq, ...job.upload.counts, infrastructureFailure: job.upload.infrastructureFailure };
+}
+
+/** Writes one upload in one transaction. `aggregated` comes from aggregateUpload; nothing here can fail on user input. */
+export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number): UploadResult {
+  const job = beginUpload(tx, org, meta, aggregated, now, 1);
+  writeTests(tx, job, aggregated.tests.values(), 0, now);
+  return resultOf(job);
 }

@@ -65,7 +65,7 @@ export function quarantineVerdict(
     uploads: record.uploads.length,
     failedTests: record.failing.map(({ id: testId, name }) => ({ id: testId, name })),
     allFailuresQuarantined:
-      record.failing.length > 0 && record.untrackedFailures === 0 && quarantinedCount === record.failing.length,
+      record.failing.length > 0 && record.untrackedFailures === 0 && quarantinedCount === record.failing.length && record.storing === undefined,
   };
 }
 

@@ -105,6 +105,11 @@ export interface FlakyShaRecord {
   /** Tests that failed on this commit and never passed on it. */
   failing: { id: string; name: string }[];
   untrackedFailures: number;
+  /**
+   * Uploads for this commit being stored over several transactions (a large upload): until they end, the failing
+   * tests listed are not all known, and the merge queue's verdict vouches for nothing. Absent when none.
+   */
+  storing?: number;
 }
 
 export interface FlakyFailureRecord {

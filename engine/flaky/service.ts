@@ -7,11 +7,11 @@
 import type { Clock } from '../runtime/clock.js';
 import { EngineError } from '../model/errors.js';
 import type { Store } from '../store/store.js';
-import type { AggregatedUpload } from './aggregate.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
 import { prepareUpload, type PrepareInput } from './prepare.js';
 import { prepareOffThread } from './prepareOffThread.js';
-import { getOrCreateRepo, writeUpload, type UploadMeta, type UploadResult } from './ingest.js';
+import { getOrCreateRepo, type UploadMeta, type UploadResult } from './ingest.js';
+import { uploadInBatches, uploadNow } from './ingestBatches.js';
 import {
   listFailing,
   listQuarantined,
@@ -54,6 +54,11 @@ function preparation(input: UploadInput): PrepareInput {
   return { repo: input.repo, variant: input.variant, reports: input.reports, ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }) };
 }
 
+function metaOf(input: UploadInput): UploadMeta {
+  const { repoRoot: _repoRoot, ...rest } = input;
+  return { ...rest, reports: input.reports.map((report) => report.file) };
+}
+
 export function sameOrg(org: string, slug: string | undefined): boolean {
   return slug === undefined || slug.toLowerCase() === org.toLowerCase();
 }
@@ -68,16 +73,19 @@ export class FlakyTests {
     return Math.floor(this.clock.now());
   }
 
-  /** Parses every report first (an invalid one rejects the whole upload), then stores it in one transaction. */
+  /** Parses every report first (an invalid one rejects the whole upload), then stores it (ingestBatches.ts). */
   upload(org: string, input: UploadInput, slug?: string): UploadResult {
     if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    return this.storeUpload(org, input, prepareUpload(preparation(input)));
+    return uploadNow(this.store, org, metaOf(input), prepareUpload(preparation(input)), () => this.now());
   }
 
-  /** The same as `upload`, with the parsing on a worker thread (what the API calls): other requests go on meanwhile. */
+  /**
+   * The same as `upload`, with the parsing on a worker thread and the storing in batches with the event loop free
+   * between them (what the API calls): other requests go on meanwhile.
+   */
   async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
     if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    const upload = prepareOffThread(preparation(input)).then((aggregated) => this.storeUpload(org, input, aggregated));
+    const upload = prepareOffThread(preparation(input)).then((aggregated) => uploadInBatches(this.store, org, metaOf(input), aggregated, () => this.now()));
     this.uploading.add(upload);
     try {
       return await upload;
@@ -92,12 +100,6 @@ export class FlakyTests {
   /** Resolves once no upload is in progress (before the store closes). */
   async settleUploads(): Promise<void> {
     while (this.uploading.size > 0) await Promise.allSettled([...this.uploading]);
-  }
-
-  private storeUpload(org: string, input: UploadInput, aggregated: AggregatedUpload): UploadResult {
-    const { repoRoot: _repoRoot, ...rest } = input;
-    const meta: UploadMeta = { ...rest, reports: input.reports.map((report) => report.file) };
-    return this.store.write((tx) => writeUpload(tx, org, meta, aggregated, this.now()));
   }
 
   /**

@@ -23,7 +23,13 @@ export type QueueInput =
   /** Impacted targets uploaded for a PR's head SHA; the list itself is in `impactedTargets`, named by its digest. */
   | { type: 'targetsSet'; number: number; sha: string; targets: number | 'ALL'; digest: string }
   /** The git host recorded a comment or the status check on the PR; the PR's timeline says so. */
-  | { type: 'prNoted'; number: number; kind: 'comment' | 'status_check'; message: string };
+  | { type: 'prNoted'; number: number; kind: 'comment' | 'status_check'; message: string }
+  /**
+   * Retention (engine/retention): deletes these ended PRs (with their timelines and impacted targets) and ended runs
+   * if they ended before `before`, and, with `events`, the log's events below seq `events.below` that are older than
+   * `events.before` (settings changes are kept: they are the queue's settings history). See transaction/prune.ts.
+   */
+  | { type: 'prune'; before: string; prs: number[]; runs: string[]; events?: { below: number; before: string } };
 
 export interface LoggedEvent {
   seq: number;

@@ -120,6 +120,11 @@ export interface QueueRecord {
   createdAt: string;
   updatedAt: string;
   runtime: QueueRuntime;
+  /**
+   * Where the event log starts, once retention cut it: the events below `seq` older than `before` are deleted, but
+   * for settings changes (`created`, `configured`), which are kept. Absent: the log is whole.
+   */
+  eventsFrom?: { seq: number; before: string };
 }
 
 /** The engine's working state of a queue, kept with its record and changed in the same transactions. */

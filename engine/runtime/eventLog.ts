@@ -56,6 +56,11 @@ export interface EventLogHeader {
   finalDigest: string;
   /** Where the log comes from (`sim: <scenario> / <configuration>`, `store: <folder>`). */
   source: string;
+  /**
+   * Present when retention cut the log (engine/retention): the events below `seq` older than `before` were deleted,
+   * but for the settings changes. Such a log lists what is kept; it does not replay (replay says so).
+   */
+  startsAt?: { seq: number; before: string };
 }
 
 export interface EventLog {
@@ -224,6 +229,7 @@ export function eventLogOf(store: Store, queueId: string, source: string): Event
     const recorded = store instanceof RecordingStore ? store.recorded(queueId, event.seq) : undefined;
     return recorded === undefined ? event : { ...event, digest: recorded.digest, changes: recorded.changes };
   });
+  const startsAt = store.read((tx) => tx.get('queues', [queueId])?.eventsFrom);
   return {
     header: {
       log: EVENT_LOG_FORMAT,
@@ -233,6 +239,7 @@ export function eventLogOf(store: Store, queueId: string, source: string): Event
       events: entries.length,
       finalDigest: stateDigest(store, queueId),
       source,
+      ...(startsAt === undefined ? {} : { startsAt }),
     },
     entries,
   };
@@ -261,6 +268,7 @@ const HeaderSchema = z.object({
   events: z.number().int().min(0),
   finalDigest: z.string().regex(/^[0-9a-f]{64}$/),
   source: z.string(),
+  startsAt: z.object({ seq: z.number().int().min(0), before: z.iso.datetime() }).optional(),
 });
 /** The input itself is the engine's to check as it replays it (an input it does not know is a divergence). */
 const EntrySchema = z.object({
@@ -384,6 +392,14 @@ export function replayEventLog(log: EventLog): ReplayResult {
     result.divergence = { seq: null, reason: 'the log holds no event' };
     return result;
   }
+  if (header.startsAt !== undefined) {
+    const { seq, before } = header.startsAt;
+    result.divergence = {
+      seq: null,
+      reason: `the log was cut by retention: its events before ${before} (below event ${seq}) are deleted but for the settings changes, so it cannot be replayed from the queue's creation; only whole logs replay (keep them longer with GREENLINE_RETAIN_EVENTS_DAYS, or export them before they go)`,
+    };
+    return result;
+  }
   if (first.input.type !== 'created') {
     result.divergence = { seq: first.seq, at: first.at, input: first.input, reason: `the log starts with ${first.input.type}, not created: it is not a whole queue's log` };
     return result;
@@ -406,7 +422,7 @@ export function replayEventLog(log: EventLog): ReplayResult {
     try {
       if (entry.input.type === 'created') {
         if (index !== 0) return diverge('a second created event');
-        queueId = engine.createQueue(header.queue, entry.input.patch).id;
+        queueId = engine.createQueue(header.queue, entry.input.patch, entry.input.by).id;
         const replayed = idPart(queueId);
         const recorded = idPart(header.queueId);
         if (replayed !== recorded) {

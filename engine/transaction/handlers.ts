@@ -11,6 +11,7 @@ import { applyPatch, type QueuePatch } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
 import { headPushed, recheckedInPlace } from './headPushed.js';
 import { built, merged, observeTarget, targetPushed } from './hostResults.js';
+import { prune } from './prune.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -54,6 +55,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'prNoted':
       if (q.pr(input.number) !== undefined) q.timeline(input.number, input.kind, input.message);
       return;
+    case 'prune':
+      return prune(q, input);
   }
 }
 

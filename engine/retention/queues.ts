@@ -1,0 +1,136 @@
+/**
+ * Retention of a queue's records: ended PRs (with their timelines and impacted targets), ended runs, old events. The
+ * candidates are found in read transactions, a chunk at a time; each batch is deleted by one `prune` input, a
+ * transaction of the queue (transaction/prune.ts), so that its working set stays the state of the store. Between
+ * transactions the sweep yields, so the queues' own inputs and the API go on.
+ */
+import { FINAL_PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
+import type { Engine } from '../engine.js';
+import { EngineError } from '../model/errors.js';
+import type { QueueInput } from '../model/events.js';
+import { referencedPrs } from '../transaction/prune.js';
+import type { KeyPart, Store } from '../store/store.js';
+
+export interface QueueCutoffs {
+  /** ISO time: ended PRs and runs that ended before it go (undefined: kept). */
+  prs?: string;
+  /** ISO time: events older than it go. */
+  events?: string;
+}
+
+export interface PruneCounts {
+  prs: number;
+  runs: number;
+  events: number;
+  transactions: number;
+}
+
+/** Records read per read transaction while looking for candidates. */
+const SCAN_CHUNK = 2000;
+
+export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Candidates of one collection of the queue, `batch` at a time, walking its keys in chunks. */
+async function* candidates<T>(
+  store: Store,
+  pick: (start: KeyPart | undefined) => { found: T[]; next: KeyPart | undefined },
+  batch: number,
+): AsyncGenerator<T[]> {
+  let pending: T[] = [];
+  let start: KeyPart | undefined;
+  for (;;) {
+    const { found, next } = pick(start);
+    pending.push(...found);
+    while (pending.length >= batch) {
+      yield pending.slice(0, batch);
+      pending = pending.slice(batch);
+    }
+    if (next === undefined) break;
+    start = next;
+    await nextTick();
+  }
+  if (pending.length > 0) yield pending;
+}
+
+function endedPrs(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
+  return store.read((tx) => {
+    const queue = tx.get('queues', [queueId]);
+    if (queue === undefined) return { found: [], next: undefined };
+    const kept = referencedPrs(tx, queue);
+    const entries = [...tx.scan('pullRequests', { prefix: [queueId], ...(start === undefined ? {} : { start: [queueId, start] }), limit: SCAN_CHUNK + 1 })];
+    const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
+    const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value: pr }) =>
+      FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number) ? [pr.number] : [],
+    );
+    return { found, next };
+  });
+}
+
+function endedRuns(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
+  return store.read((tx) => {
+    const entries = [...tx.scan('testRuns', { prefix: [queueId], ...(start === undefined ? {} : { start: [queueId, start] }), limit: SCAN_CHUNK + 1 })];
+    const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
+    const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value: run }) =>
+      run.status !== 'in_progress' && run.endedAt !== null && run.endedAt < before ? [run.id] : [],
+    );
+    return { found, next };
+  });
+}
+
+/** Below which seq the log's events are older than `before` (from where the log starts now, at most `batch` on). */
+function eventsBelow(store: Store, queueId: string, before: string, batch: number): { from: number; below: number } {
+  return store.read((tx) => {
+    const from = tx.get('queues', [queueId])?.eventsFrom?.seq ?? 0;
+    let below = from;
+    for (const { value } of tx.scan('events', { start: [queueId, from], end: [queueId, from + batch] })) {
+      if (!(value.at < before)) break;
+      below = value.seq + 1;
+    }
+    return { from, below };
+  });
+}
+
+/** Deletes what the cutoffs say of one queue, in transactions of at most `batch` records, yielding between them. */
+export async function pruneQueue(
+  engine: Engine,
+  store: Store,
+  queueId: string,
+  cutoffs: QueueCutoffs,
+  batch: number,
+  alive: () => boolean = () => true,
+): Promise<PruneCounts> {
+  const counts: PruneCounts = { prs: 0, runs: 0, events: 0, transactions: 0 };
+  const before = cutoffs.prs ?? '';
+  const apply = async (input: Extract<QueueInput, { type: 'prune' }>): Promise<boolean> => {
+    if (!alive()) return false;
+    try {
+      engine.prune(queueId, input);
+    } catch (error) {
+      if (error instanceof EngineError && error.kind === 'not_found') return false; // the queue was deleted meanwhile
+      throw error;
+    }
+    counts.transactions++;
+    await nextTick();
+    return true;
+  };
+  if (cutoffs.prs !== undefined) {
+    const prs = cutoffs.prs;
+    for await (const numbers of candidates(store, (start) => endedPrs(store, queueId, prs, start), batch)) {
+      if (!(await apply({ type: 'prune', before: prs, prs: numbers, runs: [] }))) return counts;
+      counts.prs += numbers.length;
+    }
+    for await (const ids of candidates(store, (start) => endedRuns(store, queueId, prs, start), batch)) {
+      if (!(await apply({ type: 'prune', before: prs, prs: [], runs: ids }))) return counts;
+      counts.runs += ids.length;
+    }
+  }
+  if (cutoffs.events !== undefined) {
+    for (;;) {
+      const { from, below } = eventsBelow(store, queueId, cutoffs.events, batch);
+      if (below <= from) break;
+      if (!(await apply({ type: 'prune', before, prs: [], runs: [], events: { below, before: cutoffs.events } }))) return counts;
+      counts.events += below - from;
+    }
+  }
+  return counts;
+}
