@@ -6,14 +6,24 @@ import { createHash } from 'node:crypto';
 
 export type Files = Record<string, string>;
 
+/** Who made a commit, and when: part of what the commit's SHA is computed from, as in git. */
+export interface Person {
+  name: string;
+  email: string;
+  date: string;
+}
+
 export interface Commit {
   sha: string;
   treeSha: string;
   files: Files;
   parents: string[];
   message: string;
+  /** The author's name (its email is `<name>@example.com` unless `people` says otherwise), and the author date. */
   author: string;
   date: string;
+  /** Author and committer in full, when the commit was made with them (GitHub's git data API). */
+  people?: { author: Person; committer: Person };
 }
 
 export function treeShaOf(files: Files): string {
@@ -28,11 +38,27 @@ export class GitModel {
   readonly refs = new Map<string, string>();
   private counter = 0;
 
-  commit(files: Files, parents: string[], message: string, author = 'Codertocat'): Commit {
+  /** The time now: a second later at each call, so that commits made "now" are never the same object. */
+  now(): string {
+    return new Date(Date.UTC(2026, 0, 1, 0, 0, this.counter++)).toISOString().replace('.000Z', 'Z');
+  }
+
+  /**
+   * A commit. Its SHA is computed from its content only (tree, parents, message, author and committer with their
+   * dates), as git's is: without `people`, the author and committer are `author` now, so every such commit is new;
+   * with `people` (dates given), the same content is the same commit.
+   */
+  commit(files: Files, parents: string[], message: string, author = 'Codertocat', people?: { author: Person; committer: Person }): Commit {
     const treeSha = treeShaOf(files);
-    const date = new Date(Date.UTC(2026, 0, 1, 0, 0, this.counter)).toISOString().replace('.000Z', 'Z');
-    const sha = createHash('sha1').update(`${treeSha}|${parents.join(',')}|${message}|${author}|${this.counter++}`).digest('hex');
-    const commit: Commit = { sha, treeSha, files: { ...files }, parents, message, author, date };
+    const made = people ?? (() => {
+      const person = { name: author, email: `${author}@example.com`, date: this.now() };
+      return { author: person, committer: person };
+    })();
+    const who = (person: Person) => `${person.name} <${person.email}> ${person.date}`;
+    const sha = createHash('sha1').update(`${treeSha}|${parents.join(',')}|${message}|${who(made.author)}|${who(made.committer)}`).digest('hex');
+    const existing = this.commits.get(sha);
+    if (existing !== undefined) return existing;
+    const commit: Commit = { sha, treeSha, files: { ...files }, parents, message, author: made.author.name, date: made.author.date, ...(people === undefined ? {} : { people }) };
     this.commits.set(sha, commit);
     this.trees.set(treeSha, commit.files);
     return commit;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { COMMENT_MARKER } from '../../engine/providers/github/githubHost.js';
-import { ADD_A, closeQueuesAfterEach, ONE_AND_TWO, opened, submitted } from './fixture.js';
+import { ADD_A, closeQueuesAfterEach, ONE_AND_TWO, opened, submitted, type Pulls } from './fixture.js';
 import { example } from './webhookExamples.js';
 
 closeQueuesAfterEach();
@@ -169,6 +169,30 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.head('main')).toBe(run2.testBranchSha);
     expect([q.github.pulls.get(1)!.state, q.github.pulls.get(2)!.state]).toEqual(['closed', 'closed']);
   });
+
+  test.each(['merge_commit', 'squash', 'rebase'] as const)(
+    '%s, concurrency 3: each run builds on the very commits of the runs ahead, so every PR is tested once and merges by a fast-forward',
+    async (mergeMethod) => {
+      const pulls: Pulls = { ...ADD_A, 2: ['Add b.txt', { 'b.txt': 'b\n' }], 3: ['Add c.txt', { 'c.txt': 'c\n' }] };
+      const q = await submitted({ mergeMethod, concurrency: 3 }, pulls);
+      const runs = [1, 2, 3].map((number) => q.runOf(number));
+      expect(runs.map((run) => [run.prs, run.basePrs])).toEqual([[[1], []], [[2], [1]], [[3], [1, 2]]]);
+      const parent = (sha: string) => q.github.git.commits.get(sha)!.parents[0];
+      // #2's run holds exactly the commit #1's run built on main (the same SHA), and #3's run the one of #2's.
+      expect(parent(runs[1]!.testBranchSha)).toBe(runs[0]!.testBranchSha);
+      expect(parent(runs[2]!.testBranchSha)).toBe(runs[1]!.testBranchSha);
+
+      for (const run of runs) await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
+      expect([1, 2, 3].map((number) => q.pr(number).state)).toEqual(['MERGED', 'MERGED', 'MERGED']);
+      expect([1, 2, 3].map((number) => q.pr(number).mergedSha)).toEqual(runs.map((run) => run.testBranchSha));
+      // One run per PR: none was tested again after the merges ahead of it.
+      const built = q.inputs('branchBuilt') as { input: { runId: string } }[];
+      expect(built.map((event) => q.engine.getTestRun(q.key, event.input.runId).run.prs)).toEqual([[1], [2], [3]]);
+      expect(q.github.head('main')).toBe(runs[2]!.testBranchSha);
+      expect(q.github.files('main')).toEqual({ 'README.md': 'hello\n', 'shared.txt': 'one\ntwo\nthree\n', 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+      expect(q.github.count('pulls/merge')).toBe(0);
+    },
+  );
 
   test('rebase: a PR whose replayed commit conflicts fails, naming the PR', async () => {
     const q = await submitted({ mergeMethod: 'rebase', concurrency: 2 }, ONE_AND_TWO);

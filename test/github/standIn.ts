@@ -7,7 +7,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GitModel, type Commit, type Files } from './gitModel.js';
+import { GitModel, type Commit, type Files, type Person } from './gitModel.js';
 import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
 import { StandInLabels, type Answer } from './standInLabels.js';
 import { StandInReviews } from './standInReviews.js';
@@ -324,8 +324,15 @@ export class GitHubStandIn {
         const files = this.git.trees.get(String(input.tree));
         const parents = (input.parents as string[] | undefined) ?? [];
         if (files === undefined || parents.some((sha) => !this.git.commits.has(sha))) return this.invalid('Tree SHA does not exist');
-        const author = (input.author as { name?: string } | undefined)?.name ?? 'greenline[bot]';
-        return { status: 201, body: this.bodies.gitCommitBody(this.git.commit(files, parents, String(input.message), author)) };
+        // As GitHub: the author is the App's bot unless given, the committer the author unless given, and a date not
+        // given is now. Commits are content-addressed: with both dates given, the same request gives the same SHA.
+        type Given = { name?: string; email?: string; date?: string } | undefined;
+        const person = (given: Given, fallback: Person): Person => ({ name: given?.name ?? fallback.name, email: given?.email ?? fallback.email, date: given?.date ?? this.git.now() });
+        const bot: Person = { name: 'greenline[bot]', email: 'greenline[bot]@example.com', date: '' };
+        const author = person(input.author as Given, bot);
+        const committer = input.committer === undefined ? author : person(input.committer as Given, bot);
+        const commit = this.git.commit(files, parents, String(input.message), author.name, { author, committer });
+        return { status: 201, body: this.bodies.gitCommitBody(commit) };
       }
       case 'git/create-ref': {
         const ref = String(input.ref).replace(/^refs\//, '');

@@ -66,13 +66,14 @@ export class StandInBodies {
 
   gitCommitBody(commit: Commit): Record<string, unknown> {
     const person = { name: commit.author, email: `${commit.author}@example.com`, date: commit.date };
+    const [author, committer] = commit.people === undefined ? [person, person] : [commit.people.author, commit.people.committer];
     return {
       sha: commit.sha,
       node_id: `C_${commit.sha}`,
       url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${commit.sha}`,
       html_url: `https://github.com/${OWNER}/${REPO}/commit/${commit.sha}`,
-      author: person,
-      committer: person,
+      author,
+      committer,
       tree: { sha: commit.treeSha, url: `${this.url}/repos/${OWNER}/${REPO}/git/trees/${commit.treeSha}` },
       message: commit.message,
       parents: commit.parents.map((sha) => ({ sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}`, html_url: `https://github.com/${OWNER}/${REPO}/commit/${sha}` })),

@@ -1,7 +1,7 @@
 /**
  * The GitHub App as the git host (GREENLINE_PROVIDER=github). Everything goes through GitHub's REST API with the
  * installation's token: pull request facts, the target branch and its branch protection, test branches built with
- * GitHub's merge API, merges as a fast-forward of the target branch to the tested commits, one comment per PR
+ * GitHub's merge API and deterministic commits of the git data API (testBranches.ts), merges as a fast-forward of the target branch to the tested commits, one comment per PR
  * edited in place, and the commit status `greenline`. Failed requests throw: the engine's outbox retries them.
  */
 import type { RepoRef } from '../../model/queues.js';
