@@ -14,6 +14,8 @@ import pg from 'pg';
 export interface PgCluster {
   /** A connection URL to the cluster's `postgres` database. */
   url: string;
+  /** The folder of the server's binaries (psql among them). */
+  bin: string;
   /** Creates a fresh database and returns its URL. */
   createDatabase(): Promise<string>;
   dropDatabase(url: string): Promise<void>;
@@ -96,6 +98,7 @@ export async function startPostgres(): Promise<PgCluster | { unavailable: string
   };
   return {
     url,
+    bin,
     async createDatabase() {
       const name = `greenline_test_${process.pid}_${++serial}`;
       await admin((client) => client.query(`CREATE DATABASE ${name}`));

@@ -21,12 +21,18 @@ class LeaseLostError extends Error {
 }
 
 const connections = new Map<Conn, pg.Client>();
+/** Connections with a transaction open. One that broke lost it: its next request fails rather than run outside one. */
+const inTransaction = new Set<Conn>();
 async function connection(conn: Conn): Promise<pg.Client> {
   const open = connections.get(conn);
   if (open !== undefined) return open;
   const client = new pg.Client({ connectionString: setup.url, application_name: `${setup.applicationName}:${conn}` });
-  // A connection that breaks is dropped; the next request opens a new one (its transaction is lost and fails).
-  client.on('error', () => connections.delete(conn));
+  // A connection that breaks is dropped; the next request opens a new one.
+  client.on('error', () => {
+    if (connections.get(conn) !== client) return;
+    connections.delete(conn);
+    inTransaction.delete(conn);
+  });
   await client.connect();
   // A transaction left open (a paused or stuck process) must not hold the write lock for ever.
   await client.query("SET idle_in_transaction_session_timeout = '15s'; SET statement_timeout = '30s'");
@@ -34,7 +40,13 @@ async function connection(conn: Conn): Promise<pg.Client> {
   return client;
 }
 
-async function begin(client: pg.Client, conn: Conn): Promise<void> {
+/** Opens the connection's transaction (`start`), or checks that the one its earlier requests opened is still there. */
+async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<void> {
+  if (!start) {
+    if (!inTransaction.has(conn)) throw new Error('the connection to PostgreSQL was lost during the transaction');
+    return;
+  }
+  inTransaction.add(conn);
   if (conn === 'r') {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   } else {
@@ -58,7 +70,7 @@ async function handle(request: Request): Promise<unknown> {
     case 'count':
     case 'exist': {
       const client = await connection(request.conn);
-      if (request.begin) await begin(client, request.conn);
+      await begin(client, request.conn, request.begin);
       const params: unknown[] = [request.coll];
       if (request.op === 'get') {
         const { rows } = await client.query('SELECT v::text AS v FROM greenline_kv WHERE coll = $1 AND k = $2', [request.coll, Buffer.from(request.key)]);
@@ -80,8 +92,8 @@ async function handle(request: Request): Promise<unknown> {
     }
     case 'commit': {
       const client = await connection('w');
-      if (request.begin) await begin(client, 'w');
       try {
+        await begin(client, 'w', request.begin);
         for (const fence of request.fences) {
           const { rows } = await client.query(
             'SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE',
@@ -107,12 +119,15 @@ async function handle(request: Request): Promise<unknown> {
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
+      } finally {
+        inTransaction.delete('w');
       }
       return undefined;
     }
     case 'end': {
       const client = connections.get(request.conn);
-      if (client !== undefined) await client.query(request.conn === 'r' ? 'COMMIT' : 'ROLLBACK');
+      const open = inTransaction.delete(request.conn);
+      if (client !== undefined && open) await client.query(request.conn === 'r' ? 'COMMIT' : 'ROLLBACK');
       return undefined;
     }
     case 'stats': {
