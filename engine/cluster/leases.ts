@@ -153,6 +153,13 @@ export class QueueLeases implements QueueOwnership {
       this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()'),
     ]);
     const all = queues.rows.map((row) => String(decodeKey(row.k)[0]));
+    // A queue deleted (by any process) is not driven any more: its lease goes.
+    const existing = new Set(all);
+    const gone = [...this.held.keys()].filter((queueId) => !existing.has(queueId));
+    if (gone.length > 0) {
+      await this.release(gone);
+      await this.pool.query('DELETE FROM greenline_leases WHERE owner = $1 AND queue_id = ANY($2)', [this.memberId, gone]);
+    }
     const share = Math.ceil(all.length / Math.max(1, members.rows[0]?.n ?? 1));
     const taken = new Set(live.rows.map((row) => row.queue_id));
     this.elsewhere = new Set([...taken].filter((queueId) => !this.held.has(queueId)));
