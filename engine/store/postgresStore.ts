@@ -67,7 +67,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     }
   };
 
-  function makeReadTx(scope: TxScope, conn: Conn, overlays?: Map<CollectionName, Map<string, Pending>>): ReadTx {
+  /**
+   * `known`: in a write transaction, whether keys read in it exist (its transaction holds the write lock, so they
+   * stay as read), so that `remove` need not ask again.
+   */
+  function makeReadTx(scope: TxScope, conn: Conn, overlays?: Map<CollectionName, Map<string, Pending>>, known?: Map<string, boolean>): ReadTx {
     const pendingIn = (name: CollectionName, range: ByteRange): [string, Pending][] =>
       [...(overlays?.get(name) ?? [])].filter(([enc]) => inRange(enc, range));
     return {
@@ -76,7 +80,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         checkCollection(name);
         const enc = encodeKey(key);
         const pending = overlays?.get(name)?.get(latin1(enc));
-        const json = pending === undefined ? (call(conn, { op: 'get', coll: name, key: enc }) as string | undefined) : pending?.json;
+        let json: string | undefined;
+        if (pending === undefined) {
+          json = call(conn, { op: 'get', coll: name, key: enc }) as string | undefined;
+          known?.set(`${name}\u0000${latin1(enc)}`, json !== undefined);
+        } else {
+          json = pending?.json;
+        }
         return json === undefined ? undefined : (JSON.parse(json) as StoreSchema[C]);
       },
       scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
@@ -91,6 +101,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }) }) as Row[]).map(
           (row) => ({ enc: latin1(row.k), json: row.v }),
         );
+        for (const row of rows) known?.set(`${name}\u0000${row.enc}`, true);
         if (pending.length > 0) {
           const merged = new Map<string, Pending>(rows.map((row) => [row.enc, row]));
           for (const [enc, row] of pending) merged.set(enc, row);
@@ -152,8 +163,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         if (!map) overlays.set(name, (map = new Map()));
         return map;
       };
+      const known = new Map<string, boolean>();
       const tx: WriteTx = {
-        ...makeReadTx(scope, 'w', overlays),
+        ...makeReadTx(scope, 'w', overlays, known),
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           checkCollection(name);
@@ -165,8 +177,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           checkCollection(name);
           const enc = encodeKey(key);
           const pending = overlays.get(name)?.get(latin1(enc));
-          const existed =
-            pending === undefined ? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0 : pending !== null;
+          const stored = (): boolean =>
+            known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0;
+          const existed = pending === undefined ? stored() : pending !== null;
           overlay(name).set(latin1(enc), null);
           return existed;
         },

@@ -23,6 +23,13 @@ class LeaseLostError extends Error {
 const connections = new Map<Conn, pg.Client>();
 /** Connections with a transaction open. One that broke lost it: its next request fails rather than run outside one. */
 const inTransaction = new Set<Conn>();
+/**
+ * The read connection begins its next transaction as it ends one (one round trip for both). A REPEATABLE READ
+ * transaction takes its snapshot at its first query, not at BEGIN, so one begun early sees what commits meanwhile,
+ * and holds nothing back while it waits.
+ */
+let readBegun = false;
+const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 async function connection(conn: Conn): Promise<pg.Client> {
   const open = connections.get(conn);
   if (open !== undefined) return open;
@@ -32,10 +39,12 @@ async function connection(conn: Conn): Promise<pg.Client> {
     if (connections.get(conn) !== client) return;
     connections.delete(conn);
     inTransaction.delete(conn);
+    if (conn === 'r') readBegun = false;
   });
   await client.connect();
-  // A transaction left open (a paused or stuck process) must not hold the write lock for ever.
-  await client.query("SET idle_in_transaction_session_timeout = '15s'; SET statement_timeout = '30s'");
+  // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
+  // connection waits in a begun transaction between reads; that holds nothing.)
+  await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '15s' : '0'}'; SET statement_timeout = '30s'`);
   connections.set(conn, client);
   return client;
 }
@@ -46,13 +55,13 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
     if (!inTransaction.has(conn)) throw new Error('the connection to PostgreSQL was lost during the transaction');
     return;
   }
-  inTransaction.add(conn);
   if (conn === 'r') {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    if (!readBegun) await client.query(BEGIN_READ);
+    readBegun = false;
   } else {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
   }
+  inTransaction.add(conn);
 }
 
 /** The WHERE clause of a range within a collection ($1 is the collection). */
@@ -127,7 +136,13 @@ async function handle(request: Request): Promise<unknown> {
     case 'end': {
       const client = connections.get(request.conn);
       const open = inTransaction.delete(request.conn);
-      if (client !== undefined && open) await client.query(request.conn === 'r' ? 'COMMIT' : 'ROLLBACK');
+      if (client === undefined || !open) return undefined;
+      if (request.conn === 'w') {
+        await client.query('ROLLBACK');
+      } else {
+        await client.query(`COMMIT; ${BEGIN_READ}`);
+        readBegun = true;
+      }
       return undefined;
     }
     case 'stats': {
