@@ -151,6 +151,7 @@ export async function main(argv: string[]): Promise<number> {
           org: values.org,
           id: rest[1],
           ...(values.scope === undefined ? {} : { scope: values.scope }),
+          ...(process.env.GREENLINE_STORE ? { storeUrl: process.env.GREENLINE_STORE } : {}),
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
         });
       default:
