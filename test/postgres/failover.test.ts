@@ -25,6 +25,8 @@ const queueOf = (name: string) => ({ repo: { host: 'github.com', owner: 'acme', 
 const running: Running[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
+  for (const server of paused) server.child.kill('SIGCONT');
+  paused.clear();
   await Promise.all(running.splice(0).map((server) => stop(server, 'SIGKILL')));
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
@@ -45,7 +47,8 @@ async function serve(url: string): Promise<Running> {
   return server;
 }
 
-const alive = () => running.filter((server) => server.child.exitCode === null && server.child.signalCode === null);
+const paused = new Set<Running>();
+const alive = () => running.filter((server) => server.child.exitCode === null && server.child.signalCode === null && !paused.has(server));
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;
 
 /** Sends to a random live process until one acknowledges (a process being killed may drop the request). */
@@ -62,9 +65,51 @@ async function send(path: string, body: unknown): Promise<Response> {
   }
 }
 
+/** A client of the database, for what the test looks at directly (leases, queue ids). */
+async function connect(url: string): Promise<pg.Client> {
+  const db = new pg.Client({ connectionString: url });
+  db.on('error', () => undefined);
+  await db.connect();
+  return db;
+}
+
+/** The live process holding a live lease on the queue, if any. */
+async function ownerOf(db: pg.Client, queueId: string): Promise<Running | undefined> {
+  const { rows } = await db.query('SELECT owner FROM greenline_leases WHERE queue_id = $1 AND expires_at > clock_timestamp()', [queueId]);
+  const pid = Number(String(rows[0]?.owner ?? '').split('-')[0]);
+  return alive().find((server) => server.child.pid === pid);
+}
+
+async function queueIdsOf(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'");
+  return rows.map((row) => row.k.subarray(1, row.k.length - 1).toString('utf8'));
+}
+
 async function prState(repo: string, number: number): Promise<string> {
   const response = await send('/v1/getSubmittedPullRequest', { ...queueOf(repo), pr: { number } });
   return response.status === 200 ? ((await response.json()) as { state: string }).state : `http ${response.status}`;
+}
+
+/** Every acknowledged PR merges; each queue's log holds one merge per PR, in the order acknowledged, and replays. */
+async function checkMerged(url: string, acknowledged: Map<string, number[]>): Promise<void> {
+  for (const [repo, numbers] of acknowledged) {
+    for (const number of numbers) await eventually(() => prState(repo, number), (state) => state === 'MERGED', 60_000);
+  }
+  const store = openPostgresStore({ url });
+  try {
+    for (const [repo, numbers] of acknowledged) {
+      const log = exportEventLog(store, { org: 'acme', ...queueOf(repo), branch: 'main' }, 'failover test');
+      const merged = log.entries.flatMap((entry) => {
+        const input = entry.input as { type: string; number?: number; result?: { ok: boolean } };
+        return input.type === 'merged' && input.result?.ok === true ? [input.number] : [];
+      });
+      expect(merged).toEqual(numbers);
+      const replay = replayEventLog(log);
+      expect(replay.divergence, JSON.stringify(replay.divergence)).toBeNull();
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 describe.skipIf(cluster === undefined)('three processes on one PostgreSQL database', () => {
@@ -74,23 +119,23 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
     for (const repo of REPOS) {
       expect((await send('/v1/createQueue', { ...queueOf(repo), concurrency: 3 })).status).toBe(200);
     }
-    const db = new pg.Client({ connectionString: url });
-    db.on('error', () => undefined);
-    await db.connect();
+    const db = await connect(url);
     try {
-      const ownerOf = async (queueId: string): Promise<Running | undefined> => {
-        const { rows } = await db.query('SELECT owner FROM greenline_leases WHERE queue_id = $1 AND expires_at > clock_timestamp()', [queueId]);
-        const pid = Number(String(rows[0]?.owner ?? '').split('-')[0]);
-        return alive().find((server) => server.child.pid === pid);
-      };
-      const queueIds = (await db.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'")).rows.map((row) =>
-        row.k.subarray(1, row.k.length - 1).toString('utf8'),
-      );
+      const queueIds = await queueIdsOf(db);
       // Both queues get a driver.
-      await eventually(async () => Promise.all(queueIds.map(ownerOf)), (owners) => owners.every((owner) => owner !== undefined));
-
+      await eventually(async () => Promise.all(queueIds.map((id) => ownerOf(db, id))), (owners) => owners.every((owner) => owner !== undefined));
       const acknowledged = new Map<string, number[]>(REPOS.map((repo) => [repo, []]));
       let kills = 0;
+      const kill = async (queueId: string) => {
+        const victim = await ownerOf(db, queueId);
+        if (victim === undefined) return;
+        victim.child.kill('SIGKILL');
+        await victim.exited;
+        kills += 1;
+        // Another process takes the queue over once the lease runs out.
+        await eventually(() => ownerOf(db, queueId), (owner) => owner !== undefined && owner !== victim);
+        await serve(url);
+      };
       const PRS = 10;
       for (let number = 1; number <= PRS; number++) {
         for (const repo of REPOS) {
@@ -100,46 +145,42 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
         // Now and then, kill the driver of a queue mid-flight and start a replacement.
         if (kills < 3 && Math.random() < 0.35) {
           await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 800)));
-          const queueId = pick(queueIds);
-          const victim = await ownerOf(queueId);
-          if (victim !== undefined) {
-            victim.child.kill('SIGKILL');
-            await victim.exited;
-            kills += 1;
-            // Another process takes the queue over once the lease runs out.
-            await eventually(() => ownerOf(queueId), (owner) => owner !== undefined && owner !== victim);
-            await serve(url);
-          }
+          await kill(pick(queueIds));
         }
       }
-      if (kills === 0) {
-        const victim = await ownerOf(queueIds[0] as string);
-        victim?.child.kill('SIGKILL');
-        await victim?.exited;
-        kills += 1;
-      }
-      for (const [repo, numbers] of acknowledged) {
-        expect(numbers).toHaveLength(PRS);
-        for (const number of numbers) await eventually(() => prState(repo, number), (state) => state === 'MERGED', 60_000);
-      }
-
-      // The event logs: each PR merged exactly once, in the order submitted; each log replays.
-      const store = openPostgresStore({ url });
-      try {
-        for (const repo of REPOS) {
-          const log = exportEventLog(store, { org: 'acme', ...queueOf(repo), branch: 'main' }, 'failover test');
-          const merged = log.entries.flatMap((entry) => {
-            const input = entry.input as { type: string; number?: number; result?: { ok: boolean } };
-            return input.type === 'merged' && input.result?.ok === true ? [input.number] : [];
-          });
-          expect(merged).toEqual(acknowledged.get(repo));
-          const replay = replayEventLog(log);
-          expect(replay.divergence, JSON.stringify(replay.divergence)).toBeNull();
-        }
-      } finally {
-        await store.close();
-      }
+      if (kills === 0) await kill(queueIds[0] as string);
+      for (const numbers of acknowledged.values()) expect(numbers).toHaveLength(PRS);
+      await checkMerged(url, acknowledged);
       console.log(`failover test: ${kills} owner(s) killed, ${PRS * REPOS.length} PRs merged across 3 processes`);
+    } finally {
+      await db.end();
+    }
+  }, 180_000);
+
+  test('a paused owner loses its queue, and records nothing as its driver after it resumes', async () => {
+    const url = await (cluster as PgCluster).createDatabase();
+    for (let i = 0; i < 3; i++) await serve(url);
+    expect((await send('/v1/createQueue', { ...queueOf('widgets'), concurrency: 2 })).status).toBe(200);
+    const db = await connect(url);
+    try {
+      const queueId = (await queueIdsOf(db))[0] as string;
+      const numbers: number[] = [];
+      const submit = async (number: number) => {
+        expect((await send('/v1/submitPullRequest', { ...queueOf('widgets'), pr: { number } })).status).toBe(200);
+        numbers.push(number);
+      };
+      for (let number = 1; number <= 3; number++) await submit(number);
+      const owner = (await eventually(() => ownerOf(db, queueId), (found) => found !== undefined)) as Running;
+      // SIGSTOP freezes it wherever it is; its lease runs out and another process takes the queue.
+      owner.child.kill('SIGSTOP');
+      paused.add(owner);
+      await eventually(() => ownerOf(db, queueId), (found) => found !== undefined && found !== owner);
+      for (let number = 4; number <= 6; number++) await submit(number);
+      // It resumes as if nothing happened: what it does as the driver is refused by the fencing token.
+      owner.child.kill('SIGCONT');
+      paused.delete(owner);
+      for (let number = 7; number <= 8; number++) await submit(number);
+      await checkMerged(url, new Map([['widgets', numbers]]));
     } finally {
       await db.end();
     }

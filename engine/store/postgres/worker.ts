@@ -44,7 +44,7 @@ async function connection(conn: Conn): Promise<pg.Client> {
   await client.connect();
   // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
   // connection waits in a begun transaction between reads; that holds nothing.)
-  await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '15s' : '0'}'; SET statement_timeout = '30s'`);
+  await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = '30s'`);
   connections.set(conn, client);
   return client;
 }
