@@ -261,14 +261,14 @@ export class Engine {
 
   /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
   createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
-    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx) => {
+    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => {
       if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
       const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
       // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
       const { state: _state, ...settings } = patch;
-      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, settings);
+      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);
       tx.put('queueIndex', indexKey(key), id);
       return queue;
     });
@@ -478,9 +478,9 @@ export class Engine {
     const digest = digestOf(normalized);
     const sha = pr.sha.toLowerCase();
     const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
-    this.transact(undefined, input, (tx) => {
+    this.transact(undefined, input, (tx, now) => {
       const queue = findQueue(tx, key);
-      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: isoAt(this.clock) });
+      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: new Date(now()).toISOString() });
       return queue;
     });
   }
@@ -591,15 +591,19 @@ export class Engine {
   private transact(
     key: QueueKey | undefined,
     input: QueueInput,
-    open?: (tx: WriteTx) => QueueRecord,
+    open?: (tx: WriteTx, now: () => number) => QueueRecord,
     outboxKey?: Key,
     queueId?: string,
   ): QueueRecord {
     if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
-      const queue = open !== undefined ? open(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
+      // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
+      // read once the transaction holds the store (after its first read), so times follow the order of commits.
+      let at: number | undefined;
+      const now = (): number => (at ??= this.clock.now());
+      const queue = open !== undefined ? open(tx, now) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
       if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, this.clock.now(), this.workingSetOf(tx, queue));
+      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
       handle(q, input);
       reconcile(q);
       q.commit(input);
