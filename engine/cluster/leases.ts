@@ -97,7 +97,8 @@ export class QueueLeases implements QueueOwnership {
     await listener.connect();
     await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
     this.listener = listener;
-    await this.round();
+    this.soon();
+    await this.running;
     this.timer = setInterval(() => this.soon(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
   }
@@ -124,10 +125,11 @@ export class QueueLeases implements QueueOwnership {
     const ttl = `${this.leaseMs} milliseconds`;
     const sent = performance.now();
     const validUntil = sent + this.leaseMs * 0.8;
+    // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
     const renewed = await this.pool.query<{ queue_id: string; token: string }>(
       `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
-       WHERE owner = $1 AND expires_at > clock_timestamp() RETURNING queue_id, token::text AS token`,
-      [this.memberId, ttl],
+       WHERE owner = $1 AND queue_id = ANY($3) AND expires_at > clock_timestamp() RETURNING queue_id, token::text AS token`,
+      [this.memberId, ttl, [...this.held.keys()]],
     );
     if (this.stopped) return;
     const kept = new Set<string>();
