@@ -3,7 +3,8 @@
  * processes sharing a database (a throwaway cluster, as the tests make one). Each setup: the real `greenline serve`
  * processes (from the sources, simulated git host, synthetic CI that passes at once), QUEUES queues, CLIENTS clients
  * submitting PRS PRs per queue spread over every process; then the time until all are merged, and a burst of reads
- * (getQueue). Prints submits/s, merges/s and reads/s per setup.
+ * (getQueue). Prints submits/s, merges/s and reads/s per setup. Both stores flush every commit to disk (PostgreSQL
+ * with its default fsync and synchronous_commit), so the disk weighs on both alike.
  * `-- --queues N --prs N --clients N` (defaults 6, 30, 12).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -101,7 +102,8 @@ async function run(setup: string, processes: number, url?: string): Promise<Figu
   }
 }
 
-const started = await startPostgres();
+// Durable, as LMDB is: every commit is flushed to disk.
+const started = await startPostgres({ durable: true });
 if ('unavailable' in started) throw new Error(`PostgreSQL is needed: ${started.unavailable}`);
 const cluster: PgCluster = started;
 try {

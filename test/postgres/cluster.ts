@@ -65,8 +65,11 @@ function serverUser(): { uid: number; gid: number } | undefined {
 
 let serial = 0;
 
-/** Starts a cluster, or returns why one cannot be had here (tests then skip and print the reason). */
-export async function startPostgres(): Promise<PgCluster | { unavailable: string }> {
+/**
+ * Starts a cluster, or returns why one cannot be had here (tests then skip and print the reason). Tests run it
+ * without fsync; `durable` keeps PostgreSQL's defaults (fsync on every commit, as LMDB does), for benchmarks.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PgCluster | { unavailable: string }> {
   const bin = findBinDir();
   if (bin === undefined) return { unavailable: 'no PostgreSQL binaries (initdb, pg_ctl) found; install postgresql or set PG_BIN' };
   const user = serverUser();
@@ -79,8 +82,9 @@ export async function startPostgres(): Promise<PgCluster | { unavailable: string
   const port = await freePort();
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-    const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    run('pg_ctl', ['-D', data, '-o', options, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
+    const fast = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+    const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
+    run('pg_ctl', ['-D', data, '-o', settings, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
