@@ -110,19 +110,19 @@ async function handle(request: Request): Promise<unknown> {
           );
           if (rows.length === 0) throw new LeaseLostError(`this process no longer holds the lease of queue ${fence.queueId}`);
         }
-        if (request.removes.length > 0) {
-          await client.query('DELETE FROM greenline_kv WHERE (coll, k) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))', [
+        // Removals and puts name different keys (one change per key), so one statement does both.
+        await client.query(
+          `WITH removed AS (DELETE FROM greenline_kv WHERE (coll, k) IN (SELECT * FROM unnest($1::text[], $2::bytea[])))
+           INSERT INTO greenline_kv (coll, k, v) SELECT * FROM unnest($3::text[], $4::bytea[], $5::json[])
+           ON CONFLICT (coll, k) DO UPDATE SET v = EXCLUDED.v`,
+          [
             request.removes.map((r) => r.coll),
             request.removes.map((r) => Buffer.from(r.key)),
-          ]);
-        }
-        if (request.puts.length > 0) {
-          await client.query(
-            `INSERT INTO greenline_kv (coll, k, v) SELECT * FROM unnest($1::text[], $2::bytea[], $3::json[])
-             ON CONFLICT (coll, k) DO UPDATE SET v = EXCLUDED.v`,
-            [request.puts.map((p) => p.coll), request.puts.map((p) => Buffer.from(p.key)), request.puts.map((p) => p.json)],
-          );
-        }
+            request.puts.map((p) => p.coll),
+            request.puts.map((p) => Buffer.from(p.key)),
+            request.puts.map((p) => p.json),
+          ],
+        );
         for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
         await client.query('COMMIT');
       } catch (error) {
