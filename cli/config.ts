@@ -10,6 +10,8 @@ export const ENVIRONMENT = {
   HOST: 'address to listen on (default 127.0.0.1)',
   PORT: 'port to listen on (default 8080; 0 picks a free one)',
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
+  GREENLINE_STORE: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: keep the store in PostgreSQL instead, shared by several processes (docs/postgres.md)',
+  GREENLINE_LEASE_MS: 'GREENLINE_STORE=postgres: how long a process drives a queue without renewing its lease, the failover time, in ms (default 5000)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
   GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default), github (a GitHub App) or sim (simulated)',
@@ -46,6 +48,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
+  GREENLINE_STORE: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  GREENLINE_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5000),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   GREENLINE_PROVIDER: z.enum(['local', 'sim', 'github']).default('local'),
@@ -85,6 +89,8 @@ export interface ServiceConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** GREENLINE_STORE: the PostgreSQL database, when the store is kept there (else LMDB in dataDir). */
+  postgres?: { url: string; leaseMs: number };
   tokens: { org: string; token: string }[];
   logLevel: string;
   provider: 'local' | 'sim' | 'github';
@@ -196,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     host: values.HOST,
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),
+    ...(values.GREENLINE_STORE === undefined ? {} : { postgres: { url: values.GREENLINE_STORE, leaseMs: values.GREENLINE_LEASE_MS } }),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),

@@ -9,7 +9,7 @@ import { serve } from './serve.js';
 import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
-import { BACKUP_HELP, backupCommand, restoreCommand } from './backup.js';
+import { BACKUP_HELP, backupCommand, migrateCommand, restoreCommand } from './backup.js';
 import { version } from './version.js';
 
 
@@ -133,17 +133,25 @@ export async function main(argv: string[]): Promise<number> {
         return await backupCommand({
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
           ...(values.to === undefined ? {} : { to: resolve(values.to) }),
+          ...(process.env.GREENLINE_STORE ? { storeUrl: process.env.GREENLINE_STORE } : {}),
         });
       case 'restore':
         return await restoreCommand({
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
           ...(values.from === undefined ? {} : { from: resolve(values.from) }),
+          ...(process.env.GREENLINE_STORE ? { storeUrl: process.env.GREENLINE_STORE } : {}),
+        });
+      case 'migrate':
+        return await migrateCommand({
+          ...(values.from === undefined ? {} : { from: resolve(values.from) }),
+          ...(values.to === undefined ? {} : { to: values.to }),
         });
       case 'token':
         return await tokenCommand(rest[0], {
           org: values.org,
           id: rest[1],
           ...(values.scope === undefined ? {} : { scope: values.scope }),
+          ...(process.env.GREENLINE_STORE ? { storeUrl: process.env.GREENLINE_STORE } : {}),
           dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
         });
       default:

@@ -17,13 +17,19 @@ import { WallScheduler } from '../engine/runtime/scheduler.js';
 import { Engine } from '../engine/engine.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
+import { openPostgresStore } from '../engine/store/postgresStore.js';
+import { QueueLeases } from '../engine/cluster/leases.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   if (config.provider === 'local') await requireGit();
-  const store = openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
+  const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
+  const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
+  // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
+  const leases =
+    pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
   const githubApp =
@@ -35,7 +41,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
       : undefined;
   const ci: CI | undefined = localCi ?? (config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi));
-  const engine = new Engine(store, { scheduler, gitHost, ...(ci === undefined ? {} : { ci }) });
+  const engine = new Engine(store, { scheduler, gitHost, ...(ci === undefined ? {} : { ci }), ...(leases === undefined ? {} : { ownership: leases }) });
   const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
   if (tokens.bootstrapToken !== undefined) {
     console.log(
@@ -65,6 +71,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
+  await leases?.start({
+    acquired: (queueIds) => engine.adopt(queueIds),
+    lost: (queueIds) => engine.release(queueIds),
+    refresh: (queueId) => engine.refresh(queueId),
+    onError: (message, error) => console.error(`greenline: ${message}:`, error),
+  });
   const retention = new RetentionSweep({
     engine,
     store,
@@ -75,7 +87,9 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   });
   retention.start();
   const where =
-    localHost !== undefined
+    leases !== undefined
+      ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms`
+      : localHost !== undefined
       ? `repositories in ${join(config.dataDir, 'repos')}`
       : config.github !== undefined
         ? `GitHub App ${config.github.appId} on ${config.github.apiUrl}, webhooks at /github/webhooks`
@@ -98,6 +112,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       await retention.stop();
       engine.stop();
       await engine.settle();
+      // The queues it drove go to the other processes at once, not after the lease time.
+      await leases?.stop();
       // Commands still running are ended; they run again at the next start.
       await localCi?.close();
       await store.close();

@@ -1,14 +1,19 @@
-/** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data). */
+/** `greenline token create|list|revoke`: manage API tokens in the store of GREENLINE_DATA (or --data), or GREENLINE_STORE's. */
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
 import { openLmdbStore } from '../engine/store/index.js';
+import { openPostgresStore } from '../engine/store/postgresStore.js';
 import { createToken, listTokens, revokeToken, scopeOf, TOKEN_SCOPES, type TokenScope } from '../engine/tokens.js';
 import { UsageError } from './config.js';
 
-export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string; scope?: string }) {
+export async function tokenCommand(
+  action: string | undefined,
+  options: { org?: string; dataDir: string; id?: string; scope?: string; storeUrl?: string },
+) {
   if (options.scope !== undefined && !(TOKEN_SCOPES as readonly string[]).includes(options.scope)) {
     throw new UsageError(`--scope must be ${TOKEN_SCOPES.join(', ')}, not "${options.scope}"`);
   }
-  const store = openLmdbStore({ dir: options.dataDir });
+  // With GREENLINE_STORE, the PostgreSQL store every process of the service shares.
+  const store = options.storeUrl === undefined ? openLmdbStore({ dir: options.dataDir }) : openPostgresStore({ url: options.storeUrl });
   try {
     switch (action) {
       case 'create': {

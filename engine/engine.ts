@@ -22,6 +22,7 @@ import { reconcile } from './transaction/reconcile.js';
 import type { TestRunRecord } from './model/runs.js';
 import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
 import { WorkingSet } from './runtime/workingSet.js';
+import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
@@ -54,6 +55,8 @@ export interface EngineOptions {
    * the log already holds what every effect brought back.
    */
   holdEffects?: boolean;
+  /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
+  ownership?: QueueOwnership;
 }
 
 export interface SubmitOptions {
@@ -125,6 +128,7 @@ export class Engine {
   readonly ci: CI;
   private readonly onError: (message: string, error: unknown) => void;
   private readonly holdEffects: boolean;
+  private readonly ownership: QueueOwnership;
   private alive = true;
   private started = false;
   private readonly outbox: OutboxRunner;
@@ -142,11 +146,12 @@ export class Engine {
     this.ci = options.ci ?? externalCi;
     this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
     this.holdEffects = options.holdEffects ?? false;
+    this.ownership = options.ownership ?? SOLE_OWNER;
     this.outbox = new OutboxRunner({
       store,
       scheduler: this.scheduler,
       clock: this.clock,
-      alive: () => this.alive,
+      alive: (queueId) => this.alive && (queueId === undefined || this.ownership.owns(queueId)),
       perform: (queueId, key, effect) => this.perform(queueId, key, effect),
       dispatch: (queueId, input, key) => this.dispatch(queueId, input, key),
       onError: this.onError,
@@ -166,13 +171,45 @@ export class Engine {
    */
   start(): void {
     this.started = true;
+    this.restore((queueId) => this.ownership.owns(queueId));
+  }
+
+  /** This process now drives these queues (it took their leases): restores them as start() does. */
+  adopt(queueIds: readonly string[]): void {
+    const taken = new Set(queueIds);
+    this.restore((queueId) => taken.has(queueId));
+  }
+
+  /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
+  release(queueIds: readonly string[]): void {
+    for (const queueId of queueIds) {
+      const { timers, runs } = this.store.read((tx) => ({
+        timers: [...tx.scan('timers', { prefix: [queueId] })].map(({ key }) => String(key[1])),
+        runs: tx.get('queues', [queueId])?.runtime.activeRuns ?? [],
+      }));
+      for (const name of [...timers, 'retry']) this.scheduler.cancel(`${queueId}:${name}`);
+      for (const runId of runs) this.ci.stop(runId);
+    }
+  }
+
+  /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
+  refresh(queueId: string): void {
+    if (!this.alive || !this.ownership.owns(queueId)) return;
+    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })]);
+    for (const { key, value } of timers) this.arm(queueId, { name: String(key[1]), dueAt: value });
+    this.kick(queueId);
+  }
+
+  private restore(only: (queueId: string) => boolean): void {
     this.store.read((tx) => {
-      for (const { value: queue } of tx.scan('queues')) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
+      for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
     });
     const { timers, outboxQueues, runs } = this.store.read((tx) => ({
-      timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })),
-      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0]))),
-      runs: [...tx.scan('queues')].flatMap(({ value: queue }) =>
+      timers: [...tx.scan('timers')]
+        .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
+        .filter((timer) => only(timer.queueId)),
+      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
+      runs: [...tx.scan('queues')].filter(({ value: queue }) => only(queue.id)).flatMap(({ value: queue }) =>
         queue.runtime.activeRuns.flatMap((id) => {
           const run = tx.get('testRuns', [queue.id, id]);
           return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
@@ -226,14 +263,14 @@ export class Engine {
 
   /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
   createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
-    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx) => {
+    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => {
       if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
       const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
       // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
       const { state: _state, ...settings } = patch;
-      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: isoAt(this.clock) }, settings);
+      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);
       tx.put('queueIndex', indexKey(key), id);
       return queue;
     });
@@ -449,9 +486,9 @@ export class Engine {
     const digest = digestOf(normalized);
     const sha = pr.sha.toLowerCase();
     const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
-    this.transact(undefined, input, (tx) => {
+    this.transact(undefined, input, (tx, now) => {
       const queue = findQueue(tx, key);
-      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: isoAt(this.clock) });
+      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: new Date(now()).toISOString() });
       return queue;
     });
   }
@@ -567,15 +604,19 @@ export class Engine {
   private transact(
     key: QueueKey | undefined,
     input: QueueInput,
-    open?: (tx: WriteTx) => QueueRecord,
+    open?: (tx: WriteTx, now: () => number) => QueueRecord,
     outboxKey?: Key,
     queueId?: string,
   ): QueueRecord {
     if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
-      const queue = open !== undefined ? open(tx) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
+      // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
+      // read once the transaction holds the store (after its first read), so times follow the order of commits.
+      let at: number | undefined;
+      const now = (): number => (at ??= this.clock.now());
+      const queue = open !== undefined ? open(tx, now) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
       if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, this.clock.now(), this.workingSetOf(tx, queue));
+      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
       handle(q, input);
       reconcile(q);
       q.commit(input);
@@ -584,14 +625,20 @@ export class Engine {
     });
     // Committed: what the transaction changed is the queue's working set from now on.
     outcome.q.absorbInto(this.workingSets.get(outcome.queue.id) as WorkingSet);
-    for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
-    if (outcome.effects > 0) this.kick(outcome.queue.id);
+    if (this.ownership.owns(outcome.queue.id)) {
+      for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
+      if (outcome.effects > 0) this.kick(outcome.queue.id);
+    } else if (outcome.effects > 0 || outcome.timers.length > 0) {
+      this.ownership.changed(outcome.queue.id);
+    }
     for (const listener of this.listeners) listener(outcome.queue.id, input);
     return outcome.queue;
   }
 
+  /** With `outboxKey` (an effect's result) the input is the driver's, so it is fenced by the queue's lease. */
   private dispatch(queueId: string, input: QueueInput, outboxKey?: Key): void {
-    this.transact(undefined, input, undefined, outboxKey, queueId);
+    if (outboxKey === undefined) this.transact(undefined, input, undefined, outboxKey, queueId);
+    else this.ownership.asOwner(queueId, () => this.transact(undefined, input, undefined, outboxKey, queueId));
   }
 
   private arm(queueId: string, timer: TimerChange): void {
@@ -602,10 +649,10 @@ export class Engine {
 
   /** A timer fires: its input, if the timer is still stored and due (a timer fired twice does nothing the second time). */
   private fire(queueId: string, name: string): void {
-    if (!this.alive) return;
+    if (!this.alive || !this.ownership.owns(queueId)) return;
     const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
     if (stored === undefined || stored > this.clock.now()) return;
-    this.guard(`timer ${name} of ${queueId}`, () => this.dispatch(queueId, { type: 'timer', name }));
+    this.guard(`timer ${name} of ${queueId}`, () => this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name })));
   }
 
   private guard(what: string, fn: () => void): void {
@@ -618,7 +665,7 @@ export class Engine {
   }
 
   private async perform(queueId: string, key: Key, effect: Effect): Promise<void> {
-    const done = () => this.store.write((tx) => void tx.remove('outbox', key));
+    const done = () => this.ownership.asOwner(queueId, () => this.store.write((tx) => void tx.remove('outbox', key)));
     switch (effect.kind) {
       case 'fetchTargetHead': {
         const sha = await this.gitHost.targetHead(effect.repo, effect.branch);

@@ -21,8 +21,8 @@ export interface OutboxDeps {
   store: Store;
   scheduler: Scheduler;
   clock: Clock;
-  /** Whether the engine still runs; a stopped engine runs nothing more. */
-  alive: () => boolean;
+  /** Whether the engine still runs (and drives the queue, when one is named); a stopped engine runs nothing more. */
+  alive: (queueId?: string) => boolean;
   /** Does one effect: commits the input carrying its result (with `key`, which removes the entry), or removes it. */
   perform: (queueId: string, key: Key, effect: Effect) => Promise<void>;
   /** Commits an input for a queue, removing the outbox entry `key` in the same transaction. */
@@ -39,10 +39,10 @@ export class OutboxRunner {
 
   /** Runs the queue's outbox, unless a runner is at it already or it waits for a retry. */
   kick(queueId: string): void {
-    if (!this.deps.alive() || this.runners.has(queueId)) return;
+    if (!this.deps.alive(queueId) || this.runners.has(queueId)) return;
     const runner = this.drain(queueId).finally(() => {
       this.runners.delete(queueId);
-      const more = this.deps.alive() && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
+      const more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
       if (more && !this.retrying.has(queueId)) this.kick(queueId);
     });
     this.runners.set(queueId, runner);
@@ -57,13 +57,13 @@ export class OutboxRunner {
     const deps = this.deps;
     const store = deps.store;
     for (;;) {
-      if (!deps.alive()) return;
+      if (!deps.alive(queueId)) return;
       const next = store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
       if (next === undefined) return;
       try {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {
-        if (!deps.alive()) return;
+        if (!deps.alive(queueId)) return;
         if (error instanceof EngineError && error.kind === 'not_found') {
           store.write((tx) => void tx.remove('outbox', next.key));
           continue;

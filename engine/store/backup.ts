@@ -36,7 +36,7 @@ export async function backupStore(dataDir: string, to: string): Promise<number> 
 
 /** LMDB's meta magic (0xBEEFC0DE, little-endian) in the first meta page, and room for the two meta pages. */
 const LMDB_MAGIC = 0xbeefc0de;
-function looksLikeLmdb(file: string): boolean {
+export function looksLikeLmdb(file: string): boolean {
   const size = fs.statSync(file).size;
   if (size < 8192) return false;
   const head = Buffer.alloc(64);

@@ -1,5 +1,6 @@
 /**
- * The store: the only place Greenline keeps state. The engine talks to this interface; the service runs it on LMDB,
+ * The store: the only place Greenline keeps state. The engine talks to this interface; the service runs it on LMDB
+ * (or PostgreSQL, for several processes: postgresStore.ts),
  * tests and the simulator may run it in memory. Every implementation passes one conformance suite
  * (`test/engine/store.conformance.ts`).
  *
@@ -111,7 +112,7 @@ export interface StoreStats {
 }
 
 export interface Store {
-  readonly kind: 'memory' | 'lmdb';
+  readonly kind: 'memory' | 'lmdb' | 'postgres';
   /** A consistent view for the duration of `fn`. */
   read<R>(fn: (tx: ReadTx) => R): R;
   /**

@@ -1,0 +1,219 @@
+/**
+ * Queue leases for several Greenline processes on one PostgreSQL database. Each queue is driven by the process
+ * holding its row in greenline_leases: an owner, an expiry and a fencing token (a sequence number, new at each
+ * acquisition). Every `leaseMs / 3` a process renews its leases, heartbeats its membership, and takes queues whose
+ * lease is missing or expired, up to its fair share (the queues over the live processes, rounded up); over its share
+ * it hands one queue back per round, so queues spread as processes join. A process counts a lease as its own only
+ * until `leaseMs` (less a margin) after it sent the renewal, by its own monotonic clock: it stops driving a queue
+ * before the database lets another process take it. Writes made as the driver carry the token, which the store
+ * checks in the same transaction (FOR SHARE on the lease row), so a paused former owner cannot write.
+ * A process that commits an input to a queue driven elsewhere notifies the driver (LISTEN/NOTIFY); every round also
+ * refreshes each held queue, which bounds the delay when a notification is lost.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { QueueOwnership } from '../runtime/ownership.js';
+import { decodeKey } from '../store/keyCodec.js';
+import { QUEUE_CHANNEL } from '../store/postgres/schema.js';
+import { LeaseLostError, type PostgresStore } from '../store/postgresStore.js';
+
+export interface LeaseEvents {
+  /** These queues are now driven here (restore them). */
+  acquired(queueIds: string[]): void;
+  /** These queues are no longer driven here. */
+  lost(queueIds: string[]): void;
+  /** A queue driven here was changed by another process (or a round came): run what is due. */
+  refresh(queueId: string): void;
+  onError(message: string, error: unknown): void;
+}
+
+export interface LeaseOptions {
+  url: string;
+  store: PostgresStore;
+  /** How long a lease lasts without renewal: the failover time (default 5000 ms). */
+  leaseMs?: number;
+  /** This process's id in greenline_members and greenline_leases (default: a random one). */
+  memberId?: string;
+}
+
+interface Held {
+  token: string;
+  /** performance.now() until which the lease is surely still this process's. */
+  validUntil: number;
+}
+
+export class QueueLeases implements QueueOwnership {
+  readonly memberId: string;
+  readonly leaseMs: number;
+  private readonly pool: pg.Pool;
+  private listener: pg.Client | undefined;
+  private readonly held = new Map<string, Held>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private events: LeaseEvents | undefined;
+  /** Queues another process held a live lease on at the last round. */
+  private elsewhere = new Set<string>();
+
+  constructor(private readonly options: LeaseOptions) {
+    this.memberId = options.memberId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.leaseMs = options.leaseMs ?? 5000;
+    this.pool = new pg.Pool({ connectionString: options.url, max: 2, application_name: `greenline-leases-${this.memberId}` });
+    this.pool.on('error', (error) => this.events?.onError('lease connection failed', error));
+  }
+
+  owns(queueId: string): boolean {
+    const lease = this.held.get(queueId);
+    return lease !== undefined && performance.now() < lease.validUntil;
+  }
+
+  asOwner<R>(queueId: string, fn: () => R): R {
+    const lease = this.held.get(queueId);
+    if (lease === undefined || !this.owns(queueId)) throw new LeaseLostError(`this process does not hold the lease of queue ${queueId}`);
+    return this.options.store.withFences([{ queueId, token: lease.token }], fn);
+  }
+
+  changed(queueId: string): void {
+    this.pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, queueId]).catch((error: unknown) => this.events?.onError('notify failed', error));
+    // A queue nobody drives yet (just created) is taken at once rather than at the next round.
+    if (!this.held.has(queueId) && !this.elsewhere.has(queueId)) this.soon();
+  }
+
+  /** The queues this process drives now. */
+  queues(): string[] {
+    return [...this.held.keys()].filter((queueId) => this.owns(queueId));
+  }
+
+  async start(events: LeaseEvents): Promise<void> {
+    this.events = events;
+    const listener = new pg.Client({ connectionString: this.options.url, application_name: `greenline-listen-${this.memberId}` });
+    listener.on('notification', (message) => {
+      if (message.payload === undefined) return;
+      if (this.owns(message.payload)) this.events?.refresh(message.payload);
+      else if (!this.held.has(message.payload) && !this.elsewhere.has(message.payload)) this.soon();
+    });
+    listener.on('error', (error) => this.events?.onError('the LISTEN connection failed', error));
+    await listener.connect();
+    await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
+    this.listener = listener;
+    this.soon();
+    await this.running;
+    this.timer = setInterval(() => this.soon(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  /** Runs a round now, or right after the one running. */
+  private soon(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.round()
+      .catch((error: unknown) => this.events?.onError('lease round failed', error))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.soon();
+        }
+      });
+  }
+
+  private async round(): Promise<void> {
+    const ttl = `${this.leaseMs} milliseconds`;
+    const sent = performance.now();
+    const validUntil = sent + this.leaseMs * 0.8;
+    // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
+    const renewed = await this.pool.query<{ queue_id: string; token: string }>(
+      `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
+       WHERE owner = $1 AND queue_id = ANY($3) AND expires_at > clock_timestamp() RETURNING queue_id, token::text AS token`,
+      [this.memberId, ttl, [...this.held.keys()]],
+    );
+    if (this.stopped) return;
+    const kept = new Set<string>();
+    for (const { queue_id: queueId, token } of renewed.rows) {
+      const lease = this.held.get(queueId);
+      if (lease?.token === token) {
+        lease.validUntil = validUntil;
+        kept.add(queueId);
+      }
+    }
+    const lost = [...this.held.keys()].filter((queueId) => !kept.has(queueId));
+    for (const queueId of lost) this.held.delete(queueId);
+    if (lost.length > 0) this.events?.lost(lost);
+
+    await this.pool.query(
+      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
+       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      [this.memberId, ttl],
+    );
+    const [queues, live, members] = await Promise.all([
+      this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
+      this.pool.query<{ queue_id: string }>('SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()'),
+      this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()'),
+    ]);
+    const all = queues.rows.map((row) => String(decodeKey(row.k)[0]));
+    // A queue deleted (by any process) is not driven any more: its lease goes.
+    const existing = new Set(all);
+    const gone = [...this.held.keys()].filter((queueId) => !existing.has(queueId));
+    if (gone.length > 0) {
+      await this.release(gone);
+      await this.pool.query('DELETE FROM greenline_leases WHERE owner = $1 AND queue_id = ANY($2)', [this.memberId, gone]);
+    }
+    const share = Math.ceil(all.length / Math.max(1, members.rows[0]?.n ?? 1));
+    const taken = new Set(live.rows.map((row) => row.queue_id));
+    this.elsewhere = new Set([...taken].filter((queueId) => !this.held.has(queueId)));
+    const free = all.filter((queueId) => !taken.has(queueId)).sort(() => Math.random() - 0.5);
+    const acquired: string[] = [];
+    for (const queueId of free) {
+      if (this.held.size >= share || this.stopped) break;
+      const sentAt = performance.now();
+      const got = await this.pool.query<{ token: string }>(
+        `INSERT INTO greenline_leases (queue_id, owner, token, expires_at)
+         VALUES ($1, $2, nextval('greenline_lease_token'), clock_timestamp() + $3::interval)
+         ON CONFLICT (queue_id) DO UPDATE SET owner = EXCLUDED.owner, token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
+         WHERE greenline_leases.expires_at <= clock_timestamp()
+         RETURNING token::text AS token`,
+        [queueId, this.memberId, ttl],
+      );
+      const token = got.rows[0]?.token;
+      if (token === undefined) continue;
+      this.held.set(queueId, { token, validUntil: sentAt + this.leaseMs * 0.8 });
+      acquired.push(queueId);
+    }
+    if (acquired.length > 0) this.events?.acquired(acquired);
+    // Over the fair share (a process joined): hand one queue back per round.
+    if (this.held.size > share && acquired.length === 0) {
+      const [queueId] = [...this.held.keys()];
+      if (queueId !== undefined) await this.release([queueId]);
+    }
+    for (const queueId of this.queues()) if (!acquired.includes(queueId)) this.events?.refresh(queueId);
+  }
+
+  /** Stops driving the queues, then lets the database hand them to others at once. */
+  private async release(queueIds: string[]): Promise<void> {
+    for (const queueId of queueIds) this.held.delete(queueId);
+    this.events?.lost(queueIds);
+    await this.pool.query('UPDATE greenline_leases SET expires_at = clock_timestamp() WHERE owner = $1 AND queue_id = ANY($2)', [
+      this.memberId,
+      queueIds,
+    ]);
+  }
+
+  /** Gives every lease back (a clean shutdown: other processes take the queues at once) and disconnects. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.running;
+    try {
+      await this.release([...this.held.keys()]);
+      await this.pool.query('DELETE FROM greenline_members WHERE id = $1', [this.memberId]);
+    } catch (error) {
+      this.events?.onError('giving the leases back failed', error);
+    }
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}

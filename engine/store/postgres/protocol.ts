@@ -1,0 +1,51 @@
+/** The messages between the PostgreSQL store (main thread) and its worker thread, which runs the `pg` client. */
+import type { MessagePort } from 'node:worker_threads';
+
+/** Which of the worker's two connections: reads (repeatable-read snapshots) or writes (serialised transactions). */
+export type Conn = 'r' | 'w';
+
+export interface Range {
+  lower?: Uint8Array;
+  upper?: Uint8Array;
+}
+
+export interface Fence {
+  queueId: string;
+  token: string;
+}
+
+export type Request =
+  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array }
+  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number }
+  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range }
+  /** Which of `keys` exist in the collection (a write transaction's count needs it). */
+  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[] }
+  | {
+      op: 'commit';
+      begin: boolean;
+      puts: { coll: string; key: Uint8Array; json: string }[];
+      removes: { coll: string; key: Uint8Array }[];
+      fences: Fence[];
+      notify: string[];
+    }
+  /** Ends the connection's transaction (read: commit; write: rollback). No answer. */
+  | { op: 'end'; conn: Conn }
+  | { op: 'stats' }
+  | { op: 'close' };
+
+export type Answer = { ok: true; value: unknown } | { ok: false; name: string; message: string; code?: string };
+
+export interface WorkerSetup {
+  url: string;
+  /** Int32Array over a SharedArrayBuffer: [0] counts the answers posted, for Atomics.wait. */
+  signal: SharedArrayBuffer;
+  port: MessagePort;
+  /** The pool's application_name, to tell processes apart in pg_stat_activity. */
+  applicationName: string;
+}
+
+/** The row a scan returns: the encoded key and the value's JSON text. */
+export interface Row {
+  k: Uint8Array;
+  v: string;
+}

@@ -1,0 +1,190 @@
+/**
+ * The worker thread of the PostgreSQL store: it owns two `pg` connections (reads, writes), takes one request at a
+ * time from the main thread in order, and after posting each answer bumps the shared counter the main thread waits
+ * on with Atomics.wait (the technique of `synckit`). A request marked `begin` opens its connection's transaction
+ * first: a read is a REPEATABLE READ snapshot; a write takes the database-wide write lock, so write transactions of
+ * every process are serialised as LMDB's are. A write's changes arrive as one `commit` request: one round trip,
+ * checked against the queue leases (fencing tokens) inside the same transaction.
+ */
+import { workerData } from 'node:worker_threads';
+import pg from 'pg';
+import { migrate, WRITE_LOCK } from './schema.js';
+import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
+
+const setup = workerData as WorkerSetup;
+const signal = new Int32Array(setup.signal);
+const port = setup.port;
+
+/** A write refused because this process no longer holds the queue's lease. */
+class LeaseLostError extends Error {
+  override name = 'LeaseLostError';
+}
+
+const connections = new Map<Conn, pg.Client>();
+/** Connections with a transaction open. One that broke lost it: its next request fails rather than run outside one. */
+const inTransaction = new Set<Conn>();
+/**
+ * The read connection begins its next transaction as it ends one (one round trip for both). A REPEATABLE READ
+ * transaction takes its snapshot at its first query, not at BEGIN, so one begun early sees what commits meanwhile,
+ * and holds nothing back while it waits.
+ */
+let readBegun = false;
+const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+async function connection(conn: Conn): Promise<pg.Client> {
+  const open = connections.get(conn);
+  if (open !== undefined) return open;
+  const client = new pg.Client({ connectionString: setup.url, application_name: `${setup.applicationName}:${conn}` });
+  // A connection that breaks is dropped; the next request opens a new one.
+  client.on('error', () => {
+    if (connections.get(conn) !== client) return;
+    connections.delete(conn);
+    inTransaction.delete(conn);
+    if (conn === 'r') readBegun = false;
+  });
+  await client.connect();
+  // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
+  // connection waits in a begun transaction between reads; that holds nothing.)
+  await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = '30s'`);
+  connections.set(conn, client);
+  return client;
+}
+
+/** Opens the connection's transaction (`start`), or checks that the one its earlier requests opened is still there. */
+async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<void> {
+  if (!start) {
+    if (!inTransaction.has(conn)) throw new Error('the connection to PostgreSQL was lost during the transaction');
+    return;
+  }
+  if (conn === 'r') {
+    if (!readBegun) await client.query(BEGIN_READ);
+    readBegun = false;
+  } else {
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+  }
+  inTransaction.add(conn);
+}
+
+/** The WHERE clause of a range within a collection ($1 is the collection). */
+function where(range: Range, params: unknown[]): string {
+  let sql = 'coll = $1';
+  if (range.lower !== undefined) sql += ` AND k >= $${params.push(Buffer.from(range.lower))}`;
+  if (range.upper !== undefined) sql += ` AND k < $${params.push(Buffer.from(range.upper))}`;
+  return sql;
+}
+
+async function handle(request: Request): Promise<unknown> {
+  switch (request.op) {
+    case 'get':
+    case 'scan':
+    case 'count':
+    case 'exist': {
+      const client = await connection(request.conn);
+      await begin(client, request.conn, request.begin);
+      const params: unknown[] = [request.coll];
+      if (request.op === 'get') {
+        const { rows } = await client.query('SELECT v::text AS v FROM greenline_kv WHERE coll = $1 AND k = $2', [request.coll, Buffer.from(request.key)]);
+        return rows[0]?.v;
+      }
+      if (request.op === 'exist') {
+        params.push(request.keys.map((key) => Buffer.from(key)));
+        const { rows } = await client.query('SELECT k FROM greenline_kv WHERE coll = $1 AND k = ANY($2::bytea[])', params);
+        return rows.map((row) => row.k as Buffer);
+      }
+      if (request.op === 'count') {
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM greenline_kv WHERE ${where(request.range, params)}`, params);
+        return rows[0]?.n ?? 0;
+      }
+      let sql = `SELECT k, v::text AS v FROM greenline_kv WHERE ${where(request.range, params)} ORDER BY k ${request.reverse ? 'DESC' : 'ASC'}`;
+      if (request.limit !== undefined) sql += ` LIMIT $${params.push(request.limit)}`;
+      const { rows } = await client.query(sql, params);
+      return rows;
+    }
+    case 'commit': {
+      const client = await connection('w');
+      try {
+        await begin(client, 'w', request.begin);
+        for (const fence of request.fences) {
+          const { rows } = await client.query(
+            'SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE',
+            [fence.queueId, fence.token],
+          );
+          if (rows.length === 0) throw new LeaseLostError(`this process no longer holds the lease of queue ${fence.queueId}`);
+        }
+        // Removals and puts name different keys (one change per key), so one statement does both.
+        await client.query(
+          `WITH removed AS (DELETE FROM greenline_kv WHERE (coll, k) IN (SELECT * FROM unnest($1::text[], $2::bytea[])))
+           INSERT INTO greenline_kv (coll, k, v) SELECT * FROM unnest($3::text[], $4::bytea[], $5::json[])
+           ON CONFLICT (coll, k) DO UPDATE SET v = EXCLUDED.v`,
+          [
+            request.removes.map((r) => r.coll),
+            request.removes.map((r) => Buffer.from(r.key)),
+            request.puts.map((p) => p.coll),
+            request.puts.map((p) => Buffer.from(p.key)),
+            request.puts.map((p) => p.json),
+          ],
+        );
+        for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        inTransaction.delete('w');
+      }
+      return undefined;
+    }
+    case 'end': {
+      const client = connections.get(request.conn);
+      const open = inTransaction.delete(request.conn);
+      if (client === undefined || !open) return undefined;
+      if (request.conn === 'w') {
+        await client.query('ROLLBACK');
+      } else {
+        await client.query(`COMMIT; ${BEGIN_READ}`);
+        readBegun = true;
+      }
+      return undefined;
+    }
+    case 'stats': {
+      const client = await connection('r');
+      const { rows } = await client.query('SELECT coll, count(*)::int AS n FROM greenline_kv GROUP BY coll');
+      // The database's size: Greenline expects a database of its own (docs/postgres.md).
+      const size = await client.query('SELECT pg_database_size(current_database())::bigint AS bytes');
+      return { counts: rows, bytes: Number(size.rows[0]?.bytes ?? 0) };
+    }
+    case 'close': {
+      for (const client of connections.values()) await client.end().catch(() => undefined);
+      connections.clear();
+      return undefined;
+    }
+  }
+}
+
+function answer(message: { id: number; answer: Answer }): void {
+  port.postMessage(message);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+// Requests are handled strictly in order: each waits for the one before it.
+let chain: Promise<void> = (async () => {
+  const client = await connection('w');
+  await migrate(client);
+})();
+let startError: unknown;
+chain = chain.catch((error: unknown) => void (startError = error));
+
+port.on('message', ({ id, request }: { id: number; request: Request }) => {
+  chain = chain.then(async () => {
+    let result: Answer;
+    try {
+      if (startError !== undefined) throw startError;
+      result = { ok: true, value: await handle(request) };
+    } catch (error) {
+      const e = error as { name?: string; message?: string; code?: string };
+      result = { ok: false, name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code === undefined ? {} : { code: e.code }) };
+    }
+    // An `end` gets no answer: the main thread does not wait for it (a failure shows at the next request).
+    if (request.op !== 'end') answer({ id, answer: result });
+  });
+});

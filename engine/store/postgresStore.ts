@@ -1,0 +1,230 @@
+/**
+ * The PostgreSQL store (GREENLINE_STORE=postgres://…), for several Greenline processes sharing one database.
+ *
+ * The Store interface is synchronous (the engine runs each input as one synchronous transaction) and `pg` is not, so
+ * the client runs on a worker thread and every call blocks on it (postgres/syncWorker.ts, postgres/worker.ts).
+ * A read is one REPEATABLE READ snapshot, begun with its first call and ended without a round trip. A write reads
+ * through its transaction (which holds the database-wide write lock, so writes of all processes are serialised) and
+ * keeps its changes in an overlay, as the memory store does; when `fn` returns they go to the worker as one request
+ * that writes them, checks the fencing tokens given with `withFences`, and commits.
+ */
+import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
+import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
+import type { ByteRange } from './keyCodec.js';
+import type { Conn, Fence, Row } from './postgres/protocol.js';
+import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
+import { StorageFullError } from './store.js';
+import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+
+/** A write refused because this process no longer holds the lease of a queue it wrote for as its driver. */
+export class LeaseLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeaseLostError';
+  }
+}
+
+export interface PostgresStore extends Store {
+  readonly kind: 'postgres';
+  /** Runs `fn`; each write transaction it makes commits only while every fence's lease is held with its token. */
+  withFences<R>(fences: Fence[], fn: () => R): R;
+}
+
+export interface PostgresStoreOptions {
+  url: string;
+  /** Names this process's connections in pg_stat_activity. */
+  applicationName?: string;
+}
+
+type Pending = { enc: string; json: string } | null;
+const latin1 = (buf: Uint8Array): string => Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1');
+const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
+const inRange = (enc: string, range: ByteRange): boolean =>
+  (!range.lower || enc >= latin1(range.lower)) && (!range.upper || enc < latin1(range.upper));
+
+function translate(error: unknown): unknown {
+  if (!(error instanceof RemoteError)) return error;
+  if (error.name === 'LeaseLostError') return new LeaseLostError(error.message);
+  if (error.code === '53100') return new StorageFullError(`the database's disk is full: ${error.message}`);
+  return error;
+}
+
+export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const worker = new SyncWorker(options.url, options.applicationName ?? `greenline-${process.pid}`);
+  const life = new Lifecycle();
+  /** Open transactions per connection: the read connection's is shared by nested reads. */
+  const begun: Record<Conn, boolean> = { r: false, w: false };
+  let readDepth = 0;
+  let fences: Fence[] = [];
+
+  const call = (conn: Conn, request: Record<string, unknown>): unknown => {
+    const begin = !begun[conn];
+    begun[conn] = true;
+    try {
+      return worker.call({ ...request, conn, begin } as never);
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+
+  /**
+   * `known`: in a write transaction, whether keys read in it exist (its transaction holds the write lock, so they
+   * stay as read), so that `remove` need not ask again.
+   */
+  function makeReadTx(scope: TxScope, conn: Conn, overlays?: Map<CollectionName, Map<string, Pending>>, known?: Map<string, boolean>): ReadTx {
+    const pendingIn = (name: CollectionName, range: ByteRange): [string, Pending][] =>
+      [...(overlays?.get(name) ?? [])].filter(([enc]) => inRange(enc, range));
+    return {
+      get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
+        scope.check();
+        checkCollection(name);
+        const enc = encodeKey(key);
+        const pending = overlays?.get(name)?.get(latin1(enc));
+        let json: string | undefined;
+        if (pending === undefined) {
+          json = call(conn, { op: 'get', coll: name, key: enc }) as string | undefined;
+          known?.set(`${name}\u0000${latin1(enc)}`, json !== undefined);
+        } else {
+          json = pending?.json;
+        }
+        return json === undefined ? undefined : (JSON.parse(json) as StoreSchema[C]);
+      },
+      scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
+        scope.check();
+        checkCollection(name);
+        const range = scanRange(options);
+        if (!range || options?.limit === 0) return [];
+        const pending = pendingIn(name, range);
+        const reverse = options?.reverse === true;
+        // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
+        const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
+        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }) }) as Row[]).map(
+          (row) => ({ enc: latin1(row.k), json: row.v }),
+        );
+        for (const row of rows) known?.set(`${name}\u0000${row.enc}`, true);
+        if (pending.length > 0) {
+          const merged = new Map<string, Pending>(rows.map((row) => [row.enc, row]));
+          for (const [enc, row] of pending) merged.set(enc, row);
+          rows = [...merged.values()].filter((row): row is { enc: string; json: string } => row !== null);
+          rows.sort((a, b) => (a.enc < b.enc ? -1 : a.enc > b.enc ? 1 : 0));
+          if (reverse) rows.reverse();
+        }
+        if (options?.limit !== undefined) rows = rows.slice(0, options.limit);
+        return rows.map((row) => ({ key: decodeKey(bytes(row.enc)), value: JSON.parse(row.json) as StoreSchema[C] }));
+      },
+      count(name: CollectionName, options?: ScanOptions): number {
+        scope.check();
+        checkCollection(name);
+        const range = scanRange(options);
+        if (!range || options?.limit === 0) return 0;
+        let count = call(conn, { op: 'count', coll: name, range }) as number;
+        const pending = pendingIn(name, range);
+        if (pending.length > 0) {
+          const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
+          for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));
+        }
+        return options?.limit === undefined ? count : Math.min(count, options.limit);
+      },
+    };
+  }
+
+  return {
+    kind: 'postgres',
+    withFences<R>(given: Fence[], fn: () => R): R {
+      const before = fences;
+      fences = [...before, ...given];
+      try {
+        return fn();
+      } finally {
+        fences = before;
+      }
+    },
+    read<R>(fn: (tx: ReadTx) => R): R {
+      life.begin('read');
+      const scope = new TxScope();
+      readDepth += 1;
+      try {
+        return fn(makeReadTx(scope, 'r'));
+      } finally {
+        scope.active = false;
+        readDepth -= 1;
+        if (readDepth === 0 && begun.r) {
+          begun.r = false;
+          worker.post({ op: 'end', conn: 'r' });
+        }
+      }
+    },
+    write<R>(fn: (tx: WriteTx) => R): R {
+      life.begin('write');
+      const scope = new TxScope();
+      const overlays = new Map<CollectionName, Map<string, Pending>>();
+      const overlay = (name: CollectionName): Map<string, Pending> => {
+        let map = overlays.get(name);
+        if (!map) overlays.set(name, (map = new Map()));
+        return map;
+      };
+      const known = new Map<string, boolean>();
+      const tx: WriteTx = {
+        ...makeReadTx(scope, 'w', overlays, known),
+        put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
+          scope.check();
+          checkCollection(name);
+          const enc = latin1(encodeKey(key));
+          overlay(name).set(enc, { enc, json: toJson(value) });
+        },
+        remove(name: CollectionName, key: Key): boolean {
+          scope.check();
+          checkCollection(name);
+          const enc = encodeKey(key);
+          const pending = overlays.get(name)?.get(latin1(enc));
+          const stored = (): boolean =>
+            known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0;
+          const existed = pending === undefined ? stored() : pending !== null;
+          overlay(name).set(latin1(enc), null);
+          return existed;
+        },
+      };
+      life.inWrite = true;
+      try {
+        const result = fn(tx);
+        const puts: { coll: string; key: Uint8Array; json: string }[] = [];
+        const removes: { coll: string; key: Uint8Array }[] = [];
+        for (const [coll, changes] of overlays) {
+          for (const [enc, row] of changes) {
+            if (row === null) removes.push({ coll, key: bytes(enc) });
+            else puts.push({ coll, key: bytes(enc), json: row.json });
+          }
+        }
+        if (puts.length > 0 || removes.length > 0) {
+          const begin = !begun.w;
+          begun.w = false;
+          try {
+            worker.call({ op: 'commit', begin, puts, removes, fences, notify: [] });
+          } catch (error) {
+            throw translate(error);
+          }
+        }
+        return result;
+      } finally {
+        if (begun.w) {
+          begun.w = false;
+          worker.post({ op: 'end', conn: 'w' });
+        }
+        life.inWrite = false;
+        scope.active = false;
+      }
+    },
+    stats() {
+      life.begin('stats');
+      const { counts, bytes: size } = worker.call({ op: 'stats' }) as { counts: { coll: string; n: number }[]; bytes: number };
+      const entries = emptyCounts();
+      for (const { coll, n } of counts) if ((COLLECTION_NAMES as string[]).includes(coll)) entries[coll as CollectionName] = n;
+      return { sizeBytes: size, entries };
+    },
+    async close(): Promise<void> {
+      life.begin('write');
+      life.closed = true;
+      await worker.close();
+    },
+  };
+}
