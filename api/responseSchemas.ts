@@ -45,6 +45,8 @@ export const QueueBody = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  adaptiveWindow: z.boolean(),
+  adaptiveWindowFloor: Count,
   extensionEnabled: z.boolean(),
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),

@@ -109,6 +109,8 @@ const settingsShape = {
   directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).optional(),
   mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
+  adaptiveWindow: z.boolean().optional(),
+  adaptiveWindowFloor: uint32.optional(),
   statusCheckEnabled: z.boolean().optional(),
   requiredStatuses: z.array(StatusName).max(100).optional(),
   deleteRequiredStatuses: z.boolean().optional(),

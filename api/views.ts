@@ -2,6 +2,7 @@
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
 import {
+  adaptiveWindowFloorOf,
   bisectionConcurrencyOf,
   effectiveRequiredStatuses,
   integrationSettingsOf,
@@ -46,6 +47,8 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     directMergeMode: settings.directMergeMode,
     optimizationMode: settings.optimizationMode,
     mergeMethod: settings.mergeMethod,
+    adaptiveWindow: settings.adaptiveWindow ?? false,
+    adaptiveWindowFloor: adaptiveWindowFloorOf(settings),
     ...integrationSettingsOf(settings),
   };
 }

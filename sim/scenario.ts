@@ -28,6 +28,8 @@ export const QueueConfigSchema = z.strictObject({
   directMergeMode: z.enum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: z.enum(OPTIMIZATION_MODES).optional(),
   mergeMethod: z.enum(MERGE_METHODS).optional(),
+  adaptiveWindow: z.boolean().optional(),
+  adaptiveWindowFloor: positiveInt.optional(),
 });
 export type QueueConfig = z.infer<typeof QueueConfigSchema>;
 

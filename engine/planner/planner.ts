@@ -58,6 +58,8 @@ export interface PlanInput {
   state: QueueState;
   settings: QueueSettings;
   bisectionConcurrency: number;
+  /** How many main-line runs may be in flight (the adaptive window); absent is `settings.concurrency`. */
+  window?: number;
   /** Enqueued and ready PRs, in queue order. */
   lineup: readonly PlanPullRequest[];
   activeRuns: readonly PlanRun[];

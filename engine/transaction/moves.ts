@@ -5,7 +5,7 @@
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { halves, knownToFail, newBisection, rememberFailure } from '../planner/bisection.js';
-import { effectiveRequiredStatuses } from '../model/queues.js';
+import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import type { QueueTx } from './queueTx.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import type { BisectionMemory } from '../planner/bisection.js';
@@ -201,6 +201,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
   runEnded(q, runId);
   const run = q.requireRun(runId);
   if (run.status === 'succeeded') {
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
@@ -213,6 +214,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
       for (const number of testing) requeue(q, number, why);
       return;
     }
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, false);
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {

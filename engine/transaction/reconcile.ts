@@ -1,6 +1,6 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
 import { planTargets } from '../model/impactedTargets.js';
-import { bisectionConcurrencyOf } from '../model/queues.js';
+import { bisectionConcurrencyOf, mainWindowOf } from '../model/queues.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
 import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
 import type { QueueTx } from './queueTx.js';
@@ -16,6 +16,7 @@ export function reconcile(q: QueueTx): void {
       state: q.queueState,
       settings: q.queue.settings,
       bisectionConcurrency: bisectionConcurrencyOf(q.queue.settings),
+      window: mainWindowOf(q.queue.settings, q.runtime),
       lineup: q.runtime.lineup.map((number) => planView(q, number)),
       activeRuns: q.runtime.activeRuns.map((id) => {
         const run = q.requireRun(id);

@@ -35,6 +35,7 @@ const action = (priorities: boolean): fc.Arbitrary<Action> =>
           fc.record({ state: fc.constantFrom('running', 'paused', 'draining') }),
           fc.record({ canOptimisticallyMerge: fc.boolean(), pendingFailureDepth: fc.integer({ min: 1, max: 2 }) }),
           fc.record({ optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests'), bisectionConcurrency: fc.integer({ min: 1, max: 2 }) }),
+          fc.record({ adaptiveWindow: fc.boolean(), adaptiveWindowFloor: fc.integer({ min: 1, max: 2 }) }),
         ),
       }),
     },
