@@ -109,6 +109,7 @@ export function submittedPullRequestView(result: {
     testRunId: pr.runId ?? '',
     reason: pr.reason ?? '',
     ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
+    ...(pr.likelihood === undefined ? {} : { failureLikelihood: { probability: pr.likelihood.p, features: pr.likelihood.features } }),
     ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
   };
 }

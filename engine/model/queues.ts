@@ -4,6 +4,7 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import type { BisectionMemory } from '../planner/bisection.js';
+import type { LikelihoodModel } from './likelihood.js';
 
 export interface RepoRef {
   host: string;
@@ -142,6 +143,8 @@ export interface QueueRuntime {
   merged: number[];
   /** Per bisection: the PR sets that failed in it, the PRs merged since it began, the groups waiting for another. */
   bisections: Record<string, BisectionMemory>;
+  /** The failure-likelihood model, trained on this queue's resolved PRs (created with the first one). */
+  likelihood?: LikelihoodModel;
   /** The adaptive window (see QueueSettings.adaptiveWindow) as the main line's runs left it; absent is `concurrency`. */
   window?: number;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
