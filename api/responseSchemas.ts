@@ -47,6 +47,7 @@ export const QueueBody = z.object({
   mergeMethod: z.enum(MERGE_METHODS),
   adaptiveWindow: z.boolean(),
   adaptiveWindowFloor: Count,
+  speculationRunsPercent: Count,
   extensionEnabled: z.boolean(),
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),

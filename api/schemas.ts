@@ -111,6 +111,7 @@ const settingsShape = {
   mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
   adaptiveWindow: z.boolean().optional(),
   adaptiveWindowFloor: uint32.optional(),
+  speculationRunsPercent: uint32.optional(),
   statusCheckEnabled: z.boolean().optional(),
   requiredStatuses: z.array(StatusName).max(100).optional(),
   deleteRequiredStatuses: z.boolean().optional(),

@@ -3,6 +3,7 @@ import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
 import {
   adaptiveWindowFloorOf,
+  DEFAULT_SPECULATION_RUNS_PERCENT,
   bisectionConcurrencyOf,
   effectiveRequiredStatuses,
   integrationSettingsOf,
@@ -49,6 +50,7 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     mergeMethod: settings.mergeMethod,
     adaptiveWindow: settings.adaptiveWindow ?? false,
     adaptiveWindowFloor: adaptiveWindowFloorOf(settings),
+    speculationRunsPercent: settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT,
     ...integrationSettingsOf(settings),
   };
 }

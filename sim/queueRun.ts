@@ -52,6 +52,8 @@ export interface RunOutcome {
   /** The PRs under test, and the PRs ahead of them in its test branch. */
   prs: number[];
   basePrs: number[];
+  /** A run of a PR isolated by speculation by likelihood. */
+  speculative?: true;
 }
 
 export interface QueueOutcome {
@@ -202,6 +204,7 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
       endedAt: (run.endedAt === null ? endAt : Date.parse(run.endedAt)) - SIM_START,
       prs: run.prs,
       basePrs: run.basePrs,
+      ...(run.bisectionId?.startsWith('s') === true ? { speculative: true as const } : {}),
     }));
     return { prs, runs, endAt: endAt - SIM_START, events, saturated };
   });

@@ -30,6 +30,7 @@ export const QueueConfigSchema = z.strictObject({
   mergeMethod: z.enum(MERGE_METHODS).optional(),
   adaptiveWindow: z.boolean().optional(),
   adaptiveWindowFloor: positiveInt.optional(),
+  speculationRunsPercent: positiveInt.max(1000).optional(),
 });
 export type QueueConfig = z.infer<typeof QueueConfigSchema>;
 

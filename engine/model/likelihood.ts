@@ -35,7 +35,8 @@ const PRIOR_PRS = 4;
 const PRIOR_BIAS = Math.log(0.05 / 0.95);
 
 export function newLikelihoodModel(): LikelihoodModel {
-  return { weights: [PRIOR_BIAS, 0, 0, 0], trained: 0, authors: {}, queue: [0, 0] };
+  // The author's rate is already in log-odds over the queue's: a weight of 1 takes it as it is, until trained.
+  return { weights: [PRIOR_BIAS, 0.5, 1, 0], trained: 0, authors: {}, queue: [0, 0] };
 }
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));

@@ -63,6 +63,8 @@ export interface PullRequestRecord {
   likelihood?: Likelihood;
   /** The likelihood estimated when it last became ready, before any run of this entry: what speculation uses, and what the model learns from once the PR is resolved. */
   readyLikelihood?: Likelihood;
+  /** Speculation by likelihood isolated this entry once (it is not isolated again). */
+  speculated?: boolean;
 }
 
 /** One line of a PR's timeline: what happened to it, when. */

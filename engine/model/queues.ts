@@ -14,7 +14,7 @@ export interface RepoRef {
 
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
-export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'] as const;
 export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
@@ -74,6 +74,8 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   adaptiveWindow?: boolean;
   /** The least the adaptive window shrinks to (at least 1, at most `concurrency`); absent is 1. */
   adaptiveWindowFloor?: number;
+  /** `speculate_by_likelihood`: extra runs allowed, in percent of the PRs submitted (plus one); absent is 10. */
+  speculationRunsPercent?: number;
 }
 
 /** The defaults of a new queue, as the hosted service documents them (addendum). */
@@ -145,6 +147,8 @@ export interface QueueRuntime {
   bisections: Record<string, BisectionMemory>;
   /** The failure-likelihood model, trained on this queue's resolved PRs (created with the first one). */
   likelihood?: LikelihoodModel;
+  /** PRs isolated by speculation by likelihood (each may cost one extra run). */
+  speculated?: number;
   /** The adaptive window (see QueueSettings.adaptiveWindow) as the main line's runs left it; absent is `concurrency`. */
   window?: number;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
@@ -203,6 +207,14 @@ export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, pass
   const now = mainWindowOf(settings, runtime);
   const next = passed ? now + 1 : Math.floor(now / 2);
   runtime.window = Math.max(adaptiveWindowFloorOf(settings), Math.min(next, settings.concurrency));
+}
+
+export const DEFAULT_SPECULATION_RUNS_PERCENT = 10;
+
+/** Speculation by likelihood: how many more PRs the budget lets it isolate now. */
+export function speculationAllowance(settings: QueueSettings, runtime: QueueRuntime): number {
+  const percent = settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT;
+  return Math.floor(1 + (percent * runtime.counters.submission) / 100) - (runtime.speculated ?? 0);
 }
 
 export function bisectionConcurrencyOf(settings: QueueSettings): number {

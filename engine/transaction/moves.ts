@@ -258,6 +258,20 @@ export function retest(q: QueueTx, number: number): void {
   q.timeline(number, 'retesting', reason);
 }
 
+/**
+ * Speculation by likelihood: a PR likely to fail is tested alone off the main line (a bisection of one) before the
+ * PRs behind it build on it; they are predicted without it at once.
+ */
+export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; behind: number }): void {
+  const pr = q.markPr(decision.pr);
+  pr.speculated = true;
+  q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
+  const bisectionId = `s${q.runtime.counters.group}`;
+  q.runtime.bisections[bisectionId] = newBisection();
+  q.timeline(decision.pr, 'speculating', `failure likelihood ${(decision.likelihood * 100).toFixed(1)}% with ${decision.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`);
+  split(q, [decision.pr], bisectionId);
+}
+
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
 export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[]; bisectionId: string | null }): void {
   const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;

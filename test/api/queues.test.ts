@@ -31,6 +31,7 @@ const DEFAULTS = {
   mergeMethod: 'merge_commit',
   adaptiveWindow: false,
   adaptiveWindowFloor: 1,
+  speculationRunsPercent: 10,
   extensionEnabled: false,
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,

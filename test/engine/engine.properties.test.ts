@@ -34,7 +34,7 @@ const action = (priorities: boolean): fc.Arbitrary<Action> =>
           fc.record({ batch: fc.boolean(), batchingMinSize: fc.integer({ min: 1, max: 4 }) }),
           fc.record({ state: fc.constantFrom('running', 'paused', 'draining') }),
           fc.record({ canOptimisticallyMerge: fc.boolean(), pendingFailureDepth: fc.integer({ min: 1, max: 2 }) }),
-          fc.record({ optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests'), bisectionConcurrency: fc.integer({ min: 1, max: 2 }) }),
+          fc.record({ optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'), bisectionConcurrency: fc.integer({ min: 1, max: 2 }) }),
           fc.record({ adaptiveWindow: fc.boolean(), adaptiveWindowFloor: fc.integer({ min: 1, max: 2 }) }),
         ),
       }),
