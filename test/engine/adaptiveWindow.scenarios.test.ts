@@ -56,6 +56,18 @@ describe('adaptive window', () => {
     expect(h.mergeOrder()).toEqual([2, 3]);
   });
 
+  test('a failure that resets nothing (the last run of the window) does not shrink it', async () => {
+    const h = new QueueHarness();
+    await h.create({ concurrency: 3, adaptiveWindow: true });
+    await h.submit(1, 2, 3);
+    await h.pass(1);
+    await h.pass(2);
+    await h.fail(3);
+    await h.submit(4, 5, 6, 7);
+    expect(h.states(3)).toEqual(['FAILED']);
+    expect(mains(h)).toBe(3);
+  });
+
   test('without it, the same failure restarts the whole window', async () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 4 });
