@@ -18,8 +18,9 @@ export function speculations(view: LineupView): Decision[] {
   if (settings.optimizationMode !== 'speculate_by_likelihood' || state !== 'running' || speculation === undefined) return [];
   let allowance = speculation.allowance;
   if (allowance <= 0) return [];
-  const window = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
-  // The main line as it will run: PRs not in a bisection, in order; the window holds its first `window`.
+  const runs = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
+  const window = runs * (settings.batch ? settings.batchingMinSize : 1);
+  // The main line as it will run: PRs not in a bisection, in order; the window holds the PRs of its first runs.
   const main: number[] = [];
   for (let at = 0; at < lineup.length && main.length < window; at++) {
     const pr = lineup[at] as PlanPullRequest;
