@@ -21,13 +21,26 @@ interface Row {
   p50: number;
   runsPerMerge: number;
   isolated: number;
+  /** Of the PRs isolated, the broken share; of the broken PRs, the isolated share. */
+  precision: number;
+  recall: number;
+  /** Mean likelihood at ready of broken and of good PRs. */
+  meanBroken: number;
+  meanGood: number;
 }
 
 function rowOf(name: string, outcome: QueueOutcome): Row {
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED');
   const early = merged.filter((pr) => pr.leftAt !== null && pr.leftAt <= HOURS * HOUR_MS).length;
+  const isolated = new Set(outcome.runs.filter((run) => run.speculative === true).flatMap((run) => run.prs));
+  const broken = outcome.prs.filter((pr) => pr.broken);
+  const mean = (prs: typeof broken) => prs.reduce((sum, pr) => sum + (pr.likelihood ?? 0), 0) / Math.max(1, prs.length);
   return {
     name,
+    precision: broken.filter((pr) => isolated.has(pr.number)).length / Math.max(1, isolated.size),
+    recall: broken.filter((pr) => isolated.has(pr.number)).length / Math.max(1, broken.length),
+    meanBroken: mean(broken),
+    meanGood: mean(outcome.prs.filter((pr) => !pr.broken)),
     perHour: early / HOURS,
     p50: percentilesOf(mergeTimes(outcome)).p50 ?? Infinity,
     runsPerMerge: outcome.runs.length / Math.max(1, merged.length),
@@ -88,6 +101,7 @@ export async function benchSpeculation(seed = 1): Promise<void> {
   const withinCost = withIt.filter((row) => row.runsPerMerge <= 1.5 * base.runsPerMerge);
   const specAtCost = withinCost.length > 0 ? best(withinCost) : undefined;
   console.log(`\n  best without: ${base.name}: ${base.perHour.toFixed(1)} merged/h, ${base.runsPerMerge.toFixed(2)} runs/merge, P50 ${base.p50.toFixed(0)} min`);
+  console.log(`  likelihood at ready: broken PRs ${base.meanBroken.toFixed(3)} on average, good ${base.meanGood.toFixed(3)}; ${spec.name} isolated ${(spec.recall * 100).toFixed(0)}% of the broken PRs, and ${(spec.precision * 100).toFixed(0)}% of the PRs it isolated were broken`);
   console.log(`  best with:    ${spec.name}: ${spec.perHour.toFixed(1)} merged/h = ${(spec.perHour / base.perHour).toFixed(2)}×, ${spec.runsPerMerge.toFixed(2)} runs/merge = ${(spec.runsPerMerge / base.runsPerMerge).toFixed(2)}×, P50 ${spec.p50.toFixed(0)} min`);
   if (specAtCost !== undefined) {
     console.log(`  best with at ≤ 1.5× its runs/merge: ${specAtCost.name}: ${(specAtCost.perHour / base.perHour).toFixed(2)}× merged/h, ${(specAtCost.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs/merge`);
