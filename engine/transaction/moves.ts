@@ -6,7 +6,7 @@
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { halves, knownToFail, newBisection, rememberFailure } from '../planner/bisection.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
-import { explain, featuresOf, newLikelihoodModel, predict, train } from '../model/likelihood.js';
+import { estimate, learn } from './likelihood.js';
 import type { QueueTx } from './queueTx.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import type { BisectionMemory } from '../planner/bisection.js';
@@ -258,20 +258,6 @@ export function retest(q: QueueTx, number: number): void {
   q.timeline(number, 'retesting', reason);
 }
 
-/**
- * Speculation by likelihood: a PR likely to fail is tested alone off the main line (a bisection of one) before the
- * PRs behind it build on it; they are predicted without it at once.
- */
-export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; behind: number }): void {
-  const pr = q.markPr(decision.pr);
-  pr.speculated = true;
-  q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
-  const bisectionId = `s${q.runtime.counters.group}`;
-  q.runtime.bisections[bisectionId] = newBisection();
-  q.timeline(decision.pr, 'speculating', `failure likelihood ${(decision.likelihood * 100).toFixed(1)}% with ${decision.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`);
-  split(q, [decision.pr], bisectionId);
-}
-
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
 export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[]; bisectionId: string | null }): void {
   const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;
@@ -441,18 +427,4 @@ function statusCheck(q: QueueTx, number: number, state: 'pending' | 'success' | 
   if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
     q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description, number });
   }
-}
-
-/** Estimates a PR's failure likelihood with the queue's model, stores it on its record, and says it for people. */
-function estimate(q: QueueTx, number: number): string {
-  const model = (q.runtime.likelihood ??= newLikelihoodModel());
-  const record = q.markPr(number);
-  record.likelihood = predict(model, featuresOf(model, record));
-  return explain(record.likelihood, model);
-}
-
-/** A PR resolved (merged, or kicked): the model learns from what its estimate rested on. */
-function learn(q: QueueTx, number: number, kicked: boolean): void {
-  const pr = q.requirePr(number);
-  train((q.runtime.likelihood ??= newLikelihoodModel()), pr.author, pr.readyLikelihood, kicked);
 }

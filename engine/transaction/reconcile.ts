@@ -2,8 +2,9 @@
 import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
-import { bisect, cancelRun, failAtOnce, isolate, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
+import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
 import type { QueueTx } from './queueTx.js';
+import { isolate } from './speculate.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
 const MAX_ROUNDS = 10_000;
