@@ -1,6 +1,6 @@
 /**
  * Speculation by likelihood (`optimizationMode: speculate_by_likelihood`, issue 22). A PR likely to fail is tested
- * alone off the main line (a bisection of one, in the bisection pool, on the known-good line) before its main-line
+ * alone off the main line (a bisection of one, in the bisection pool, on the target branch) before its main-line
  * run starts, and the PRs behind it are predicted without it at once: if it fails, its failure resets nothing; if it
  * passes, it comes back to the main line as a PR a bisection found good (tested again on top of what is ahead of it
  * then, unless its pass still stands).

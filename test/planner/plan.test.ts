@@ -124,12 +124,19 @@ describe('speculation by likelihood', () => {
     expect(plan(input(lineup(), { concurrency: 4 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
   });
 
-  test('an isolated PR is left out of the bases of the PRs behind it, and tested alone on the known-good line', () => {
+  test('an isolated PR is left out of the bases of the PRs behind it, and tested alone on the target branch', () => {
     const isolated = [pr(1), pr(2, { group: 'g0', bisectionId: 's0', speculated: true }), pr(3)];
     expect(starts(plan(input(isolated, mode, { bisections: { s0: newBisection() } })).decisions)).toEqual([
       ['main', [1], []],
       ['main', [3], [1]],
-      ['bisection', [2], [1]],
+      ['bisection', [2], []],
     ]);
+    // Its run holds whatever happens ahead of it; a failure there is its own (nothing under it): it is kicked once the
+    // PRs ahead of it are settled.
+    const testing = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'TESTING', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    expect(plan(input(testing, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
+    const failed = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'PENDING_FAILURE', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    expect(plan(input(failed, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
+    expect(plan(input(failed.slice(1), mode, { bisections: { s0: newBisection() }, merged: new Set([1]) })).decisions).toEqual([{ kind: 'kick', pr: 2 }]);
   });
 });
