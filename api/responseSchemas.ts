@@ -45,6 +45,9 @@ export const QueueBody = z.object({
   directMergeMode: z.enum(DIRECT_MERGE_MODES),
   optimizationMode: z.enum(OPTIMIZATION_MODES),
   mergeMethod: z.enum(MERGE_METHODS),
+  adaptiveWindow: z.boolean(),
+  adaptiveWindowFloor: Count,
+  speculationRunsPercent: Count,
   extensionEnabled: z.boolean(),
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),
@@ -107,6 +110,10 @@ export const SubmittedPullRequestBody = z.object({
   testRunId: z.string(),
   reason: z.string(),
   mergedSha: z.string().optional(),
+  /** Its failure likelihood (0..1) and the features it rests on, once it was ready. */
+  failureLikelihood: z
+    .object({ probability: z.number().min(0).max(1), features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number() }) })
+    .optional(),
   timeline: z.array(TimelineEntryBody).optional(),
 });
 

@@ -2,6 +2,8 @@
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
 import {
+  adaptiveWindowFloorOf,
+  DEFAULT_SPECULATION_RUNS_PERCENT,
   bisectionConcurrencyOf,
   effectiveRequiredStatuses,
   integrationSettingsOf,
@@ -46,6 +48,9 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     directMergeMode: settings.directMergeMode,
     optimizationMode: settings.optimizationMode,
     mergeMethod: settings.mergeMethod,
+    adaptiveWindow: settings.adaptiveWindow ?? false,
+    adaptiveWindowFloor: adaptiveWindowFloorOf(settings),
+    speculationRunsPercent: settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT,
     ...integrationSettingsOf(settings),
   };
 }
@@ -106,6 +111,7 @@ export function submittedPullRequestView(result: {
     testRunId: pr.runId ?? '',
     reason: pr.reason ?? '',
     ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
+    ...(pr.likelihood === undefined ? {} : { failureLikelihood: { probability: pr.likelihood.p, features: pr.likelihood.features } }),
     ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
   };
 }

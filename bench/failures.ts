@@ -17,7 +17,7 @@ import type { QueuePatch } from '../engine/model/queues.js';
 const HOUR_MS = 3_600_000;
 const CI = { medianMinutes: 20, p90Minutes: 20 };
 
-interface Figures {
+export interface Figures {
   runsPerChange: number;
   runsPerMerge: number;
   p50: string;
@@ -30,7 +30,7 @@ interface Figures {
   saturated: boolean;
 }
 
-function figuresOf(outcome: QueueOutcome): Figures {
+export function figuresOf(outcome: QueueOutcome): Figures {
   const resolved = outcome.prs.filter((pr) => pr.state === 'MERGED' || pr.state === 'FAILED' || pr.state === 'CANCELLED').length;
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED').length;
   const ttm = percentilesOf(mergeTimes(outcome));

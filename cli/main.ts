@@ -72,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
         token: { type: 'string' },
         seed: { type: 'string' },
         json: { type: 'boolean' },
+        recommend: { type: 'boolean' },
+        budget: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -116,6 +118,8 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.seed === undefined ? {} : { seed: values.seed }),
           ...(values.json === undefined ? {} : { json: values.json }),
           ...(values.out === undefined ? {} : { out: values.out }),
+          ...(values.recommend === undefined ? {} : { recommend: values.recommend }),
+          ...(values.budget === undefined ? {} : { budget: values.budget }),
         });
       }
       case 'replay':

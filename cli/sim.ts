@@ -12,23 +12,30 @@ import { indexHtml, renderCharts } from '../sim/charts.js';
 import { formatEventLog } from '../engine/runtime/eventLog.js';
 import { SimulationError } from '../sim/queueRun.js';
 import { formatTable } from '../sim/report.js';
+import { drawArrivals } from '../sim/arrivals.js';
+import { formatRecommendation, recommend } from '../sim/recommend.js';
 import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';
 import { simulate, type Progress, type SimulatedQueue, type Simulation } from '../sim/simulate.js';
 import { UsageError } from './config.js';
 
-export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]
+export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--out DIR] [--recommend [--budget RUNS_PER_MERGE]]
                                          simulate a scenario's queue configurations on the real engine (virtual
                                          clock), beside the oracle and single-queue baselines; prints a table
       --seed N           the seed of the workload and CI (default: the scenario's, else 1)
       --json             print the report as JSON instead of a table
       --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl; the
-                         single-queue baseline's in events/baselines/)`;
+                         single-queue baseline's in events/baselines/)
+      --recommend        search the settings (mode, concurrency, batching, anti-flake, optimizationMode, adaptive
+                         window) for the best P50 time to merge, and print it with the runners-up and why
+      --budget N         with --recommend: at most N CI runs per merged PR`;
 
 export interface SimArgs {
   scenario: string;
   seed?: string;
   json?: boolean;
   out?: string;
+  recommend?: boolean;
+  budget?: string;
 }
 
 const MAX_SEED = 4_294_967_295;
@@ -120,6 +127,8 @@ export async function simCommand(args: SimArgs): Promise<number> {
   const seed = parseSeed(args.seed);
   try {
     const scenario = await loadScenario(args.scenario);
+    if (args.recommend === true) return await recommendCommand(scenario, seed ?? scenario.seed, args.budget);
+    if (args.budget !== undefined) throw new UsageError('--budget goes with --recommend');
     const out = args.out === undefined ? undefined : resolve(args.out);
     if (out !== undefined) await prepareOutputDir(out);
     const bar = progressBar(scenario);
@@ -150,4 +159,14 @@ export async function simCommand(args: SimArgs): Promise<number> {
     }
     throw error;
   }
+}
+
+async function recommendCommand(scenario: Scenario, seed: number, budgetText: string | undefined): Promise<number> {
+  const budget = budgetText === undefined ? undefined : Number(budgetText);
+  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 1 && budget <= 1000)) {
+    throw new UsageError(`--budget must be a number of CI runs per merge from 1 to 1000, not "${budgetText}"`);
+  }
+  const recommendation = await recommend(scenario, drawArrivals(scenario, seed), seed, budget);
+  console.log(formatRecommendation(recommendation, budget));
+  return 0;
 }

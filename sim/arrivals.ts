@@ -5,6 +5,7 @@
 import { Random, cumulativeOf } from './random.js';
 import { PRIORITY_NAMES, type PriorityName, type Scenario } from './scenario.js';
 import { TargetDrawer, type ImpactedTargets } from './targets.js';
+import { FeatureDrawer } from './features.js';
 
 export interface Arrival {
   /** PR number: 1, 2, 3… in order of arrival. */
@@ -17,6 +18,9 @@ export interface Arrival {
   priority?: PriorityName;
   /** Absent when the scenario has no targets. */
   targets?: ImpactedTargets;
+  /** With the scenario's `predictiveFeatures`: its author and changed lines, as the git host reports them. */
+  author?: string;
+  changedLines?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -43,6 +47,7 @@ export function drawArrivals(scenario: Scenario, seed: number): Arrival[] {
   const mix = scenario.priorityMix;
   const priorityWeights = mix === undefined ? undefined : cumulativeOf(PRIORITY_NAMES.map((name) => mix[name] ?? 0));
 
+  const features = scenario.predictiveFeatures === undefined ? undefined : new FeatureDrawer(scenario.predictiveFeatures, new Random(seed, 'features'));
   const peakPerMs = (scenario.arrivalsPerHour * (1 + (scenario.dailyCycle?.amplitude ?? 0))) / HOUR_MS;
   const end = scenario.hours * HOUR_MS;
   const arrivals: Arrival[] = [];
@@ -51,6 +56,7 @@ export function drawArrivals(scenario: Scenario, seed: number): Arrival[] {
     const arrival: Arrival = { number: arrivals.length + 1, at: Math.round(at), broken: breakage.chance(scenario.brokenRate) };
     if (priorityWeights !== undefined) arrival.priority = PRIORITY_NAMES[priorities.weighted(priorityWeights)] as PriorityName;
     if (drawer !== undefined) arrival.targets = drawer.draw();
+    if (features !== undefined) Object.assign(arrival, features.draw(arrival.broken));
     arrivals.push(arrival);
   }
   return arrivals;

@@ -38,6 +38,8 @@ export interface PrOutcome {
    * oracle sets it on a PR whose run outlasts its timeout; the PR's time to merge is then censored there.
    */
   mergesNotBefore?: number;
+  /** Its failure likelihood as the engine estimated it when it became ready (absent when it never became ready). */
+  likelihood?: number;
 }
 
 export interface RunOutcome {
@@ -50,6 +52,8 @@ export interface RunOutcome {
   /** The PRs under test, and the PRs ahead of them in its test branch. */
   prs: number[];
   basePrs: number[];
+  /** A run of a PR isolated by speculation by likelihood. */
+  speculative?: true;
 }
 
 export interface QueueOutcome {
@@ -92,7 +96,11 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     isBroken: (number) => broken.has(number),
   });
   const failures: string[] = [];
-  const gitHost = new SimGitHost();
+  const byNumber = new Map(arrivals.map((arrival) => [arrival.number, arrival]));
+  const gitHost = new SimGitHost((number) => {
+    const arrival = byNumber.get(number);
+    return arrival?.author === undefined ? {} : { author: arrival.author, changedLines: arrival.changedLines ?? 0 };
+  });
   const engine = new Engine(store, {
     scheduler,
     gitHost,
@@ -185,6 +193,7 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
         broken: arrival.broken,
         state,
         leftAt: final && record !== undefined ? Date.parse(record.stateChangedAt) - SIM_START : null,
+        ...(record?.readyLikelihood === undefined ? {} : { likelihood: record.readyLikelihood.p }),
       };
     });
     const runs = [...tx.scan('testRuns', { prefix: [queueId] })].map(({ value: run }): RunOutcome => ({
@@ -195,6 +204,7 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
       endedAt: (run.endedAt === null ? endAt : Date.parse(run.endedAt)) - SIM_START,
       prs: run.prs,
       basePrs: run.basePrs,
+      ...(run.bisectionId?.startsWith('s') === true ? { speculative: true as const } : {}),
     }));
     return { prs, runs, endAt: endAt - SIM_START, events, saturated };
   });

@@ -28,6 +28,9 @@ export const QueueConfigSchema = z.strictObject({
   directMergeMode: z.enum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: z.enum(OPTIMIZATION_MODES).optional(),
   mergeMethod: z.enum(MERGE_METHODS).optional(),
+  adaptiveWindow: z.boolean().optional(),
+  adaptiveWindowFloor: positiveInt.optional(),
+  speculationRunsPercent: positiveInt.max(1000).optional(),
 });
 export type QueueConfig = z.infer<typeof QueueConfigSchema>;
 
@@ -100,6 +103,20 @@ export const ScenarioSchema = z
         skew: z.number().min(0).max(10).default(1),
       })
       .refine((targets) => targets.perPr <= targets.count, { message: 'must be at most count', path: ['perPr'] })
+      .optional(),
+    /**
+     * PRs get features that predict their failure, as a git host reports them: an author (broken PRs come from the
+     * first `riskyAuthors` of `authors` with probability `riskyShare`) and changed lines (log-normal, median 60; a
+     * broken PR's median is multiplied by `sizeFactor`). Absent: every PR is by "sim", with no size.
+     */
+    predictiveFeatures: z
+      .strictObject({
+        authors: positiveInt.max(10_000).default(20),
+        riskyAuthors: positiveInt.max(10_000).default(2),
+        riskyShare: z.number().min(0).max(1).default(0.5),
+        sizeFactor: z.number().min(1).max(100).default(4),
+      })
+      .refine((features) => features.riskyAuthors <= features.authors, { message: 'must be at most authors', path: ['riskyAuthors'] })
       .optional(),
     /**
      * A queue holding more PRs than this is saturated: it cannot keep up, and its simulation stops there (the cost of

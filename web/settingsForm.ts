@@ -8,8 +8,8 @@ import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';
 
-const NUMBERS = ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'pendingFailureDepth', 'batchingMaxWaitTimeMinutes', 'batchingMinSize'] as const;
-const BOOLEANS = ['batch', 'canOptimisticallyMerge', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled', 'statusCheckEnabled'] as const;
+const NUMBERS = ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'pendingFailureDepth', 'batchingMaxWaitTimeMinutes', 'batchingMinSize', 'adaptiveWindowFloor', 'speculationRunsPercent'] as const;
+const BOOLEANS = ['batch', 'canOptimisticallyMerge', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled', 'statusCheckEnabled', 'adaptiveWindow'] as const;
 const CHOICES = { mode: QUEUE_MODES, directMergeMode: DIRECT_MERGE_MODES, optimizationMode: OPTIMIZATION_MODES, mergeMethod: MERGE_METHODS } as const;
 
 /** The updateQueue fields a form posts (without the queue's identity). A number field left empty is not changed. */
@@ -44,13 +44,13 @@ function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: 
   // Bisection concurrency follows concurrency until set, and a pending failure depth of 0 is off (the API takes
   // 1 and up): left empty, either stays as it is.
   const value =
-    name === 'bisectionConcurrency' ? (queue.settings.bisectionConcurrency ?? '') : name === 'pendingFailureDepth' && queue.settings[name] === 0 ? '' : queue.settings[name];
+    name === 'bisectionConcurrency' ? (queue.settings.bisectionConcurrency ?? '') : name === 'pendingFailureDepth' && queue.settings[name] === 0 ? '' : (queue.settings[name] ?? '');
   const hint = name === 'bisectionConcurrency' ? html` placeholder="follows concurrency"` : name === 'pendingFailureDepth' ? html` placeholder="off"` : '';
   return html`<label>${label}<input name="${name}" inputmode="numeric" value="${value}"${hint}></label>`;
 }
 
 function booleanField(queue: QueueRecord, name: (typeof BOOLEANS)[number], label: string): Html {
-  const on = queue.settings[name];
+  const on = queue.settings[name] === true;
   return html`<label>${label}<select name="${name}"><option value="true"${on ? html` selected` : ''}>on</option><option value="false"${on ? '' : html` selected`}>off</option></select></label>`;
 }
 
@@ -69,5 +69,6 @@ ${choiceField(queue, 'directMergeMode', 'Direct merge')}${choiceField(queue, 'op
 <label>Required statuses (comma-separated)<input name="requiredStatuses" value="${(queue.requiredStatuses ?? []).join(', ')}"></label>
 ${booleanField(queue, 'batch', 'Batch')}${booleanField(queue, 'canOptimisticallyMerge', 'Optimistic merge')}${booleanField(queue, 'createPrsForTestingBranches', 'PRs for testing branches')}
 ${booleanField(queue, 'commentsEnabled', 'Comments')}${booleanField(queue, 'commandsEnabled', 'Commands')}${booleanField(queue, 'statusCheckEnabled', 'Status check')}
+${booleanField(queue, 'adaptiveWindow', 'Adaptive window')}${numberField(queue, 'adaptiveWindowFloor', 'Adaptive window floor')}${numberField(queue, 'speculationRunsPercent', 'Speculation budget (% of PRs)')}
 </div><p><button type="submit" class="primary">Save settings</button></p></form></details>`;
 }

@@ -1,5 +1,6 @@
 /** The record of a pull request in a queue, as the API reads it (spec 2.3, the addendum's 2.4 fields) and the planner uses it. */
 import type { PullRequestState } from '../../machines/vocabulary.js';
+import type { Likelihood } from './likelihood.js';
 
 export const GIT_MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'] as const;
 export type GitMergeability = (typeof GIT_MERGEABILITY)[number];
@@ -56,6 +57,16 @@ export interface PullRequestRecord {
   mergedSha: string | null;
   /** Refusals of its merge by the git host with the target where expected (bounded: MAX_MERGE_REFUSALS). */
   mergeRefusals?: number;
+  /** Changed lines, as the git host reported them (absent when it does not say). */
+  changedLines?: number;
+  /** Its failed runs so far, over every entry of the PR in this queue (a feature of its failure likelihood). */
+  failedAttempts?: number;
+  /** Its failure likelihood (likelihood.ts) and what it rests on, as last estimated. */
+  likelihood?: Likelihood;
+  /** The likelihood estimated when it last became ready, before any run of this entry: what speculation uses, and what the model learns from once the PR is resolved. */
+  readyLikelihood?: Likelihood;
+  /** Speculation by likelihood isolated this entry once (it is not isolated again). */
+  speculated?: boolean;
 }
 
 /** One line of a PR's timeline: what happened to it, when. */

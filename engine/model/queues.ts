@@ -4,6 +4,7 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import type { BisectionMemory } from '../planner/bisection.js';
+import type { LikelihoodModel } from './likelihood.js';
 
 export interface RepoRef {
   host: string;
@@ -13,7 +14,7 @@ export interface RepoRef {
 
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
-export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'] as const;
 export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
@@ -66,6 +67,15 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   directMergeMode: DirectMergeMode;
   optimizationMode: OptimizationMode;
   mergeMethod: MergeMethod;
+  /**
+   * Adaptive window (as Zuul's): the main-line runs in flight grow by one on each passing run and halve on each
+   * failure, between `adaptiveWindowFloor` and `concurrency`. Absent (queues stored before it existed) is off.
+   */
+  adaptiveWindow?: boolean;
+  /** The least the adaptive window shrinks to (at least 1, at most `concurrency`); absent is 1. */
+  adaptiveWindowFloor?: number;
+  /** `speculate_by_likelihood`: extra runs allowed, in percent of the PRs submitted (plus one); absent is 10. */
+  speculationRunsPercent?: number;
 }
 
 /** The defaults of a new queue, as the hosted service documents them (addendum). */
@@ -140,6 +150,12 @@ export interface QueueRuntime {
   merged: number[];
   /** Per bisection: the PR sets that failed in it, the PRs merged since it began, the groups waiting for another. */
   bisections: Record<string, BisectionMemory>;
+  /** The failure-likelihood model, trained on this queue's resolved PRs (created with the first one). */
+  likelihood?: LikelihoodModel;
+  /** PRs isolated by speculation by likelihood (each may cost one extra run). */
+  speculated?: number;
+  /** The adaptive window (see QueueSettings.adaptiveWindow) as the main line's runs left it; absent is `concurrency`. */
+  window?: number;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
   tidied?: number;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
@@ -178,6 +194,32 @@ export function effectiveRequiredStatuses(queue: QueueRecord): {
   const fromProtection = queue.branchProtection?.requiredStatuses;
   if (fromProtection !== undefined && fromProtection.length > 0) return { statuses: fromProtection, source: 'repo_provider_branch_protection' };
   return { statuses: [], source: undefined };
+}
+
+export function adaptiveWindowFloorOf(settings: QueueSettings): number {
+  return Math.max(1, Math.min(settings.adaptiveWindowFloor ?? 1, settings.concurrency));
+}
+
+/** How many main-line runs may be in flight: `concurrency`, or the adaptive window within its bounds. */
+export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime, 'window'>): number {
+  if (settings.adaptiveWindow !== true) return settings.concurrency;
+  return Math.max(adaptiveWindowFloorOf(settings), Math.min(runtime.window ?? settings.concurrency, settings.concurrency));
+}
+
+/** The adaptive window after a main-line run's verdict: one more on a pass, half (rounded down) on a failure. */
+export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean): void {
+  if (settings.adaptiveWindow !== true) return;
+  const now = mainWindowOf(settings, runtime);
+  const next = passed ? now + 1 : Math.floor(now / 2);
+  runtime.window = Math.max(adaptiveWindowFloorOf(settings), Math.min(next, settings.concurrency));
+}
+
+export const DEFAULT_SPECULATION_RUNS_PERCENT = 10;
+
+/** Speculation by likelihood: how many more PRs the budget lets it isolate now. */
+export function speculationAllowance(settings: QueueSettings, runtime: QueueRuntime): number {
+  const percent = settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT;
+  return Math.floor(1 + (percent * runtime.counters.submission) / 100) - (runtime.speculated ?? 0);
 }
 
 export function bisectionConcurrencyOf(settings: QueueSettings): number {

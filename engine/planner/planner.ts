@@ -22,6 +22,7 @@ import type { BisectionMemory } from './bisection.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';
 import { merges } from './merges.js';
+import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
 import { LineupView } from './view.js';
 
@@ -46,6 +47,9 @@ export interface PlanPullRequest {
   upToDate: boolean;
   /** Impacted targets for its head SHA (parallel mode; ignored in single mode). */
   targets: Targets;
+  /** Its failure likelihood when it became ready (null: none); whether this entry was already isolated once. */
+  likelihood?: number | null;
+  speculated?: boolean;
 }
 
 export interface PlanRun {
@@ -58,6 +62,10 @@ export interface PlanInput {
   state: QueueState;
   settings: QueueSettings;
   bisectionConcurrency: number;
+  /** Speculation by likelihood: how many more PRs the CI budget lets it isolate, and the queue's failure share. */
+  speculation?: { allowance: number; failureShare: number };
+  /** How many main-line runs may be in flight (the adaptive window); absent is `settings.concurrency`. */
+  window?: number;
   /** Enqueued and ready PRs, in queue order. */
   lineup: readonly PlanPullRequest[];
   activeRuns: readonly PlanRun[];
@@ -81,6 +89,8 @@ export type Decision =
   /** A bisection group split again without a run (it is not a chain any more, or is known to fail). */
   | { kind: 'split'; prs: number[]; bisectionId: string }
   | { kind: 'failAtOnce'; pr: number; basePrs: number[]; bisectionId: string }
+  /** Speculation by likelihood: test a PR likely to fail alone, off the main line, before the PRs behind it build on it. */
+  | { kind: 'isolate'; pr: number; likelihood: number; behind: number }
   | { kind: 'settle' };
 
 export interface Plan {
@@ -91,7 +101,7 @@ export interface Plan {
 
 export function plan(input: PlanInput): Plan {
   const view = new LineupView(input);
-  for (const phase of [invalidations, resolutions, merges]) {
+  for (const phase of [invalidations, resolutions, merges, speculations]) {
     const decisions = phase(view);
     if (decisions.length > 0) return { decisions, wakeAt: null };
   }

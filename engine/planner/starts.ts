@@ -1,5 +1,5 @@
 /**
- * New runs: the main line's, up to `concurrency` across all lanes, and the bisections', in their own pool of
+ * New runs: the main line's, up to `concurrency` (or the adaptive window) across all lanes, and the bisections', in their own pool of
  * `bisectionConcurrency`.
  */
 import { knownToFail } from './bisection.js';
@@ -26,9 +26,10 @@ function mainRuns(view: LineupView): Plan {
   const decisions: Decision[] = [];
   let wakeAt: number | null = null;
   let running = activeRuns.filter((run) => run.kind === 'main').length;
+  const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
   const taken = new Set<number>();
   const held = new Set<number>();
-  for (let at = 0; at < lineup.length && running < settings.concurrency; at++) {
+  for (let at = 0; at < lineup.length && running < limit; at++) {
     const pr = lineup[at];
     if (!isReady(pr) || taken.has(pr.number)) continue;
     const basePrs = [...view.expected(at)];

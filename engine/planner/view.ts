@@ -30,6 +30,13 @@ export function failedSetOf(pr: PlanPullRequest): string {
   return pr.runId === null ? `#${pr.number}` : pr.runId;
 }
 
+/**
+ * A PR isolated by speculation by likelihood (engine/planner/speculation.ts): alone in its group, it is tested on
+ * the target branch only, so that the PRs ahead of it leaving or merging do not restart its run; a failure there is
+ * its own, and a pass sends it back to the main line, where it is tested on top of what is ahead of it.
+ */
+const isolated = (pr: PlanPullRequest): boolean => pr.speculated === true && pr.group !== null;
+
 /** Silent PRs that still see each other: the members of a bisection group, or of a failed set on the main line. */
 function circleOf(pr: PlanPullRequest): string | null {
   if (pr.group !== null) return `group ${pr.group}`;
@@ -128,7 +135,7 @@ export class LineupView {
   private classify(at: number, graph: DependencyGraph, unsettled: BitSet): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
-    const holds = pr.testedBase !== null && this.sameBase(at, graph, pr.testedBase);
+    const holds = pr.testedBase !== null && (isolated(pr) ? pr.testedBase.every((number) => this.input.merged.has(number)) : this.sameBase(at, graph, pr.testedBase));
     const failed = pr.state === 'PENDING_FAILURE' && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
@@ -165,6 +172,7 @@ export class LineupView {
     let list = this.expectedLists[at];
     if (list !== undefined) return list;
     const { lineup } = this.input;
+    if (isolated(lineup[at] as PlanPullRequest)) return (this.expectedLists[at] = []);
     let positions: readonly number[] = graph.deps(at);
     const circle = this.circleAhead[at];
     if (circle !== undefined) {

@@ -19,18 +19,23 @@ function repoId(repo: RepoRef): string {
 export class SimGitHost implements GitHost {
   readonly name = 'sim';
 
+  /** `facts`: a PR's author and size, when a simulated workload gives them (its predictive features). */
+  constructor(private readonly facts: (number: number) => { author?: string; changedLines?: number } = () => ({})) {}
+
   async targetHead(repo: RepoRef, branch: string): Promise<string> {
     return simSha('head', repoId(repo), branch);
   }
 
   async pullRequest(repo: RepoRef, number: number, targetBranch: string): Promise<PullRequestFacts> {
+    const { author, changedLines } = this.facts(number);
     return {
       title: `PR #${number}`,
-      author: 'sim',
+      author: author ?? 'sim',
       sha: simSha('pr', repoId(repo), number),
       baseBranch: targetBranch,
       mergeable: true,
       upToDate: true,
+      ...(changedLines === undefined ? {} : { changedLines }),
     };
   }
 

@@ -37,6 +37,8 @@ export interface PullRequestFacts {
   notMergeableReason?: string;
   /** The target branch the facts were established against. */
   target?: TargetState;
+  /** Lines added and deleted, when the host says (a feature of the failure likelihood). */
+  changedLines?: number;
 }
 
 export interface TestBranchRequest {

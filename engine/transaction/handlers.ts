@@ -130,6 +130,7 @@ function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): 
     mergedBy: null,
     runsBehindEnded: 0,
     mergedSha: null,
+    ...(existing?.failedAttempts === undefined ? {} : { failedAttempts: existing.failedAttempts }),
   };
   q.enterPr(record);
   q.runtime.waiting.push(input.number);
@@ -231,6 +232,7 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     return;
   }
   Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
+  if (facts.changedLines !== undefined) record.changedLines = facts.changedLines;
   if (facts.target !== undefined) observeTarget(q, facts.target);
   const baseMatches = facts.baseBranch === q.queue.branch;
   record.readiness = {

@@ -5,7 +5,8 @@
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { halves, knownToFail, newBisection, rememberFailure } from '../planner/bisection.js';
-import { effectiveRequiredStatuses } from '../model/queues.js';
+import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
+import { estimate, learn } from './likelihood.js';
 import type { QueueTx } from './queueTx.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import type { BisectionMemory } from '../planner/bisection.js';
@@ -74,7 +75,8 @@ export function becomeReady(q: QueueTx, number: number): boolean {
   record.readyAt = q.now;
   q.runtime.waiting = q.runtime.waiting.filter((other) => other !== number);
   insertIntoLineup(q, number);
-  q.timeline(number, 'ready', `ready: ${record.title} by ${record.author} at ${record.sha}`, { sha: record.sha });
+  q.timeline(number, 'ready', `ready: ${record.title} by ${record.author} at ${record.sha}; ${estimate(q, number)}`, { sha: record.sha });
+  record.readyLikelihood = record.likelihood;
   return true;
 }
 
@@ -201,6 +203,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
   runEnded(q, runId);
   const run = q.requireRun(runId);
   if (run.status === 'succeeded') {
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
@@ -213,6 +216,12 @@ export function concludeRun(q: QueueTx, runId: string): void {
       for (const number of testing) requeue(q, number, why);
       return;
     }
+    // The window shrinks on a failure that costs a reset: a main-line run in progress on top of its PRs.
+    const resets = q.runtime.activeRuns.some((id) => {
+      const other = q.requireRun(id);
+      return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
+    });
+    if (run.kind === 'main' && resets) adaptWindow(q.queue.settings, q.runtime, false);
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {
@@ -224,7 +233,8 @@ function fail(q: QueueTx, number: number, runId: string | null, reason: string):
   const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
   pr.runsBehindEnded = 0;
   pr.runsBehindFailed = 0;
-  q.timeline(number, 'pending_failure', reason, runId === null ? {} : { runId });
+  pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
+  q.timeline(number, 'pending_failure', `${reason}; ${estimate(q, number)}`, runId === null ? {} : { runId });
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
@@ -333,6 +343,7 @@ export function requeue(q: QueueTx, number: number, reason: string): void {
 }
 
 export function kick(q: QueueTx, number: number): void {
+  learn(q, number, true);
   const before = q.requirePr(number);
   const reason = before.reason ?? 'its tests failed';
   q.sendPr(number, { type: 'KICK', reason });
@@ -399,6 +410,7 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
   q.runtime.targetHead = head;
   q.runtime.merged.push(number);
   for (const memory of Object.values(q.runtime.bisections)) memory.merged.push(number);
+  learn(q, number, false);
   leave(q, number);
   q.timeline(number, 'merged', `merged into ${q.queue.branch} as ${head}`, { sha: head });
   comment(q, number, `Greenline merged this pull request into ${q.queue.branch} (${head}).`);

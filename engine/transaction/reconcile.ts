@@ -1,9 +1,10 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
 import { planTargets } from '../model/impactedTargets.js';
-import { bisectionConcurrencyOf } from '../model/queues.js';
+import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
 import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
 import type { QueueTx } from './queueTx.js';
+import { isolate } from './speculate.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
 const MAX_ROUNDS = 10_000;
@@ -16,6 +17,8 @@ export function reconcile(q: QueueTx): void {
       state: q.queueState,
       settings: q.queue.settings,
       bisectionConcurrency: bisectionConcurrencyOf(q.queue.settings),
+      window: mainWindowOf(q.queue.settings, q.runtime),
+      ...(q.queue.settings.optimizationMode === 'speculate_by_likelihood' ? { speculation: speculationInput(q) } : {}),
       lineup: q.runtime.lineup.map((number) => planView(q, number)),
       activeRuns: q.runtime.activeRuns.map((id) => {
         const run = q.requireRun(id);
@@ -56,7 +59,14 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
     failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
     targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
+    likelihood: pr.readyLikelihood?.p ?? null,
+    speculated: pr.speculated === true,
   }));
+}
+
+function speculationInput(q: QueueTx): { allowance: number; failureShare: number } {
+  const [resolved, kicked] = q.runtime.likelihood?.queue ?? [0, 0];
+  return { allowance: speculationAllowance(q.queue.settings, q.runtime), failureShare: (kicked + 1) / (resolved + 20) };
 }
 
 function apply(q: QueueTx, decision: Decision): void {
@@ -76,6 +86,8 @@ function apply(q: QueueTx, decision: Decision): void {
     case 'startRun':
       startRun(q, decision);
       return;
+    case 'isolate':
+      return isolate(q, decision);
     case 'split':
       return split(q, decision.prs, decision.bisectionId);
     case 'failAtOnce':

@@ -71,7 +71,12 @@ describe('a merge queue over HTTP', () => {
     // PR 1 fails (in upper case, as some CI sends it): it is kicked, and PR 2 is retested without it.
     expect((await status(a, run1.testBranchSha, 'FAILURE')).statusCode).toBe(200);
     await a.engine.settle();
-    expect((await submitted(a, 1)).state).toBe('FAILED');
+    const failed = await submitted(a, 1, true);
+    expect(failed.state).toBe('FAILED');
+    // Its failure likelihood, and what it rests on: shown, with the timeline saying it.
+    expect(failed).toMatchObject({ failureLikelihood: { features: { failedAttempts: 1, size: 0 } } });
+    expect((failed.failureLikelihood as { probability: number }).probability).toBeGreaterThan(0);
+    expect(failed.timeline?.find((entry) => entry.event === 'ready')?.message).toMatch(/failure likelihood \d+\.\d% from failedAttempts 0\.00/);
     expect((await details(a, (await submitted(a, 2)).testRunId)).status).toBe('in_progress');
     expect(run2.status).toBe('in_progress');
     expect((await details(a, one.testRunId)).statusChecks).toEqual([{ context: 'ci/build', url: 'https://ci.example/1', state: 'FAILURE', description: '' }]);

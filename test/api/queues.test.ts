@@ -29,6 +29,9 @@ const DEFAULTS = {
   directMergeMode: 'off',
   optimizationMode: 'off',
   mergeMethod: 'merge_commit',
+  adaptiveWindow: false,
+  adaptiveWindowFloor: 1,
+  speculationRunsPercent: 10,
   extensionEnabled: false,
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,
@@ -54,6 +57,8 @@ describe('createQueue', () => {
         state: 'Paused',
         batch: true,
         mergeMethod: 'SQUASH',
+        adaptiveWindow: true,
+        adaptiveWindowFloor: 2,
         requiredStatuses: ['ci/build', 'ci/test'],
       }),
     );
@@ -66,6 +71,8 @@ describe('createQueue', () => {
       state: 'paused',
       batch: true,
       mergeMethod: 'squash',
+      adaptiveWindow: true,
+      adaptiveWindowFloor: 2,
       requiredStatuses: ['ci/build', 'ci/test'],
       requiredStatusesSource: 'merge_instance',
     });

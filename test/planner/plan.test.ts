@@ -105,3 +105,38 @@ describe('plan', () => {
     expect(plan(input(passed, { mode: 'parallel' })).decisions).toEqual([{ kind: 'merge', pr: 2 }]);
   });
 });
+
+describe('speculation by likelihood', () => {
+  const mode = { optimizationMode: 'speculate_by_likelihood' as const, concurrency: 4 };
+  const speculation = { allowance: 1, failureShare: 0.05 };
+  const lineup = () => [pr(1, { likelihood: 0.02 }), pr(2, { likelihood: 0.4 }), pr(3, { likelihood: 0.02 }), pr(4, { likelihood: 0.3 })];
+
+  test('a PR likely to fail with PRs behind it in the window is isolated first', () => {
+    expect(plan(input(lineup(), mode, { speculation })).decisions).toEqual([{ kind: 'isolate', pr: 2, likelihood: 0.4, behind: 2 }]);
+  });
+
+  test('not when the saving is smaller than the cost, nor beyond the budget, nor twice, nor in another mode', () => {
+    // 4 is last in the window: nothing behind it to save.
+    expect(plan(input(lineup().slice(2), mode, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+    expect(plan(input(lineup(), mode, { speculation: { ...speculation, allowance: 0 } })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+    const once = lineup().map((p) => ({ ...p, speculated: true }));
+    expect(plan(input(once, mode, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+    expect(plan(input(lineup(), { concurrency: 4 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+  });
+
+  test('an isolated PR is left out of the bases of the PRs behind it, and tested alone on the target branch', () => {
+    const isolated = [pr(1), pr(2, { group: 'g0', bisectionId: 's0', speculated: true }), pr(3)];
+    expect(starts(plan(input(isolated, mode, { bisections: { s0: newBisection() } })).decisions)).toEqual([
+      ['main', [1], []],
+      ['main', [3], [1]],
+      ['bisection', [2], []],
+    ]);
+    // Its run holds whatever happens ahead of it; a failure there is its own (nothing under it): it is kicked once the
+    // PRs ahead of it are settled.
+    const testing = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'TESTING', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    expect(plan(input(testing, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
+    const failed = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'PENDING_FAILURE', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    expect(plan(input(failed, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
+    expect(plan(input(failed.slice(1), mode, { bisections: { s0: newBisection() }, merged: new Set([1]) })).decisions).toEqual([{ kind: 'kick', pr: 2 }]);
+  });
+});

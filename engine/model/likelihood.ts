@@ -1,0 +1,89 @@
+/**
+ * A failure likelihood per PR (issue 22): logistic regression on what the service knows of a PR, trained online on
+ * the queue's own history (a merged PR is a pass, a kicked PR a failure). Pure functions; the engine keeps the model
+ * in the queue runtime (durable, replayed with the queue's events) and each PR's estimate on its record.
+ *
+ * Features, each explainable on its own:
+ * - `failedAttempts`: the PR's own failed runs so far (across its entries in the queue);
+ * - `authorRate`: its author's share of kicked PRs in this queue, smoothed towards the queue's share (prior of 4 PRs),
+ *   as log-odds;
+ * - `size`: (log2(1 + changed lines) − 6) / 2, as the git host reports them (0 when it does not).
+ * Flaky-test data on the PR's impacted targets and CI results on its head are not used yet.
+ */
+export const FEATURE_NAMES = ['failedAttempts', 'authorRate', 'size'] as const;
+export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+export interface LikelihoodModel {
+  /** Bias, then one weight per feature (FEATURE_NAMES order). */
+  weights: number[];
+  /** PR outcomes trained on. */
+  trained: number;
+  /** Per author: PRs resolved (merged or kicked) and kicked. */
+  authors: Record<string, [resolved: number, kicked: number]>;
+  queue: [resolved: number, kicked: number];
+}
+
+/** What a PR's estimate was made from, kept on its record (so training sees what prediction saw). */
+export interface Likelihood {
+  p: number;
+  features: Record<FeatureName, number>;
+}
+
+const LEARNING_RATE = 0.1;
+const PRIOR_PRS = 4;
+/** Before any history: about one PR in twenty fails. */
+const PRIOR_BIAS = Math.log(0.05 / 0.95);
+
+export function newLikelihoodModel(): LikelihoodModel {
+  // The author's rate is already in log-odds over the queue's: a weight of 1 takes it as it is, until trained.
+  return { weights: [PRIOR_BIAS, 0.5, 1, 0], trained: 0, authors: {}, queue: [0, 0] };
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+const logit = (p: number) => Math.log(p / (1 - p));
+
+export function featuresOf(model: LikelihoodModel, pr: { author: string; failedAttempts?: number; changedLines?: number }): Record<FeatureName, number> {
+  const [queueResolved, queueKicked] = model.queue;
+  const base = (queueKicked + 1) / (queueResolved + 20);
+  const [resolved, kicked] = model.authors[pr.author] ?? [0, 0];
+  const rate = (kicked + PRIOR_PRS * base) / (resolved + PRIOR_PRS);
+  return {
+    failedAttempts: Math.min(pr.failedAttempts ?? 0, 5),
+    authorRate: logit(Math.min(0.99, Math.max(0.01, rate))) - logit(Math.min(0.99, Math.max(0.01, base))),
+    // Centred on 64 lines, one unit per factor of 4: 0 when the host does not say.
+    size: pr.changedLines === undefined ? 0 : (Math.log2(1 + pr.changedLines) - 6) / 2,
+  };
+}
+
+function vector(features: Record<FeatureName, number>): number[] {
+  return [1, ...FEATURE_NAMES.map((name) => features[name])];
+}
+
+export function predict(model: LikelihoodModel, features: Record<FeatureName, number>): Likelihood {
+  const x = vector(features);
+  const z = x.reduce((sum, value, k) => sum + value * (model.weights[k] ?? 0), 0);
+  return { p: sigmoid(z), features };
+}
+
+/** One step of stochastic gradient descent on a resolved PR, and its author's history. */
+export function train(model: LikelihoodModel, author: string, seen: Likelihood | undefined, kicked: boolean): void {
+  if (seen !== undefined) {
+    const x = vector(seen.features);
+    const error = (kicked ? 1 : 0) - predict(model, seen.features).p;
+    model.weights = model.weights.map((w, k) => w + LEARNING_RATE * error * (x[k] ?? 0));
+    model.trained++;
+  }
+  const stats = (model.authors[author] ??= [0, 0]);
+  stats[0]++;
+  model.queue[0]++;
+  if (kicked) {
+    stats[1]++;
+    model.queue[1]++;
+  }
+}
+
+/** For people: the estimate and what it rests on. */
+export function explain(likelihood: Likelihood, model: LikelihoodModel): string {
+  const parts = FEATURE_NAMES.map((name, k) => `${name} ${likelihood.features[name].toFixed(2)} (×${(model.weights[k + 1] ?? 0).toFixed(2)})`);
+  return `failure likelihood ${(likelihood.p * 100).toFixed(1)}% from ${parts.join(', ')}; trained on ${model.trained} PRs`;
+}

@@ -1,0 +1,18 @@
+/** Speculation by likelihood, applied (engine/planner/speculation.ts decides). */
+import { newBisection } from '../planner/bisection.js';
+import { split } from './moves.js';
+import type { QueueTx } from './queueTx.js';
+
+/**
+ * Speculation by likelihood: a PR likely to fail is tested alone off the main line (a bisection of one) before the
+ * PRs behind it build on it; they are predicted without it at once.
+ */
+export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; behind: number }): void {
+  const pr = q.markPr(decision.pr);
+  pr.speculated = true;
+  q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
+  const bisectionId = `s${q.runtime.counters.group}`;
+  q.runtime.bisections[bisectionId] = newBisection();
+  q.timeline(decision.pr, 'speculating', `failure likelihood ${(decision.likelihood * 100).toFixed(1)}% with ${decision.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`);
+  split(q, [decision.pr], bisectionId);
+}

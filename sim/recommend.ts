@@ -1,0 +1,155 @@
+/**
+ * `greenline sim SCENARIO.json --recommend [--budget RUNS_PER_MERGE]` (issue 22): searches the queue settings for the
+ * best P50 time to merge within a CI budget (runs per merge). The grid: mode (parallel only with targets),
+ * concurrency, batching (size and wait), anti-flake protection, optimizationMode (with speculation by likelihood) and
+ * the adaptive window. The search: coordinate descent (one setting at a time, the others held, until nothing
+ * improves) on the first third of the scenario's hours, then the best few re-run on the whole scenario.
+ */
+import type { QueuePatch } from '../engine/model/queues.js';
+import type { Arrival } from './arrivals.js';
+import { runQueue } from './queueRun.js';
+import { mergeTimes, percentilesOf } from './report.js';
+import type { Scenario } from './scenario.js';
+
+export interface Setup {
+  mode: 'single' | 'parallel';
+  concurrency: number;
+  batch: 'off' | '4/10min' | '8/30min';
+  antiFlake: boolean;
+  optimizationMode: 'off' | 'bisection_skip_redundant_tests' | 'speculate_by_likelihood';
+  adaptiveWindow: boolean;
+}
+
+export const GRID = {
+  mode: ['single', 'parallel'],
+  concurrency: [2, 4, 8, 16],
+  batch: ['off', '4/10min', '8/30min'],
+  antiFlake: [false, true],
+  optimizationMode: ['off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'],
+  adaptiveWindow: [false, true],
+} as const satisfies { [K in keyof Setup]: readonly Setup[K][] };
+
+export interface Evaluation {
+  setup: Setup;
+  p50: number;
+  runsPerMerge: number;
+  mergedPerHour: number;
+  saturated: boolean;
+}
+
+export function settingsOfSetup(setup: Setup): QueuePatch {
+  const [size, wait] = setup.batch === 'off' ? [0, 0] : setup.batch.split(/[/a-z]+/).map(Number);
+  return {
+    mode: setup.mode,
+    concurrency: setup.concurrency,
+    ...(setup.batch === 'off' ? {} : { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: wait }),
+    ...(setup.antiFlake ? { pendingFailureDepth: 1, canOptimisticallyMerge: true } : {}),
+    ...(setup.optimizationMode === 'off' ? {} : { optimizationMode: setup.optimizationMode }),
+    ...(setup.adaptiveWindow ? { adaptiveWindow: true } : {}),
+  };
+}
+
+export const keyOf = (setup: Setup) => JSON.stringify(setup);
+
+export function describeSetup(setup: Setup): string {
+  const parts = [`${setup.mode}`, `concurrency ${setup.concurrency}`, setup.batch === 'off' ? 'no batching' : `batch ${setup.batch}`];
+  if (setup.antiFlake) parts.push('anti-flake');
+  if (setup.optimizationMode !== 'off') parts.push(setup.optimizationMode);
+  if (setup.adaptiveWindow) parts.push('adaptive window');
+  return parts.join(', ');
+}
+
+/** Runs one setup on the scenario cut to `hours` of arrivals. */
+export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[], seed: number, setup: Setup, hours = scenario.hours): Promise<Evaluation> {
+  const cut = hours >= scenario.hours ? arrivals : arrivals.filter((arrival) => arrival.at < hours * 3_600_000);
+  const outcome = await runQueue({ scenario: { ...scenario, hours }, seed, settings: settingsOfSetup(setup), arrivals: cut });
+  const merged = outcome.prs.filter((pr) => pr.state === 'MERGED').length;
+  const p50 = percentilesOf(mergeTimes(outcome)).p50;
+  return {
+    setup,
+    p50: outcome.saturated || p50 === null ? Infinity : p50,
+    runsPerMerge: outcome.runs.length / Math.max(1, merged),
+    mergedPerHour: merged / Math.max(1e-9, outcome.endAt / 3_600_000),
+    saturated: outcome.saturated,
+  };
+}
+
+/** Better: within the budget first, then the lower P50, then fewer runs per merge. */
+export function better(budget: number | undefined) {
+  return (a: Evaluation, b: Evaluation): number => {
+    const over = (e: Evaluation) => (budget !== undefined && e.runsPerMerge > budget ? 1 : 0);
+    return over(a) - over(b) || a.p50 - b.p50 || a.runsPerMerge - b.runsPerMerge;
+  };
+}
+
+export function gridFor(scenario: Scenario): { [K in keyof Setup]: readonly Setup[K][] } {
+  return { ...GRID, mode: scenario.targets === undefined ? ['single'] : GRID.mode };
+}
+
+export interface Recommendation {
+  best: Evaluation;
+  runnersUp: Evaluation[];
+  overBudget: number;
+  evaluated: number;
+}
+
+export async function recommend(scenario: Scenario, arrivals: readonly Arrival[], seed: number, budget?: number): Promise<Recommendation> {
+  const grid = gridFor(scenario);
+  const screenHours = Math.max(Math.min(scenario.hours, 6), scenario.hours / 3);
+  const cache = new Map<string, Evaluation>();
+  const screen = async (setup: Setup) => {
+    const key = keyOf(setup);
+    let found = cache.get(key);
+    if (found === undefined) {
+      found = await evaluate(scenario, arrivals, seed, setup, screenHours);
+      cache.set(key, found);
+    }
+    return found;
+  };
+  const order = better(budget);
+  let current: Setup = { mode: 'single', concurrency: 4, batch: 'off', antiFlake: false, optimizationMode: 'off', adaptiveWindow: false };
+  let currentEval = await screen(current);
+  for (let pass = 0; pass < 3; pass++) {
+    let moved = false;
+    for (const name of Object.keys(grid) as (keyof Setup)[]) {
+      for (const value of grid[name]) {
+        const candidate = { ...current, [name]: value } as Setup;
+        const evaluation = await screen(candidate);
+        if (order(evaluation, currentEval) < 0) {
+          current = candidate;
+          currentEval = evaluation;
+          moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+  // The best few of the screening, on the whole scenario.
+  const finalists = [...cache.values()].sort(order).slice(0, 5);
+  const full = [];
+  for (const finalist of finalists) full.push(await evaluate(scenario, arrivals, seed, finalist.setup));
+  full.sort(order);
+  const [best, ...runnersUp] = full as [Evaluation, ...Evaluation[]];
+  return { best, runnersUp, overBudget: [...cache.values()].filter((e) => budget !== undefined && e.runsPerMerge > budget).length, evaluated: cache.size + full.length };
+}
+
+/** Why a runner-up lost to the pick, in figures and in the settings that differ. */
+export function whyNot(best: Evaluation, other: Evaluation, budget: number | undefined): string {
+  const differs = (Object.keys(best.setup) as (keyof Setup)[])
+    .filter((name) => best.setup[name] !== other.setup[name])
+    .map((name) => `${name} ${String(other.setup[name])} (pick: ${String(best.setup[name])})`);
+  const p50 = (e: Evaluation) => (e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`);
+  const over = budget !== undefined && other.runsPerMerge > budget ? `; over the budget of ${budget} runs per merge` : '';
+  return `P50 ${p50(other)} vs ${p50(best)}, ${other.runsPerMerge.toFixed(2)} vs ${best.runsPerMerge.toFixed(2)} runs/merge${over}; differs in ${differs.join(', ') || 'nothing'}`;
+}
+
+export function formatRecommendation(rec: Recommendation, budget: number | undefined): string {
+  const line = (e: Evaluation) => `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h`;
+  const lines = [`recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`, `  ${line(rec.best)}`];
+  if (budget !== undefined && rec.best.runsPerMerge > budget) lines.push(`  no setup met the budget: this is the best P50 found, over it`);
+  lines.push('runners-up:');
+  for (const other of rec.runnersUp.slice(0, 3)) lines.push(`  ${line(other)}`, `    why not: ${whyNot(rec.best, other, budget)}`);
+  if (rec.overBudget > 0) lines.push(`${rec.overBudget} setup(s) screened needed more than the budget`);
+  lines.push('settings (updateQueue):', `  ${JSON.stringify(settingsOfSetup(rec.best.setup))}`);
+  return lines.join('\n');
+}
