@@ -30,7 +30,18 @@ export interface LmdbStoreOptions {
   maxBytes?: number;
   /** The file's name in `dir` (default greenline.mdb; a restore checks a backup under another name first). */
   fileName?: string;
+  /**
+   * Free bytes the disk must keep (default 512 KiB): below it, writes are refused with StorageFullError before LMDB
+   * meets ENOSPC itself, where lmdb-js has been seen to corrupt its heap and crash the process.
+   */
+  diskReserveBytes?: number;
 }
+
+const DISK_RESERVE_BYTES = 512 * 1024;
+/** Free space is asked of the filesystem at most this often while there is plenty of it. */
+const DISK_CHECK_MS = 1_000;
+/** Below this much free space, it is asked before every write. */
+const DISK_NEAR_FULL_BYTES = 64 * 1024 * 1024;
 
 export const LMDB_FILE = 'greenline.mdb';
 
@@ -125,7 +136,24 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     }
     return pages * pageSize;
   };
+  const reserve = options.diskReserveBytes ?? DISK_RESERVE_BYTES;
+  let disk = { free: Number.POSITIVE_INFINITY, checkedAt: Number.NEGATIVE_INFINITY };
+  /** Refuses a write when the disk is about to fill (see diskReserveBytes). */
+  const refuseWhenDiskFull = () => {
+    const now = Date.now();
+    if (disk.free >= DISK_NEAR_FULL_BYTES && now - disk.checkedAt < DISK_CHECK_MS) return;
+    try {
+      const stats = fs.statfsSync(options.dir);
+      disk = { free: stats.bavail * stats.bsize, checkedAt: now };
+    } catch {
+      return; // a filesystem that cannot say: LMDB's own ENOSPC is the last word
+    }
+    if (disk.free < reserve) {
+      throw new StorageFullError(`the disk holding the store has ${disk.free} bytes free, under the ${reserve} it keeps in reserve`);
+    }
+  };
   const refuseWhenFull = () => {
+    refuseWhenDiskFull();
     if (options.maxBytes === undefined) return;
     const used = liveBytes();
     if (used >= options.maxBytes) {
