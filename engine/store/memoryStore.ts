@@ -8,14 +8,10 @@ import sortedBtree from 'sorted-btree';
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
 import type { ByteRange } from './keyCodec.js';
+import { applyPending, latin1, Overlay, type EncodedRow } from './overlay.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
-interface Row {
-  enc: string;
-  json: string;
-}
-
-const latin1 = (buf: Buffer): string => buf.toString('latin1');
+type Row = EncodedRow;
 
 /**
  * The package is CommonJS with its class as `exports.default`: Node's default import is the exports object, Vite's
@@ -63,50 +59,43 @@ class Table {
   }
 }
 
-const inRange = (enc: string, range: ByteRange): boolean =>
-  (!range.lower || enc >= latin1(range.lower)) && (!range.upper || enc < latin1(range.upper));
-
 export function createMemoryStore(): Store {
   const tables = new Map<CollectionName, Table>(COLLECTION_NAMES.map((name) => [name, new Table()]));
   const life = new Lifecycle();
   const table = (name: CollectionName): Table => tables.get(name) as Table;
 
-  /** Rows in range, in key order, with `overlay` (enc → row, or null for a removal) applied over the table's. */
-  function rowsIn(name: CollectionName, options: ScanOptions | undefined, overlay?: Map<string, Row | null>): Row[] {
+  /** Rows in range, in key order, with a write transaction's pending changes applied over the table's. */
+  function rowsIn(name: CollectionName, options: ScanOptions | undefined, overlay?: Overlay): Row[] {
     checkCollection(name);
     const range = scanRange(options);
     if (!range) return [];
     let rows = table(name).range(range);
-    if (overlay && overlay.size > 0) {
-      const merged = new Map<string, Row | null>(rows.map((row) => [row.enc, row]));
-      for (const [enc, row] of overlay) if (inRange(enc, range)) merged.set(enc, row);
-      rows = [...merged.values()].filter((row): row is Row => row !== null);
-      rows.sort((a, b) => (a.enc < b.enc ? -1 : a.enc > b.enc ? 1 : 0));
-    }
+    const pending = overlay?.within(name, range) ?? [];
+    if (pending.length > 0) rows = applyPending(rows, pending);
     if (options?.reverse) rows.reverse();
     return options?.limit === undefined ? rows : rows.slice(0, options.limit);
   }
 
-  function makeReadTx(scope: TxScope, overlays?: Map<CollectionName, Map<string, Row | null>>): ReadTx {
+  function makeReadTx(scope: TxScope, overlay?: Overlay): ReadTx {
     return {
       get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
         scope.check();
         checkCollection(name);
         const enc = latin1(encodeKey(key));
-        const pending = overlays?.get(name)?.get(enc);
+        const pending = overlay?.get(name, enc);
         const row = pending === undefined ? table(name).get(enc) : pending;
         return row ? (JSON.parse(row.json) as StoreSchema[C]) : undefined;
       },
       scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
         scope.check();
-        return rowsIn(name, options, overlays?.get(name)).map((row) => ({
+        return rowsIn(name, options, overlay).map((row) => ({
           key: decodeKey(Buffer.from(row.enc, 'latin1')),
           value: JSON.parse(row.json) as StoreSchema[C],
         }));
       },
       count(name: CollectionName, options?: ScanOptions): number {
         scope.check();
-        return rowsIn(name, options, overlays?.get(name)).length;
+        return rowsIn(name, options, overlay).length;
       },
     };
   }
@@ -125,35 +114,27 @@ export function createMemoryStore(): Store {
     write<R>(fn: (tx: WriteTx) => R): R {
       life.begin('write');
       const scope = new TxScope();
-      const overlays = new Map<CollectionName, Map<string, Row | null>>();
-      const overlay = (name: CollectionName): Map<string, Row | null> => {
-        let map = overlays.get(name);
-        if (!map) overlays.set(name, (map = new Map()));
-        return map;
-      };
-      const reader = makeReadTx(scope, overlays);
+      const overlay = new Overlay();
+      const reader = makeReadTx(scope, overlay);
       const tx: WriteTx = {
         ...reader,
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           checkCollection(name);
           const enc = latin1(encodeKey(key));
-          overlay(name).set(enc, { enc, json: toJson(value) });
+          overlay.put(name, enc, toJson(value));
         },
         remove(name: CollectionName, key: Key): boolean {
           scope.check();
           checkCollection(name);
           const enc = latin1(encodeKey(key));
-          const pending = overlays.get(name)?.get(enc);
-          const existed = pending === undefined ? table(name).get(enc) !== undefined : pending !== null;
-          overlay(name).set(enc, null);
-          return existed;
+          return overlay.remove(name, enc, () => table(name).get(enc) !== undefined);
         },
       };
       life.inWrite = true;
       try {
         const result = fn(tx);
-        for (const [name, changes] of overlays) for (const [enc, row] of changes) table(name).set(row, enc);
+        for (const [name, changes] of overlay.collections()) for (const [enc, row] of changes) table(name).set(row, enc);
         return result;
       } finally {
         life.inWrite = false;

@@ -10,7 +10,7 @@
  */
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
-import type { ByteRange } from './keyCodec.js';
+import { applyPending, latin1, Overlay } from './overlay.js';
 import type { Conn, Fence, Row } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
 import { StorageFullError } from './store.js';
@@ -36,11 +36,7 @@ export interface PostgresStoreOptions {
   applicationName?: string;
 }
 
-type Pending = { enc: string; json: string } | null;
-const latin1 = (buf: Uint8Array): string => Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1');
 const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
-const inRange = (enc: string, range: ByteRange): boolean =>
-  (!range.lower || enc >= latin1(range.lower)) && (!range.upper || enc < latin1(range.upper));
 
 function translate(error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
@@ -71,15 +67,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
    * `known`: in a write transaction, whether keys read in it exist (its transaction holds the write lock, so they
    * stay as read), so that `remove` need not ask again.
    */
-  function makeReadTx(scope: TxScope, conn: Conn, overlays?: Map<CollectionName, Map<string, Pending>>, known?: Map<string, boolean>): ReadTx {
-    const pendingIn = (name: CollectionName, range: ByteRange): [string, Pending][] =>
-      [...(overlays?.get(name) ?? [])].filter(([enc]) => inRange(enc, range));
+  function makeReadTx(scope: TxScope, conn: Conn, overlay?: Overlay, known?: Map<string, boolean>): ReadTx {
     return {
       get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
         scope.check();
         checkCollection(name);
         const enc = encodeKey(key);
-        const pending = overlays?.get(name)?.get(latin1(enc));
+        const pending = overlay?.get(name, latin1(enc));
         let json: string | undefined;
         if (pending === undefined) {
           json = call(conn, { op: 'get', coll: name, key: enc }) as string | undefined;
@@ -94,7 +88,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         checkCollection(name);
         const range = scanRange(options);
         if (!range || options?.limit === 0) return [];
-        const pending = pendingIn(name, range);
+        const pending = overlay?.within(name, range) ?? [];
         const reverse = options?.reverse === true;
         // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
         const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
@@ -103,10 +97,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         );
         for (const row of rows) known?.set(`${name}\u0000${row.enc}`, true);
         if (pending.length > 0) {
-          const merged = new Map<string, Pending>(rows.map((row) => [row.enc, row]));
-          for (const [enc, row] of pending) merged.set(enc, row);
-          rows = [...merged.values()].filter((row): row is { enc: string; json: string } => row !== null);
-          rows.sort((a, b) => (a.enc < b.enc ? -1 : a.enc > b.enc ? 1 : 0));
+          rows = applyPending(rows, pending);
           if (reverse) rows.reverse();
         }
         if (options?.limit !== undefined) rows = rows.slice(0, options.limit);
@@ -118,7 +109,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const range = scanRange(options);
         if (!range || options?.limit === 0) return 0;
         let count = call(conn, { op: 'count', coll: name, range }) as number;
-        const pending = pendingIn(name, range);
+        const pending = overlay?.within(name, range) ?? [];
         if (pending.length > 0) {
           const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
           for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));
@@ -157,31 +148,23 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     write<R>(fn: (tx: WriteTx) => R): R {
       life.begin('write');
       const scope = new TxScope();
-      const overlays = new Map<CollectionName, Map<string, Pending>>();
-      const overlay = (name: CollectionName): Map<string, Pending> => {
-        let map = overlays.get(name);
-        if (!map) overlays.set(name, (map = new Map()));
-        return map;
-      };
+      const overlay = new Overlay();
       const known = new Map<string, boolean>();
       const tx: WriteTx = {
-        ...makeReadTx(scope, 'w', overlays, known),
+        ...makeReadTx(scope, 'w', overlay, known),
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           checkCollection(name);
           const enc = latin1(encodeKey(key));
-          overlay(name).set(enc, { enc, json: toJson(value) });
+          overlay.put(name, enc, toJson(value));
         },
         remove(name: CollectionName, key: Key): boolean {
           scope.check();
           checkCollection(name);
           const enc = encodeKey(key);
-          const pending = overlays.get(name)?.get(latin1(enc));
           const stored = (): boolean =>
             known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0;
-          const existed = pending === undefined ? stored() : pending !== null;
-          overlay(name).set(latin1(enc), null);
-          return existed;
+          return overlay.remove(name, latin1(enc), stored);
         },
       };
       life.inWrite = true;
@@ -189,7 +172,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const result = fn(tx);
         const puts: { coll: string; key: Uint8Array; json: string }[] = [];
         const removes: { coll: string; key: Uint8Array }[] = [];
-        for (const [coll, changes] of overlays) {
+        for (const [coll, changes] of overlay.collections()) {
           for (const [enc, row] of changes) {
             if (row === null) removes.push({ coll, key: bytes(enc) });
             else puts.push({ coll, key: bytes(enc), json: row.json });
