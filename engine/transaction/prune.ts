@@ -32,7 +32,11 @@ export function referencedPrs(tx: ReadTx, queue: QueueRecord): Set<number> {
     const run = tx.get('testRuns', [queue.id, runId]);
     for (const number of [...(run?.prs ?? []), ...(run?.basePrs ?? [])]) numbers.add(number);
   }
-  for (const match of JSON.stringify(runtime.bisections).matchAll(/\d+/g)) numbers.add(Number(match[0]));
+  for (const memory of Object.values(runtime.bisections)) {
+    for (const set of memory.failed) for (const number of [...set.prs, ...set.base]) numbers.add(number);
+    for (const number of memory.merged) numbers.add(number);
+    for (const wait of Object.values(memory.waits ?? {})) for (const number of wait.parent) numbers.add(number);
+  }
   return numbers;
 }
 
