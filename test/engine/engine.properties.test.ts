@@ -8,14 +8,9 @@ import { describe, expect, test } from 'vitest';
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { EngineError } from '../../engine/model/errors.js';
 import { KEY, QueueHarness } from './queueHarness.js';
+import { applyStep, expectWorkingSetCurrent, type WorkloadStep } from './workload.js';
 
-type Action =
-  | { kind: 'submit'; number: number; priority?: 'high' | 'urgent' }
-  | { kind: 'cancel'; number: number }
-  | { kind: 'restart'; number: number }
-  | { kind: 'report'; pick: number; success: boolean }
-  | { kind: 'advance'; minutes: number }
-  | { kind: 'configure'; patch: Record<string, unknown> };
+type Action = WorkloadStep;
 
 const number = fc.integer({ min: 1, max: 10 });
 const action = (priorities: boolean): fc.Arbitrary<Action> =>
@@ -62,30 +57,8 @@ async function play(
   const submitted = new Set<number>();
   for (const step of actions) {
     try {
-      switch (step.kind) {
-        case 'submit':
-          h.engine.submitPullRequest(KEY, step.number, step.priority === undefined ? {} : { priority: step.priority });
-          submitted.add(step.number);
-          break;
-        case 'cancel':
-          h.engine.cancelPullRequest(KEY, step.number);
-          break;
-        case 'restart':
-          h.engine.restartTestsOnPullRequest(KEY, step.number);
-          break;
-        case 'report': {
-          const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
-          const run = active[step.pick % Math.max(1, active.length)];
-          if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
-          break;
-        }
-        case 'advance':
-          h.scheduler.advanceBy(step.minutes * 60_000);
-          break;
-        case 'configure':
-          h.engine.updateQueue(KEY, step.patch);
-          break;
-      }
+      applyStep(h, step);
+      if (step.kind === 'submit') submitted.add(step.number);
     } catch (error) {
       // Refusals (a PR not in the queue, a draining queue) are part of the workload; anything else is a failure.
       if (!(error instanceof EngineError)) throw error;
@@ -106,21 +79,8 @@ function snapshotOf(h: QueueHarness) {
   }));
 }
 
-/** The working set the engine kept across transactions equals the one rebuilt from the store now. */
-function checkWorkingSet(h: QueueHarness): void {
-  const { live, rebuilt } = h.engine.workingSetsOf(h.queueId);
-  const view = (set: typeof live) => ({
-    version: set?.version,
-    queue: set?.queueSnapshot === undefined ? undefined : [set.queueSnapshot.value, set.queueSnapshot.context],
-    prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([number, actor]) => [number, actor.record, actor.snapshot.value, actor.snapshot.context]),
-    runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),
-  });
-  expect(live).toBeDefined();
-  expect(view(live)).toEqual(view(rebuilt));
-}
-
 function checkInvariants(h: QueueHarness, submitted: Set<number>): void {
-  checkWorkingSet(h);
+  expectWorkingSetCurrent(h);
   const { queue, prs, runs } = snapshotOf(h);
   if (queue === undefined) throw new Error('the queue is gone');
   const listed = [...queue.runtime.lineup, ...queue.runtime.waiting];

@@ -10,13 +10,9 @@ import { EngineError } from '../../engine/model/errors.js';
 import { pruneQueue } from '../../engine/retention/queues.js';
 import { exportEventLog, replayEventLog } from '../../engine/runtime/eventLog.js';
 import { KEY, QueueHarness } from '../engine/queueHarness.js';
+import { applyStep, expectWorkingSetCurrent, type WorkloadStep } from '../engine/workload.js';
 
-type Action =
-  | { kind: 'submit'; number: number }
-  | { kind: 'cancel'; number: number }
-  | { kind: 'report'; pick: number; success: boolean }
-  | { kind: 'advance'; minutes: number }
-  | { kind: 'prune'; minutes: number; events: boolean; batch: number };
+type Action = Extract<WorkloadStep, { kind: 'submit' | 'cancel' | 'report' | 'advance' }> | { kind: 'prune'; minutes: number; events: boolean; batch: number };
 
 const number = fc.integer({ min: 1, max: 8 });
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -26,17 +22,6 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('prune' as const), minutes: fc.integer({ min: 0, max: 20 }), events: fc.boolean(), batch: fc.integer({ min: 1, max: 4 }) }) },
 );
-
-function checkWorkingSet(h: QueueHarness): void {
-  const { live, rebuilt } = h.engine.workingSetsOf(h.queueId);
-  const view = (set: typeof live) => ({
-    version: set?.version,
-    queue: set?.queueSnapshot === undefined ? undefined : [set.queueSnapshot.value, set.queueSnapshot.context],
-    prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([n, actor]) => [n, actor.record, actor.snapshot.value, actor.snapshot.context]),
-    runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),
-  });
-  expect(view(live)).toEqual(view(rebuilt));
-}
 
 function checkKept(h: QueueHarness): void {
   const queue = h.engine.getQueue(KEY).queue;
@@ -55,35 +40,19 @@ test('pruning at any moment keeps the working set equal to the store and the que
       let eventsCut = false;
       for (const step of actions) {
         try {
-          switch (step.kind) {
-            case 'submit':
-              h.engine.submitPullRequest(KEY, step.number);
-              break;
-            case 'cancel':
-              h.engine.cancelPullRequest(KEY, step.number);
-              break;
-            case 'report': {
-              const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
-              const run = active[step.pick % Math.max(1, active.length)];
-              if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
-              break;
-            }
-            case 'advance':
-              h.scheduler.advanceBy(step.minutes * 60_000);
-              break;
-            case 'prune': {
-              const before = new Date(h.scheduler.now() - step.minutes * 60_000).toISOString();
-              const counts = await pruneQueue(h.engine, h.store, h.queueId, { prs: before, ...(step.events ? { events: before } : {}) }, step.batch);
-              pruned += counts.prs + counts.runs;
-              eventsCut ||= counts.events > 0;
-              break;
-            }
+          if (step.kind === 'prune') {
+            const before = new Date(h.scheduler.now() - step.minutes * 60_000).toISOString();
+            const counts = await pruneQueue(h.engine, h.store, h.queueId, { prs: before, ...(step.events ? { events: before } : {}) }, step.batch);
+            pruned += counts.prs + counts.runs;
+            eventsCut ||= counts.events > 0;
+          } else {
+            applyStep(h, step);
           }
         } catch (error) {
           if (!(error instanceof EngineError)) throw error;
         }
         await h.engine.settle();
-        checkWorkingSet(h);
+        expectWorkingSetCurrent(h);
         checkKept(h);
       }
       if (!eventsCut) {
