@@ -4,24 +4,12 @@ import { exportEventLog, formatEventLog, parseEventLog, replayEventLog } from '.
 import { RetentionSweep } from '../../engine/retention/sweep.js';
 import type { RetentionSettings } from '../../engine/retention/settings.js';
 import { KEY, QueueHarness } from '../engine/queueHarness.js';
+import { expectWorkingSetCurrent } from '../engine/workload.js';
 
 const DAY_MIN = 24 * 60;
 
 function sweeper(h: QueueHarness, settings: Partial<RetentionSettings> = {}): RetentionSweep {
   return new RetentionSweep({ engine: h.engine, store: h.store, clock: h.scheduler, settings: { batch: 2, ...settings } });
-}
-
-/** The working set the engine kept equals the one rebuilt from the store (what the engine property tests check). */
-function expectWorkingSetCurrent(h: QueueHarness): void {
-  const { live, rebuilt } = h.engine.workingSetsOf(h.queueId);
-  const view = (set: typeof live) => ({
-    version: set?.version,
-    queue: set?.queueSnapshot?.value,
-    prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([number, actor]) => [number, actor.record, actor.snapshot.value]),
-    runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value]),
-  });
-  expect(live).toBeDefined();
-  expect(view(live)).toEqual(view(rebuilt));
 }
 
 /** Merges 1 and 2, fails 3, cancels 4; 100 days later 5 and 6 are submitted and 5 is under test. */
