@@ -21,6 +21,7 @@ import { QueueTx, type TimerChange } from './transaction/queueTx.js';
 import { reconcile } from './transaction/reconcile.js';
 import type { TestRunRecord } from './model/runs.js';
 import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
+import { cloneJson } from './runtime/cloneJson.js';
 import { WorkingSet } from './runtime/workingSet.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
@@ -293,11 +294,29 @@ export class Engine {
   /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
     return this.store.read((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       const cached = this.currentSet(queue);
       const numbers = [...queue.runtime.lineup, ...queue.runtime.waiting];
       return { queue, enqueued: numbers.flatMap((number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? []) };
     });
+  }
+
+  /**
+   * The queue's record as the store holds it: the working set's when that is live (no parse), else read. `own`: a copy
+   * the caller may change (a transaction's): its runtime is copied; its settings and other fields are shared, as a
+   * transaction replaces them rather than changing them in place.
+   */
+  private queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
+    const set = this.workingSets.get(queueId);
+    if (set !== undefined && set.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
+    return tx.get('queues', [queueId]);
+  }
+
+  /** The queue for `key` as the store holds it (not to be changed: it may be the working set's). */
+  private findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
+    const queue = this.queueRecord(tx, findQueueId(tx, key));
+    if (queue === undefined) throw notFound(`no queue for ${describe(key)}`);
+    return queue;
   }
 
   /** The queue's working set, if it is the state of the queue as the store holds it now. */
@@ -330,7 +349,7 @@ export class Engine {
   /** Every change of the queue's settings, oldest first: when, by which token (when one), and the settings sent. */
   settingsHistory(key: QueueKey): { seq: number; at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[] {
     return this.store.read((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
         input.type === 'created' || input.type === 'configured'
           ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
@@ -341,7 +360,7 @@ export class Engine {
 
   deleteQueue(key: QueueKey): void {
     const queueId = this.store.write((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
       if (enqueued > 0) {
         throw conflict(`the queue for ${describe(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
@@ -425,7 +444,7 @@ export class Engine {
     includeTimeline = false,
   ): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
     return this.store.read((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       const pr = this.currentSet(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
       if (pr === undefined) throw notFound(`pull request #${number} was never submitted to the queue for ${describe(key)}`);
       if (!includeTimeline) return { pr };
@@ -436,7 +455,7 @@ export class Engine {
   /** Every pull request ever submitted to the queue, in it now or not (listPullRequests pages them). */
   listPullRequests(key: QueueKey): PullRequestRecord[] {
     return this.store.read((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       return [...tx.scan('pullRequests', { prefix: [queue.id] })].map((entry) => entry.value);
     });
   }
@@ -444,7 +463,7 @@ export class Engine {
   /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */
   getTestRun(key: QueueKey, runId: string): TestRunDetails {
     return this.store.read((tx) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       const set = this.currentSet(queue);
       const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
       if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
@@ -471,7 +490,7 @@ export class Engine {
   /** A test run's record alone (what the simulator's CI asks when a run starts), from the working set when active. */
   testRun(queueId: string, runId: string): TestRunRecord | undefined {
     return this.store.read((tx) => {
-      const queue = tx.get('queues', [queueId]);
+      const queue = this.queueRecord(tx, queueId);
       if (queue === undefined) return undefined;
       return this.currentSet(queue)?.runs.get(runId)?.record ?? tx.get('testRuns', [queueId, runId]);
     });
@@ -487,7 +506,7 @@ export class Engine {
     const sha = pr.sha.toLowerCase();
     const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
     this.transact(undefined, input, (tx, now) => {
-      const queue = findQueue(tx, key);
+      const queue = this.findQueue(tx, key);
       putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: new Date(now()).toISOString() });
       return queue;
     });
@@ -497,7 +516,7 @@ export class Engine {
   setCommitStatus(org: string, status: CommitStatusInput): void {
     const found = this.store.read((tx) => {
       const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-      const queue = ref === undefined ? undefined : tx.get('queues', [ref[0]]);
+      const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
       return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
     });
     if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
@@ -614,8 +633,9 @@ export class Engine {
       // read once the transaction holds the store (after its first read), so times follow the order of commits.
       let at: number | undefined;
       const now = (): number => (at ??= this.clock.now());
-      const queue = open !== undefined ? open(tx, now) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
-      if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
+      const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
+      const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
+      if (queue === undefined) throw notFound(key !== undefined ? `no queue for ${describe(key)}` : `queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
       handle(q, input);
       reconcile(q);
@@ -715,10 +735,9 @@ export class Engine {
   }
 }
 
-function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
+function findQueueId(tx: ReadTx, key: QueueKey): string {
   const id = tx.get('queueIndex', indexKey(key));
-  const queue = id === undefined ? undefined : tx.get('queues', [id]);
-  if (queue === undefined) throw notFound(`no queue for ${describe(key)}`);
-  return queue;
+  if (id === undefined) throw notFound(`no queue for ${describe(key)}`);
+  return id;
 }
 

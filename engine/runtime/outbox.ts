@@ -42,7 +42,7 @@ export class OutboxRunner {
     if (!this.deps.alive(queueId) || this.runners.has(queueId)) return;
     const runner = this.drain(queueId).finally(() => {
       this.runners.delete(queueId);
-      const more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId] }) > 0);
+      const more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
       if (more && !this.retrying.has(queueId)) this.kick(queueId);
     });
     this.runners.set(queueId, runner);

@@ -8,8 +8,13 @@
  * increments. A transaction whose queue record (read from the store) has another version — the store was changed by
  * another process, or restored after a crash — finds no working set and reads the store, and the set is rebuilt from
  * what it read.
+ *
+ * The set also keeps the queue record as the last transaction committed it, so that a transaction need not parse it
+ * again: `liveIn` tells, from the keys at the end of the queue's event log (every commit appends one event at the
+ * version it reaches), whether the store still holds that version without reading the record.
  */
 import { fromStored, type Snapshot } from './actorStore.js';
+import { cloneJson } from './cloneJson.js';
 import type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
@@ -52,7 +57,27 @@ export class WorkingSet {
     readonly queueId: string,
     /** The queue record's event counter this set is the state of. */
     public version: number,
+    /** The queue record of that version (never changed in place: a transaction copies it). */
+    public queue: QueueRecord,
   ) {}
+
+  /**
+   * Whether the store holds this set's version of the queue, asked of the event log rather than the queue record:
+   * every commit of the queue appends the event numbered with the version it leaves behind minus one, so the set is
+   * current when the last event is number `version - 1`. A commit by another process appends `version` or more; a
+   * store restored to an older state lacks `version - 1`. (If retention cut the log to nothing, the answer is no, and
+   * the caller reads the record, as it always may.)
+   */
+  liveIn(tx: ReadTx): boolean {
+    if (this.version < 1) return false;
+    let last: number | undefined;
+    let count = 0;
+    for (const { key } of tx.scan('events', { prefix: [this.queueId], start: [this.queueId, this.version - 1], limit: 2 })) {
+      last = key[1] as number;
+      count++;
+    }
+    return count === 1 && last === this.version - 1;
+  }
 
   /** The targets read for the PR's head `sha`, if this set holds them (`{ record: undefined }`: none uploaded). */
   targetsAt(number: number, sha: string): CachedTargets | undefined {
@@ -62,7 +87,8 @@ export class WorkingSet {
 
   /** The working set of the queue as the store holds it: its enqueued PRs, active runs and queue machine. */
   static rebuild(tx: ReadTx, queue: QueueRecord): WorkingSet {
-    const set = new WorkingSet(queue.id, queue.runtime.counters.event);
+    // A copy: the caller's record may be changed by the transaction that asked, which may yet fail.
+    const set = new WorkingSet(queue.id, queue.runtime.counters.event, cloneJson(queue));
     const stored = tx.get('actors', [queue.id, 'queue']);
     if (stored !== undefined) set.queueSnapshot = fromStored('queue', stored);
     for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting]) {
@@ -95,6 +121,7 @@ export class WorkingSet {
     targets: Iterable<[number, CachedTargets | undefined]>,
   ): void {
     this.version = queue.runtime.counters.event;
+    this.queue = queue;
     this.queueSnapshot = queueSnapshot;
     const enqueued = new Set([...queue.runtime.lineup, ...queue.runtime.waiting]);
     for (const [number, actor] of prs) {

@@ -64,6 +64,40 @@ export function encodeKey(key: unknown, allowEmpty = false): Buffer {
   return out;
 }
 
+/** Printable ASCII but NUL-free: its UTF-8 bytes are its code units, and it can hold neither NUL nor a surrogate. */
+const ASCII = /^[\x01-\x7f]*$/;
+
+/**
+ * `encodeKey(key)` as a latin1 string (one code unit per byte), made without a Buffer when every string part is
+ * ASCII, as keys almost always are: the memory store orders its rows by this string.
+ */
+export function encodeKeyLatin1(key: unknown): string {
+  if (!Array.isArray(key) || key.length === 0) return latin1Of(encodeKey(key));
+  let out = '';
+  let size = 0;
+  for (const part of key) {
+    if (typeof part === 'number' && Number.isSafeInteger(part) && part >= 0) {
+      const high = Math.floor(part / TWO_32);
+      const low = part % TWO_32;
+      out += String.fromCharCode(
+        TAG_NUMBER,
+        high >>> 24, (high >>> 16) & 0xff, (high >>> 8) & 0xff, high & 0xff,
+        low >>> 24, (low >>> 16) & 0xff, (low >>> 8) & 0xff, low & 0xff,
+      );
+      size += 9;
+    } else if (typeof part === 'string' && ASCII.test(part)) {
+      out += `\x02${part}\x00`;
+      size += part.length + 2;
+    } else {
+      return latin1Of(encodeKey(key));
+    }
+  }
+  if (size > MAX_KEY_BYTES) return latin1Of(encodeKey(key));
+  return out;
+}
+
+const latin1Of = (bytes: Buffer): string => bytes.toString('latin1');
+
 export function decodeKey(bytes: Uint8Array): KeyPart[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: KeyPart[] = [];
@@ -89,6 +123,52 @@ export function decodeKey(bytes: Uint8Array): KeyPart[] {
 export interface ByteRange {
   lower?: Buffer;
   upper?: Buffer;
+}
+
+/** A scan's range as latin1 strings (one code unit per byte, so `<` is byte order), as the memory store keys rows. */
+export interface TextRange {
+  lower?: string;
+  upper?: string;
+}
+
+/** `range` as latin1 strings. */
+export function textRange(range: ByteRange): TextRange {
+  return { ...(range.lower && { lower: range.lower.toString('latin1') }), ...(range.upper && { upper: range.upper.toString('latin1') }) };
+}
+
+/** `scanRange(options)` as latin1 strings, made without Buffers for ASCII keys (see encodeKeyLatin1). */
+export function scanRangeLatin1(options: ScanOptions = {}): TextRange | null {
+  const { prefix, start, end, limit } = options;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
+    throw new RangeError(`scan limit must be a non-negative integer, got ${String(limit)}`);
+  }
+  let lower: string | undefined;
+  let upper: string | undefined;
+  if (prefix !== undefined && !(Array.isArray(prefix) && prefix.length === 0)) {
+    lower = encodeKeyLatin1(prefix);
+    upper = prefixEndLatin1(lower);
+  }
+  if (start !== undefined) {
+    const s = encodeKeyLatin1(start);
+    if (lower === undefined || s > lower) lower = s;
+  }
+  if (end !== undefined) {
+    const e = encodeKeyLatin1(end);
+    if (upper === undefined || e < upper) upper = e;
+  }
+  if (lower !== undefined && upper !== undefined && lower >= upper) return null;
+  const range: TextRange = {};
+  if (lower !== undefined) range.lower = lower;
+  if (upper !== undefined) range.upper = upper;
+  return range;
+}
+
+/** prefixEnd on a latin1 string. */
+function prefixEndLatin1(p: string): string | undefined {
+  let i = p.length - 1;
+  while (i >= 0 && p.charCodeAt(i) === 0xff) i--;
+  if (i < 0) return undefined;
+  return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
 }
 
 /** The smallest byte string greater than every string starting with `p` (undefined if there is none). */

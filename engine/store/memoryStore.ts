@@ -6,10 +6,10 @@
  */
 import sortedBtree from 'sorted-btree';
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
-import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
-import type { ByteRange } from './keyCodec.js';
-import { applyPending, latin1, Overlay, type EncodedRow } from './overlay.js';
-import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+import { decodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
+import type { TextRange } from './keyCodec.js';
+import { applyPending, Overlay, type EncodedRow } from './overlay.js';
+import type { CollectionName, Entry, Key, KeyPart, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
 type Row = EncodedRow;
 
@@ -37,16 +37,34 @@ class Table {
     else this.tree.delete(enc);
   }
 
-  /** The rows in `range`, in key order. */
-  range(range: ByteRange): Row[] {
-    const low = range.lower ? latin1(range.lower) : this.tree.minKey();
+  /**
+   * The rows in `range`, in key order (or, `reverse`, in reverse), at most `limit` of them: a scan with a limit reads
+   * only as many rows as it returns.
+   */
+  range(range: TextRange, reverse = false, limit = Number.POSITIVE_INFINITY): Row[] {
+    const low = range.lower ?? this.tree.minKey();
     if (low === undefined) return [];
-    const high = range.upper ? latin1(range.upper) : this.tree.maxKey();
-    if (high === undefined) return [];
+    const high = range.upper ?? this.tree.maxKey();
+    if (high === undefined || limit <= 0) return [];
     const rows: Row[] = [];
-    this.tree.forRange(low, high, range.upper === undefined, (_key: string, row: Row) => {
+    if (!reverse) {
+      if (limit === Number.POSITIVE_INFINITY) {
+        this.tree.forRange(low, high, range.upper === undefined, (_key: string, row: Row) => {
+          rows.push(row);
+        });
+      } else {
+        // getRange stops once it holds more than `limit` pairs (it may hold one more).
+        for (const [, row] of this.tree.getRange(low, high, range.upper === undefined, limit)) {
+          if (rows.length >= limit) break;
+          rows.push(row);
+        }
+      }
+      return rows;
+    }
+    for (const [key, row] of this.tree.entriesReversed(high, undefined, range.upper !== undefined)) {
+      if (key < low || rows.length >= limit) break;
       rows.push(row);
-    });
+    }
     return rows;
   }
 
@@ -59,6 +77,28 @@ class Table {
   }
 }
 
+/**
+ * An entry whose key and value are decoded when first read: a scan that only wants keys (to remove them) or stops
+ * early parses no JSON. Each read of `value` before the first returns the same fresh copy, as a decoded entry would.
+ */
+function lazyEntry<V>(row: Row): Entry<V> {
+  let key: KeyPart[] | undefined;
+  let value: V | undefined;
+  let parsed = false;
+  return {
+    get key(): KeyPart[] {
+      return (key ??= decodeKey(Buffer.from(row.enc, 'latin1')));
+    },
+    get value(): V {
+      if (!parsed) {
+        value = JSON.parse(row.json) as V;
+        parsed = true;
+      }
+      return value as V;
+    },
+  };
+}
+
 export function createMemoryStore(): Store {
   const tables = new Map<CollectionName, Table>(COLLECTION_NAMES.map((name) => [name, new Table()]));
   const life = new Lifecycle();
@@ -67,12 +107,14 @@ export function createMemoryStore(): Store {
   /** Rows in range, in key order, with a write transaction's pending changes applied over the table's. */
   function rowsIn(name: CollectionName, options: ScanOptions | undefined, overlay?: Overlay): Row[] {
     checkCollection(name);
-    const range = scanRange(options);
+    const range = scanRangeLatin1(options);
     if (!range) return [];
-    let rows = table(name).range(range);
+    const reverse = options?.reverse === true;
     const pending = overlay?.within(name, range) ?? [];
-    if (pending.length > 0) rows = applyPending(rows, pending);
-    if (options?.reverse) rows.reverse();
+    // Without pending changes in range, the table's rows are the answer and the limit stops the walk.
+    if (pending.length === 0) return table(name).range(range, reverse, options?.limit);
+    let rows = applyPending(table(name).range(range), pending);
+    if (reverse) rows.reverse();
     return options?.limit === undefined ? rows : rows.slice(0, options.limit);
   }
 
@@ -81,17 +123,14 @@ export function createMemoryStore(): Store {
       get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
         scope.check();
         checkCollection(name);
-        const enc = latin1(encodeKey(key));
+        const enc = encodeKeyLatin1(key);
         const pending = overlay?.get(name, enc);
         const row = pending === undefined ? table(name).get(enc) : pending;
         return row ? (JSON.parse(row.json) as StoreSchema[C]) : undefined;
       },
       scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
         scope.check();
-        return rowsIn(name, options, overlay).map((row) => ({
-          key: decodeKey(Buffer.from(row.enc, 'latin1')),
-          value: JSON.parse(row.json) as StoreSchema[C],
-        }));
+        return rowsIn(name, options, overlay).map((row) => lazyEntry<StoreSchema[C]>(row));
       },
       count(name: CollectionName, options?: ScanOptions): number {
         scope.check();
@@ -121,13 +160,13 @@ export function createMemoryStore(): Store {
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           checkCollection(name);
-          const enc = latin1(encodeKey(key));
+          const enc = encodeKeyLatin1(key);
           overlay.put(name, enc, toJson(value));
         },
         remove(name: CollectionName, key: Key): boolean {
           scope.check();
           checkCollection(name);
-          const enc = latin1(encodeKey(key));
+          const enc = encodeKeyLatin1(key);
           return overlay.remove(name, enc, () => table(name).get(enc) !== undefined);
         },
       };

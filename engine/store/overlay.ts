@@ -4,7 +4,7 @@
  * The transaction's own reads see them. Encoded keys are held as latin1 strings, whose code units are the
  * encoding's bytes, so `<` on them is byte order.
  */
-import type { ByteRange } from './keyCodec.js';
+import type { TextRange } from './keyCodec.js';
 import type { CollectionName } from './store.js';
 
 export interface EncodedRow {
@@ -17,8 +17,8 @@ export type Pending = EncodedRow | null;
 /** An encoded key as a latin1 string. */
 export const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 
-const inRange = (enc: string, range: ByteRange): boolean =>
-  (!range.lower || enc >= latin1(range.lower)) && (!range.upper || enc < latin1(range.upper));
+const inRange = (enc: string, range: TextRange): boolean =>
+  (range.lower === undefined || enc >= range.lower) && (range.upper === undefined || enc < range.upper);
 
 export class Overlay {
   private readonly byCollection = new Map<CollectionName, Map<string, Pending>>();
@@ -41,8 +41,12 @@ export class Overlay {
   }
 
   /** The pending changes of the collection within `range`. */
-  within(name: CollectionName, range: ByteRange): [string, Pending][] {
-    return [...(this.byCollection.get(name) ?? [])].filter(([enc]) => inRange(enc, range));
+  within(name: CollectionName, range: TextRange): [string, Pending][] {
+    const changes = this.byCollection.get(name);
+    if (changes === undefined) return [];
+    const found: [string, Pending][] = [];
+    for (const change of changes) if (inRange(change[0], range)) found.push(change);
+    return found;
   }
 
   /** Every pending change, per collection, for the commit. */

@@ -9,7 +9,7 @@
  * that writes them, checks the fencing tokens given with `withFences`, and commits.
  */
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
-import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
+import { decodeKey, encodeKey, encodeKeyLatin1, scanRange, textRange } from './keyCodec.js';
 import { applyPending, latin1, Overlay } from './overlay.js';
 import type { Conn, Fence, Row } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
@@ -88,7 +88,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         checkCollection(name);
         const range = scanRange(options);
         if (!range || options?.limit === 0) return [];
-        const pending = overlay?.within(name, range) ?? [];
+        const pending = overlay?.within(name, textRange(range)) ?? [];
         const reverse = options?.reverse === true;
         // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
         const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
@@ -109,7 +109,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const range = scanRange(options);
         if (!range || options?.limit === 0) return 0;
         let count = call(conn, { op: 'count', coll: name, range }) as number;
-        const pending = overlay?.within(name, range) ?? [];
+        const pending = overlay?.within(name, textRange(range)) ?? [];
         if (pending.length > 0) {
           const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
           for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));
@@ -155,7 +155,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           checkCollection(name);
-          const enc = latin1(encodeKey(key));
+          const enc = encodeKeyLatin1(key);
           overlay.put(name, enc, toJson(value));
         },
         remove(name: CollectionName, key: Key): boolean {

@@ -78,7 +78,8 @@ export class QueueTx {
   sendQueue(event: QueueEvent): void {
     this.queueSnapshot = step('queue', this.queueSnapshot, event);
     this.queue.state = this.queueState;
-    this.queue.settings.mode = this.queueContext.mode;
+    // Settings are replaced, never changed in place: the working set shares them with the record it keeps.
+    if (this.queue.settings.mode !== this.queueContext.mode) this.queue.settings = { ...this.queue.settings, mode: this.queueContext.mode };
     this.queueDirty = true;
   }
 
