@@ -46,6 +46,7 @@ export function expectWorkingSetCurrent(h: QueueHarness): void {
   const { live, rebuilt } = h.engine.workingSetsOf(h.queueId);
   const view = (set: typeof live) => ({
     version: set?.version,
+    record: set?.queue,
     queue: set?.queueSnapshot === undefined ? undefined : [set.queueSnapshot.value, set.queueSnapshot.context],
     prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([number, actor]) => [number, actor.record, actor.snapshot.value, actor.snapshot.context]),
     runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),

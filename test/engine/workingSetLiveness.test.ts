@@ -1,0 +1,42 @@
+/**
+ * A working set is used only while the store still holds its version of the queue: a commit by another engine on the
+ * same store (another process) makes the first engine read the queue record again, and rebuild its set, before it acts.
+ */
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import { KEY, QueueHarness } from './queueHarness.js';
+import { expectWorkingSetCurrent } from './workload.js';
+
+describe('working set liveness', () => {
+  it('sees commits made by another engine on the same store, and acts on them', async () => {
+    const h = new QueueHarness();
+    await h.create({ concurrency: 2 });
+    await h.submit(1, 2);
+    expectWorkingSetCurrent(h);
+    const before = h.engine.workingSetsOf(h.queueId).live;
+    // Another process: its own engine over the same store (its effects are not run: only its commits matter here).
+    const other = new Engine(h.store, { scheduler: h.scheduler });
+    other.submitPullRequest(KEY, 3);
+    other.cancelPullRequest(KEY, 1);
+    const { pr: three } = h.engine.getSubmittedPullRequest(KEY, 3);
+    expect(three.number).toBe(3);
+    // The first engine's next transaction starts from the store's state, with PR 3 in and PR 1 out.
+    h.engine.submitPullRequest(KEY, 4);
+    await h.engine.settle();
+    const live = h.engine.workingSetsOf(h.queueId).live;
+    expect(live).not.toBe(before);
+    expect(live?.queue.runtime.lineup.includes(1)).toBe(false);
+    expect([...(live?.queue.runtime.waiting ?? []), ...(live?.queue.runtime.lineup ?? [])].sort()).toEqual(expect.arrayContaining([2, 3, 4]));
+    expectWorkingSetCurrent(h);
+  });
+
+  it('is not live once the event log holds an event past its version', async () => {
+    const h = new QueueHarness();
+    await h.create();
+    await h.submit(1);
+    const set = h.engine.workingSetsOf(h.queueId).live;
+    expect(h.store.read((tx) => set?.liveIn(tx))).toBe(true);
+    new Engine(h.store, { scheduler: h.scheduler }).submitPullRequest(KEY, 2);
+    expect(h.store.read((tx) => set?.liveIn(tx))).toBe(false);
+  });
+});
