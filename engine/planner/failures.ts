@@ -26,17 +26,17 @@ export function invalidations(view: LineupView): Decision[] {
     cancelled.add(runId);
     decisions.push({ kind: 'cancelRun', runId, reason });
   };
-  /** The PRs each run in progress is testing, as the line-up says. */
-  const testing = new Set<string>();
+  /** The run each PR in the line-up is being tested by, as the line-up says (a PR is in the line-up once). */
+  const testedBy = new Map<number, string>();
   view.input.lineup.forEach((pr, at) => {
-    if (pr.state === 'TESTING' && pr.runId !== null) testing.add(`${pr.runId}#${pr.number}`);
+    if (pr.state === 'TESTING' && pr.runId !== null) testedBy.set(pr.number, pr.runId);
     if (!HAS_RESULT.includes(pr.state) || view.holdsAt(at)) return;
     const reason = 'the pull requests ahead of it changed';
     if (pr.state === 'TESTING' && pr.runId !== null) cancel(pr.runId, reason);
     else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });
   });
   for (const run of view.input.activeRuns) {
-    const orphaned = run.prs.some((number) => !testing.has(`${run.id}#${number}`));
+    const orphaned = run.prs.some((number) => testedBy.get(number) !== run.id);
     if (orphaned) cancel(run.id, 'a pull request it tested left the queue');
   }
   return decisions;
