@@ -291,6 +291,14 @@ export class Engine {
     await this.gitHost.prepareRepository(key.repo, key.branch);
   }
 
+  /** How many PRs the queue holds, ready or not (from its working set when that is live). */
+  queueDepth(key: QueueKey): number {
+    return this.store.read((tx) => {
+      const { runtime } = this.findQueue(tx, key);
+      return runtime.lineup.length + runtime.waiting.length;
+    });
+  }
+
   /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
     return this.store.read((tx) => {

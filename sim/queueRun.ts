@@ -126,10 +126,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   const parallel = options.settings.mode === 'parallel';
   const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;
   const limit = arrivalsEnd + scenario.drainHours * HOUR_MS;
-  const enqueued = () => store.read((tx) => {
-    const runtime = tx.get('queues', [queueId])?.runtime;
-    return runtime === undefined ? 0 : runtime.lineup.length + runtime.waiting.length;
-  });
+  const enqueued = () => engine.queueDepth(key);
 
   let next = 0;
   let steps = 0;
