@@ -123,7 +123,9 @@ export class WorkingSet {
     this.version = queue.runtime.counters.event;
     this.queue = queue;
     this.queueSnapshot = queueSnapshot;
-    const enqueued = new Set([...queue.runtime.lineup, ...queue.runtime.waiting]);
+    // A transaction touches a few PRs: looking each up in the line-up costs less than a set of the whole queue.
+    const { lineup, waiting } = queue.runtime;
+    const enqueued = { has: (number: number) => lineup.includes(number) || waiting.includes(number) };
     for (const [number, actor] of prs) {
       if (enqueued.has(number)) this.prs.set(number, actor);
       else {
@@ -132,9 +134,9 @@ export class WorkingSet {
         this.planViews.delete(number);
       }
     }
-    const active = new Set(queue.runtime.activeRuns);
+    const active = queue.runtime.activeRuns;
     for (const [id, actor] of runs) {
-      if (active.has(id)) this.runs.set(id, actor);
+      if (active.includes(id)) this.runs.set(id, actor);
       else this.runs.delete(id);
     }
     for (const [number, cached] of targets) {
