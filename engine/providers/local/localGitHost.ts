@@ -18,6 +18,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import type { MergeMethod, RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/runs.js';
+import { hostNoteText } from '../../model/texts.js';
 import type {
   GitHost,
   MergeRequest,
@@ -349,7 +350,7 @@ export class LocalGitHost implements GitHost {
   }
 
   async comment(_repo: RepoRef, _number: number, body: string): Promise<PullRequestNote> {
-    return { message: `comment: ${body}` };
+    return { message: hostNoteText({ kind: 'comment', body }) };
   }
 
   async setStatusCheck(
@@ -358,7 +359,7 @@ export class LocalGitHost implements GitHost {
     state: 'pending' | 'success' | 'failure',
     description: string,
   ): Promise<PullRequestNote> {
-    return { message: `status check ${STATUS_CHECK_CONTEXT}: ${state} (${description})` };
+    return { message: hostNoteText({ kind: 'statusCheck', context: STATUS_CHECK_CONTEXT, state, description }) };
   }
 
   /** Adds a detached worktree of `commit` at `path` (the built-in CI runs commands there). */
