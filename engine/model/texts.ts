@@ -1,8 +1,9 @@
 /**
  * Every text Greenline writes for people on a pull request, in one place: the lines of its timeline, the comment on
- * it, its `greenline` status check, the draft pull request of a test branch, and the notes a host without pages of
- * its own keeps. Each is a typed kind (a discriminated union) with its text in a table keyed by kind, so that a kind
- * without a text is a compile error. Clients and tests read these texts: change them only on purpose.
+ * it, its `greenline` status check, the answers to `/greenline` commands, the draft pull request of a test branch,
+ * and the notes a host without pages of its own keeps. Each is a typed kind (a discriminated union) with its text in
+ * a table keyed by kind, so that a kind without a text is a compile error. Clients and tests read these texts:
+ * change them only on purpose.
  *
  * Reasons (why a PR failed, was requeued or cancelled) are made where the decision is, and arrive here as strings.
  */
@@ -144,6 +145,31 @@ const STATUS_CHECKS: { readonly [K in StatusCheckText['kind']]: { state: StatusC
 export function statusCheckText(t: StatusCheckText): { state: StatusCheckState; description: string } {
   const entry = STATUS_CHECKS[t.kind] as { state: StatusCheckState; text: (t: StatusCheckText) => string };
   return { state: entry.state, description: entry.text(t) };
+}
+
+/** Greenline's answer to a `/greenline` command in a PR's comments (GitHub), in its comment on the PR. */
+export type CommandAnswerText =
+  /** The command did not parse: the parser says why. */
+  | { kind: 'invalid'; message: string }
+  | { kind: 'notAllowed'; login: string; repo: { owner: string; name: string } }
+  | { kind: 'noQueue'; branch: string }
+  | { kind: 'submitted'; number: number; branch: string; login: string }
+  | { kind: 'notQueued'; number: number; branch: string }
+  | { kind: 'beingMerged'; number: number }
+  | { kind: 'cancelled'; number: number; login: string };
+
+const COMMAND_ANSWERS: { readonly [K in CommandAnswerText['kind']]: (t: Of<CommandAnswerText, K>) => string } = {
+  invalid: (t) => t.message,
+  notAllowed: (t) => `@${t.login}: only people with write access to ${t.repo.owner}/${t.repo.name} can use /greenline commands`,
+  noQueue: (t) => `no merge queue with commands enabled for ${t.branch}`,
+  submitted: (t) => `#${t.number} submitted to the merge queue of ${t.branch} by @${t.login}`,
+  notQueued: (t) => `#${t.number} is not in the merge queue of ${t.branch}`,
+  beingMerged: (t) => `#${t.number} is being merged; it cannot be cancelled now`,
+  cancelled: (t) => `#${t.number} cancelled by @${t.login}`,
+};
+
+export function commandAnswerText(t: CommandAnswerText): string {
+  return (COMMAND_ANSWERS[t.kind] as (t: CommandAnswerText) => string)(t);
 }
 
 /** The draft pull request of a test branch (`createPrsForTestingBranches`, GitHub). */

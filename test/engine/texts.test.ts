@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  commandAnswerText,
   commentText,
   describeVerdict,
   hostNoteText,
@@ -11,6 +12,7 @@ import {
   testPullRequestText,
   TIMELINE,
   timelineLine,
+  type CommandAnswerText,
   type CommentText,
   type HostNoteText,
   type StatusCheckText,
@@ -103,6 +105,18 @@ const NOTE_SAMPLES: Samples<HostNoteText, string> = {
   statusCheck: [[{ kind: 'statusCheck', context: 'greenline', state: 'failure', description: 'failed in the merge queue' }, 'status check greenline: failure (failed in the merge queue)']],
 };
 
+const ANSWER_SAMPLES: Samples<CommandAnswerText, string> = {
+  invalid: [[{ kind: 'invalid', message: '/greenline cancel takes no options (got x)' }, '/greenline cancel takes no options (got x)']],
+  notAllowed: [
+    [{ kind: 'notAllowed', login: 'eve', repo: { owner: 'acme', name: 'widgets' } }, '@eve: only people with write access to acme/widgets can use /greenline commands'],
+  ],
+  noQueue: [[{ kind: 'noQueue', branch: 'dev' }, 'no merge queue with commands enabled for dev']],
+  submitted: [[{ kind: 'submitted', number: 7, branch: 'main', login: 'ada' }, '#7 submitted to the merge queue of main by @ada']],
+  notQueued: [[{ kind: 'notQueued', number: 7, branch: 'main' }, '#7 is not in the merge queue of main']],
+  beingMerged: [[{ kind: 'beingMerged', number: 7 }, '#7 is being merged; it cannot be cancelled now']],
+  cancelled: [[{ kind: 'cancelled', number: 7, login: 'ada' }, '#7 cancelled by @ada']],
+};
+
 function cases<U extends { kind: string }, R>(samples: Samples<U, R>): [U, R][] {
   return Object.values(samples).flat() as [U, R][];
 }
@@ -113,10 +127,11 @@ describe('the texts people read on a pull request', () => {
     for (const [text, expected] of cases(TIMELINE_SAMPLES)) expect(timelineLine(text), text.kind).toEqual(expected);
   });
 
-  it('has every comment, status check and host note', () => {
+  it('has every comment, status check, host note and answer to a command', () => {
     for (const [text, expected] of cases(COMMENT_SAMPLES)) expect(commentText(text)).toBe(expected);
     for (const [text, expected] of cases(STATUS_SAMPLES)) expect(statusCheckText(text)).toEqual(expected);
     for (const [text, expected] of cases(NOTE_SAMPLES)) expect(hostNoteText(text)).toBe(expected);
+    for (const [text, expected] of cases(ANSWER_SAMPLES)) expect(commandAnswerText(text)).toBe(expected);
   });
 
   it('names a test branch pull request', () => {
