@@ -1,142 +1,52 @@
 /**
- * The engine's façade: what the API and the simulator call. It is the actor runtime of every queue: each input is
- * one store transaction that moves the machines (handlers, then the planner's decisions), writes their snapshots
- * and records, appends the input to the queue's log and puts side effects in an outbox. After commit, effects run
- * at the edge (git host, CI) and their results come back as inputs. On start it restores everything from the store.
+ * The engine's façade: what the API, the dashboard, the CLI and the simulator call. Each call is an input to one queue
+ * (one store transaction, run by the queue runtime: runtime/queueRuntime.ts) or a read. On start it restores every
+ * queue this process drives from the store.
+ *
+ * Where the rest is: the types callers pass (engineTypes.ts), queues by key, created and deleted (queueIndex.ts), the
+ * reads of one queue (queueReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
+ * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts).
  */
-import { createHash } from 'node:crypto';
-import type { CommitState } from '../machines/testRun.js';
-import { isoAt, type Clock } from './runtime/clock.js';
-import type { Effect } from './model/effects.js';
-import { conflict, EngineError, notFound } from './model/errors.js';
+import { EngineError, conflict } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
-import { handle } from './transaction/handlers.js';
-import { OutboxRunner } from './runtime/outbox.js';
-import { digestOf, getTargets, normalizeTargets, putTargets, unionOf, type ImpactedTargets } from './model/impactedTargets.js';
+import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
-import { SimGitHost } from './providers/simGitHost.js';
-import { externalCi, type CI, type CiRun, type GitHost, type StatusReporter } from './providers/types.js';
-import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
-import { QueueTx, type TimerChange } from './transaction/queueTx.js';
-import { reconcile } from './transaction/reconcile.js';
+import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
 import type { TestRunRecord } from './model/runs.js';
-import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
-import { cloneJson } from './runtime/cloneJson.js';
-import { WorkingSet } from './runtime/workingSet.js';
+import type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
+import { SimGitHost } from './providers/simGitHost.js';
+import { externalCi, type CI, type GitHost } from './providers/types.js';
+import { deleteQueueRecords, findQueue, listQueues, openNewQueue, queuesOfRepo, repositoryOfAnotherOrg } from './queueIndex.js';
+import * as reads from './queueReads.js';
+import type { Clock } from './runtime/clock.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
-import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
+import { QueueRuntime } from './runtime/queueRuntime.js';
+import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
+import type { WorkingSet } from './runtime/workingSet.js';
+import type { Store } from './store/store.js';
+import { checkStoreFormat } from './storeFormat.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
 import { mergesInLastHour, secretOf, stateCountsOf, type StateCounts } from './reads.js';
 import { findToken, type TokenRecord } from './tokens.js';
 import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
 
-/** Identifies a queue: its organization, repository and target branch. */
-export interface QueueKey {
-  org: string;
-  repo: RepoRef;
-  branch: string;
-}
+export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
-export interface QueueFilter {
-  host?: string;
-  owner?: string;
-  name?: string;
-}
-
-export interface EngineOptions {
-  /** Time and timers; the wall clock unless given. */
-  scheduler?: Scheduler;
-  gitHost?: GitHost;
-  ci?: CI;
-  /** Where failures of effects are reported (they are retried). */
-  onError?: (message: string, error: unknown) => void;
-  /**
-   * Leave effects in the outbox instead of performing them. For replaying a recorded event log (`greenline replay`):
-   * the log already holds what every effect brought back.
-   */
-  holdEffects?: boolean;
-  /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
-  ownership?: QueueOwnership;
-}
-
-export interface SubmitOptions {
-  priority?: number | string;
-  noBatch?: boolean;
-  skipTheLine?: boolean;
-}
-
-export interface CommitStatusInput {
-  repo: RepoRef;
-  sha: string;
-  context: string;
-  state: CommitState;
-  url?: string;
-  description?: string;
-}
-
-/** The version of the stored data this build reads and writes. */
-export const STORE_FORMAT = 2;
-
-export class StoreFormatError extends Error {}
-
-export interface TestRunDetails {
-  run: TestRunRecord;
-  repo: RepoRef;
-  titles: Map<number, string>;
-  /** The union of the targets of every PR in the run (with its base), and of the tested PRs only. */
-  impactedTargets?: { all: string[]; tested: string[] };
-}
-
-/** The collections that hold a queue's data under keys starting with its id. */
-const QUEUE_COLLECTIONS = [
-  'pullRequests',
-  'timeline',
-  'testRuns',
-  'actors',
-  'events',
-  'timers',
-  'outbox',
-  'impactedTargets',
-  'impactedTargetShas',
-  'metricsLog',
-  'metricsPrs',
-  'metricsTotals',
-  'mergedHeads',
-] as const;
-
-
-/**
- * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a
- * client writes them in; it keeps the spelling it was created with. Branch names are case-sensitive in git.
- */
-function indexKey(key: QueueKey): Key {
-  return [key.org, key.repo.host.toLowerCase(), key.repo.owner.toLowerCase(), key.repo.name.toLowerCase(), key.branch];
-}
-
-function describe(key: QueueKey): string {
-  return `${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch}`;
-}
-
-function sameRepo(a: RepoRef, b: RepoRef): boolean {
-  return a.host.toLowerCase() === b.host.toLowerCase() && a.owner.toLowerCase() === b.owner.toLowerCase() && a.name.toLowerCase() === b.name.toLowerCase();
-}
+export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
 export class Engine {
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly gitHost: GitHost;
   readonly ci: CI;
-  private readonly onError: (message: string, error: unknown) => void;
-  private readonly holdEffects: boolean;
   private readonly ownership: QueueOwnership;
-  private alive = true;
   private started = false;
-  private readonly outbox: OutboxRunner;
-  /** Observers of every committed input (the simulator and tests use it). */
-  private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
-  /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
-  private readonly workingSets = new Map<string, WorkingSet>();
+  private readonly runtime: QueueRuntime;
+  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
+  /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
+  private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
+
   constructor(
     private readonly store: Store,
     options: EngineOptions = {},
@@ -145,25 +55,17 @@ export class Engine {
     this.clock = this.scheduler;
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
-    this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
-    this.holdEffects = options.holdEffects ?? false;
     this.ownership = options.ownership ?? SOLE_OWNER;
-    this.outbox = new OutboxRunner({
+    this.runtime = new QueueRuntime({
       store,
       scheduler: this.scheduler,
-      clock: this.clock,
-      alive: (queueId) => this.alive && (queueId === undefined || this.ownership.owns(queueId)),
-      perform: (queueId, key, effect) => this.perform(queueId, key, effect),
-      dispatch: (queueId, input, key) => this.dispatch(queueId, input, key),
-      onError: this.onError,
+      gitHost: this.gitHost,
+      ci: this.ci,
+      onError: options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error)),
+      holdEffects: options.holdEffects ?? false,
+      ownership: this.ownership,
     });
-    store.write((tx) => {
-      const format = tx.get('meta', ['format']);
-      if (format === undefined) tx.put('meta', ['format'], STORE_FORMAT);
-      else if (format !== STORE_FORMAT) {
-        throw new StoreFormatError(`the data folder holds store format ${String(format)}; this build reads ${STORE_FORMAT}`);
-      }
-    });
+    checkStoreFormat(store);
   }
 
   /**
@@ -172,109 +74,44 @@ export class Engine {
    */
   start(): void {
     this.started = true;
-    this.restore((queueId) => this.ownership.owns(queueId));
+    this.runtime.restore((queueId) => this.ownership.owns(queueId));
   }
 
   /** This process now drives these queues (it took their leases): restores them as start() does. */
   adopt(queueIds: readonly string[]): void {
     const taken = new Set(queueIds);
-    this.restore((queueId) => taken.has(queueId));
+    this.runtime.restore((queueId) => taken.has(queueId));
   }
 
   /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
   release(queueIds: readonly string[]): void {
-    for (const queueId of queueIds) {
-      const { timers, runs } = this.store.read((tx) => ({
-        timers: [...tx.scan('timers', { prefix: [queueId] })].map(({ key }) => String(key[1])),
-        runs: tx.get('queues', [queueId])?.runtime.activeRuns ?? [],
-      }));
-      for (const name of [...timers, 'retry']) this.scheduler.cancel(`${queueId}:${name}`);
-      for (const runId of runs) this.ci.stop(runId);
-    }
+    this.runtime.release(queueIds);
   }
 
   /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
   refresh(queueId: string): void {
-    if (!this.alive || !this.ownership.owns(queueId)) return;
-    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })]);
-    for (const { key, value } of timers) this.arm(queueId, { name: String(key[1]), dueAt: value });
-    this.kick(queueId);
-  }
-
-  private restore(only: (queueId: string) => boolean): void {
-    this.store.read((tx) => {
-      for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
-    });
-    const { timers, outboxQueues, runs } = this.store.read((tx) => ({
-      timers: [...tx.scan('timers')]
-        .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
-        .filter((timer) => only(timer.queueId)),
-      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
-      runs: [...tx.scan('queues')].filter(({ value: queue }) => only(queue.id)).flatMap(({ value: queue }) =>
-        queue.runtime.activeRuns.flatMap((id) => {
-          const run = tx.get('testRuns', [queue.id, id]);
-          return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
-        }),
-      ),
-    }));
-    for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
-    // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
-    // timer armed in the past only when it next moves), earliest first.
-    const now = this.clock.now();
-    const overdue = timers.filter((timer) => timer.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
-    for (const timer of overdue) this.fire(timer.queueId, timer.name);
-    for (const { run, repo, deadlineAt } of runs) {
-      if (run.testBranchSha === '') continue;
-      this.startCi({
-        org: run.org,
-        repo,
-        runId: run.id,
-        branch: run.testBranch,
-        sha: run.testBranchSha,
-        startedAt: Date.parse(run.createdAt),
-        baseSha: run.baseSha,
-        ...(deadlineAt === undefined ? {} : { deadlineAt }),
-      });
-    }
-    for (const queueId of outboxQueues) this.kick(queueId);
+    this.runtime.refresh(queueId);
   }
 
   /** Stops doing anything: no timer fires, no effect runs, nothing more is written (a crash, for tests, or shutdown). */
   stop(): void {
-    this.alive = false;
-    this.scheduler.clear();
+    this.runtime.stop();
   }
 
   /** Resolves once no effect is left to run (timers aside). */
   async settle(): Promise<void> {
-    await this.outbox.settle();
-  }
-
-  /** Runs the queue's outbox (not while effects are held, for a replay). */
-  private kick(queueId: string): void {
-    if (!this.holdEffects) this.outbox.kick(queueId);
+    await this.runtime.settle();
   }
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.runtime.onInput(listener);
   }
 
   // Queues
 
   /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
   createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
-    return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => {
-      if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
-      const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
-      tx.put('meta', ['queueSerial'], serial + 1);
-      const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
-      // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
-      const { state: _state, ...settings } = patch;
-      const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);
-      tx.put('queueIndex', indexKey(key), id);
-      return queue;
-    });
+    return this.runtime.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => openNewQueue(tx, key, patch, now));
   }
 
   /**
@@ -284,125 +121,52 @@ export class Engine {
   async prepareRepository(key: QueueKey): Promise<void> {
     if (this.gitHost.prepareRepository === undefined) return;
     // A repository this service keeps belongs to one organization: another one's queue would merge into it.
-    const taken = this.store.read((tx) =>
-      [...tx.scan('queues')].some(({ value }) => value.org !== key.org && sameRepo(value.repo, key.repo)),
-    );
-    if (taken) throw conflict(`${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
+    if (this.store.read((tx) => repositoryOfAnotherOrg(tx, key))) {
+      throw conflict(`${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
+    }
     await this.gitHost.prepareRepository(key.repo, key.branch);
   }
 
   /** How many PRs the queue holds, ready or not (from its working set when that is live). */
   queueDepth(key: QueueKey): number {
     return this.store.read((tx) => {
-      const { runtime } = this.findQueue(tx, key);
+      const { runtime } = findQueue(tx, key, this.queues.load);
       return runtime.lineup.length + runtime.waiting.length;
     });
   }
 
   /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
-    return this.store.read((tx) => {
-      const queue = this.findQueue(tx, key);
-      const cached = this.currentSet(queue);
-      const numbers = [...queue.runtime.lineup, ...queue.runtime.waiting];
-      return { queue, enqueued: numbers.flatMap((number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? []) };
-    });
-  }
-
-  /**
-   * The queue's record as the store holds it: the working set's when that is live (no parse), else read. `own`: a copy
-   * the caller may change (a transaction's): its runtime is copied; its settings and other fields are shared, as a
-   * transaction replaces them rather than changing them in place.
-   */
-  private queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
-    const set = this.workingSets.get(queueId);
-    if (set !== undefined && set.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
-    return tx.get('queues', [queueId]);
-  }
-
-  /** The queue for `key` as the store holds it (not to be changed: it may be the working set's). */
-  private findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
-    const queue = this.queueRecord(tx, findQueueId(tx, key));
-    if (queue === undefined) throw notFound(`no queue for ${describe(key)}`);
-    return queue;
-  }
-
-  /** The queue's working set, if it is the state of the queue as the store holds it now. */
-  private currentSet(queue: QueueRecord): WorkingSet | undefined {
-    const set = this.workingSets.get(queue.id);
-    return set?.current(queue) === true ? set : undefined;
-  }
-
-  /** The queue's working set, rebuilt from the store when it has none or the store changed under it. */
-  private workingSetOf(tx: ReadTx, queue: QueueRecord): WorkingSet {
-    const current = this.currentSet(queue);
-    if (current !== undefined) return current;
-    const set = WorkingSet.rebuild(tx, queue);
-    this.workingSets.set(queue.id, set);
-    return set;
+    return this.store.read((tx) => reads.readQueue(tx, this.queues, key));
   }
 
   /** For tests: the queue's working set as the engine holds it, and as rebuilt from the store now. */
   workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
-    return this.store.read((tx) => {
-      const queue = tx.get('queues', [queueId]);
-      return { live: this.workingSets.get(queueId), rebuilt: queue === undefined ? undefined : WorkingSet.rebuild(tx, queue) };
-    });
+    return this.runtime.workingSetsOf(queueId);
   }
 
   updateQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
-    return this.transact(key, { type: 'configured', patch, ...(by === undefined ? {} : { by }) });
+    return this.runtime.transact(key, { type: 'configured', patch, ...(by === undefined ? {} : { by }) });
   }
 
   /** Every change of the queue's settings, oldest first: when, by which token (when one), and the settings sent. */
-  settingsHistory(key: QueueKey): { seq: number; at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[] {
-    return this.store.read((tx) => {
-      const queue = this.findQueue(tx, key);
-      return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
-        input.type === 'created' || input.type === 'configured'
-          ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
-          : [],
-      );
-    });
+  settingsHistory(key: QueueKey): reads.SettingsChange[] {
+    return this.store.read((tx) => reads.readSettingsHistory(tx, key));
   }
 
   deleteQueue(key: QueueKey): void {
-    const queueId = this.store.write((tx) => {
-      const queue = this.findQueue(tx, key);
-      const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
-      if (enqueued > 0) {
-        throw conflict(`the queue for ${describe(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
-      }
-      for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
-        if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);
-      }
-      const timers = [...tx.scan('timers', { prefix: [queue.id] })].map((entry) => String(entry.key[1]));
-      for (const collection of QUEUE_COLLECTIONS) {
-        for (const { key: entryKey } of [...tx.scan(collection, { prefix: [queue.id] })]) tx.remove(collection, entryKey);
-      }
-      tx.remove('queues', [queue.id]);
-      tx.remove('queueIndex', indexKey(key));
-      return { id: queue.id, timers };
-    });
-    this.workingSets.delete(queueId.id);
-    for (const name of queueId.timers) this.scheduler.cancel(`${queueId.id}:${name}`);
+    const deleted = this.store.write((tx) => deleteQueueRecords(tx, key));
+    this.runtime.forget(deleted.id, deleted.timers);
   }
 
   /** The organization's queues, optionally of one host or repository, ordered by host, owner, name and branch. */
   listQueues(org: string, filter: QueueFilter = {}): QueueRecord[] {
-    const prefix: string[] = [org];
-    for (const part of [filter.host, filter.owner, filter.name]) {
-      if (part === undefined) break;
-      prefix.push(part.toLowerCase());
-    }
-    return this.store.read((tx) =>
-      [...tx.scan('queueIndex', { prefix })].flatMap(({ value }) => tx.get('queues', [value]) ?? []),
-    );
+    return this.store.read((tx) => listQueues(tx, org, filter));
   }
 
   /** Every organization's queues of a repository (a git host's webhook names the repository, not the organization). */
   queuesOfRepo(repo: RepoRef): QueueRecord[] {
-    return this.store.read((tx) => [...tx.scan('queues')].map(({ value }) => value).filter((queue) => sameRepo(queue.repo, repo)));
+    return this.store.read((tx) => queuesOfRepo(tx, repo));
   }
 
   /**
@@ -425,83 +189,44 @@ export class Engine {
   // Pull requests
 
   submitPullRequest(key: QueueKey, number: number, options: SubmitOptions = {}): void {
-    this.transact(key, { type: 'submitted', number, ...options });
+    this.runtime.transact(key, { type: 'submitted', number, ...options });
   }
 
   /** The git host reports a push to the queue's target branch (GitHub's push webhook). */
   targetPushed(key: QueueKey, sha: string): void {
-    this.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
+    this.runtime.transact(key, { type: 'targetPushed', sha: sha.toLowerCase() });
   }
 
   /** The git host reports a push to a queued PR's branch (GitHub's pull_request.synchronize): it is tested again in its place. */
   pullRequestPushed(key: QueueKey, number: number, sha: string): void {
-    this.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
+    this.runtime.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
   }
 
   cancelPullRequest(key: QueueKey, number: number): void {
-    this.transact(key, { type: 'cancelled', number });
+    this.runtime.transact(key, { type: 'cancelled', number });
   }
 
   restartTestsOnPullRequest(key: QueueKey, number: number): void {
-    this.transact(key, { type: 'restarted', number });
+    this.runtime.transact(key, { type: 'restarted', number });
   }
 
-  getSubmittedPullRequest(
-    key: QueueKey,
-    number: number,
-    includeTimeline = false,
-  ): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
-    return this.store.read((tx) => {
-      const queue = this.findQueue(tx, key);
-      const pr = this.currentSet(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
-      if (pr === undefined) throw notFound(`pull request #${number} was never submitted to the queue for ${describe(key)}`);
-      if (!includeTimeline) return { pr };
-      return { pr, timeline: [...tx.scan('timeline', { prefix: [queue.id, number] })].map((entry) => entry.value) };
-    });
+  getSubmittedPullRequest(key: QueueKey, number: number, includeTimeline = false): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
+    return this.store.read((tx) => reads.readPullRequest(tx, this.queues, key, number, includeTimeline));
   }
 
   /** Every pull request ever submitted to the queue, in it now or not (listPullRequests pages them). */
   listPullRequests(key: QueueKey): PullRequestRecord[] {
-    return this.store.read((tx) => {
-      const queue = this.findQueue(tx, key);
-      return [...tx.scan('pullRequests', { prefix: [queue.id] })].map((entry) => entry.value);
-    });
+    return this.store.read((tx) => reads.readPullRequests(tx, key));
   }
 
   /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */
   getTestRun(key: QueueKey, runId: string): TestRunDetails {
-    return this.store.read((tx) => {
-      const queue = this.findQueue(tx, key);
-      const set = this.currentSet(queue);
-      const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
-      if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
-      const prs = new Map(
-        [...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const),
-      );
-      const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
-      const targetsOf = (number: number, sha: string) => {
-        const cached = set?.targetsAt(number, sha);
-        return (cached !== undefined ? cached.record : getTargets(tx, queue.id, number, sha))?.targets;
-      };
-      const targets = new Map([...prs].map(([number, pr]) => [number, targetsOf(number, pr?.sha ?? '')]));
-      const details: TestRunDetails = { run, repo: queue.repo, titles };
-      if ([...targets.values()].some((set) => set !== undefined)) {
-        details.impactedTargets = {
-          all: unionOf([...targets.values()]),
-          tested: unionOf(run.prs.map((number) => targets.get(number))),
-        };
-      }
-      return details;
-    });
+    return this.store.read((tx) => reads.readTestRun(tx, this.queues, key, runId));
   }
 
   /** A test run's record alone (what the simulator's CI asks when a run starts), from the working set when active. */
   testRun(queueId: string, runId: string): TestRunRecord | undefined {
-    return this.store.read((tx) => {
-      const queue = this.queueRecord(tx, queueId);
-      if (queue === undefined) return undefined;
-      return this.currentSet(queue)?.runs.get(runId)?.record ?? tx.get('testRuns', [queueId, runId]);
-    });
+    return this.store.read((tx) => reads.readRunRecord(tx, this.queues, queueId, runId));
   }
 
   /**
@@ -513,8 +238,8 @@ export class Engine {
     const digest = digestOf(normalized);
     const sha = pr.sha.toLowerCase();
     const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
-    this.transact(undefined, input, (tx, now) => {
-      const queue = this.findQueue(tx, key);
+    this.runtime.transact(undefined, input, (tx, now) => {
+      const queue = findQueue(tx, key);
       putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: new Date(now()).toISOString() });
       return queue;
     });
@@ -522,20 +247,7 @@ export class Engine {
 
   /** A commit status on a test branch's SHA (POST /v1/setCommitStatus, or a CI provider). */
   setCommitStatus(org: string, status: CommitStatusInput): void {
-    const found = this.store.read((tx) => {
-      const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-      const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
-      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
-    });
-    if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
-    this.dispatch(found.queueId, {
-      type: 'status',
-      runId: found.runId,
-      context: status.context,
-      state: status.state,
-      url: status.url ?? '',
-      description: status.description ?? '',
-    });
+    this.runtime.commitStatus(org, status);
   }
 
   /**
@@ -545,17 +257,17 @@ export class Engine {
    */
   replayInput(queueId: string, input: QueueInput): void {
     if (input.type === 'created') throw new EngineError('invalid', 'a queue is created with createQueue, not replayed into');
-    this.dispatch(queueId, input);
+    this.runtime.dispatch(queueId, input);
   }
 
   /** Retention: deletes what a `prune` input names, if it ended long enough ago, as one transaction of the queue. */
   prune(queueId: string, input: Extract<QueueInput, { type: 'prune' }>): void {
-    this.dispatch(queueId, input);
+    this.runtime.dispatch(queueId, input);
   }
 
   /** The queue's event log, in order. */
   eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
-    return this.store.read((tx) => [...tx.scan('events', { prefix: [queueId] })].map((entry) => entry.value));
+    return this.store.read((tx) => reads.readEventLog(tx, queueId));
   }
 
   // What the API and the dashboard read besides queues and PRs (they never reach the store themselves)
@@ -587,13 +299,7 @@ export class Engine {
 
   /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
   metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
-    return renderMetrics({
-      store: this.store,
-      org,
-      ...(filter === undefined ? {} : { filter }),
-      now: this.clock.now(),
-      workingSet: (queue) => this.currentSet(queue),
-    });
+    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now(), workingSet: this.current });
   }
 
   /** A queue's merges in the last hour, with their times in queue. */
@@ -614,138 +320,11 @@ export class Engine {
 
   /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */
   running(): boolean {
-    if (!this.started || !this.alive) return false;
+    if (!this.started || !this.runtime.alive) return false;
     try {
       return this.ready();
     } catch {
       return false;
     }
   }
-
-  // The runtime
-
-  /**
-   * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
-   * (with any writes that belong with the input).
-   */
-  private transact(
-    key: QueueKey | undefined,
-    input: QueueInput,
-    open?: (tx: WriteTx, now: () => number) => QueueRecord,
-    outboxKey?: Key,
-    queueId?: string,
-  ): QueueRecord {
-    if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
-    const outcome = this.store.write((tx) => {
-      // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
-      // read once the transaction holds the store (after its first read), so times follow the order of commits.
-      let at: number | undefined;
-      const now = (): number => (at ??= this.clock.now());
-      const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
-      const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
-      if (queue === undefined) throw notFound(key !== undefined ? `no queue for ${describe(key)}` : `queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
-      handle(q, input);
-      reconcile(q);
-      q.commit(input);
-      if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
-      return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
-    });
-    // Committed: what the transaction changed is the queue's working set from now on.
-    outcome.q.absorbInto(this.workingSets.get(outcome.queue.id) as WorkingSet);
-    if (this.ownership.owns(outcome.queue.id)) {
-      for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
-      if (outcome.effects > 0) this.kick(outcome.queue.id);
-    } else if (outcome.effects > 0 || outcome.timers.length > 0) {
-      this.ownership.changed(outcome.queue.id);
-    }
-    for (const listener of this.listeners) listener(outcome.queue.id, input);
-    return outcome.queue;
-  }
-
-  /** With `outboxKey` (an effect's result) the input is the driver's, so it is fenced by the queue's lease. */
-  private dispatch(queueId: string, input: QueueInput, outboxKey?: Key): void {
-    if (outboxKey === undefined) this.transact(undefined, input, undefined, outboxKey, queueId);
-    else this.ownership.asOwner(queueId, () => this.transact(undefined, input, undefined, outboxKey, queueId));
-  }
-
-  private arm(queueId: string, timer: TimerChange): void {
-    const key = `${queueId}:${timer.name}`;
-    if (timer.dueAt === null) return this.scheduler.cancel(key);
-    this.scheduler.schedule(key, timer.dueAt, () => this.fire(queueId, timer.name));
-  }
-
-  /** A timer fires: its input, if the timer is still stored and due (a timer fired twice does nothing the second time). */
-  private fire(queueId: string, name: string): void {
-    if (!this.alive || !this.ownership.owns(queueId)) return;
-    const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
-    if (stored === undefined || stored > this.clock.now()) return;
-    this.guard(`timer ${name} of ${queueId}`, () => this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name })));
-  }
-
-  private guard(what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      if (error instanceof EngineError && error.kind === 'not_found') return;
-      this.onError(what, error);
-    }
-  }
-
-  private async perform(queueId: string, key: Key, effect: Effect): Promise<void> {
-    const done = () => this.ownership.asOwner(queueId, () => this.store.write((tx) => void tx.remove('outbox', key)));
-    switch (effect.kind) {
-      case 'fetchTargetHead': {
-        const sha = await this.gitHost.targetHead(effect.repo, effect.branch);
-        return this.dispatch(queueId, { type: 'targetHead', sha }, key);
-      }
-      case 'checkPullRequest': {
-        const facts = (await this.gitHost.pullRequest(effect.repo, effect.number, effect.branch)) ?? null;
-        return this.dispatch(queueId, { type: 'prChecked', number: effect.number, entryId: effect.entryId, facts }, key);
-      }
-      case 'buildTestBranch': {
-        const result = await this.gitHost.buildTestBranch(effect.request);
-        return this.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result }, key);
-      }
-      case 'startCi':
-        done();
-        return this.startCi(effect.run);
-      case 'endRun':
-        this.ci.stop(effect.runId);
-        await this.gitHost.deleteTestBranch(effect.repo, effect.branch);
-        return done();
-      case 'merge': {
-        const result = await this.gitHost.merge(effect.request);
-        return this.dispatch(queueId, { type: 'merged', number: effect.number, entryId: effect.entryId, result }, key);
-      }
-      case 'comment': {
-        const note = await this.gitHost.comment(effect.repo, effect.number, effect.body);
-        if (note === undefined) return done();
-        return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'comment', message: note.message }, key);
-      }
-      case 'stateLabel':
-        await this.gitHost.setStateLabel?.(effect.repo, effect.number, effect.state);
-        return done();
-      case 'statusCheck': {
-        const note = await this.gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
-        if (note === undefined || effect.number === undefined) return done();
-        return this.dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'status_check', message: note.message }, key);
-      }
-    }
-  }
-
-  private startCi(ciRun: CiRun): void {
-    const report: StatusReporter = (status) => {
-      if (!this.alive) return;
-      this.guard(`CI status for ${ciRun.runId}`, () => this.setCommitStatus(status.org, status));
-    };
-    this.ci.start(ciRun, report);
-  }
 }
-
-function findQueueId(tx: ReadTx, key: QueueKey): string {
-  const id = tx.get('queueIndex', indexKey(key));
-  if (id === undefined) throw notFound(`no queue for ${describe(key)}`);
-  return id;
-}
-

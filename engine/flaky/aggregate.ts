@@ -6,7 +6,8 @@
  */
 import { repoRelativePath } from './paths.js';
 import { testId, type RepoRef, type TestIdentity } from './identity.js';
-import { aggregateOutcome, parseJUnitReport, ReportError, type Outcome, type ParsedReport } from './junit.js';
+import { parseJUnitReport, ReportError, type Outcome, type ParsedReport } from './junit.js';
+import { aggregateOutcome } from './reportStats.js';
 import { normalizeFailureMessage } from './messages.js';
 import type { UploadCounts } from './records.js';
 

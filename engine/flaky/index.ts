@@ -2,7 +2,8 @@
 export { FlakyTests, flakyTestsFor, MAX_TEST_CASES_PER_UPLOAD, type UploadInput } from './service.js';
 export { quarantineVerdict, describeVerdict, isQuarantined, quarantineSetting, type QuarantineVerdict } from './quarantine.js';
 export { testId, repoId, repoSlug, TEST_ID_NAMESPACE, type RepoRef, type TestIdentity } from './identity.js';
-export { parseJUnitReport, reportStats, ReportError, type ParsedReport, type ParsedCase, type ReportStats } from './junit.js';
+export { parseJUnitReport, ReportError, type ParsedReport, type ParsedCase } from './junit.js';
+export { reportStats, type ReportStats } from './reportStats.js';
 export { normalizeFailureMessage } from './messages.js';
 export { parseCodeowners, ownersOf } from './codeowners.js';
 export { DEFAULT_SETTINGS, type RepoSettings, type SettingsPatch } from './settings.js';

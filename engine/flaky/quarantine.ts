@@ -69,11 +69,5 @@ export function quarantineVerdict(
   };
 }
 
-/** One line for a run's or a PR's timeline. */
-export function describeVerdict(verdict: QuarantineVerdict): string {
-  const names = verdict.failedTests.slice(0, 5).map((test) => test.name);
-  const more = verdict.failedTests.length > names.length ? ` and ${verdict.failedTests.length - names.length} more` : '';
-  return verdict.allFailuresQuarantined
-    ? `passed: every failed test is quarantined (${names.join(', ')}${more})`
-    : `failed: ${verdict.failedTests.length} failed test(s), not all quarantined`;
-}
+/** One line for a run's or a PR's timeline (its text is in engine/model/texts.ts). */
+export { describeVerdict } from '../model/texts.js';

@@ -2,20 +2,14 @@
  * The outbox runner: each queue's effects (calls to the git host and CI, decided in its transactions) run at the
  * edge, in order, one at a time per queue. An effect stays in the outbox until the input carrying its result commits
  * (or, for effects without a result, until it is done), so a crash repeats it; every effect is idempotent. A failed
- * effect is tried again after 1 s, doubling up to 5 minutes; a test branch the host keeps failing to build is given
- * up after MAX_BUILD_ATTEMPTS, so that one broken build never holds up the queue's other effects.
+ * effect is dropped, given up or tried again later as its kind's retry policy says (retryPolicy.ts).
  */
 import type { Clock } from './clock.js';
 import type { Effect, OutboxEntry } from '../model/effects.js';
-import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
+import { decideRetry, type GivenUp } from './retryPolicy.js';
 import type { Scheduler } from './scheduler.js';
 import type { Key, Store } from '../store/store.js';
-
-const RETRY_MS = 1_000;
-const RETRY_CAP_MS = 5 * 60_000;
-/** A test branch the git host fails to build this many times in a row is given up (after about 8.5 minutes). */
-export const MAX_BUILD_ATTEMPTS = 10;
 
 export interface OutboxDeps {
   store: Store;
@@ -64,36 +58,33 @@ export class OutboxRunner {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {
         if (!deps.alive(queueId)) return;
-        if (error instanceof EngineError && error.kind === 'not_found') {
+        const attempts = next.value.attempts + 1;
+        const decision = decideRetry(next.value.effect, attempts, error);
+        if (decision.action === 'drop') {
           store.write((tx) => void tx.remove('outbox', next.key));
           continue;
         }
-        if (this.giveUp(queueId, next.key, next.value, error)) continue;
-        this.retryLater(queueId, next.key, next.value, error);
+        if (decision.action === 'giveUp' && this.giveUp(queueId, next.key, next.value, attempts, decision, error)) continue;
+        this.retryLater(queueId, next.key, next.value, attempts, decision.delayMs, error);
         return;
       }
     }
   }
 
-  /** Whether the effect was given up: its run ended with the host's error, in a transaction that removed it. */
-  private giveUp(queueId: string, key: Key, entry: OutboxEntry, error: unknown): boolean {
-    const attempts = entry.attempts + 1;
-    const effect = entry.effect;
-    if (effect.kind !== 'buildTestBranch' || attempts < MAX_BUILD_ATTEMPTS) return false;
-    const reason = `the git host failed to build the test branch ${attempts} times: ${error instanceof Error ? error.message : String(error)}`;
+  /** Whether the effect was given up: the input its policy makes committed, in a transaction that removed it. */
+  private giveUp(queueId: string, key: Key, entry: OutboxEntry, attempts: number, givenUp: GivenUp, error: unknown): boolean {
     try {
-      this.deps.dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result: { ok: false, reason, gaveUp: true } }, key);
+      this.deps.dispatch(queueId, givenUp.input, key);
     } catch (failure) {
-      this.deps.onError(`giving up on run ${effect.request.runId} of ${queueId} failed; retrying`, failure);
+      this.deps.onError(`giving up on ${givenUp.what} of ${queueId} failed; retrying`, failure);
       return false;
     }
-    this.deps.onError(`effect buildTestBranch of ${queueId} failed ${attempts} times; gave up on run ${effect.request.runId}`, error);
+    this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed ${attempts} times; gave up on ${givenUp.what}`, error);
     return true;
   }
 
-  private retryLater(queueId: string, key: Key, entry: OutboxEntry, error: unknown): void {
+  private retryLater(queueId: string, key: Key, entry: OutboxEntry, attempts: number, delayMs: number, error: unknown): void {
     const { store, scheduler, clock } = this.deps;
-    const attempts = entry.attempts + 1;
     this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
     if (!this.deps.alive()) return;
     try {
@@ -105,7 +96,7 @@ export class OutboxRunner {
       this.deps.onError(`recording attempt ${attempts} of effect ${entry.effect.kind} of ${queueId} failed`, failure);
     }
     this.retrying.add(queueId);
-    scheduler.schedule(`${queueId}:retry`, clock.now() + Math.min(RETRY_CAP_MS, RETRY_MS * 2 ** (attempts - 1)), () => {
+    scheduler.schedule(`${queueId}:retry`, clock.now() + delayMs, () => {
       this.retrying.delete(queueId);
       this.kick(queueId);
     });

@@ -4,7 +4,7 @@ import type { QueueEvent } from '../../machines/index.js';
 import { conflict, notFound } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { becomeReady, cancelPr, cancelRun, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
-import { describeVerdict, quarantineVerdict } from '../flaky/index.js';
+import { quarantineVerdict } from '../flaky/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { applyPatch, type QueuePatch } from '../model/queues.js';
@@ -53,7 +53,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'targetsSet':
       return targetsSet(q, input);
     case 'prNoted':
-      if (q.pr(input.number) !== undefined) q.timeline(input.number, input.kind, input.message);
+      if (q.pr(input.number) !== undefined) q.timeline(input.number, { kind: input.kind === 'comment' ? 'hostComment' : 'hostStatusCheck', message: input.message });
       return;
     case 'prune':
       return prune(q, input);
@@ -134,7 +134,7 @@ function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): 
   };
   q.enterPr(record);
   q.runtime.waiting.push(input.number);
-  q.timeline(input.number, 'submitted', `submitted with priority ${priority.name}${record.noBatch ? ', not batched' : ''}${record.skipTheLine ? ', skipping the line' : ''}`);
+  q.timeline(input.number, { kind: 'submitted', priority: priority.name, noBatch: record.noBatch, skipTheLine: record.skipTheLine });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: input.number, entryId: record.id });
 }
 
@@ -150,7 +150,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   }
   if (input.noBatch !== undefined) record.noBatch = input.noBatch;
   if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
-  q.timeline(pr.number, 'resubmitted', `submitted again: priority ${record.priorityName}${record.noBatch ? ', not batched' : ''}${record.skipTheLine ? ', skipping the line' : ''}`);
+  q.timeline(pr.number, { kind: 'resubmitted', priority: record.priorityName, noBatch: record.noBatch, skipTheLine: record.skipTheLine });
   // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
   if (record.state === 'NOT_READY') {
     q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: pr.number, entryId: record.id });
@@ -168,11 +168,11 @@ function restart(q: QueueTx, number: number): void {
   const reason = 'tests restarted through the API';
   switch (pr.state) {
     case 'NOT_READY':
-      q.timeline(number, 'restarted', 'readiness checked again');
+      q.timeline(number, { kind: 'restartRechecked' });
       q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
       return;
     case 'PENDING':
-      q.timeline(number, 'restarted', 'restart asked; it is already waiting to be tested');
+      q.timeline(number, { kind: 'restartWaiting' });
       return;
     case 'TESTING':
       if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
@@ -206,8 +206,7 @@ function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, 
   if (verdict === undefined || !verdict.allFailuresQuarantined) return false;
   const names = verdict.failedTests.map((test) => test.name);
   run.quarantinedFailures = [...new Set([...(run.quarantinedFailures ?? []), ...names])];
-  const message = `${input.context} ${describeVerdict(verdict)}`;
-  for (const number of run.prs) q.timeline(number, 'quarantine_passed', message, { runId: run.id, sha: run.testBranchSha });
+  for (const number of run.prs) q.timeline(number, { kind: 'quarantinePassed', context: input.context, verdict }, { runId: run.id, sha: run.testBranchSha });
   return true;
 }
 
@@ -228,7 +227,7 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
   const facts = input.facts;
   if (facts === null) {
     record.readiness = { ...record.readiness, gitHubMergeability: 'not_mergeable' };
-    q.timeline(input.number, 'not_ready', 'the git host does not know this pull request');
+    q.timeline(input.number, { kind: 'unknownToHost' });
     return;
   }
   Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
@@ -245,11 +244,11 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     const why = !baseMatches
       ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}`
       : `the git host reports it not mergeable${facts.notMergeableReason === undefined ? '' : `: ${facts.notMergeableReason}`}`;
-    q.timeline(input.number, 'not_ready', `not ready: ${why}`);
+    q.timeline(input.number, { kind: 'notReady', why });
     return;
   }
   if (!becomeReady(q, input.number)) {
-    q.timeline(input.number, 'not_ready', `not ready: waiting for impacted targets for ${facts.sha} (setImpactedTargets)`, { sha: facts.sha });
+    q.timeline(input.number, { kind: 'waitingForTargets', sha: facts.sha }, { sha: facts.sha });
   }
 }
 
@@ -260,7 +259,6 @@ function targetsSet(q: QueueTx, input: Extract<QueueInput, { type: 'targetsSet' 
   if (pr === undefined || !isEnqueued(pr.state) || pr.sha.toLowerCase() !== input.sha) return;
   const record = q.markPr(input.number);
   record.readiness = { ...record.readiness, ...targetReadiness(q, input.number) };
-  const what = input.targets === 'ALL' ? 'ALL' : `${input.targets} target(s)`;
-  q.timeline(input.number, 'impacted_targets', `impacted targets for ${input.sha}: ${what}`, { sha: input.sha });
+  q.timeline(input.number, { kind: 'impactedTargets', sha: input.sha, targets: input.targets }, { sha: input.sha });
   if (record.state === 'NOT_READY') becomeReady(q, input.number);
 }

@@ -17,7 +17,7 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   const record = q.markPr(number);
   Object.assign(record, { sha: input.sha, upToDate: false, runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 });
   const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
-  q.timeline(number, 'head_pushed', `head pushed: ${before.slice(0, 12) || '(unknown)'} → ${input.sha.slice(0, 12)}; tested again in its place`, { sha: input.sha });
+  q.timeline(number, { kind: 'headPushed', before, after: input.sha }, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
   if (pr.state === 'NOT_READY') return;
   if (pr.state === 'TESTING' && pr.runId !== null && q.run(pr.runId)?.status === 'in_progress') cancelRun(q, pr.runId, reason, 'requeue');
@@ -79,5 +79,5 @@ function unready(q: QueueTx, number: number, reason: string): void {
   q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
   if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
   q.touchQueue();
-  q.timeline(number, 'not_ready', reason);
+  q.timeline(number, { kind: 'unready', reason });
 }

@@ -5,6 +5,7 @@
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import type { QueueInput } from '../model/events.js';
+import { commentText } from '../model/texts.js';
 import type { TargetState } from '../providers/types.js';
 import { cancelPr, cancelRun, completeMerge, kick, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
@@ -79,10 +80,10 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
   // it sends the PR back to testing a bounded number of times, then the PR leaves the queue saying why.
   if (input.result.target === undefined && (record.mergeRefusals = (record.mergeRefusals ?? 0) + 1) >= MAX_MERGE_REFUSALS) {
     const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
-    if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: `Greenline removed this pull request from the queue: ${why}` });
+    if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: commentText({ kind: 'removed', reason: why }) });
     return cancelPr(q, input.number, why);
   }
-  if (record.state === 'PENDING') q.timeline(input.number, 'merge_failed', reason);
+  if (record.state === 'PENDING') q.timeline(input.number, { kind: 'mergeFailed', reason });
   else if (input.result.target === undefined) requeue(q, input.number, reason);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
 }

@@ -9,6 +9,7 @@ import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import { estimate, learn } from './likelihood.js';
 import type { QueueTx } from './queueTx.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
+import { commentText, statusCheckText, type CommentText, type StatusCheckText } from '../model/texts.js';
 import type { BisectionMemory } from '../planner/bisection.js';
 
 export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
@@ -75,7 +76,7 @@ export function becomeReady(q: QueueTx, number: number): boolean {
   record.readyAt = q.now;
   q.runtime.waiting = q.runtime.waiting.filter((other) => other !== number);
   insertIntoLineup(q, number);
-  q.timeline(number, 'ready', `ready: ${record.title} by ${record.author} at ${record.sha}; ${estimate(q, number)}`, { sha: record.sha });
+  q.timeline(number, { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) }, { sha: record.sha });
   record.readyLikelihood = record.likelihood;
   return true;
 }
@@ -132,14 +133,13 @@ export function startRun(
   q.setTimer(`run:${id}`, deadlineAt);
   q.runtime.activeRuns.push(id);
   const tested: number[] = [];
-  const onTop = decision.basePrs.length === 0 ? 'the target branch' : `the target branch + #${decision.basePrs.join(', #')}`;
   for (const number of decision.prs) {
     const pr = q.sendPr(number, { type: 'START_TEST', runId: id });
     pr.testedBase = [...decision.basePrs, ...tested];
     tested.push(number);
-    const batch = decision.prs.length > 1 ? ` with #${decision.prs.filter((n) => n !== number).join(', #')}` : '';
-    q.timeline(number, 'testing', `testing in run ${id} on top of ${onTop}${batch}`, { runId: id });
-    statusCheck(q, number, 'pending', `testing in ${id}`);
+    const others = decision.prs.filter((n) => n !== number);
+    q.timeline(number, { kind: 'testing', runId: id, basePrs: decision.basePrs, with: others }, { runId: id });
+    statusCheck(q, number, { kind: 'testing', runId: id });
   }
   const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.requirePr(number).sha }));
   q.effect({
@@ -206,7 +206,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
     if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
-      q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
+      q.timeline(number, { kind: 'passed', runId }, { runId });
     }
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (run.status === 'failed') {
@@ -234,7 +234,7 @@ function fail(q: QueueTx, number: number, runId: string | null, reason: string):
   pr.runsBehindEnded = 0;
   pr.runsBehindFailed = 0;
   pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
-  q.timeline(number, 'pending_failure', `${reason}; ${estimate(q, number)}`, runId === null ? {} : { runId });
+  q.timeline(number, { kind: 'pendingFailure', reason, estimate: estimate(q, number) }, runId === null ? {} : { runId });
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
@@ -255,7 +255,7 @@ export function retest(q: QueueTx, number: number): void {
   q.runtime.bisections[bisectionId] ??= newBisection();
   q.sendPr(number, { type: 'REQUEUE', reason }).testedBase = null;
   if (pr.group === null) split(q, [number], bisectionId);
-  q.timeline(number, 'retesting', reason);
+  q.timeline(number, { kind: 'retesting', reason });
 }
 
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
@@ -284,7 +284,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
         const pr = q.markPr(number);
         pr.bisectionId = bisectionId;
         pr.group = group;
-        q.timeline(number, 'bisecting', `bisection ${bisectionId}: tested with #${part.join(', #')}`);
+        q.timeline(number, { kind: 'bisecting', bisectionId, part });
       }
       return group;
     });
@@ -315,7 +315,7 @@ function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   q.runtime.lineup.splice(afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {
-    q.timeline(number, 'rescued', `found good by bisection ${bisectionId}: back in the main line`, { runId: run.id });
+    q.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
     if (stale) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
   }
   if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
@@ -339,7 +339,7 @@ function inferSecondHalf(q: QueueTx, memory: BisectionMemory, bisectionId: strin
 export function requeue(q: QueueTx, number: number, reason: string): void {
   const pr = q.sendPr(number, { type: 'REQUEUE', reason });
   pr.testedBase = null;
-  q.timeline(number, 'requeued', reason);
+  q.timeline(number, { kind: 'requeued', reason });
 }
 
 export function kick(q: QueueTx, number: number): void {
@@ -348,9 +348,9 @@ export function kick(q: QueueTx, number: number): void {
   const reason = before.reason ?? 'its tests failed';
   q.sendPr(number, { type: 'KICK', reason });
   leave(q, number);
-  q.timeline(number, 'failed', `removed from the queue: ${reason}`, before.runId === null ? {} : { runId: before.runId });
-  comment(q, number, `Greenline removed this pull request from the queue: ${reason}`);
-  statusCheck(q, number, 'failure', 'failed in the merge queue');
+  q.timeline(number, { kind: 'failed', reason }, before.runId === null ? {} : { runId: before.runId });
+  comment(q, number, { kind: 'removed', reason });
+  statusCheck(q, number, { kind: 'failed' });
 }
 
 export function cancelPr(q: QueueTx, number: number, reason: string): void {
@@ -359,8 +359,8 @@ export function cancelPr(q: QueueTx, number: number, reason: string): void {
   const runId = pr.state === 'TESTING' ? pr.runId : null;
   q.sendPr(number, { type: 'CANCEL', reason });
   leave(q, number);
-  q.timeline(number, 'cancelled', reason);
-  statusCheck(q, number, 'failure', `cancelled: ${reason}`);
+  q.timeline(number, { kind: 'cancelled', reason });
+  statusCheck(q, number, { kind: 'cancelled', reason });
   // Its run tested it (maybe with others): the result no longer means anything.
   if (runId !== null && q.run(runId)?.status === 'in_progress') cancelRun(q, runId, `#${number} was cancelled`, 'requeue');
 }
@@ -392,8 +392,7 @@ export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: stri
       ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true } : {}),
     },
   });
-  const why = how.direct === true ? 'directly (up to date, nothing ahead)' : how.vouchedBy !== undefined ? `vouched for by run ${how.vouchedBy}` : `after run ${pr.runId ?? ''} passed`;
-  q.timeline(number, 'merging', `merging ${why}`);
+  q.timeline(number, { kind: 'merging', direct: how.direct === true, ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }), runId: pr.runId });
 }
 
 /** The git host merged it: the target moves on, the PR leaves the queue. */
@@ -412,21 +411,21 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
   for (const memory of Object.values(q.runtime.bisections)) memory.merged.push(number);
   learn(q, number, false);
   leave(q, number);
-  q.timeline(number, 'merged', `merged into ${q.queue.branch} as ${head}`, { sha: head });
-  comment(q, number, `Greenline merged this pull request into ${q.queue.branch} (${head}).`);
-  statusCheck(q, number, 'success', 'merged');
+  q.timeline(number, { kind: 'merged', branch: q.queue.branch, head }, { sha: head });
+  comment(q, number, { kind: 'merged', branch: q.queue.branch, head });
+  statusCheck(q, number, { kind: 'merged' });
   if (runId !== null && q.run(runId)?.status === 'in_progress') {
     cancelRun(q, runId, `#${number} merged, vouched for by a run behind it`, 'requeue');
   }
 }
 
-function comment(q: QueueTx, number: number, body: string): void {
-  if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number, body });
+function comment(q: QueueTx, number: number, text: CommentText): void {
+  if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number, body: commentText(text) });
 }
 
-function statusCheck(q: QueueTx, number: number, state: 'pending' | 'success' | 'failure', description: string): void {
+function statusCheck(q: QueueTx, number: number, text: StatusCheckText): void {
   const pr = q.requirePr(number);
   if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
-    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, state, description, number });
+    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, ...statusCheckText(text), number });
   }
 }

@@ -18,6 +18,7 @@ import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../../machines/
 import { MetricsRecorder } from '../metrics/recorder.js';
 import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
+import { timelineLine, type TimelineText } from '../model/texts.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { StoreSchema, WriteTx } from '../store/store.js';
 import type { Actor, CachedTargets, WorkingSet } from '../runtime/workingSet.js';
@@ -163,9 +164,10 @@ export class QueueTx {
     return actor.record;
   }
 
-  timeline(number: number, event: string, message: string, extra: { runId?: string; sha?: string } = {}): void {
+  /** A line of the PR's timeline: its text is one of model/texts.ts. */
+  timeline(number: number, text: TimelineText, extra: { runId?: string; sha?: string } = {}): void {
     const pr = this.requirePr(number);
-    const entry: TimelineEntry = { at: this.isoNow, entryId: pr.id, event, message, ...extra };
+    const entry: TimelineEntry = { at: this.isoNow, entryId: pr.id, ...timelineLine(text), ...extra };
     this.tx.put('timeline', [this.queue.id, number, this.runtime.counters.timeline++], entry);
   }
 

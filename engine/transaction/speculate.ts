@@ -13,6 +13,6 @@ export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; 
   q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
   const bisectionId = `s${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] = newBisection();
-  q.timeline(decision.pr, 'speculating', `failure likelihood ${(decision.likelihood * 100).toFixed(1)}% with ${decision.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`);
+  q.timeline(decision.pr, { kind: 'speculating', likelihood: decision.likelihood, behind: decision.behind });
   split(q, [decision.pr], bisectionId);
 }

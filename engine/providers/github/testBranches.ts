@@ -26,6 +26,7 @@
  */
 import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/runs.js';
+import { testPullRequestText } from '../../model/texts.js';
 import type { TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import type { GitHubClient } from './client.js';
 
@@ -196,7 +197,6 @@ async function openTestPullRequest(octokit: GitHubClient, request: TestBranchReq
     head: branch,
     base: request.targetBranch,
     draft: true,
-    title: `Greenline test run ${request.runId}`,
-    body: `Tests ${numbers.map((number) => `#${number}`).join(', ')} on top of ${request.targetBranch}. Greenline deletes the branch, and GitHub closes this pull request, when the run ends.`,
+    ...testPullRequestText(request.runId, numbers, request.targetBranch),
   });
 }

@@ -17,6 +17,7 @@
 import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
 import type { Engine, QueueKey } from '../../engine.js';
 import { EngineError } from '../../model/errors.js';
+import { commandAnswerText, type CommandAnswerText } from '../../model/texts.js';
 import type { QueueRecord, RepoRef } from '../../model/queues.js';
 import type { CommitState } from '../../../machines/testRun.js';
 import { isEnqueued } from '../../../machines/vocabulary.js';
@@ -194,35 +195,35 @@ export class GitHubWebhookReceiver {
     if (command === undefined) return;
     const repo = this.repoOf(payload.repository);
     const number = payload.issue.number;
-    const answer = (text: string) => this.host.comment(repo, number, text);
-    if (command.kind === 'invalid') return answer(command.message);
+    const answer = (text: CommandAnswerText) => this.host.comment(repo, number, commandAnswerText(text));
+    if (command.kind === 'invalid') return answer({ kind: 'invalid', message: command.message });
     const octokit = await this.github.forRepo(repo);
     const where = { owner: repo.owner, repo: repo.name };
     const login = payload.comment.user?.login ?? '';
     const { data: permission } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...where, username: login });
     if (!WRITE_PERMISSIONS.has(permission.permission)) {
-      return answer(`@${login}: only people with write access to ${repo.owner}/${repo.name} can use /greenline commands`);
+      return answer({ kind: 'notAllowed', login, repo });
     }
     const { data: pr } = await octokit.rest.pulls.get({ ...where, pull_number: number });
     const queues = this.queuesFor(payload.repository, pr.base.ref).filter((queue) => queue.settings.commandsEnabled);
-    if (queues.length === 0) return answer(`no merge queue with commands enabled for ${pr.base.ref}`);
+    if (queues.length === 0) return answer({ kind: 'noQueue', branch: pr.base.ref });
     for (const queue of queues) {
       const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
       if (command.kind === 'merge') {
         const options = { noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) };
         this.engine.submitPullRequest(key, number, options);
-        await answer(`#${number} submitted to the merge queue of ${queue.branch} by @${login}`);
+        await answer({ kind: 'submitted', number, branch: queue.branch, login });
       } else if (this.enqueued(key, number) === undefined) {
-        await answer(`#${number} is not in the merge queue of ${queue.branch}`);
+        await answer({ kind: 'notQueued', number, branch: queue.branch });
       } else {
         try {
           this.engine.cancelPullRequest(key, number);
         } catch (error) {
           if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
-          await answer(`#${number} is being merged; it cannot be cancelled now`);
+          await answer({ kind: 'beingMerged', number });
           continue;
         }
-        await answer(`#${number} cancelled by @${login}`);
+        await answer({ kind: 'cancelled', number, login });
       }
     }
   }

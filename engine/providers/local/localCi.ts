@@ -14,18 +14,21 @@
  * repeated status as a no-op) and commands that had not finished run again from the start, in a fresh worktree.
  * A command left running by a crashed service is killed first. Nothing is resumed half-way.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { CI, CiLogSource, CiRun, StatusReporter } from '../types.js';
+import { CiFiles, jobMarker, readJson, writeAtomically, type Outcome, type RunMeta } from './ciFiles.js';
+import { killJob, killLeftover, signalGroup, Slots, withoutGreenlineSettings, type Job } from './ciProcesses.js';
 import type { LocalGitHost } from './localGitHost.js';
 import { RepoConfigError, type RepoConfig } from './repoConfig.js';
 
 /** The status that reports an unreadable configuration (the run fails rather than waits). */
 export const CONFIG_STATUS = 'greenline/config';
+
+export { statusFileName } from './ciFiles.js';
 
 export interface LocalCiOptions {
   dataDir: string;
@@ -41,29 +44,6 @@ export interface LocalCiOptions {
   onError?: (message: string, error: unknown) => void;
 }
 
-interface Outcome {
-  state: 'success' | 'failure' | 'error';
-  description: string;
-  exitCode: number | null;
-  signal: string | null;
-  startedAt: string;
-  endedAt: string;
-}
-
-interface RunMeta {
-  org: string;
-  repo: CiRun['repo'];
-  sha: string;
-  branch: string;
-}
-
-interface Job {
-  child?: ChildProcess;
-  /** Why the runner ended it: stopped (the run ended, or the service stops) or timed out. */
-  ended?: 'stopped' | 'timeout';
-  done: Promise<void>;
-}
-
 interface RunState {
   run: CiRun;
   report: StatusReporter;
@@ -77,37 +57,11 @@ const RUN_ID = /^[A-Za-z0-9_-]{1,200}$/;
 /** How long after the run's deadline the runner kills commands itself, should the engine not have stopped them. */
 const DEADLINE_GRACE_MS = 10_000;
 
-/** A file name for a status name: readable when short and plain, a hash otherwise; never a path. */
-export function statusFileName(status: string): string {
-  const encoded = [...Buffer.from(status, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`))
-    .join('');
-  return encoded.length <= 120 ? encoded : `h-${createHash('sha256').update(status).digest('hex')}`;
-}
-
-/** A counting semaphore: at most `size` holders at once, served in order. */
-class Slots {
-  private used = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly size: number) {}
-  async acquire(): Promise<void> {
-    if (this.used < this.size) {
-      this.used++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else this.used--;
-  }
-}
-
 export class LocalCi implements CI, CiLogSource {
   readonly name = 'local';
   private readonly runs = new Map<string, RunState>();
   private readonly slots: Slots;
+  private readonly files: CiFiles;
   private readonly shell: string;
   private readonly killGraceMs: number;
   private readonly onError: (message: string, error: unknown) => void;
@@ -119,6 +73,7 @@ export class LocalCi implements CI, CiLogSource {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly options: LocalCiOptions) {
+    this.files = new CiFiles(options.dataDir);
     this.slots = new Slots(Math.max(1, options.jobs ?? availableParallelism()));
     this.shell = options.shell ?? '/bin/sh';
     this.killGraceMs = options.killGraceMs ?? 5_000;
@@ -132,26 +87,6 @@ export class LocalCi implements CI, CiLogSource {
 
   logUrl(runId: string, status: string): string {
     return `${this.publicUrl}/ci-logs/${encodeURIComponent(runId)}/${encodeURIComponent(status)}`;
-  }
-
-  private runDir(runId: string): string {
-    return join(this.options.dataDir, 'local-ci', runId);
-  }
-
-  private workDir(runId: string, status: string): string {
-    return join(this.options.dataDir, 'local-ci', 'work', runId, statusFileName(status));
-  }
-
-  private logPath(runId: string, status: string): string {
-    return join(this.runDir(runId), `${statusFileName(status)}.log`);
-  }
-
-  private outcomePath(runId: string, status: string): string {
-    return join(this.runDir(runId), `${statusFileName(status)}.outcome.json`);
-  }
-
-  private pidPath(runId: string, status: string): string {
-    return join(this.runDir(runId), `${statusFileName(status)}.pid`);
   }
 
   start(run: CiRun, report: StatusReporter): void {
@@ -174,7 +109,7 @@ export class LocalCi implements CI, CiLogSource {
     this.runs.delete(runId);
     state.stopped = true;
     if (state.timer !== undefined) clearTimeout(state.timer);
-    for (const job of state.jobs.values()) this.kill(job, 'stopped');
+    for (const job of state.jobs.values()) killJob(job, 'stopped', this.killGraceMs);
   }
 
   /** Stops every job (each runs again after the next start) and waits until they have ended. */
@@ -200,12 +135,12 @@ export class LocalCi implements CI, CiLogSource {
 
   async openLog(org: string, runId: string, status: string): Promise<NodeJS.ReadableStream | undefined> {
     if (!RUN_ID.test(runId)) return undefined;
-    const meta = await readFile(join(this.runDir(runId), 'run.json'), 'utf8').then(
+    const meta = await readFile(this.files.metaPath(runId), 'utf8').then(
       (text) => JSON.parse(text) as RunMeta,
       () => undefined,
     );
     if (meta === undefined || meta.org !== org) return undefined;
-    const path = this.logPath(runId, status);
+    const path = this.files.logPath(runId, status);
     if (!(await stat(path).then((info) => info.isFile(), () => false))) return undefined;
     return createReadStream(path);
   }
@@ -217,9 +152,9 @@ export class LocalCi implements CI, CiLogSource {
 
   private async begin(state: RunState): Promise<void> {
     const { run } = state;
-    await mkdir(this.runDir(run.runId), { recursive: true });
+    await mkdir(this.files.runDir(run.runId), { recursive: true });
     const meta: RunMeta = { org: run.org, repo: run.repo, sha: run.sha, branch: run.branch };
-    await writeAtomically(join(this.runDir(run.runId), 'run.json'), JSON.stringify(meta));
+    await writeAtomically(this.files.metaPath(run.runId), JSON.stringify(meta));
     let config: RepoConfig;
     try {
       config = await this.options.host.readConfigAt(run.repo, run.baseSha || run.sha);
@@ -232,16 +167,16 @@ export class LocalCi implements CI, CiLogSource {
     if (run.deadlineAt !== undefined) {
       // The engine cancels the run at its deadline and stops it here; this only backs that up, a little later.
       state.timer = setTimeout(() => {
-        for (const job of state.jobs.values()) this.kill(job, 'timeout');
+        for (const job of state.jobs.values()) killJob(job, 'timeout', this.killGraceMs);
       }, Math.max(0, run.deadlineAt + DEADLINE_GRACE_MS - Date.now()));
       state.timer.unref();
     }
     for (const [status, command] of config.ci) {
-      const outcome = await readJson<Outcome>(this.outcomePath(run.runId, status));
+      const outcome = await readJson<Outcome>(this.files.outcomePath(run.runId, status));
       if (outcome !== undefined) {
         this.report(state, status, outcome.state, outcome.description, true);
         // A crash right after the outcome was written may have left the worktree behind.
-        const worktree = this.workDir(run.runId, status);
+        const worktree = this.files.workDir(run.runId, status);
         if (await stat(worktree).then(() => true, () => false)) await this.options.host.removeWorktree(run.repo, worktree);
         continue;
       }
@@ -273,10 +208,10 @@ export class LocalCi implements CI, CiLogSource {
 
   private async runJob(state: RunState, status: string, command: string, job: Job): Promise<void> {
     const { run } = state;
-    await this.killLeftover(run.runId, status);
+    await killLeftover(this.files.pidPath(run.runId, status), jobMarker(run.runId, status));
     this.report(state, status, 'pending', 'waiting for a runner', false);
     await this.slots.acquire();
-    const worktree = this.workDir(run.runId, status);
+    const worktree = this.files.workDir(run.runId, status);
     let checkedOut = false;
     try {
       if (state.stopped) return;
@@ -287,7 +222,7 @@ export class LocalCi implements CI, CiLogSource {
       await this.options.host.addWorktree(run.repo, run.sha, worktree);
       checkedOut = true;
       if (state.stopped) return;
-      const logPath = this.logPath(run.runId, status);
+      const logPath = this.files.logPath(run.runId, status);
       await rm(logPath, { force: true });
       const log = await open(logPath, 'w');
       const startedAt = new Date().toISOString();
@@ -314,9 +249,9 @@ export class LocalCi implements CI, CiLogSource {
           child.once('error', reject);
           child.once('exit', (code, signal) => resolve({ code, signal }));
         });
-        if (child.pid !== undefined) await writeFile(this.pidPath(run.runId, status), String(child.pid));
+        if (child.pid !== undefined) await writeFile(this.files.pidPath(run.runId, status), String(child.pid));
         this.report(state, status, 'pending', `running: ${command}`.slice(0, 1000), true);
-        if (state.stopped) this.kill(job, 'stopped');
+        if (state.stopped) killJob(job, 'stopped', this.killGraceMs);
         exit = await exited;
         // What the command left running in the background ends with it.
         if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
@@ -325,7 +260,7 @@ export class LocalCi implements CI, CiLogSource {
       }
       // An abandoned runner (a crash, for tests) touches nothing more: the next one owns these files.
       if (this.abandoned) return;
-      await rm(this.pidPath(run.runId, status), { force: true });
+      await rm(this.files.pidPath(run.runId, status), { force: true });
       if (job.ended === 'stopped' || state.stopped) return;
       const outcome: Outcome = {
         state: job.ended === 'timeout' ? 'error' : exit.code === 0 ? 'success' : 'failure',
@@ -355,63 +290,7 @@ export class LocalCi implements CI, CiLogSource {
 
   /** Records a command's outcome (so a restart reports it again rather than running it again), then reports it. */
   private async finish(state: RunState, status: string, outcome: Outcome): Promise<void> {
-    await writeAtomically(this.outcomePath(state.run.runId, status), JSON.stringify(outcome));
+    await writeAtomically(this.files.outcomePath(state.run.runId, status), JSON.stringify(outcome));
     this.report(state, status, outcome.state, outcome.description, true);
-  }
-
-  /** Ends a job's command and everything it started (its process group): SIGTERM, then SIGKILL. */
-  private kill(job: Job, why: 'stopped' | 'timeout'): void {
-    job.ended ??= why;
-    const pid = job.child?.pid;
-    if (pid === undefined || job.child?.exitCode !== null || job.child.signalCode !== null) return;
-    signalGroup(pid, 'SIGTERM');
-    const force = setTimeout(() => signalGroup(pid, 'SIGKILL'), this.killGraceMs);
-    force.unref();
-    job.child.once('exit', () => {
-      clearTimeout(force);
-      // Whatever the shell started and left behind goes too.
-      signalGroup(pid, 'SIGKILL');
-    });
-  }
-
-  /** A command a crashed service left running (its pid file is there): killed when it is still that command. */
-  private async killLeftover(runId: string, status: string): Promise<void> {
-    const path = this.pidPath(runId, status);
-    const pid = Number(await readFile(path, 'utf8').catch(() => ''));
-    if (Number.isInteger(pid) && pid > 1) {
-      const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
-      if (environ.split('\u0000').includes(`GREENLINE_CI_JOB=${jobMarker(runId, status)}`)) signalGroup(pid, 'SIGKILL');
-    }
-    await rm(path, { force: true });
-  }
-}
-
-function jobMarker(runId: string, status: string): string {
-  return `${runId}/${statusFileName(status)}`;
-}
-
-function withoutGreenlineSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('GREENLINE_')));
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, path);
-}
-
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch {
-    return undefined;
   }
 }

@@ -6,18 +6,17 @@
  * - Test branches are real commits: `refs/heads/greenline/<target>/<runId>` holds the run's base plus its PRs,
  *   applied in order with the queue's merge method (applyPullRequest.ts). What each PR contributed is kept in a
  *   small record per test branch (`local-git/test-branches/...`), which merging reads.
- * - Merging puts a PR's tested commits on the target branch with one compare-and-swap of the ref: replicated on the
- *   expected head, they are the very commits tested when the run was built on that head (a fast-forward), and
- *   commits with exactly the tested trees otherwise. The tested base must hold the same tree as the target; when
- *   the target moved, the merge is refused with the new head so that the engine tests again.
+ *   (testBranchRecords.ts)
+ * - Merging puts a PR's tested commits on the target branch with one compare-and-swap of the ref (localMerge.ts).
  * - Every call is safe to repeat: an existing test branch is answered as built, a merge already done is answered
  *   as merged. Operations on one repository are serialised, failed git commands retried (gitRunner.ts), and the
  *   target branch only ever moves by one `update-ref` from the expected head to a commit that already exists.
  */
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { MergeMethod, RepoRef } from '../../model/queues.js';
+import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/runs.js';
+import { hostNoteText } from '../../model/texts.js';
 import type {
   GitHost,
   MergeRequest,
@@ -28,10 +27,12 @@ import type {
   TestBranchRequest,
   TestBranchResult,
 } from '../types.js';
-import { applyPullRequest, replicate } from './applyPullRequest.js';
+import { applyPullRequest } from './applyPullRequest.js';
 import { GitRunner } from './gitRunner.js';
 import { EMPTY_REPO_CONFIG, parseRepoConfig, REPO_CONFIG_FILE, RepoConfigError, type RepoConfig } from './repoConfig.js';
+import { mergeTested, requireTarget, type MergeContext } from './localMerge.js';
 import { gitDate, Repository, ZERO_SHA, type Ident } from './repository.js';
+import { repoPathParts, TestBranchRecords, type Segment } from './testBranchRecords.js';
 
 export interface LocalGitHostOptions {
   /** The data folder: repositories go under `repos/`, the host's records under `local-git/`. */
@@ -43,42 +44,7 @@ export interface LocalGitHostOptions {
   now?: () => number;
 }
 
-/** What one PR contributed to a test branch. */
-interface Segment {
-  number: number;
-  prSha: string;
-  /** The commit the PR was applied on (the base, or the previous PR's last commit). */
-  parent: string;
-  /** The commits it added, oldest first (none when its changes were already there). */
-  commits: string[];
-}
-
-/** The record of a test branch, by its SHA. */
-interface TestBranchRecord {
-  branch: string;
-  baseSha: string;
-  mergeMethod: MergeMethod;
-  tip: string;
-  segments: Segment[];
-}
-
-/** Records of test branches are kept this long: merges read them after the branch is deleted. */
-const RECORD_DAYS = 14;
-
 export const STATUS_CHECK_CONTEXT = 'greenline';
-
-function safeSegments(parts: string[]): string[] {
-  for (const part of parts) {
-    if (part === '' || part === '.' || part === '..' || part.includes('\u0000') || part.includes('\\')) {
-      throw new Error(`"${part}" cannot be part of a repository path`);
-    }
-  }
-  return parts;
-}
-
-function repoPathParts(repo: RepoRef): string[] {
-  return safeSegments([repo.host.toLowerCase(), ...repo.owner.toLowerCase().split('/'), repo.name.toLowerCase()]);
-}
 
 function listOf(numbers: number[]): string {
   return numbers.map((number) => `#${number}`).join(', ');
@@ -89,12 +55,19 @@ export class LocalGitHost implements GitHost {
   readonly runner: GitRunner;
   private readonly identity: { name: string; email: string };
   private readonly now: () => number;
-  private readonly swept = new Set<string>();
+  private readonly records: TestBranchRecords;
+  private readonly mergeContext: MergeContext;
 
   constructor(private readonly options: LocalGitHostOptions) {
     this.runner = options.runner ?? new GitRunner();
     this.identity = options.identity ?? { name: 'Greenline', email: 'greenline@localhost' };
     this.now = options.now ?? Date.now;
+    this.records = new TestBranchRecords(options.dataDir);
+    this.mergeContext = {
+      records: this.records,
+      committer: () => ({ ...this.identity, date: gitDate(this.now()) }),
+      targetState: (repository, head) => this.targetState(repository, head),
+    };
   }
 
   /** `<data>/repos/<host>/<owner>/<name>.git`, in lower case (hosts, owners and names are case-insensitive). */
@@ -104,17 +77,13 @@ export class LocalGitHost implements GitHost {
     return join(this.options.dataDir, 'repos', ...parts, `${name}.git`);
   }
 
-  private recordsDir(repo: RepoRef): string {
-    return join(this.options.dataDir, 'local-git', 'test-branches', ...repoPathParts(repo));
-  }
-
   /** Serialises `fn` with every other operation on the repository, which exists (created if missing) when it runs. */
   private withRepository<T>(repo: RepoRef, initialBranch: string, fn: (repository: Repository) => Promise<T>): Promise<T> {
     const gitDir = this.repositoryPath(repo);
     return this.runner.exclusive(gitDir, async () => {
       const repository = new Repository(this.runner, gitDir);
       await this.ensure(repository, initialBranch);
-      await this.sweepRecords(repo);
+      await this.records.sweep(repo);
       return fn(repository);
     });
   }
@@ -198,11 +167,11 @@ export class LocalGitHost implements GitHost {
     const ref = `refs/heads/${branch}`;
     return this.withRepository(request.repo, request.targetBranch, async (repository) => {
       const existing = await repository.resolve(ref);
-      if (existing !== undefined && (await this.readRecord(request.repo, existing))?.branch === branch) {
+      if (existing !== undefined && (await this.records.read(request.repo, existing))?.branch === branch) {
         return { ok: true, branch, sha: existing };
       }
       if (!(await repository.hasCommit(request.baseSha))) {
-        const head = await this.requireTarget(repository, request.targetBranch);
+        const head = await requireTarget(repository, request.targetBranch);
         return {
           ok: false,
           reason: `the base ${request.baseSha || '(none)'} is not a commit of the repository; ${request.targetBranch} is at ${head}`,
@@ -235,7 +204,7 @@ export class LocalGitHost implements GitHost {
         current = applied.tip;
       }
       // The record first: a test branch that exists always has one.
-      await this.writeRecord(request.repo, { branch, baseSha: request.baseSha, mergeMethod: request.mergeMethod, tip: current, segments });
+      await this.records.write(request.repo, { branch, baseSha: request.baseSha, mergeMethod: request.mergeMethod, tip: current, segments });
       if (!(await repository.compareAndSwap(ref, current, existing ?? ZERO_SHA))) throw new Error(`${ref} changed while it was being built`);
       return { ok: true, branch, sha: current };
     });
@@ -252,104 +221,11 @@ export class LocalGitHost implements GitHost {
   }
 
   async merge(request: MergeRequest): Promise<MergeResult> {
-    const targetRef = `refs/heads/${request.targetBranch}`;
-    return this.withRepository(request.repo, request.targetBranch, async (repository) => {
-      const head = await this.requireTarget(repository, request.targetBranch);
-      const expected = request.expectedHead;
-      const pr = request.pullRequest;
-      const moved = async (reason: string): Promise<MergeResult> => ({ ok: false, reason, target: await this.targetState(repository, head) });
-      if (!(await repository.hasCommit(expected))) {
-        return moved(`the expected head ${expected || '(none)'} of ${request.targetBranch} is not in the repository; it is at ${head}`);
-      }
-
-      let commits: string[];
-      let testedBase: string;
-      if (request.testBranchSha === null) {
-        // A direct merge: the PR on the expected head, now.
-        const applied = await this.applyNow(repository, request, head);
-        if (!Array.isArray(applied)) return applied;
-        commits = applied;
-        testedBase = expected;
-      } else {
-        const record = await this.readRecord(request.repo, request.testBranchSha);
-        const segment = record?.segments.find((candidate) => candidate.number === pr.number);
-        if (record === undefined || segment === undefined) {
-          return { ok: false, reason: `no record of #${pr.number} in the test branch ${request.testBranchSha}; it will be tested again` };
-        }
-        if (segment.prSha !== pr.sha) {
-          return { ok: false, reason: `the test branch holds #${pr.number} at ${segment.prSha}, not ${pr.sha}` };
-        }
-        for (const commit of segment.commits) {
-          if (!(await repository.hasCommit(commit))) return { ok: false, reason: `the tested commit ${commit} is gone; it will be tested again` };
-        }
-        commits = segment.commits;
-        testedBase = segment.parent;
-      }
-
-      let onExpected = request.testBranchSha === null;
-      const [testedTree, expectedTree] = await repository.trees(testedBase, expected);
-      if (testedTree !== expectedTree) {
-        if (request.independentBase !== true) {
-          return moved(`#${pr.number} was tested on a base that differs from ${request.targetBranch} at ${expected}`);
-        }
-        // Parallel mode: PRs of other lanes merged since the run's base. The PR goes onto the head as it is now.
-        const applied = await this.applyNow(repository, request, head);
-        if (!Array.isArray(applied)) return applied;
-        commits = applied;
-        onExpected = true;
-      }
-      const merged = onExpected && commits.length > 0 ? commits[commits.length - 1]! : await replicate(repository, commits, expected);
-      if (head === merged) return { ok: true, head, target: await this.targetState(repository, head) };
-      if (head !== expected) return moved(`${request.targetBranch} moved: it is at ${head}, not at ${expected}`);
-      if (!(await repository.compareAndSwap(targetRef, merged, expected))) {
-        const now = await this.requireTarget(repository, request.targetBranch);
-        return { ok: false, reason: `${request.targetBranch} moved while merging: it is at ${now}`, target: await this.targetState(repository, now) };
-      }
-      // The merge is done; a garbage collection that fails changes nothing and is tried again after the next one.
-      await repository.collectGarbage().catch(() => undefined);
-      return { ok: true, head: merged, target: await this.targetState(repository, merged) };
-    });
-  }
-
-  /**
-   * Applies the PR on the expected head with the merge method, now: its new commits, or the answer when it conflicts
-   * or when the branch already holds it (a repeat after a crash: the commits made then carry another time, but the
-   * same trees and parents).
-   */
-  private async applyNow(repository: Repository, request: MergeRequest, head: string): Promise<string[] | MergeResult> {
-    const { pullRequest: pr, expectedHead: expected } = request;
-    const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
-    const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, committer);
-    if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
-    if (head !== expected && (await this.holds(repository, head, expected, applied.commits))) {
-      return { ok: true, head, target: await this.targetState(repository, head) };
-    }
-    return applied.commits;
-  }
-
-  /** Whether `head` is `expected` plus commits with the trees of `commits` (a direct merge done before). */
-  private async holds(repository: Repository, head: string, expected: string, commits: string[]): Promise<boolean> {
-    if (commits.length === 0) return false;
-    let at = head;
-    for (let index = commits.length - 1; index >= 0; index--) {
-      const [ours, theirs] = await Promise.all([repository.readCommit(at), repository.readCommit(commits[index] as string)]);
-      if (ours.tree !== theirs.tree || ours.parents.slice(1).join() !== theirs.parents.slice(1).join()) return false;
-      const parent = ours.parents[0];
-      if (parent === undefined) return false;
-      at = parent;
-    }
-    return at === expected;
-  }
-
-  private async requireTarget(repository: Repository, branch: string): Promise<string> {
-    const head = await repository.resolve(`refs/heads/${branch}`);
-    // Thrown, so the engine tries again later (with a growing delay) rather than deciding anything.
-    if (head === undefined) throw new Error(`the target branch ${branch} does not exist in ${repository.gitDir}`);
-    return head;
+    return this.withRepository(request.repo, request.targetBranch, (repository) => mergeTested(repository, request, this.mergeContext));
   }
 
   async comment(_repo: RepoRef, _number: number, body: string): Promise<PullRequestNote> {
-    return { message: `comment: ${body}` };
+    return { message: hostNoteText({ kind: 'comment', body }) };
   }
 
   async setStatusCheck(
@@ -358,7 +234,7 @@ export class LocalGitHost implements GitHost {
     state: 'pending' | 'success' | 'failure',
     description: string,
   ): Promise<PullRequestNote> {
-    return { message: `status check ${STATUS_CHECK_CONTEXT}: ${state} (${description})` };
+    return { message: hostNoteText({ kind: 'statusCheck', context: STATUS_CHECK_CONTEXT, state, description }) };
   }
 
   /** Adds a detached worktree of `commit` at `path` (the built-in CI runs commands there). */
@@ -385,42 +261,5 @@ export class LocalGitHost implements GitHost {
       await rm(path, { recursive: true, force: true });
       await repository.pruneWorktrees();
     });
-  }
-
-  // Records of test branches
-
-  private recordPath(repo: RepoRef, sha: string): string {
-    return join(this.recordsDir(repo), `${sha}.json`);
-  }
-
-  private async writeRecord(repo: RepoRef, record: TestBranchRecord): Promise<void> {
-    const path = this.recordPath(repo, record.tip);
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(record));
-    await rename(temporary, path);
-  }
-
-  private async readRecord(repo: RepoRef, sha: string): Promise<TestBranchRecord | undefined> {
-    if (!/^[0-9a-f]{40}$/.test(sha)) return undefined;
-    try {
-      return JSON.parse(await readFile(this.recordPath(repo, sha), 'utf8')) as TestBranchRecord;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Once per repository and process: forgets records older than RECORD_DAYS. */
-  private async sweepRecords(repo: RepoRef): Promise<void> {
-    const dir = this.recordsDir(repo);
-    if (this.swept.has(dir)) return;
-    this.swept.add(dir);
-    const cutoff = Date.now() - RECORD_DAYS * 24 * 60 * 60_000;
-    const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names) {
-      const path = join(dir, name);
-      const info = await stat(path).catch(() => undefined);
-      if (info !== undefined && info.mtimeMs < cutoff) await rm(path, { force: true });
-    }
   }
 }

@@ -1,0 +1,59 @@
+/** The types of the engine's façade (engine.ts): how callers name a queue and what they pass and get back. */
+import type { CommitState } from '../machines/testRun.js';
+import type { RepoRef } from './model/queues.js';
+import type { TestRunRecord } from './model/runs.js';
+import type { CI, GitHost } from './providers/types.js';
+import type { QueueOwnership } from './runtime/ownership.js';
+import type { Scheduler } from './runtime/scheduler.js';
+
+/** Identifies a queue: its organization, repository and target branch. */
+export interface QueueKey {
+  org: string;
+  repo: RepoRef;
+  branch: string;
+}
+
+export interface QueueFilter {
+  host?: string;
+  owner?: string;
+  name?: string;
+}
+
+export interface EngineOptions {
+  /** Time and timers; the wall clock unless given. */
+  scheduler?: Scheduler;
+  gitHost?: GitHost;
+  ci?: CI;
+  /** Where failures of effects are reported (they are retried). */
+  onError?: (message: string, error: unknown) => void;
+  /**
+   * Leave effects in the outbox instead of performing them. For replaying a recorded event log (`greenline replay`):
+   * the log already holds what every effect brought back.
+   */
+  holdEffects?: boolean;
+  /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
+  ownership?: QueueOwnership;
+}
+
+export interface SubmitOptions {
+  priority?: number | string;
+  noBatch?: boolean;
+  skipTheLine?: boolean;
+}
+
+export interface CommitStatusInput {
+  repo: RepoRef;
+  sha: string;
+  context: string;
+  state: CommitState;
+  url?: string;
+  description?: string;
+}
+
+export interface TestRunDetails {
+  run: TestRunRecord;
+  repo: RepoRef;
+  titles: Map<number, string>;
+  /** The union of the targets of every PR in the run (with its base), and of the tested PRs only. */
+  impactedTargets?: { all: string[]; tested: string[] };
+}

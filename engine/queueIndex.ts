@@ -1,0 +1,112 @@
+/**
+ * Queues by key: the index from organization, repository and branch to a queue's id, and the writes that create a
+ * queue and delete one with every record it holds.
+ */
+import { createHash } from 'node:crypto';
+import type { QueueFilter, QueueKey } from './engineTypes.js';
+import { conflict, notFound } from './model/errors.js';
+import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
+import type { Key, ReadTx, WriteTx } from './store/store.js';
+
+/** The collections that hold a queue's data under keys starting with its id. */
+const QUEUE_COLLECTIONS = [
+  'pullRequests',
+  'timeline',
+  'testRuns',
+  'actors',
+  'events',
+  'timers',
+  'outbox',
+  'impactedTargets',
+  'impactedTargetShas',
+  'metricsLog',
+  'metricsPrs',
+  'metricsTotals',
+  'mergedHeads',
+] as const;
+
+/**
+ * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a
+ * client writes them in; it keeps the spelling it was created with. Branch names are case-sensitive in git.
+ */
+function indexKey(key: QueueKey): Key {
+  return [key.org, key.repo.host.toLowerCase(), key.repo.owner.toLowerCase(), key.repo.name.toLowerCase(), key.branch];
+}
+
+export function describeQueue(key: QueueKey): string {
+  return `${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch}`;
+}
+
+export function sameRepo(a: RepoRef, b: RepoRef): boolean {
+  return a.host.toLowerCase() === b.host.toLowerCase() && a.owner.toLowerCase() === b.owner.toLowerCase() && a.name.toLowerCase() === b.name.toLowerCase();
+}
+
+/** Reads a queue's record by id: from the store, or (the engine's) from a live working set. */
+export type LoadQueue = (tx: ReadTx, queueId: string) => QueueRecord | undefined;
+
+const fromStore: LoadQueue = (tx, queueId) => tx.get('queues', [queueId]);
+
+/** The queue for `key` (not to be changed when `load` is a working set's). */
+export function findQueue(tx: ReadTx, key: QueueKey, load: LoadQueue = fromStore): QueueRecord {
+  const queue = load(tx, findQueueId(tx, key));
+  if (queue === undefined) throw notFound(`no queue for ${describeQueue(key)}`);
+  return queue;
+}
+
+export function findQueueId(tx: ReadTx, key: QueueKey): string {
+  const id = tx.get('queueIndex', indexKey(key));
+  if (id === undefined) throw notFound(`no queue for ${describeQueue(key)}`);
+  return id;
+}
+
+/** A new queue's record, indexed under its key (createQueue's transaction; the 'created' input then applies). */
+export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now: () => number): QueueRecord {
+  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describeQueue(key)} already exists`);
+  const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
+  tx.put('meta', ['queueSerial'], serial + 1);
+  const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
+  // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
+  const { state: _state, ...settings } = patch;
+  const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);
+  tx.put('queueIndex', indexKey(key), id);
+  return queue;
+}
+
+/** Deletes an empty queue and everything it holds; answers its id and the names of the timers it had. */
+export function deleteQueueRecords(tx: WriteTx, key: QueueKey): { id: string; timers: string[] } {
+  const queue = findQueue(tx, key);
+  const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
+  if (enqueued > 0) {
+    throw conflict(`the queue for ${describeQueue(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
+  }
+  for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
+    if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);
+  }
+  const timers = [...tx.scan('timers', { prefix: [queue.id] })].map((entry) => String(entry.key[1]));
+  for (const collection of QUEUE_COLLECTIONS) {
+    for (const { key: entryKey } of [...tx.scan(collection, { prefix: [queue.id] })]) tx.remove(collection, entryKey);
+  }
+  tx.remove('queues', [queue.id]);
+  tx.remove('queueIndex', indexKey(key));
+  return { id: queue.id, timers };
+}
+
+/** The organization's queues, optionally of one host or repository, ordered by host, owner, name and branch. */
+export function listQueues(tx: ReadTx, org: string, filter: QueueFilter): QueueRecord[] {
+  const prefix: string[] = [org];
+  for (const part of [filter.host, filter.owner, filter.name]) {
+    if (part === undefined) break;
+    prefix.push(part.toLowerCase());
+  }
+  return [...tx.scan('queueIndex', { prefix })].flatMap(({ value }) => tx.get('queues', [value]) ?? []);
+}
+
+/** Every organization's queues of a repository. */
+export function queuesOfRepo(tx: ReadTx, repo: RepoRef): QueueRecord[] {
+  return [...tx.scan('queues')].map(({ value }) => value).filter((queue) => sameRepo(queue.repo, repo));
+}
+
+/** Whether another organization than `org` has a queue for the repository (a repository this service keeps is one organization's). */
+export function repositoryOfAnotherOrg(tx: ReadTx, key: QueueKey): boolean {
+  return [...tx.scan('queues')].some(({ value }) => value.org !== key.org && sameRepo(value.repo, key.repo));
+}

@@ -1,0 +1,296 @@
+/**
+ * The actor runtime of every queue this process drives: each input is one store transaction that moves the machines
+ * (handlers, then the planner's decisions), writes their snapshots and records, appends the input to the queue's log
+ * and puts side effects in an outbox. After commit, timers are armed and effects run at the edge (git host, CI);
+ * their results come back as inputs. `restore` rebuilds all of it from the store (a start, or queues taken over).
+ */
+import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
+import { EngineError, notFound } from '../model/errors.js';
+import type { QueueInput } from '../model/events.js';
+import type { QueueRecord } from '../model/queues.js';
+import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
+import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
+import { cloneJson } from './cloneJson.js';
+import type { Key, ReadTx, Store, WriteTx } from '../store/store.js';
+import { handle } from '../transaction/handlers.js';
+import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
+import { reconcile } from '../transaction/reconcile.js';
+import type { Clock } from './clock.js';
+import { OutboxRunner } from './outbox.js';
+import type { QueueOwnership } from './ownership.js';
+import { performEffect } from './performEffect.js';
+import type { Scheduler } from './scheduler.js';
+import { WorkingSet } from './workingSet.js';
+
+export interface QueueRuntimeDeps {
+  store: Store;
+  scheduler: Scheduler;
+  gitHost: GitHost;
+  ci: CI;
+  onError: (message: string, error: unknown) => void;
+  holdEffects: boolean;
+  ownership: QueueOwnership;
+}
+
+export class QueueRuntime {
+  private readonly store: Store;
+  private readonly scheduler: Scheduler;
+  private readonly clock: Clock;
+  private readonly ownership: QueueOwnership;
+  private running = true;
+  private readonly outbox: OutboxRunner;
+  /** Observers of every committed input (the simulator and tests use it). */
+  private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
+  /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
+  private readonly workingSets = new Map<string, WorkingSet>();
+
+  constructor(private readonly deps: QueueRuntimeDeps) {
+    this.store = deps.store;
+    this.scheduler = deps.scheduler;
+    this.clock = deps.scheduler;
+    this.ownership = deps.ownership;
+    this.outbox = new OutboxRunner({
+      store: deps.store,
+      scheduler: this.scheduler,
+      clock: this.clock,
+      alive: (queueId) => this.running && (queueId === undefined || this.ownership.owns(queueId)),
+      perform: (queueId, key, effect) =>
+        performEffect(
+          {
+            gitHost: deps.gitHost,
+            ci: deps.ci,
+            dispatch: (id, input, entry) => this.dispatch(id, input, entry),
+            done: (id, entry) => this.ownership.asOwner(id, () => this.store.write((tx) => void tx.remove('outbox', entry))),
+            startCi: (run) => this.startCi(run),
+          },
+          queueId,
+          key,
+          effect,
+        ),
+      dispatch: (queueId, input, key) => this.dispatch(queueId, input, key),
+      onError: deps.onError,
+    });
+  }
+
+  /** Whether it still runs: stop() ends that for good. */
+  get alive(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Restores the queues `only` picks: rebuilds their working sets, re-arms deadlines, resumes CI on runs in progress,
+   * finishes effects left in the outbox.
+   */
+  restore(only: (queueId: string) => boolean): void {
+    this.store.read((tx) => {
+      for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
+    });
+    const { timers, outboxQueues, runs } = this.store.read((tx) => ({
+      timers: [...tx.scan('timers')]
+        .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
+        .filter((timer) => only(timer.queueId)),
+      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
+      runs: [...tx.scan('queues')].filter(({ value: queue }) => only(queue.id)).flatMap(({ value: queue }) =>
+        queue.runtime.activeRuns.flatMap((id) => {
+          const run = tx.get('testRuns', [queue.id, id]);
+          return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
+        }),
+      ),
+    }));
+    for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
+    // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
+    // timer armed in the past only when it next moves), earliest first.
+    const now = this.clock.now();
+    const overdue = timers.filter((timer) => timer.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+    for (const timer of overdue) this.fire(timer.queueId, timer.name);
+    for (const { run, repo, deadlineAt } of runs) {
+      if (run.testBranchSha === '') continue;
+      this.startCi({
+        org: run.org,
+        repo,
+        runId: run.id,
+        branch: run.testBranch,
+        sha: run.testBranchSha,
+        startedAt: Date.parse(run.createdAt),
+        baseSha: run.baseSha,
+        ...(deadlineAt === undefined ? {} : { deadlineAt }),
+      });
+    }
+    for (const queueId of outboxQueues) this.kick(queueId);
+  }
+
+  /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
+  release(queueIds: readonly string[]): void {
+    for (const queueId of queueIds) {
+      const { timers, runs } = this.store.read((tx) => ({
+        timers: [...tx.scan('timers', { prefix: [queueId] })].map(({ key }) => String(key[1])),
+        runs: tx.get('queues', [queueId])?.runtime.activeRuns ?? [],
+      }));
+      for (const name of [...timers, 'retry']) this.scheduler.cancel(`${queueId}:${name}`);
+      for (const runId of runs) this.deps.ci.stop(runId);
+    }
+  }
+
+  /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
+  refresh(queueId: string): void {
+    if (!this.running || !this.ownership.owns(queueId)) return;
+    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })]);
+    for (const { key, value } of timers) this.arm(queueId, { name: String(key[1]), dueAt: value });
+    this.kick(queueId);
+  }
+
+  /** Stops doing anything: no timer fires, no effect runs, nothing more is written. */
+  stop(): void {
+    this.running = false;
+    this.scheduler.clear();
+  }
+
+  /** Resolves once no effect is left to run (timers aside). */
+  async settle(): Promise<void> {
+    await this.outbox.settle();
+  }
+
+  onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The queue's record as the store holds it: the working set's when that is live (no parse), else read. `own`: a copy
+   * the caller may change (a transaction's): its runtime is copied; its settings and other fields are shared, as a
+   * transaction replaces them rather than changing them in place.
+   */
+  queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
+    const set = this.workingSets.get(queueId);
+    if (set !== undefined && set.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
+    return tx.get('queues', [queueId]);
+  }
+
+  /** The queue's working set, if it is the state of the queue as the store holds it now. */
+  currentSet(queue: QueueRecord): WorkingSet | undefined {
+    const set = this.workingSets.get(queue.id);
+    return set?.current(queue) === true ? set : undefined;
+  }
+
+  /** For tests: the queue's working set as the runtime holds it, and as rebuilt from the store now. */
+  workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
+    return this.store.read((tx) => {
+      const queue = tx.get('queues', [queueId]);
+      return { live: this.workingSets.get(queueId), rebuilt: queue === undefined ? undefined : WorkingSet.rebuild(tx, queue) };
+    });
+  }
+
+  /** A queue was deleted: its working set and its timers go. */
+  forget(queueId: string, timers: readonly string[]): void {
+    this.workingSets.delete(queueId);
+    for (const name of timers) this.scheduler.cancel(`${queueId}:${name}`);
+  }
+
+  /**
+   * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
+   * (with any writes that belong with the input).
+   */
+  transact(
+    key: QueueKey | undefined,
+    input: QueueInput,
+    open?: (tx: WriteTx, now: () => number) => QueueRecord,
+    outboxKey?: Key,
+    queueId?: string,
+  ): QueueRecord {
+    if (!this.running) throw new EngineError('conflict', 'the engine is stopped');
+    const outcome = this.store.write((tx) => {
+      // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
+      // read once the transaction holds the store (after its first read), so times follow the order of commits.
+      let at: number | undefined;
+      const now = (): number => (at ??= this.clock.now());
+      const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
+      const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
+      if (queue === undefined) throw notFound(key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
+      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
+      handle(q, input);
+      reconcile(q);
+      q.commit(input);
+      if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
+      return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
+    });
+    // Committed: what the transaction changed is the queue's working set from now on.
+    outcome.q.absorbInto(this.workingSets.get(outcome.queue.id) as WorkingSet);
+    if (this.ownership.owns(outcome.queue.id)) {
+      for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
+      if (outcome.effects > 0) this.kick(outcome.queue.id);
+    } else if (outcome.effects > 0 || outcome.timers.length > 0) {
+      this.ownership.changed(outcome.queue.id);
+    }
+    for (const listener of this.listeners) listener(outcome.queue.id, input);
+    return outcome.queue;
+  }
+
+  /** With `outboxKey` (an effect's result) the input is the driver's, so it is fenced by the queue's lease. */
+  dispatch(queueId: string, input: QueueInput, outboxKey?: Key): void {
+    if (outboxKey === undefined) this.transact(undefined, input, undefined, outboxKey, queueId);
+    else this.ownership.asOwner(queueId, () => this.transact(undefined, input, undefined, outboxKey, queueId));
+  }
+
+  /** A commit status on a test branch's SHA: the status input of the run with that SHA. */
+  commitStatus(org: string, status: CommitStatusInput): void {
+    const found = this.store.read((tx) => {
+      const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
+      const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
+      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
+    });
+    if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
+    this.dispatch(found.queueId, {
+      type: 'status',
+      runId: found.runId,
+      context: status.context,
+      state: status.state,
+      url: status.url ?? '',
+      description: status.description ?? '',
+    });
+  }
+
+  /** The queue's working set, rebuilt from the store when it has none or the store changed under it. */
+  private workingSetOf(tx: ReadTx, queue: QueueRecord): WorkingSet {
+    const current = this.currentSet(queue);
+    if (current !== undefined) return current;
+    const set = WorkingSet.rebuild(tx, queue);
+    this.workingSets.set(queue.id, set);
+    return set;
+  }
+
+  /** Runs the queue's outbox (not while effects are held, for a replay). */
+  private kick(queueId: string): void {
+    if (!this.deps.holdEffects) this.outbox.kick(queueId);
+  }
+
+  private arm(queueId: string, timer: TimerChange): void {
+    const key = `${queueId}:${timer.name}`;
+    if (timer.dueAt === null) return this.scheduler.cancel(key);
+    this.scheduler.schedule(key, timer.dueAt, () => this.fire(queueId, timer.name));
+  }
+
+  /** A timer fires: its input, if the timer is still stored and due (a timer fired twice does nothing the second time). */
+  private fire(queueId: string, name: string): void {
+    if (!this.running || !this.ownership.owns(queueId)) return;
+    const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
+    if (stored === undefined || stored > this.clock.now()) return;
+    this.guard(`timer ${name} of ${queueId}`, () => this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name })));
+  }
+
+  private guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof EngineError && error.kind === 'not_found') return;
+      this.deps.onError(what, error);
+    }
+  }
+
+  private startCi(ciRun: CiRun): void {
+    const report: StatusReporter = (status) => {
+      if (!this.running) return;
+      this.guard(`CI status for ${ciRun.runId}`, () => this.commitStatus(status.org, status));
+    };
+    this.deps.ci.start(ciRun, report);
+  }
+}
