@@ -46,6 +46,11 @@ describe('integration settings (extension, labels)', () => {
       for (const name of Object.keys(INTEGRATION_DEFAULTS)) delete settings[name];
       tx.put('queues', [queue!.id], { ...stored, settings: settings as unknown as typeof stored.settings });
     });
+    // The server starts again over that data: a running engine sees the store change by commits (the event log), and
+    // this write, standing in for an older build's record, is none.
+    const before = api;
+    before.engine.stop();
+    api = await makeApi(before.store);
     expect((await api.post('getQueue', queueBody())).json()).toMatchObject(INTEGRATION_DEFAULTS);
     expect((await api.post('updateQueue', queueBody({ extensionEnabled: true }))).json()).toMatchObject({
       ...INTEGRATION_DEFAULTS,
