@@ -4,6 +4,7 @@
  * (the planner's decisions) both use these.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { halves, knownToFail, newBisection, rememberFailure } from '../planner/bisection.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import { estimate, learn } from './likelihood.js';
@@ -52,7 +53,7 @@ function afterResults(q: QueueTx): number {
   let at = 0;
   q.runtime.lineup.forEach((other, index) => {
     const pr = q.enqueuedPr(other) ?? q.requirePr(other);
-    if (pr.state !== 'PENDING' || pr.group !== null || pr.mergeRequested) at = index + 1;
+    if (!hasPullRequestTag(pr.state, 'waiting') || pr.group !== null || pr.mergeRequested) at = index + 1;
   });
   return at;
 }
@@ -69,7 +70,7 @@ export function targetReadiness(q: QueueTx, number: number): { requiresImpactedT
 export function becomeReady(q: QueueTx, number: number): boolean {
   const pr = q.requirePr(number);
   const { readiness } = pr;
-  if (pr.state !== 'NOT_READY' || readiness.gitHubMergeability !== 'mergeable' || !readiness.doesBaseBranchMatch) return false;
+  if (!hasPullRequestTag(pr.state, 'notReady') || readiness.gitHubMergeability !== 'mergeable' || !readiness.doesBaseBranchMatch) return false;
   if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) return false;
   const record = q.sendPr(number, { type: 'READY' });
   record.readyAt = q.now;
@@ -170,10 +171,16 @@ export function cancelRun(q: QueueTx, runId: string, reason: string, aftermath: 
   }
 }
 
+/** Whether the PR is enqueued and waits with a failure (PENDING_FAILURE). */
+function failing(q: QueueTx, number: number): boolean {
+  const pr = q.enqueuedPr(number);
+  return pr !== undefined && hasPullRequestTag(pr.state, 'failing');
+}
+
 function testingPrs(q: QueueTx, runId: string): number[] {
   return q.requireRun(runId).prs.filter((number) => {
     const pr = q.pr(number);
-    return pr !== undefined && pr.state === 'TESTING' && pr.runId === runId;
+    return pr !== undefined && hasPullRequestTag(pr.state, 'testing') && pr.runId === runId;
   });
 }
 
@@ -183,13 +190,13 @@ function runEnded(q: QueueTx, runId: string): void {
   q.runtime.activeRuns = q.runtime.activeRuns.filter((id) => id !== runId);
   q.clearTimer(`run:${runId}`);
   q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
-  if (run.status === 'cancelled') return;
+  if (hasTestRunTag(run.status, 'cancelled')) return;
   // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
   for (const number of run.basePrs) {
-    if (q.enqueuedPr(number)?.state !== 'PENDING_FAILURE') continue;
+    if (!failing(q, number)) continue;
     const record = q.markPr(number);
     record.runsBehindEnded++;
-    if (run.status === 'failed') record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
+    if (hasTestRunTag(run.status, 'failed')) record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
   }
 }
 
@@ -202,15 +209,15 @@ export function concludeRun(q: QueueTx, runId: string): void {
   const testing = testingPrs(q, runId);
   runEnded(q, runId);
   const run = q.requireRun(runId);
-  if (run.status === 'succeeded') {
+  if (hasTestRunTag(run.status, 'succeeded')) {
     if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, 'passed', `tests passed in run ${runId}`, { runId });
     }
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
-  } else if (run.status === 'failed') {
-    const failedFirst = run.basePrs.find((number) => q.enqueuedPr(number)?.state === 'PENDING_FAILURE');
+  } else if (hasTestRunTag(run.status, 'failed')) {
+    const failedFirst = run.basePrs.find((number) => failing(q, number));
     if (failedFirst !== undefined) {
       const why = `run ${runId} failed with #${failedFirst} in its base, which had failed first: tested again once that failure is settled`;
       for (const number of testing) requeue(q, number, why);
@@ -356,13 +363,19 @@ export function kick(q: QueueTx, number: number): void {
 export function cancelPr(q: QueueTx, number: number, reason: string): void {
   const pr = q.requirePr(number);
   if (!isEnqueued(pr.state)) return;
-  const runId = pr.state === 'TESTING' ? pr.runId : null;
+  // A merge under way cannot be cancelled (the machine refuses): a run of it that ended without a verdict leaves
+  // it waiting for the git host's answer.
+  if (!q.canPr(number, { type: 'CANCEL', reason })) {
+    if (hasPullRequestTag(pr.state, 'testing')) requeue(q, number, reason);
+    return;
+  }
+  const runId = hasPullRequestTag(pr.state, 'testing') ? pr.runId : null;
   q.sendPr(number, { type: 'CANCEL', reason });
   leave(q, number);
   q.timeline(number, 'cancelled', reason);
   statusCheck(q, number, 'failure', `cancelled: ${reason}`);
   // Its run tested it (maybe with others): the result no longer means anything.
-  if (runId !== null && q.run(runId)?.status === 'in_progress') cancelRun(q, runId, `#${number} was cancelled`, 'requeue');
+  if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, `#${number} was cancelled`, 'requeue');
 }
 
 function leave(q: QueueTx, number: number): void {
@@ -373,9 +386,11 @@ function leave(q: QueueTx, number: number): void {
 }
 
 export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
-  const pr = q.markPr(number);
-  pr.mergeRequested = true;
-  pr.mergedBy = how.direct === true ? 'direct' : (how.vouchedBy ?? null);
+  const pr = q.sendPr(number, {
+    type: 'REQUEST_MERGE',
+    ...(how.direct === undefined ? {} : { direct: how.direct }),
+    ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
+  });
   const run = pr.runId === null ? undefined : q.run(pr.runId);
   const vouched = how.vouchedBy === undefined ? undefined : q.run(how.vouchedBy);
   q.effect({
@@ -399,11 +414,9 @@ export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: stri
 /** The git host merged it: the target moves on, the PR leaves the queue. */
 export function completeMerge(q: QueueTx, number: number, head: string): void {
   const pr = q.requirePr(number);
-  const how = pr.mergedBy;
-  const runId = pr.state === 'TESTING' ? pr.runId : null;
-  q.sendPr(number, how === 'direct' ? { type: 'MERGE', direct: true } : how !== null ? { type: 'MERGE', vouchedBy: how } : { type: 'MERGE' });
-  const record = q.markPr(number);
-  record.mergeRequested = false;
+  const how = q.prMerge(number)?.by ?? null;
+  const runId = hasPullRequestTag(pr.state, 'testing') ? pr.runId : null;
+  const record = q.sendPr(number, how === 'direct' ? { type: 'MERGE', direct: true } : how !== null ? { type: 'MERGE', vouchedBy: how } : { type: 'MERGE' });
   record.mergedSha = head;
   // Indexed by head: a late push webhook of this merge is known as the queue's own in one read (targetPushed).
   q.tx.put('mergedHeads', [q.queue.id, head.toLowerCase()], number);
@@ -415,7 +428,7 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
   q.timeline(number, 'merged', `merged into ${q.queue.branch} as ${head}`, { sha: head });
   comment(q, number, `Greenline merged this pull request into ${q.queue.branch} (${head}).`);
   statusCheck(q, number, 'success', 'merged');
-  if (runId !== null && q.run(runId)?.status === 'in_progress') {
+  if (runId !== null && q.runInProgress(runId)) {
     cancelRun(q, runId, `#${number} merged, vouched for by a run behind it`, 'requeue');
   }
 }
