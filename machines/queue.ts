@@ -113,12 +113,12 @@ export const queueMachine = setup({
   },
 });
 
-/** Each state's tags, read once from the machine's definition. */
-const TAGS_OF = new Map<string, ReadonlySet<string>>(
-  Object.values(queueMachine.root.states).map((node) => [node.key, new Set(node.tags)]),
+/** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
+const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
+  Object.values(queueMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
 );
 
 /** Whether the machine tags `state` with `tag`. */
 export function hasQueueTag(state: QueueState, tag: QueueTag): boolean {
-  return TAGS_OF.get(state)?.has(tag) === true;
+  return TAGS_OF[state]?.[tag] === true;
 }

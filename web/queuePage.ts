@@ -8,6 +8,7 @@ import type { QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { keyOf, queuePath } from './queueAccess.js';
+import { hasQueueTag } from '../machines/index.js';
 
 export interface QueueView {
   queue: QueueRecord;
@@ -37,7 +38,7 @@ export function waitsFor(pr: PullRequestRecord, queue: QueueRecord): string {
     case 'NOT_READY':
       return pr.reason ?? 'the git host to report it mergeable on the target branch';
     case 'PENDING':
-      if (queue.state === 'paused') return 'the queue to be resumed';
+      if (!hasQueueTag(queue.state, 'merges')) return 'the queue to be resumed';
       if (pr.bisectionId !== null) return `a bisection run (bisection ${pr.bisectionId}${pr.group === null ? '' : `, group ${pr.group}`})`;
       return pr.reason ?? `a free run slot (concurrency ${queue.settings.concurrency})`;
     case 'TESTING':
