@@ -4,7 +4,8 @@ import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/in
 import type { QueueEvent } from '../../machines/index.js';
 import { conflict, notFound } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
-import { becomeReady, cancelPr, cancelRun, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { becomeReady, cancelPr, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { cancelRun, concludeRun } from './runs.js';
 import { describeVerdict, quarantineVerdict } from '../flaky/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';

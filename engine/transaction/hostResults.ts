@@ -7,7 +7,9 @@ import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueInput } from '../model/events.js';
 import type { TargetState } from '../providers/types.js';
-import { cancelPr, cancelRun, completeMerge, kick, requeue } from './moves.js';
+import { completeMerge } from './merging.js';
+import { cancelPr, kick, requeue } from './moves.js';
+import { cancelRun } from './runs.js';
 import type { QueueTx } from './queueTx.js';
 
 /** How many refusals of its merge (with the target where expected) send a PR back to testing before it leaves. */
