@@ -19,7 +19,7 @@ export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 2, te
 
 export { pullRequestMachine, queueMachine, testRunMachine };
 export { hasPullRequestTag, PULL_REQUEST_TAGS } from './pullRequest.js';
-export type { PullRequestContext, PullRequestEvent, PullRequestMerge, PullRequestTag } from './pullRequest.js';
+export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge, PullRequestTag } from './pullRequest.js';
 export { hasQueueTag, QUEUE_TAGS } from './queue.js';
 export type { QueueContext, QueueEvent, QueueTag } from './queue.js';
 export { hasTestRunTag, TEST_RUN_TAGS } from './testRun.js';

@@ -27,6 +27,14 @@ export interface PullRequestContext {
   reason: string | null;
   /** The merge asked of the git host (absent: none is under way); kept once MERGED, as how it merged. */
   merge?: PullRequestMerge;
+  /** The bisection it belongs to, and its group there, while a failed batch is split (absent: on the main line). */
+  bisection?: PullRequestBisection;
+}
+
+/** Membership of a bisection group: off the main line, tested with the group's other members only. */
+export interface PullRequestBisection {
+  id: string;
+  group: string;
 }
 
 export type PullRequestEvent =
@@ -43,6 +51,10 @@ export type PullRequestEvent =
   | { type: 'REQUEST_MERGE'; direct?: boolean; vouchedBy?: string }
   /** The git host refused the merge: it is no longer under way. */
   | { type: 'MERGE_REFUSED' }
+  /** Into a group of a bisection (a failed batch split, an anti-flake retest, a PR isolated by speculation). */
+  | { type: 'JOIN_GROUP'; bisectionId: string; group: string }
+  /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
+  | { type: 'LEAVE_GROUP' }
   /** The git host merged it. `direct` and `vouchedBy` as for REQUEST_MERGE. */
   | { type: 'MERGE'; direct?: boolean; vouchedBy?: string }
   | { type: 'KICK'; reason: string }
@@ -80,7 +92,9 @@ export type PullRequestTag = (typeof PULL_REQUEST_TAGS)[number];
 const tags = (...list: PullRequestTag[]): PullRequestTag[] => list;
 
 /** Every enqueued state can be cancelled, unless a merge is under way; a PR that left the queue cannot. */
-const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: 'recordReason' } } as const;
+const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] } } as const;
+/** Back to the main line from a bisection group (a PR in none stays as it is). */
+const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
 const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: 'forgetMerge' } } as const;
 /** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
@@ -115,6 +129,10 @@ export const pullRequestMachine = setup({
         event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) },
     }),
     forgetMerge: assign({ merge: undefined }),
+    joinGroup: assign({
+      bisection: ({ event }) => (event.type === 'JOIN_GROUP' ? { id: event.bisectionId, group: event.group } : undefined),
+    }),
+    leaveGroup: assign({ bisection: undefined }),
   },
 }).createMachine({
   id: 'pullRequest',
@@ -125,7 +143,7 @@ export const pullRequestMachine = setup({
       tags: tags('enqueued', 'notReady'),
       on: {
         READY: { target: 'PENDING', actions: 'clearReason' },
-        CANCEL: { target: 'CANCELLED', actions: 'recordReason' },
+        CANCEL: { target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] },
         RESTART: { target: 'NOT_READY' },
       },
     },
@@ -135,7 +153,9 @@ export const pullRequestMachine = setup({
         ...cancellable,
         ...refusable,
         ...restartable('PENDING'),
-        UNREADY: { target: 'NOT_READY', actions: 'recordReason' },
+        ...groupable,
+        JOIN_GROUP: { actions: 'joinGroup' },
+        UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup'] },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEST_MERGE: [
@@ -143,8 +163,8 @@ export const pullRequestMachine = setup({
           { guard: 'mayMergeVouched', actions: 'startMerge' },
         ],
         MERGE: [
-          { guard: 'isDirectMerge', target: 'MERGED' },
-          { guard: 'isVouched', target: 'MERGED' },
+          { guard: 'isDirectMerge', target: 'MERGED', actions: 'leaveGroup' },
+          { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
         ],
       },
     },
@@ -154,11 +174,12 @@ export const pullRequestMachine = setup({
         ...cancellable,
         ...refusable,
         ...restartable('TESTING'),
+        ...groupable,
         PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },
     },
     TESTS_PASSED: {
@@ -167,8 +188,9 @@ export const pullRequestMachine = setup({
         ...cancellable,
         ...refusable,
         ...restartable('PENDING'),
+        ...groupable,
         REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
-        MERGE: { target: 'MERGED' },
+        MERGE: { target: 'MERGED', actions: 'leaveGroup' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
       },
     },
@@ -178,11 +200,12 @@ export const pullRequestMachine = setup({
         ...cancellable,
         ...refusable,
         ...restartable('PENDING'),
-        KICK: { target: 'FAILED', actions: 'recordReason' },
+        ...groupable,
+        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup'] },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
         BISECT: { target: 'PENDING', actions: 'recordReason' },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },
     },
     MERGED: { type: 'final', tags: tags('merged') },

@@ -56,9 +56,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
     .map((part) => {
       const group = `g${q.runtime.counters.group++}`;
       for (const number of part) {
-        const pr = q.markPr(number);
-        pr.bisectionId = bisectionId;
-        pr.group = group;
+        q.sendPr(number, { type: 'JOIN_GROUP', bisectionId, group });
         q.timeline(number, 'bisecting', `bisection ${bisectionId}: tested with #${part.join(', #')}`);
       }
       return group;
@@ -81,11 +79,7 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const group = q.requirePr(prs[0] as number).group;
   const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
   const stale = mergedSince === undefined || mergedSince.some((number) => !run.basePrs.includes(number));
-  for (const number of prs) {
-    const pr = q.markPr(number);
-    pr.group = null;
-    pr.bisectionId = null;
-  }
+  for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
   q.runtime.lineup.splice(afterResults(q), 0, ...prs);
   q.touchQueue();

@@ -25,7 +25,7 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId)) cancelRun(q, pr.runId, reason, 'requeue');
   else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, number, reason);
   // A bisection tested its old head: the new one goes back to the main line, in its place.
-  if (record.group !== null) Object.assign(q.markPr(number), { group: null, bisectionId: null });
+  if (record.group !== null) q.sendPr(number, { type: 'LEAVE_GROUP' });
   invalidateOnTop(q, number, reason);
   if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) unready(q, number, `waiting for impacted targets for ${input.sha} (setImpactedTargets)`);
 }
@@ -76,8 +76,7 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
 /** A PENDING PR of the line-up goes back to waiting (NOT_READY). */
 function unready(q: QueueTx, number: number, reason: string): void {
   if (!hasPullRequestTag(q.requirePr(number).state, 'waiting')) return;
-  const record = q.sendPr(number, { type: 'UNREADY', reason });
-  if (record.group !== null) Object.assign(record, { group: null, bisectionId: null });
+  q.sendPr(number, { type: 'UNREADY', reason });
   q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
   if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
   q.touchQueue();

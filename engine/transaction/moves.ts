@@ -132,9 +132,8 @@ export function cancelPr(q: QueueTx, number: number, reason: string): void {
 }
 
 export function leave(q: QueueTx, number: number): void {
-  const pr = q.markPr(number);
-  pr.group = null;
-  pr.bisectionId = null;
+  // Its machine left its bisection group with the move that ended its entry (CANCEL, KICK, MERGE).
+  q.markPr(number);
   removeFromLineup(q, number);
 }
 

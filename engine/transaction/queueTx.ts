@@ -149,6 +149,8 @@ export class QueueTx {
     // The merge under way is the machine's; the record shows it (and, once merged, how).
     actor.record.mergeRequested = context.merge !== undefined && actor.snapshot.status === 'active';
     actor.record.mergedBy = context.merge?.by ?? null;
+    actor.record.bisectionId = context.bisection?.id ?? null;
+    actor.record.group = context.bisection?.group ?? null;
     if (actor.snapshot.value !== before) {
       if (!this.statesBefore.has(number)) this.statesBefore.set(number, before as PullRequestState);
       actor.record.stateChangedAt = this.isoNow;

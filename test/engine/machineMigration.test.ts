@@ -23,8 +23,14 @@ describe('migrateStored', () => {
     expect(migrateStored(V1_MERGING)).toEqual({ ...V1_MERGING, version: 2 });
   });
 
+  test('and its bisection group from the record too', () => {
+    const pending: StoredSnapshot = { ...V1_MERGING, value: 'PENDING' };
+    expect(migrateStored(pending, { mergeRequested: false, bisectionId: 'b3', group: 'g7' }).context).toEqual({ number: 1, runId: 'tr_1', reason: null, bisection: { id: 'b3', group: 'g7' } });
+    expect(migrateStored(pending, { mergeRequested: false, bisectionId: null, group: null }).context).toEqual(V1_MERGING.context);
+  });
+
   test('digests see a version-2 snapshot as version 1 stored it', () => {
-    const migrated = migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null });
+    const migrated = migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null, bisectionId: 'b1', group: 'g2' });
     expect(JSON.stringify(storedForDigest(migrated))).toBe(JSON.stringify(V1_MERGING));
     const run: StoredSnapshot = { machine: 'testRun', version: 1, value: 'in_progress', context: {} };
     expect(storedForDigest(run)).toBe(run);

@@ -124,6 +124,30 @@ describe('pullRequest machine', () => {
     });
   });
 
+  describe('a bisection group', () => {
+    const join = { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1' } as const;
+
+    it('is joined while waiting, kept while tested, left back on the main line', () => {
+      expect(at('PENDING', join).context.bisection).toEqual({ id: 'b0', group: 'g1' });
+      for (const state of ['NOT_READY', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']) expect(at(state).can(join)).toBe(false);
+      const tested = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }]);
+      expect(tested).toMatchObject({ value: 'TESTS_PASSED', context: { bisection: { id: 'b0', group: 'g1' } } });
+      const [rescued] = [run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }, { type: 'LEAVE_GROUP' }])];
+      expect(rescued.value).toBe('TESTS_PASSED');
+      expect(rescued.context.bisection).toBeUndefined();
+    });
+
+    it('is left with the queue: UNREADY, CANCEL, KICK and MERGE leave it', () => {
+      const grouped = [...routeTo(pullRequestModel, input, 'PENDING'), join];
+      expect(run(pullRequestMachine, input, [...grouped, { type: 'UNREADY', reason: 'draft' }]).context.bisection).toBeUndefined();
+      expect(run(pullRequestMachine, input, [...grouped, { type: 'CANCEL', reason: 'closed' }]).context.bisection).toBeUndefined();
+      const failed = [...grouped, { type: 'START_TEST', runId: 'run-3' }, { type: 'FAIL', runId: 'run-3', reason: 'ci' }] as PullRequestEvent[];
+      expect(run(pullRequestMachine, input, failed).context.bisection).toEqual({ id: 'b0', group: 'g1' });
+      expect(run(pullRequestMachine, input, [...failed, { type: 'KICK', reason: 'culprit' }]).context.bisection).toBeUndefined();
+      expect(run(pullRequestMachine, input, [...failed, { type: 'MERGE', vouchedBy: 'run-4' }]).context.bisection).toBeUndefined();
+    });
+  });
+
   describe('tags', () => {
     it('say what each state means', () => {
       const tagged = (tag: PullRequestTag) => PULL_REQUEST_STATES.filter((state) => hasPullRequestTag(state, tag));
