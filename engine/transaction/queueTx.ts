@@ -149,13 +149,14 @@ export class QueueTx {
     // The merge under way is the machine's; the record shows it (and, once merged, how).
     actor.record.mergeRequested = context.merge !== undefined && actor.snapshot.status === 'active';
     actor.record.mergedBy = context.merge?.by ?? null;
-    actor.record.bisectionId = context.bisection?.id ?? null;
-    actor.record.group = context.bisection?.group ?? null;
     if (actor.snapshot.value !== before) {
       if (!this.statesBefore.has(number)) this.statesBefore.set(number, before as PullRequestState);
       actor.record.stateChangedAt = this.isoNow;
+      // Metrics count the move in the queue type the entry was in: a move that leaves its group is a bisection's.
       this.metrics.prMoved(actor.record, before as PullRequestState, event);
     }
+    actor.record.bisectionId = context.bisection?.id ?? null;
+    actor.record.group = context.bisection?.group ?? null;
     this.dirtyPrs.add(number);
     return actor.record;
   }
