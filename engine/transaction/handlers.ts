@@ -169,19 +169,15 @@ function restart(q: QueueTx, number: number): void {
   const pr = enqueued(q, number);
   if (!q.canPr(number, { type: 'RESTART' })) throw conflict(`pull request #${number} is being merged`);
   const reason = 'tests restarted through the API';
-  switch (pr.state) {
-    case 'NOT_READY':
-      q.timeline(number, 'restarted', 'readiness checked again');
-      q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
-      return;
-    case 'PENDING':
-      q.timeline(number, 'restarted', 'restart asked; it is already waiting to be tested');
-      return;
-    case 'TESTING':
-      if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
-      return;
-    default:
-      requeue(q, number, reason);
+  if (hasPullRequestTag(pr.state, 'notReady')) {
+    q.timeline(number, 'restarted', 'readiness checked again');
+    q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
+  } else if (hasPullRequestTag(pr.state, 'waiting')) {
+    q.timeline(number, 'restarted', 'restart asked; it is already waiting to be tested');
+  } else if (hasPullRequestTag(pr.state, 'testing')) {
+    if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
+  } else {
+    requeue(q, number, reason);
   }
 }
 
