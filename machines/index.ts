@@ -11,10 +11,16 @@ export const MACHINES = {
 
 export type MachineName = keyof typeof MACHINES;
 
-/** Bumped when a machine changes shape, so stored snapshots can be migrated. */
-export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 1, testRun: 1, queue: 1 };
+/**
+ * Bumped when a machine changes shape, so stored snapshots can be migrated (engine/runtime/actorStore.ts). pullRequest
+ * 2: the merge under way (context `merge`), which version 1 kept in the PR record only.
+ */
+export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 2, testRun: 1, queue: 1 };
 
 export { pullRequestMachine, queueMachine, testRunMachine };
-export type { PullRequestContext, PullRequestEvent } from './pullRequest.js';
-export type { QueueContext, QueueEvent } from './queue.js';
-export type { CommitState, TestRunContext, TestRunEvent } from './testRun.js';
+export { hasPullRequestTag, PULL_REQUEST_TAGS } from './pullRequest.js';
+export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge, PullRequestTag } from './pullRequest.js';
+export { hasQueueTag, QUEUE_TAGS } from './queue.js';
+export type { QueueContext, QueueEvent, QueueTag } from './queue.js';
+export { hasTestRunTag, TEST_RUN_TAGS } from './testRun.js';
+export type { CommitState, TestRunContext, TestRunEvent, TestRunTag } from './testRun.js';

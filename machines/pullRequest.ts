@@ -1,8 +1,23 @@
 /**
  * The lifecycle of a pull request in a queue (spec 3.1). The machine says which moves are legal; the engine's
  * planner decides when to make them. Final: MERGED, FAILED, CANCELLED.
+ *
+ * A merge asked of the git host is part of the lifecycle too: `REQUEST_MERGE` records it (context `merge`, with how
+ * the PR was vouched for), `MERGE_REFUSED` forgets it, `MERGE` completes it. It runs alongside the state the PR is
+ * in (an optimistic merge starts while the PR is still TESTING or PENDING_FAILURE, and its run may end meanwhile),
+ * so it is context with guards rather than a state of its own: while it is under way the PR cannot be cancelled
+ * (`CANCEL` is refused) or restarted (`RESTART`, the question the API asks, is refused), and no second merge starts.
+ *
+ * Tags say what a state means to the rest of the program (`PULL_REQUEST_TAGS`): the engine, the planner, the API
+ * and the dashboard ask `hasPullRequestTag(state, tag)` instead of comparing state names.
  */
 import { assign, setup } from 'xstate';
+import type { PullRequestState } from './vocabulary.js';
+
+/** A merge asked of the git host: `by` is `direct`, the run behind that vouched for it, or null (its own run passed). */
+export interface PullRequestMerge {
+  by: string | null;
+}
 
 export interface PullRequestContext {
   number: number;
@@ -10,6 +25,16 @@ export interface PullRequestContext {
   runId: string | null;
   /** Why it is where it is (a failure, a cancel, a reason for waiting), for people. */
   reason: string | null;
+  /** The merge asked of the git host (absent: none is under way); kept once MERGED, as how it merged. */
+  merge?: PullRequestMerge;
+  /** The bisection it belongs to, and its group there, while a failed batch is split (absent: on the main line). */
+  bisection?: PullRequestBisection;
+}
+
+/** Membership of a bisection group: off the main line, tested with the group's other members only. */
+export interface PullRequestBisection {
+  id: string;
+  group: string;
 }
 
 export type PullRequestEvent =
@@ -22,23 +47,74 @@ export type PullRequestEvent =
   | { type: 'REQUEUE'; reason: string }
   /** Its run failed with others on a settled base: back to PENDING, in a group of a bisection. */
   | { type: 'BISECT'; reason: string }
-  /** `direct`: merged without a test run; `vouchedBy`: a passing run behind it that contained it. */
+  /** Ask the git host to merge it. `direct`: without a test run; `vouchedBy`: a passing run behind it that contained it. */
+  | { type: 'REQUEST_MERGE'; direct?: boolean; vouchedBy?: string }
+  /** The git host refused the merge: it is no longer under way. */
+  | { type: 'MERGE_REFUSED' }
+  /** Into a group of a bisection (a failed batch split, an anti-flake retest, a PR isolated by speculation). */
+  | { type: 'JOIN_GROUP'; bisectionId: string; group: string }
+  /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
+  | { type: 'LEAVE_GROUP' }
+  /** The git host merged it. `direct` and `vouchedBy` as for REQUEST_MERGE. */
   | { type: 'MERGE'; direct?: boolean; vouchedBy?: string }
   | { type: 'KICK'; reason: string }
-  | { type: 'CANCEL'; reason: string };
+  | { type: 'CANCEL'; reason: string }
+  /**
+   * Asked (`snapshot.can`), not sent: a restart through the API, which a merge under way forbids. Its targets say
+   * what the engine then does: a PR not ready is checked again, a waiting one stays, a testing one stays until its
+   * run is cancelled (which requeues it), one with a result is requeued.
+   */
+  | { type: 'RESTART' };
 
-/** Every state of an enqueued PR can be cancelled; a PR that left the queue cannot. */
-const cancellable = { CANCEL: { target: 'CANCELLED', actions: 'recordReason' } } as const;
+/** What a state means, for the code outside the machine. */
+export const PULL_REQUEST_TAGS = [
+  /** In the queue (not final). */
+  'enqueued',
+  /** Waiting for its readiness checks (NOT_READY). */
+  'notReady',
+  /** Ready, waiting for a run (PENDING). */
+  'waiting',
+  /** A run is testing it (TESTING). */
+  'testing',
+  /** Its run passed (TESTS_PASSED). */
+  'passed',
+  /** It failed and waits for the failure to be settled (PENDING_FAILURE). */
+  'failing',
+  /** It has a result, or one under way: testing, passed or failing. */
+  'hasResult',
+  /** Final outcomes. */
+  'merged',
+  'kicked',
+  'cancelled',
+] as const;
+export type PullRequestTag = (typeof PULL_REQUEST_TAGS)[number];
+
+const tags = (...list: PullRequestTag[]): PullRequestTag[] => list;
+
+/** Every enqueued state can be cancelled, unless a merge is under way; a PR that left the queue cannot. */
+const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] } } as const;
+/** Back to the main line from a bisection group (a PR in none stays as it is). */
+const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
+/** The git host's refusal of a merge asked in this state. */
+const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: 'forgetMerge' } } as const;
+/** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
+const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART: { guard: 'notMerging', target } }) as const;
 
 export const pullRequestMachine = setup({
   types: {
     context: {} as PullRequestContext,
     events: {} as PullRequestEvent,
     input: {} as { number: number },
+    tags: {} as PullRequestTag,
   },
   guards: {
     isDirectMerge: ({ event }) => event.type === 'MERGE' && event.direct === true,
     isVouched: ({ event }) => event.type === 'MERGE' && event.vouchedBy !== undefined,
+    isMerging: ({ context }) => context.merge !== undefined,
+    notMerging: ({ context }) => context.merge === undefined,
+    mayMerge: ({ context }) => context.merge === undefined,
+    mayMergeDirect: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
+    mayMergeVouched: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
   },
   actions: {
     recordRun: assign({ runId: ({ event }) => ('runId' in event ? event.runId : null), reason: null }),
@@ -48,52 +124,102 @@ export const pullRequestMachine = setup({
       reason: ({ event }) => ('reason' in event ? event.reason : null),
     }),
     clearReason: assign({ reason: null }),
+    startMerge: assign({
+      merge: ({ event }) =>
+        event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) },
+    }),
+    forgetMerge: assign({ merge: undefined }),
+    joinGroup: assign({
+      bisection: ({ event }) => (event.type === 'JOIN_GROUP' ? { id: event.bisectionId, group: event.group } : undefined),
+    }),
+    leaveGroup: assign({ bisection: undefined }),
   },
 }).createMachine({
   id: 'pullRequest',
   context: ({ input }) => ({ number: input.number, runId: null, reason: null }),
   initial: 'NOT_READY',
   states: {
-    NOT_READY: { on: { READY: { target: 'PENDING', actions: 'clearReason' }, ...cancellable } },
+    NOT_READY: {
+      tags: tags('enqueued', 'notReady'),
+      on: {
+        READY: { target: 'PENDING', actions: 'clearReason' },
+        CANCEL: { target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] },
+        RESTART: { target: 'NOT_READY' },
+      },
+    },
     PENDING: {
+      tags: tags('enqueued', 'waiting'),
       on: {
         ...cancellable,
-        UNREADY: { target: 'NOT_READY', actions: 'recordReason' },
+        ...refusable,
+        ...restartable('PENDING'),
+        ...groupable,
+        JOIN_GROUP: { actions: 'joinGroup' },
+        UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup'] },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
+        REQUEST_MERGE: [
+          { guard: 'mayMergeDirect', actions: 'startMerge' },
+          { guard: 'mayMergeVouched', actions: 'startMerge' },
+        ],
         MERGE: [
-          { guard: 'isDirectMerge', target: 'MERGED' },
-          { guard: 'isVouched', target: 'MERGED' },
+          { guard: 'isDirectMerge', target: 'MERGED', actions: 'leaveGroup' },
+          { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
         ],
       },
     },
     TESTING: {
+      tags: tags('enqueued', 'testing', 'hasResult'),
       on: {
         ...cancellable,
+        ...refusable,
+        ...restartable('TESTING'),
+        ...groupable,
         PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
-        MERGE: { guard: 'isVouched', target: 'MERGED' },
+        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },
     },
     TESTS_PASSED: {
+      tags: tags('enqueued', 'passed', 'hasResult'),
       on: {
         ...cancellable,
-        MERGE: { target: 'MERGED' },
+        ...refusable,
+        ...restartable('PENDING'),
+        ...groupable,
+        REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
+        MERGE: { target: 'MERGED', actions: 'leaveGroup' },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
       },
     },
     PENDING_FAILURE: {
+      tags: tags('enqueued', 'failing', 'hasResult'),
       on: {
         ...cancellable,
-        KICK: { target: 'FAILED', actions: 'recordReason' },
+        ...refusable,
+        ...restartable('PENDING'),
+        ...groupable,
+        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup'] },
         REQUEUE: { target: 'PENDING', actions: 'recordReason' },
         BISECT: { target: 'PENDING', actions: 'recordReason' },
-        MERGE: { guard: 'isVouched', target: 'MERGED' },
+        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },
     },
-    MERGED: { type: 'final' },
-    FAILED: { type: 'final' },
-    CANCELLED: { type: 'final' },
+    MERGED: { type: 'final', tags: tags('merged') },
+    FAILED: { type: 'final', tags: tags('kicked') },
+    CANCELLED: { type: 'final', tags: tags('cancelled') },
   },
 });
+
+/** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
+const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
+  Object.values(pullRequestMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+);
+
+/** Whether the machine tags `state` with `tag` (a plain lookup: cheap enough for the planner's inner loops). */
+export function hasPullRequestTag(state: PullRequestState, tag: PullRequestTag): boolean {
+  return TAGS_OF[state]?.[tag] === true;
+}

@@ -5,7 +5,16 @@
  * flight and no passed PR is waiting to merge.
  */
 import { assign, setup } from 'xstate';
-import type { QueueMode, RequestableQueueState } from './vocabulary.js';
+import type { QueueMode, QueueState, RequestableQueueState } from './vocabulary.js';
+
+/**
+ * What a queue state means, for the code outside the machine (the planner, the handlers): `startsWork` (new runs,
+ * direct merges, speculation start), `merges` (passed PRs merge), `settles` (SETTLED is awaited once nothing is in
+ * flight), `refusesSubmissions` (no new PR enters).
+ */
+export const QUEUE_TAGS = ['startsWork', 'merges', 'settles', 'refusesSubmissions'] as const;
+export type QueueTag = (typeof QUEUE_TAGS)[number];
+const tags = (...list: QueueTag[]): QueueTag[] => list;
 
 export interface QueueContext {
   mode: QueueMode;
@@ -27,6 +36,7 @@ export const queueMachine = setup({
     context: {} as QueueContext,
     events: {} as QueueEvent,
     input: {} as { mode: QueueMode },
+    tags: {} as QueueTag,
   },
   guards: {
     isNewMode: ({ context, event }) => event.type === 'SWITCH_MODE' && event.mode !== context.mode,
@@ -50,6 +60,7 @@ export const queueMachine = setup({
   initial: 'running',
   states: {
     running: {
+      tags: tags('startsWork', 'merges'),
       on: {
         PAUSE: 'paused',
         DRAIN: 'draining',
@@ -61,6 +72,7 @@ export const queueMachine = setup({
       },
     },
     paused: {
+      tags: tags(),
       on: {
         RESUME: 'running',
         DRAIN: 'draining',
@@ -72,6 +84,7 @@ export const queueMachine = setup({
       },
     },
     draining: {
+      tags: tags('merges', 'settles', 'refusesSubmissions'),
       on: {
         RESUME: 'running',
         PAUSE: 'paused',
@@ -84,6 +97,7 @@ export const queueMachine = setup({
       },
     },
     switching_modes: {
+      tags: tags('merges', 'settles'),
       on: {
         RESUME: { actions: { type: 'resumeTo', params: { state: 'running' } } },
         PAUSE: { actions: { type: 'resumeTo', params: { state: 'paused' } } },
@@ -98,3 +112,13 @@ export const queueMachine = setup({
     },
   },
 });
+
+/** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
+const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
+  Object.values(queueMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+);
+
+/** Whether the machine tags `state` with `tag`. */
+export function hasQueueTag(state: QueueState, tag: QueueTag): boolean {
+  return TAGS_OF[state]?.[tag] === true;
+}

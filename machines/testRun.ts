@@ -6,6 +6,12 @@
  * failure or error, and passes once at least one status is reported and every reported status is a success.
  */
 import { assign, setup } from 'xstate';
+import type { TestRunStatus } from './vocabulary.js';
+
+/** What a run status means, for the code outside the machine: `inProgress`, `ended` and the verdicts. */
+export const TEST_RUN_TAGS = ['inProgress', 'ended', 'succeeded', 'failed', 'cancelled'] as const;
+export type TestRunTag = (typeof TEST_RUN_TAGS)[number];
+const tags = (...list: TestRunTag[]): TestRunTag[] => list;
 
 export type CommitState = 'pending' | 'success' | 'failure' | 'error';
 
@@ -42,6 +48,7 @@ export const testRunMachine = setup({
     context: {} as TestRunContext,
     events: {} as TestRunEvent,
     input: {} as { runId: string; requiredStatuses: string[]; deadlineAt: number },
+    tags: {} as TestRunTag,
   },
   guards: {
     requiredStatusFailed: ({ context, event }) =>
@@ -73,6 +80,7 @@ export const testRunMachine = setup({
   initial: 'in_progress',
   states: {
     in_progress: {
+      tags: tags('inProgress'),
       on: {
         STATUS: [
           { guard: 'requiredStatusFailed', target: 'failed', actions: 'recordFailedStatus' },
@@ -83,8 +91,18 @@ export const testRunMachine = setup({
         CANCEL: { target: 'cancelled', actions: 'recordReason' },
       },
     },
-    succeeded: { type: 'final' },
-    failed: { type: 'final' },
-    cancelled: { type: 'final' },
+    succeeded: { type: 'final', tags: tags('ended', 'succeeded') },
+    failed: { type: 'final', tags: tags('ended', 'failed') },
+    cancelled: { type: 'final', tags: tags('ended', 'cancelled') },
   },
 });
+
+/** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
+const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
+  Object.values(testRunMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+);
+
+/** Whether the machine tags the run status `status` with `tag`. */
+export function hasTestRunTag(status: TestRunStatus, tag: TestRunTag): boolean {
+  return TAGS_OF[status]?.[tag] === true;
+}

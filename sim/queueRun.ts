@@ -17,6 +17,7 @@ import { SCENARIO_CI_CONTEXT, ScenarioCi } from './ci.js';
 import { eventLogOf, RecordingStore, type EventLog } from '../engine/runtime/eventLog.js';
 import type { Scenario } from './scenario.js';
 import { applyTargets } from './targets.js';
+import { isEnqueued } from '../machines/vocabulary.js';
 
 export const SIM_KEY: QueueKey = { org: 'sim', repo: { host: 'sim.invalid', owner: 'sim', name: 'repo' }, branch: 'main' };
 /** A Monday, midnight UTC: arrival times count from here and the daily cycle follows it. */
@@ -183,7 +184,7 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
     const prs = arrivals.map((arrival): PrOutcome => {
       const record = tx.get('pullRequests', [queueId, arrival.number]);
       const state = record?.state ?? 'NOT_READY';
-      const final = state === 'MERGED' || state === 'FAILED' || state === 'CANCELLED';
+      const final = !isEnqueued(state);
       return {
         number: arrival.number,
         arrivedAt: arrival.at,

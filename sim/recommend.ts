@@ -10,6 +10,7 @@ import type { Arrival } from './arrivals.js';
 import { runQueue } from './queueRun.js';
 import { mergeTimes, percentilesOf } from './report.js';
 import type { Scenario } from './scenario.js';
+import { hasPullRequestTag } from '../machines/index.js';
 
 export interface Setup {
   mode: 'single' | 'parallel';
@@ -63,7 +64,7 @@ export function describeSetup(setup: Setup): string {
 export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[], seed: number, setup: Setup, hours = scenario.hours): Promise<Evaluation> {
   const cut = hours >= scenario.hours ? arrivals : arrivals.filter((arrival) => arrival.at < hours * 3_600_000);
   const outcome = await runQueue({ scenario: { ...scenario, hours }, seed, settings: settingsOfSetup(setup), arrivals: cut });
-  const merged = outcome.prs.filter((pr) => pr.state === 'MERGED').length;
+  const merged = outcome.prs.filter((pr) => hasPullRequestTag(pr.state, 'merged')).length;
   const p50 = percentilesOf(mergeTimes(outcome)).p50;
   return {
     setup,

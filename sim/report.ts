@@ -17,6 +17,8 @@ import { DEFAULT_SETTINGS, type QueuePatch } from '../engine/model/queues.js';
 import type { PrOutcome, QueueOutcome } from './queueRun.js';
 import type { Scenario } from './scenario.js';
 import { halvingRunsPerChange, skipRedundantRunsPerChange } from './theory.js';
+import { hasPullRequestTag, hasTestRunTag } from '../machines/index.js';
+import { isEnqueued } from '../machines/vocabulary.js';
 
 export const PERCENTILES = ['p50', 'p90', 'p99'] as const;
 export type PercentileName = (typeof PERCENTILES)[number];
@@ -99,7 +101,7 @@ export function mergeTimes(outcome: QueueOutcome): MergeTime[] {
     .filter((pr) => !pr.broken)
     .map((pr): MergeTime => {
       const since = (at: number) => Math.max(0, at - pr.arrivedAt) / MINUTE_MS;
-      if (pr.state === 'MERGED' && pr.leftAt !== null) return { number: pr.number, minutes: since(pr.leftAt), censored: false };
+      if (hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null) return { number: pr.number, minutes: since(pr.leftAt), censored: false };
       if (pr.mergesNotBefore !== undefined) return { number: pr.number, minutes: since(Math.min(pr.mergesNotBefore, outcome.endAt)), censored: true };
       if (pr.leftAt === null) return { number: pr.number, minutes: since(outcome.endAt), censored: true };
       return { number: pr.number, minutes: Infinity, censored: false };
@@ -169,19 +171,19 @@ export function closedFormOf(scenario: Pick<Scenario, 'brokenRate'>, settings: Q
 export function summarise(name: string, outcome: QueueOutcome, settings?: QueuePatch, scenario?: Pick<Scenario, 'brokenRate'>): ConfigReport {
   const { prs, runs } = outcome;
   const count = (predicate: (pr: PrOutcome) => boolean) => prs.filter(predicate).length;
-  const merged = count((pr) => pr.state === 'MERGED');
-  const resolved = count((pr) => pr.state === 'MERGED' || pr.state === 'FAILED' || pr.state === 'CANCELLED');
+  const merged = count((pr) => hasPullRequestTag(pr.state, 'merged'));
+  const resolved = count((pr) => !isEnqueued(pr.state));
   const simulatedHours = outcome.endAt / HOUR_MS;
   const minutesOf = (list: typeof runs) => list.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
   const ciMinutes = minutesOf(runs);
-  const cancelledRuns = runs.filter((run) => run.status === 'cancelled');
+  const cancelledRuns = runs.filter((run) => hasTestRunTag(run.status, 'cancelled'));
   return {
     name,
     ...(settings === undefined ? {} : { settings }),
     submitted: prs.length,
     merged,
-    failed: count((pr) => pr.state === 'FAILED'),
-    cancelled: count((pr) => pr.state === 'CANCELLED'),
+    failed: count((pr) => hasPullRequestTag(pr.state, 'kicked')),
+    cancelled: count((pr) => hasPullRequestTag(pr.state, 'cancelled')),
     unfinished: count((pr) => pr.leftAt === null),
     saturated: outcome.saturated,
     mergedPerHour: simulatedHours > 0 ? round(merged / simulatedHours, 3) : 0,
@@ -193,8 +195,8 @@ export function summarise(name: string, outcome: QueueOutcome, settings?: QueueP
     cancelledRuns: cancelledRuns.length,
     cancelledRunMinutes: round(minutesOf(cancelledRuns), 1),
     closedFormRunsPerChange: scenario === undefined ? null : closedFormOf(scenario, settings),
-    goodKicked: count((pr) => !pr.broken && pr.state === 'FAILED'),
-    brokenMerged: count((pr) => pr.broken && pr.state === 'MERGED'),
+    goodKicked: count((pr) => !pr.broken && hasPullRequestTag(pr.state, 'kicked')),
+    brokenMerged: count((pr) => pr.broken && hasPullRequestTag(pr.state, 'merged')),
     maxDepth: maxDepthOf(prs, outcome.endAt),
     simulatedHours: round(simulatedHours, 3),
     events: outcome.events,

@@ -5,6 +5,7 @@ import { html, raw, type Html } from './html.js';
 import { keyOf, queueName, queuePath } from './queueAccess.js';
 import { waitsFor } from './queuePage.js';
 import { highlightCss, machineSvg, pathTaken } from './stateCharts.js';
+import { hasPullRequestTag } from '../machines/index.js';
 
 const safeUrl = (url: string) => /^https?:\/\//i.test(url);
 
@@ -33,7 +34,7 @@ export function prBody(engine: Engine, queue: QueueRecord, number: number): Html
   const position = queue.runtime.lineup.indexOf(number);
   return html`<p><a href="${queuePath(queue)}">${queueName(queue)}</a> · ${pr.title} by ${pr.author} · head ${pr.sha.slice(0, 12)}</p>
 <p>State <span class="state state-${pr.state}" data-field="pr-state">${pr.state}</span>${position >= 0 ? ` · position ${position + 1}` : ''} · priority ${pr.priorityName} (${pr.priorityValue})${pr.reason === null ? '' : ` · ${pr.reason}`}</p>
-${position >= 0 || pr.state === 'NOT_READY' ? html`<p>Waits for: ${waitsFor(pr, queue)}</p>` : ''}
+${position >= 0 || hasPullRequestTag(pr.state, 'notReady') ? html`<p>Waits for: ${waitsFor(pr, queue)}</p>` : ''}
 <h2>State chart</h2><p class="muted">Path taken: <span data-field="path">${path.join(' → ')}</span>; the current state is filled.</p>
 <style>${raw(highlightCss('pr-chart', path, pr.state))}</style>
 <div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="state chart of this pull request">${raw(machineSvg('pullRequest'))}</div>

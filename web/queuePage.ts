@@ -8,6 +8,7 @@ import type { QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { keyOf, queuePath } from './queueAccess.js';
+import { hasPullRequestTag, hasQueueTag, type PullRequestTag } from '../machines/index.js';
 
 export interface QueueView {
   queue: QueueRecord;
@@ -33,22 +34,17 @@ export function readQueue(engine: Engine, queue: QueueRecord): QueueView {
 
 /** What a PR is waiting for, in words. */
 export function waitsFor(pr: PullRequestRecord, queue: QueueRecord): string {
-  switch (pr.state) {
-    case 'NOT_READY':
-      return pr.reason ?? 'the git host to report it mergeable on the target branch';
-    case 'PENDING':
-      if (queue.state === 'paused') return 'the queue to be resumed';
-      if (pr.bisectionId !== null) return `a bisection run (bisection ${pr.bisectionId}${pr.group === null ? '' : `, group ${pr.group}`})`;
-      return pr.reason ?? `a free run slot (concurrency ${queue.settings.concurrency})`;
-    case 'TESTING':
-      return `run ${pr.runId ?? '?'} to finish`;
-    case 'TESTS_PASSED':
-      return pr.mergeRequested ? 'the git host to merge it' : 'the PRs ahead of it to merge';
-    case 'PENDING_FAILURE':
-      return pr.reason ?? 'runs behind it to vouch for it, or the failure to be confirmed';
-    default:
-      return pr.reason ?? '';
+  const is = (tag: PullRequestTag) => hasPullRequestTag(pr.state, tag);
+  if (is('notReady')) return pr.reason ?? 'the git host to report it mergeable on the target branch';
+  if (is('waiting')) {
+    if (!hasQueueTag(queue.state, 'merges')) return 'the queue to be resumed';
+    if (pr.bisectionId !== null) return `a bisection run (bisection ${pr.bisectionId}${pr.group === null ? '' : `, group ${pr.group}`})`;
+    return pr.reason ?? `a free run slot (concurrency ${queue.settings.concurrency})`;
   }
+  if (is('testing')) return `run ${pr.runId ?? '?'} to finish`;
+  if (is('passed')) return pr.mergeRequested ? 'the git host to merge it' : 'the PRs ahead of it to merge';
+  if (is('failing')) return pr.reason ?? 'runs behind it to vouch for it, or the failure to be confirmed';
+  return pr.reason ?? '';
 }
 
 const prLink = (queue: QueueRecord, number: number) => html`<a href="${queuePath(queue)}/prs/${number}">#${number}</a>`;

@@ -9,6 +9,7 @@ import type { QueueRecord } from '../model/queues.js';
 import type { WorkingSet } from '../runtime/workingSet.js';
 import type { ReadTx, Store } from '../store/store.js';
 import { readTotals, WINDOW_MS, type MetricsLogEntry, type MetricsTotals, type QueueType } from './records.js';
+import { hasPullRequestTag } from '../../machines/index.js';
 
 export interface MetricsFilter {
   host?: string;
@@ -71,11 +72,11 @@ function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number, set: WorkingSe
     const pr = set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
     if (pr === undefined || !isEnqueued(pr.state)) continue;
     enqueued++;
-    const inRun = pr.state === 'TESTING' && pr.runId !== null ? runKinds.get(pr.runId) : undefined;
+    const inRun = hasPullRequestTag(pr.state, 'testing') && pr.runId !== null ? runKinds.get(pr.runId) : undefined;
     const type: QueueType = inRun ?? (pr.bisectionId !== null ? 'bisection' : 'main');
-    if (pr.state === 'NOT_READY') awaitingMergeability[type]++;
+    if (hasPullRequestTag(pr.state, 'notReady')) awaitingMergeability[type]++;
     else depth[type]++;
-    if (pr.state === 'TESTING') testing[type]++;
+    if (hasPullRequestTag(pr.state, 'testing')) testing[type]++;
   }
   // The window is (now - 1h, now]: an observation made exactly one hour ago has dropped out.
   const window = [...tx.scan('metricsLog', { prefix: [queue.id], start: [queue.id, Math.max(0, now - WINDOW_MS + 1)] })]

@@ -19,6 +19,7 @@ import type { WriteTx } from '../store/store.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
 import { cloneJson } from '../runtime/cloneJson.js';
 import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
+import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 
 const CONCLUSION_OF: Partial<Record<PullRequestState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
 
@@ -53,11 +54,11 @@ export class MetricsRecorder {
     const type = this.typeOf(pr, from);
     const clock = this.clockOf(pr, from);
     const elapsed = Math.max(0, this.now - clock.since);
-    if (clock.state !== 'NOT_READY') clock.readyMs += elapsed;
-    if (clock.state === 'TESTING') clock.testMs += elapsed;
+    if (!hasPullRequestTag(clock.state, 'notReady')) clock.readyMs += elapsed;
+    if (hasPullRequestTag(clock.state, 'testing')) clock.testMs += elapsed;
     clock.state = to;
     clock.since = this.now;
-    if (from === 'NOT_READY' && to !== 'NOT_READY' && isEnqueued(to)) clock.becameReady = true;
+    if (hasPullRequestTag(from, 'notReady') && !hasPullRequestTag(to, 'notReady') && isEnqueued(to)) clock.becameReady = true;
 
     const totals = this.loadTotals();
     if (to === 'TESTING') {
@@ -109,8 +110,8 @@ export class MetricsRecorder {
     const queueId = this.queue.id;
     for (const runId of this.finishedRuns) {
       const run = this.runOf(runId);
-      if (run === undefined || run.status === 'in_progress') continue;
-      const status: RunEnding = run.status;
+      if (run === undefined || hasTestRunTag(run.status, 'inProgress')) continue;
+      const status = run.status as RunEnding;
       const runMs = Math.max(0, Date.parse(run.endedAt ?? '') - Date.parse(run.createdAt)) || 0;
       const totals = this.loadTotals();
       this.entries.push({ kind: 'runFinished', type: run.kind, status, runMs });

@@ -16,7 +16,8 @@
  */
 import { vouchedFor } from './merges.js';
 import type { Decision } from './planner.js';
-import { failedSetOf, HAS_RESULT, type LineupView } from './view.js';
+import { hasQueueTag } from '../../machines/index.js';
+import { failedSetOf, prIs, type LineupView } from './view.js';
 
 export function invalidations(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
@@ -29,10 +30,10 @@ export function invalidations(view: LineupView): Decision[] {
   /** The run each PR in the line-up is being tested by, as the line-up says (a PR is in the line-up once). */
   const testedBy = new Map<number, string>();
   view.input.lineup.forEach((pr, at) => {
-    if (pr.state === 'TESTING' && pr.runId !== null) testedBy.set(pr.number, pr.runId);
-    if (!HAS_RESULT.includes(pr.state) || view.holdsAt(at)) return;
+    if (prIs(pr, 'testing') && pr.runId !== null) testedBy.set(pr.number, pr.runId);
+    if (!prIs(pr, 'hasResult') || view.holdsAt(at)) return;
     const reason = 'the pull requests ahead of it changed';
-    if (pr.state === 'TESTING' && pr.runId !== null) cancel(pr.runId, reason);
+    if (prIs(pr, 'testing') && pr.runId !== null) cancel(pr.runId, reason);
     else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });
   });
   for (const run of view.input.activeRuns) {
@@ -47,14 +48,14 @@ export function resolutions(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
   const seen = new Set<string>();
   lineup.forEach((pr, at) => {
-    if (pr.state !== 'PENDING_FAILURE' || !view.holdsAt(at)) return;
+    if (!prIs(pr, 'failing') || !view.holdsAt(at)) return;
     const set = failedSetOf(pr);
     if (seen.has(set)) return;
     seen.add(set);
     // Its failure is its own only once nothing it was tested on top of can still fail.
     if (!view.settledAt(at)) return;
     if ((view.failedSets.get(set) ?? 1) > 1) {
-      const prs = lineup.filter((other) => other.state === 'PENDING_FAILURE' && failedSetOf(other) === set).map((other) => other.number);
+      const prs = lineup.filter((other) => prIs(other, 'failing') && failedSetOf(other) === set).map((other) => other.number);
       decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });
       return;
     }
@@ -79,8 +80,8 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
         run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
       );
       const moreCanStart =
-        state === 'running' &&
-        lineup.some((behind, behindAt) => behindAt > at && behind.state === 'PENDING' && behind.group === null && view.dependsOn(behindAt, pr.number));
+        hasQueueTag(state, 'startsWork') &&
+        lineup.some((behind, behindAt) => behindAt > at && prIs(behind, 'waiting') && behind.group === null && view.dependsOn(behindAt, pr.number));
       if (runBehindContainsIt || moreCanStart) return undefined;
     }
     // Further runs that contained it and failed: runs behind it since its last failure, and its retests before.

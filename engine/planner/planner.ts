@@ -25,6 +25,7 @@ import { merges } from './merges.js';
 import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
 import { LineupView } from './view.js';
+import { hasQueueTag } from '../../machines/index.js';
 
 export type { Targets } from './graph.js';
 export type { BisectionMemory, FailedSet } from './bisection.js';
@@ -112,7 +113,7 @@ export function plan(input: PlanInput): Plan {
 
 function settle(view: LineupView): Decision[] {
   const { state, activeRuns, lineup } = view.input;
-  if (state !== 'draining' && state !== 'switching_modes') return [];
+  if (!hasQueueTag(state, 'settles')) return [];
   if (activeRuns.length > 0 || lineup.some((pr) => pr.mergeRequested)) return [];
   return [{ kind: 'settle' }];
 }

@@ -11,11 +11,12 @@
  * it out), and the CI budget (`speculationRunsPercent` of the PRs submitted so far, plus one) has room.
  */
 import type { Decision, PlanPullRequest } from './planner.js';
-import type { LineupView } from './view.js';
+import { hasQueueTag } from '../../machines/index.js';
+import { prIs, type LineupView } from './view.js';
 
 export function speculations(view: LineupView): Decision[] {
   const { settings, lineup, state, speculation } = view.input;
-  if (settings.optimizationMode !== 'speculate_by_likelihood' || state !== 'running' || speculation === undefined) return [];
+  if (settings.optimizationMode !== 'speculate_by_likelihood' || !hasQueueTag(state, 'startsWork') || speculation === undefined) return [];
   let allowance = speculation.allowance;
   if (allowance <= 0) return [];
   const runs = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
@@ -24,13 +25,13 @@ export function speculations(view: LineupView): Decision[] {
   const main: number[] = [];
   for (let at = 0; at < lineup.length && main.length < window; at++) {
     const pr = lineup[at] as PlanPullRequest;
-    if (pr.group === null && pr.state !== 'PENDING_FAILURE') main.push(at);
+    if (pr.group === null && !prIs(pr, 'failing')) main.push(at);
   }
   const decisions: Decision[] = [];
   main.forEach((at, index) => {
     const pr = lineup[at] as PlanPullRequest;
     const p = pr.likelihood ?? null;
-    if (allowance <= 0 || p === null || pr.speculated === true || pr.state !== 'PENDING' || pr.mergeRequested) return;
+    if (allowance <= 0 || p === null || pr.speculated === true || !prIs(pr, 'waiting') || pr.mergeRequested) return;
     const behind = main.length - index - 1;
     if (p * behind <= 1 - p || p < 1.5 * speculation.failureShare) return;
     decisions.push({ kind: 'isolate', pr: pr.number, likelihood: p, behind });

@@ -4,17 +4,18 @@
  */
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
-import { sameList, type LineupView } from './view.js';
+import { hasQueueTag } from '../../machines/index.js';
+import { prIs, sameList, type LineupView } from './view.js';
 
 export function startRuns(view: LineupView): Plan {
   const { input } = view;
-  if (input.state !== 'running') return { decisions: [], wakeAt: null };
+  if (!hasQueueTag(input.state, 'startsWork')) return { decisions: [], wakeAt: null };
   const main = mainRuns(view);
   return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
 }
 
 const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest =>
-  pr !== undefined && pr.state === 'PENDING' && pr.group === null && !pr.mergeRequested;
+  pr !== undefined && prIs(pr, 'waiting') && pr.group === null && !pr.mergeRequested;
 
 /**
  * New runs, in line-up order. With batching, a batch is a chain of one lane: each member is expected on top of the
@@ -97,7 +98,7 @@ function bisectionRuns(view: LineupView): Decision[] {
     groups.set(pr.group, group);
   }
   for (const [name, { bisectionId, members }] of groups) {
-    if (!members.every((member) => member.state === 'PENDING' && !member.mergeRequested)) continue;
+    if (!members.every((member) => prIs(member, 'waiting') && !member.mergeRequested)) continue;
     const memory = bisections[bisectionId];
     const awaited = memory?.waits?.[name]?.after;
     if (awaited !== undefined && groups.has(awaited)) continue;

@@ -15,7 +15,7 @@
  * merged, so the failure can only be the fault of the PRs under test (or a flake). Then a failed batch is bisected
  * and a PR that failed alone is kicked or, with anti-flake protection, retested off the main line (failures.ts).
  */
-import type { PullRequestState } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, type PullRequestTag } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 
@@ -23,7 +23,10 @@ export function sameList(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
-export const HAS_RESULT: readonly PullRequestState[] = ['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'];
+/** Its state, as the PR machine's tags say it (a tag lookup: what the planner asks of a PR's state). */
+export function prIs(pr: PlanPullRequest, tag: PullRequestTag): boolean {
+  return hasPullRequestTag(pr.state, tag);
+}
 
 /** The PRs that failed together in one run (or alone, without a run): key of the set. */
 export function failedSetOf(pr: PlanPullRequest): string {
@@ -40,7 +43,7 @@ const isolated = (pr: PlanPullRequest): boolean => pr.speculated === true && pr.
 /** Silent PRs that still see each other: the members of a bisection group, or of a failed set on the main line. */
 function circleOf(pr: PlanPullRequest): string | null {
   if (pr.group !== null) return `group ${pr.group}`;
-  return pr.state === 'PENDING_FAILURE' ? `failed ${failedSetOf(pr)}` : null;
+  return prIs(pr, 'failing') ? `failed ${failedSetOf(pr)}` : null;
 }
 
 export class LineupView {
@@ -69,7 +72,7 @@ export class LineupView {
     const { lineup, settings } = input;
     this.parallel = settings.mode === 'parallel';
     for (const pr of lineup) {
-      if (pr.state === 'PENDING_FAILURE') this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
+      if (prIs(pr, 'failing')) this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
@@ -96,7 +99,7 @@ export class LineupView {
    * condition; `vouchedFor` says which run does).
    */
   canBeVouched(number: number): boolean {
-    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
+    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (prIs(pr, 'passed') ? (pr.testedBase ?? []) : [])));
     return this.vouchable.has(number);
   }
 
@@ -136,7 +139,7 @@ export class LineupView {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
     const holds = pr.testedBase !== null && (isolated(pr) ? pr.testedBase.every((number) => this.input.merged.has(number)) : this.sameBase(at, graph, pr.testedBase));
-    const failed = pr.state === 'PENDING_FAILURE' && pr.group === null && holds;
+    const failed = prIs(pr, 'failing') && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
@@ -225,6 +228,6 @@ export class LineupView {
   }
 
   passed(pr: PlanPullRequest, at: number): boolean {
-    return pr.state === 'TESTS_PASSED' && this.holdsAt(at);
+    return prIs(pr, 'passed') && this.holdsAt(at);
   }
 }

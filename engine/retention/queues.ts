@@ -10,6 +10,7 @@ import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { referencedPrs } from '../transaction/prune.js';
 import type { KeyPart, Store } from '../store/store.js';
+import { hasTestRunTag } from '../../machines/index.js';
 
 export interface QueueCutoffs {
   /** ISO time: ended PRs and runs that ended before it go (undefined: kept). */
@@ -71,7 +72,7 @@ function endedRuns(store: Store, queueId: string, before: string, start: KeyPart
     const entries = [...tx.scan('testRuns', { prefix: [queueId], ...(start === undefined ? {} : { start: [queueId, start] }), limit: SCAN_CHUNK + 1 })];
     const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
     const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value: run }) =>
-      run.status !== 'in_progress' && run.endedAt !== null && run.endedAt < before ? [run.id] : [],
+      !hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? [run.id] : [],
     );
     return { found, next };
   });

@@ -18,8 +18,42 @@ export function toStored(machine: MachineName, snapshot: Snapshot): StoredSnapsh
   return { machine, version: MACHINE_VERSION[machine], value: String(snapshot.value), context: snapshot.context };
 }
 
-export function fromStored(machine: MachineName, stored: StoredSnapshot): Snapshot {
-  if (stored.machine !== machine) throw new Error(`stored snapshot is of machine ${stored.machine}, expected ${machine}`);
+/** What a migration may read besides the snapshot: the record stored beside it (a PR's, for pullRequest). */
+export interface StoredRecordFacts {
+  mergeRequested?: boolean;
+  mergedBy?: string | null;
+  bisectionId?: string | null;
+  group?: string | null;
+}
+
+/**
+ * Stored snapshots of older machine versions, brought to the current one. pullRequest 1 → 2: the merge under way
+ * (context `merge`) was the record's `mergeRequested` and `mergedBy`, and membership of a bisection group (context
+ * `bisection`) its `bisectionId` and `group`; a MERGED PR keeps how it merged. Without the record (none stored), no
+ * merge is under way and the PR is in no group.
+ */
+export function migrateStored(stored: StoredSnapshot, record?: StoredRecordFacts): StoredSnapshot {
+  if (stored.machine !== 'pullRequest' || stored.version !== 1) return stored;
+  const context = { ...(stored.context as Record<string, unknown>) };
+  if (record?.mergeRequested === true || (stored.value === 'MERGED' && record !== undefined)) context.merge = { by: record.mergedBy ?? null };
+  if (typeof record?.bisectionId === 'string' && typeof record.group === 'string') context.bisection = { id: record.bisectionId, group: record.group };
+  return { ...stored, version: 2, context };
+}
+
+/**
+ * A pullRequest snapshot as version 1 stored it: what event-log digests are taken of (eventLog.ts), so that logs
+ * recorded before version 2 still replay. Nothing is lost: version 2's `merge` and `bisection` are also in the PR
+ * record beside it.
+ */
+export function storedForDigest(stored: StoredSnapshot): StoredSnapshot {
+  if (stored.machine !== 'pullRequest' || stored.version !== 2) return stored;
+  const { merge: _merge, bisection: _bisection, ...context } = stored.context as Record<string, unknown>;
+  return { ...stored, version: 1, context };
+}
+
+export function fromStored(machine: MachineName, original: StoredSnapshot, record?: StoredRecordFacts): Snapshot {
+  if (original.machine !== machine) throw new Error(`stored snapshot is of machine ${original.machine}, expected ${machine}`);
+  const stored = migrateStored(original, record);
   if (stored.version !== MACHINE_VERSION[machine]) {
     throw new Error(`stored ${machine} snapshot has version ${stored.version}; this build runs version ${MACHINE_VERSION[machine]}`);
   }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { QueueKey } from '../engineTypes.js';
 import { COLLECTION_NAMES } from '../store/common.js';
 import type { CollectionName, Key, ReadTx, Store, WriteTx } from '../store/store.js';
+import { storedForDigest, type StoredSnapshot } from './actorStore.js';
 import { EVENT_LOG_FORMAT, EVENT_LOG_VERSION, EventLogError, type Changes, type EventLog, type EventLogEntry } from './eventLogFormat.js';
 
 /** A write of a transaction: the JSON of the value written, or null for a removal. */
@@ -28,6 +29,11 @@ const IGNORED: readonly CollectionName[] = ['meta'];
 const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter(
   (name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha'].includes(name),
 );
+
+/** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (actorStore.ts). */
+function digestJson(collection: CollectionName, value: unknown): string {
+  return JSON.stringify(collection === 'actors' ? storedForDigest(value as StoredSnapshot) : value);
+}
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -91,7 +97,7 @@ export class RecordingStore implements Store {
         count: (collection, options) => tx.count(collection, options),
         put: (collection, key, value) => {
           tx.put(collection, key, value);
-          writes.push({ collection, key: JSON.stringify(key), json: JSON.stringify(value) });
+          writes.push({ collection, key: JSON.stringify(key), json: digestJson(collection, value) });
           if (collection === 'events') logged = { queueId: String(key[0]), seq: Number(key[1]) };
         },
         remove: (collection: CollectionName, key: Key) => {
@@ -129,7 +135,7 @@ export function stateDigest(store: Store, queueId: string, rename: (text: string
     const found: Write[] = [];
     for (const collection of QUEUE_STATE) {
       for (const { key, value } of tx.scan(collection, { prefix: [queueId] })) {
-        found.push({ collection, key: JSON.stringify(key), json: JSON.stringify(value) });
+        found.push({ collection, key: JSON.stringify(key), json: digestJson(collection, value) });
       }
     }
     for (const { key, value } of tx.scan('runsBySha')) {

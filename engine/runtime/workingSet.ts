@@ -94,7 +94,7 @@ export class WorkingSet {
     for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting]) {
       const record = tx.get('pullRequests', [queue.id, number]);
       const snapshot = tx.get('actors', [queue.id, 'pr', number]);
-      if (record !== undefined && snapshot !== undefined) set.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot) });
+      if (record !== undefined && snapshot !== undefined) set.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
     }
     for (const id of queue.runtime.activeRuns) {
       const record = tx.get('testRuns', [queue.id, id]);

@@ -1,9 +1,11 @@
 /** How each input changes a queue, inside its transaction, before the planner has its say. */
 import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueEvent } from '../../machines/index.js';
 import { conflict, notFound } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
-import { becomeReady, cancelPr, cancelRun, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { becomeReady, cancelPr, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { cancelRun, concludeRun } from './runs.js';
 import { quarantineVerdict } from '../flaky/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
@@ -27,9 +29,10 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'submitted':
       return submit(q, input);
     case 'cancelled': {
-      const pr = enqueued(q, input.number);
-      if (pr.mergeRequested) throw conflict(`pull request #${input.number} is being merged`);
-      return cancelPr(q, input.number, 'cancelled through the API');
+      const reason = 'cancelled through the API';
+      enqueued(q, input.number);
+      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw conflict(`pull request #${input.number} is being merged`);
+      return cancelPr(q, input.number, reason);
     }
     case 'restarted':
       return restart(q, input.number);
@@ -89,13 +92,13 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 }
 
 function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  if (q.queueState === 'draining') throw conflict('the queue is draining: it takes no new pull requests');
+  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw conflict('the queue is draining: it takes no new pull requests');
   const existing = q.pr(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
   }
-  if (existing?.state === 'MERGED') throw conflict(`pull request #${input.number} is already merged`);
+  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw conflict(`pull request #${input.number} is already merged`);
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
@@ -152,11 +155,11 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
   q.timeline(pr.number, { kind: 'resubmitted', priority: record.priorityName, noBatch: record.noBatch, skipTheLine: record.skipTheLine });
   // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
-  if (record.state === 'NOT_READY') {
+  if (hasPullRequestTag(record.state, 'notReady')) {
     q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: pr.number, entryId: record.id });
   }
   const moved = before !== `${record.priorityValue}/${record.skipTheLine}`;
-  if (moved && record.state === 'PENDING' && record.group === null && q.runtime.lineup.includes(pr.number)) {
+  if (moved && hasPullRequestTag(record.state, 'waiting') && record.group === null && q.runtime.lineup.includes(pr.number)) {
     q.runtime.lineup = q.runtime.lineup.filter((number) => number !== pr.number);
     insertIntoLineup(q, pr.number);
   }
@@ -164,21 +167,17 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
 
 function restart(q: QueueTx, number: number): void {
   const pr = enqueued(q, number);
-  if (pr.mergeRequested) throw conflict(`pull request #${number} is being merged`);
+  if (!q.canPr(number, { type: 'RESTART' })) throw conflict(`pull request #${number} is being merged`);
   const reason = 'tests restarted through the API';
-  switch (pr.state) {
-    case 'NOT_READY':
-      q.timeline(number, { kind: 'restartRechecked' });
-      q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
-      return;
-    case 'PENDING':
-      q.timeline(number, { kind: 'restartWaiting' });
-      return;
-    case 'TESTING':
-      if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
-      return;
-    default:
-      requeue(q, number, reason);
+  if (hasPullRequestTag(pr.state, 'notReady')) {
+    q.timeline(number, { kind: 'restartRechecked' });
+    q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
+  } else if (hasPullRequestTag(pr.state, 'waiting')) {
+    q.timeline(number, { kind: 'restartWaiting' });
+  } else if (hasPullRequestTag(pr.state, 'testing')) {
+    if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
+  } else {
+    requeue(q, number, reason);
   }
 }
 
@@ -200,7 +199,7 @@ function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): voi
  * `greenline upload` step runs inside the CI job): a run, once failed, stays failed.
  */
 function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, { type: 'status' }>): boolean {
-  if (input.state !== 'failure' || run.status !== 'in_progress' || run.testBranchSha === '') return false;
+  if (input.state !== 'failure' || !hasTestRunTag(run.status, 'inProgress') || run.testBranchSha === '') return false;
   if (run.requiredStatuses.length > 0 && !run.requiredStatuses.includes(input.context)) return false;
   const verdict = quarantineVerdict(q.tx, q.queue.org, q.queue.repo, run.testBranchSha, q.now);
   if (verdict === undefined || !verdict.allFailuresQuarantined) return false;
@@ -221,8 +220,8 @@ function timer(q: QueueTx, name: string): void {
 
 function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
-  if (pr !== undefined && pr.id === input.entryId && pr.state !== 'NOT_READY') return recheckedInPlace(q, input);
-  if (pr === undefined || pr.id !== input.entryId || pr.state !== 'NOT_READY') return;
+  if (pr !== undefined && pr.id === input.entryId && !hasPullRequestTag(pr.state, 'notReady')) return recheckedInPlace(q, input);
+  if (pr === undefined || pr.id !== input.entryId || !hasPullRequestTag(pr.state, 'notReady')) return;
   const record = q.markPr(input.number);
   const facts = input.facts;
   if (facts === null) {
@@ -260,5 +259,5 @@ function targetsSet(q: QueueTx, input: Extract<QueueInput, { type: 'targetsSet' 
   const record = q.markPr(input.number);
   record.readiness = { ...record.readiness, ...targetReadiness(q, input.number) };
   q.timeline(input.number, { kind: 'impactedTargets', sha: input.sha, targets: input.targets }, { sha: input.sha });
-  if (record.state === 'NOT_READY') becomeReady(q, input.number);
+  if (hasPullRequestTag(record.state, 'notReady')) becomeReady(q, input.number);
 }

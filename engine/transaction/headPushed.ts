@@ -4,8 +4,10 @@
  * are tested again — and its facts are checked again for the new head, in place.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueInput } from '../model/events.js';
-import { cancelRun, requeue } from './moves.js';
+import { requeue } from './moves.js';
+import { cancelRun } from './runs.js';
 import type { QueueTx } from './queueTx.js';
 
 export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPushed' }>): void {
@@ -19,11 +21,11 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
   q.timeline(number, { kind: 'headPushed', before, after: input.sha }, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
-  if (pr.state === 'NOT_READY') return;
-  if (pr.state === 'TESTING' && pr.runId !== null && q.run(pr.runId)?.status === 'in_progress') cancelRun(q, pr.runId, reason, 'requeue');
-  else if (pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') requeue(q, number, reason);
+  if (hasPullRequestTag(pr.state, 'notReady')) return;
+  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId)) cancelRun(q, pr.runId, reason, 'requeue');
+  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, number, reason);
   // A bisection tested its old head: the new one goes back to the main line, in its place.
-  if (record.group !== null) Object.assign(q.markPr(number), { group: null, bisectionId: null });
+  if (record.group !== null) q.sendPr(number, { type: 'LEAVE_GROUP' });
   invalidateOnTop(q, number, reason);
   if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) unready(q, number, `waiting for impacted targets for ${input.sha} (setImpactedTargets)`);
 }
@@ -32,11 +34,11 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
 function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
   for (const runId of [...q.runtime.activeRuns]) {
     const run = q.run(runId);
-    if (run?.status === 'in_progress' && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
+    if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
   }
   for (const other of [...q.runtime.lineup]) {
     const pr = q.requirePr(other);
-    if ((pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') && !pr.mergeRequested && pr.testedBase?.includes(number) === true) {
+    if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested && pr.testedBase?.includes(number) === true) {
       requeue(q, other, reason);
     }
   }
@@ -51,7 +53,7 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
 export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
   const facts = input.facts;
-  if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || pr.state === 'NOT_READY' || pr.mergeRequested) return;
+  if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || hasPullRequestTag(pr.state, 'notReady') || pr.mergeRequested) return;
   if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
   if (facts !== null) Object.assign(q.markPr(input.number), { title: facts.title, author: facts.author, upToDate: facts.upToDate });
   const baseMatches = facts !== null && facts.baseBranch === q.queue.branch;
@@ -65,17 +67,16 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
   const record = q.markPr(input.number);
   record.baseBranch = facts?.baseBranch ?? record.baseBranch;
   record.readiness = { ...record.readiness, doesBaseBranchMatch: facts === null || baseMatches, gitHubMergeability: 'not_mergeable' };
-  if (pr.state === 'TESTING' && pr.runId !== null && q.run(pr.runId)?.status === 'in_progress') cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
-  else if (pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') requeue(q, input.number, `not ready: ${why}`);
+  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId)) cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
+  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, input.number, `not ready: ${why}`);
   invalidateOnTop(q, input.number, `#${input.number} is not ready: ${why}`);
   unready(q, input.number, `not ready: ${why}`);
 }
 
 /** A PENDING PR of the line-up goes back to waiting (NOT_READY). */
 function unready(q: QueueTx, number: number, reason: string): void {
-  if (q.requirePr(number).state !== 'PENDING') return;
-  const record = q.sendPr(number, { type: 'UNREADY', reason });
-  if (record.group !== null) Object.assign(record, { group: null, bisectionId: null });
+  if (!hasPullRequestTag(q.requirePr(number).state, 'waiting')) return;
+  q.sendPr(number, { type: 'UNREADY', reason });
   q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
   if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
   q.touchQueue();

@@ -4,10 +4,13 @@
  * transaction.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueInput } from '../model/events.js';
 import { commentText } from '../model/texts.js';
 import type { TargetState } from '../providers/types.js';
-import { cancelPr, cancelRun, completeMerge, kick, requeue } from './moves.js';
+import { completeMerge } from './merging.js';
+import { cancelPr, kick, requeue } from './moves.js';
+import { cancelRun } from './runs.js';
 import type { QueueTx } from './queueTx.js';
 
 /** How many refusals of its merge (with the target where expected) send a PR back to testing before it leaves. */
@@ -18,14 +21,14 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
   if (run === undefined) return;
   const result = input.result;
   if (!result.ok) {
-    if (run.status !== 'in_progress') return;
+    if (!hasTestRunTag(run.status, 'inProgress')) return;
     const reason = `the test branch could not be built: ${result.reason}`;
     if (result.gaveUp === true) return cancelRun(q, input.runId, reason, 'cancel');
     if (result.target !== undefined) return targetMoved(q, result.target, reason);
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
     const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
-    if (culprit !== undefined && culpritPr?.state === 'TESTING' && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
+    if (culprit !== undefined && culpritPr !== undefined && hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
       q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason });
       kick(q, culprit);
       cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
@@ -37,8 +40,8 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     // conflicts; rebuilding this run first would only meet the same conflict again.
     if (culprit !== undefined && culpritPr !== undefined && run.basePrs.includes(culprit) && isEnqueued(culpritPr.state) && !culpritPr.mergeRequested) {
       const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
-      if (culpritPr.state === 'TESTING' && culpritPr.runId !== null) cancelRun(q, culpritPr.runId, why, 'requeue');
-      else if (culpritPr.state !== 'PENDING') requeue(q, culprit, why);
+      if (hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId !== null) cancelRun(q, culpritPr.runId, why, 'requeue');
+      else if (!hasPullRequestTag(culpritPr.state, 'waiting')) requeue(q, culprit, why);
     }
     return;
   }
@@ -46,7 +49,7 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
   record.testBranch = result.branch;
   record.testBranchSha = result.sha;
   q.tx.put('runsBySha', [q.queue.org, result.sha.toLowerCase()], [q.queue.id, input.runId]);
-  if (record.status === 'in_progress') {
+  if (hasTestRunTag(record.status, 'inProgress')) {
     q.effect({
       kind: 'startCi',
       run: {
@@ -71,9 +74,7 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
     if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
     return;
   }
-  const record = q.markPr(input.number);
-  record.mergeRequested = false;
-  record.mergedBy = null;
+  const record = q.sendPr(input.number, { type: 'MERGE_REFUSED' });
   record.upToDate = false;
   const reason = `the git host refused the merge: ${input.result.reason}`;
   // A refusal with the target where it was expected (protection, the host's own checks) may come back every time:
@@ -83,7 +84,7 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
     if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: commentText({ kind: 'removed', reason: why }) });
     return cancelPr(q, input.number, why);
   }
-  if (record.state === 'PENDING') q.timeline(input.number, { kind: 'mergeFailed', reason });
+  if (hasPullRequestTag(record.state, 'waiting')) q.timeline(input.number, { kind: 'mergeFailed', reason });
   else if (input.result.target === undefined) requeue(q, input.number, reason);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
 }
@@ -94,7 +95,7 @@ function holdsNoResult(q: QueueTx): boolean {
     q.runtime.activeRuns.length === 0 &&
     q.runtime.lineup.every((number) => {
       const pr = q.requirePr(number);
-      return pr.state === 'PENDING' && !pr.mergeRequested;
+      return hasPullRequestTag(pr.state, 'waiting') && !pr.mergeRequested;
     })
   );
 }
@@ -144,10 +145,10 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {
-    if (q.run(runId)?.status === 'in_progress') cancelRun(q, runId, why, 'requeue');
+    if (q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
   }
   for (const number of [...q.runtime.lineup]) {
     const pr = q.requirePr(number);
-    if ((pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE') && !pr.mergeRequested) requeue(q, number, why);
+    if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested) requeue(q, number, why);
   }
 }

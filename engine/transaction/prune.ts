@@ -11,6 +11,7 @@ import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { ReadTx } from '../store/store.js';
 import type { QueueTx } from './queueTx.js';
+import { hasTestRunTag } from '../../machines/index.js';
 
 type PruneInput = Extract<QueueInput, { type: 'prune' }>;
 
@@ -62,7 +63,7 @@ export function prune(q: QueueTx, input: PruneInput): void {
   for (const runId of input.runs) {
     if (active.has(runId)) continue;
     const run = tx.get('testRuns', [id, runId]);
-    if (run === undefined || run.status === 'in_progress' || run.endedAt === null || !(run.endedAt < input.before)) continue;
+    if (run === undefined || hasTestRunTag(run.status, 'inProgress') || run.endedAt === null || !(run.endedAt < input.before)) continue;
     tx.remove('testRuns', [id, runId]);
     tx.remove('actors', [id, 'run', runId]);
     if (run.testBranchSha !== '') {

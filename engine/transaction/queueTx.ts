@@ -8,9 +8,9 @@
  * what it changes: an actor is copied the first time the transaction changes it (markPr, sendPr, markRun,
  * sendRun), so that the working set is untouched until the store has committed (`absorbInto`).
  */
-import type { PullRequestContext, QueueContext, TestRunContext } from '../../machines/index.js';
+import type { PullRequestContext, PullRequestMerge, QueueContext, TestRunContext } from '../../machines/index.js';
 import type { PullRequestState, QueueState, TestRunStatus } from '../../machines/vocabulary.js';
-import { fromStored, initial, step, toStored, type Snapshot } from '../runtime/actorStore.js';
+import { fromStored, initial, step, toStored, type Snapshot, type StoredRecordFacts } from '../runtime/actorStore.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
@@ -148,13 +148,30 @@ export class QueueTx {
     actor.record.state = actor.snapshot.value as PullRequestState;
     actor.record.runId = context.runId;
     actor.record.reason = context.reason;
+    // The merge under way is the machine's; the record shows it (and, once merged, how).
+    actor.record.mergeRequested = context.merge !== undefined && actor.snapshot.status === 'active';
+    actor.record.mergedBy = context.merge?.by ?? null;
     if (actor.snapshot.value !== before) {
       if (!this.statesBefore.has(number)) this.statesBefore.set(number, before as PullRequestState);
       actor.record.stateChangedAt = this.isoNow;
+      // Metrics count the move in the queue type the entry was in: a move that leaves its group is a bisection's.
       this.metrics.prMoved(actor.record, before as PullRequestState, event);
     }
+    actor.record.bisectionId = context.bisection?.id ?? null;
+    actor.record.group = context.bisection?.group ?? null;
     this.dirtyPrs.add(number);
     return actor.record;
+  }
+
+  /** Whether the PR's machine takes `event` now, its guards asked (false once it left the queue). */
+  canPr(number: number, event: PullRequestEvent): boolean {
+    const snapshot = this.prActor(number)?.snapshot;
+    return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
+  }
+
+  /** The merge under way (or, once merged, done) for the PR, as its machine holds it. */
+  prMerge(number: number): PullRequestMerge | undefined {
+    return (this.prActor(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
   }
 
   markPr(number: number): PullRequestRecord {
@@ -181,6 +198,11 @@ export class QueueTx {
     const record = this.run(id);
     if (record === undefined) throw new Error(`run ${id} of queue ${this.queue.id} has no record`);
     return record;
+  }
+
+  /** Whether the run exists and its machine is still in progress. */
+  runInProgress(id: string): boolean {
+    return this.runActor(id)?.snapshot.status === 'active';
   }
 
   runContext(id: string): TestRunContext {
@@ -334,7 +356,7 @@ export class QueueTx {
     const record = this.tx.get(collection, [this.queue.id, id]);
     const stored = this.tx.get('actors', [this.queue.id, kind, id]);
     if (record === undefined || stored === undefined) return undefined;
-    const actor = { record, snapshot: fromStored(machine, stored) };
+    const actor = { record, snapshot: fromStored(machine, stored, record as StoredRecordFacts) };
     owned.set(id, actor);
     return actor;
   }

@@ -2,7 +2,10 @@
 import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
-import { bisect, cancelRun, failAtOnce, kick, modeApplied, requestMerge, requeue, retest, split, startRun } from './moves.js';
+import { bisect, failAtOnce, retest, split } from './bisection.js';
+import { requestMerge } from './merging.js';
+import { kick, modeApplied, requeue } from './moves.js';
+import { cancelRun, startRun } from './runs.js';
 import type { QueueTx } from './queueTx.js';
 import { isolate } from './speculate.js';
 

@@ -1,6 +1,6 @@
 /** Speculation by likelihood, applied (engine/planner/speculation.ts decides). */
 import { newBisection } from '../planner/bisection.js';
-import { split } from './moves.js';
+import { split } from './bisection.js';
 import type { QueueTx } from './queueTx.js';
 
 /**

@@ -24,6 +24,15 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'MERGE', direct: true },
     { type: 'MERGE', vouchedBy: 'run-2' },
     { type: 'MERGE', direct: false, vouchedBy: 'run-2' },
+    // mayMerge, mayMergeDirect and mayMergeVouched: a merge asked as passed, direct or vouched for; isMerging and
+    // notMerging: MERGE_REFUSED, CANCEL and RESTART with a merge under way and without.
+    { type: 'REQUEST_MERGE' },
+    { type: 'REQUEST_MERGE', direct: true },
+    { type: 'REQUEST_MERGE', vouchedBy: 'run-2' },
+    { type: 'MERGE_REFUSED' },
+    { type: 'RESTART' },
+    { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1' },
+    { type: 'LEAVE_GROUP' },
     { type: 'KICK', reason: 'failed' },
     { type: 'CANCEL', reason: 'closed' },
   ],

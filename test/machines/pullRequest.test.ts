@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, transition } from 'xstate';
-import { pullRequestMachine, type PullRequestEvent } from '../../machines/index.js';
+import { hasPullRequestTag, pullRequestMachine, type PullRequestEvent, type PullRequestTag } from '../../machines/index.js';
+import { isEnqueued, PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
 import { routeTo, run } from './graph.js';
 import { pullRequestModel } from './models.js';
 
@@ -78,6 +79,85 @@ describe('pullRequest machine', () => {
       expect(snapshot.can({ type: 'CANCEL', reason: 'too late' })).toBe(false);
       const [next] = transition(pullRequestMachine, snapshot, { type: 'CANCEL', reason: 'too late' });
       expect(next.value).toBe(state);
+    });
+  });
+
+  describe('a merge under way', () => {
+    const merging = (state: string, request: PullRequestEvent = { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }) => at(state, request);
+
+    it('is asked where MERGE may complete it, and records how', () => {
+      expect(at('TESTS_PASSED', { type: 'REQUEST_MERGE' }).context.merge).toEqual({ by: null });
+      expect(at('PENDING', { type: 'REQUEST_MERGE', direct: true }).context.merge).toEqual({ by: 'direct' });
+      for (const state of ['PENDING', 'TESTING', 'PENDING_FAILURE']) {
+        expect(at(state, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' })).toMatchObject({ value: state, context: { merge: { by: 'run-9' } } });
+        expect(at(state, { type: 'REQUEST_MERGE' }).context.merge).toBeUndefined();
+      }
+      expect(at('TESTING', { type: 'REQUEST_MERGE', direct: true }).context.merge).toBeUndefined();
+      expect(at('NOT_READY').can({ type: 'REQUEST_MERGE', direct: true })).toBe(false);
+    });
+
+    it.each(['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'])('forbids CANCEL, RESTART and a second merge in %s', (state) => {
+      const snapshot = merging(state, state === 'TESTS_PASSED' ? { type: 'REQUEST_MERGE' } : undefined);
+      expect(snapshot.context.merge).toBeDefined();
+      expect(snapshot.can({ type: 'CANCEL', reason: 'closed' })).toBe(false);
+      expect(snapshot.can({ type: 'RESTART' })).toBe(false);
+      expect(snapshot.can({ type: 'REQUEST_MERGE', vouchedBy: 'run-8' })).toBe(false);
+      expect(at(state).can({ type: 'CANCEL', reason: 'closed' })).toBe(true);
+      expect(at(state).can({ type: 'RESTART' })).toBe(true);
+    });
+
+    it('goes on while its run ends, and is forgotten when refused', () => {
+      const passed = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTING'), { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }, { type: 'PASS' }]);
+      expect(passed).toMatchObject({ value: 'TESTS_PASSED', context: { merge: { by: 'run-9' } } });
+      const requeued = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTING'), { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }, { type: 'REQUEUE', reason: 'run timed out' }]);
+      expect(requeued).toMatchObject({ value: 'PENDING', context: { merge: { by: 'run-9' } } });
+      const refused = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTS_PASSED'), { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED' }]);
+      expect(refused.value).toBe('TESTS_PASSED');
+      expect(refused.context.merge).toBeUndefined();
+      expect(refused.can({ type: 'CANCEL', reason: 'closed' })).toBe(true);
+      expect(at('TESTS_PASSED').can({ type: 'MERGE_REFUSED' })).toBe(false);
+    });
+
+    it('is kept once merged, as how it merged', () => {
+      const merged = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), { type: 'REQUEST_MERGE', direct: true }, { type: 'MERGE', direct: true }]);
+      expect(merged).toMatchObject({ value: 'MERGED', status: 'done', context: { merge: { by: 'direct' } } });
+    });
+  });
+
+  describe('a bisection group', () => {
+    const join = { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1' } as const;
+
+    it('is joined while waiting, kept while tested, left back on the main line', () => {
+      expect(at('PENDING', join).context.bisection).toEqual({ id: 'b0', group: 'g1' });
+      for (const state of ['NOT_READY', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']) expect(at(state).can(join)).toBe(false);
+      const tested = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }]);
+      expect(tested).toMatchObject({ value: 'TESTS_PASSED', context: { bisection: { id: 'b0', group: 'g1' } } });
+      const [rescued] = [run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }, { type: 'LEAVE_GROUP' }])];
+      expect(rescued.value).toBe('TESTS_PASSED');
+      expect(rescued.context.bisection).toBeUndefined();
+    });
+
+    it('is left with the queue: UNREADY, CANCEL, KICK and MERGE leave it', () => {
+      const grouped = [...routeTo(pullRequestModel, input, 'PENDING'), join];
+      expect(run(pullRequestMachine, input, [...grouped, { type: 'UNREADY', reason: 'draft' }]).context.bisection).toBeUndefined();
+      expect(run(pullRequestMachine, input, [...grouped, { type: 'CANCEL', reason: 'closed' }]).context.bisection).toBeUndefined();
+      const failed = [...grouped, { type: 'START_TEST', runId: 'run-3' }, { type: 'FAIL', runId: 'run-3', reason: 'ci' }] as PullRequestEvent[];
+      expect(run(pullRequestMachine, input, failed).context.bisection).toEqual({ id: 'b0', group: 'g1' });
+      expect(run(pullRequestMachine, input, [...failed, { type: 'KICK', reason: 'culprit' }]).context.bisection).toBeUndefined();
+      expect(run(pullRequestMachine, input, [...failed, { type: 'MERGE', vouchedBy: 'run-4' }]).context.bisection).toBeUndefined();
+    });
+  });
+
+  describe('tags', () => {
+    it('say what each state means', () => {
+      const tagged = (tag: PullRequestTag) => PULL_REQUEST_STATES.filter((state) => hasPullRequestTag(state, tag));
+      expect(tagged('enqueued')).toEqual(NON_FINAL);
+      expect(tagged('hasResult')).toEqual(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
+      expect(tagged('waiting')).toEqual(['PENDING']);
+      expect(tagged('failing')).toEqual(['PENDING_FAILURE']);
+      expect(tagged('merged')).toEqual(['MERGED']);
+      for (const state of PULL_REQUEST_STATES) expect(hasPullRequestTag(state, 'enqueued')).toBe(isEnqueued(state));
+      expect(at('TESTING').hasTag('testing')).toBe(true);
     });
   });
 

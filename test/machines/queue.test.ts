@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { queueMachine, type QueueEvent } from '../../machines/index.js';
-import { REQUESTABLE_QUEUE_STATES, type RequestableQueueState } from '../../machines/vocabulary.js';
+import { hasQueueTag, queueMachine, type QueueEvent, type QueueTag } from '../../machines/index.js';
+import { QUEUE_STATES, REQUESTABLE_QUEUE_STATES, type RequestableQueueState } from '../../machines/vocabulary.js';
 import { run } from './graph.js';
 
 const input = { mode: 'single' as const };
@@ -100,5 +100,16 @@ describe('queue machine', () => {
         context: { mode: 'parallel' },
       });
     });
+  });
+});
+
+describe('queue machine tags', () => {
+  it('say what each state lets the engine do', () => {
+    const tagged = (tag: QueueTag) => QUEUE_STATES.filter((state) => hasQueueTag(state, tag));
+    expect(tagged('startsWork')).toEqual(['running']);
+    expect(tagged('merges')).toEqual(['running', 'draining', 'switching_modes']);
+    expect(tagged('settles')).toEqual(['draining', 'switching_modes']);
+    expect(tagged('refusesSubmissions')).toEqual(['draining']);
+    expect(run(queueMachine, { mode: 'single' }, [{ type: 'DRAIN' }]).hasTag('refusesSubmissions')).toBe(true);
   });
 });

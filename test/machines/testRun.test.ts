@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
-import { testRunMachine, type CommitState, type TestRunEvent } from '../../machines/index.js';
+import { hasTestRunTag, testRunMachine, type CommitState, type TestRunEvent, type TestRunTag } from '../../machines/index.js';
+import { TEST_RUN_STATUSES } from '../../machines/vocabulary.js';
 import { run } from './graph.js';
 import { DEADLINE } from './models.js';
 
@@ -140,5 +141,14 @@ describe('testRun machine', () => {
     warn.mockRestore();
     expect(actor.getSnapshot().value).toBe(state);
     actor.stop();
+  });
+});
+
+describe('testRun machine tags', () => {
+  it('say whether a run is in progress, ended, and how', () => {
+    const tagged = (tag: TestRunTag) => TEST_RUN_STATUSES.filter((status) => hasTestRunTag(status, tag));
+    expect(tagged('inProgress')).toEqual(['in_progress']);
+    expect(tagged('ended')).toEqual(['succeeded', 'failed', 'cancelled']);
+    for (const verdict of ['succeeded', 'failed', 'cancelled'] as const) expect(tagged(verdict)).toEqual([verdict]);
   });
 });

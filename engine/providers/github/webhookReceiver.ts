@@ -24,6 +24,7 @@ import { isEnqueued } from '../../../machines/vocabulary.js';
 import type { GitHubApp } from './client.js';
 import { parseCommand } from './commands.js';
 import type { GitHubHost } from './githubHost.js';
+import { hasPullRequestTag } from '../../../machines/index.js';
 
 export interface Delivery {
   id: string | undefined;
@@ -176,7 +177,7 @@ export class GitHubWebhookReceiver {
 
   private recheckIfWaiting(key: QueueKey, number: number): void {
     const queued = this.enqueued(key, number);
-    if (queued !== undefined && this.engine.getSubmittedPullRequest(key, number).pr.state === 'NOT_READY') this.engine.restartTestsOnPullRequest(key, number);
+    if (queued !== undefined && hasPullRequestTag(this.engine.getSubmittedPullRequest(key, number).pr.state, 'notReady')) this.engine.restartTestsOnPullRequest(key, number);
   }
 
   /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */

@@ -1,0 +1,155 @@
+/**
+ * A test run's moves inside a queue's transaction, through the run's machine and its PRs': start one, cancel one,
+ * and conclude one that reached its verdict (or timed out), moving its PRs as the verdict says.
+ */
+import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
+import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
+import { testBranchName, type TestRunRecord } from '../model/runs.js';
+import { rescue } from './bisection.js';
+import { estimate } from './likelihood.js';
+import { cancelPr, requeue, statusCheck } from './moves.js';
+import type { QueueTx } from './queueTx.js';
+
+export function startRun(
+  q: QueueTx,
+  decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null },
+): TestRunRecord {
+  const queue = q.queue;
+  const id = `tr_${queue.id.slice(2)}_${q.runtime.counters.run++}`;
+  const required = effectiveRequiredStatuses(queue);
+  const record: TestRunRecord = {
+    id,
+    queueId: queue.id,
+    org: queue.org,
+    kind: decision.runKind,
+    prs: decision.prs,
+    basePrs: decision.basePrs,
+    mode: queue.settings.mode,
+    baseSha: q.runtime.targetHead,
+    testBranch: testBranchName(queue.branch, id),
+    testBranchSha: '',
+    requiredStatuses: required.statuses,
+    requiredStatusesSource: required.source,
+    statusChecks: [],
+    status: 'in_progress',
+    reason: null,
+    bisectionId: decision.bisectionId,
+    createdAt: q.isoNow,
+    endedAt: null,
+  };
+  const memory = decision.bisectionId === null ? undefined : q.runtime.bisections[decision.bisectionId];
+  if (memory !== undefined) record.bisectionMark = memory.merged.length;
+  const deadlineAt = q.now + queue.settings.testingTimeoutMinutes * 60_000;
+  q.createRun(record, deadlineAt);
+  q.setTimer(`run:${id}`, deadlineAt);
+  q.runtime.activeRuns.push(id);
+  const tested: number[] = [];
+  for (const number of decision.prs) {
+    const pr = q.sendPr(number, { type: 'START_TEST', runId: id });
+    pr.testedBase = [...decision.basePrs, ...tested];
+    tested.push(number);
+    const others = decision.prs.filter((n) => n !== number);
+    q.timeline(number, { kind: 'testing', runId: id, basePrs: decision.basePrs, with: others }, { runId: id });
+    statusCheck(q, number, { kind: 'testing', runId: id });
+  }
+  const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.requirePr(number).sha }));
+  q.effect({
+    kind: 'buildTestBranch',
+    request: {
+      repo: queue.repo,
+      targetBranch: queue.branch,
+      runId: id,
+      baseSha: q.runtime.targetHead,
+      pullRequests: shas,
+      mergeMethod: queue.settings.mergeMethod,
+      ...(queue.settings.createPrsForTestingBranches ? { openPullRequest: true as const } : {}),
+    },
+  });
+  return record;
+}
+
+/** What becomes of the PRs a run was testing when it ends without a verdict of its own. */
+export type Aftermath = 'requeue' | 'cancel';
+
+/** Cancels a run in progress (restart, a changed base, a PR leaving) and moves the PRs it was testing. */
+export function cancelRun(q: QueueTx, runId: string, reason: string, aftermath: Aftermath): void {
+  const testing = testingPrs(q, runId);
+  if (q.sendRun(runId, { type: 'CANCEL', reason })) runEnded(q, runId);
+  for (const number of testing) {
+    if (aftermath === 'requeue') requeue(q, number, reason);
+    else cancelPr(q, number, reason);
+  }
+}
+
+/** Whether the PR is enqueued and waits with a failure (PENDING_FAILURE). */
+function failing(q: QueueTx, number: number): boolean {
+  const pr = q.enqueuedPr(number);
+  return pr !== undefined && hasPullRequestTag(pr.state, 'failing');
+}
+
+function testingPrs(q: QueueTx, runId: string): number[] {
+  return q.requireRun(runId).prs.filter((number) => {
+    const pr = q.pr(number);
+    return pr !== undefined && hasPullRequestTag(pr.state, 'testing') && pr.runId === runId;
+  });
+}
+
+/** Bookkeeping when a run reaches a final status, whatever the status. */
+function runEnded(q: QueueTx, runId: string): void {
+  const run = q.requireRun(runId);
+  q.runtime.activeRuns = q.runtime.activeRuns.filter((id) => id !== runId);
+  q.clearTimer(`run:${runId}`);
+  q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
+  if (hasTestRunTag(run.status, 'cancelled')) return;
+  // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
+  for (const number of run.basePrs) {
+    if (!failing(q, number)) continue;
+    const record = q.markPr(number);
+    record.runsBehindEnded++;
+    if (hasTestRunTag(run.status, 'failed')) record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
+  }
+}
+
+/**
+ * A run reached its verdict (or timed out): move its PRs as the verdict says. A failure is not blamed on the PRs
+ * under test while a PR of its base had failed first (it is the likely cause): they wait and are tested again once
+ * that failure is settled. A bisection group that passed goes back to the main line.
+ */
+export function concludeRun(q: QueueTx, runId: string): void {
+  const testing = testingPrs(q, runId);
+  runEnded(q, runId);
+  const run = q.requireRun(runId);
+  if (hasTestRunTag(run.status, 'succeeded')) {
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
+    for (const number of testing) {
+      q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
+      q.timeline(number, { kind: 'passed', runId }, { runId });
+    }
+    if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
+  } else if (hasTestRunTag(run.status, 'failed')) {
+    const failedFirst = run.basePrs.find((number) => failing(q, number));
+    if (failedFirst !== undefined) {
+      const why = `run ${runId} failed with #${failedFirst} in its base, which had failed first: tested again once that failure is settled`;
+      for (const number of testing) requeue(q, number, why);
+      return;
+    }
+    // The window shrinks on a failure that costs a reset: a main-line run in progress on top of its PRs.
+    const resets = q.runtime.activeRuns.some((id) => {
+      const other = q.requireRun(id);
+      return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
+    });
+    if (run.kind === 'main' && resets) adaptWindow(q.queue.settings, q.runtime, false);
+    const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
+    for (const number of testing) fail(q, number, runId, reason);
+  } else {
+    for (const number of testing) cancelPr(q, number, run.reason ?? 'the run was cancelled');
+  }
+}
+
+export function fail(q: QueueTx, number: number, runId: string | null, reason: string): void {
+  const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
+  pr.runsBehindEnded = 0;
+  pr.runsBehindFailed = 0;
+  pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
+  q.timeline(number, { kind: 'pendingFailure', reason, estimate: estimate(q, number) }, runId === null ? {} : { runId });
+}
