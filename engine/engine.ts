@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { CommitState } from '../machines/testRun.js';
 import { isoAt, type Clock } from './runtime/clock.js';
 import type { Effect } from './model/effects.js';
+import type { FailurePredictor } from './model/likelihood.js';
 import { conflict, EngineError, notFound } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
 import { handle } from './transaction/handlers.js';
@@ -57,6 +58,8 @@ export interface EngineOptions {
   holdEffects?: boolean;
   /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
   ownership?: QueueOwnership;
+  /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihood.ts). */
+  predictor?: FailurePredictor;
 }
 
 export interface SubmitOptions {
@@ -129,6 +132,7 @@ export class Engine {
   private readonly onError: (message: string, error: unknown) => void;
   private readonly holdEffects: boolean;
   private readonly ownership: QueueOwnership;
+  private readonly predictor: FailurePredictor | undefined;
   private alive = true;
   private started = false;
   private readonly outbox: OutboxRunner;
@@ -147,6 +151,7 @@ export class Engine {
     this.onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
     this.holdEffects = options.holdEffects ?? false;
     this.ownership = options.ownership ?? SOLE_OWNER;
+    this.predictor = options.predictor;
     this.outbox = new OutboxRunner({
       store,
       scheduler: this.scheduler,
@@ -617,6 +622,7 @@ export class Engine {
       const queue = open !== undefined ? open(tx, now) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
       if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
+      q.predictor = this.predictor;
       handle(q, input);
       reconcile(q);
       q.commit(input);

@@ -7,7 +7,10 @@ export function estimate(q: QueueTx, number: number): string {
   const model = (q.runtime.likelihood ??= newLikelihoodModel());
   const record = q.markPr(number);
   record.likelihood = predict(model, featuresOf(model, record));
-  return explain(record.likelihood, model);
+  const given = q.predictor?.(record);
+  if (given === undefined) return explain(record.likelihood, model);
+  record.likelihood = { ...record.likelihood, p: given };
+  return `failure likelihood ${(given * 100).toFixed(1)}% given by the engine's predictor`;
 }
 
 /** A PR resolved (merged, or kicked): the model learns from what its estimate rested on. */
