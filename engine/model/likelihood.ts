@@ -79,7 +79,7 @@ function weightsOf(model: LikelihoodModel): number[] {
 
 export function newLikelihoodModel(): LikelihoodModel {
   // The author's rate is already in log-odds over the queue's: a weight of 1 takes it as it is, until trained.
-  // A test failing on the PR's own commit, flakes aside, is taken to double its odds until trained.
+  // One test failing on the PR's own commit, flakes aside, multiplies its odds by e until trained.
   return { weights: [...PRIOR_WEIGHTS], trained: 0, authors: {}, queue: [0, 0] };
 }
 
