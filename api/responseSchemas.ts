@@ -112,7 +112,7 @@ export const SubmittedPullRequestBody = z.object({
   mergedSha: z.string().optional(),
   /** Its failure likelihood (0..1) and the features it rests on, once it was ready. */
   failureLikelihood: z
-    .object({ probability: z.number().min(0).max(1), features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number() }) })
+    .object({ probability: z.number().min(0).max(1), features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number(), headFailures: z.number().optional() }) })
     .optional(),
   timeline: z.array(TimelineEntryBody).optional(),
 });

@@ -64,6 +64,7 @@ export class Engine {
       onError: options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error)),
       holdEffects: options.holdEffects ?? false,
       ownership: this.ownership,
+      predictor: options.predictor,
     });
     checkStoreFormat(store);
   }

@@ -1,4 +1,5 @@
 /** The types of the engine's façade (engine.ts): how callers name a queue and what they pass and get back. */
+import type { FailurePredictor } from './model/likelihood.js';
 import type { CommitState } from '../machines/testRun.js';
 import type { RepoRef } from './model/queues.js';
 import type { TestRunRecord } from './model/runs.js';
@@ -33,6 +34,8 @@ export interface EngineOptions {
   holdEffects?: boolean;
   /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
   ownership?: QueueOwnership;
+  /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihood.ts). */
+  predictor?: FailurePredictor;
 }
 
 export interface SubmitOptions {

@@ -25,3 +25,20 @@ export class FeatureDrawer {
     return { author: `dev${author}`, changedLines: Math.max(1, Math.round(median * Math.exp(normal))) };
   }
 }
+
+/**
+ * The best estimate any model can make from the drawn features (Bayes' rule on how they are drawn, knowing the
+ * breakage rate): the benchmarks' bound on what the engine's likelihood model could learn.
+ */
+export function bayesLikelihood(features: NonNullable<Scenario['predictiveFeatures']>, brokenRate: number, pr: { author?: string; changedLines?: number }): number {
+  const { authors, riskyAuthors, riskyShare, sizeFactor } = features;
+  const index = Number((pr.author ?? '').replace(/^dev/, ''));
+  const risky = Number.isInteger(index) && index < riskyAuthors;
+  const authorRatio = ((risky ? riskyShare / riskyAuthors : 0) + (1 - riskyShare) / authors) / (1 / authors);
+  const x = Math.log(pr.changedLines ?? MEDIAN_LINES);
+  const good = Math.log(MEDIAN_LINES);
+  const broken = good + Math.log(sizeFactor);
+  const sizeRatio = Math.exp(((x - good) ** 2 - (x - broken) ** 2) / 2);
+  const odds = (brokenRate / (1 - brokenRate)) * authorRatio * sizeRatio;
+  return odds / (1 + odds);
+}

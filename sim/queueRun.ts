@@ -6,6 +6,7 @@
  * simulation stops there, and every PR it has not resolved by then is unfinished. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
  */
 import { Engine, type QueueKey } from '../engine/engine.js';
+import type { FailurePredictor } from '../engine/model/likelihood.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { SimGitHost } from '../engine/providers/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
@@ -78,6 +79,8 @@ export interface QueueRunOptions {
   record?: boolean;
   /** Label of the log's source. */
   label?: string;
+  /** Benchmarks: a failure predictor that replaces the engine's likelihood model, given each PR's arrival. */
+  predictor?: (arrival: Arrival) => number;
   /** Called now and then with the virtual time reached (ms since SIM_START). */
   onProgress?: (at: number) => void;
 }
@@ -107,6 +110,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     gitHost,
     ci,
     onError: (message, error) => failures.push(`${message}: ${error instanceof Error ? error.message : String(error)}`),
+    ...(options.predictor === undefined ? {} : { predictor: predictorOf(options.predictor, byNumber) }),
   });
   const key = SIM_KEY;
   let queueId = '';
@@ -177,6 +181,13 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   if (options.record === true) outcome.log = eventLogOf(store, queueId, options.label ?? `sim: ${scenario.name}`);
   options.onProgress?.(endAt - SIM_START);
   return outcome;
+}
+
+function predictorOf(predictor: (arrival: Arrival) => number, byNumber: ReadonlyMap<number, Arrival>): FailurePredictor {
+  return (pr) => {
+    const arrival = byNumber.get(pr.number);
+    return arrival === undefined ? undefined : predictor(arrival);
+  };
 }
 
 function collect(store: Store, queueId: string, arrivals: readonly Arrival[], endAt: number, events: number, saturated: boolean): QueueOutcome {

@@ -4,6 +4,7 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import type { BisectionMemory } from '../planner/bisection.js';
+import { countVerdict, nextWindow, type VerdictCounts } from '../planner/window.js';
 import type { LikelihoodModel } from './likelihood.js';
 
 export interface RepoRef {
@@ -69,7 +70,8 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   mergeMethod: MergeMethod;
   /**
    * Adaptive window (as Zuul's): the main-line runs in flight grow by one on each passing run and halve on each
-   * failure, between `adaptiveWindowFloor` and `concurrency`. Absent (queues stored before it existed) is off.
+   * failure, between `adaptiveWindowFloor` and `concurrency`, but not below the depth the queue's failure rate makes
+   * useful (engine/planner/window.ts). Absent (queues stored before it existed) is off.
    */
   adaptiveWindow?: boolean;
   /** The least the adaptive window shrinks to (at least 1, at most `concurrency`); absent is 1. */
@@ -156,6 +158,8 @@ export interface QueueRuntime {
   speculated?: number;
   /** The adaptive window (see QueueSettings.adaptiveWindow) as the main line's runs left it; absent is `concurrency`. */
   window?: number;
+  /** With the adaptive window: its main-line verdicts and failures (decayed), for the failure rate it sizes itself by. */
+  windowVerdicts?: VerdictCounts;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
   tidied?: number;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
@@ -206,12 +210,17 @@ export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime
   return Math.max(adaptiveWindowFloorOf(settings), Math.min(runtime.window ?? settings.concurrency, settings.concurrency));
 }
 
-/** The adaptive window after a main-line run's verdict: one more on a pass, half (rounded down) on a failure. */
-export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean): void {
+/**
+ * The adaptive window after a main-line run's verdict (engine/planner/window.ts): one more on a pass; on a failure
+ * that resets the runs behind it (`resets`), half, but not below the depth the queue's failure rate makes useful.
+ * Every verdict counts toward that rate.
+ */
+export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean, resets = true): void {
   if (settings.adaptiveWindow !== true) return;
-  const now = mainWindowOf(settings, runtime);
-  const next = passed ? now + 1 : Math.floor(now / 2);
-  runtime.window = Math.max(adaptiveWindowFloorOf(settings), Math.min(next, settings.concurrency));
+  const bounds = { floor: adaptiveWindowFloorOf(settings), concurrency: settings.concurrency };
+  const next = nextWindow(mainWindowOf(settings, runtime), bounds, passed, resets, runtime.windowVerdicts);
+  if (passed || resets) runtime.window = next;
+  runtime.windowVerdicts = countVerdict(runtime.windowVerdicts, passed);
 }
 
 export const DEFAULT_SPECULATION_RUNS_PERCENT = 10;

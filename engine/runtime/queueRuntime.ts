@@ -4,6 +4,7 @@
  * and puts side effects in an outbox. After commit, timers are armed and effects run at the edge (git host, CI);
  * their results come back as inputs. `restore` rebuilds all of it from the store (a start, or queues taken over).
  */
+import type { FailurePredictor } from '../model/likelihood.js';
 import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
 import { EngineError, notFound } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
@@ -30,6 +31,8 @@ export interface QueueRuntimeDeps {
   onError: (message: string, error: unknown) => void;
   holdEffects: boolean;
   ownership: QueueOwnership;
+  /** Benchmarks only: a failure predictor that replaces the likelihood model. */
+  predictor: FailurePredictor | undefined;
 }
 
 export class QueueRuntime {
@@ -207,6 +210,7 @@ export class QueueRuntime {
       const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
       if (queue === undefined) throw notFound(key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
+      q.predictor = this.deps.predictor;
       handle(q, input);
       reconcile(q);
       q.commit(input);

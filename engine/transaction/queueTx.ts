@@ -13,6 +13,7 @@ import type { PullRequestState, QueueState, TestRunStatus } from '../../machines
 import { fromStored, initial, step, toStored, type Snapshot, type StoredRecordFacts } from '../runtime/actorStore.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
+import type { FailurePredictor } from '../model/likelihood.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../../machines/index.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
@@ -47,6 +48,8 @@ export class QueueTx {
   readonly isoNow: string;
   /** The state each PR was in before this transaction first moved it (null: it entered the queue in it). */
   private readonly statesBefore = new Map<number, PullRequestState | null>();
+  /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
+  predictor: FailurePredictor | undefined;
   /** What metrics need of this transaction, written with it. */
   private readonly metrics: MetricsRecorder;
 

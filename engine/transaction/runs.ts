@@ -138,7 +138,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
       const other = q.requireRun(id);
       return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
     });
-    if (run.kind === 'main' && resets) adaptWindow(q.queue.settings, q.runtime, false);
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, false, resets);
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {

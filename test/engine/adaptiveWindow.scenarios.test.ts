@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { adaptWindow, mainWindowOf, newRuntime, DEFAULT_SETTINGS } from '../../engine/model/queues.js';
 import { plan } from '../../engine/planner/planner.js';
+import { EVIDENCE } from '../../engine/planner/window.js';
 import { QueueHarness } from './queueHarness.js';
 
 const mains = (h: QueueHarness) => h.activeRuns().filter((run) => run.kind === 'main').length;
@@ -66,6 +67,19 @@ describe('adaptive window', () => {
     await h.submit(4, 5, 6, 7);
     expect(h.states(3)).toEqual(['FAILED']);
     expect(mains(h)).toBe(3);
+  });
+
+  test('once the queue has a history of few failures, a failure that resets runs keeps every run that is still useful', async () => {
+    const h = new QueueHarness();
+    await h.create({ concurrency: 4, adaptiveWindow: true });
+    const numbers = Array.from({ length: EVIDENCE + 8 }, (_, k) => k + 1);
+    await h.submit(...numbers);
+    for (const number of numbers.slice(0, EVIDENCE)) await h.pass(number);
+    expect(mains(h)).toBe(4);
+    // One failure in EVIDENCE + 1 verdicts: a window of 4 is far shallower than the useful depth; it does not halve.
+    await h.fail(EVIDENCE + 1);
+    expect(h.states(EVIDENCE + 1)).toEqual(['FAILED']);
+    expect(mains(h)).toBe(4);
   });
 
   test('without it, the same failure restarts the whole window', async () => {

@@ -124,6 +124,15 @@ describe('speculation by likelihood', () => {
     expect(plan(input(lineup(), { concurrency: 4 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
   });
 
+  test('a PR likelier to fail than the queue\'s average is isolated once the PRs behind it make it worth a run; a PR less likely is not', () => {
+    const deep = (p: number) => [pr(1, { likelihood: p }), ...Array.from({ length: 19 }, (_, k) => pr(k + 2, { likelihood: 0.01 }))];
+    // p = 0.06 with 19 PRs behind: 0.06 · 19 > 0.94, and 0.06 is above the failure share of 0.05.
+    expect(plan(input(deep(0.06), { ...mode, concurrency: 20 }, { speculation })).decisions).toEqual([{ kind: 'isolate', pr: 1, likelihood: 0.06, behind: 19 }]);
+    expect(plan(input(deep(0.04), { ...mode, concurrency: 20 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+    // The same PR with 4 behind it: 0.06 · 4 < 0.94.
+    expect(plan(input(deep(0.06).slice(0, 5), { ...mode, concurrency: 20 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+  });
+
   test('an isolated PR is left out of the bases of the PRs behind it, and tested alone on the target branch', () => {
     const isolated = [pr(1), pr(2, { group: 'g0', bisectionId: 's0', speculated: true }), pr(3)];
     expect(starts(plan(input(isolated, mode, { bisections: { s0: newBisection() } })).decisions)).toEqual([

@@ -22,6 +22,18 @@ describe('failure likelihood', () => {
     expect(predict(model, featuresOf(model, { author: 'careful1', changedLines: 50, failedAttempts: 0 })).features.failedAttempts).toBe(0);
   });
 
+  test('it learns from a short history: after 80 PRs, 8 of them big and kicked, a big PR is likely to fail and a small one not', () => {
+    const model = newLikelihoodModel();
+    for (let k = 0; k < 80; k++) {
+      const kicked = k % 10 === 3;
+      const author = `dev${k % 5}`;
+      train(model, author, predict(model, featuresOf(model, { author, changedLines: kicked ? 2000 : 40 + (k % 7) * 10 })), kicked);
+    }
+    expect(predict(model, featuresOf(model, { author: 'dev1', changedLines: 2000 })).p).toBeGreaterThan(0.5);
+    expect(predict(model, featuresOf(model, { author: 'dev1', changedLines: 50 })).p).toBeLessThan(0.02);
+    expect(model.trained).toBe(80);
+  });
+
   test('on a simulated queue with predictive features, broken PRs get a higher likelihood than good ones', async () => {
     const scenario = parseScenario({
       name: 'features',
