@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CommitState } from '../machines/testRun.js';
-import { isoAt, type Clock } from './runtime/clock.js';
+import type { Clock } from './runtime/clock.js';
 import type { Effect } from './model/effects.js';
 import { conflict, EngineError, notFound } from './model/errors.js';
 import type { QueueInput } from './model/events.js';

@@ -41,15 +41,6 @@ export interface UploadInput extends Omit<UploadMeta, 'reports'> {
 
 export { MAX_TEST_CASES_PER_UPLOAD } from './prepare.js';
 
-const emptyPage = {
-  totalRows: 0,
-  totalPages: 0,
-  nextPageToken: '',
-  prevPageToken: '',
-  lastPageToken: '',
-  pageIndex: 0,
-};
-
 function preparation(input: UploadInput): PrepareInput {
   return { repo: input.repo, variant: input.variant, reports: input.reports, ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }) };
 }
