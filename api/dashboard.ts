@@ -143,7 +143,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         const state = formOf(request).get('state');
         if (state === null) throw Object.assign(new Error('missing the field "state" (running, paused or draining)'), { statusCode: 400 });
-        await caller(session).updateQueue({ ...body, state } as never);
+        await caller(session).updateQueue({ ...body, state });
         return reply.redirect(queuePath(queue), 303);
       }),
     );
@@ -154,7 +154,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         try {
-          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) } as never);
+          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) });
         } catch (error) {
           const mapped = replyFor(error);
           if (mapped.status !== 400 && mapped.status !== 409) throw error;

@@ -3,6 +3,7 @@
  * through a caller, and shape the spec's body. No business logic lives here.
  */
 import helmet from '@fastify/helmet';
+import type { z } from 'zod';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
@@ -13,7 +14,7 @@ import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
-import { MAX_BODY_BYTES } from './schemas.js';
+import { MAX_BODY_BYTES, type MetricsQueryInput } from './schemas.js';
 import { openApiDocument } from './openapi.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { findMalformedText } from './wellFormed.js';
@@ -136,8 +137,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
   }
 
-  app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
-    const metrics = await callerFor(request).getMergeQueueMetrics(request.query as never);
+  // The query string as the procedure's schema takes it (which checks it); Fastify parses it into strings.
+  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(`/v1/${METRICS_PATH}`, async (request, reply) => {
+    const metrics = await callerFor(request).getMergeQueueMetrics(request.query);
     return reply.type(metrics.contentType).send(metrics.text);
   });
 
