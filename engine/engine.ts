@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { CommitState } from '../machines/testRun.js';
 import type { Clock } from './runtime/clock.js';
 import type { Effect } from './model/effects.js';
-import { conflict, EngineError, notFound } from './model/errors.js';
+import { EngineError } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
 import { handle } from './transaction/handlers.js';
 import { OutboxRunner } from './runtime/outbox.js';
@@ -264,7 +264,7 @@ export class Engine {
   /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
   createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
     return this.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => {
-      if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describe(key)} already exists`);
+      if (tx.get('queueIndex', indexKey(key)) !== undefined) throw new EngineError('queue_exists', `a queue for ${describe(key)} already exists`);
       const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
       tx.put('meta', ['queueSerial'], serial + 1);
       const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
@@ -286,7 +286,7 @@ export class Engine {
     const taken = this.store.read((tx) =>
       [...tx.scan('queues')].some(({ value }) => value.org !== key.org && sameRepo(value.repo, key.repo)),
     );
-    if (taken) throw conflict(`${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
+    if (taken) throw new EngineError('repo_of_another_org', `${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
     await this.gitHost.prepareRepository(key.repo, key.branch);
   }
 
@@ -344,7 +344,7 @@ export class Engine {
       const queue = findQueue(tx, key);
       const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
       if (enqueued > 0) {
-        throw conflict(`the queue for ${describe(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
+        throw new EngineError('queue_not_empty', `the queue for ${describe(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
       }
       for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
         if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);
@@ -427,7 +427,7 @@ export class Engine {
     return this.store.read((tx) => {
       const queue = findQueue(tx, key);
       const pr = this.currentSet(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
-      if (pr === undefined) throw notFound(`pull request #${number} was never submitted to the queue for ${describe(key)}`);
+      if (pr === undefined) throw new EngineError('pr_not_found', `pull request #${number} was never submitted to the queue for ${describe(key)}`);
       if (!includeTimeline) return { pr };
       return { pr, timeline: [...tx.scan('timeline', { prefix: [queue.id, number] })].map((entry) => entry.value) };
     });
@@ -447,7 +447,7 @@ export class Engine {
       const queue = findQueue(tx, key);
       const set = this.currentSet(queue);
       const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
-      if (run === undefined) throw notFound(`no test run ${runId} in the queue for ${describe(key)}`);
+      if (run === undefined) throw new EngineError('test_run_not_found', `no test run ${runId} in the queue for ${describe(key)}`);
       const prs = new Map(
         [...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const),
       );
@@ -500,7 +500,7 @@ export class Engine {
       const queue = ref === undefined ? undefined : tx.get('queues', [ref[0]]);
       return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
     });
-    if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
+    if (found === undefined) throw new EngineError('commit_not_tested', `no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
     this.dispatch(found.queueId, {
       type: 'status',
       runId: found.runId,
@@ -517,7 +517,7 @@ export class Engine {
    * The log's first input, `created`, is replayed with `createQueue`.
    */
   replayInput(queueId: string, input: QueueInput): void {
-    if (input.type === 'created') throw new EngineError('invalid', 'a queue is created with createQueue, not replayed into');
+    if (input.type === 'created') throw new EngineError('event_not_replayable', 'a queue is created with createQueue, not replayed into');
     this.dispatch(queueId, input);
   }
 
@@ -608,14 +608,14 @@ export class Engine {
     outboxKey?: Key,
     queueId?: string,
   ): QueueRecord {
-    if (!this.alive) throw new EngineError('conflict', 'the engine is stopped');
+    if (!this.alive) throw new EngineError('engine_stopped', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
       // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
       // read once the transaction holds the store (after its first read), so times follow the order of commits.
       let at: number | undefined;
       const now = (): number => (at ??= this.clock.now());
       const queue = open !== undefined ? open(tx, now) : key !== undefined ? findQueue(tx, key) : tx.get('queues', [queueId ?? '']);
-      if (queue === undefined) throw notFound(`queue ${queueId ?? ''} no longer exists`);
+      if (queue === undefined) throw new EngineError('queue_not_found', `queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
       handle(q, input);
       reconcile(q);
@@ -718,7 +718,7 @@ export class Engine {
 function findQueue(tx: ReadTx, key: QueueKey): QueueRecord {
   const id = tx.get('queueIndex', indexKey(key));
   const queue = id === undefined ? undefined : tx.get('queues', [id]);
-  if (queue === undefined) throw notFound(`no queue for ${describe(key)}`);
+  if (queue === undefined) throw new EngineError('queue_not_found', `no queue for ${describe(key)}`);
   return queue;
 }
 

@@ -1,7 +1,7 @@
 /** How each input changes a queue, inside its transaction, before the planner has its say. */
 import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
 import type { QueueEvent } from '../../machines/index.js';
-import { conflict, notFound } from '../model/errors.js';
+import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { becomeReady, cancelPr, cancelRun, concludeRun, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { describeVerdict, quarantineVerdict } from '../flaky/index.js';
@@ -28,7 +28,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
       return submit(q, input);
     case 'cancelled': {
       const pr = enqueued(q, input.number);
-      if (pr.mergeRequested) throw conflict(`pull request #${input.number} is being merged`);
+      if (pr.mergeRequested) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
       return cancelPr(q, input.number, 'cancelled through the API');
     }
     case 'restarted':
@@ -77,7 +77,7 @@ function configure(q: QueueTx, patch: QueuePatch): void {
 
 function enqueued(q: QueueTx, number: number): PullRequestRecord {
   const pr = q.pr(number);
-  if (pr === undefined || !isEnqueued(pr.state)) throw notFound(`pull request #${number} is not in the queue`);
+  if (pr === undefined || !isEnqueued(pr.state)) throw new EngineError('pr_not_queued', `pull request #${number} is not in the queue`);
   return pr;
 }
 
@@ -89,13 +89,13 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 }
 
 function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  if (q.queueState === 'draining') throw conflict('the queue is draining: it takes no new pull requests');
+  if (q.queueState === 'draining') throw new EngineError('queue_draining', 'the queue is draining: it takes no new pull requests');
   const existing = q.pr(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
   }
-  if (existing?.state === 'MERGED') throw conflict(`pull request #${input.number} is already merged`);
+  if (existing?.state === 'MERGED') throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
@@ -164,7 +164,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
 
 function restart(q: QueueTx, number: number): void {
   const pr = enqueued(q, number);
-  if (pr.mergeRequested) throw conflict(`pull request #${number} is being merged`);
+  if (pr.mergeRequested) throw new EngineError('pr_being_merged', `pull request #${number} is being merged`);
   const reason = 'tests restarted through the API';
   switch (pr.state) {
     case 'NOT_READY':
