@@ -30,6 +30,19 @@ test('the merge queue answers the code of each condition', async () => {
   await expectReason(await api.post('submitPullRequest', queueBody({ pr: { number: 2 } })), 'queue_draining');
 });
 
+test('a merged PR submitted again is pr_already_merged', async () => {
+  api = await makeApi();
+  expect((await api.post('createQueue', queueBody({ requiredStatuses: ['ci'] }))).statusCode).toBe(200);
+  expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }))).statusCode).toBe(200);
+  await api.engine.settle();
+  const { testRunId } = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json() as { testRunId: string };
+  const { testBranchSha } = (await api.post('getMergeQueueTestingDetails', queueBody({ testRunId }))).json() as { testBranchSha: string };
+  expect((await api.post('setCommitStatus', { repo: REPO, sha: testBranchSha, context: 'ci', state: 'success' })).statusCode).toBe(200);
+  await api.engine.settle();
+  expect((await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json()).toMatchObject({ state: 'MERGED' });
+  await expectReason(await api.post('submitPullRequest', queueBody({ pr: { number: 1 } })), 'pr_already_merged');
+});
+
 test('the HTTP layer answers the code of each condition', async () => {
   api = await makeApi();
   await expectReason(await api.post('getQueue', queueBody({ targetBranch: 7 })), 'invalid_field');
