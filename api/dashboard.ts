@@ -18,7 +18,7 @@ import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
 import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
-import { errorReply } from './errors.js';
+import { errorReply, HttpError } from './errors.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import { createCaller } from './router.js';
 
@@ -44,7 +44,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       const session = sessionOf(engine, request);
       if (session === undefined) return signinPage(reply, request.method === 'GET' ? request.url : '/');
       if (request.method === 'POST' && !sameOrigin(request)) {
-        return errorPage(reply, request, Object.assign(new Error('cross-origin post'), { statusCode: 403 }), session.org);
+        return errorPage(reply, request, new HttpError('cross_origin', 'cross-origin post'), session.org);
       }
       try {
         return await handler(request, reply, session);
@@ -73,7 +73,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
 
     scope.post('/signin', async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply(403, 'sign-in from another site refused')) }));
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', 'sign-in from another site refused')) }));
       const form = formOf(request);
       const next = safeNext(form.get('next') ?? undefined);
       const token = form.get('token') ?? '';
@@ -84,13 +84,13 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
 
     scope.post('/signout', async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply(403, 'sign-out from another site refused')) }));
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', 'sign-out from another site refused')) }));
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });
 
     scope.get('/events', async (request, reply) => {
       const session = sessionOf(engine, request);
-      if (session === undefined) return reply.code(401).send(errorReply(401, 'sign in first').body);
+      if (session === undefined) return reply.code(401).send(errorReply('unauthorized', 'sign in first').body);
       // HEAD: the page asking whether its session still stands, after its stream was refused.
       if (request.method === 'HEAD') return reply.code(204).send();
       reply.hijack();
@@ -116,7 +116,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         const params = request.params as { queueId: string; number: string };
         const queue = queueById(engine, session.org, params.queueId);
         const number = prNumber(params.number);
-        if (number === undefined) throw Object.assign(new Error(`"${params.number}" is not a pull request number (1 to 2147483647)`), { statusCode: 400 });
+        if (number === undefined) throw new HttpError('invalid_field', `"${params.number}" is not a pull request number (1 to 2147483647)`);
         return show(reply, session, { title: `Pull request #${number}`, live: queue.id, body: prBody(engine, queue, number) });
       }),
     );
@@ -142,8 +142,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         const state = formOf(request).get('state');
-        if (state === null) throw Object.assign(new Error('missing the field "state" (running, paused or draining)'), { statusCode: 400 });
-        await caller(session).updateQueue({ ...body, state } as never);
+        if (state === null) throw new HttpError('invalid_field', 'missing the field "state" (running, paused or draining)');
+        await caller(session).updateQueue({ ...body, state });
         return reply.redirect(queuePath(queue), 303);
       }),
     );
@@ -154,7 +154,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         try {
-          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) } as never);
+          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) });
         } catch (error) {
           const mapped = replyFor(error);
           if (mapped.status !== 400 && mapped.status !== 409) throw error;

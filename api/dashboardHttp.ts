@@ -3,14 +3,13 @@
  * reading a posted form. Errors are pages here (the API answers JSON): each with the status the API would give.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError } from '../engine/model/errors.js';
 import { scopeAllows, scopeOf, type TokenScope } from '../engine/tokens.js';
 import type { Engine } from '../engine/engine.js';
 import { html, type Html } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { cookieValue, readSession, SESSION_COOKIE, type Session } from '../web/session.js';
 import { signinBody } from '../web/signinPage.js';
-import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
+import { HttpError, toErrorReply, type ErrorReply } from './errors.js';
 
 const CSP = [
   "default-src 'self'",
@@ -47,12 +46,8 @@ export function signinPage(reply: FastifyReply, next: string, message?: string, 
   return sendPage(reply, status, page({ title: 'Sign in', body: signinBody(message, next) }));
 }
 
-/** An engine error (not found, conflict, invalid) or a validation error as the status and message the API gives. */
+/** An engine error, an HTTP error or a validation error as the status and message the API gives. */
 export function replyFor(error: unknown): ErrorReply & { unexpected: boolean } {
-  if (error instanceof EngineError) {
-    const status = { not_found: 404, conflict: 409, invalid: 400, not_implemented: 501 }[error.kind];
-    return { ...errorReply(status, error.message), unexpected: false };
-  }
   return toErrorReply(error);
 }
 
@@ -100,6 +95,6 @@ export function requireScope(engine: Engine, session: Session, needed: TokenScop
   const token = engine.token(session.tokenId);
   const held = token === undefined ? 'read' : scopeOf(token);
   if (!scopeAllows(held, needed)) {
-    throw Object.assign(new Error(`this token's scope is ${held}; ${what} needs a token of scope ${needed} or wider`), { statusCode: 403 });
+    throw new HttpError('insufficient_scope', `this token's scope is ${held}; ${what} needs a token of scope ${needed} or wider`);
   }
 }

@@ -8,17 +8,24 @@ import type { createCaller } from './router.js';
 
 export type Caller = ReturnType<typeof createCaller>;
 
-export interface Endpoint {
+export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   path: string;
   /** One line for the OpenAPI document; `ours` marks an endpoint the hosted service does not have. */
   summary: string;
   ours?: boolean;
   /** The least token scope that may call it. */
   scope: TokenScope;
-  input: z.ZodType;
+  input: Input;
   output: z.ZodType;
-  /** Calls the procedure and shapes the spec's response body. */
-  call: (caller: Caller, body: unknown) => Promise<unknown>;
+  /**
+   * Calls the procedure and shapes the spec's response body. The body is typed as the input schema takes it (the
+   * procedure's own), and checked against that schema by the procedure: the facade passes the request's body as it
+   * came. A method, so that a list of endpoints of different inputs is a list of `Endpoint`.
+   */
+  call(caller: Caller, body: z.input<Input>): Promise<unknown>;
 }
+
+/** An endpoint whose `call` is type-checked against its input schema. */
+export const endpoint = <Input extends z.ZodType>(definition: Endpoint<Input>): Endpoint => definition;
 
 export const empty = () => ({});

@@ -1,11 +1,13 @@
 /**
- * One error body everywhere: `{"code": "...", "message": "..."}`, plus `details` naming each invalid field for a 400.
+ * One error body everywhere: `{"code": "...", "reason": "...", "message": "..."}`, plus `details` naming each invalid
+ * field for a 400; `reason` is the condition's code in the catalogue (engine/model/errors.ts).
  * Errors from the router (TRPCError), from Fastify (content type, body size, malformed JSON) and anything unexpected
  * all pass through `toErrorReply`.
  */
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
+import { EngineError, ERRORS, type ErrorCode, isErrorCode } from '../engine/model/errors.js';
 import { StorageFullError } from '../engine/store/store.js';
 
 export interface FieldError {
@@ -14,7 +16,10 @@ export interface FieldError {
 }
 
 export interface ErrorBody {
+  /** The coarse class clients have always read (`not_found`, `conflict`, `bad_request`, …): the catalogue's category. */
   code: string;
+  /** The condition, a code of the catalogue (engine/model/errors.ts): `queue_not_found`, `pr_already_merged`, … */
+  reason: ErrorCode;
   message: string;
   details?: FieldError[];
 }
@@ -24,23 +29,42 @@ export interface ErrorReply {
   body: ErrorBody;
 }
 
-const CODE_BY_STATUS: Record<number, string> = {
+/** The reply for a condition of the catalogue: its status, its category as `code`, and itself as `reason`. */
+export function errorReply(reason: ErrorCode, message: string, details?: FieldError[]): ErrorReply {
+  const { status, category: code } = ERRORS[reason];
+  return { status, body: details === undefined ? { code, reason, message } : { code, reason, message, details } };
+}
+
+/** An error for a Fastify handler to throw: the error handler answers it with its catalogue entry. */
+export class HttpError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly reason: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+    this.statusCode = ERRORS[reason].status;
+  }
+}
+
+/** Errors of other origins (tRPC, Fastify, plugins) carry a status only: the catalogue's code for it. */
+const REASON_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
-  404: 'not_found',
+  403: 'insufficient_scope',
+  404: 'endpoint_not_found',
   405: 'method_not_allowed',
-  409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
-  501: 'not_implemented',
-  507: 'storage_full',
   503: 'unavailable',
+  507: 'storage_full',
 };
 
-export function errorReply(status: number, message: string, details?: FieldError[]): ErrorReply {
-  const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
-  return { status, body: details === undefined ? { code, message } : { code, message, details } };
+function reasonOfStatus(status: number): ErrorCode {
+  return REASON_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
 }
 
 function fieldErrors(error: z.ZodError): FieldError[] {
@@ -53,7 +77,7 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 function validationReply(error: z.ZodError): ErrorReply {
   const details = fieldErrors(error);
   const fields = [...new Set(details.map((detail) => detail.field))].join(', ');
-  return errorReply(400, `invalid request: ${fields}`, details);
+  return errorReply('invalid_field', `invalid request: ${fields}`, details);
 }
 
 /** Fastify's own errors carry a statusCode and an FST_ERR_* code. */
@@ -67,30 +91,35 @@ function isFastifyClientError(error: unknown): error is { statusCode: number; co
   );
 }
 
-const FASTIFY_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'the request body is larger than 20 MiB',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'request bodies must be JSON (Content-Type: application/json)',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'the request body is empty; send a JSON object',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'the request body is not valid JSON',
+const FASTIFY_ERRORS: Record<string, { reason: ErrorCode; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'payload_too_large', message: 'the request body is larger than 20 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { reason: 'unsupported_media_type', message: 'request bodies must be JSON (Content-Type: application/json)' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'invalid_json', message: 'the request body is empty; send a JSON object' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'invalid_json', message: 'the request body is not valid JSON' },
 };
 
 /** Maps any error to its status and body. `unexpected` is true for a 500: a bug, to be logged. */
 export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean } {
   const storageFull = error instanceof StorageFullError ? error : error instanceof TRPCError && error.cause instanceof StorageFullError ? error.cause : undefined;
   if (storageFull !== undefined) {
-    return { ...errorReply(507, 'the service is out of storage: nothing of this request was stored; reads still work'), unexpected: false };
+    return { ...errorReply('storage_full', 'the service is out of storage: nothing of this request was stored; reads still work'), unexpected: false };
   }
+  const engineError = error instanceof EngineError ? error : error instanceof TRPCError && error.cause instanceof EngineError ? error.cause : undefined;
+  if (engineError !== undefined) return { ...errorReply(engineError.code, engineError.message), unexpected: false };
+  if (error instanceof HttpError) return { ...errorReply(error.reason, error.message), unexpected: false };
   if (error instanceof TRPCError) {
     if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
       return { ...validationReply(error.cause), unexpected: false };
     }
     const status = getHTTPStatusCodeFromError(error);
-    if (status < 500 || status === 501) return { ...errorReply(status, error.message), unexpected: false };
+    if (status < 500) return { ...errorReply(reasonOfStatus(status), error.message), unexpected: false };
   }
   if (error instanceof z.ZodError) return { ...validationReply(error), unexpected: false };
   if (isFastifyClientError(error)) {
-    const message = (error.code !== undefined && FASTIFY_MESSAGES[error.code]) || error.message;
-    return { ...errorReply(error.statusCode, message), unexpected: false };
+    const known = error.code === undefined ? undefined : FASTIFY_ERRORS[error.code];
+    if (known !== undefined) return { ...errorReply(known.reason, known.message), unexpected: false };
+    const reason = isErrorCode(error.code) && ERRORS[error.code].status === error.statusCode ? error.code : reasonOfStatus(error.statusCode);
+    return { ...errorReply(reason, error.message), unexpected: false };
   }
-  return { ...errorReply(500, 'internal error'), unexpected: true };
+  return { ...errorReply('internal_error', 'internal error'), unexpected: true };
 }

@@ -1,5 +1,6 @@
 /** Response bodies of the flaky-test endpoints as zod schemas (spec 2.6, 2.7 and the addendum; the rest ours). */
 import { z } from 'zod';
+import { QUARANTINE_OVERRIDES } from '../engine/flaky/quarantine.js';
 
 const Timestamp = z.iso.datetime({ offset: true });
 const Count = z.number().int().min(0);
@@ -67,7 +68,7 @@ export const QuarantinedTestsBody = z.object({ quarantined_tests: z.array(Quaran
 export const TestDetailBody = FailingTestBody.extend({
   repository: z.object({ html_url: z.url(), host: z.string(), owner: z.string(), name: z.string() }),
   quarantine_setting: QuarantineSetting.nullable(),
-  quarantine_override: z.enum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE']).nullable(),
+  quarantine_override: z.enum(QUARANTINE_OVERRIDES).nullable(),
 });
 export const TestDetailsBody = z.object({ test: TestDetailBody });
 
@@ -86,7 +87,7 @@ export const UploadBody = z.object({
 export const SetQuarantineBody = z.object({
   test_id: z.uuid(),
   name: z.string(),
-  setting: z.enum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE']).nullable(),
+  setting: z.enum(QUARANTINE_OVERRIDES).nullable(),
   quarantined: z.boolean(),
   status: z.enum(['HEALTHY', 'FLAKY', 'BROKEN']),
 });

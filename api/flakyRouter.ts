@@ -107,7 +107,7 @@ export const flakyRouter = t.router({
   getTestDetails: procedure.input(schemas.GetTestDetailsInput).query(({ ctx, input }) => {
     const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
     if (repoIdOf(repo) !== repoIdOf(input.repo)) {
-      throw new EngineError('not_found', `no test ${input.test_id} in ${input.repo.host}/${input.repo.owner}/${input.repo.name}`);
+      throw new EngineError('test_not_found', `no test ${input.test_id} in ${input.repo.host}/${input.repo.owner}/${input.repo.name}`);
     }
     return { test: testDetailView(row, repo, ctx.publicUrl) };
   }),

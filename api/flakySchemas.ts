@@ -1,5 +1,8 @@
 /** Request schemas of the flaky-test endpoints (spec 4.3 and the addendum's Flaky tests part). */
 import { z } from 'zod';
+import { MAX_CODEOWNERS_CHARS } from '../engine/flaky/codeowners.js';
+import { QUARANTINE_OVERRIDES } from '../engine/flaky/quarantine.js';
+import { MAX_WINDOW_DAYS, MAX_WINDOW_RUNS } from '../engine/flaky/settings.js';
 import { anyCaseEnum, isWellFormed, PrNumberSchema, RepoSchema } from './schemas.js';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
@@ -33,7 +36,7 @@ export const ListQuarantinedTestsInput = FlakyRequest;
 // ---- Our endpoints: upload, quarantine overrides, per-repository settings -----------------------------------------
 
 export const MAX_REPORTS_PER_UPLOAD = 1000;
-const MAX_CODEOWNERS_CHARS = 3 * 1024 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding (or refusing) control characters is what it is for
 const NO_CONTROL = /^[^\x00-\x1f\x7f]*$/;
 const WELL_FORMED = [isWellFormed, 'must be valid Unicode (no unpaired surrogate)'] as const;
 
@@ -94,7 +97,7 @@ export const SetTestQuarantineInput = z.object({
   org_url_slug: OrgSlug,
   test_id: TestId,
   /** null clears the override: the test is then quarantined only by auto-quarantine. */
-  setting: anyCaseEnum(['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'], true).nullable(),
+  setting: anyCaseEnum(QUARANTINE_OVERRIDES, true).nullable(),
 });
 
 /** get-test-details (the hosted service's): one test of a repository. */
@@ -125,7 +128,7 @@ export const UpdateTestSettingsInput = RepoSettingsRequest.extend({
   failure_rate: z
     .object({
       enabled: z.boolean().optional(),
-      window_days: z.number().int().min(1).max(7).optional(),
+      window_days: z.number().int().min(1).max(MAX_WINDOW_DAYS).optional(),
       activation_threshold: Share.optional(),
       resolution_threshold: Share.optional(),
       min_runs: Count.optional(),
@@ -135,7 +138,7 @@ export const UpdateTestSettingsInput = RepoSettingsRequest.extend({
   broken: z
     .object({
       enabled: z.boolean().optional(),
-      window_runs: z.number().int().min(1).max(50).optional(),
+      window_runs: z.number().int().min(1).max(MAX_WINDOW_RUNS).optional(),
       activation_threshold: Share.optional(),
       resolution_threshold: Share.optional(),
       min_runs: Count.optional(),

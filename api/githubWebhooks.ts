@@ -30,7 +30,7 @@ export async function registerGitHubWebhooks(app: FastifyInstance, receiver: Web
         body: typeof request.body === 'string' ? request.body : '',
       });
       if (answer.status === 401 || answer.status === 400) {
-        const error = errorReply(answer.status, answer.message);
+        const error = errorReply(answer.status === 401 ? 'unauthorized' : 'bad_request', answer.message);
         return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
       }
       return reply.code(answer.status).send({ message: answer.message });

@@ -4,6 +4,7 @@
  * addendum's; fields marked "ours" are Greenline's additions.
  */
 import { z } from 'zod';
+import { ERROR_CODES } from '../engine/model/errors.js';
 import { GIT_MERGEABILITY } from '../engine/model/pullRequests.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, REQUIRED_STATUSES_SOURCES } from '../engine/model/queues.js';
 import { PULL_REQUEST_STATES, QUEUE_MODES, QUEUE_STATES, TEST_RUN_STATUSES } from '../machines/vocabulary.js';
@@ -18,10 +19,12 @@ export const EmptyBody = z.object({}).strict().meta({ description: 'An empty obj
 export const ErrorBody = z
   .object({
     code: z.string(),
+    // Optional in the document so that a client written against it also reads a server from before the catalogue.
+    reason: z.enum(ERROR_CODES).optional().meta({ description: 'The condition: a code of the error catalogue (README, Errors)' }),
     message: z.string(),
     details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
-  .meta({ description: 'Every failure: a code, a message and, for a 400, one entry per invalid field' });
+  .meta({ description: 'Every failure: a code, the condition (`reason`), a message and, for a 400, one entry per invalid field' });
 
 /** Spec 2.2: the queue (updateQueue's answer). */
 export const QueueBody = z.object({

@@ -36,16 +36,8 @@ const mergeQueueRouter = t.router({
   updateQueue: procedure
     .input(schemas.UpdateQueueInput)
     .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
-  deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => {
-    try {
-      ctx.engine.deleteQueue(queueKey(ctx.org, input));
-    } catch (error) {
-      // The hosted service answers 400 to deleting a queue with PRs in it, and its Terraform provider reads that code
-      // to tell the user to empty the queue first (addendum): the engine's conflict becomes a bad request here.
-      if (error instanceof EngineError && error.kind === 'conflict') throw new EngineError('invalid', error.message);
-      throw error;
-    }
-  }),
+  // Deleting a queue with PRs in it is `queue_not_empty`, a 400 (the catalogue says why).
+  deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
   submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
     ctx.engine.submitPullRequest(queueKey(ctx.org, input), input.pr.number, {
@@ -73,7 +65,7 @@ const mergeQueueRouter = t.router({
       ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
       take: input.take,
     });
-    if (page === 'unknown cursor') throw new EngineError('invalid', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
+    if (page === 'unknown cursor') throw new EngineError('invalid_cursor', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
     return { ...page, queue: ctx.engine.getQueue(key).queue };
   }),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) =>

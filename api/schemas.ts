@@ -34,6 +34,7 @@ export function anyCaseEnum<const T extends readonly [string, ...string[]]>(valu
   return schema;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding (or refusing) control characters is what it is for
 const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
 /** An unpaired UTF-16 surrogate: JSON can carry one (`"\ud800"`), but it is not text and no store key may hold it. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
@@ -120,6 +121,7 @@ const settingsShape = {
   enqueueingLabel: z
     .string()
     .max(50)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding (or refusing) control characters is what it is for
     .regex(/^[^\x00-\x1f\x7f]*$/, 'must not contain control characters')
     .optional(),
   labelCommandsEnabled: z.boolean().optional(),

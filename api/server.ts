@@ -3,6 +3,7 @@
  * through a caller, and shape the spec's body. No business logic lives here.
  */
 import helmet from '@fastify/helmet';
+import type { z } from 'zod';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
@@ -13,7 +14,7 @@ import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
-import { MAX_BODY_BYTES } from './schemas.js';
+import { MAX_BODY_BYTES, type MetricsQueryInput } from './schemas.js';
 import { openApiDocument } from './openapi.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { findMalformedText } from './wellFormed.js';
@@ -51,10 +52,7 @@ declare module 'fastify' {
 
 /** A call beyond the token's scope: 403, with a code of its own. */
 function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorReply {
-  return {
-    status: 403,
-    body: { code: 'insufficient_scope', message: `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider` },
-  };
+  return errorReply('insufficient_scope', `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider`);
 }
 
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
@@ -104,7 +102,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
-      return send(reply, errorReply(503, 'the service is shutting down'));
+      return send(reply, errorReply('unavailable', 'the service is shutting down'));
     }
     if (!request.url.startsWith('/v1/') || request.url.split('?')[0] === `/v1/${OPENAPI_PATH}`) return;
     const auth = authenticate(engine, request.headers);
@@ -130,14 +128,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       if (malformed !== undefined) {
         const field = malformed.length === 0 ? '(body)' : malformed.join('.');
         const message = 'must be valid Unicode (no unpaired surrogate)';
-        return send(reply, errorReply(400, `invalid request: ${field}`, [{ field, message }]));
+        return send(reply, errorReply('invalid_field', `invalid request: ${field}`, [{ field, message }]));
       }
       return endpoint.call(callerFor(request), request.body ?? {});
     });
   }
 
-  app.get(`/v1/${METRICS_PATH}`, async (request, reply) => {
-    const metrics = await callerFor(request).getMergeQueueMetrics(request.query as never);
+  // The query string as the procedure's schema takes it (which checks it); Fastify parses it into strings.
+  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(`/v1/${METRICS_PATH}`, async (request, reply) => {
+    const metrics = await callerFor(request).getMergeQueueMetrics(request.query);
     return reply.type(metrics.contentType).send(metrics.text);
   });
 
@@ -159,7 +158,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const auth = authenticate(engine, request.headers);
       if ('status' in auth) return send(reply, auth);
       const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
-      if (log === undefined) return send(reply, errorReply(404, `no log of status ${request.params.status} in run ${request.params.runId}`));
+      if (log === undefined) return send(reply, errorReply('log_not_found', `no log of status ${request.params.status} in run ${request.params.runId}`));
       return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(log);
     });
   }
@@ -170,7 +169,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
-    if (closing || !engine.running()) return send(reply, errorReply(503, 'not ready'));
+    if (closing || !engine.running()) return send(reply, errorReply('unavailable', 'not ready'));
     return reply.send({ status: 'ready' });
   });
 
@@ -187,9 +186,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const method = known.get(path);
     if (method !== undefined) {
       reply.header('allow', method);
-      return send(reply, errorReply(405, `${request.method} is not allowed on ${path}; use ${method}`));
+      return send(reply, errorReply('method_not_allowed', `${request.method} is not allowed on ${path}; use ${method}`));
     }
-    return send(reply, errorReply(404, `no endpoint ${request.method} ${path}`));
+    return send(reply, errorReply('endpoint_not_found', `no endpoint ${request.method} ${path}`));
   });
 
   return app;

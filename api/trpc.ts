@@ -19,10 +19,9 @@ const TRPC_CODE: Record<EngineErrorKind, TRPCError['code']> = {
   not_found: 'NOT_FOUND',
   conflict: 'CONFLICT',
   invalid: 'BAD_REQUEST',
-  not_implemented: 'NOT_IMPLEMENTED',
 };
 
-/** Engine errors become the matching tRPC error; anything else stays an internal error. */
+/** Engine errors become the matching tRPC error (the API answers the catalogue's entry of its code); anything else stays an internal error. */
 export const procedure = t.procedure.use(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof EngineError) {

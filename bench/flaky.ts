@@ -33,7 +33,7 @@ function random(seed: number): () => number {
   };
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 interface Attempted {
   name: string;
@@ -45,10 +45,10 @@ interface Attempted {
 /** A JUnit report in surefire's style: a failed-then-passed test carries flakyFailure, a repeated failure rerunFailure. */
 function junit(tests: readonly Attempted[]): string {
   const cases = tests.map(({ name, attempts, message }) => {
-    const open = `<testcase classname="com.acme.Suite" name="${escape(name)}" file="src/${escape(name)}.test.ts" time="0.1">`;
+    const open = `<testcase classname="com.acme.Suite" name="${escapeXml(name)}" file="src/${escapeXml(name)}.test.ts" time="0.1">`;
     const final = attempts.at(-1) === true;
     const earlier = attempts.slice(0, -1).filter(Boolean).length;
-    const msg = escape(message);
+    const msg = escapeXml(message);
     if (!final) return `${open}${`<flakyFailure message="${msg}"/>`.repeat(earlier)}</testcase>`;
     return `${open}<failure message="${msg}"/>${`<rerunFailure message="${msg}"/>`.repeat(earlier)}</testcase>`;
   });

@@ -7,7 +7,7 @@
  * reads of one queue (queueReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
  * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts).
  */
-import { EngineError, conflict } from './model/errors.js';
+import { EngineError } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
@@ -123,7 +123,7 @@ export class Engine {
     if (this.gitHost.prepareRepository === undefined) return;
     // A repository this service keeps belongs to one organization: another one's queue would merge into it.
     if (this.store.read((tx) => repositoryOfAnotherOrg(tx, key))) {
-      throw conflict(`${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
+      throw new EngineError('repo_of_another_org', `${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
     }
     await this.gitHost.prepareRepository(key.repo, key.branch);
   }
@@ -257,7 +257,7 @@ export class Engine {
    * The log's first input, `created`, is replayed with `createQueue`.
    */
   replayInput(queueId: string, input: QueueInput): void {
-    if (input.type === 'created') throw new EngineError('invalid', 'a queue is created with createQueue, not replayed into');
+    if (input.type === 'created') throw new EngineError('event_not_replayable', 'a queue is created with createQueue, not replayed into');
     this.runtime.dispatch(queueId, input);
   }
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { QueueFilter, QueueKey } from './engineTypes.js';
-import { conflict, notFound } from './model/errors.js';
+import { EngineError } from './model/errors.js';
 import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
 import type { Key, ReadTx, WriteTx } from './store/store.js';
 
@@ -49,19 +49,19 @@ const fromStore: LoadQueue = (tx, queueId) => tx.get('queues', [queueId]);
 /** The queue for `key` (not to be changed when `load` is a working set's). */
 export function findQueue(tx: ReadTx, key: QueueKey, load: LoadQueue = fromStore): QueueRecord {
   const queue = load(tx, findQueueId(tx, key));
-  if (queue === undefined) throw notFound(`no queue for ${describeQueue(key)}`);
+  if (queue === undefined) throw new EngineError('queue_not_found', `no queue for ${describeQueue(key)}`);
   return queue;
 }
 
 export function findQueueId(tx: ReadTx, key: QueueKey): string {
   const id = tx.get('queueIndex', indexKey(key));
-  if (id === undefined) throw notFound(`no queue for ${describeQueue(key)}`);
+  if (id === undefined) throw new EngineError('queue_not_found', `no queue for ${describeQueue(key)}`);
   return id;
 }
 
 /** A new queue's record, indexed under its key (createQueue's transaction; the 'created' input then applies). */
 export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now: () => number): QueueRecord {
-  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw conflict(`a queue for ${describeQueue(key)} already exists`);
+  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw new EngineError('queue_exists', `a queue for ${describeQueue(key)} already exists`);
   const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
   tx.put('meta', ['queueSerial'], serial + 1);
   const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
@@ -77,7 +77,7 @@ export function deleteQueueRecords(tx: WriteTx, key: QueueKey): { id: string; ti
   const queue = findQueue(tx, key);
   const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
   if (enqueued > 0) {
-    throw conflict(`the queue for ${describeQueue(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
+    throw new EngineError('queue_not_empty', `the queue for ${describeQueue(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
   }
   for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
     if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);

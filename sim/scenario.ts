@@ -126,9 +126,9 @@ export const ScenarioSchema = z
     configs: z.array(QueueConfigSchema).min(1).max(64),
   })
   .superRefine((scenario, ctx) => {
-    configNameProblems(scenario.configs.map((config) => config.name)).forEach(({ index, message }) =>
-      ctx.addIssue({ code: 'custom', path: ['configs', index, 'name'], message }),
-    );
+    configNameProblems(scenario.configs.map((config) => config.name)).forEach(({ index, message }) => {
+      ctx.addIssue({ code: 'custom', path: ['configs', index, 'name'], message });
+    });
     scenario.configs.forEach((config, index) => {
       if (config.mode === 'parallel' && scenario.targets === undefined) {
         ctx.addIssue({ code: 'custom', path: ['configs', index, 'mode'], message: 'parallel mode needs the scenario\'s "targets"' });

@@ -24,7 +24,7 @@ export interface ListingQuery {
   hours: number;
 }
 
-const invalid = (message: string) => new EngineError('invalid', message);
+const invalid = (message: string) => new EngineError('invalid_field', message);
 
 export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
   return engine.flakyTests.repositories(org);
@@ -34,7 +34,7 @@ export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
 export function listingQuery(engine: Engine, org: string, query: Record<string, string | undefined>): ListingQuery | undefined {
   if (query.repo === undefined || query.repo === '') return undefined;
   const repo = repositoriesOf(engine, org).find((candidate) => repoSlug(candidate) === query.repo!.toLowerCase());
-  if (repo === undefined) throw new EngineError('not_found', `no flaky-test data for repository ${query.repo}`);
+  if (repo === undefined) throw new EngineError('repo_not_found', `no flaky-test data for repository ${query.repo}`);
   const list = (query.list ?? 'failing') as ListName;
   if (!LISTS.includes(list)) throw invalid(`list must be one of ${LISTS.join(', ')}`);
   const pageSize = Number(query.pageSize ?? '25');

@@ -11,7 +11,8 @@ export interface CodeownersRule {
   matcher: Ignore;
 }
 
-export const MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024;
+/** The longest CODEOWNERS an upload may carry, in characters of its JSON string (the API's schema checks it). */
+export const MAX_CODEOWNERS_CHARS = 3 * 1024 * 1024;
 
 /** Splits a line at unescaped whitespace (`\ ` escapes a space in a pattern). */
 function fields(line: string): string[] {

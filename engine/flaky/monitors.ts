@@ -112,7 +112,7 @@ export function evaluate(test: FlakyTestRecord, settings: RepoSettings, now: num
       previous.value === 'healthy'
         ? previous.reason
         : `resolved (was ${previous.value}): ${[broken, passOnRetry, failureRate]
-            .filter((reading, index) => index > 0 || test.monitors.broken.active)
+            .filter((_reading, index) => index > 0 || test.monitors.broken.active)
             .map((reading) => reading.evidence)
             .join('; ')}`;
   }

@@ -53,7 +53,7 @@ export function encodePageToken(secret: Buffer, state: TokenState): string {
   return `${payload}.${sign(secret, payload)}`;
 }
 
-const invalid = (message: string) => new EngineError('invalid', message);
+const invalid = (message: string) => new EngineError('invalid_page_token', message);
 
 /** The token's state; throws an invalid-input error when it is forged, damaged or from another query. */
 export function decodePageToken(secret: Buffer, token: string, query: string): TokenState {

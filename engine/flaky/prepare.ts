@@ -21,12 +21,12 @@ export function prepareUpload(input: PrepareInput): AggregatedUpload {
   try {
     parsed = parseReports(input.reports);
   } catch (error) {
-    if (error instanceof ReportError) throw new EngineError('invalid', `${error.message}; nothing of this upload was stored`);
+    if (error instanceof ReportError) throw new EngineError('invalid_report', `${error.message}; nothing of this upload was stored`);
     throw error;
   }
   const cases = parsed.reduce((sum, report) => sum + report.cases.length, 0);
   if (cases > MAX_TEST_CASES_PER_UPLOAD) {
-    throw new EngineError('invalid', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
+    throw new EngineError('too_many_test_cases', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
   }
   return aggregateUpload(input.repo, input.variant, parsed, input.repoRoot);
 }

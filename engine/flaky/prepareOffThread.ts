@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { EngineError } from '../model/errors.js';
+import { EngineError, type EngineErrorCode } from '../model/errors.js';
 import type { AggregatedUpload } from './aggregate.js';
 import type { PrepareInput } from './prepare.js';
 
@@ -29,7 +29,7 @@ function startWorker(workerData: PrepareInput): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
-type WorkerAnswer = { ok: true; value: AggregatedUpload } | { ok: false; invalid: boolean; message: string };
+type WorkerAnswer = { ok: true; value: AggregatedUpload } | { ok: false; code: EngineErrorCode | undefined; message: string };
 
 function runOnce(input: PrepareInput): Promise<AggregatedUpload> {
   return new Promise((resolve, reject) => {
@@ -38,7 +38,7 @@ function runOnce(input: PrepareInput): Promise<AggregatedUpload> {
     worker.once('message', (answer: WorkerAnswer) => {
       answered = true;
       if (answer.ok) resolve(answer.value);
-      else reject(answer.invalid ? new EngineError('invalid', answer.message) : new Error(answer.message));
+      else reject(answer.code !== undefined ? new EngineError(answer.code, answer.message) : new Error(answer.message));
       void worker.terminate();
     });
     worker.once('error', (error) => {

@@ -6,6 +6,6 @@ import { prepareUpload, type PrepareInput } from './prepare.js';
 try {
   parentPort?.postMessage({ ok: true, value: prepareUpload(workerData as PrepareInput) });
 } catch (error) {
-  const invalid = error instanceof EngineError && error.kind === 'invalid';
-  parentPort?.postMessage({ ok: false, invalid, message: error instanceof Error ? error.message : String(error) });
+  const code = error instanceof EngineError ? error.code : undefined;
+  parentPort?.postMessage({ ok: false, code, message: error instanceof Error ? error.message : String(error) });
 }

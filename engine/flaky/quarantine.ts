@@ -22,7 +22,8 @@ export function isQuarantined(test: FlakyTestRecord, settings: RepoSettings): bo
   return quarantineSetting(test, settings) !== undefined;
 }
 
-export const QUARANTINE_OVERRIDES: readonly QuarantineOverride[] = ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'];
+/** The overrides a person may set on a test (set-test-quarantine); the API's schemas take their enum from here. */
+export const QUARANTINE_OVERRIDES = ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'] as const satisfies readonly [QuarantineOverride, ...QuarantineOverride[]];
 
 export interface QuarantineVerdict {
   /** Uploads received for the SHA. */

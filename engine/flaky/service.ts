@@ -41,15 +41,6 @@ export interface UploadInput extends Omit<UploadMeta, 'reports'> {
 
 export { MAX_TEST_CASES_PER_UPLOAD } from './prepare.js';
 
-const emptyPage = {
-  totalRows: 0,
-  totalPages: 0,
-  nextPageToken: '',
-  prevPageToken: '',
-  lastPageToken: '',
-  pageIndex: 0,
-};
-
 function preparation(input: UploadInput): PrepareInput {
   return { repo: input.repo, variant: input.variant, reports: input.reports, ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }) };
 }
@@ -75,7 +66,7 @@ export class FlakyTests {
 
   /** Parses every report first (an invalid one rejects the whole upload), then stores it (ingestBatches.ts). */
   upload(org: string, input: UploadInput, slug?: string): UploadResult {
-    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
     return uploadNow(this.store, org, metaOf(input), prepareUpload(preparation(input)), () => this.now());
   }
 
@@ -84,7 +75,7 @@ export class FlakyTests {
    * between them (what the API calls): other requests go on meanwhile.
    */
   async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
-    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
     const upload = prepareOffThread(preparation(input)).then((aggregated) => uploadInBatches(this.store, org, metaOf(input), aggregated, () => this.now()));
     this.uploading.add(upload);
     try {
@@ -154,7 +145,7 @@ export class FlakyTests {
   }
 
   listFailing(org: string, slug: string, query: FailingQuery): Listing<FailingRow> {
-    if (query.start < 0 || query.end < query.start) throw new EngineError('invalid', 'start_time must be after 1970 and not after end_time');
+    if (query.start < 0 || query.end < query.start) throw new EngineError('invalid_time_range', 'start_time must be after 1970 and not after end_time');
     const scope = sameOrg(org, slug) ? org : `\u0001other:${slug}`;
     return this.listing(org, slug, query, (tx, secret, now) => listFailing(tx, scope, query, secret, now));
   }
@@ -199,7 +190,7 @@ export class FlakyTests {
     testId: string,
     change: (before: FlakyTestRecord, now: number) => FlakyTestRecord,
   ): { saved: FlakyTestRecord; settings: RepoSettings } {
-    const missing = () => new EngineError('not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
+    const missing = () => new EngineError('test_not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
     if (!sameOrg(org, slug)) throw missing();
     const id = repoIdOf(repo);
     const now = this.now();
@@ -216,7 +207,7 @@ export class FlakyTests {
   }
 
   getSettings(org: string, slug: string, repo: RepoRef): RepoSettings {
-    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
     return this.store.read((tx) => withDefaults(tx.get('flakyRepos', [org, repoIdOf(repo)])?.settings));
   }
 
@@ -226,7 +217,7 @@ export class FlakyTests {
    * the next listing.
    */
   updateSettings(org: string, slug: string, repo: RepoRef, patch: SettingsPatch): RepoSettings {
-    if (!sameOrg(org, slug)) throw new EngineError('not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
     const id = repoIdOf(repo);
     const now = this.now();
     return this.store.write((tx) => {
@@ -235,7 +226,7 @@ export class FlakyTests {
       try {
         settings = applySettingsPatch(repoRecord.settings, patch);
       } catch (error) {
-        throw new EngineError('invalid', (error as Error).message);
+        throw new EngineError('invalid_settings', (error as Error).message);
       }
       const seq = repoRecord.seq + 1;
       const context: ChangeContext = { tx, org, repoId: id, seq, now, settings };
@@ -263,7 +254,7 @@ export class FlakyTests {
 
   testDetail(org: string, slug: string, testId: string): { repo: RepoRef; row: FailingRow } {
     const found = sameOrg(org, slug) ? this.store.read((tx) => testDetail(tx, org, testId, this.now())) : undefined;
-    if (found === undefined) throw new EngineError('not_found', `no test ${testId}`);
+    if (found === undefined) throw new EngineError('test_not_found', `no test ${testId}`);
     return found;
   }
 

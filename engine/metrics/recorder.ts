@@ -131,7 +131,9 @@ export class MetricsRecorder {
     if (cutoff > 0) {
       for (const { key } of [...this.tx.scan('metricsLog', { prefix: [queueId], end: [queueId, cutoff] })]) this.tx.remove('metricsLog', key);
     }
-    this.entries.forEach((entry, index) => this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry));
+    this.entries.forEach((entry, index) => {
+      this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry);
+    });
     for (const [number, clock] of this.clocks) {
       if (clock === null) this.tx.remove('metricsPrs', [queueId, number]);
       else this.tx.put('metricsPrs', [queueId, number], clock);

@@ -33,7 +33,9 @@ export class StoredHistogram {
   add(labels: Labels, totals: HistogramTotals): void {
     const key = JSON.stringify(labels);
     const series = this.series.get(key) ?? { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0 };
-    totals.counts.forEach((count, index) => (series.counts[index]! += count));
+    totals.counts.forEach((count, index) => {
+      series.counts[index]! += count;
+    });
     series.sum += totals.sum;
     this.series.set(key, series);
   }

@@ -1,15 +1,94 @@
-/** Errors the engine raises for a request it cannot honour. The API maps each kind to a status code. */
-export type EngineErrorKind = 'not_found' | 'conflict' | 'invalid' | 'not_implemented';
+/**
+ * The error catalogue (as Fastify's lib/errors.js): one stable code per condition the service refuses, with the
+ * status it answers. Engine errors (EngineError) and the API's own refusals (api/errors.ts) both take their code from
+ * here, and every error body carries it as `reason` beside the older, coarser `code` (`not_found`, `conflict`, …),
+ * which clients already read and which stays as it was. The README's table of errors is generated from this one.
+ */
 
+/** How the engine classes a refusal (callers test it: a conflict of a command, a queue deleted meanwhile). */
+export type EngineErrorKind = 'not_found' | 'conflict' | 'invalid';
+
+export interface ErrorSpec {
+  status: number;
+  /** The body's `code`, as the API answered it before the catalogue: by status, `insufficient_scope` apart. */
+  category: string;
+  /** Set on the conditions an EngineError may carry (the engine's, and the dashboard's checks of its inputs); the others are the HTTP layer's. */
+  kind?: EngineErrorKind;
+  /** When it is answered, for the README. */
+  when: string;
+}
+
+const notFound = (when: string) => ({ status: 404, category: 'not_found', kind: 'not_found', when }) as const;
+const conflict = (when: string) => ({ status: 409, category: 'conflict', kind: 'conflict', when }) as const;
+const invalid = (when: string) => ({ status: 400, category: 'bad_request', kind: 'invalid', when }) as const;
+const http = (status: number, category: string, when: string) => ({ status, category, when }) as const;
+
+export const ERRORS = {
+  // The queue and its pull requests.
+  queue_not_found: notFound('no queue for that repository and branch (or it is another organization’s)'),
+  queue_exists: conflict('createQueue for a branch that has a queue already'),
+  repo_of_another_org: conflict('createQueue for a repository another organization of this service queues'),
+  queue_not_empty: {
+    ...invalid('deleteQueue while PRs are enqueued (400: the code the hosted service answers, which its Terraform provider reads)'),
+    kind: 'conflict',
+  },
+  queue_draining: conflict('submitPullRequest while the queue is draining'),
+  pr_not_found: notFound('getSubmittedPullRequest for a PR never submitted to that queue'),
+  pr_not_queued: notFound('cancelPullRequest or restartTestsOnPullRequest for a PR not in the queue'),
+  pr_already_merged: conflict('submitPullRequest for a PR the queue merged already'),
+  pr_being_merged: conflict('submitting again, cancelling or restarting a PR whose merge is under way'),
+  test_run_not_found: notFound('getMergeQueueTestingDetails for an unknown test run'),
+  commit_not_tested: notFound('setCommitStatus for a SHA that is no test run’s'),
+  invalid_cursor: invalid('listPullRequests with a cursor that is not one of that listing'),
+  event_not_replayable: invalid('an event log that replays a queue’s creation into a queue'),
+  engine_stopped: conflict('a request reaching an engine that has stopped'),
+  // Flaky tests.
+  org_not_found: notFound('an org_url_slug other than the token’s organization'),
+  test_not_found: notFound('a test id unknown in that repository'),
+  repo_not_found: notFound('a repository without flaky-test data (the dashboard’s listings)'),
+  invalid_time_range: invalid('start_time after end_time, or before 1970'),
+  invalid_page_token: invalid('a page_token that is forged, damaged, or of another query'),
+  invalid_report: invalid('an upload whose JUnit report cannot be read (nothing of it is stored)'),
+  too_many_test_cases: invalid('an upload of more test cases than one upload may hold'),
+  invalid_settings: invalid('test monitor settings that contradict each other (a resolution threshold over its activation)'),
+  // The HTTP layer.
+  invalid_field: invalid('a field (or the body) fails its schema, or a dashboard form or query holds a bad value; `details` names each field of a body'),
+  invalid_json: http(400, 'bad_request', 'a body that is not valid JSON, or an empty one'),
+  bad_request: http(400, 'bad_request', 'any other request the HTTP layer refuses'),
+  unauthorized: http(401, 'unauthorized', 'a missing, malformed or unknown token (`x-api-token`, or `Authorization: Bearer`)'),
+  insufficient_scope: http(403, 'insufficient_scope', 'a call beyond the token’s scope'),
+  cross_origin: http(403, 'bad_request', 'a dashboard form posted from another origin'),
+  endpoint_not_found: http(404, 'not_found', 'no endpoint at that path'),
+  log_not_found: http(404, 'not_found', 'no CI log of that status in that run for this organization'),
+  method_not_allowed: http(405, 'method_not_allowed', 'a known path with the wrong method (with an `Allow` header)'),
+  payload_too_large: http(413, 'payload_too_large', 'a body over 20 MiB'),
+  unsupported_media_type: http(415, 'unsupported_media_type', 'a body that is not `application/json`'),
+  rate_limited: http(429, 'rate_limited', 'over the token’s rate limit, with `retry-after`'),
+  internal_error: http(500, 'internal_error', 'a bug: logged, and nothing said of it'),
+  unavailable: http(503, 'unavailable', 'the service is shutting down; `/readyz` while the store or the engine is not running'),
+  storage_full: http(507, 'storage_full', 'the disk or the store is full (`GREENLINE_MAX_DB_SIZE`): nothing of the request was stored; reads still work'),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+/** The codes the engine raises (those with a kind). */
+export type EngineErrorCode = { [C in ErrorCode]: (typeof ERRORS)[C] extends { kind: EngineErrorKind } ? C : never }[ErrorCode];
+
+export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERRORS, value);
+}
+
+/** A request the engine cannot honour: its catalogue code, its kind, and a message for people. */
 export class EngineError extends Error {
+  readonly kind: EngineErrorKind;
+
   constructor(
-    readonly kind: EngineErrorKind,
+    readonly code: EngineErrorCode,
     message: string,
   ) {
     super(message);
     this.name = 'EngineError';
+    this.kind = ERRORS[code].kind;
   }
 }
-
-export const notFound = (message: string) => new EngineError('not_found', message);
-export const conflict = (message: string) => new EngineError('conflict', message);

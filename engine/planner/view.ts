@@ -211,7 +211,9 @@ export class LineupView {
   at(number: number): number | undefined {
     if (this.index === undefined) {
       this.index = new Map();
-      this.input.lineup.forEach((pr, at) => this.index?.set(pr.number, at));
+      this.input.lineup.forEach((pr, at) => {
+        this.index?.set(pr.number, at);
+      });
     }
     return this.index.get(number);
   }

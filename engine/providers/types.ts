@@ -112,6 +112,7 @@ export interface GitHost {
   deleteTestBranch(repo: RepoRef, branch: string): Promise<void>;
   merge(request: MergeRequest): Promise<MergeResult>;
   /** A host that has no page of its own for the PR answers a note, which the engine adds to the PR's timeline. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a host either answers nothing (its own page shows it) or a note; `undefined` would make every host that answers nothing say so
   comment(repo: RepoRef, number: number, body: string): Promise<void | PullRequestNote>;
   setStatusCheck(
     repo: RepoRef,
@@ -119,6 +120,7 @@ export interface GitHost {
     state: 'pending' | 'success' | 'failure',
     description: string,
     number?: number,
+    // biome-ignore lint/suspicious/noConfusingVoidType: a host either answers nothing (its own page shows it) or a note; `undefined` would make every host that answers nothing say so
   ): Promise<void | PullRequestNote>;
   /**
    * Keeps one label on the PR naming its queue state (`stateLabelsEnabled`), removing the labels of other states;

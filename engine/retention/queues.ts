@@ -33,7 +33,6 @@ export const nextTick = (): Promise<void> => new Promise((resolve) => setImmedia
 
 /** Candidates of one collection of the queue, `batch` at a time, walking its keys in chunks. */
 async function* candidates<T>(
-  store: Store,
   pick: (start: KeyPart | undefined) => { found: T[]; next: KeyPart | undefined },
   batch: number,
 ): AsyncGenerator<T[]> {
@@ -116,11 +115,11 @@ export async function pruneQueue(
   };
   if (cutoffs.prs !== undefined) {
     const prs = cutoffs.prs;
-    for await (const numbers of candidates(store, (start) => endedPrs(store, queueId, prs, start), batch)) {
+    for await (const numbers of candidates((start) => endedPrs(store, queueId, prs, start), batch)) {
       if (!(await apply({ type: 'prune', before: prs, prs: numbers, runs: [] }))) return counts;
       counts.prs += numbers.length;
     }
-    for await (const ids of candidates(store, (start) => endedRuns(store, queueId, prs, start), batch)) {
+    for await (const ids of candidates((start) => endedRuns(store, queueId, prs, start), batch)) {
       if (!(await apply({ type: 'prune', before: prs, prs: [], runs: ids }))) return counts;
       counts.runs += ids.length;
     }

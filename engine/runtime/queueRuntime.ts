@@ -6,7 +6,7 @@
  */
 import type { FailurePredictor } from '../model/likelihood.js';
 import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
-import { EngineError, notFound } from '../model/errors.js';
+import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
@@ -165,7 +165,7 @@ export class QueueRuntime {
    */
   queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
     const set = this.workingSets.get(queueId);
-    if (set !== undefined && set.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
+    if (set?.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
     return tx.get('queues', [queueId]);
   }
 
@@ -200,7 +200,7 @@ export class QueueRuntime {
     outboxKey?: Key,
     queueId?: string,
   ): QueueRecord {
-    if (!this.running) throw new EngineError('conflict', 'the engine is stopped');
+    if (!this.running) throw new EngineError('engine_stopped', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
       // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
       // read once the transaction holds the store (after its first read), so times follow the order of commits.
@@ -208,7 +208,7 @@ export class QueueRuntime {
       const now = (): number => (at ??= this.clock.now());
       const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
       const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
-      if (queue === undefined) throw notFound(key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
+      if (queue === undefined) throw new EngineError('queue_not_found', key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
       const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
       q.predictor = this.deps.predictor;
       handle(q, input);
@@ -242,7 +242,7 @@ export class QueueRuntime {
       const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
       return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
     });
-    if (found === undefined) throw notFound(`no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
+    if (found === undefined) throw new EngineError('commit_not_tested', `no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
     this.dispatch(found.queueId, {
       type: 'status',
       runId: found.runId,

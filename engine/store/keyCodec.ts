@@ -64,8 +64,14 @@ export function encodeKey(key: unknown, allowEmpty = false): Buffer {
   return out;
 }
 
-/** Printable ASCII but NUL-free: its UTF-8 bytes are its code units, and it can hold neither NUL nor a surrogate. */
-const ASCII = /^[\x01-\x7f]*$/;
+/** ASCII without NUL: its UTF-8 bytes are its code units, and it holds neither NUL nor a surrogate. */
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0 || code > 0x7f) return false;
+  }
+  return true;
+}
 
 /**
  * `encodeKey(key)` as a latin1 string (one code unit per byte), made without a Buffer when every string part is
@@ -85,7 +91,7 @@ export function encodeKeyLatin1(key: unknown): string {
         low >>> 24, (low >>> 16) & 0xff, (low >>> 8) & 0xff, low & 0xff,
       );
       size += 9;
-    } else if (typeof part === 'string' && ASCII.test(part)) {
+    } else if (typeof part === 'string' && isPlainAscii(part)) {
       out += `\x02${part}\x00`;
       size += part.length + 2;
     } else {

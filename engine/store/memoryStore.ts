@@ -113,7 +113,7 @@ export function createMemoryStore(): Store {
     const pending = overlay?.within(name, range) ?? [];
     // Without pending changes in range, the table's rows are the answer and the limit stops the walk.
     if (pending.length === 0) return table(name).range(range, reverse, options?.limit);
-    let rows = applyPending(table(name).range(range), pending);
+    const rows = applyPending(table(name).range(range), pending);
     if (reverse) rows.reverse();
     return options?.limit === undefined ? rows : rows.slice(0, options.limit);
   }

@@ -2,7 +2,7 @@
 import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueEvent } from '../../machines/index.js';
-import { conflict, notFound } from '../model/errors.js';
+import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { becomeReady, cancelPr, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { cancelRun, concludeRun } from './runs.js';
@@ -31,7 +31,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'cancelled': {
       const reason = 'cancelled through the API';
       enqueued(q, input.number);
-      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw conflict(`pull request #${input.number} is being merged`);
+      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
       return cancelPr(q, input.number, reason);
     }
     case 'restarted':
@@ -80,7 +80,7 @@ function configure(q: QueueTx, patch: QueuePatch): void {
 
 function enqueued(q: QueueTx, number: number): PullRequestRecord {
   const pr = q.pr(number);
-  if (pr === undefined || !isEnqueued(pr.state)) throw notFound(`pull request #${number} is not in the queue`);
+  if (pr === undefined || !isEnqueued(pr.state)) throw new EngineError('pr_not_queued', `pull request #${number} is not in the queue`);
   return pr;
 }
 
@@ -92,13 +92,13 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 }
 
 function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw conflict('the queue is draining: it takes no new pull requests');
+  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw new EngineError('queue_draining', 'the queue is draining: it takes no new pull requests');
   const existing = q.pr(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
   }
-  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw conflict(`pull request #${input.number} is already merged`);
+  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
@@ -167,7 +167,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
 
 function restart(q: QueueTx, number: number): void {
   const pr = enqueued(q, number);
-  if (!q.canPr(number, { type: 'RESTART' })) throw conflict(`pull request #${number} is being merged`);
+  if (!q.canPr(number, { type: 'RESTART' })) throw new EngineError('pr_being_merged', `pull request #${number} is being merged`);
   const reason = 'tests restarted through the API';
   if (hasPullRequestTag(pr.state, 'notReady')) {
     q.timeline(number, { kind: 'restartRechecked' });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { EngineError } from '../../engine/model/errors.js';
-import { KEY, QueueHarness } from './queueHarness.js';
+import { QueueHarness } from './queueHarness.js';
 import { applyStep, expectWorkingSetCurrent, type WorkloadStep } from './workload.js';
 
 type Action = WorkloadStep;

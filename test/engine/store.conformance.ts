@@ -25,7 +25,11 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
     afterEach(async () => cleanup());
 
     const fill = (keys: readonly Key[]): void =>
-      store.write((tx) => keys.forEach((key, i) => tx.put('meta', key, { i })));
+      store.write((tx) => {
+        keys.forEach((key, i) => {
+          tx.put('meta', key, { i });
+        });
+      });
 
     test('get, put, overwrite, remove; collections are separate', () => {
       expect(store.read((tx) => tx.get('meta', ['x']))).toBeUndefined();

@@ -66,7 +66,9 @@ export async function checkScansAgainstModel(makeStore: MakeStore): Promise<void
             else (run(), (model = working));
             store.read((tx) => expectSame(tx, model, {}));
           }
-          store.read((tx) => scans.forEach((options) => expectSame(tx, model, options)));
+          store.read((tx) => {
+            for (const options of scans) expectSame(tx, model, options);
+          });
         } finally {
           await cleanup();
         }

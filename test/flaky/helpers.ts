@@ -15,15 +15,15 @@ export interface CaseSpec {
   flakyFailures?: string[];
 }
 
-const escape = (text: string) =>
+const escapeXml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function junitXml(cases: readonly CaseSpec[], suite = 'suite'): string {
   const body = cases
     .map((spec) => {
-      const attrs = [`name="${escape(spec.name)}"`, `classname="${escape(spec.classname ?? 'Suite')}"`, 'time="0.01"'];
-      if (spec.file !== undefined) attrs.push(`file="${escape(spec.file)}"`);
-      const message = escape(spec.message ?? 'assertion failed');
+      const attrs = [`name="${escapeXml(spec.name)}"`, `classname="${escapeXml(spec.classname ?? 'Suite')}"`, 'time="0.01"'];
+      if (spec.file !== undefined) attrs.push(`file="${escapeXml(spec.file)}"`);
+      const message = escapeXml(spec.message ?? 'assertion failed');
       const inner =
         spec.outcome === 'failed'
           ? `<failure message="${message}">trace</failure>`
@@ -31,11 +31,11 @@ export function junitXml(cases: readonly CaseSpec[], suite = 'suite'): string {
             ? `<error message="${message}">trace</error>`
             : spec.outcome === 'skipped'
               ? '<skipped/>'
-              : (spec.flakyFailures ?? []).map((text) => `<flakyFailure message="${escape(text)}"/>`).join('');
+              : (spec.flakyFailures ?? []).map((text) => `<flakyFailure message="${escapeXml(text)}"/>`).join('');
       return `    <testcase ${attrs.join(' ')}>${inner}</testcase>`;
     })
     .join('\n');
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escape(suite)}" tests="${cases.length}">\n${body}\n  </testsuite>\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escapeXml(suite)}" tests="${cases.length}">\n${body}\n  </testsuite>\n</testsuites>\n`;
 }
 
 export const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };

@@ -55,7 +55,7 @@ describe('error bodies', () => {
     await api.store.close();
     const response = await api.post('getQueue', { repo: REPO, targetBranch: 'main' });
     expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ code: 'internal_error', message: 'internal error' });
+    expect(response.json()).toEqual({ code: 'internal_error', reason: 'internal_error', message: 'internal error' });
   });
 
   it('no client error body names a source file or carries a stack', async () => {

@@ -87,7 +87,7 @@ describe('every request body', () => {
     const status = { repo: REPO, sha: 'abcdef1', context: 'ci\udfff', state: 'success' };
     const body = expectErrorBody(await api.post('setCommitStatus', status), 400, 'bad_request');
     expect(body.details).toEqual([{ field: 'context', message: 'must be valid Unicode (no unpaired surrogate)' }]);
-    const keyed = expectErrorBody(await api.post('getQueue', { repo: REPO, targetBranch: 'main', ['x\ud800']: 1 }), 400);
+    const keyed = expectErrorBody(await api.post('getQueue', { repo: REPO, targetBranch: 'main', 'x\ud800': 1 }), 400);
     expect(keyed.details?.[0]?.field).toBe('(key)');
   });
 });

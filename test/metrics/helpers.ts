@@ -115,7 +115,9 @@ function histograms(name: string, samples: Map<string, { labels: Record<string, 
     const counts = Object.entries(histogram.buckets)
       .map(([le, count]) => [le === '+Inf' ? Infinity : Number(le), count] as const)
       .sort(([a], [b]) => a - b);
-    counts.forEach(([, count], i) => expect(count, `${name} ${key}`).toBeGreaterThanOrEqual(counts[i - 1]?.[1] ?? 0));
+    counts.forEach(([, count], i) => {
+      expect(count, `${name} ${key}`).toBeGreaterThanOrEqual(counts[i - 1]?.[1] ?? 0);
+    });
     expect(counts.at(-1)?.[0], `${name} ${key} has a +Inf bucket`).toBe(Infinity);
     expect(counts.at(-1)?.[1], `${name} ${key}: +Inf bucket = count`).toBe(histogram.count);
     expect(Number.isNaN(histogram.sum), `${name} ${key} has a sum`).toBe(false);

@@ -116,6 +116,11 @@ export class LocalCi implements CI, CiLogSource {
   async close(): Promise<void> {
     this.closed = true;
     for (const runId of [...this.runs.keys()]) this.stop(runId);
+    await this.idle();
+  }
+
+  /** Waits until every job started so far has ended and reported what it had to, stopping none. */
+  async idle(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
