@@ -142,7 +142,7 @@ describe.each(Object.keys(GIT_HOSTS))('the git host contract: %s', (name) => {
       await f.host.comment(f.repo, 1, 'a note');
       await f.host.setStatusCheck(f.repo, sha, 'pending', 'testing', 1);
     }
-    // Rebuilt after its deletion, the branch is the same again.
-    expect(await f.host.buildTestBranch(await request(f, 'tr_contract_4', [1]))).toEqual(built);
+    // Built again after its deletion: the same branch (a new build: its commit may carry another time).
+    expect(await f.host.buildTestBranch(await request(f, 'tr_contract_4', [1]))).toMatchObject({ ok: true, branch: built.branch });
   });
 });
