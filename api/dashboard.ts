@@ -98,9 +98,15 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return reply;
     });
 
-    scope.get('/', signedIn(async (_request, reply, session) => show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) })));
+    scope.get(
+      '/',
+      signedIn(async (_request, reply, session) => show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) })),
+    );
 
-    scope.get('/charts', signedIn((_request, reply, session) => show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) })));
+    scope.get(
+      '/charts',
+      signedIn((_request, reply, session) => show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) })),
+    );
 
     scope.get<{ Params: { queueId: string } }>(
       '/queues/:queueId',
@@ -180,4 +186,3 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     registerFlakyPages(scope, { engine, signedIn, show });
   });
 }
-

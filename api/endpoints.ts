@@ -98,7 +98,7 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   endpoint({
     path: 'updateQueue',
     scope: 'admin',
-    summary: "Change the settings sent; answers the queue without its pull requests",
+    summary: 'Change the settings sent; answers the queue without its pull requests',
     input: schemas.UpdateQueueInput,
     output: out.QueueBody,
     call: (c, b) => c.updateQueue(b).then(queueView),

@@ -3,16 +3,7 @@ import { EngineError } from '../engine/model/errors.js';
 import { repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
 import { procedure, t, type Context } from './trpc.js';
-import {
-  failingTestView,
-  pageView,
-  quarantinedTestView,
-  settingsView,
-  testDetailView,
-  ticketView,
-  unhealthyTestView,
-  uploadView,
-} from './flakyViews.js';
+import { failingTestView, pageView, quarantinedTestView, settingsView, testDetailView, ticketView, unhealthyTestView, uploadView } from './flakyViews.js';
 
 const service = (ctx: Context) => ctx.engine.flakyTests;
 
@@ -118,12 +109,8 @@ export const flakyRouter = t.router({
     });
     return { test_case_id: test.id, external_ticket_id: input.external_ticket_id, ...ticketView(test.ticket) };
   }),
-  getTestMonitorSettings: procedure
-    .input(schemas.RepoSettingsRequest)
-    .query(({ ctx, input }) => settingsView(service(ctx).getSettings(ctx.org, input.org_url_slug, input.repo))),
+  getTestMonitorSettings: procedure.input(schemas.RepoSettingsRequest).query(({ ctx, input }) => settingsView(service(ctx).getSettings(ctx.org, input.org_url_slug, input.repo))),
   updateTestMonitorSettings: procedure
     .input(schemas.UpdateTestSettingsInput)
-    .mutation(({ ctx, input }) =>
-      settingsView(service(ctx).updateSettings(ctx.org, input.org_url_slug, input.repo, patchOf(input))),
-    ),
+    .mutation(({ ctx, input }) => settingsView(service(ctx).updateSettings(ctx.org, input.org_url_slug, input.repo, patchOf(input)))),
 });

@@ -2,16 +2,7 @@
 import type { FailingRow, FlakyTestRecord, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
 
 import type { z } from 'zod';
-import type {
-  FailingTestBody,
-  PageBody,
-  QuarantinedTestBody,
-  TestDetailBody,
-  TestSettingsBody,
-  TicketBody,
-  UnhealthyTestBody,
-  UploadBody,
-} from './flakyResponseSchemas.js';
+import type { FailingTestBody, PageBody, QuarantinedTestBody, TestDetailBody, TestSettingsBody, TicketBody, UnhealthyTestBody, UploadBody } from './flakyResponseSchemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -115,7 +115,10 @@ export const SubmittedPullRequestBody = z.object({
   mergedSha: z.string().optional(),
   /** Its failure likelihood (0..1) and the features it rests on, once it was ready. */
   failureLikelihood: z
-    .object({ probability: z.number().min(0).max(1), features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number(), headFailures: z.number().optional() }) })
+    .object({
+      probability: z.number().min(0).max(1),
+      features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number(), headFailures: z.number().optional() }),
+    })
     .optional(),
   timeline: z.array(TimelineEntryBody).optional(),
 });
@@ -137,9 +140,7 @@ export const TestRunBody = z.object({
       checkRuns: z.array(z.object({ name: z.string(), url: z.string(), status: z.string().optional(), conclusion: z.string().optional() })),
     }),
   ),
-  statusChecks: z.array(
-    z.object({ context: z.string(), url: z.string(), state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']), description: z.string() }),
-  ),
+  statusChecks: z.array(z.object({ context: z.string(), url: z.string(), state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']), description: z.string() })),
   testedPullRequests: z.array(z.object({ prNumber: Count, prUrl: z.string(), title: z.string() })),
   createdAt: Timestamp,
   status: z.enum(TEST_RUN_STATUSES),

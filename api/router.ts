@@ -27,15 +27,9 @@ const mergeQueueRouter = t.router({
     await ctx.engine.prepareRepository(queueKey(ctx.org, input));
     return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId);
   }),
-  getQueueSettingsHistory: procedure
-    .input(schemas.QueueIdentityInput)
-    .query(({ ctx, input }) => ctx.engine.settingsHistory(queueKey(ctx.org, input))),
-  getQueue: procedure
-    .input(schemas.QueueIdentityInput)
-    .query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
-  updateQueue: procedure
-    .input(schemas.UpdateQueueInput)
-    .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
+  getQueueSettingsHistory: procedure.input(schemas.QueueIdentityInput).query(({ ctx, input }) => ctx.engine.settingsHistory(queueKey(ctx.org, input))),
+  getQueue: procedure.input(schemas.QueueIdentityInput).query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
+  updateQueue: procedure.input(schemas.UpdateQueueInput).mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
   // Deleting a queue with PRs in it is `queue_not_empty`, a 400 (the catalogue says why).
   deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
@@ -46,12 +40,8 @@ const mergeQueueRouter = t.router({
       ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
     }),
   ),
-  cancelPullRequest: procedure
-    .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), input.pr.number)),
-  restartTestsOnPullRequest: procedure
-    .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), input.pr.number)),
+  cancelPullRequest: procedure.input(schemas.PullRequestInput).mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), input.pr.number)),
+  restartTestsOnPullRequest: procedure.input(schemas.PullRequestInput).mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), input.pr.number)),
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
@@ -68,16 +58,16 @@ const mergeQueueRouter = t.router({
     if (page === 'unknown cursor') throw new EngineError('invalid_cursor', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
     return { ...page, queue: ctx.engine.getQueue(key).queue };
   }),
-  setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) =>
-    ctx.engine.setImpactedTargets(
-      queueKey(ctx.org, input),
-      { number: input.pr.number, sha: input.pr.sha },
-      typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
+  setImpactedTargets: procedure
+    .input(schemas.SetImpactedTargetsInput)
+    .mutation(({ ctx, input }) =>
+      ctx.engine.setImpactedTargets(
+        queueKey(ctx.org, input),
+        { number: input.pr.number, sha: input.pr.sha },
+        typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
+      ),
     ),
-  ),
-  getMergeQueueTestingDetails: procedure
-    .input(schemas.TestingDetailsInput)
-    .query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
+  getMergeQueueTestingDetails: procedure.input(schemas.TestingDetailsInput).query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
   setCommitStatus: procedure.input(schemas.SetCommitStatusInput).mutation(({ ctx, input }) =>
     ctx.engine.setCommitStatus(ctx.org, {
       repo: input.repo,
@@ -92,13 +82,9 @@ const mergeQueueRouter = t.router({
   getMergeQueueMetrics: procedure.input(schemas.MetricsQueryInput).query(({ ctx, input }) => {
     // `repo` is `owner/name`; an owner may itself hold groups (`group/subgroup/name`), the name never does.
     const slash = input.repo?.lastIndexOf('/') ?? -1;
-    const filter =
-      input.repo === undefined
-        ? { host: input.repoHost }
-        : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
+    const filter = input.repo === undefined ? { host: input.repoHost } : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
     return ctx.engine.metrics(ctx.org, filter);
   }),
-
 });
 
 /** One flat router: the REST facade calls every procedure by its name. */

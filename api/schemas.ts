@@ -24,10 +24,7 @@ function anyCasePattern(words: readonly string[]): string {
 
 /** An enum accepted in either case, answered in the spelling given (the spec's). */
 export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
-  const schema = z.preprocess(
-    (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
-    z.enum(values),
-  );
+  const schema = z.preprocess((value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value), z.enum(values));
   documentedInput.add(schema, {
     jsonSchema: { type: 'string', pattern: anyCasePattern(values), description: `one of ${values.join(', ')}, in any case` },
   });
@@ -75,10 +72,7 @@ export const BranchSchema = z.string().refine(isValidBranchName, 'must be a vali
 const uint32 = z.number().int().min(1).max(UINT32_MAX);
 
 /** A PR number: a positive integer, or a JSON string of digits (a widely used CI action sends it that way). */
-export const PrNumberSchema = z.preprocess(
-  (value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value),
-  uint32,
-);
+export const PrNumberSchema = z.preprocess((value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value), uint32);
 documentedInput.add(PrNumberSchema, {
   jsonSchema: {
     anyOf: [

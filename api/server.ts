@@ -39,8 +39,6 @@ export interface ServerOptions {
   rateLimit?: RateLimitOptions;
 }
 
-
-
 declare module 'fastify' {
   interface FastifyRequest {
     org: string;
@@ -118,8 +116,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const callerFor = (request: FastifyRequest) =>
-    createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
+  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
     app.post(`/v1/${endpoint.path}`, async (request, reply) => {

@@ -13,15 +13,7 @@ import {
 } from '../engine/model/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
 import type { z } from 'zod';
-import type {
-  EnqueuedPullRequestBody,
-  GetQueueBody,
-  PullRequestListBody,
-  QueueBody,
-  SettingsHistoryBody,
-  SubmittedPullRequestBody,
-  TestRunBody,
-} from './responseSchemas.js';
+import type { EnqueuedPullRequestBody, GetQueueBody, PullRequestListBody, QueueBody, SettingsHistoryBody, SubmittedPullRequestBody, TestRunBody } from './responseSchemas.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
 export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
@@ -82,11 +74,7 @@ export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequest
  * getSubmittedPullRequest: the addendum's fields, plus `testRunId` (its current or latest run, so CI automation can
  * find it), `reason` (why it is in its state) and, when asked, its timeline.
  */
-export function submittedPullRequestView(result: {
-  pr: PullRequestRecord;
-  timeline?: TimelineEntry[];
-  queue: QueueRecord;
-}): z.infer<typeof SubmittedPullRequestBody> {
+export function submittedPullRequestView(result: { pr: PullRequestRecord; timeline?: TimelineEntry[]; queue: QueueRecord }): z.infer<typeof SubmittedPullRequestBody> {
   const pr = result.pr;
   return {
     id: pr.id,
@@ -117,11 +105,7 @@ export function submittedPullRequestView(result: {
 }
 
 /** listPullRequests: each PR as getSubmittedPullRequest shows it (without timeline), and the next page's cursor. */
-export function pullRequestListView(result: {
-  rows: PullRequestRecord[];
-  nextCursor?: string;
-  queue: QueueRecord;
-}): z.infer<typeof PullRequestListBody> {
+export function pullRequestListView(result: { rows: PullRequestRecord[]; nextCursor?: string; queue: QueueRecord }): z.infer<typeof PullRequestListBody> {
   return {
     pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue })),
     ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
@@ -156,17 +140,13 @@ export function testRunView(result: TestRunDetails): z.infer<typeof TestRunBody>
     status: run.status,
     ...(run.reason === null ? {} : { reason: run.reason }),
     basePullRequests: run.basePrs,
-    ...(result.impactedTargets === undefined
-      ? {}
-      : { impactedTargets: result.impactedTargets.all, impactedTargetsForTestedPrs: result.impactedTargets.tested }),
+    ...(result.impactedTargets === undefined ? {} : { impactedTargets: result.impactedTargets.all, impactedTargetsForTestedPrs: result.impactedTargets.tested }),
     ...(run.mode === 'parallel' ? { dependentPrs: run.basePrs } : {}),
     ...(run.quarantinedFailures === undefined ? {} : { quarantinedFailures: run.quarantinedFailures }),
   };
 }
 
 /** getQueueSettingsHistory (ours). */
-export function settingsHistoryView(
-  changes: { at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[],
-): z.infer<typeof SettingsHistoryBody> {
+export function settingsHistoryView(changes: { at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[]): z.infer<typeof SettingsHistoryBody> {
   return { changes: changes.map((entry) => ({ at: entry.at, change: entry.change, tokenId: entry.by ?? null, settings: { ...entry.patch } })) };
 }

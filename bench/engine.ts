@@ -19,7 +19,13 @@ const TARGETS = 1_000;
 export async function atDepth(depth: number, parallel: boolean, steps: number): Promise<Figure & { depth: number }> {
   const scheduler = new VirtualScheduler(Date.parse('2026-11-24T00:00:00Z'));
   const gitHost = new SimGitHost();
-  const engine = new Engine(createMemoryStore(), { scheduler, gitHost, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+  const engine = new Engine(createMemoryStore(), {
+    scheduler,
+    gitHost,
+    onError: (message, error) => {
+      throw new Error(`${message}: ${String(error)}`);
+    },
+  });
   engine.start();
   engine.createQueue(KEY, { requiredStatuses: ['ci'], concurrency: 4, ...(parallel ? { mode: 'parallel' as const } : {}) });
   await engine.settle();

@@ -89,8 +89,16 @@ function batching(p: number, size: number): Workload {
         ? { name: 'skip closed form', value: skipRedundantRunsPerChange(p, size) }
         : { name: 'halving closed form', value: plain },
     goals: (rows) => [
-      { text: `plain ≤ 1.25× the halving closed form ${plain.toFixed(2)}`, figure: ratio(rows.get(`batch${size}`)!.runsPerChange, plain), met: rows.get(`batch${size}`)!.runsPerChange <= 1.25 * plain },
-      { text: `skip-redundant ≤ 1.05× the halving closed form ${plain.toFixed(2)}`, figure: ratio(rows.get(`batch${size}-skip`)!.runsPerChange, plain), met: rows.get(`batch${size}-skip`)!.runsPerChange <= 1.05 * plain },
+      {
+        text: `plain ≤ 1.25× the halving closed form ${plain.toFixed(2)}`,
+        figure: ratio(rows.get(`batch${size}`)!.runsPerChange, plain),
+        met: rows.get(`batch${size}`)!.runsPerChange <= 1.25 * plain,
+      },
+      {
+        text: `skip-redundant ≤ 1.05× the halving closed form ${plain.toFixed(2)}`,
+        figure: ratio(rows.get(`batch${size}-skip`)!.runsPerChange, plain),
+        met: rows.get(`batch${size}-skip`)!.runsPerChange <= 1.05 * plain,
+      },
     ],
   };
 }
@@ -159,7 +167,9 @@ export async function benchFailures(seed = 1): Promise<boolean> {
     const oracle = figuresOf(runOracle(scenario, seed, arrivals, 300));
     const rows = new Map<string, Figures>();
     console.log(`\n${workload.name} (${arrivals.length} PRs, ${arrivals.filter((arrival) => arrival.broken).length} broken)`);
-    console.log(`${'configuration'.padEnd(20)} ${'runs/change'.padStart(11)} ${'reference'.padStart(30)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'merged/h'.padStart(9)} ${'kicked good'.padStart(11)} ${'cancelled runs'.padStart(14)}`);
+    console.log(
+      `${'configuration'.padEnd(20)} ${'runs/change'.padStart(11)} ${'reference'.padStart(30)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'merged/h'.padStart(9)} ${'kicked good'.padStart(11)} ${'cancelled runs'.padStart(14)}`,
+    );
     for (const config of workload.configs) {
       const figures = figuresOf(await runQueue({ scenario, seed, settings: config.settings, arrivals }));
       rows.set(config.name, figures);
@@ -169,7 +179,9 @@ export async function benchFailures(seed = 1): Promise<boolean> {
         `${config.name.padEnd(20)} ${figures.runsPerChange.toFixed(3).padStart(11)} ${versus.padStart(30)} ${figures.p50.padStart(6)} ${figures.p90.padStart(6)} ${figures.mergedPerHour.toFixed(2).padStart(9)} ${String(figures.goodKicked).padStart(11)} ${String(figures.cancelledRuns).padStart(14)}${figures.saturated ? '  (saturated)' : ''}`,
       );
     }
-    console.log(`${'oracle'.padEnd(20)} ${oracle.runsPerChange.toFixed(3).padStart(11)} ${''.padStart(30)} ${oracle.p50.padStart(6)} ${oracle.p90.padStart(6)} ${oracle.mergedPerHour.toFixed(2).padStart(9)}`);
+    console.log(
+      `${'oracle'.padEnd(20)} ${oracle.runsPerChange.toFixed(3).padStart(11)} ${''.padStart(30)} ${oracle.p50.padStart(6)} ${oracle.p90.padStart(6)} ${oracle.mergedPerHour.toFixed(2).padStart(9)}`,
+    );
     for (const goal of workload.goals(rows, oracle, scenario)) {
       allMet &&= goal.met;
       console.log(`  goal: ${goal.text}: ${goal.figure} — ${goal.met ? 'met' : 'NOT MET'}`);

@@ -230,8 +230,7 @@ export async function benchIngestion(): Promise<void> {
     stores.push(httpStore);
     syncConfiguredTokens(httpStore, [{ org: 'acme', token: 'bench-token-0123456789abcdef' }], new Date(clock.now()).toISOString());
     const app = await buildServer({ engine: new Engine(httpStore, { scheduler: clock }) });
-    const body = (shaText: string) =>
-      JSON.stringify({ repo: REPO, org_url_slug: 'acme', commit_sha: shaText, branch: 'main', reports });
+    const body = (shaText: string) => JSON.stringify({ repo: REPO, org_url_slug: 'acme', commit_sha: shaText, branch: 'main', reports });
     const viaHttp = async () => {
       const response = await app.inject({
         method: 'POST',
@@ -254,9 +253,7 @@ export async function benchIngestion(): Promise<void> {
     const listing = new FlakyTests(stores[2] as Store, { now: () => Date.parse('2026-11-22T12:00:01Z') });
     const query = { repo: REPO, pageSize: 100, pageToken: '' };
     const window = { start: Date.parse('2026-11-22T00:00:00Z'), end: Date.parse('2026-11-23T00:00:00Z') };
-    const listBaseline = await time('read one test record (baseline)', 1, 200, () =>
-      (stores[2] as Store).read((tx) => [...tx.scan('flakyTests', { limit: 1 })]),
-    );
+    const listBaseline = await time('read one test record (baseline)', 1, 200, () => (stores[2] as Store).read((tx) => [...tx.scan('flakyTests', { limit: 1 })]));
     report('flaky-test listings (LMDB, 10,000 tests, 1,400 failures in the window)', listBaseline, [
       await time('list-failing-tests, first page of 100', 1, 50, () => listing.listFailing('acme', 'acme', { ...query, ...window })),
       await time('list-unhealthy-tests FLAKY, first page of 100', 1, 200, () => listing.listUnhealthy('acme', 'acme', { ...query, status: 'FLAKY' })),

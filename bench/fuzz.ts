@@ -22,7 +22,9 @@ const started = performance.now();
 for (let done = 0, chunk = 0; done < REQUESTS; done += CHUNK, chunk++) {
   add(await fuzz(server, Math.min(CHUNK, REQUESTS - done), SEED * 1000 + chunk, undefined));
   const seconds = (performance.now() - started) / 1000;
-  console.log(`${total.requests} requests in ${seconds.toFixed(0)} s (${(total.requests / seconds).toFixed(0)}/s), by status ${JSON.stringify(total.byStatus)}, 5xx or bad bodies ${total.serverErrors.length}, writes on rejection ${total.writesOnRejection.length}`);
+  console.log(
+    `${total.requests} requests in ${seconds.toFixed(0)} s (${(total.requests / seconds).toFixed(0)}/s), by status ${JSON.stringify(total.byStatus)}, 5xx or bad bodies ${total.serverErrors.length}, writes on rejection ${total.writesOnRejection.length}`,
+  );
 }
 const bodies = total.requests;
 const junitStarted = performance.now();
@@ -33,6 +35,8 @@ for (let done = 0, chunk = 0; done < JUNIT; done += 500, chunk++) {
   console.log(`JUnit phase: ${total.requests - bodies} requests (${((total.requests - bodies) / ((performance.now() - junitStarted) / 1000)).toFixed(1)}/s)`);
 }
 for (const line of [...total.serverErrors, ...total.writesOnRejection].slice(0, 20)) console.log(`  ${line}`);
-console.log(`total: ${total.requests} requests, by status ${JSON.stringify(total.byStatus)}; 5xx or bad error bodies: ${total.serverErrors.length}; writes committed by rejected requests: ${total.writesOnRejection.length}`);
+console.log(
+  `total: ${total.requests} requests, by status ${JSON.stringify(total.byStatus)}; 5xx or bad error bodies: ${total.serverErrors.length}; writes committed by rejected requests: ${total.writesOnRejection.length}`,
+);
 await server.close();
 process.exitCode = total.serverErrors.length + total.writesOnRejection.length === 0 ? 0 : 1;

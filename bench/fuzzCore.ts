@@ -82,9 +82,17 @@ export function fromSchema(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
       // Often a value the server knows (its queues' repository and branch), so that bodies get past the lookups.
       return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...KNOWN_STRINGS) }, { weight: 1, arbitrary: stringFor(schema) });
     case 'integer':
-      return fc.oneof(fc.constantFrom(1, 2), fc.integer({ min: Math.max(schema.minimum ?? -1000, Number.MIN_SAFE_INTEGER), max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) }));
+      return fc.oneof(
+        fc.constantFrom(1, 2),
+        fc.integer({ min: Math.max(schema.minimum ?? -1000, Number.MIN_SAFE_INTEGER), max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) }),
+      );
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, ...(schema.minimum === undefined ? {} : { min: schema.minimum }), ...(schema.maximum === undefined ? {} : { max: schema.maximum }) });
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        ...(schema.minimum === undefined ? {} : { min: schema.minimum }),
+        ...(schema.maximum === undefined ? {} : { max: schema.maximum }),
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -198,7 +206,15 @@ export async function fuzz(server: FuzzServer, count: number, seed: number, juni
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...server.paths.map(({ path }) => path)), rawBody).map(([path, body]) => ({ path, body })) },
     ...(junit === undefined
       ? []
-      : [{ weight: 1, arbitrary: junit.map((xml) => ({ path: 'flaky-tests/upload', body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'a' }, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] }) })) }]),
+      : [
+          {
+            weight: 1,
+            arbitrary: junit.map((xml) => ({
+              path: 'flaky-tests/upload',
+              body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'a' }, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] }),
+            })),
+          },
+        ]),
   );
   const samples = fc.sample(request, { numRuns: count, seed });
   for (const { path, body } of samples) {

@@ -58,11 +58,15 @@ async function day(): Promise<void> {
   await engine.settle();
   // Every run passes, a round at a time, until the queues are empty.
   for (let round = 0; round < 10_000; round++) {
-    const runs = store.read((tx) =>
-      [...tx.scan('queues')].flatMap(({ value: queue }) => queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? [])),
-    );
+    const runs = store.read((tx) => [...tx.scan('queues')].flatMap(({ value: queue }) => queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? [])));
     const ready = runs.filter((run) => run.testBranchSha !== '');
-    for (const run of ready) engine.setCommitStatus('bench', { repo: keys.find((key) => key.repo.name === store.read((tx) => tx.get('queues', [run.queueId]))?.repo.name)?.repo ?? REPO, sha: run.testBranchSha, context: 'ci', state: 'success' });
+    for (const run of ready)
+      engine.setCommitStatus('bench', {
+        repo: keys.find((key) => key.repo.name === store.read((tx) => tx.get('queues', [run.queueId]))?.repo.name)?.repo ?? REPO,
+        sha: run.testBranchSha,
+        context: 'ci',
+        state: 'success',
+      });
     clock.advanceBy(60_000);
     await engine.settle();
     if (runs.length === 0 && engine.getQueue(keys[0] as QueueKey).enqueued.length === 0) break;
@@ -78,7 +82,9 @@ async function day(): Promise<void> {
 
 const sizes: number[] = [];
 const started = performance.now();
-console.log(`growth: ${DAYS} days, ${PRS_PER_DAY} PRs and ${RESULTS_PER_DAY} test results a day, default retention (PRs ${DEFAULT_RETENTION.prsDays} d, events ${DEFAULT_RETENTION.eventsDays} d, results ${DEFAULT_RETENTION.testResultsDays} d)`);
+console.log(
+  `growth: ${DAYS} days, ${PRS_PER_DAY} PRs and ${RESULTS_PER_DAY} test results a day, default retention (PRs ${DEFAULT_RETENTION.prsDays} d, events ${DEFAULT_RETENTION.eventsDays} d, results ${DEFAULT_RETENTION.testResultsDays} d)`,
+);
 for (let d = 1; d <= DAYS; d++) {
   await day();
   const stats = store.stats();

@@ -7,8 +7,18 @@ const deep = (n: number) => `${'<testsuite name="s">'.repeat(n)}<testcase classn
 
 /** Valid JUnit the mutations start from. */
 const base = fc
-  .array(fc.record({ name: fc.string({ maxLength: 20 }), classname: fc.string({ maxLength: 20 }), outcome: fc.constantFrom('', '<failure message="m"/>', '<error/>', '<skipped/>', '<flakyFailure/>') }), { maxLength: 8 })
-  .map((cases) => `<testsuites><testsuite name="s">${cases.map((c) => `<testcase classname="${escapeXml(c.classname)}" name="${escapeXml(c.name)}">${c.outcome}</testcase>`).join('')}</testsuite></testsuites>`);
+  .array(
+    fc.record({
+      name: fc.string({ maxLength: 20 }),
+      classname: fc.string({ maxLength: 20 }),
+      outcome: fc.constantFrom('', '<failure message="m"/>', '<error/>', '<skipped/>', '<flakyFailure/>'),
+    }),
+    { maxLength: 8 },
+  )
+  .map(
+    (cases) =>
+      `<testsuites><testsuite name="s">${cases.map((c) => `<testcase classname="${escapeXml(c.classname)}" name="${escapeXml(c.name)}">${c.outcome}</testcase>`).join('')}</testsuite></testsuites>`,
+  );
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');

@@ -40,9 +40,18 @@ interface Server {
 async function start(dir: string): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], {
     env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'sim',
-      GREENLINE_SIM_CI: 'pass=0.85,median=0.01,p90=0.03,seed=7', GREENLINE_API_TOKENS: `kill:${TOKEN}`, GREENLINE_RATE_LIMIT: '10000000',
-      GREENLINE_SCRAPE_RATE_LIMIT: '10000000', GREENLINE_LOG_LEVEL: 'silent', GREENLINE_RETENTION_SWEEP: '0',
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GREENLINE_DATA: dir,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_SIM_CI: 'pass=0.85,median=0.01,p90=0.03,seed=7',
+      GREENLINE_API_TOKENS: `kill:${TOKEN}`,
+      GREENLINE_RATE_LIMIT: '10000000',
+      GREENLINE_SCRAPE_RATE_LIMIT: '10000000',
+      GREENLINE_LOG_LEVEL: 'silent',
+      GREENLINE_RETENTION_SWEEP: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -130,7 +139,9 @@ export async function killUnderLoad(kills: number, log: (line: string) => void =
       server = await start(dir);
       report.restartMs.push(performance.now() - restarted);
       await verify(server, acked, report);
-      log(`kill ${report.kills}: ${acked.size} PRs acknowledged, lost ${report.lost.length}, duplicated ${report.duplicated.length}, merged twice ${report.mergedTwice.length}, restart ${report.restartMs.at(-1)?.toFixed(0)} ms`);
+      log(
+        `kill ${report.kills}: ${acked.size} PRs acknowledged, lost ${report.lost.length}, duplicated ${report.duplicated.length}, merged twice ${report.mergedTwice.length}, restart ${report.restartMs.at(-1)?.toFixed(0)} ms`,
+      );
     }
     report.submits = acked.size;
     report.cancels = [...acked.values()].filter((what) => what === 'cancelled').length;

@@ -115,7 +115,14 @@ export async function benchLocalGit(): Promise<void> {
         const built = await build([pr(number)], 'merge_commit', expectedHead);
         if (!built.ok) throw new Error(built.reason);
         clock.start();
-        const merged = await host.merge({ repo: REPO, targetBranch: 'main', expectedHead, pullRequest: { ...pr(number), title: '' }, testBranchSha: built.sha, mergeMethod: 'merge_commit' });
+        const merged = await host.merge({
+          repo: REPO,
+          targetBranch: 'main',
+          expectedHead,
+          pullRequest: { ...pr(number), title: '' },
+          testBranchSha: built.sha,
+          mergeMethod: 'merge_commit',
+        });
         clock.stop();
         if (!merged.ok) throw new Error(merged.reason);
       }),
@@ -127,10 +134,24 @@ export async function benchLocalGit(): Promise<void> {
         const first = await build([pr(a)], 'merge_commit', expectedHead);
         const both = await build([pr(a), pr(b)], 'merge_commit', expectedHead);
         if (!first.ok || !both.ok) throw new Error('not built');
-        const mergedA = await host.merge({ repo: REPO, targetBranch: 'main', expectedHead, pullRequest: { ...pr(a), title: '' }, testBranchSha: first.sha, mergeMethod: 'merge_commit' });
+        const mergedA = await host.merge({
+          repo: REPO,
+          targetBranch: 'main',
+          expectedHead,
+          pullRequest: { ...pr(a), title: '' },
+          testBranchSha: first.sha,
+          mergeMethod: 'merge_commit',
+        });
         if (!mergedA.ok) throw new Error(mergedA.reason);
         clock.start();
-        const merged = await host.merge({ repo: REPO, targetBranch: 'main', expectedHead: mergedA.head, pullRequest: { ...pr(b), title: '' }, testBranchSha: both.sha, mergeMethod: 'merge_commit' });
+        const merged = await host.merge({
+          repo: REPO,
+          targetBranch: 'main',
+          expectedHead: mergedA.head,
+          pullRequest: { ...pr(b), title: '' },
+          testBranchSha: both.sha,
+          mergeMethod: 'merge_commit',
+        });
         clock.stop();
         if (!merged.ok) throw new Error(merged.reason);
       }),

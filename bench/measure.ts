@@ -21,11 +21,7 @@ export function report(title: string, baseline: Figure, figures: Figure[]): void
   const rate = (figure: Figure) => figure.operations / figure.seconds;
   for (const figure of [baseline, ...figures]) {
     const ratio = figure === baseline ? 'baseline' : `${(rate(figure) / rate(baseline)).toFixed(3)}×`;
-    console.log(
-      `${figure.name.padEnd(66)} ${rate(figure).toFixed(0).padStart(10)} ${((figure.seconds / figure.operations) * 1e6)
-        .toFixed(1)
-        .padStart(10)} ${ratio.padStart(12)}`,
-    );
+    console.log(`${figure.name.padEnd(66)} ${rate(figure).toFixed(0).padStart(10)} ${((figure.seconds / figure.operations) * 1e6).toFixed(1).padStart(10)} ${ratio.padStart(12)}`);
   }
 }
 

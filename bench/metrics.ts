@@ -86,8 +86,7 @@ export async function benchMetrics(): Promise<void> {
     );
 
     const app = await buildServer({ engine });
-    const get = (query: string) =>
-      app.inject({ method: 'GET', url: `/v1/getMergeQueueMetrics${query}`, headers: { 'x-api-token': TOKEN } });
+    const get = (query: string) => app.inject({ method: 'GET', url: `/v1/getMergeQueueMetrics${query}`, headers: { 'x-api-token': TOKEN } });
     // The baseline: what a scrape deriving its figures from the whole history would have to read at least.
     const baseline = await measure(`read raw: every PR record and timeline entry of ${QUEUES} queues`, 10, () =>
       store.read((tx) => {

@@ -80,7 +80,10 @@ export async function benchParallel(): Promise<void> {
   const prs = lineup(1_000, 10_000);
   const single = planInput('single', prs);
   const parallel = planInput('parallel', prs);
-  const graph = dependencies(prs.map((pr) => pr.targets), true);
+  const graph = dependencies(
+    prs.map((pr) => pr.targets),
+    true,
+  );
   const independent = graph.filter((ahead) => ahead.length === 0).length;
   const meanBase = graph.reduce((sum, ahead) => sum + ahead.length, 0) / graph.length;
   report(
@@ -100,15 +103,11 @@ export async function benchParallel(): Promise<void> {
   const large = bodyOf((i) => `//services/service-${i % 997}/${'deeply/nested/package/'.repeat(5)}module-${i}:unit_tests_with_a_long_name`);
   const dir = mkdtempSync(join(tmpdir(), 'greenline-bench-'));
   try {
-    report(
-      'setImpactedTargets',
-      await measure('JSON.parse of the same body (baseline)', 10, () => JSON.parse(body)),
-      [
-        await setTargetsOver(createMemoryStore(), 'memory store', body),
-        await setTargetsOver(openLmdbStore({ dir }), 'LMDB', body),
-        await setTargetsOver(openLmdbStore({ dir: join(dir, 'large') }), 'LMDB', large),
-      ],
-    );
+    report('setImpactedTargets', await measure('JSON.parse of the same body (baseline)', 10, () => JSON.parse(body)), [
+      await setTargetsOver(createMemoryStore(), 'memory store', body),
+      await setTargetsOver(openLmdbStore({ dir }), 'LMDB', body),
+      await setTargetsOver(openLmdbStore({ dir: join(dir, 'large') }), 'LMDB', large),
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -39,7 +39,9 @@ export async function benchRecommend(budget = 1.5): Promise<void> {
   for (const e of all.slice(0, 5)) console.log(`  ${describeSetup(e.setup)}: P50 ${e.p50.toFixed(1)} min, ${e.runsPerMerge.toFixed(2)} runs/merge`);
   const ratio = rec.best.p50 / best.p50;
   const rank = all.findIndex((e) => JSON.stringify(e.setup) === JSON.stringify(rec.best.setup)) + 1;
-  console.log(`  pick's P50 = ${ratio.toFixed(3)}× the exhaustive best (rank ${rank} of ${all.length}) — ${ratio <= 1.1 ? 'within 10%' : 'NOT within 10%'}; under a minute: ${seconds < 60 ? 'yes' : 'no'}`);
+  console.log(
+    `  pick's P50 = ${ratio.toFixed(3)}× the exhaustive best (rank ${rank} of ${all.length}) — ${ratio <= 1.1 ? 'within 10%' : 'NOT within 10%'}; under a minute: ${seconds < 60 ? 'yes' : 'no'}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -39,7 +39,11 @@ async function simulated(hours: number): Promise<{ figure: Figure; prs: number; 
   const row = summarise('predictive24', outcome);
   const days = hours / 24;
   return {
-    figure: { name: `engine events, ${days === 1 ? 'one simulated day' : days === 7 ? 'one simulated week' : `${days} simulated days`} at ${PRS_PER_DAY.toLocaleString('en')} PRs/day`, operations: outcome.events, seconds },
+    figure: {
+      name: `engine events, ${days === 1 ? 'one simulated day' : days === 7 ? 'one simulated week' : `${days} simulated days`} at ${PRS_PER_DAY.toLocaleString('en')} PRs/day`,
+      operations: outcome.events,
+      seconds,
+    },
     prs: arrivals.length,
     merged: row.merged,
     maxDepth: row.maxDepth,

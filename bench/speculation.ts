@@ -105,7 +105,9 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
   };
   const run = async (name: string, settings: QueuePatch, predictor?: (arrival: Arrival) => number) => {
     const row = rowOf(name, await runQueue({ scenario, seed, settings, arrivals, ...(predictor === undefined ? {} : { predictor }) }));
-    console.log(`${name.padEnd(30)} ${row.perHour.toFixed(1).padStart(9)} ${row.p50.toFixed(0).padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.isolated).padStart(8)}`);
+    console.log(
+      `${name.padEnd(30)} ${row.perHour.toFixed(1).padStart(9)} ${row.p50.toFixed(0).padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.isolated).padStart(8)}`,
+    );
     return row;
   };
   const without: Row[] = [];
@@ -116,7 +118,9 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
   const figures: SpeculationFigures = { seed, base, atCost: {}, anyCost: {} };
   for (const predictor of ['model', 'bayes', 'oracle'] as const) {
     const withIt: Row[] = [];
-    console.log(`\nwith speculation, likelihood from ${predictor === 'model' ? "the engine's model" : predictor === 'bayes' ? 'Bayes on the simulated features (the best a model could learn)' : 'an oracle (knows the broken PRs)'}`);
+    console.log(
+      `\nwith speculation, likelihood from ${predictor === 'model' ? "the engine's model" : predictor === 'bayes' ? 'Bayes on the simulated features (the best a model could learn)' : 'an oracle (knows the broken PRs)'}`,
+    );
     // Left out of the speculation rows, to keep the bench short: single PRs (about half the merges per hour of
     // batches here) and concurrency 80 (3.4 to 6.7 runs per merge without speculation, far past the cost cap).
     for (const config of grid().filter((config) => config.settings.batch === true && config.settings.concurrency !== 80)) {
@@ -130,10 +134,16 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
     const specAtCost = withinCost.length > 0 ? best(withinCost) : undefined;
     figures.anyCost[predictor] = spec;
     if (specAtCost !== undefined) figures.atCost[predictor] = specAtCost;
-    console.log(`\n  ${predictor}: likelihood at ready: broken PRs ${spec.meanBroken.toFixed(3)} on average, good ${spec.meanGood.toFixed(3)}; ${spec.name} isolated ${(spec.recall * 100).toFixed(0)}% of the broken PRs, and ${(spec.precision * 100).toFixed(0)}% of the PRs it isolated were broken`);
-    console.log(`  ${predictor}: best with: ${spec.name}: ${spec.perHour.toFixed(1)} merged/h = ${(spec.perHour / base.perHour).toFixed(2)}×, ${spec.runsPerMerge.toFixed(2)} runs/merge = ${(spec.runsPerMerge / base.runsPerMerge).toFixed(2)}×, P50 ${spec.p50.toFixed(0)} min`);
+    console.log(
+      `\n  ${predictor}: likelihood at ready: broken PRs ${spec.meanBroken.toFixed(3)} on average, good ${spec.meanGood.toFixed(3)}; ${spec.name} isolated ${(spec.recall * 100).toFixed(0)}% of the broken PRs, and ${(spec.precision * 100).toFixed(0)}% of the PRs it isolated were broken`,
+    );
+    console.log(
+      `  ${predictor}: best with: ${spec.name}: ${spec.perHour.toFixed(1)} merged/h = ${(spec.perHour / base.perHour).toFixed(2)}×, ${spec.runsPerMerge.toFixed(2)} runs/merge = ${(spec.runsPerMerge / base.runsPerMerge).toFixed(2)}×, P50 ${spec.p50.toFixed(0)} min`,
+    );
     if (specAtCost !== undefined) {
-      console.log(`  ${predictor}: best with at ≤ 1.5× its runs/merge: ${specAtCost.name}: ${specAtCost.perHour.toFixed(1)} merged/h = ${(specAtCost.perHour / base.perHour).toFixed(2)}×, ${(specAtCost.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs/merge, P50 ${specAtCost.p50.toFixed(0)} min (precision ${(specAtCost.precision * 100).toFixed(0)}%, recall ${(specAtCost.recall * 100).toFixed(0)}%)`);
+      console.log(
+        `  ${predictor}: best with at ≤ 1.5× its runs/merge: ${specAtCost.name}: ${specAtCost.perHour.toFixed(1)} merged/h = ${(specAtCost.perHour / base.perHour).toFixed(2)}×, ${(specAtCost.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs/merge, P50 ${specAtCost.p50.toFixed(0)} min (precision ${(specAtCost.precision * 100).toFixed(0)}%, recall ${(specAtCost.recall * 100).toFixed(0)}%)`,
+      );
     }
     console.log(`  ${predictor}: goal ≥ 1.5× merged/h at ≤ 1.5× runs/merge: ${specAtCost !== undefined && specAtCost.perHour >= 1.5 * base.perHour ? 'met' : 'NOT MET'}`);
   }
@@ -147,9 +157,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const lines: string[] = [];
   for (const seed of seeds) {
     const { base, atCost } = await benchSpeculation(seed);
-    const cell = (row: Row | undefined) => (row === undefined ? 'none within the cap' : `${(row.perHour / base.perHour).toFixed(2)}× (${row.perHour.toFixed(1)}/h at ${(row.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs, ${row.name})`);
-    lines.push(`seed ${seed}: without ${base.perHour.toFixed(1)}/h at ${base.runsPerMerge.toFixed(2)} runs/merge (${base.name}); at ≤ 1.5× runs: model ${cell(atCost.model)}; bayes ${cell(atCost.bayes)}; oracle ${cell(atCost.oracle)}`);
+    const cell = (row: Row | undefined) =>
+      row === undefined
+        ? 'none within the cap'
+        : `${(row.perHour / base.perHour).toFixed(2)}× (${row.perHour.toFixed(1)}/h at ${(row.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs, ${row.name})`;
+    lines.push(
+      `seed ${seed}: without ${base.perHour.toFixed(1)}/h at ${base.runsPerMerge.toFixed(2)} runs/merge (${base.name}); at ≤ 1.5× runs: model ${cell(atCost.model)}; bayes ${cell(atCost.bayes)}; oracle ${cell(atCost.oracle)}`,
+    );
   }
   console.log(`\nSpeculation within 1.5× the runs per merge of the best setting without it, merged/h against it:\n${lines.join('\n')}`);
 }
-

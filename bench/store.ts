@@ -9,9 +9,7 @@ import { measure, report } from './measure.js';
 const record = (i: number) => ({ state: 'PENDING', number: i, title: `PR #${i}`, sha: 'ab'.repeat(20) });
 
 async function writes(name: string, store: Store, operations: number) {
-  return measure(name, operations, (i) =>
-    store.write((tx) => tx.put('meta', ['bench', i], record(i))),
-  );
+  return measure(name, operations, (i) => store.write((tx) => tx.put('meta', ['bench', i], record(i))));
 }
 
 export async function benchStore(): Promise<void> {
@@ -21,14 +19,10 @@ export async function benchStore(): Promise<void> {
     const durable = openLmdbStore({ dir: join(dir, 'durable') });
     const fast = openLmdbStore({ dir: join(dir, 'nosync'), noSync: true });
     const baseline = await writes('memory: one put per transaction', memory, 20_000);
-    const figures = [
-      await writes('lmdb noSync: one put per transaction', fast, 20_000),
-      await writes('lmdb durable: one put per transaction', durable, 2_000),
-    ];
+    const figures = [await writes('lmdb noSync: one put per transaction', fast, 20_000), await writes('lmdb durable: one put per transaction', durable, 2_000)];
     report('store writes (each a committed transaction)', baseline, figures);
 
-    const scans = (name: string, store: Store) =>
-      measure(name, 200, () => store.read((tx) => [...tx.scan('meta', { prefix: ['bench'], limit: 1000 })].length));
+    const scans = (name: string, store: Store) => measure(name, 200, () => store.read((tx) => [...tx.scan('meta', { prefix: ['bench'], limit: 1000 })].length));
     report('store scans (1,000 entries by prefix)', await scans('memory', memory), [await scans('lmdb', durable)]);
     await Promise.all([memory.close(), durable.close(), fast.close()]);
   } finally {

@@ -87,5 +87,7 @@ if (process.argv[2] === '--child') {
   console.log(`storing one upload of ${cases.toLocaleString('en')} test cases on LMDB (parsing on a worker, not counted):`);
   console.log(row('one transaction (baseline)', one));
   console.log(row(`batches of ${TESTS_PER_TRANSACTION}`, batched));
-  console.log(`ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`);
+  console.log(
+    `ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`,
+  );
 }

@@ -18,7 +18,15 @@ import { figuresOf, WORKLOADS, type Figures } from './failures.js';
 export const INVENTED: Pick<(typeof WORKLOADS)[number], 'name' | 'scenario' | 'configs'>[] = [
   {
     name: 'invented: 48 h, 15 PRs/h on a daily cycle (amplitude 0.8), CI 30 min (p90 60), 6% broken, 1% flaky, concurrency 32',
-    scenario: { name: 'cycle', hours: 48, arrivalsPerHour: 15, dailyCycle: { amplitude: 0.8, peakHour: 14 }, ci: { medianMinutes: 30, p90Minutes: 60 }, brokenRate: 0.06, flakeRate: 0.01 },
+    scenario: {
+      name: 'cycle',
+      hours: 48,
+      arrivalsPerHour: 15,
+      dailyCycle: { amplitude: 0.8, peakHour: 14 },
+      ci: { medianMinutes: 30, p90Minutes: 60 },
+      brokenRate: 0.06,
+      flakeRate: 0.01,
+    },
     configs: [{ name: 'cycle32', settings: { concurrency: 32 } }],
   },
   {
@@ -56,11 +64,15 @@ export async function benchWindow(seed = 1): Promise<{ workload: string; adaptiv
       for (const w of windowsUpTo(limit)) fixed.push(await row(`fixed ${w}`, { ...config.settings, concurrency: w }));
       const adaptive = await row(`adaptive 1..${limit}`, { ...config.settings, adaptiveWindow: true, adaptiveWindowFloor: 1 });
       const kept = fixed.filter((figures) => !figures.saturated);
-      const bestP50 = (kept.length > 0 ? kept : fixed).reduce((best, figures) => (figures.p50Minutes < best.p50Minutes || (figures.p50Minutes === best.p50Minutes && figures.runsPerChange < best.runsPerChange) ? figures : best));
+      const bestP50 = (kept.length > 0 ? kept : fixed).reduce((best, figures) =>
+        figures.p50Minutes < best.p50Minutes || (figures.p50Minutes === best.p50Minutes && figures.runsPerChange < best.runsPerChange) ? figures : best,
+      );
       const cheapest = fixed.reduce((best, figures) => (figures.runsPerChange < best.runsPerChange ? figures : best));
       // Dominated: a fixed window at no more runs per change with a lower P50, or the adaptive one saturates alone.
       const dominatedBy = kept.find((figures) => figures.runsPerChange <= adaptive.runsPerChange && figures.p50Minutes < adaptive.p50Minutes * 0.98);
-      console.log(`  dominated by a fixed window (no more runs/change, P50 ≥ 2% lower): ${adaptive.saturated && kept.length > 0 ? 'yes (it saturates)' : dominatedBy === undefined ? 'no' : `yes (P50 ${dominatedBy.p50}, runs/change ${dominatedBy.runsPerChange.toFixed(3)})`}`);
+      console.log(
+        `  dominated by a fixed window (no more runs/change, P50 ≥ 2% lower): ${adaptive.saturated && kept.length > 0 ? 'yes (it saturates)' : dominatedBy === undefined ? 'no' : `yes (P50 ${dominatedBy.p50}, runs/change ${dominatedBy.runsPerChange.toFixed(3)})`}`,
+      );
       const worse = adaptive.saturated || adaptive.p50Minutes > bestP50.p50Minutes * 1.05 || adaptive.mergedPerHour < bestP50.mergedPerHour * 0.98;
       console.log(
         `  adaptive vs best fixed by P50: P50 ${(adaptive.p50Minutes / bestP50.p50Minutes).toFixed(2)}×, merged/h ${(adaptive.mergedPerHour / bestP50.mergedPerHour).toFixed(2)}×, runs/change ${(adaptive.runsPerChange / bestP50.runsPerChange).toFixed(2)}×; vs the cheapest fixed: runs/change ${(adaptive.runsPerChange / cheapest.runsPerChange).toFixed(2)}×, P50 ${(adaptive.p50Minutes / cheapest.p50Minutes).toFixed(2)}× — ${worse ? 'WORSE than the best fixed window' : 'no worse than the best fixed window (P50 within 5%, merges within 2%)'}`,
@@ -78,7 +90,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const summary: string[] = [];
   for (const seed of seeds) {
     for (const result of await benchWindow(seed)) {
-      summary.push(`seed ${seed}  ${result.worse ? 'WORSE' : 'ok   '}  P50 ${(result.adaptive.p50Minutes / result.bestP50.p50Minutes).toFixed(2)}×  merged/h ${(result.adaptive.mergedPerHour / result.bestP50.mergedPerHour).toFixed(2)}×  runs/change ${(result.adaptive.runsPerChange / result.bestP50.runsPerChange).toFixed(2)}×  ${result.workload}`);
+      summary.push(
+        `seed ${seed}  ${result.worse ? 'WORSE' : 'ok   '}  P50 ${(result.adaptive.p50Minutes / result.bestP50.p50Minutes).toFixed(2)}×  merged/h ${(result.adaptive.mergedPerHour / result.bestP50.mergedPerHour).toFixed(2)}×  runs/change ${(result.adaptive.runsPerChange / result.bestP50.runsPerChange).toFixed(2)}×  ${result.workload}`,
+      );
     }
   }
   console.log(`\nAdaptive window against the best fixed window by P50, every workload and seed:\n${summary.join('\n')}`);

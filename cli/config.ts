@@ -15,11 +15,11 @@ export const ENVIRONMENT = {
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
   GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default), github (a GitHub App) or sim (simulated)',
-  GREENLINE_GITHUB_APP_ID: 'GREENLINE_PROVIDER=github: the GitHub App\'s id',
-  GREENLINE_GITHUB_PRIVATE_KEY_FILE: 'GREENLINE_PROVIDER=github: the App\'s private key (a .pem file GitHub generated)',
-  GREENLINE_GITHUB_WEBHOOK_SECRET: 'GREENLINE_PROVIDER=github: the App\'s webhook secret (deliveries arrive at POST /github/webhooks)',
+  GREENLINE_GITHUB_APP_ID: "GREENLINE_PROVIDER=github: the GitHub App's id",
+  GREENLINE_GITHUB_PRIVATE_KEY_FILE: "GREENLINE_PROVIDER=github: the App's private key (a .pem file GitHub generated)",
+  GREENLINE_GITHUB_WEBHOOK_SECRET: "GREENLINE_PROVIDER=github: the App's webhook secret (deliveries arrive at POST /github/webhooks)",
   GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
-  GREENLINE_GITHUB_HOST: 'GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL\'s host)',
+  GREENLINE_GITHUB_HOST: "GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL's host)",
   GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
@@ -27,7 +27,8 @@ export const ENVIRONMENT = {
   GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
   GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
   GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
-  GREENLINE_MAX_DB_SIZE: 'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
+  GREENLINE_MAX_DB_SIZE:
+    'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
   GREENLINE_RETAIN_EVENTS_DAYS: 'days queue event logs are kept; settings changes are kept for good (default 90; 0 forever)',
@@ -48,16 +49,25 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
-  GREENLINE_STORE: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  GREENLINE_STORE: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   GREENLINE_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5000),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   GREENLINE_PROVIDER: z.enum(['local', 'sim', 'github']).default('local'),
-  GREENLINE_GITHUB_APP_ID: z.string().regex(/^\d{1,12}$/, 'an App id is a number').optional(),
+  GREENLINE_GITHUB_APP_ID: z
+    .string()
+    .regex(/^\d{1,12}$/, 'an App id is a number')
+    .optional(),
   GREENLINE_GITHUB_PRIVATE_KEY_FILE: z.string().optional(),
   GREENLINE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
   GREENLINE_GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.github.com'),
-  GREENLINE_GITHUB_HOST: z.string().regex(/^[a-z0-9.-]+$/i, 'a host name').optional(),
+  GREENLINE_GITHUB_HOST: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'a host name')
+    .optional(),
   GREENLINE_LOCAL_CI: z.string().optional(),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -124,9 +134,7 @@ export interface GitHubConfig {
 export class ConfigError extends Error {}
 
 function githubConfig(values: z.infer<typeof EnvSchema>): GitHubConfig {
-  const missing = (['GREENLINE_GITHUB_APP_ID', 'GREENLINE_GITHUB_PRIVATE_KEY_FILE', 'GREENLINE_GITHUB_WEBHOOK_SECRET'] as const).filter(
-    (name) => values[name] === undefined,
-  );
+  const missing = (['GREENLINE_GITHUB_APP_ID', 'GREENLINE_GITHUB_PRIVATE_KEY_FILE', 'GREENLINE_GITHUB_WEBHOOK_SECRET'] as const).filter((name) => values[name] === undefined);
   if (missing.length > 0) throw new ConfigError(`invalid environment: GREENLINE_PROVIDER=github needs ${missing.join(', ')} (see docs/github.md)`);
   const keyFile = values.GREENLINE_GITHUB_PRIVATE_KEY_FILE as string;
   let privateKey: string;

@@ -12,7 +12,6 @@ import { tokenCommand } from './token.js';
 import { BACKUP_HELP, backupCommand, migrateCommand, restoreCommand } from './backup.js';
 import { version } from './version.js';
 
-
 export const HELP = `greenline — a merge queue and flaky-test service
 
 Usage:

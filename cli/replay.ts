@@ -43,7 +43,10 @@ export async function replayCommand(path: string | undefined, options: { json?: 
   }
   const divergence = result.divergence;
   if (divergence === null) {
-    const events = result.checked === result.replayed ? `every event's outcome matches its record (${result.checked} checked)` : `${result.checked} of ${result.replayed} events carry a digest, and those match`;
+    const events =
+      result.checked === result.replayed
+        ? `every event's outcome matches its record (${result.checked} checked)`
+        : `${result.checked} of ${result.replayed} events carry a digest, and those match`;
     console.log(`replayed ${result.replayed} events of ${describe}: no divergence; ${events}; the final state matches.`);
     return 0;
   }

@@ -28,12 +28,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
   const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
-  const leases =
-    pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
+  const leases = pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();
   const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
-  const githubApp =
-    config.github === undefined ? undefined : new GitHubApp({ appId: config.github.appId, privateKey: config.github.privateKey, baseUrl: config.github.apiUrl });
+  const githubApp = config.github === undefined ? undefined : new GitHubApp({ appId: config.github.appId, privateKey: config.github.privateKey, baseUrl: config.github.apiUrl });
   const githubHost = githubApp === undefined ? undefined : new GitHubHost(githubApp);
   const gitHost: GitHost = localHost ?? githubHost ?? new SimGitHost();
   const localCi =
@@ -90,10 +88,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     leases !== undefined
       ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms`
       : localHost !== undefined
-      ? `repositories in ${join(config.dataDir, 'repos')}`
-      : config.github !== undefined
-        ? `GitHub App ${config.github.appId} on ${config.github.apiUrl}, webhooks at /github/webhooks`
-        : 'simulated git host';
+        ? `repositories in ${join(config.dataDir, 'repos')}`
+        : config.github !== undefined
+          ? `GitHub App ${config.github.appId} on ${config.github.apiUrl}, webhooks at /github/webhooks`
+          : 'simulated git host';
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
 

@@ -5,10 +5,7 @@ import { openPostgresStore } from '../engine/store/postgresStore.js';
 import { createToken, listTokens, revokeToken, scopeOf, TOKEN_SCOPES, type TokenScope } from '../engine/tokens.js';
 import { UsageError } from './config.js';
 
-export async function tokenCommand(
-  action: string | undefined,
-  options: { org?: string; dataDir: string; id?: string; scope?: string; storeUrl?: string },
-) {
+export async function tokenCommand(action: string | undefined, options: { org?: string; dataDir: string; id?: string; scope?: string; storeUrl?: string }) {
   if (options.scope !== undefined && !(TOKEN_SCOPES as readonly string[]).includes(options.scope)) {
     throw new UsageError(`--scope must be ${TOKEN_SCOPES.join(', ')}, not "${options.scope}"`);
   }

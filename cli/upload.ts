@@ -104,9 +104,7 @@ export async function uploadCommand(args: UploadArgs): Promise<number> {
     if (patterns.length === 0) throw new UploadUsageError('--junit: give a glob of report files');
     const files = (await glob(patterns, { absolute: true, onlyFiles: true })).sort();
     if (files.length === 0) throw new UploadUsageError(`no file matches --junit ${args.junit}`);
-    const reports = await Promise.all(
-      files.map(async (file) => ({ file: relative(process.cwd(), file) || file, xml: await readFile(file, 'utf8') })),
-    );
+    const reports = await Promise.all(files.map(async (file) => ({ file: relative(process.cwd(), file) || file, xml: await readFile(file, 'utf8') })));
     const body: Record<string, unknown> = {
       repo,
       commit_sha: args.sha,

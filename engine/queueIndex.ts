@@ -64,7 +64,10 @@ export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now:
   if (tx.get('queueIndex', indexKey(key)) !== undefined) throw new EngineError('queue_exists', `a queue for ${describeQueue(key)} already exists`);
   const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
   tx.put('meta', ['queueSerial'], serial + 1);
-  const id = `q_${createHash('sha256').update(`${serial}\u0000${JSON.stringify(indexKey(key))}`).digest('hex').slice(0, 16)}`;
+  const id = `q_${createHash('sha256')
+    .update(`${serial}\u0000${JSON.stringify(indexKey(key))}`)
+    .digest('hex')
+    .slice(0, 16)}`;
   // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
   const { state: _state, ...settings } = patch;
   const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);

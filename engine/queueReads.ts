@@ -29,13 +29,7 @@ export function readQueue(tx: ReadTx, source: QueueSource, key: QueueKey): { que
   return { queue, enqueued: numbers.flatMap((number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? []) };
 }
 
-export function readPullRequest(
-  tx: ReadTx,
-  source: QueueSource,
-  key: QueueKey,
-  number: number,
-  includeTimeline: boolean,
-): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
+export function readPullRequest(tx: ReadTx, source: QueueSource, key: QueueKey, number: number, includeTimeline: boolean): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
   const queue = findQueue(tx, key, source.load);
   const pr = source.current(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
   if (pr === undefined) throw new EngineError('pr_not_found', `pull request #${number} was never submitted to the queue for ${describeQueue(key)}`);
@@ -53,9 +47,7 @@ export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runI
   const set = source.current(queue);
   const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
   if (run === undefined) throw new EngineError('test_run_not_found', `no test run ${runId} in the queue for ${describeQueue(key)}`);
-  const prs = new Map(
-    [...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const),
-  );
+  const prs = new Map([...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const));
   const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
   const targetsOf = (number: number, sha: string) => {
     const cached = set?.targetsAt(number, sha);
@@ -90,9 +82,7 @@ export interface SettingsChange {
 export function readSettingsHistory(tx: ReadTx, key: QueueKey): SettingsChange[] {
   const queue = findQueue(tx, key);
   return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
-    input.type === 'created' || input.type === 'configured'
-      ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
-      : [],
+    input.type === 'created' || input.type === 'configured' ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }] : [],
   );
 }
 

@@ -67,14 +67,10 @@ export function parseTokenList(text: string): { org: string; token: string }[] {
     const org = colon < 0 ? '' : item.slice(0, colon);
     const token = colon < 0 ? '' : item.slice(colon + 1);
     if (!ORG_NAME.test(org)) {
-      throw new TokenConfigError(
-        `GREENLINE_API_TOKENS entry ${index + 1}: expected "org:token" with an organization name of letters, digits, '.', '_' or '-'`,
-      );
+      throw new TokenConfigError(`GREENLINE_API_TOKENS entry ${index + 1}: expected "org:token" with an organization name of letters, digits, '.', '_' or '-'`);
     }
     if (!TOKEN_TEXT.test(token)) {
-      throw new TokenConfigError(
-        `GREENLINE_API_TOKENS entry ${index + 1} (organization ${org}): a token is 16 to 256 printable characters without spaces`,
-      );
+      throw new TokenConfigError(`GREENLINE_API_TOKENS entry ${index + 1} (organization ${org}): a token is 16 to 256 printable characters without spaces`);
     }
     entries.push({ org, token });
   }
@@ -114,11 +110,7 @@ export function revokeToken(store: Store, id: string): boolean {
  * - when none is configured and the store holds none, a token for organization `default` is created and returned,
  *   for the caller to print once.
  */
-export function syncConfiguredTokens(
-  store: Store,
-  configured: { org: string; token: string }[],
-  now: string,
-): { bootstrapToken?: string; count: number } {
+export function syncConfiguredTokens(store: Store, configured: { org: string; token: string }[], now: string): { bootstrapToken?: string; count: number } {
   return store.write((tx) => {
     const existing = [...tx.scan('tokens')].map((entry) => entry.value);
     const wanted = new Map(configured.map((entry) => [hashToken(entry.token), entry]));

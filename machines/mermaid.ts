@@ -54,9 +54,7 @@ function declareChildren(parent: AnyStateNode, lines: string[], indent: string):
 
 /** Every atomic and final state node under `node`, in document order. */
 function atomicDescendants(node: AnyStateNode): AnyStateNode[] {
-  return Object.values(node.states).flatMap((child) =>
-    child.type === 'atomic' || child.type === 'final' ? [child] : atomicDescendants(child),
-  );
+  return Object.values(node.states).flatMap((child) => (child.type === 'atomic' || child.type === 'final' ? [child] : atomicDescendants(child)));
 }
 
 /** A top-level final state: the machine is done and takes no more events. */

@@ -125,8 +125,7 @@ export const pullRequestMachine = setup({
     }),
     clearReason: assign({ reason: null }),
     startMerge: assign({
-      merge: ({ event }) =>
-        event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) },
+      merge: ({ event }) => (event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) }),
     }),
     forgetMerge: assign({ merge: undefined }),
     joinGroup: assign({

@@ -24,12 +24,7 @@ export interface QueueContext {
   resumeTo: RequestableQueueState;
 }
 
-export type QueueEvent =
-  | { type: 'PAUSE' }
-  | { type: 'RESUME' }
-  | { type: 'DRAIN' }
-  | { type: 'SWITCH_MODE'; mode: QueueMode }
-  | { type: 'SETTLED' };
+export type QueueEvent = { type: 'PAUSE' } | { type: 'RESUME' } | { type: 'DRAIN' } | { type: 'SWITCH_MODE'; mode: QueueMode } | { type: 'SETTLED' };
 
 export const queueMachine = setup({
   types: {

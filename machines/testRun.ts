@@ -25,10 +25,7 @@ export interface TestRunContext {
   reason: string | null;
 }
 
-export type TestRunEvent =
-  | { type: 'STATUS'; context: string; state: CommitState }
-  | { type: 'TIMEOUT'; at: number }
-  | { type: 'CANCEL'; reason: string };
+export type TestRunEvent = { type: 'STATUS'; context: string; state: CommitState } | { type: 'TIMEOUT'; at: number } | { type: 'CANCEL'; reason: string };
 
 type StatusEvent = Extract<TestRunEvent, { type: 'STATUS' }>;
 
@@ -38,9 +35,7 @@ function statusesWith(context: TestRunContext, event: StatusEvent): Record<strin
 
 /** The statuses that decide the run: the required ones, or every reported one when none is required. */
 function deciding(context: TestRunContext, statuses: Record<string, CommitState>): (CommitState | undefined)[] {
-  return context.requiredStatuses.length > 0
-    ? context.requiredStatuses.map((name) => statuses[name])
-    : Object.values(statuses);
+  return context.requiredStatuses.length > 0 ? context.requiredStatuses.map((name) => statuses[name]) : Object.values(statuses);
 }
 
 export const testRunMachine = setup({
@@ -51,9 +46,7 @@ export const testRunMachine = setup({
     tags: {} as TestRunTag,
   },
   guards: {
-    requiredStatusFailed: ({ context, event }) =>
-      event.type === 'STATUS' &&
-      deciding(context, statusesWith(context, event)).some((state) => state === 'failure' || state === 'error'),
+    requiredStatusFailed: ({ context, event }) => event.type === 'STATUS' && deciding(context, statusesWith(context, event)).some((state) => state === 'failure' || state === 'error'),
     allRequiredStatusesPassed: ({ context, event }) => {
       if (event.type !== 'STATUS') return false;
       const states = deciding(context, statusesWith(context, event));

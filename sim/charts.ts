@@ -87,9 +87,7 @@ export function depthSpec(simulation: Simulation): TopLevelSpec {
       }
       maxima[index] = max;
     }
-    return maxima
-      .map((value, index) => ({ configuration: queue.name, hours: round((index * slice) / HOUR_MS, 3), depth: value }))
-      .filter((point) => point.hours * HOUR_MS <= end);
+    return maxima.map((value, index) => ({ configuration: queue.name, hours: round((index * slice) / HOUR_MS, 3), depth: value })).filter((point) => point.hours * HOUR_MS <= end);
   });
   return {
     ...frame('Queue depth', `PRs in the queue (the most within each ${round(slice / 60_000, 1)}-minute slice)`),
@@ -189,7 +187,10 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
   ['CI runs', (row) => String(row.ciRuns)],
   ['CI minutes', (row) => row.ciMinutes.toFixed(0)],
   ['runs / merged', (row) => (row.ciRunsPerMerged === null ? '-' : row.ciRunsPerMerged.toFixed(2))],
-  ['runs / change (closed form)', (row) => `${row.ciRunsPerChange === null ? '-' : row.ciRunsPerChange.toFixed(2)}${row.closedFormRunsPerChange === null ? '' : ` (${row.closedFormRunsPerChange.toFixed(2)})`}`],
+  [
+    'runs / change (closed form)',
+    (row) => `${row.ciRunsPerChange === null ? '-' : row.ciRunsPerChange.toFixed(2)}${row.closedFormRunsPerChange === null ? '' : ` (${row.closedFormRunsPerChange.toFixed(2)})`}`,
+  ],
   ['cancelled runs (minutes)', (row) => `${row.cancelledRuns} (${row.cancelledRunMinutes.toFixed(0)})`],
   ['good kicked', (row) => String(row.goodKicked)],
   ['broken merged', (row) => String(row.brokenMerged)],

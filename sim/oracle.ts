@@ -55,7 +55,15 @@ export function runOracle(scenario: Scenario, seed: number, arrivals: readonly A
     }
     const ends = arrival.at + duration;
     const done = ends <= limit;
-    runs.push({ id: `oracle_${arrival.number}`, kind: 'main', status: done ? 'succeeded' : 'in_progress', startedAt: arrival.at, endedAt: Math.min(ends, limit), prs: [arrival.number], basePrs: [] });
+    runs.push({
+      id: `oracle_${arrival.number}`,
+      kind: 'main',
+      status: done ? 'succeeded' : 'in_progress',
+      startedAt: arrival.at,
+      endedAt: Math.min(ends, limit),
+      prs: [arrival.number],
+      basePrs: [],
+    });
     prs.push({ ...pr, state: done ? 'MERGED' : 'TESTING', leftAt: done ? ends : null });
     if (done) lastLeft = Math.max(lastLeft, ends);
   }

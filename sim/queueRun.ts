@@ -205,16 +205,18 @@ function collect(store: Store, queueId: string, arrivals: readonly Arrival[], en
         ...(record?.readyLikelihood === undefined ? {} : { likelihood: record.readyLikelihood.p }),
       };
     });
-    const runs = [...tx.scan('testRuns', { prefix: [queueId] })].map(({ value: run }): RunOutcome => ({
-      id: run.id,
-      kind: run.kind,
-      status: run.status,
-      startedAt: Date.parse(run.createdAt) - SIM_START,
-      endedAt: (run.endedAt === null ? endAt : Date.parse(run.endedAt)) - SIM_START,
-      prs: run.prs,
-      basePrs: run.basePrs,
-      ...(run.bisectionId?.startsWith('s') === true ? { speculative: true as const } : {}),
-    }));
+    const runs = [...tx.scan('testRuns', { prefix: [queueId] })].map(
+      ({ value: run }): RunOutcome => ({
+        id: run.id,
+        kind: run.kind,
+        status: run.status,
+        startedAt: Date.parse(run.createdAt) - SIM_START,
+        endedAt: (run.endedAt === null ? endAt : Date.parse(run.endedAt)) - SIM_START,
+        prs: run.prs,
+        basePrs: run.basePrs,
+        ...(run.bisectionId?.startsWith('s') === true ? { speculative: true as const } : {}),
+      }),
+    );
     return { prs, runs, endAt: endAt - SIM_START, events, saturated };
   });
 }

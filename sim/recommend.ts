@@ -145,7 +145,8 @@ export function whyNot(best: Evaluation, other: Evaluation, budget: number | und
 }
 
 export function formatRecommendation(rec: Recommendation, budget: number | undefined): string {
-  const line = (e: Evaluation) => `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h`;
+  const line = (e: Evaluation) =>
+    `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h`;
   const lines = [`recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`, `  ${line(rec.best)}`];
   if (budget !== undefined && rec.best.runsPerMerge > budget) lines.push(`  no setup met the budget: this is the best P50 found, over it`);
   lines.push('runners-up:');

@@ -253,7 +253,9 @@ export function tableNotes(report: SimulationReport): string[] {
     notes.push('-: the good PR at this rank never merged (kicked or cancelled), or no good PR arrived.');
   }
   if (rows.some((row) => row.closedFormRunsPerChange !== null)) {
-    notes.push(`closed form: the runs per change of bisection in halves for the configuration's batch size at the broken rate ${report.scenario.brokenRate} (a batch alone; with skip-redundant, the first half first).`);
+    notes.push(
+      `closed form: the runs per change of bisection in halves for the configuration's batch size at the broken rate ${report.scenario.brokenRate} (a batch alone; with skip-redundant, the first half first).`,
+    );
   }
   if (rows.some((row) => row.saturated)) {
     notes.push(`saturated: the queue grew past ${report.scenario.saturationDepth} PRs; its simulation stopped there, and the PRs it held or had yet to receive are unfinished.`);
@@ -280,7 +282,10 @@ export function formatTable(report: SimulationReport): string {
   return [
     heading,
     '',
-    line('configuration', COLUMNS.map(([title]) => title)),
+    line(
+      'configuration',
+      COLUMNS.map(([title]) => title),
+    ),
     ...rows.map((_, index) => line(labels[index] as string, cells[index] as string[])),
     ...(notes.length === 0 ? [] : ['', ...notes]),
   ].join('\n');

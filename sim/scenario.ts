@@ -15,7 +15,11 @@ const weight = z.number().min(0).max(1_000_000).optional();
 
 /** The settings of one configuration: any updateQueue setting but the queue state and its required statuses. */
 export const QueueConfigSchema = z.strictObject({
-  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, ".", "_" or "-"'),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, ".", "_" or "-"'),
   mode: z.enum(QUEUE_MODES).optional(),
   concurrency: positiveInt.optional(),
   bisectionConcurrency: positiveInt.optional(),
@@ -65,9 +69,16 @@ export const ScenarioSchema = z
     /** Default seed; `--seed` overrides it. */
     seed: z.number().int().min(0).max(UINT32_MAX).default(1),
     /** PRs arrive during this many hours. */
-    hours: z.number().positive().max(24 * 366),
+    hours: z
+      .number()
+      .positive()
+      .max(24 * 366),
     /** After the last arrival, the queue runs on until it is empty or this many hours have passed. */
-    drainHours: z.number().min(0).max(24 * 366).default(24),
+    drainHours: z
+      .number()
+      .min(0)
+      .max(24 * 366)
+      .default(24),
     /** Mean arrival rate (Poisson); with a daily cycle, the mean over a day. */
     arrivalsPerHour: z.number().positive().max(100_000),
     /** Arrivals follow the day: rate × (1 + amplitude × cos(2π (hour − peakHour) / 24)), hours in UTC. */

@@ -116,9 +116,13 @@ export async function testBody(engine: Engine, org: string, testId: string): Pro
 <div class="controls">${action('ALWAYS_QUARANTINE', 'Quarantine', override === 'ALWAYS_QUARANTINE')}${action('NEVER_QUARANTINE', 'Never quarantine', override === 'NEVER_QUARANTINE')}${action('clear', 'Clear override', override === undefined)}</div>
 <p>Failure rate ${percent(row.failureRate24h)} in the last 24 h, ${percent(row.failureRate7d)} in the last 7 days; ${test.totals.runs} runs, ${test.totals.fails} failures in all.</p>
 <h2>History</h2><div class="chart" tabindex="0" role="region" aria-label="history chart">${raw(chart)}</div>
-<h2>Most common failures</h2>${row.mostCommonFailures.length === 0 ? html`<p class="muted">None in the last 7 days.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="most common failures"><table><thead><tr><th scope="col">Failure</th><th scope="col">Count</th><th scope="col">Last</th></tr></thead><tbody>${row.mostCommonFailures.map(
-    (failure) => html`<tr><td><code>${failure.summary}</code></td><td>${failure.count}</td><td>${new Date(failure.lastAt).toISOString()}</td></tr>`,
-  )}</tbody></table></div>`}
+<h2>Most common failures</h2>${
+    row.mostCommonFailures.length === 0
+      ? html`<p class="muted">None in the last 7 days.</p>`
+      : html`<div class="scroll" tabindex="0" role="region" aria-label="most common failures"><table><thead><tr><th scope="col">Failure</th><th scope="col">Count</th><th scope="col">Last</th></tr></thead><tbody>${row.mostCommonFailures.map(
+          (failure) => html`<tr><td><code>${failure.summary}</code></td><td>${failure.count}</td><td>${new Date(failure.lastAt).toISOString()}</td></tr>`,
+        )}</tbody></table></div>`
+  }
 <h2>Status history</h2><ol class="timeline">${test.history.map((entry) => html`<li>${new Date(entry.at).toISOString()} <strong>${entry.value}</strong> ${entry.reason}</li>`)}</ol>`;
   return { name: test.name, body };
 }

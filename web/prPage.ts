@@ -13,9 +13,14 @@ function runSection(queue: QueueRecord, details: TestRunDetails): Html {
   const run = details.run;
   return html`<article class="run ${run.kind}" data-run="${run.id}"><h3>${run.id} <span class="state state-${run.status}">${run.status}</span></h3>
 <p class="muted">${run.kind === 'bisection' ? `bisection ${run.bisectionId ?? ''}` : 'main line'} · tested ${run.prs.map((number) => `#${number}`).join(', ')}${run.basePrs.length > 0 ? ` on top of ${run.basePrs.map((number) => `#${number}`).join(', ')}` : ''} · branch ${run.testBranch}${run.testBranchSha === '' ? '' : ` at ${run.testBranchSha.slice(0, 12)}`}${run.reason === null ? '' : ` · ${run.reason}`}</p>
-${run.statusChecks.length === 0 ? html`<p class="muted">No status check yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="status checks of ${run.id}"><table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Link</th></tr></thead><tbody>${run.statusChecks.map(
-    (check) => html`<tr><td>${check.context}</td><td><span class="state state-${check.state}">${check.state}</span></td><td>${check.description}</td><td>${safeUrl(check.url) ? html`<a href="${check.url}" rel="noreferrer">details<span class="visually-hidden"> of ${check.context}</span></a>` : check.url}</td></tr>`,
-  )}</tbody></table></div>`}
+${
+  run.statusChecks.length === 0
+    ? html`<p class="muted">No status check yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>`
+    : html`<div class="scroll" tabindex="0" role="region" aria-label="status checks of ${run.id}"><table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Link</th></tr></thead><tbody>${run.statusChecks.map(
+        (check) =>
+          html`<tr><td>${check.context}</td><td><span class="state state-${check.state}">${check.state}</span></td><td>${check.description}</td><td>${safeUrl(check.url) ? html`<a href="${check.url}" rel="noreferrer">details<span class="visually-hidden"> of ${check.context}</span></a>` : check.url}</td></tr>`,
+      )}</tbody></table></div>`
+}
 <p><a href="${queuePath(queue)}/runs/${run.id}">Run page</a></p></article>`;
 }
 

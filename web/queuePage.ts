@@ -92,7 +92,9 @@ function runsSection(view: QueueView): Html {
     queue.settings.mode === 'parallel'
       ? html`<div class="lanes">${lanesOf(main).map((lane, index) => html`<section class="lane" aria-label="lane ${index + 1}"><h3>Lane ${index + 1}</h3>${lane.map((details) => runCard(queue, details))}</section>`)}</div>`
       : html`${main.map((details) => runCard(queue, details))}`;
-  const bisectionPart = [...bisections].map(([id, list]) => html`<section class="bisection" data-bisection="${id}"><h3>Bisection ${id}</h3>${list.map((details) => runCard(queue, details))}</section>`);
+  const bisectionPart = [...bisections].map(
+    ([id, list]) => html`<section class="bisection" data-bisection="${id}"><h3>Bisection ${id}</h3>${list.map((details) => runCard(queue, details))}</section>`,
+  );
   return html`${mainPart}${bisectionPart}`;
 }
 
@@ -110,7 +112,8 @@ function bisectionTrees(view: QueueView): Html {
   const states = new Map(view.lineup.map((pr) => [pr.number, pr.state]));
   const node = (tree: TreeNode): Html =>
     html`<li class="${tree.kind}">${tree.kind === 'failed' ? html`<span class="state state-FAILED">failed together</span> ` : html`<span class="group-name">Group ${tree.name ?? ''}</span> `}${tree.prs.map(
-      (number, index) => html`${index > 0 ? ', ' : ''}${prLink(view.queue, number)}${tree.kind === 'group' && states.has(number) ? html` <span class="state state-${states.get(number)!}">${states.get(number)!}</span>` : ''}`,
+      (number, index) =>
+        html`${index > 0 ? ', ' : ''}${prLink(view.queue, number)}${tree.kind === 'group' && states.has(number) ? html` <span class="state state-${states.get(number)!}">${states.get(number)!}</span>` : ''}`,
     )}${tree.children.length === 0 ? '' : html`<ul>${tree.children.map(node)}</ul>`}</li>`;
   return html`<h2>Bisections</h2>${[...bisections].map(([id, groups]) => {
     const memory = view.queue.runtime.bisections[id];

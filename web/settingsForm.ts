@@ -8,7 +8,16 @@ import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';
 
-const NUMBERS = ['concurrency', 'bisectionConcurrency', 'testingTimeoutMinutes', 'pendingFailureDepth', 'batchingMaxWaitTimeMinutes', 'batchingMinSize', 'adaptiveWindowFloor', 'speculationRunsPercent'] as const;
+const NUMBERS = [
+  'concurrency',
+  'bisectionConcurrency',
+  'testingTimeoutMinutes',
+  'pendingFailureDepth',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+  'adaptiveWindowFloor',
+  'speculationRunsPercent',
+] as const;
 const BOOLEANS = ['batch', 'canOptimisticallyMerge', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled', 'statusCheckEnabled', 'adaptiveWindow'] as const;
 const CHOICES = { mode: QUEUE_MODES, directMergeMode: DIRECT_MERGE_MODES, optimizationMode: OPTIMIZATION_MODES, mergeMethod: MERGE_METHODS } as const;
 
@@ -33,7 +42,10 @@ export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Rec
   }
   const statuses = last('requiredStatuses');
   if (statuses !== undefined) {
-    const list = statuses.split(',').map((status) => status.trim()).filter((status) => status !== '');
+    const list = statuses
+      .split(',')
+      .map((status) => status.trim())
+      .filter((status) => status !== '');
     if (list.length > 0) body.requiredStatuses = list;
     else if (queue.requiredStatuses !== null) body.deleteRequiredStatuses = true;
   }

@@ -196,10 +196,7 @@ export class QueueLeases implements QueueOwnership {
   private async release(queueIds: string[]): Promise<void> {
     for (const queueId of queueIds) this.held.delete(queueId);
     this.events?.lost(queueIds);
-    await this.pool.query('UPDATE greenline_leases SET expires_at = clock_timestamp() WHERE owner = $1 AND queue_id = ANY($2)', [
-      this.memberId,
-      queueIds,
-    ]);
+    await this.pool.query('UPDATE greenline_leases SET expires_at = clock_timestamp() WHERE owner = $1 AND queue_id = ANY($2)', [this.memberId, queueIds]);
   }
 
   /** Gives every lease back (a clean shutdown: other processes take the queues at once) and disconnects. */

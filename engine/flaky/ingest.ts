@@ -92,12 +92,7 @@ function recordResults(
       .slice(-MAX_WINDOW_RUNS);
   }
   const monitored = test.monitors.broken.active ? [0, 0, 0, 0] : [runs, failed, stableRuns, stableFails];
-  next.days = addToBuckets(
-    test.days,
-    dayIndex(upload.at),
-    [runs, failed, stableRuns, stableFails, ...monitored],
-    dayIndex(now) - DAY_RETENTION,
-  );
+  next.days = addToBuckets(test.days, dayIndex(upload.at), [runs, failed, stableRuns, stableFails, ...monitored], dayIndex(now) - DAY_RETENTION);
 
   const withinUpload = failed > 0 && passed > 0;
   const hadBoth = (commitBefore?.fails ?? 0) > 0 && (commitBefore?.passes ?? 0) > 0;

@@ -57,17 +57,7 @@ export class ReportError extends Error {
   }
 }
 
-const ARRAY_TAGS = new Set([
-  'testsuite',
-  'testcase',
-  'failure',
-  'error',
-  'skipped',
-  'flakyFailure',
-  'flakyError',
-  'rerunFailure',
-  'rerunError',
-]);
+const ARRAY_TAGS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'flakyFailure', 'flakyError', 'rerunFailure', 'rerunError']);
 
 const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g;
@@ -154,7 +144,11 @@ function messageOf(result: XmlNode): string {
   if (message !== '') return message;
   const type = (attr(result, 'type') ?? '').trim();
   const body = text(result);
-  const firstLine = body.split(/\r?\n/).find((line) => line.trim() !== '')?.trim() ?? '';
+  const firstLine =
+    body
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
   return firstLine !== '' ? firstLine : type;
 }
 
@@ -262,10 +256,7 @@ export function parseJUnitReport(file: string, xml: string): ParsedReport {
     const [node] = children(document, 'testsuite');
     if (node !== undefined) walkSuite(node, '', report);
   } else {
-    throw new ReportError(
-      file,
-      root === undefined ? 'it has no root element' : `the root element is <${root}>, not <testsuites> or <testsuite>`,
-    );
+    throw new ReportError(file, root === undefined ? 'it has no root element' : `the root element is <${root}>, not <testsuites> or <testsuite>`);
   }
   return report;
 }

@@ -116,9 +116,7 @@ function page(
   const state = query.pageToken === '' ? undefined : decodePageToken(secret, query.pageToken, hash);
   const snapshot = state?.n ?? context.repo?.seq ?? 0;
   const ids = context.repo === undefined ? [] : idsAt(snapshot);
-  const { page: pageIds, info } = paginate(ids, query.pageSize, state?.a ?? '', (after) =>
-    encodePageToken(secret, { q: hash, n: snapshot, a: after }),
-  );
+  const { page: pageIds, info } = paginate(ids, query.pageSize, state?.a ?? '', (after) => encodePageToken(secret, { q: hash, n: snapshot, a: after }));
   return { ids: pageIds, info, snapshot };
 }
 
@@ -189,9 +187,7 @@ export function testDetail(tx: ReadTx, org: string, testId: string, now: number)
 export function listUnhealthy(tx: ReadTx, org: string, query: UnhealthyQuery, secret: Buffer, now: number): Listing<TestRow> {
   const context = contextFor(tx, org, query.repo, now);
   const list = query.status === 'BROKEN' ? 'broken' : 'flaky';
-  const { ids, info } = page(context, query, secret, ['unhealthy', list], (snapshot) =>
-    membersAt(tx, { org, repoId: context.repoId, list }, snapshot).map((member) => member.testId),
-  );
+  const { ids, info } = page(context, query, secret, ['unhealthy', list], (snapshot) => membersAt(tx, { org, repoId: context.repoId, list }, snapshot).map((member) => member.testId));
   return { rows: loadTests(context, ids).map((test) => testRow(context, test)), page: info };
 }
 

@@ -92,12 +92,7 @@ export interface PageInfo {
 /**
  * One page of `ids` (the snapshot's rows, sorted ascending, unique) after `after`, with the tokens around it.
  */
-export function paginate(
-  ids: readonly string[],
-  pageSize: number,
-  after: string,
-  token: (after: string) => string,
-): { page: string[]; info: PageInfo } {
+export function paginate(ids: readonly string[], pageSize: number, after: string, token: (after: string) => string): { page: string[]; info: PageInfo } {
   let start = 0;
   if (after !== '') {
     let lo = 0;

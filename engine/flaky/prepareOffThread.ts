@@ -23,7 +23,11 @@ const waiting: (() => void)[] = [];
 function startWorker(workerData: PrepareInput): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData });
   // tsx's ESM entry (require.resolve finds its CommonJS twin beside it).
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const source = new URL('./prepareWorker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(boot, { eval: true, workerData });

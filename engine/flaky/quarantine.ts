@@ -43,13 +43,7 @@ export interface QuarantineVerdict {
  * when nothing was uploaded for that SHA. With `now`, statuses are evaluated at that moment (so an expired
  * pass-on-retry no longer auto-quarantines); without it, the stored statuses are used.
  */
-export function quarantineVerdict(
-  tx: ReadTx,
-  org: string,
-  repo: RepoRef,
-  sha: string,
-  now?: number,
-): QuarantineVerdict | undefined {
+export function quarantineVerdict(tx: ReadTx, org: string, repo: RepoRef, sha: string, now?: number): QuarantineVerdict | undefined {
   const id = repoId(repo);
   const record = tx.get('flakyShas', [org, id, sha.toLowerCase()]);
   if (record === undefined) return undefined;
@@ -58,15 +52,13 @@ export function quarantineVerdict(
   for (const failed of record.failing) {
     const test = tx.get('flakyTests', [org, id, failed.id]);
     if (test === undefined) continue;
-    const current =
-      now === undefined ? test : { ...test, status: { ...test.status, value: evaluate(test, settings, now).value } };
+    const current = now === undefined ? test : { ...test, status: { ...test.status, value: evaluate(test, settings, now).value } };
     if (isQuarantined(current, settings)) quarantinedCount += 1;
   }
   return {
     uploads: record.uploads.length,
     failedTests: record.failing.map(({ id: testId, name }) => ({ id: testId, name })),
-    allFailuresQuarantined:
-      record.failing.length > 0 && record.untrackedFailures === 0 && quarantinedCount === record.failing.length && record.storing === undefined,
+    allFailuresQuarantined: record.failing.length > 0 && record.untrackedFailures === 0 && quarantinedCount === record.failing.length && record.storing === undefined,
   };
 }
 

@@ -161,13 +161,7 @@ export class FlakyTests {
   }
 
   /** Sets or clears (null) a test's manual quarantine override. */
-  setQuarantine(
-    org: string,
-    slug: string,
-    repo: RepoRef,
-    testId: string,
-    setting: QuarantineOverride | null,
-  ): { test: FlakyTestRecord; quarantined: boolean } {
+  setQuarantine(org: string, slug: string, repo: RepoRef, testId: string, setting: QuarantineOverride | null): { test: FlakyTestRecord; quarantined: boolean } {
     const { saved, settings } = this.changeTest(org, slug, repo, testId, (before, now) => {
       const after: FlakyTestRecord = { ...before };
       if (setting === null) delete after.override;

@@ -112,8 +112,7 @@ export interface MetricsTotals {
 }
 
 const perType = <T>(make: () => T): PerType<T> => ({ main: make(), bisection: make() });
-const zeros = <K extends string>(keys: readonly K[]): Record<K, number> =>
-  Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
+const zeros = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
 
 export function emptyTotals(): MetricsTotals {
   return {

@@ -86,10 +86,7 @@ export function newLikelihoodModel(): LikelihoodModel {
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 const logit = (p: number) => Math.log(p / (1 - p));
 
-export function featuresOf(
-  model: LikelihoodModel,
-  pr: { author: string; failedAttempts?: number; changedLines?: number; headFailures?: number },
-): Record<FeatureName, number> {
+export function featuresOf(model: LikelihoodModel, pr: { author: string; failedAttempts?: number; changedLines?: number; headFailures?: number }): Record<FeatureName, number> {
   const [queueResolved, queueKicked] = model.queue;
   const base = (queueKicked + 1) / (queueResolved + 20);
   const [resolved, kicked] = model.authors[pr.author] ?? [0, 0];
@@ -132,7 +129,11 @@ export function train(model: LikelihoodModel, author: string, seen: Likelihood |
     const curvature = Math.max(p * (1 - p), MIN_CURVATURE);
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) h[i * n + j] = (h[i * n + j] ?? 0) + curvature * (x[i] ?? 0) * (x[j] ?? 0);
     model.precision = h;
-    const step = solve(h, x.map((value) => value * ((kicked ? 1 : 0) - p)), n);
+    const step = solve(
+      h,
+      x.map((value) => value * ((kicked ? 1 : 0) - p)),
+      n,
+    );
     model.weights = weightsOf(model).map((w, k) => w + (step[k] ?? 0));
     model.trained++;
   }

@@ -19,11 +19,7 @@ export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests', 'spe
 export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
-export const REQUIRED_STATUSES_SOURCES = [
-  'service_config',
-  'repo_provider_branch_protection',
-  'merge_instance',
-] as const;
+export const REQUIRED_STATUSES_SOURCES = ['service_config', 'repo_provider_branch_protection', 'merge_instance'] as const;
 export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
 
 /**
@@ -254,10 +250,7 @@ export function applyPatch(queue: QueueRecord, patch: QueuePatch, enqueued: bool
   return { ...queue, state: nextState, settings, requiredStatuses: statuses, updatedAt: now };
 }
 
-export function newQueue(
-  fields: { id: string; org: string; repo: RepoRef; branch: string; now: string },
-  patch: QueuePatch,
-): QueueRecord {
+export function newQueue(fields: { id: string; org: string; repo: RepoRef; branch: string; now: string }, patch: QueuePatch): QueueRecord {
   const blank: QueueRecord = {
     id: fields.id,
     org: fields.org,

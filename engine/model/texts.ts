@@ -91,8 +91,7 @@ export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t
   cancelled: { event: 'cancelled', text: (t) => t.reason },
   merging: {
     event: 'merging',
-    text: (t) =>
-      `merging ${t.direct ? 'directly (up to date, nothing ahead)' : t.vouchedBy !== undefined ? `vouched for by run ${t.vouchedBy}` : `after run ${t.runId ?? ''} passed`}`,
+    text: (t) => `merging ${t.direct ? 'directly (up to date, nothing ahead)' : t.vouchedBy !== undefined ? `vouched for by run ${t.vouchedBy}` : `after run ${t.runId ?? ''} passed`}`,
   },
   merged: { event: 'merged', text: (t) => `merged into ${t.branch} as ${t.head}` },
   mergeFailed: { event: 'merge_failed', text: (t) => t.reason },
@@ -102,8 +101,7 @@ export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t
   },
   speculating: {
     event: 'speculating',
-    text: (t) =>
-      `failure likelihood ${(t.likelihood * 100).toFixed(1)}% with ${t.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`,
+    text: (t) => `failure likelihood ${(t.likelihood * 100).toFixed(1)}% with ${t.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`,
   },
   hostComment: { event: 'comment', text: (t) => t.message },
   hostStatusCheck: { event: 'status_check', text: (t) => t.message },
@@ -128,11 +126,7 @@ export function commentText(t: CommentText): string {
 }
 
 /** The PR's `greenline` status check (`statusCheckEnabled`): its state and description. */
-export type StatusCheckText =
-  | { kind: 'testing'; runId: string }
-  | { kind: 'failed' }
-  | { kind: 'cancelled'; reason: string }
-  | { kind: 'merged' };
+export type StatusCheckText = { kind: 'testing'; runId: string } | { kind: 'failed' } | { kind: 'cancelled'; reason: string } | { kind: 'merged' };
 export type StatusCheckState = 'pending' | 'success' | 'failure';
 
 const STATUS_CHECKS: { readonly [K in StatusCheckText['kind']]: { state: StatusCheckState; text: (t: Of<StatusCheckText, K>) => string } } = {
@@ -181,9 +175,7 @@ export function testPullRequestText(runId: string, numbers: readonly number[], t
 }
 
 /** What a host without pages of its own (the local host) notes for a comment or a status check. */
-export type HostNoteText =
-  | { kind: 'comment'; body: string }
-  | { kind: 'statusCheck'; context: string; state: StatusCheckState; description: string };
+export type HostNoteText = { kind: 'comment'; body: string } | { kind: 'statusCheck'; context: string; state: StatusCheckState; description: string };
 
 const HOST_NOTES: { readonly [K in HostNoteText['kind']]: (t: Of<HostNoteText, K>) => string } = {
   comment: (t) => `comment: ${t.body}`,

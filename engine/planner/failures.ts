@@ -76,12 +76,9 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
   const depth = settings.pendingFailureDepth;
   if (depth > 0) {
     if (pr.runsBehindEnded < depth && pr.group === null) {
-      const runBehindContainsIt = activeRuns.some((run) =>
-        run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
-      );
+      const runBehindContainsIt = activeRuns.some((run) => run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true));
       const moreCanStart =
-        hasQueueTag(state, 'startsWork') &&
-        lineup.some((behind, behindAt) => behindAt > at && prIs(behind, 'waiting') && behind.group === null && view.dependsOn(behindAt, pr.number));
+        hasQueueTag(state, 'startsWork') && lineup.some((behind, behindAt) => behindAt > at && prIs(behind, 'waiting') && behind.group === null && view.dependsOn(behindAt, pr.number));
       if (runBehindContainsIt || moreCanStart) return undefined;
     }
     // Further runs that contained it and failed: runs behind it since its last failure, and its retests before.

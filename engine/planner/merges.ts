@@ -12,10 +12,7 @@ export function merges(view: LineupView): Decision[] {
   if (!hasQueueTag(state, 'merges') || lineup.some((pr) => pr.mergeRequested)) return [];
   // Only a passed PR merges, unless optimistic merge (a PR vouched for) or direct merge (a PR waiting) may.
   const direct = settings.directMergeMode === 'always' && hasQueueTag(state, 'startsWork');
-  const mayMerge = (pr: PlanPullRequest) =>
-    prIs(pr, 'passed') ||
-    (settings.canOptimisticallyMerge && view.canBeVouched(pr.number)) ||
-    (direct && prIs(pr, 'waiting') && pr.upToDate);
+  const mayMerge = (pr: PlanPullRequest) => prIs(pr, 'passed') || (settings.canOptimisticallyMerge && view.canBeVouched(pr.number)) || (direct && prIs(pr, 'waiting') && pr.upToDate);
   for (let at = 0; at < lineup.length; at++) {
     const pr = lineup[at] as PlanPullRequest;
     if (pr.group !== null || !mayMerge(pr) || view.aheadCount(at) > 0) continue;

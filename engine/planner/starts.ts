@@ -14,8 +14,7 @@ export function startRuns(view: LineupView): Plan {
   return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
 }
 
-const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest =>
-  pr !== undefined && prIs(pr, 'waiting') && pr.group === null && !pr.mergeRequested;
+const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && prIs(pr, 'waiting') && pr.group === null && !pr.mergeRequested;
 
 /**
  * New runs, in line-up order. With batching, a batch is a chain of one lane: each member is expected on top of the

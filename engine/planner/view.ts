@@ -125,12 +125,7 @@ export class LineupView {
   private aheadGraph(at: number): DependencyGraph {
     this.baseGraph.ensure(at);
     if (this.firstDoomed >= at) return this.baseGraph;
-    this.aheadOnly ??= new DependencyGraph(
-      this.input.lineup.length,
-      this.targetsAt,
-      this.parallel,
-      (position) => (this.input.lineup[position] as PlanPullRequest).group !== null,
-    );
+    this.aheadOnly ??= new DependencyGraph(this.input.lineup.length, this.targetsAt, this.parallel, (position) => (this.input.lineup[position] as PlanPullRequest).group !== null);
     return this.aheadOnly;
   }
 
@@ -143,8 +138,7 @@ export class LineupView {
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
-    this.doomed[at] =
-      failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number))));
+    this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number))));
     return pr.group !== null || this.doomed[at] === true;
   }
 
@@ -205,7 +199,6 @@ export class LineupView {
   private passedAt(at: number): boolean {
     return this.passed(this.input.lineup[at] as PlanPullRequest, at);
   }
-
 
   /** The position of a PR in the line-up. */
   at(number: number): number | undefined {

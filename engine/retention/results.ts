@@ -57,8 +57,22 @@ async function sweepRange<C extends CollectionName>(
 /** Deletes the results of one repository older than `before` (ms). */
 export async function pruneRepoResults(store: Store, org: string, repoId: string, before: number, batch: number): Promise<Omit<ResultCounts, 'deliveries'>> {
   const prefix = [org, repoId];
-  const uploads = await sweepRange(store, 'flakyUploads', prefix, batch, (upload) => upload.receivedAt < before, (upload) => upload.receivedAt >= before);
-  const failures = await sweepRange(store, 'flakyFailures', prefix, batch, (_value, key) => Number(key[2]) < before, (_value, key) => Number(key[2]) >= before);
+  const uploads = await sweepRange(
+    store,
+    'flakyUploads',
+    prefix,
+    batch,
+    (upload) => upload.receivedAt < before,
+    (upload) => upload.receivedAt >= before,
+  );
+  const failures = await sweepRange(
+    store,
+    'flakyFailures',
+    prefix,
+    batch,
+    (_value, key) => Number(key[2]) < before,
+    (_value, key) => Number(key[2]) >= before,
+  );
   const commits = await sweepRange(store, 'flakyCommits', prefix, batch, (commit) => commit.lastAt < before);
   // The oldest upload kept: a commit's verdict whose uploads are all older than it has nothing left to stand on.
   const firstKept = store.read((tx) => {

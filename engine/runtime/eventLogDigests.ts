@@ -26,9 +26,7 @@ const IGNORED: readonly CollectionName[] = ['meta'];
  * The collections whose keys start with a queue id hold that queue's state (the others are keyed by organization or
  * are store-wide); of these the outbox is bookkeeping, and two index the queue from elsewhere (handled apart).
  */
-const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter(
-  (name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha'].includes(name),
-);
+const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter((name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha'].includes(name));
 
 /** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (actorStore.ts). */
 function digestJson(collection: CollectionName, value: unknown): string {
@@ -46,9 +44,7 @@ function canonical(writes: Iterable<Write>, rename: (text: string) => string): s
     if (IGNORED.includes(write.collection) || (write.collection === 'outbox' && write.json === null)) continue;
     last.set(`${write.collection}\u0000${write.key}`, write);
   }
-  const lines = [...last.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, write]) => `${write.collection}\t${write.key}\t${write.json ?? '-'}`);
+  const lines = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, write]) => `${write.collection}\t${write.key}\t${write.json ?? '-'}`);
   return rename(lines.join('\n'));
 }
 
@@ -196,4 +192,3 @@ export function exportEventLog(store: Store, key: QueueKey, source: string): Eve
   }
   return eventLogOf(store, queueId, source);
 }
-

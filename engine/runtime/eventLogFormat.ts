@@ -73,7 +73,10 @@ const EntrySchema = z.object({
   seq: z.number().int().min(0),
   at: z.iso.datetime(),
   input: z.looseObject({ type: z.string().min(1) }),
-  digest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   changes: z
     .object({
       queue: z.string().optional(),

@@ -116,7 +116,14 @@ export function replayEventLog(log: EventLog): ReplayResult {
     clock.set(Date.parse(entry.at));
     result.replayed++;
     const diverge = (reason: string, actual?: Changes): ReplayResult => {
-      result.divergence = { seq: entry.seq, at: entry.at, input: entry.input, reason, ...(entry.changes === undefined ? {} : { expected: entry.changes }), ...(actual === undefined ? {} : { actual }) };
+      result.divergence = {
+        seq: entry.seq,
+        at: entry.at,
+        input: entry.input,
+        reason,
+        ...(entry.changes === undefined ? {} : { expected: entry.changes }),
+        ...(actual === undefined ? {} : { actual }),
+      };
       return result;
     };
     if (entry.seq !== index) return diverge(`expected event ${index} here, the log has event ${entry.seq}`);

@@ -89,16 +89,16 @@ export class QueueRuntime {
       for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
     });
     const { timers, outboxQueues, runs } = this.store.read((tx) => ({
-      timers: [...tx.scan('timers')]
-        .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
-        .filter((timer) => only(timer.queueId)),
+      timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })).filter((timer) => only(timer.queueId)),
       outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
-      runs: [...tx.scan('queues')].filter(({ value: queue }) => only(queue.id)).flatMap(({ value: queue }) =>
-        queue.runtime.activeRuns.flatMap((id) => {
-          const run = tx.get('testRuns', [queue.id, id]);
-          return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
-        }),
-      ),
+      runs: [...tx.scan('queues')]
+        .filter(({ value: queue }) => only(queue.id))
+        .flatMap(({ value: queue }) =>
+          queue.runtime.activeRuns.flatMap((id) => {
+            const run = tx.get('testRuns', [queue.id, id]);
+            return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
+          }),
+        ),
     }));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
     // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
@@ -193,13 +193,7 @@ export class QueueRuntime {
    * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
    * (with any writes that belong with the input).
    */
-  transact(
-    key: QueueKey | undefined,
-    input: QueueInput,
-    open?: (tx: WriteTx, now: () => number) => QueueRecord,
-    outboxKey?: Key,
-    queueId?: string,
-  ): QueueRecord {
+  transact(key: QueueKey | undefined, input: QueueInput, open?: (tx: WriteTx, now: () => number) => QueueRecord, outboxKey?: Key, queueId?: string): QueueRecord {
     if (!this.running) throw new EngineError('engine_stopped', 'the engine is stopped');
     const outcome = this.store.write((tx) => {
       // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),

@@ -30,10 +30,7 @@ interface Backoff {
 
 /** A kind is given up after `maximumAttempts` only with an input to commit in its place, so both or neither. */
 export type RetryPolicy<K extends EffectKind = EffectKind> = Backoff &
-  (
-    | { maximumAttempts?: undefined; giveUp?: undefined }
-    | { maximumAttempts: number; giveUp: (effect: EffectOf<K>, attempts: number, message: string) => GivenUp }
-  );
+  ({ maximumAttempts?: undefined; giveUp?: undefined } | { maximumAttempts: number; giveUp: (effect: EffectOf<K>, attempts: number, message: string) => GivenUp });
 
 /** A given-up effect: the input committed in its place, and what was given up on (for the log). */
 export interface GivenUp {

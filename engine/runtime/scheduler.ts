@@ -91,11 +91,14 @@ export class WallScheduler implements Scheduler {
   schedule(key: string, dueAt: number, fire: () => void): void {
     this.cancel(key);
     const delay = Math.max(0, dueAt - Date.now());
-    const handle = setTimeout(() => {
-      this.timers.delete(key);
-      if (Date.now() < dueAt) this.schedule(key, dueAt, fire);
-      else fire();
-    }, Math.min(delay, MAX_DELAY_MS));
+    const handle = setTimeout(
+      () => {
+        this.timers.delete(key);
+        if (Date.now() < dueAt) this.schedule(key, dueAt, fire);
+        else fire();
+      },
+      Math.min(delay, MAX_DELAY_MS),
+    );
     handle.unref();
     this.timers.set(key, handle);
   }

@@ -92,9 +92,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const reverse = options?.reverse === true;
         // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
         const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
-        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }) }) as Row[]).map(
-          (row) => ({ enc: latin1(row.k), json: row.v }),
-        );
+        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }) }) as Row[]).map((row) => ({ enc: latin1(row.k), json: row.v }));
         for (const row of rows) known?.set(`${name}\u0000${row.enc}`, true);
         if (pending.length > 0) {
           rows = applyPending(rows, pending);
@@ -162,8 +160,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           scope.check();
           checkCollection(name);
           const enc = encodeKey(key);
-          const stored = (): boolean =>
-            known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0;
+          const stored = (): boolean => known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc] }) as unknown[]).length > 0;
           return overlay.remove(name, latin1(enc), stored);
         },
       };

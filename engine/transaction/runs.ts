@@ -10,10 +10,7 @@ import { estimate } from './likelihood.js';
 import { cancelPr, requeue, statusCheck } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
-export function startRun(
-  q: QueueTx,
-  decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null },
-): TestRunRecord {
+export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null }): TestRunRecord {
   const queue = q.queue;
   const id = `tr_${queue.id.slice(2)}_${q.runtime.counters.run++}`;
   const required = effectiveRequiredStatuses(queue);

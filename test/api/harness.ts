@@ -39,8 +39,7 @@ export async function makeApi(store: Store = createMemoryStore(), options: Omit<
   engine.start();
   const app = await buildServer({ engine });
   attachRecorder(app);
-  const headers = (token: string | null | undefined) =>
-    token === null ? {} : { 'x-api-token': token ?? TOKENS.acme };
+  const headers = (token: string | null | undefined) => (token === null ? {} : { 'x-api-token': token ?? TOKENS.acme });
   return {
     app,
     store,

@@ -148,10 +148,25 @@ const VALIDATED: [path: string, valid: object, invalid: object, field: string][]
   ['getSubmittedPullRequest', queueBody({ pr: PR, includeTimeline: true }), queueBody({ pr: { number: -1 } }), 'pr.number'],
   ['setImpactedTargets', queueBody({ pr: { number: '5', sha: SHA }, impactedTargets: ['//a:b', '//c'] }), queueBody({ pr: { number: 5, sha: 'xyz' }, impactedTargets: [] }), 'pr.sha'],
   ['setImpactedTargets', queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'all' }), queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'SOME' }), 'impactedTargets'],
-  ['setImpactedTargets', queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'IMPACTS_ALL' }), queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: [''] }), 'impactedTargets.0'],
+  [
+    'setImpactedTargets',
+    queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'IMPACTS_ALL' }),
+    queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: [''] }),
+    'impactedTargets.0',
+  ],
   ['getMergeQueueTestingDetails', queueBody({ testRunId: 'run-1' }), queueBody({ testRunId: '' }), 'testRunId'],
-  ['flaky-tests/list-failing-tests', { ...FLAKY, page_query: PAGE, start_time: '2026-11-15T00:00:00Z', end_time: '2026-11-22T00:00:00Z' }, { ...FLAKY, page_query: PAGE, start_time: '2026-11-14T00:00:00Z', end_time: '2026-11-22T00:00:00Z' }, 'end_time'],
-  ['flaky-tests/list-failing-tests', { ...FLAKY, page_query: { page_size: 100 }, start_time: '2026-11-21T00:00:00+02:00', end_time: '2026-11-22T00:00:00Z' }, { ...FLAKY, page_query: PAGE, start_time: 'yesterday', end_time: '2026-11-22T00:00:00Z' }, 'start_time'],
+  [
+    'flaky-tests/list-failing-tests',
+    { ...FLAKY, page_query: PAGE, start_time: '2026-11-15T00:00:00Z', end_time: '2026-11-22T00:00:00Z' },
+    { ...FLAKY, page_query: PAGE, start_time: '2026-11-14T00:00:00Z', end_time: '2026-11-22T00:00:00Z' },
+    'end_time',
+  ],
+  [
+    'flaky-tests/list-failing-tests',
+    { ...FLAKY, page_query: { page_size: 100 }, start_time: '2026-11-21T00:00:00+02:00', end_time: '2026-11-22T00:00:00Z' },
+    { ...FLAKY, page_query: PAGE, start_time: 'yesterday', end_time: '2026-11-22T00:00:00Z' },
+    'start_time',
+  ],
   ['flaky-tests/list-unhealthy-tests', { ...FLAKY, page_query: PAGE, status: 'flaky' }, { ...FLAKY, page_query: PAGE, status: 'HEALTHY' }, 'status'],
   ['flaky-tests/list-quarantined-tests', { ...FLAKY, page_query: { page_size: 1, page_token: '' } }, { ...FLAKY, page_query: { page_size: 101 } }, 'page_query.page_size'],
   ['flaky-tests/list-quarantined-tests', { ...FLAKY, page_query: PAGE }, { repo: FLAKY.repo, page_query: PAGE }, 'org_url_slug'],
@@ -173,9 +188,7 @@ describe('GET /v1/getMergeQueueMetrics', () => {
     const response = await api.get('getMergeQueueMetrics');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(response.body).toContain(
-      'greenline_queue_info{repo_host="github.com",repo="acme/widgets",branch="main",state="running",mode="single"} 1',
-    );
+    expect(response.body).toContain('greenline_queue_info{repo_host="github.com",repo="acme/widgets",branch="main",state="running",mode="single"} 1');
     expect(response.body).not.toContain('other-org-branch');
   });
 

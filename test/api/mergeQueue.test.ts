@@ -60,7 +60,11 @@ describe('a merge queue over HTTP', () => {
       readiness: { doesBaseBranchMatch: true, gitHubMergeability: 'mergeable', hasImpactedTargets: false, requiresImpactedTargets: false },
     });
     const run1 = await details(a, one.testRunId);
-    expect(run1).toMatchObject({ status: 'in_progress', testBranch: `greenline/main/${one.testRunId}`, testedPullRequests: [{ prNumber: 1, prUrl: 'https://github.com/acme/widgets/pull/1', title: 'PR #1' }] });
+    expect(run1).toMatchObject({
+      status: 'in_progress',
+      testBranch: `greenline/main/${one.testRunId}`,
+      testedPullRequests: [{ prNumber: 1, prUrl: 'https://github.com/acme/widgets/pull/1', title: 'PR #1' }],
+    });
     const run2 = await details(a, (await submitted(a, 2)).testRunId);
 
     // Statuses of another organization, or for an unknown SHA, find nothing.

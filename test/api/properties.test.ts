@@ -18,30 +18,32 @@ const anyCase = (value: string) =>
 const oneOf = (...values: string[]) => fc.constantFrom(...values).chain(anyCase);
 const uint32 = fc.integer({ min: 1, max: 4294967295 });
 
-const patchArbitrary = fc.record(
-  {
-    state: oneOf('running', 'paused', 'draining'),
-    mode: oneOf('single', 'parallel'),
-    concurrency: uint32,
-    bisectionConcurrency: uint32,
-    testingTimeoutMinutes: uint32,
-    pendingFailureDepth: uint32,
-    canOptimisticallyMerge: fc.boolean(),
-    batch: fc.boolean(),
-    batchingMaxWaitTimeMinutes: uint32,
-    batchingMinSize: uint32,
-    commentsEnabled: fc.boolean(),
-    commandsEnabled: fc.boolean(),
-    createPrsForTestingBranches: fc.boolean(),
-    directMergeMode: oneOf('off', 'always'),
-    optimizationMode: oneOf('off', 'bisection_skip_redundant_tests'),
-    mergeMethod: oneOf('merge_commit', 'squash', 'rebase'),
-    statusCheckEnabled: fc.boolean(),
-    requiredStatuses: fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }),
-    deleteRequiredStatuses: fc.boolean(),
-  },
-  { requiredKeys: [] },
-).filter((patch) => !(patch.requiredStatuses !== undefined && patch.deleteRequiredStatuses === true));
+const patchArbitrary = fc
+  .record(
+    {
+      state: oneOf('running', 'paused', 'draining'),
+      mode: oneOf('single', 'parallel'),
+      concurrency: uint32,
+      bisectionConcurrency: uint32,
+      testingTimeoutMinutes: uint32,
+      pendingFailureDepth: uint32,
+      canOptimisticallyMerge: fc.boolean(),
+      batch: fc.boolean(),
+      batchingMaxWaitTimeMinutes: uint32,
+      batchingMinSize: uint32,
+      commentsEnabled: fc.boolean(),
+      commandsEnabled: fc.boolean(),
+      createPrsForTestingBranches: fc.boolean(),
+      directMergeMode: oneOf('off', 'always'),
+      optimizationMode: oneOf('off', 'bisection_skip_redundant_tests'),
+      mergeMethod: oneOf('merge_commit', 'squash', 'rebase'),
+      statusCheckEnabled: fc.boolean(),
+      requiredStatuses: fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }),
+      deleteRequiredStatuses: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  )
+  .filter((patch) => !(patch.requiredStatuses !== undefined && patch.deleteRequiredStatuses === true));
 
 type Model = Record<string, unknown> & { requiredStatuses: string[] };
 
@@ -112,15 +114,13 @@ describe('properties', () => {
   const wrongValue = fc.constantFrom(null, -1, 1.5, '', 'not valid at all!', [], {}, 4294967296, true);
 
   /** A valid body of a random endpoint with one required field set to a wrong value. */
-  const mutated = fc
-    .tuple(fc.constantFrom(...endpoints), fc.nat(), wrongValue)
-    .map(([[path, valid, required], pick, value]) => {
-      const body = structuredClone(valid);
-      const [head, tail] = required[pick % required.length]!.split('.') as [string, string | undefined];
-      if (tail === undefined) body[head] = value;
-      else (body[head] as Record<string, unknown>)[tail] = value;
-      return [path, body] as const;
-    });
+  const mutated = fc.tuple(fc.constantFrom(...endpoints), fc.nat(), wrongValue).map(([[path, valid, required], pick, value]) => {
+    const body = structuredClone(valid);
+    const [head, tail] = required[pick % required.length]!.split('.') as [string, string | undefined];
+    if (tail === undefined) body[head] = value;
+    else (body[head] as Record<string, unknown>)[tail] = value;
+    return [path, body] as const;
+  });
 
   test('random invalid bodies always get a 4xx with the error body, and change nothing', async () => {
     await api.post('createQueue', queueBody({ concurrency: 3 }));

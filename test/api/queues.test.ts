@@ -178,14 +178,9 @@ describe('updateQueue', () => {
 
   test('integers are 1..4294967295 and each invalid field is named', async () => {
     expect((await api.post('updateQueue', queueBody({ concurrency: 4294967295 }))).statusCode).toBe(200);
-    const response = await api.post(
-      'updateQueue',
-      queueBody({ concurrency: 0, testingTimeoutMinutes: 4294967296, batchingMinSize: 1.5, pendingFailureDepth: '3', mode: 'serial' }),
-    );
+    const response = await api.post('updateQueue', queueBody({ concurrency: 0, testingTimeoutMinutes: 4294967296, batchingMinSize: 1.5, pendingFailureDepth: '3', mode: 'serial' }));
     const body = expectErrorBody(response, 400, 'bad_request');
-    expect(body.details?.map((detail) => detail.field).sort()).toEqual(
-      ['batchingMinSize', 'concurrency', 'mode', 'pendingFailureDepth', 'testingTimeoutMinutes'].sort(),
-    );
+    expect(body.details?.map((detail) => detail.field).sort()).toEqual(['batchingMinSize', 'concurrency', 'mode', 'pendingFailureDepth', 'testingTimeoutMinutes'].sort());
     // The failed update changed nothing.
     expect((await api.post('getQueue', queueBody())).json()).toMatchObject({ concurrency: 4294967295, mode: 'single' });
   });

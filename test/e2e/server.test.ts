@@ -139,7 +139,6 @@ describe('greenline serve', () => {
   });
 });
 
-
 describe('the merge queue of a real server', () => {
   test('PRs test and merge with the synthetic CI; after kill -9 in-flight runs continue and nothing is lost', async () => {
     await withDataDir(async (dir) => {
@@ -153,12 +152,20 @@ describe('the merge queue of a real server', () => {
       }
       const pr = (server: Running, number: number) =>
         call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } }).then((response) => response.json() as Promise<{ state: string; testRunId: string }>);
-      const testing = await eventually(() => pr(server, 3), (value) => value.state === 'TESTING', 5_000);
+      const testing = await eventually(
+        () => pr(server, 3),
+        (value) => value.state === 'TESTING',
+        5_000,
+      );
       await stop(server, 'SIGKILL');
 
       const after = await start(env);
       expect((await pr(after, 3)).testRunId).toBe(testing.testRunId);
-      for (const number of [1, 2, 3]) await eventually(() => pr(after, number), (value) => value.state === 'MERGED');
+      for (const number of [1, 2, 3])
+        await eventually(
+          () => pr(after, number),
+          (value) => value.state === 'MERGED',
+        );
       // The run that was in flight at the kill is the one that merged PR 3.
       expect((await pr(after, 3)).testRunId).toBe(testing.testRunId);
       const run = await (await call(after, '/v1/getMergeQueueTestingDetails', token, { ...QUEUE, testRunId: testing.testRunId })).json();

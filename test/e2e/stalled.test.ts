@@ -21,9 +21,7 @@ async function stalledRequest(server: Running): Promise<{ socket: Socket; receiv
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   const token = /^\s+(glt_[A-Za-z0-9_-]+)$/m.exec(server.stdout())?.[1] ?? '';
-  socket.write(
-    `POST /v1/getQueue HTTP/1.1\r\nhost: x\r\nx-api-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"repo":`,
-  );
+  socket.write(`POST /v1/getQueue HTTP/1.1\r\nhost: x\r\nx-api-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"repo":`);
   return { socket, received: () => received, closed };
 }
 

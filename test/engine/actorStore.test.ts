@@ -7,7 +7,10 @@ import { MACHINES, type MachineName } from '../../machines/index.js';
 
 const INPUTS: Record<MachineName, unknown[]> = {
   pullRequest: [{ number: 1 }, { number: 4_294_967_295 }],
-  testRun: [{ runId: 'tr_1', requiredStatuses: ['ci', 'lint'], deadlineAt: 1 }, { runId: 'tr_2', requiredStatuses: [], deadlineAt: 2 }],
+  testRun: [
+    { runId: 'tr_1', requiredStatuses: ['ci', 'lint'], deadlineAt: 1 },
+    { runId: 'tr_2', requiredStatuses: [], deadlineAt: 2 },
+  ],
   queue: [{ mode: 'single' }, { mode: 'parallel' }],
 };
 

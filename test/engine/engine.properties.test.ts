@@ -15,7 +15,13 @@ type Action = WorkloadStep;
 const number = fc.integer({ min: 1, max: 10 });
 const action = (priorities: boolean): fc.Arbitrary<Action> =>
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant('submit' as const), number, ...(priorities ? { priority: fc.constantFrom('high' as const, 'urgent' as const) } : {}) }, { requiredKeys: ['kind', 'number'] }) },
+    {
+      weight: 5,
+      arbitrary: fc.record(
+        { kind: fc.constant('submit' as const), number, ...(priorities ? { priority: fc.constantFrom('high' as const, 'urgent' as const) } : {}) },
+        { requiredKeys: ['kind', 'number'] },
+      ),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), number }) },
     { weight: 8, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
@@ -45,11 +51,7 @@ const settings = fc.record({
 });
 
 /** Runs a workload; `crashAfter` stops the engine after that many committed transactions and restores it. */
-async function play(
-  initial: Record<string, unknown>,
-  actions: Action[],
-  crashAfter?: number,
-): Promise<{ h: QueueHarness; submitted: Set<number> }> {
+async function play(initial: Record<string, unknown>, actions: Action[], crashAfter?: number): Promise<{ h: QueueHarness; submitted: Set<number> }> {
   const h = new QueueHarness();
   const recover = h.crashAfter(crashAfter);
   await h.create(initial);
@@ -138,7 +140,12 @@ describe('engine properties', () => {
         failures += snapshotOf(h).prs.filter((pr) => pr.state === 'FAILED').length;
         // A PR a bisection found good goes back to the main line behind the runs in progress: it may merge after PRs
         // that came after it. Every other PR keeps its place.
-        const rescued = new Set(h.timeline().filter((entry) => entry.value.event === 'rescued').map((entry) => Number(entry.key[1])));
+        const rescued = new Set(
+          h
+            .timeline()
+            .filter((entry) => entry.value.event === 'rescued')
+            .map((entry) => Number(entry.key[1])),
+        );
         rescues += rescued.size;
         const order = h
           .mergeOrder()
@@ -178,20 +185,15 @@ describe('engine properties', () => {
   test('a crash after any transaction, then a restore, ends exactly as the run without the crash', async () => {
     let crashes = 0;
     await fc.assert(
-      fc.asyncProperty(
-        settings,
-        fc.array(action(false), { minLength: 1, maxLength: 30 }),
-        fc.nat(),
-        async (initial, actions, pick) => {
-          const clean = await play(initial, actions);
-          // A crash right after one of the transactions the clean run made, any of them.
-          const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
-          const crashed = await play(initial, actions, crashAfter);
-          crashes += crashed.h.restores;
-          expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
-          checkInvariants(crashed.h, crashed.submitted);
-        },
-      ),
+      fc.asyncProperty(settings, fc.array(action(false), { minLength: 1, maxLength: 30 }), fc.nat(), async (initial, actions, pick) => {
+        const clean = await play(initial, actions);
+        // A crash right after one of the transactions the clean run made, any of them.
+        const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
+        const crashed = await play(initial, actions, crashAfter);
+        crashes += crashed.h.restores;
+        expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
+        checkInvariants(crashed.h, crashed.submitted);
+      }),
       { numRuns: 150 },
     );
     // Every workload crashed once.

@@ -7,7 +7,11 @@ describe('predictive testing', () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 3 });
     await h.submit(1, 2, 3);
-    expect(h.activeRuns().map((run) => [run.prs, run.basePrs])).toEqual([[[1], []], [[2], [1]], [[3], [1, 2]]]);
+    expect(h.activeRuns().map((run) => [run.prs, run.basePrs])).toEqual([
+      [[1], []],
+      [[2], [1]],
+      [[3], [1, 2]],
+    ]);
     await h.pass(3);
     expect(h.states(1, 2, 3)).toEqual(['TESTING', 'TESTING', 'TESTS_PASSED']);
     await h.fail(1);
@@ -92,7 +96,14 @@ describe('batching and bisection', () => {
       await h.submit(1, 2, 3, 4);
       await h.fail(1, 2, 3, 4);
       // With skip-redundant the second half waits for the first: [1, 2] passing says that [3, 4] fails.
-      expect(h.activeRuns().map((run) => run.prs)).toEqual(optimizationMode === 'off' ? [[1, 2], [3, 4]] : [[1, 2]]);
+      expect(h.activeRuns().map((run) => run.prs)).toEqual(
+        optimizationMode === 'off'
+          ? [
+              [1, 2],
+              [3, 4],
+            ]
+          : [[1, 2]],
+      );
       await h.pass(1, 2);
       if (optimizationMode === 'off') await h.fail(3, 4);
       await h.pass(3);

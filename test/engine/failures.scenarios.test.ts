@@ -9,10 +9,17 @@ describe('a failed batch leaves the main line', () => {
     const h = new QueueHarness();
     await h.create({ batch: true, batchingMinSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
     await h.submit(1, 2, 3, 4);
-    expect(activeRuns(h)).toEqual([['main', [1, 2], []], ['main', [3, 4], [1, 2]]]);
+    expect(activeRuns(h)).toEqual([
+      ['main', [1, 2], []],
+      ['main', [3, 4], [1, 2]],
+    ]);
     await h.fail(1, 2);
     // One failure, one reset: [3, 4] restarts on the target without [1, 2]; the halves of [1, 2] do not stack.
-    expect(activeRuns(h)).toEqual([['main', [3, 4], []], ['bisection', [1], []], ['bisection', [2], []]]);
+    expect(activeRuns(h)).toEqual([
+      ['main', [3, 4], []],
+      ['bisection', [1], []],
+      ['bisection', [2], []],
+    ]);
     expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.join() === '1,2')?.status).toBe('cancelled');
   });
 
@@ -21,7 +28,11 @@ describe('a failed batch leaves the main line', () => {
     await h.create({ batch: true, batchingMinSize: 2, concurrency: 1, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
     await h.submit(1, 2, 3, 4);
     await h.fail(1, 2);
-    expect(activeRuns(h)).toEqual([['main', [3, 4], []], ['bisection', [1], []], ['bisection', [2], []]]);
+    expect(activeRuns(h)).toEqual([
+      ['main', [3, 4], []],
+      ['bisection', [1], []],
+      ['bisection', [2], []],
+    ]);
     await h.submit(5);
     await h.pass(1);
     await h.fail(2);
@@ -70,7 +81,11 @@ describe('bisection_skip_redundant_tests', () => {
     await h.submit(1, 2, 3, 4);
     await h.fail(1, 2, 3, 4);
     await h.fail(1, 2);
-    expect(activeRuns(h).map(([, prs]) => prs).sort()).toEqual([[1], [3, 4]]);
+    expect(
+      activeRuns(h)
+        .map(([, prs]) => prs)
+        .sort(),
+    ).toEqual([[1], [3, 4]]);
   });
 
   test('a cached failure is forgotten when the base changes: nothing is inferred on another base', async () => {
@@ -81,7 +96,10 @@ describe('bisection_skip_redundant_tests', () => {
     // An urgent PR goes ahead of the bisection: [1, 2] is tested again on top of it.
     h.engine.submitPullRequest(KEY, 9, { priority: 'urgent', noBatch: true });
     await h.engine.settle();
-    expect(activeRuns(h)).toEqual([['main', [9], []], ['bisection', [1, 2], [9]]]);
+    expect(activeRuns(h)).toEqual([
+      ['main', [9], []],
+      ['bisection', [1, 2], [9]],
+    ]);
     await h.pass(1, 2);
     // [1, 2] passed on [9], not on the base [1, 2, 3, 4] failed on: [3, 4] is tested, not inferred.
     expect(activeRuns(h).filter(([kind]) => kind === 'bisection')).toEqual([['bisection', [3, 4], [9]]]);
@@ -156,7 +174,10 @@ describe('anti-flake protection when nothing behind can vouch', () => {
     await h.targets(1, ['//a']);
     await h.targets(2, ['//b']);
     await h.fail(1);
-    expect(activeRuns(h)).toEqual([['main', [2], []], ['bisection', [1], []]]);
+    expect(activeRuns(h)).toEqual([
+      ['main', [2], []],
+      ['bisection', [1], []],
+    ]);
     await h.pass(1);
     await h.pass(2);
     expect(h.states(1, 2)).toEqual(['MERGED', 'MERGED']);

@@ -78,7 +78,10 @@ describe('a push to a queued PR', () => {
     expect(h.pr(2)).toMatchObject({ state: 'TESTING', sha: latest });
     expect(h.runOf(2).id).not.toBe(first.id);
     expect(h.engine.getQueue(KEY).queue.runtime.lineup).toEqual([1, 2]);
-    const pushes = h.timeline().filter((entry) => entry.value.event === 'head_pushed').map((entry) => entry.value.sha);
+    const pushes = h
+      .timeline()
+      .filter((entry) => entry.value.event === 'head_pushed')
+      .map((entry) => entry.value.sha);
     expect(pushes).toEqual([NEW_HEAD, latest]);
   });
 

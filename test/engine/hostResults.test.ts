@@ -97,8 +97,16 @@ describe('what the git host reports', () => {
     await engine.settle();
     // #1's own result no longer holds: it is tested again (here it applies), and #2 on top of it.
     expect(pr(1).pr.state).toBe('TESTING');
-    expect(runs().filter((run) => run.prs.join() === '1').map((run) => run.status)).toEqual(['cancelled', 'in_progress']);
-    expect(runs().filter((run) => run.prs.join() === '2').map((run) => run.status)).toEqual(['cancelled', 'in_progress']);
+    expect(
+      runs()
+        .filter((run) => run.prs.join() === '1')
+        .map((run) => run.status),
+    ).toEqual(['cancelled', 'in_progress']);
+    expect(
+      runs()
+        .filter((run) => run.prs.join() === '2')
+        .map((run) => run.status),
+    ).toEqual(['cancelled', 'in_progress']);
     expect(active(2).basePrs).toEqual([1]);
 
     // When #1 conflicts on its own rebuild, it fails alone and #2 goes on without it: a bounded number of builds.
@@ -118,10 +126,12 @@ describe('what the git host reports', () => {
     const { host, engine, store, scheduler, pr } = setup(errors);
     engine.createQueue(KEY, { concurrency: 2, requiredStatuses: ['ci'] });
     let failures = 0;
-    host.builds.push(...Array.from({ length: 10 }, () => () => {
-      failures++;
-      throw new Error('fatal: disk quota exceeded');
-    }));
+    host.builds.push(
+      ...Array.from({ length: 10 }, () => () => {
+        failures++;
+        throw new Error('fatal: disk quota exceeded');
+      }),
+    );
     engine.submitPullRequest(KEY, 1);
     await engine.settle();
     for (let minute = 0; minute < 30; minute++) {

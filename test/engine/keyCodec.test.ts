@@ -42,13 +42,21 @@ describe('scanRangeLatin1', () => {
   });
   it('is scanRange as latin1 strings, for any prefix, start, end and limit', () => {
     fc.assert(
-      fc.property(fc.option(key, { nil: undefined }), fc.option(key, { nil: undefined }), fc.option(key, { nil: undefined }), fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }), (prefix, start, end, limit) => {
-        const options = { ...(prefix && { prefix }), ...(start && { start }), ...(end && { end }), ...(limit !== undefined && { limit }) };
-        expect(outcome(() => scanRangeLatin1(options))).toBe(outcome(() => {
-          const range = scanRange(options);
-          return range && textRange(range);
-        }));
-      }),
+      fc.property(
+        fc.option(key, { nil: undefined }),
+        fc.option(key, { nil: undefined }),
+        fc.option(key, { nil: undefined }),
+        fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }),
+        (prefix, start, end, limit) => {
+          const options = { ...(prefix && { prefix }), ...(start && { start }), ...(end && { end }), ...(limit !== undefined && { limit }) };
+          expect(outcome(() => scanRangeLatin1(options))).toBe(
+            outcome(() => {
+              const range = scanRange(options);
+              return range && textRange(range);
+            }),
+          );
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -24,8 +24,25 @@ describe('failure likelihood from CI results on the head', () => {
   test('a PR whose head fails tests is likelier to fail than one whose head passes them', async () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 1 });
-    upload(h, QueueHarness.headOf(1), [{ name: 'a', outcome: 'passed' }, { name: 'b', outcome: 'passed' }], Date.now());
-    upload(h, QueueHarness.headOf(2), [{ name: 'a', outcome: 'failed' }, { name: 'b', outcome: 'failed' }, { name: 'c', outcome: 'failed' }], Date.now());
+    upload(
+      h,
+      QueueHarness.headOf(1),
+      [
+        { name: 'a', outcome: 'passed' },
+        { name: 'b', outcome: 'passed' },
+      ],
+      Date.now(),
+    );
+    upload(
+      h,
+      QueueHarness.headOf(2),
+      [
+        { name: 'a', outcome: 'failed' },
+        { name: 'b', outcome: 'failed' },
+        { name: 'c', outcome: 'failed' },
+      ],
+      Date.now(),
+    );
     await h.submit(1, 2, 3);
     const passing = likelihoodOf(h, 1);
     const failing = likelihoodOf(h, 2);

@@ -17,7 +17,11 @@ const V1_MERGING: StoredSnapshot = { machine: 'pullRequest', version: 1, value: 
 
 describe('migrateStored', () => {
   test('a version-1 PR snapshot takes its merge under way from the record beside it', () => {
-    expect(migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: 'tr_2' })).toEqual({ ...V1_MERGING, version: 2, context: { number: 1, runId: 'tr_1', reason: null, merge: { by: 'tr_2' } } });
+    expect(migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: 'tr_2' })).toEqual({
+      ...V1_MERGING,
+      version: 2,
+      context: { number: 1, runId: 'tr_1', reason: null, merge: { by: 'tr_2' } },
+    });
     expect(migrateStored(V1_MERGING, { mergeRequested: false, mergedBy: null })).toEqual({ ...V1_MERGING, version: 2 });
     expect(migrateStored({ ...V1_MERGING, value: 'MERGED' }, { mergeRequested: false, mergedBy: 'direct' }).context).toMatchObject({ merge: { by: 'direct' } });
     expect(migrateStored(V1_MERGING)).toEqual({ ...V1_MERGING, version: 2 });
@@ -25,7 +29,12 @@ describe('migrateStored', () => {
 
   test('and its bisection group from the record too', () => {
     const pending: StoredSnapshot = { ...V1_MERGING, value: 'PENDING' };
-    expect(migrateStored(pending, { mergeRequested: false, bisectionId: 'b3', group: 'g7' }).context).toEqual({ number: 1, runId: 'tr_1', reason: null, bisection: { id: 'b3', group: 'g7' } });
+    expect(migrateStored(pending, { mergeRequested: false, bisectionId: 'b3', group: 'g7' }).context).toEqual({
+      number: 1,
+      runId: 'tr_1',
+      reason: null,
+      bisection: { id: 'b3', group: 'g7' },
+    });
     expect(migrateStored(pending, { mergeRequested: false, bisectionId: null, group: null }).context).toEqual(V1_MERGING.context);
   });
 
@@ -39,13 +48,24 @@ describe('migrateStored', () => {
 
 /** A queue whose PR 1 passed and whose merge is asked of the host (effects held: the host never answers). */
 function mergingQueue(store: Store, scheduler: VirtualScheduler): { engine: Engine; queueId: string; entryId: string } {
-  const engine = new Engine(store, { scheduler, holdEffects: true, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+  const engine = new Engine(store, {
+    scheduler,
+    holdEffects: true,
+    onError: (message, error) => {
+      throw new Error(`${message}: ${String(error)}`);
+    },
+  });
   engine.start();
   const queueId = engine.createQueue(KEY, { requiredStatuses: ['ci'] }).id;
   engine.replayInput(queueId, { type: 'targetHead', sha: 'a'.repeat(40) });
   engine.submitPullRequest(KEY, 1);
   const entryId = engine.getSubmittedPullRequest(KEY, 1).pr.id;
-  engine.replayInput(queueId, { type: 'prChecked', number: 1, entryId, facts: { title: 'one', author: 'ann', sha: 'b'.repeat(40), baseBranch: 'main', mergeable: true, upToDate: false } });
+  engine.replayInput(queueId, {
+    type: 'prChecked',
+    number: 1,
+    entryId,
+    facts: { title: 'one', author: 'ann', sha: 'b'.repeat(40), baseBranch: 'main', mergeable: true, upToDate: false },
+  });
   const runId = engine.getSubmittedPullRequest(KEY, 1).pr.runId as string;
   engine.replayInput(queueId, { type: 'branchBuilt', runId, result: { ok: true, branch: `greenline/main/${runId}`, sha: 'c'.repeat(40) } });
   engine.replayInput(queueId, { type: 'status', runId, context: 'ci', state: 'success', url: '', description: '' });
@@ -65,7 +85,13 @@ test('a data folder written with pullRequest version 1 restores a merge under wa
     tx.put('actors', [before.queueId, 'pr', 1], storedForDigest(stored));
   });
 
-  const engine = new Engine(store, { scheduler, holdEffects: true, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+  const engine = new Engine(store, {
+    scheduler,
+    holdEffects: true,
+    onError: (message, error) => {
+      throw new Error(`${message}: ${String(error)}`);
+    },
+  });
   engine.start();
   expect(() => engine.cancelPullRequest(KEY, 1)).toThrow(EngineError);
   expect(() => engine.restartTestsOnPullRequest(KEY, 1)).toThrow(/being merged/);

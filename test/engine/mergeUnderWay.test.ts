@@ -24,14 +24,25 @@ class Clock implements Scheduler {
 
 test('an optimistic merge under way survives its own run timing out, and completes', () => {
   const clock = new Clock(Date.parse('2026-11-22T00:00:00.000Z'));
-  const engine = new Engine(createMemoryStore(), { scheduler: clock, holdEffects: true, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+  const engine = new Engine(createMemoryStore(), {
+    scheduler: clock,
+    holdEffects: true,
+    onError: (message, error) => {
+      throw new Error(`${message}: ${String(error)}`);
+    },
+  });
   engine.start();
   const queueId = engine.createQueue(KEY, { requiredStatuses: ['ci'], concurrency: 2, canOptimisticallyMerge: true, testingTimeoutMinutes: 30 }).id;
   engine.replayInput(queueId, { type: 'targetHead', sha: 'a'.repeat(40) });
   for (const number of [1, 2]) {
     engine.submitPullRequest(KEY, number);
     const entryId = engine.getSubmittedPullRequest(KEY, number).pr.id;
-    engine.replayInput(queueId, { type: 'prChecked', number, entryId, facts: { title: `#${number}`, author: 'ann', sha: String(number).repeat(40), baseBranch: 'main', mergeable: true, upToDate: false } });
+    engine.replayInput(queueId, {
+      type: 'prChecked',
+      number,
+      entryId,
+      facts: { title: `#${number}`, author: 'ann', sha: String(number).repeat(40), baseBranch: 'main', mergeable: true, upToDate: false },
+    });
   }
   const runOf = (number: number) => engine.getSubmittedPullRequest(KEY, number).pr.runId as string;
   for (const number of [1, 2]) {

@@ -27,7 +27,13 @@ export class QueueHarness {
 
   boot(): Engine {
     const host = this.gitHost === undefined ? {} : { gitHost: this.gitHost };
-    this.engine = new Engine(this.store, { scheduler: this.scheduler, ...host, onError: (message, error) => { throw new Error(`${message}: ${String(error)}`); } });
+    this.engine = new Engine(this.store, {
+      scheduler: this.scheduler,
+      ...host,
+      onError: (message, error) => {
+        throw new Error(`${message}: ${String(error)}`);
+      },
+    });
     this.engine.start();
     return this.engine;
   }
@@ -109,7 +115,11 @@ export class QueueHarness {
   runOf(...prs: number[]): TestRunRecord {
     const run = this.activeRuns().find((candidate) => candidate.prs.join() === prs.join());
     if (run === undefined) {
-      throw new Error(`no active run tests ${prs.join(', ')}; active: ${this.activeRuns().map((r) => `[${r.prs.join()}] on [${r.basePrs.join()}]`).join(' ')}`);
+      throw new Error(
+        `no active run tests ${prs.join(', ')}; active: ${this.activeRuns()
+          .map((r) => `[${r.prs.join()}] on [${r.basePrs.join()}]`)
+          .join(' ')}`,
+      );
     }
     return run;
   }

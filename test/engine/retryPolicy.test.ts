@@ -16,7 +16,12 @@ const SAMPLES: { [K in EffectKind]: EffectOf<K> } = {
   },
   startCi: { kind: 'startCi', run: { org: 'o', repo, runId: 'r7', branch: 'b', sha: 's', startedAt: 0, baseSha: 'abc' } },
   endRun: { kind: 'endRun', repo, runId: 'r7', branch: 'b' },
-  merge: { kind: 'merge', number: 1, entryId: 'e1', request: { repo, targetBranch: 'main', expectedHead: 'abc', pullRequest: { number: 1, sha: 's', title: 't' }, testBranchSha: null, mergeMethod: 'merge_commit' } },
+  merge: {
+    kind: 'merge',
+    number: 1,
+    entryId: 'e1',
+    request: { repo, targetBranch: 'main', expectedHead: 'abc', pullRequest: { number: 1, sha: 's', title: 't' }, testBranchSha: null, mergeMethod: 'merge_commit' },
+  },
   comment: { kind: 'comment', repo, number: 1, body: 'hello' },
   statusCheck: { kind: 'statusCheck', repo, sha: 's', state: 'pending', description: 'testing' },
   stateLabel: { kind: 'stateLabel', repo, number: 1, state: 'PENDING' },

@@ -12,17 +12,23 @@ class LabellingHost extends SimGitHost {
 }
 
 describe('state labels', () => {
-  test('each change of a PR\'s state is labelled once, in order; a run cancelled and started again in one transaction is not', async () => {
+  test("each change of a PR's state is labelled once, in order; a run cancelled and started again in one transaction is not", async () => {
     const host = new LabellingHost();
     const h = new QueueHarness(undefined, host);
     await h.create({ stateLabelsEnabled: true });
     await h.submit(1);
-    expect(host.labels).toEqual([[1, 'NOT_READY'], [1, 'TESTING']]);
+    expect(host.labels).toEqual([
+      [1, 'NOT_READY'],
+      [1, 'TESTING'],
+    ]);
     h.engine.restartTestsOnPullRequest(KEY, 1);
     await h.engine.settle();
     expect(host.labels).toHaveLength(2);
     await h.pass(1);
-    expect(host.labels.slice(2)).toEqual([[1, 'TESTS_PASSED'], [1, 'MERGED']]);
+    expect(host.labels.slice(2)).toEqual([
+      [1, 'TESTS_PASSED'],
+      [1, 'MERGED'],
+    ]);
   });
 
   test('off by default: no label effect', async () => {

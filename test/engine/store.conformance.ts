@@ -12,9 +12,33 @@ const bad = (key: unknown): Key => key as Key;
 
 /** Keys in their documented order: numbers numerically, then strings by UTF-8 bytes, shorter first. */
 const ORDERED: Key[] = [
-  [0], [0, 0], [0, 'a'], [2], [10], [255], [256], [2 ** 32], [2 ** 53 - 1],
-  [''], ['', 0], ['\u0001'], ['a'], ['a', 0], ['a', 1], ['a', 1, 'x'], ['a', 10], ['a', ''], ['a', 'b'],
-  ['a\u0001'], ['ab'], ['b'], ['\u00e9'], ['\uE000'], ['\uFFFF'], ['\u{1F600}'], ['\u{1F600}', 1],
+  [0],
+  [0, 0],
+  [0, 'a'],
+  [2],
+  [10],
+  [255],
+  [256],
+  [2 ** 32],
+  [2 ** 53 - 1],
+  [''],
+  ['', 0],
+  ['\u0001'],
+  ['a'],
+  ['a', 0],
+  ['a', 1],
+  ['a', 1, 'x'],
+  ['a', 10],
+  ['a', ''],
+  ['a', 'b'],
+  ['a\u0001'],
+  ['ab'],
+  ['b'],
+  ['\u00e9'],
+  ['\uE000'],
+  ['\uFFFF'],
+  ['\u{1F600}'],
+  ['\u{1F600}', 1],
 ];
 
 export function describeStoreConformance(name: string, makeStore: MakeStore): void {
@@ -77,15 +101,19 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
 
     test('prefix scans include the prefix key itself and its extensions only', () => {
       fill(ORDERED);
-      expect(store.read((tx) => keysOf(tx, { prefix: ['a'] }))).toEqual([
-        ['a'], ['a', 0], ['a', 1], ['a', 1, 'x'], ['a', 10], ['a', ''], ['a', 'b'],
+      expect(store.read((tx) => keysOf(tx, { prefix: ['a'] }))).toEqual([['a'], ['a', 0], ['a', 1], ['a', 1, 'x'], ['a', 10], ['a', ''], ['a', 'b']]);
+      expect(store.read((tx) => keysOf(tx, { prefix: ['a', 1] }))).toEqual([
+        ['a', 1],
+        ['a', 1, 'x'],
       ]);
-      expect(store.read((tx) => keysOf(tx, { prefix: ['a', 1] }))).toEqual([['a', 1], ['a', 1, 'x']]);
       expect(store.read((tx) => keysOf(tx, { prefix: [0] }))).toEqual([[0], [0, 0], [0, 'a']]);
       expect(store.read((tx) => keysOf(tx, { prefix: [''] }))).toEqual([[''], ['', 0]]);
       expect(store.read((tx) => keysOf(tx, { prefix: ['\u{1F600}'] }))).toEqual([['\u{1F600}'], ['\u{1F600}', 1]]);
       expect(store.read((tx) => keysOf(tx, { prefix: ['a', 'b', 'c'] }))).toEqual([]);
-      expect(store.read((tx) => keysOf(tx, { prefix: ['a'], reverse: true, limit: 2 }))).toEqual([['a', 'b'], ['a', '']]);
+      expect(store.read((tx) => keysOf(tx, { prefix: ['a'], reverse: true, limit: 2 }))).toEqual([
+        ['a', 'b'],
+        ['a', ''],
+      ]);
       expect(store.read((tx) => keysOf(tx, { prefix: [] }))).toEqual(ORDERED);
     });
 
@@ -93,9 +121,7 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       fill(ORDERED);
       const at = (i: number): Key => ORDERED[i] as Key;
       expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6) }))).toEqual(ORDERED.slice(3, 6));
-      expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6), reverse: true }))).toEqual(
-        ORDERED.slice(3, 6).reverse(),
-      );
+      expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6), reverse: true }))).toEqual(ORDERED.slice(3, 6).reverse());
       expect(store.read((tx) => keysOf(tx, { start: ['a', 1, 'w'] }))[0]).toEqual(['a', 1, 'x']);
       expect(store.read((tx) => keysOf(tx, { end: [1] }))).toEqual([[0], [0, 0], [0, 'a']]);
       expect(store.read((tx) => keysOf(tx, { end: [1], reverse: true, limit: 1 }))).toEqual([[0, 'a']]);
@@ -103,7 +129,9 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       expect(store.read((tx) => keysOf(tx, { start: at(6), end: at(6) }))).toEqual([]);
       expect(store.read((tx) => keysOf(tx, { start: at(7), end: at(6) }))).toEqual([]);
       expect(store.read((tx) => keysOf(tx, { prefix: ['a'], start: ['a', 1], end: ['a', ''] }))).toEqual([
-        ['a', 1], ['a', 1, 'x'], ['a', 10],
+        ['a', 1],
+        ['a', 1, 'x'],
+        ['a', 10],
       ]);
       expect(store.read((tx) => keysOf(tx, { prefix: ['a'], start: [0], end: ['z'] }))).toHaveLength(7);
       expect(store.read((tx) => keysOf(tx, { prefix: ['a'], start: ['b'] }))).toEqual([]);
@@ -141,7 +169,9 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
         expect(tx.count('meta')).toBe(3);
       });
       expect(store.read((tx) => [...tx.scan('meta')])).toEqual([
-        { key: ['a'], value: 'back' }, { key: ['b'], value: { i: 1 } }, { key: ['c'], value: 'changed' },
+        { key: ['a'], value: 'back' },
+        { key: ['b'], value: { i: 1 } },
+        { key: ['c'], value: 'changed' },
       ]);
     });
 
@@ -166,8 +196,7 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
     });
 
     test('invalid keys, values and collections throw InvalidKeyError', () => {
-      const badKeys = [[], 'a', ['a\0b'], [-1], [1.5], [2 ** 53], [NaN], [Infinity], [true], [null], [{}], [['a']],
-        ['\uD800'], ['x'.repeat(4000)]];
+      const badKeys = [[], 'a', ['a\0b'], [-1], [1.5], [2 ** 53], [NaN], [Infinity], [true], [null], [{}], [['a']], ['\uD800'], ['x'.repeat(4000)]];
       for (const key of badKeys) {
         expect(() => store.read((tx) => tx.get('meta', bad(key))), JSON.stringify(key)).toThrow(InvalidKeyError);
         expect(() => store.write((tx) => tx.put('meta', bad(key), 1))).toThrow(InvalidKeyError);

@@ -58,7 +58,7 @@ describe('a push to the target branch', () => {
     expect(h.states(2, 3)).toEqual(['TESTING', 'TESTING']);
   });
 
-  test('a late webhook of the queue\'s own merge is known by one read of the merged heads, not a scan of every PR', async () => {
+  test("a late webhook of the queue's own merge is known by one read of the merged heads, not a scan of every PR", async () => {
     const { store, scans } = countingStore();
     const h = new QueueHarness(store);
     await h.create();

@@ -27,24 +27,57 @@ const quarantined = { failedTests: [{ name: 'a' }, { name: 'b' }], allFailuresQu
 
 const TIMELINE_SAMPLES: Samples<TimelineText, { event: string; message: string }> = {
   submitted: [
-    [{ kind: 'submitted', ...submission }, { event: 'submitted', message: 'submitted with priority high' }],
-    [{ kind: 'submitted', priority: 'low', noBatch: true, skipTheLine: true }, { event: 'submitted', message: 'submitted with priority low, not batched, skipping the line' }],
+    [
+      { kind: 'submitted', ...submission },
+      { event: 'submitted', message: 'submitted with priority high' },
+    ],
+    [
+      { kind: 'submitted', priority: 'low', noBatch: true, skipTheLine: true },
+      { event: 'submitted', message: 'submitted with priority low, not batched, skipping the line' },
+    ],
   ],
-  resubmitted: [[{ kind: 'resubmitted', ...submission, noBatch: true }, { event: 'resubmitted', message: 'submitted again: priority high, not batched' }]],
+  resubmitted: [
+    [
+      { kind: 'resubmitted', ...submission, noBatch: true },
+      { event: 'resubmitted', message: 'submitted again: priority high, not batched' },
+    ],
+  ],
   restartRechecked: [[{ kind: 'restartRechecked' }, { event: 'restarted', message: 'readiness checked again' }]],
   restartWaiting: [[{ kind: 'restartWaiting' }, { event: 'restarted', message: 'restart asked; it is already waiting to be tested' }]],
   quarantinePassed: [
-    [{ kind: 'quarantinePassed', context: 'ci/test', verdict: quarantined }, { event: 'quarantine_passed', message: 'ci/test passed: every failed test is quarantined (a, b)' }],
+    [
+      { kind: 'quarantinePassed', context: 'ci/test', verdict: quarantined },
+      { event: 'quarantine_passed', message: 'ci/test passed: every failed test is quarantined (a, b)' },
+    ],
   ],
   unknownToHost: [[{ kind: 'unknownToHost' }, { event: 'not_ready', message: 'the git host does not know this pull request' }]],
-  notReady: [[{ kind: 'notReady', why: 'its base branch is dev, not main' }, { event: 'not_ready', message: 'not ready: its base branch is dev, not main' }]],
-  waitingForTargets: [
-    [{ kind: 'waitingForTargets', sha: 'abc' }, { event: 'not_ready', message: 'not ready: waiting for impacted targets for abc (setImpactedTargets)' }],
+  notReady: [
+    [
+      { kind: 'notReady', why: 'its base branch is dev, not main' },
+      { event: 'not_ready', message: 'not ready: its base branch is dev, not main' },
+    ],
   ],
-  unready: [[{ kind: 'unready', reason: 'not ready: conflicts' }, { event: 'not_ready', message: 'not ready: conflicts' }]],
+  waitingForTargets: [
+    [
+      { kind: 'waitingForTargets', sha: 'abc' },
+      { event: 'not_ready', message: 'not ready: waiting for impacted targets for abc (setImpactedTargets)' },
+    ],
+  ],
+  unready: [
+    [
+      { kind: 'unready', reason: 'not ready: conflicts' },
+      { event: 'not_ready', message: 'not ready: conflicts' },
+    ],
+  ],
   impactedTargets: [
-    [{ kind: 'impactedTargets', sha: 'abc', targets: 3 }, { event: 'impacted_targets', message: 'impacted targets for abc: 3 target(s)' }],
-    [{ kind: 'impactedTargets', sha: 'abc', targets: 'ALL' }, { event: 'impacted_targets', message: 'impacted targets for abc: ALL' }],
+    [
+      { kind: 'impactedTargets', sha: 'abc', targets: 3 },
+      { event: 'impacted_targets', message: 'impacted targets for abc: 3 target(s)' },
+    ],
+    [
+      { kind: 'impactedTargets', sha: 'abc', targets: 'ALL' },
+      { event: 'impacted_targets', message: 'impacted targets for abc: ALL' },
+    ],
   ],
   ready: [
     [
@@ -53,30 +86,98 @@ const TIMELINE_SAMPLES: Samples<TimelineText, { event: string; message: string }
     ],
   ],
   testing: [
-    [{ kind: 'testing', runId: 'r1', basePrs: [], with: [] }, { event: 'testing', message: 'testing in run r1 on top of the target branch' }],
-    [{ kind: 'testing', runId: 'r2', basePrs: [1, 2], with: [4, 5] }, { event: 'testing', message: 'testing in run r2 on top of the target branch + #1, #2 with #4, #5' }],
+    [
+      { kind: 'testing', runId: 'r1', basePrs: [], with: [] },
+      { event: 'testing', message: 'testing in run r1 on top of the target branch' },
+    ],
+    [
+      { kind: 'testing', runId: 'r2', basePrs: [1, 2], with: [4, 5] },
+      { event: 'testing', message: 'testing in run r2 on top of the target branch + #1, #2 with #4, #5' },
+    ],
   ],
-  passed: [[{ kind: 'passed', runId: 'r1' }, { event: 'passed', message: 'tests passed in run r1' }]],
-  pendingFailure: [[{ kind: 'pendingFailure', reason: 'run r1 failed', estimate: 'e' }, { event: 'pending_failure', message: 'run r1 failed; e' }]],
-  retesting: [[{ kind: 'retesting', reason: 'tested alone once more' }, { event: 'retesting', message: 'tested alone once more' }]],
-  bisecting: [[{ kind: 'bisecting', bisectionId: 'b1', part: [3, 4] }, { event: 'bisecting', message: 'bisection b1: tested with #3, #4' }]],
-  rescued: [[{ kind: 'rescued', bisectionId: 'b1' }, { event: 'rescued', message: 'found good by bisection b1: back in the main line' }]],
-  requeued: [[{ kind: 'requeued', reason: 'the base moved' }, { event: 'requeued', message: 'the base moved' }]],
-  failed: [[{ kind: 'failed', reason: 'its tests failed' }, { event: 'failed', message: 'removed from the queue: its tests failed' }]],
-  cancelled: [[{ kind: 'cancelled', reason: 'cancelled through the API' }, { event: 'cancelled', message: 'cancelled through the API' }]],
+  passed: [
+    [
+      { kind: 'passed', runId: 'r1' },
+      { event: 'passed', message: 'tests passed in run r1' },
+    ],
+  ],
+  pendingFailure: [
+    [
+      { kind: 'pendingFailure', reason: 'run r1 failed', estimate: 'e' },
+      { event: 'pending_failure', message: 'run r1 failed; e' },
+    ],
+  ],
+  retesting: [
+    [
+      { kind: 'retesting', reason: 'tested alone once more' },
+      { event: 'retesting', message: 'tested alone once more' },
+    ],
+  ],
+  bisecting: [
+    [
+      { kind: 'bisecting', bisectionId: 'b1', part: [3, 4] },
+      { event: 'bisecting', message: 'bisection b1: tested with #3, #4' },
+    ],
+  ],
+  rescued: [
+    [
+      { kind: 'rescued', bisectionId: 'b1' },
+      { event: 'rescued', message: 'found good by bisection b1: back in the main line' },
+    ],
+  ],
+  requeued: [
+    [
+      { kind: 'requeued', reason: 'the base moved' },
+      { event: 'requeued', message: 'the base moved' },
+    ],
+  ],
+  failed: [
+    [
+      { kind: 'failed', reason: 'its tests failed' },
+      { event: 'failed', message: 'removed from the queue: its tests failed' },
+    ],
+  ],
+  cancelled: [
+    [
+      { kind: 'cancelled', reason: 'cancelled through the API' },
+      { event: 'cancelled', message: 'cancelled through the API' },
+    ],
+  ],
   merging: [
-    [{ kind: 'merging', direct: true, runId: null }, { event: 'merging', message: 'merging directly (up to date, nothing ahead)' }],
-    [{ kind: 'merging', direct: false, vouchedBy: 'r9', runId: 'r1' }, { event: 'merging', message: 'merging vouched for by run r9' }],
-    [{ kind: 'merging', direct: false, runId: 'r1' }, { event: 'merging', message: 'merging after run r1 passed' }],
+    [
+      { kind: 'merging', direct: true, runId: null },
+      { event: 'merging', message: 'merging directly (up to date, nothing ahead)' },
+    ],
+    [
+      { kind: 'merging', direct: false, vouchedBy: 'r9', runId: 'r1' },
+      { event: 'merging', message: 'merging vouched for by run r9' },
+    ],
+    [
+      { kind: 'merging', direct: false, runId: 'r1' },
+      { event: 'merging', message: 'merging after run r1 passed' },
+    ],
   ],
-  merged: [[{ kind: 'merged', branch: 'main', head: 'abc' }, { event: 'merged', message: 'merged into main as abc' }]],
-  mergeFailed: [[{ kind: 'mergeFailed', reason: 'the git host refused the merge: x' }, { event: 'merge_failed', message: 'the git host refused the merge: x' }]],
+  merged: [
+    [
+      { kind: 'merged', branch: 'main', head: 'abc' },
+      { event: 'merged', message: 'merged into main as abc' },
+    ],
+  ],
+  mergeFailed: [
+    [
+      { kind: 'mergeFailed', reason: 'the git host refused the merge: x' },
+      { event: 'merge_failed', message: 'the git host refused the merge: x' },
+    ],
+  ],
   headPushed: [
     [
       { kind: 'headPushed', before: '0123456789abcdef', after: 'fedcba9876543210' },
       { event: 'head_pushed', message: 'head pushed: 0123456789ab → fedcba987654; tested again in its place' },
     ],
-    [{ kind: 'headPushed', before: '', after: 'fedcba9876543210' }, { event: 'head_pushed', message: 'head pushed: (unknown) → fedcba987654; tested again in its place' }],
+    [
+      { kind: 'headPushed', before: '', after: 'fedcba9876543210' },
+      { event: 'head_pushed', message: 'head pushed: (unknown) → fedcba987654; tested again in its place' },
+    ],
   ],
   speculating: [
     [
@@ -84,8 +185,18 @@ const TIMELINE_SAMPLES: Samples<TimelineText, { event: string; message: string }
       { event: 'speculating', message: 'failure likelihood 45.7% with 3 PR(s) behind it in the window: tested alone first, the PRs behind it go on without it' },
     ],
   ],
-  hostComment: [[{ kind: 'hostComment', message: 'comment: hi' }, { event: 'comment', message: 'comment: hi' }]],
-  hostStatusCheck: [[{ kind: 'hostStatusCheck', message: 'status check greenline: success (merged)' }, { event: 'status_check', message: 'status check greenline: success (merged)' }]],
+  hostComment: [
+    [
+      { kind: 'hostComment', message: 'comment: hi' },
+      { event: 'comment', message: 'comment: hi' },
+    ],
+  ],
+  hostStatusCheck: [
+    [
+      { kind: 'hostStatusCheck', message: 'status check greenline: success (merged)' },
+      { event: 'status_check', message: 'status check greenline: success (merged)' },
+    ],
+  ],
 };
 
 const COMMENT_SAMPLES: Samples<CommentText, string> = {
@@ -94,22 +205,32 @@ const COMMENT_SAMPLES: Samples<CommentText, string> = {
 };
 
 const STATUS_SAMPLES: Samples<StatusCheckText, { state: string; description: string }> = {
-  testing: [[{ kind: 'testing', runId: 'r1' }, { state: 'pending', description: 'testing in r1' }]],
+  testing: [
+    [
+      { kind: 'testing', runId: 'r1' },
+      { state: 'pending', description: 'testing in r1' },
+    ],
+  ],
   failed: [[{ kind: 'failed' }, { state: 'failure', description: 'failed in the merge queue' }]],
-  cancelled: [[{ kind: 'cancelled', reason: 'gone' }, { state: 'failure', description: 'cancelled: gone' }]],
+  cancelled: [
+    [
+      { kind: 'cancelled', reason: 'gone' },
+      { state: 'failure', description: 'cancelled: gone' },
+    ],
+  ],
   merged: [[{ kind: 'merged' }, { state: 'success', description: 'merged' }]],
 };
 
 const NOTE_SAMPLES: Samples<HostNoteText, string> = {
   comment: [[{ kind: 'comment', body: 'Greenline merged this' }, 'comment: Greenline merged this']],
-  statusCheck: [[{ kind: 'statusCheck', context: 'greenline', state: 'failure', description: 'failed in the merge queue' }, 'status check greenline: failure (failed in the merge queue)']],
+  statusCheck: [
+    [{ kind: 'statusCheck', context: 'greenline', state: 'failure', description: 'failed in the merge queue' }, 'status check greenline: failure (failed in the merge queue)'],
+  ],
 };
 
 const ANSWER_SAMPLES: Samples<CommandAnswerText, string> = {
   invalid: [[{ kind: 'invalid', message: '/greenline cancel takes no options (got x)' }, '/greenline cancel takes no options (got x)']],
-  notAllowed: [
-    [{ kind: 'notAllowed', login: 'eve', repo: { owner: 'acme', name: 'widgets' } }, '@eve: only people with write access to acme/widgets can use /greenline commands'],
-  ],
+  notAllowed: [[{ kind: 'notAllowed', login: 'eve', repo: { owner: 'acme', name: 'widgets' } }, '@eve: only people with write access to acme/widgets can use /greenline commands']],
   noQueue: [[{ kind: 'noQueue', branch: 'dev' }, 'no merge queue with commands enabled for dev']],
   submitted: [[{ kind: 'submitted', number: 7, branch: 'main', login: 'ada' }, '#7 submitted to the merge queue of main by @ada']],
   notQueued: [[{ kind: 'notQueued', number: 7, branch: 'main' }, '#7 is not in the merge queue of main']],

@@ -21,8 +21,20 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${address.port}`;
   dir = await mkdtemp(join(tmpdir(), 'greenline-upload-'));
   await mkdir(join(dir, 'reports', 'unit'), { recursive: true });
-  await writeFile(join(dir, 'reports', 'unit', 'a.xml'), junitXml([{ name: 'a', file: 'src/a.ts' }, { name: 'b', outcome: 'failed', file: 'src/b.ts' }]));
-  await writeFile(join(dir, 'reports', 'b.xml'), junitXml([{ name: 'c', outcome: 'skipped' }, { name: 'a', file: 'src/a.ts' }]));
+  await writeFile(
+    join(dir, 'reports', 'unit', 'a.xml'),
+    junitXml([
+      { name: 'a', file: 'src/a.ts' },
+      { name: 'b', outcome: 'failed', file: 'src/b.ts' },
+    ]),
+  );
+  await writeFile(
+    join(dir, 'reports', 'b.xml'),
+    junitXml([
+      { name: 'c', outcome: 'skipped' },
+      { name: 'a', file: 'src/a.ts' },
+    ]),
+  );
   await writeFile(join(dir, 'CODEOWNERS'), 'src/b.ts @team-b\n');
   await writeFile(join(dir, 'broken.xml'), '<testsuite><testcase name="x">');
   process.chdir(dir);
@@ -36,7 +48,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-
 const base = { repo: 'github.com/acme/widgets', sha: 'abcdef1234567', token: TOKENS.acme };
 
 describe('greenline upload', () => {
@@ -45,10 +56,7 @@ describe('greenline upload', () => {
     const code = await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, prNumber: 7, branch: 'feature/x', codeowners: 'CODEOWNERS' });
     expect(code).toBe(0);
     expect(out.join('\n')).toMatch(/^Uploaded 2 reports \(upload [0-9a-f-]{36}\): 3 tests, 1 passed, 1 failed, 1 skipped$/);
-    const listing = await api.post(
-      'flaky-tests/list-failing-tests',
-      listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }),
-    );
+    const listing = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }));
     const [row] = (listing.json() as { tests: { name: string; codeowners: string[]; pull_requests_impacted_last_7d: number }[] }).tests;
     expect(row).toMatchObject({ name: 'b', codeowners: ['@team-b'], pull_requests_impacted_last_7d: 1 });
   });

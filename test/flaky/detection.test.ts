@@ -29,7 +29,14 @@ describe('pass-on-retry', () => {
 
   test('two uploads for one commit, one failing and one passing, make it flaky; different commits do not', () => {
     const ctx = makeService();
-    upload(ctx.service, [{ name: 'x', outcome: 'failed' }, { name: 'y', outcome: 'failed' }], { sha: sha(1) });
+    upload(
+      ctx.service,
+      [
+        { name: 'x', outcome: 'failed' },
+        { name: 'y', outcome: 'failed' },
+      ],
+      { sha: sha(1) },
+    );
     ctx.clock.advance(HOUR);
     upload(ctx.service, [{ name: 'x' }], { sha: sha(1) });
     upload(ctx.service, [{ name: 'y' }], { sha: sha(2) });
@@ -134,8 +141,7 @@ describe('broken', () => {
 });
 
 describe('infrastructure failures', () => {
-  const cases = (failing: number, total: number): CaseSpec[] =>
-    Array.from({ length: total }, (_, i) => ({ name: `t${i}`, outcome: i < failing ? 'failed' : 'passed' }));
+  const cases = (failing: number, total: number): CaseSpec[] => Array.from({ length: total }, (_, i) => ({ name: `t${i}`, outcome: i < failing ? 'failed' : 'passed' }));
 
   test('an upload with more than 80% of its tests failing is flagged and left out of detection', () => {
     const ctx = makeService();

@@ -15,8 +15,7 @@ export interface CaseSpec {
   flakyFailures?: string[];
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function junitXml(cases: readonly CaseSpec[], suite = 'suite'): string {
   const body = cases

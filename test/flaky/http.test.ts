@@ -23,14 +23,12 @@ async function post(path: string, body: unknown, token?: string) {
   return { status: response.statusCode, body: response.json() as Record<string, any> };
 }
 
-const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}, token?: string) =>
-  post('flaky-tests/upload', uploadBody(cases, extra), token);
+const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}, token?: string) => post('flaky-tests/upload', uploadBody(cases, extra), token);
 const failing = (extra: Record<string, unknown> = {}, size = 100, token = '', auth?: string) =>
   post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW - 6 * DAY), end_time: iso(NOW + DAY), ...extra }, size, token), auth);
 const unhealthy = (status: string, size = 100, token = '', auth?: string, extra: Record<string, unknown> = {}) =>
   post('flaky-tests/list-unhealthy-tests', listBody({ status, ...extra }, size, token), auth);
-const quarantined = (size = 100, token = '', auth?: string) =>
-  post('flaky-tests/list-quarantined-tests', listBody({}, size, token), auth);
+const quarantined = (size = 100, token = '', auth?: string) => post('flaky-tests/list-quarantined-tests', listBody({}, size, token), auth);
 
 function flakyStored(): number {
   const entries = api.store.stats().entries;
@@ -148,24 +146,11 @@ describe('the listings', () => {
     await upload([{ name: 'a', flakyFailures: ['x'] }]);
     const { body } = await unhealthy('flaky');
     expect(Object.keys(body.tests[0]).sort()).toEqual(
-      [
-        'id',
-        'repository',
-        'html_url',
-        'name',
-        'variant',
-        'status',
-        'codeowners',
-        'pull_requests_impacted_last_7d',
-        'quarantined',
-        'file_path',
-        'parent',
-        'classname',
-      ].sort(),
+      ['id', 'repository', 'html_url', 'name', 'variant', 'status', 'codeowners', 'pull_requests_impacted_last_7d', 'quarantined', 'file_path', 'parent', 'classname'].sort(),
     );
     expect(body.tests[0].status).toMatchObject({ value: 'flaky', reason: expect.stringMatching(/^pass_on_retry/) });
     expect((await unhealthy('BROKEN')).body.tests).toEqual([]);
-    expectErrorBody((await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'SICK' }))), 400);
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'SICK' })), 400);
   });
 
   test('the failing window: start inclusive, end exclusive, at most 7 days', async () => {
@@ -231,9 +216,11 @@ describe('the listings', () => {
 
 describe('quarantine', () => {
   test('manual overrides: ALWAYS_QUARANTINE lists the test, null clears it, NEVER_QUARANTINE beats auto', async () => {
-    await upload([{ name: 'a', outcome: 'failed' }, { name: 'b', flakyFailures: ['x'] }]);
-    const set = (name: string, setting: string | null) =>
-      post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf(name), setting });
+    await upload([
+      { name: 'a', outcome: 'failed' },
+      { name: 'b', flakyFailures: ['x'] },
+    ]);
+    const set = (name: string, setting: string | null) => post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf(name), setting });
 
     expect((await set('a', 'always_quarantine')).body).toMatchObject({ test_id: idOf('a'), setting: 'ALWAYS_QUARANTINE', quarantined: true });
     let list = (await quarantined()).body;
@@ -310,7 +297,10 @@ describe('settings', () => {
 
 describe('organizations', () => {
   test('a token only ever sees its own organization’s tests', async () => {
-    await upload([{ name: 'secret', outcome: 'failed' }, { name: 'retry', flakyFailures: ['x'] }]);
+    await upload([
+      { name: 'secret', outcome: 'failed' },
+      { name: 'retry', flakyFailures: ['x'] },
+    ]);
     await post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf('secret'), setting: 'ALWAYS_QUARANTINE' });
     for (const slug of ['globex', 'acme', 'ACME']) {
       const asGlobex = (extra: Record<string, unknown>) => ({ ...extra, org_url_slug: slug });
@@ -327,14 +317,14 @@ describe('organizations', () => {
   });
 
   test('a page token of one organization is refused to another', async () => {
-    await upload([{ name: 'a', flakyFailures: ['x'] }, { name: 'b', flakyFailures: ['x'] }]);
+    await upload([
+      { name: 'a', flakyFailures: ['x'] },
+      { name: 'b', flakyFailures: ['x'] },
+    ]);
     const token = (await unhealthy('FLAKY', 1)).body.page.next_page_token as string;
     expect(token).not.toBe('');
     expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, token), TOKENS.globex), 400);
-    expectErrorBody(
-      await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), org_url_slug: 'globex' }, TOKENS.globex),
-      400,
-    );
+    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), org_url_slug: 'globex' }, TOKENS.globex), 400);
   });
 });
 
@@ -350,9 +340,7 @@ describe('page tokens', () => {
     const state = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${Buffer.from(JSON.stringify({ ...state, n: 0 })).toString('base64url')}.${signature}`;
     for (const bad of [forged, 'garbage', `${payload}.`, `${payload}.${signature}x`, `${token}.x`]) {
-      expect(expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, bad)), 400).message).toContain(
-        'page_token',
-      );
+      expect(expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, bad)), 400).message).toContain('page_token');
     }
     // The same token with another query: another status, page size, or listing.
     expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'BROKEN' }, 1, token)), 400);

@@ -18,7 +18,14 @@ afterEach(async () => {
 test('uploads, listings, overrides and the verdict work on LMDB and survive a reopen', async () => {
   const sha = 'f'.repeat(40);
   const first = makeService(openLmdbStore({ dir, noSync: true }));
-  upload(first.service, [{ name: 'retry', flakyFailures: ['timeout 1s'] }, { name: 'broken', outcome: 'failed' }], { sha });
+  upload(
+    first.service,
+    [
+      { name: 'retry', flakyFailures: ['timeout 1s'] },
+      { name: 'broken', outcome: 'failed' },
+    ],
+    { sha },
+  );
   const id = testId(REPO, { file: '', classname: 'Suite', parent: 'suite', name: 'broken', variant: '' });
   first.service.setQuarantine('acme', 'acme', REPO, id, 'ALWAYS_QUARANTINE');
   const page = { repo: REPO, pageSize: 1, pageToken: '' };

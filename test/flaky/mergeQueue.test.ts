@@ -75,7 +75,10 @@ describe('the merge queue and quarantine', () => {
   });
 
   test('a failure of a test that is not quarantined still fails the run', async () => {
-    const { pr, run } = await runWith(2, [{ name: 'pinned', outcome: 'failed' }, { name: 'solid', outcome: 'failed' }]);
+    const { pr, run } = await runWith(2, [
+      { name: 'pinned', outcome: 'failed' },
+      { name: 'solid', outcome: 'failed' },
+    ]);
     expect(pr.state).toBe('FAILED');
     expect(run.status).toBe('failed');
     expect(run.quarantinedFailures).toBeUndefined();

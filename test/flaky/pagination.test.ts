@@ -37,7 +37,12 @@ function walk(service: FlakyTests, kind: Kind, pageSize: number, window: [number
 function seeded(count: number) {
   const ctx = makeService();
   const names = Array.from({ length: count }, (_, i) => `seed-${i}`);
-  if (count > 0) upload(ctx.service, names.map((name) => ({ name, flakyFailures: ['timeout'] })), { sha: '1'.repeat(40) });
+  if (count > 0)
+    upload(
+      ctx.service,
+      names.map((name) => ({ name, flakyFailures: ['timeout'] })),
+      { sha: '1'.repeat(40) },
+    );
   return { ...ctx, names };
 }
 
@@ -105,7 +110,11 @@ describe('pagination', () => {
             const sha = (1000 + step).toString(16).padStart(40, '0');
             if (what === 'newFlaky' || what === 'newFailures') {
               const names = [0, 1, 2].map(() => `fresh-${fresh++}`);
-              upload(ctx.service, names.map((name) => (what === 'newFlaky' ? { name, flakyFailures: ['x'] } : { name, outcome: 'failed' as const })), { sha });
+              upload(
+                ctx.service,
+                names.map((name) => (what === 'newFlaky' ? { name, flakyFailures: ['x'] } : { name, outcome: 'failed' as const })),
+                { sha },
+              );
             } else if (what === 'breakOne') {
               for (let i = 0; i < 10; i++) upload(ctx.service, [{ name: `seed-${step % count}`, outcome: 'failed' }], { sha: `${sha.slice(0, 39)}${i}` });
             } else if (what === 'expire') {

@@ -19,8 +19,7 @@ function mergeQueueRunOutcome(store: Store, sha: string, now?: number): { status
   });
 }
 
-const quarantine = (service: FlakyTests, name: string) =>
-  service.setQuarantine('acme', 'acme', REPO, ID(name), 'ALWAYS_QUARANTINE');
+const quarantine = (service: FlakyTests, name: string) => service.setQuarantine('acme', 'acme', REPO, ID(name), 'ALWAYS_QUARANTINE');
 
 describe('quarantineVerdict', () => {
   test('undefined when nothing was uploaded for the SHA', () => {
@@ -47,7 +46,14 @@ describe('quarantineVerdict', () => {
     const { service, store } = makeService();
     upload(service, [{ name: 'flaky-one' }, { name: 'real' }]);
     quarantine(service, 'flaky-one');
-    upload(service, [{ name: 'flaky-one', outcome: 'failed' }, { name: 'real', outcome: 'error' }], { sha: RUN_SHA });
+    upload(
+      service,
+      [
+        { name: 'flaky-one', outcome: 'failed' },
+        { name: 'real', outcome: 'error' },
+      ],
+      { sha: RUN_SHA },
+    );
     const verdict = store.read((tx) => quarantineVerdict(tx, 'acme', REPO, RUN_SHA));
     expect(verdict?.allFailuresQuarantined).toBe(false);
     expect(verdict?.failedTests.map((test) => test.name).sort()).toEqual(['flaky-one', 'real']);
@@ -58,7 +64,14 @@ describe('quarantineVerdict', () => {
     const { service, store } = makeService();
     upload(service, [{ name: 'q' }, { name: 'retried' }]);
     quarantine(service, 'q');
-    upload(service, [{ name: 'q', outcome: 'failed' }, { name: 'retried', outcome: 'failed' }], { sha: RUN_SHA });
+    upload(
+      service,
+      [
+        { name: 'q', outcome: 'failed' },
+        { name: 'retried', outcome: 'failed' },
+      ],
+      { sha: RUN_SHA },
+    );
     upload(service, [{ name: 'retried' }], { sha: RUN_SHA });
     expect(store.read((tx) => quarantineVerdict(tx, 'acme', REPO, RUN_SHA))).toMatchObject({
       uploads: 2,

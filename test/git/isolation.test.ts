@@ -23,7 +23,7 @@ describe('isolation on the local host', () => {
     await expect(q.engine.prepareRepository({ ...KEY, branch: 'release' })).resolves.toBeUndefined();
   });
 
-  test("hooks in the repository never run as Greenline", async () => {
+  test('hooks in the repository never run as Greenline', async () => {
     const q = (queue = await GitQueue.create());
     await q.create({ requiredStatuses: ['ci'] });
     const marker = join(q.root, 'hook-ran');
@@ -39,7 +39,12 @@ describe('isolation on the local host', () => {
     await q.submit(1);
     await q.report(q.runOf(1), 'success');
     expect(q.pr(1).state).toBe('MERGED');
-    expect(await readFile(marker).then(() => true, () => false)).toBe(false);
+    expect(
+      await readFile(marker).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 
   test('CI commands see none of the service settings, and nothing they leave running outlives them', async () => {
@@ -53,13 +58,21 @@ describe('isolation on the local host', () => {
     await q.clone.pr(1, base, { 'a.txt': 'a\n' });
     await q.submit(1);
     const runId = q.pr(1).runId as string;
-    await q.until(() => q.pr(1).state, (state) => state === 'MERGED', 'PR 1 merges');
+    await q.until(
+      () => q.pr(1).state,
+      (state) => state === 'MERGED',
+      'PR 1 merges',
+    );
     const stream = await q.ci!.openLog(KEY.org, runId, 'env');
     let log = '';
     for await (const chunk of stream ?? []) log += String(chunk);
     expect(log).toContain(`run ${runId}`);
     expect(log).toMatch(/^0$/m);
     const pid = Number((await readFile(pidFile, 'utf8')).trim());
-    await q.until(() => alive(pid), (running) => !running, 'the background sleep ends');
+    await q.until(
+      () => alive(pid),
+      (running) => !running,
+      'the background sleep ends',
+    );
   });
 });

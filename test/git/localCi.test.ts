@@ -38,13 +38,25 @@ describe('the built-in CI runner', () => {
     await q.clone.pr(1, base, { 'a.txt': 'a\n' });
     await q.submit(1);
     const runId = q.pr(1).runId as string;
-    await q.until(() => q.pr(1).state, (state) => state === 'FAILED', 'PR 1 fails');
-    await q.until(() => check(q, runId, 'build')?.state, (state) => state === 'success', 'build reported');
+    await q.until(
+      () => q.pr(1).state,
+      (state) => state === 'FAILED',
+      'PR 1 fails',
+    );
+    await q.until(
+      () => check(q, runId, 'build')?.state,
+      (state) => state === 'success',
+      'build reported',
+    );
     expect(q.pr(1).reason).toBe(`run ${runId} failed: required status lint reported failure`);
     expect(check(q, runId, 'lint')).toMatchObject({ state: 'failure', description: 'exited with 3', url: `http://127.0.0.1:8080/ci-logs/${runId}/lint` });
     expect(check(q, runId, 'build')).toMatchObject({ state: 'success', description: 'passed', url: `http://127.0.0.1:8080/ci-logs/${runId}/build` });
 
-    syncConfiguredTokens(q.store, Object.entries(TOKENS).map(([org, token]) => ({ org, token })), new Date().toISOString());
+    syncConfiguredTokens(
+      q.store,
+      Object.entries(TOKENS).map(([org, token]) => ({ org, token })),
+      new Date().toISOString(),
+    );
     const app = await buildServer({ engine: q.engine, ciLogs: q.ci! });
     try {
       const get = (path: string, token?: string) => app.inject({ method: 'GET', url: path, headers: token === undefined ? {} : { 'x-api-token': token } });
@@ -68,10 +80,18 @@ describe('the built-in CI runner', () => {
     await q.clone.pr(2, fixed, { 'b.txt': 'b\n' });
     await q.submit(2);
     const run2 = q.pr(2).runId as string;
-    await q.until(() => q.pr(2).state, (state) => state === 'MERGED', 'PR 2 merges');
+    await q.until(
+      () => q.pr(2).state,
+      (state) => state === 'MERGED',
+      'PR 2 merges',
+    );
     expect((await q.target()).tree).toBe(await q.treeOf(q.run(run2).testBranchSha));
     // Worktrees are gone once their commands ended.
-    await q.until(() => q.clone.bare('worktree', 'list', '--porcelain'), (list) => list.split('\n\n').length === 1, 'worktrees removed');
+    await q.until(
+      () => q.clone.bare('worktree', 'list', '--porcelain'),
+      (list) => list.split('\n\n').length === 1,
+      'worktrees removed',
+    );
     expect(q.errors).toEqual([]);
   });
 
@@ -90,18 +110,44 @@ describe('the built-in CI runner', () => {
     await q.clone.pr(1, base, { 'a.txt': 'a\n' });
     await q.submit(1);
     const runId = q.pr(1).runId as string;
-    await q.until(() => check(q, runId, 'quick')?.state, (state) => state === 'success', 'quick passes');
-    await q.until(() => check(q, runId, 'slow')?.description ?? '', (text) => text.startsWith('running'), 'slow runs');
+    await q.until(
+      () => check(q, runId, 'quick')?.state,
+      (state) => state === 'success',
+      'quick passes',
+    );
+    await q.until(
+      () => check(q, runId, 'slow')?.description ?? '',
+      (text) => text.startsWith('running'),
+      'slow runs',
+    );
     const pidFile = join(q.dataDir, 'local-ci', runId, 'slow.pid');
-    const pid = Number(await q.until(() => readFile(pidFile, 'utf8').catch(() => ''), (text) => text !== '', 'pid file'));
+    const pid = Number(
+      await q.until(
+        () => readFile(pidFile, 'utf8').catch(() => ''),
+        (text) => text !== '',
+        'pid file',
+      ),
+    );
     expect(alive(pid)).toBe(true);
 
     await q.crash();
     expect(q.pr(1)).toMatchObject({ state: 'TESTING', runId });
-    await q.until(() => alive(pid), (isAlive) => !isAlive, 'the command left by the crash is killed');
-    await q.until(() => readFile(pidFile, 'utf8').catch(() => ''), (text) => text !== '' && Number(text) !== pid, 'slow runs again');
+    await q.until(
+      () => alive(pid),
+      (isAlive) => !isAlive,
+      'the command left by the crash is killed',
+    );
+    await q.until(
+      () => readFile(pidFile, 'utf8').catch(() => ''),
+      (text) => text !== '' && Number(text) !== pid,
+      'slow runs again',
+    );
     await writeFile(gate, '');
-    await q.until(() => q.pr(1).state, (state) => state === 'MERGED', 'PR 1 merges');
+    await q.until(
+      () => q.pr(1).state,
+      (state) => state === 'MERGED',
+      'PR 1 merges',
+    );
     expect(q.pr(1).runId).toBe(runId);
     expect(await readFile(count, 'utf8')).toBe('ran\n');
     expect(await readFile(join(q.dataDir, 'local-ci', runId, 'slow.log'), 'utf8')).toContain('slow done');
@@ -121,14 +167,28 @@ describe('the built-in CI runner', () => {
     await q.submit(1);
     const runId = q.pr(1).runId as string;
     const pidFile = join(q.dataDir, 'local-ci', runId, 'slow.pid');
-    const pid = Number(await q.until(() => readFile(pidFile, 'utf8').catch(() => ''), (text) => text !== '', 'slow runs'));
+    const pid = Number(
+      await q.until(
+        () => readFile(pidFile, 'utf8').catch(() => ''),
+        (text) => text !== '',
+        'slow runs',
+      ),
+    );
 
     q.scheduler.advanceBy(61_000);
     await q.engine.settle();
     expect(q.pr(1).state).toBe('CANCELLED');
     expect(q.pr(1).reason).toMatch(/no result before the testing timeout/);
-    await q.until(() => alive(pid), (isAlive) => !isAlive, 'the command is killed');
-    await q.until(() => readdir(join(q.dataDir, 'local-ci', 'work', runId)).catch(() => []), (left) => left.length === 0, 'worktree removed');
+    await q.until(
+      () => alive(pid),
+      (isAlive) => !isAlive,
+      'the command is killed',
+    );
+    await q.until(
+      () => readdir(join(q.dataDir, 'local-ci', 'work', runId)).catch(() => []),
+      (left) => left.length === 0,
+      'worktree removed',
+    );
     expect(existsSync(join(q.dataDir, 'local-ci', runId, 'slow.outcome.json'))).toBe(false);
     expect(q.errors).toEqual([]);
   });
@@ -147,7 +207,11 @@ describe('the built-in CI runner', () => {
     const broken = await q.clone.commit('Break the config', { '.greenline.yaml': 'required_statuses: build\n' });
     await q.clone.pushBase();
     q.engine.updateQueue(KEY, { state: 'running' });
-    await q.until(() => q.pr(1).state, (state) => state === 'FAILED', 'PR 1 fails');
+    await q.until(
+      () => q.pr(1).state,
+      (state) => state === 'FAILED',
+      'PR 1 fails',
+    );
     const run = q.run(q.pr(1).runId as string);
     expect(run.baseSha).toBe(broken);
     expect(check(q, run.id, 'greenline/config')?.state).toBe('error');

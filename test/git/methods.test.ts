@@ -131,9 +131,7 @@ describe('conflicts and mergeability', () => {
     await q.submit(1, 2, 3);
 
     expect(q.pr(2)).toMatchObject({ state: 'FAILED', reason: '#2 conflicts with main + #1 in shared.txt' });
-    expect(q.timeline(2).map((entry) => entry.event)).toEqual(
-      expect.arrayContaining(['testing', 'failed', 'comment', 'status_check']),
-    );
+    expect(q.timeline(2).map((entry) => entry.event)).toEqual(expect.arrayContaining(['testing', 'failed', 'comment', 'status_check']));
     const run3 = q.runOf(3);
     expect(run3.basePrs).toEqual([1]);
     expect(await q.clone.bare('ls-tree', '--name-only', run3.testBranchSha)).toBe('c.txt\nshared.txt');

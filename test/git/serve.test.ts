@@ -12,7 +12,6 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => stop(server, 'SIGKILL')));
 });
 
-
 describe('greenline serve on real repositories', () => {
   test('createQueue makes the repository; a pushed PR is tested by the built-in CI and merged', async () => {
     await withDataDir(async (dir) => {
@@ -29,7 +28,8 @@ describe('greenline serve on real repositories', () => {
       await clone.pr(1, base, { 'a.txt': 'a\n' }, 'Add a');
       expect((await call(server, '/v1/submitPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).status).toBe(200);
       const pr = await eventually(
-        async () => (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string; prTitle: string }>,
+        async () =>
+          (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string; prTitle: string }>,
         (value) => value.state === 'MERGED',
       );
       expect(pr.prTitle).toBe('Add a');

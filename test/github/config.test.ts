@@ -15,11 +15,9 @@ afterEach(async () => {
 });
 
 describe('GitHub configuration', () => {
-  test('GREENLINE_PROVIDER=github refuses to start without the App\'s id, key and webhook secret', () => {
+  test("GREENLINE_PROVIDER=github refuses to start without the App's id, key and webhook secret", () => {
     expect(() => loadConfig({ GREENLINE_PROVIDER: 'github' })).toThrow(ConfigError);
-    expect(() => loadConfig({ GREENLINE_PROVIDER: 'github' })).toThrow(
-      /needs GREENLINE_GITHUB_APP_ID, GREENLINE_GITHUB_PRIVATE_KEY_FILE, GREENLINE_GITHUB_WEBHOOK_SECRET/,
-    );
+    expect(() => loadConfig({ GREENLINE_PROVIDER: 'github' })).toThrow(/needs GREENLINE_GITHUB_APP_ID, GREENLINE_GITHUB_PRIVATE_KEY_FILE, GREENLINE_GITHUB_WEBHOOK_SECRET/);
     expect(() => loadConfig({ GREENLINE_PROVIDER: 'github', GREENLINE_GITHUB_APP_ID: 'abc' })).toThrow(/an App id is a number/);
     expect(() =>
       loadConfig({ GREENLINE_PROVIDER: 'github', GREENLINE_GITHUB_APP_ID: '1', GREENLINE_GITHUB_PRIVATE_KEY_FILE: '/nonexistent.pem', GREENLINE_GITHUB_WEBHOOK_SECRET: 's' }),

@@ -50,12 +50,16 @@ export class GitModel {
    */
   commit(files: Files, parents: string[], message: string, author = 'Codertocat', people?: { author: Person; committer: Person }): Commit {
     const treeSha = treeShaOf(files);
-    const made = people ?? (() => {
-      const person = { name: author, email: `${author}@example.com`, date: this.now() };
-      return { author: person, committer: person };
-    })();
+    const made =
+      people ??
+      (() => {
+        const person = { name: author, email: `${author}@example.com`, date: this.now() };
+        return { author: person, committer: person };
+      })();
     const who = (person: Person) => `${person.name} <${person.email}> ${person.date}`;
-    const sha = createHash('sha1').update(`${treeSha}|${parents.join(',')}|${message}|${who(made.author)}|${who(made.committer)}`).digest('hex');
+    const sha = createHash('sha1')
+      .update(`${treeSha}|${parents.join(',')}|${message}|${who(made.author)}|${who(made.committer)}`)
+      .digest('hex');
     const existing = this.commits.get(sha);
     if (existing !== undefined) return existing;
     const commit: Commit = { sha, treeSha, files: { ...files }, parents, message, author: made.author.name, date: made.author.date, ...(people === undefined ? {} : { people }) };

@@ -76,7 +76,10 @@ export class GitHubOpenApi {
 
   /** The operation of a request: literal segments win over parameters (`/git/refs` over `{ref}`). */
   match(method: string, path: string): MatchedOperation | undefined {
-    const segments = path.split('/').slice(1).map((segment) => decodeURIComponent(segment));
+    const segments = path
+      .split('/')
+      .slice(1)
+      .map((segment) => decodeURIComponent(segment));
     let best: { op: Operation; params: Record<string, string>; literals: number } | undefined;
     for (const op of this.operations) {
       if (op.method !== method || op.segments.length !== segments.length) continue;
@@ -100,7 +103,10 @@ export class GitHubOpenApi {
   private resolve(value: unknown): Record<string, unknown> | undefined {
     let node = value as Record<string, unknown> | undefined;
     while (node !== undefined && typeof node.$ref === 'string') {
-      const parts = (node.$ref as string).replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const parts = (node.$ref as string)
+        .replace(/^#\//, '')
+        .split('/')
+        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
       node = parts.reduce<unknown>((at, part) => (at as Record<string, unknown> | undefined)?.[part], this.document) as Record<string, unknown> | undefined;
     }
     return node;
@@ -122,7 +128,10 @@ export class GitHubOpenApi {
   }
 
   private problems(validate: ValidateFunction): string {
-    return (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`).join('; ');
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`)
+      .join('; ');
   }
 
   /** Why GitHub would reject this request body (undefined when it would not). */

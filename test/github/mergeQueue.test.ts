@@ -108,7 +108,7 @@ describe('GitHub mode: webhooks', () => {
 });
 
 describe('GitHub mode: state labels', () => {
-  test('stateLabelsEnabled keeps one label naming the PR\'s queue state, through to merged', async () => {
+  test("stateLabelsEnabled keeps one label naming the PR's queue state, through to merged", async () => {
     const q = await opened({ stateLabelsEnabled: true });
     q.github.labels.byIssue.set(1, ['bug', 'greenline: failed']);
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
@@ -142,7 +142,7 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.pulls.get(1)).toMatchObject({ state: 'closed' });
   });
 
-  test('rebase: each PR\'s commits replayed in order on the test branch; main fast-forwards PR by PR and the PRs are closed', async () => {
+  test("rebase: each PR's commits replayed in order on the test branch; main fast-forwards PR by PR and the PRs are closed", async () => {
     // Optimistic merge: the run of #2 (on top of #1) passing first vouches for #1, which merges from that branch.
     const q = await opened({ mergeMethod: 'rebase', concurrency: 2, canOptimisticallyMerge: true }, { ...ADD_A, 2: ['Edit shared.txt', { 'shared.txt': 'one\ntwo\nthree\nfour\n' }] });
     const first = q.github.pulls.get(1)!;
@@ -176,7 +176,11 @@ describe('GitHub mode: merge methods', () => {
       const pulls: Pulls = { ...ADD_A, 2: ['Add b.txt', { 'b.txt': 'b\n' }], 3: ['Add c.txt', { 'c.txt': 'c\n' }] };
       const q = await submitted({ mergeMethod, concurrency: 3 }, pulls);
       const runs = [1, 2, 3].map((number) => q.runOf(number));
-      expect(runs.map((run) => [run.prs, run.basePrs])).toEqual([[[1], []], [[2], [1]], [[3], [1, 2]]]);
+      expect(runs.map((run) => [run.prs, run.basePrs])).toEqual([
+        [[1], []],
+        [[2], [1]],
+        [[3], [1, 2]],
+      ]);
       const parent = (sha: string) => q.github.git.commits.get(sha)!.parents[0];
       // #2's run holds exactly the commit #1's run built on main (the same SHA), and #3's run the one of #2's.
       expect(parent(runs[1]!.testBranchSha)).toBe(runs[0]!.testBranchSha);
@@ -206,7 +210,7 @@ describe('GitHub mode: merge methods', () => {
     expect(q.pr(1).reason).toContain('#1 changes nothing on top of main');
   });
 
-  test('a test branch without the PR\'s commits, main where expected: a plain refusal (bounded by the engine), not a moved target', async () => {
+  test("a test branch without the PR's commits, main where expected: a plain refusal (bounded by the engine), not a moved target", async () => {
     const q = await opened();
     const head = q.github.head('main')!;
     const pull = q.github.pulls.get(1)!;
@@ -222,7 +226,7 @@ describe('GitHub mode: merge methods', () => {
     expect(q.github.head('main')).toBe(head);
   });
 
-  test('protection that forbids updating main directly: the tested PR merges through GitHub\'s merge API', async () => {
+  test("protection that forbids updating main directly: the tested PR merges through GitHub's merge API", async () => {
     const q = await opened();
     q.github.pullRequestsOnly.add('main');
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
@@ -239,7 +243,13 @@ describe('GitHub mode: merge methods', () => {
   test('a merge GitHub refuses every time: the PR is tested again a bounded number of times, then leaves saying why', async () => {
     const q = await opened();
     q.github.pullRequestsOnly.add('main');
-    q.github.fail({ method: 'PUT', path: /\/pulls\/1\/merge$/, status: 405, times: 100, body: { message: 'At least 1 approving review is required', documentation_url: 'https://docs.github.com/rest' } });
+    q.github.fail({
+      method: 'PUT',
+      path: /\/pulls\/1\/merge$/,
+      status: 405,
+      times: 100,
+      body: { message: 'At least 1 approving review is required', documentation_url: 'https://docs.github.com/rest' },
+    });
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
     for (let round = 0; round < 10 && q.pr(1).state === 'TESTING'; round++) {
       await q.deliver('check_suite', q.checkSuitePayload(q.runOf(1).testBranchSha, 'success'));
@@ -262,7 +272,7 @@ describe('GitHub mode: merge methods', () => {
     expect([...q.github.pulls.values()].filter((pull) => pull.author === 'greenline[bot]')).toHaveLength(1);
   });
 
-  test('a direct merge (directMergeMode always) goes through GitHub\'s merge API, pinned to the checked head', async () => {
+  test("a direct merge (directMergeMode always) goes through GitHub's merge API, pinned to the checked head", async () => {
     const q = await opened({ directMergeMode: 'always' });
     const [pull, before] = [q.github.pulls.get(1)!, q.github.head('main')];
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));

@@ -52,8 +52,7 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
         return fetch(`${server.url}/github/webhooks`, { method: 'POST', headers: delivery.headers, body: delivery.body });
       };
       expect((await post('issue_comment', comment)).status).toBe(202);
-      const read = async () =>
-        (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string }>;
+      const read = async () => (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string }>;
       const testing = await eventually(read, (pr) => pr.state === 'TESTING').catch((error: Error) => {
         throw new Error(`${error.message}\n${server.stderr().slice(-3000)}\n${JSON.stringify(github.exchanges.slice(-10))}`);
       });
@@ -75,7 +74,7 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
     });
   }, 90_000);
 
-  test('without the App\'s credentials it refuses to start and says what is missing', async () => {
+  test("without the App's credentials it refuses to start and says what is missing", async () => {
     await withDataDir(async (dir) => {
       const result = await runCli(['serve'], { GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'github', PORT: '0' });
       expect(result.code).toBe(2);

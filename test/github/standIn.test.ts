@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { GitHubOpenApi } from './githubOpenApi.js';
 import { GitHubStandIn } from './standIn.js';
 
-describe('the GitHub stand-in checks exchanges against GitHub\'s OpenAPI description', () => {
+describe("the GitHub stand-in checks exchanges against GitHub's OpenAPI description", () => {
   const api = new GitHubOpenApi();
 
   test('operations are found by method and path, literal segments first, encoded slashes in parameters', () => {

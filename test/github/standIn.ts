@@ -45,7 +45,6 @@ export interface Exchange {
   status: number;
 }
 
-
 let openApi: GitHubOpenApi | undefined;
 
 export class GitHubStandIn {
@@ -62,7 +61,10 @@ export class GitHubStandIn {
   installed = true;
   readonly labels = new StandInLabels(() => this.url);
   private readonly bodies = new StandInBodies(this);
-  readonly reviews = new StandInReviews(() => this.url, (login) => this.bodies.user(login));
+  readonly reviews = new StandInReviews(
+    () => this.url,
+    (login) => this.bodies.user(login),
+  );
   readonly exchanges: Exchange[] = [];
   readonly violations: string[] = [];
   readonly faults: Fault[] = [];
@@ -204,9 +206,7 @@ export class GitHubStandIn {
     if (appLevel) {
       const jwt = /^bearer (.+)$/i.exec(header)?.[1];
       const parts = jwt?.split('.') ?? [];
-      const signed =
-        parts.length === 3 &&
-        verify('RSA-SHA256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(this.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
+      const signed = parts.length === 3 && verify('RSA-SHA256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(this.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
       if (!signed) return { status: 401, body: { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' } };
       return undefined;
     }
@@ -243,13 +243,18 @@ export class GitHubStandIn {
       }
       case 'repos/get-branch-rules': {
         const required = this.rulesets.get(p.branch!) ?? [];
-        const rules = required.length === 0 ? [] : [{
-          type: 'required_status_checks',
-          ruleset_source_type: 'Repository',
-          ruleset_source: `${OWNER}/${REPO}`,
-          ruleset_id: 42,
-          parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
-        }];
+        const rules =
+          required.length === 0
+            ? []
+            : [
+                {
+                  type: 'required_status_checks',
+                  ruleset_source_type: 'Repository',
+                  ruleset_source: `${OWNER}/${REPO}`,
+                  ruleset_id: 42,
+                  parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
+                },
+              ];
         return { status: 200, body: [...rules, ...this.reviews.rules(p.branch!)] };
       }
       case 'pulls/get': {
@@ -273,17 +278,30 @@ export class GitHubStandIn {
         const head = this.head(headRef);
         if (head === undefined || this.head(String(input.base)) === undefined) return this.invalid('Validation Failed');
         const number = Math.max(0, ...this.pulls.keys()) + 1;
-        const pull: Pull = { number, title: String(input.title), author: 'greenline[bot]', head, headRef, base: String(input.base), draft: input.draft === true, state: 'open', merged: false, mergeableComputed: false };
+        const pull: Pull = {
+          number,
+          title: String(input.title),
+          author: 'greenline[bot]',
+          head,
+          headRef,
+          base: String(input.base),
+          draft: input.draft === true,
+          state: 'open',
+          merged: false,
+          mergeableComputed: false,
+        };
         this.pulls.set(number, pull);
         return { status: 201, body: this.bodies.pullBody(pull) };
       }
       case 'pulls/merge': {
         const pull = this.pulls.get(Number(p.pull_number));
         if (pull === undefined) return this.notFound();
-        if (input.sha !== undefined && input.sha !== pull.head) return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: 'https://docs.github.com/rest' } };
+        if (input.sha !== undefined && input.sha !== pull.head)
+          return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: 'https://docs.github.com/rest' } };
         const base = this.head(pull.base)!;
         const merged = this.git.mergeFiles(base, pull.head);
-        if (pull.state !== 'open' || 'conflicts' in merged) return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
+        if (pull.state !== 'open' || 'conflicts' in merged)
+          return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
         const parents = input.merge_method === 'squash' || input.merge_method === 'rebase' ? [base] : [base, pull.head];
         const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
         this.setRef(`heads/${pull.base}`, commit.sha);

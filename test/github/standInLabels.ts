@@ -27,7 +27,10 @@ export class StandInLabels {
       case 'issues/remove-label': {
         const name = params.name ?? '';
         if (!current.includes(name)) return { status: 404, body: { message: 'Label does not exist', documentation_url: 'https://docs.github.com/rest' } };
-        this.byIssue.set(number, current.filter((other) => other !== name));
+        this.byIssue.set(
+          number,
+          current.filter((other) => other !== name),
+        );
         return { status: 200, body: this.of(number).map((other) => this.body(other)) };
       }
       default:

@@ -25,19 +25,21 @@ export class StandInReviews {
   rules(branch: string): Record<string, unknown>[] {
     const count = this.rulesets.get(branch);
     if (count === undefined) return [];
-    return [{
-      type: 'pull_request',
-      ruleset_source_type: 'Repository',
-      ruleset_source: 'Codertocat/Hello-World',
-      ruleset_id: 43,
-      parameters: {
-        dismiss_stale_reviews_on_push: false,
-        require_code_owner_review: false,
-        require_last_push_approval: false,
-        required_approving_review_count: count,
-        required_review_thread_resolution: false,
+    return [
+      {
+        type: 'pull_request',
+        ruleset_source_type: 'Repository',
+        ruleset_source: 'Codertocat/Hello-World',
+        ruleset_id: 43,
+        parameters: {
+          dismiss_stale_reviews_on_push: false,
+          require_code_owner_review: false,
+          require_last_push_approval: false,
+          required_approving_review_count: count,
+          required_review_thread_resolution: false,
+        },
       },
-    }];
+    ];
   }
 
   answer(operationId: string, params: Record<string, string | undefined>, query: URLSearchParams): Answer | undefined {
@@ -49,7 +51,12 @@ export class StandInReviews {
         if (count === undefined) return { status: 404, body: { message: 'Branch not protected', documentation_url: 'https://docs.github.com/rest' }, githubWide: true };
         return {
           status: 200,
-          body: { url: `${root}/branches/${params.branch}/protection/required_pull_request_reviews`, dismiss_stale_reviews: false, require_code_owner_reviews: false, required_approving_review_count: count },
+          body: {
+            url: `${root}/branches/${params.branch}/protection/required_pull_request_reviews`,
+            dismiss_stale_reviews: false,
+            require_code_owner_reviews: false,
+            required_approving_review_count: count,
+          },
         };
       }
       case 'pulls/list-reviews': {

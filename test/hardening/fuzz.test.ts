@@ -22,7 +22,9 @@ test('generated and hostile requests on every endpoint: no 5xx, errors are error
   expect(report.serverErrors).toEqual([]);
   expect(report.writesOnRejection).toEqual([]);
   // The workload reaches both sides: accepted requests and refused ones.
-  const accepted = Object.entries(report.byStatus).filter(([status]) => Number(status) < 300).reduce((sum, [, n]) => sum + n, 0);
+  const accepted = Object.entries(report.byStatus)
+    .filter(([status]) => Number(status) < 300)
+    .reduce((sum, [, n]) => sum + n, 0);
   expect(accepted).toBeGreaterThan(10);
   expect(report.byStatus[400] ?? 0).toBeGreaterThan(50);
 }, 120_000);

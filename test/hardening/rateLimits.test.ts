@@ -12,7 +12,11 @@ let app: FastifyInstance;
 let engine: Engine;
 beforeEach(async () => {
   const store = createMemoryStore();
-  syncConfiguredTokens(store, Object.entries(TOKENS).map(([org, token]) => ({ org, token })), new Date(START).toISOString());
+  syncConfiguredTokens(
+    store,
+    Object.entries(TOKENS).map(([org, token]) => ({ org, token })),
+    new Date(START).toISOString(),
+  );
   engine = new Engine(store, { scheduler: new VirtualScheduler(START) });
   engine.start();
   app = await buildServer({ engine, rateLimit: { perToken: 3, scrapePerToken: 2 } });
@@ -23,7 +27,12 @@ afterEach(async () => {
 });
 
 const getQueue = (token: string) =>
-  app.inject({ method: 'POST', url: '/v1/getQueue', headers: { 'x-api-token': token, 'content-type': 'application/json' }, payload: JSON.stringify({ repo: REPO, targetBranch: 'main' }) });
+  app.inject({
+    method: 'POST',
+    url: '/v1/getQueue',
+    headers: { 'x-api-token': token, 'content-type': 'application/json' },
+    payload: JSON.stringify({ repo: REPO, targetBranch: 'main' }),
+  });
 const scrape = (token: string) => app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': token } });
 
 describe('rate limits', () => {

@@ -13,8 +13,7 @@ import type { Store } from '../../engine/store/store.js';
 import { makeApi, REPO } from '../api/harness.js';
 import { junitXml } from '../flaky/helpers.js';
 
-const suite = (cases: number) =>
-  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
+const suite = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
 
 describe('a large upload being stored', () => {
   it('does not hold up a health check sent once its first batch is stored', async () => {
@@ -22,12 +21,10 @@ describe('a large upload being stored', () => {
     const cases = 12 * TESTS_PER_TRANSACTION;
     const finished: string[] = [];
     let partial: number | undefined;
-    const uploaded = api
-      .post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: suite(cases) }] })
-      .then((response) => {
-        finished.push(`upload ${response.statusCode}`);
-        return response;
-      });
+    const uploaded = api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: suite(cases) }] }).then((response) => {
+      finished.push(`upload ${response.statusCode}`);
+      return response;
+    });
     // Once the first batch is stored (the upload record is there), a health check is sent.
     const health = (async () => {
       while (api.store.read((tx) => tx.count('flakyUploads')) === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -77,7 +74,7 @@ describe('batches', () => {
     const store = createMemoryStore();
     const steps = uploadSteps(store, 'acme', meta, prepared(), () => NOW, 3);
     steps.next();
-    const during = store.read((tx) => ({ record: tx.get('flakyShas', [...[...tx.scan('flakyShas')][0]?.key ?? []]), verdict: quarantineVerdict(tx, 'acme', REPO, meta.sha) }));
+    const during = store.read((tx) => ({ record: tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]), verdict: quarantineVerdict(tx, 'acme', REPO, meta.sha) }));
     expect(during.record?.storing).toBe(1);
     expect(during.verdict?.allFailuresQuarantined).toBe(false);
     while (steps.next().done !== true);

@@ -97,10 +97,7 @@ export function allStateIds(machine: AnyStateMachine): string[] {
  * branch after an unguarded branch of the same handler stays in: it can never be taken, and the coverage test must
  * say so.
  */
-export function definedTransitions(
-  machine: AnyStateMachine,
-  context: unknown,
-): { source: AnyStateNode; transition: AnyTransitionDefinition }[] {
+export function definedTransitions(machine: AnyStateMachine, context: unknown): { source: AnyStateNode; transition: AnyTransitionDefinition }[] {
   const result: { source: AnyStateNode; transition: AnyTransitionDefinition }[] = [];
   for (const node of getStateNodes(machine.root)) {
     if ((node.type !== 'atomic' && node.type !== 'final') || isDone(node)) continue;
@@ -197,8 +194,7 @@ export function replay<M extends AnyStateMachine>(machine: M, input: InputFrom<M
   const disagree = (step: number, live: AnyMachineSnapshot): void => {
     if (JSON.stringify(view(live)) !== JSON.stringify(view(pure))) {
       throw new Error(
-        `pure transition() and live actor disagree after ${JSON.stringify(events.slice(0, step))}:\n` +
-          `  pure: ${JSON.stringify(view(pure))}\n  live: ${JSON.stringify(view(live))}`,
+        `pure transition() and live actor disagree after ${JSON.stringify(events.slice(0, step))}:\n` + `  pure: ${JSON.stringify(view(pure))}\n  live: ${JSON.stringify(view(live))}`,
       );
     }
   };

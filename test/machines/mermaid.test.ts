@@ -20,7 +20,10 @@ function parse(text: string): { states: string[]; initial: string[]; finals: str
   const lines = text.split('\n');
   const result = { states: [] as string[], initial: [] as string[], finals: [] as string[], edges: [] as ParsedEdge[] };
   expect(lines[0]).toBe('stateDiagram-v2');
-  for (const line of lines.slice(1).map((l) => l.trim()).filter((l) => l !== '')) {
+  for (const line of lines
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')) {
     const declared = /^state "([^"]+)" as (\w+)$/.exec(line);
     if (declared) {
       result.states.push(declared[2]!);
@@ -50,8 +53,7 @@ function parse(text: string): { states: string[]; initial: string[]; finals: str
 const key = (edge: ParsedEdge): string =>
   `${edge.source} --${edge.event}${edge.guard ? ` [${edge.guard}]` : ''}${edge.actions.length ? ` / ${edge.actions.join(', ')}` : ''}--> ${edge.target}`;
 
-const nameOf = (x: unknown): string =>
-  typeof x === 'string' ? x : typeof x === 'object' && x !== null && 'type' in x ? String(x.type) : 'inline';
+const nameOf = (x: unknown): string => (typeof x === 'string' ? x : typeof x === 'object' && x !== null && 'type' in x ? String(x.type) : 'inline');
 
 describe.each(Object.keys(MACHINES) as MachineName[])('toMermaid(%s)', (name) => {
   const machine: AnyStateMachine = MACHINES[name];
@@ -151,17 +153,10 @@ describe('toMermaid on nested states', () => {
   it('draws a handler of a compound state from the states inside it that can take it', () => {
     const lines = text.split('\n');
     // Root-level RESET: from every state but the top-level final one; busy's guarded RESET does not shadow it.
-    expect(lines.filter((l) => l.includes(': RESET') && !l.includes('['))).toEqual([
-      '  idle --> idle : RESET',
-      '  busy_working --> idle : RESET',
-      '  busy_finished --> idle : RESET',
-    ]);
+    expect(lines.filter((l) => l.includes(': RESET') && !l.includes('['))).toEqual(['  idle --> idle : RESET', '  busy_working --> idle : RESET', '  busy_finished --> idle : RESET']);
     expect(lines).toContain('  busy_working --> idle : RESET [ok and not other]');
     // busy's STOP is shadowed in working by working's own unguarded STOP (a self-loop), not in finished.
-    expect(lines.filter((l) => l.includes(': STOP'))).toEqual([
-      '  busy_working --> busy_working : STOP / assign',
-      '  busy_finished --> idle : STOP',
-    ]);
+    expect(lines.filter((l) => l.includes(': STOP'))).toEqual(['  busy_working --> busy_working : STOP / assign', '  busy_finished --> idle : STOP']);
     expect(lines).toContain('  idle --> busy : GO');
   });
 

@@ -48,8 +48,14 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
   it('takes every edge of the definition on some path, and no other', () => {
     const { defined, taken } = covered();
     expect(defined.size).toBeGreaterThan(0);
-    expect([...defined].filter((edge) => !taken.has(edge)), 'edges never taken').toEqual([]);
-    expect([...taken].filter((edge) => !defined.has(edge)), 'edges taken but not defined').toEqual([]);
+    expect(
+      [...defined].filter((edge) => !taken.has(edge)),
+      'edges never taken',
+    ).toEqual([]);
+    expect(
+      [...taken].filter((edge) => !defined.has(edge)),
+      'edges taken but not defined',
+    ).toEqual([]);
   });
 
   it('holds on a live actor along the TestModel shortest paths', async () => {
@@ -77,14 +83,10 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
   it('agrees between pure transition() and a live actor on random event sequences', () => {
     const { defined } = covered();
     fc.assert(
-      fc.property(
-        fc.constantFrom(...model.inputs),
-        fc.array(fc.constantFrom(...model.events), { maxLength: 30 }),
-        (input, events) => {
-          const { edges } = replay(machine, input, untilDone(machine, input, events));
-          expect(edges.filter((edge) => !defined.has(edge))).toEqual([]);
-        },
-      ),
+      fc.property(fc.constantFrom(...model.inputs), fc.array(fc.constantFrom(...model.events), { maxLength: 30 }), (input, events) => {
+        const { edges } = replay(machine, input, untilDone(machine, input, events));
+        expect(edges.filter((edge) => !defined.has(edge))).toEqual([]);
+      }),
       { numRuns: 300 },
     );
   });

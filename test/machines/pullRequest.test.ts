@@ -109,7 +109,11 @@ describe('pullRequest machine', () => {
     it('goes on while its run ends, and is forgotten when refused', () => {
       const passed = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTING'), { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }, { type: 'PASS' }]);
       expect(passed).toMatchObject({ value: 'TESTS_PASSED', context: { merge: { by: 'run-9' } } });
-      const requeued = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTING'), { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }, { type: 'REQUEUE', reason: 'run timed out' }]);
+      const requeued = run(pullRequestMachine, input, [
+        ...routeTo(pullRequestModel, input, 'TESTING'),
+        { type: 'REQUEST_MERGE', vouchedBy: 'run-9' },
+        { type: 'REQUEUE', reason: 'run timed out' },
+      ]);
       expect(requeued).toMatchObject({ value: 'PENDING', context: { merge: { by: 'run-9' } } });
       const refused = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTS_PASSED'), { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED' }]);
       expect(refused.value).toBe('TESTS_PASSED');
@@ -132,7 +136,9 @@ describe('pullRequest machine', () => {
       for (const state of ['NOT_READY', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']) expect(at(state).can(join)).toBe(false);
       const tested = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }]);
       expect(tested).toMatchObject({ value: 'TESTS_PASSED', context: { bisection: { id: 'b0', group: 'g1' } } });
-      const [rescued] = [run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }, { type: 'LEAVE_GROUP' }])];
+      const [rescued] = [
+        run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }, { type: 'LEAVE_GROUP' }]),
+      ];
       expect(rescued.value).toBe('TESTS_PASSED');
       expect(rescued.context.bisection).toBeUndefined();
     });
@@ -188,8 +194,10 @@ describe('pullRequest machine', () => {
       });
       expect(at('NOT_READY', { type: 'CANCEL', reason: 'x' }).context.reason).toBe('x');
       expect(at('PENDING', { type: 'UNREADY', reason: 'draft' }, { type: 'READY' }).context.reason).toBeNull();
-      expect(at('PENDING_FAILURE', { type: 'REQUEUE', reason: 'retry' }, { type: 'START_TEST', runId: 'run-2' }, { type: 'PASS' }))
-        .toMatchObject({ value: 'TESTS_PASSED', context: { runId: 'run-2', reason: null } });
+      expect(at('PENDING_FAILURE', { type: 'REQUEUE', reason: 'retry' }, { type: 'START_TEST', runId: 'run-2' }, { type: 'PASS' })).toMatchObject({
+        value: 'TESTS_PASSED',
+        context: { runId: 'run-2', reason: null },
+      });
     });
   });
 });

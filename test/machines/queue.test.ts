@@ -75,9 +75,10 @@ describe('queue machine', () => {
         value: 'running',
         context: { mode: 'single', pendingMode: null },
       });
-      expect(
-        run(queueMachine, input, [SWITCH, { type: 'SWITCH_MODE', mode: 'single' }, { type: 'SWITCH_MODE', mode: 'parallel' }, SETTLED]),
-      ).toMatchObject({ value: 'running', context: { mode: 'parallel' } });
+      expect(run(queueMachine, input, [SWITCH, { type: 'SWITCH_MODE', mode: 'single' }, { type: 'SWITCH_MODE', mode: 'parallel' }, SETTLED])).toMatchObject({
+        value: 'running',
+        context: { mode: 'parallel' },
+      });
     });
   });
 

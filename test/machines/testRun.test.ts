@@ -35,12 +35,7 @@ describe('testRun machine', () => {
     });
 
     it('ignores statuses that are not required, but records them', () => {
-      const snapshot = run(testRunMachine, REQUIRED, [
-        status('coverage', 'failure'),
-        status('docs', 'error'),
-        status('ci', 'success'),
-        status('coverage', 'success'),
-      ]);
+      const snapshot = run(testRunMachine, REQUIRED, [status('coverage', 'failure'), status('docs', 'error'), status('ci', 'success'), status('coverage', 'success')]);
       expect(snapshot.value).toBe('in_progress');
       expect(snapshot.context.statuses).toEqual({ coverage: 'success', docs: 'error', ci: 'success' });
       expect(run(testRunMachine, REQUIRED, [status('coverage', 'success')]).value).toBe('in_progress');
@@ -71,31 +66,35 @@ describe('testRun machine', () => {
     const states = fc.constantFrom<CommitState>('pending', 'success', 'failure', 'error');
     const names = fc.constantFrom('ci', 'lint', 'coverage');
     fc.assert(
-      fc.property(
-        fc.constantFrom<string[]>(['ci', 'lint'], ['ci'], []),
-        fc.array(fc.tuple(names, states), { maxLength: 12 }),
-        (requiredStatuses, reports) => {
-          // The rule, written out: decide at the first report after which the deciding statuses fail or all pass.
-          const latest: Record<string, CommitState> = {};
-          let expected = 'in_progress';
-          let consumed = 0;
-          for (const [name, state] of reports) {
-            consumed++;
-            latest[name] = state;
-            const deciding = requiredStatuses.length > 0 ? requiredStatuses.map((n) => latest[n]) : Object.values(latest);
-            if (deciding.some((s) => s === 'failure' || s === 'error')) expected = 'failed';
-            else if (deciding.length > 0 && deciding.every((s) => s === 'success')) expected = 'succeeded';
-            if (expected !== 'in_progress') break;
-          }
-          const input = { runId: 'r', requiredStatuses, deadlineAt: DEADLINE };
-          const snapshot = run(testRunMachine, input, reports.map(([name, state]) => status(name, state)));
-          expect(snapshot.value).toBe(expected);
-          // Reports after the decision change nothing.
-          expect(run(testRunMachine, input, reports.slice(0, consumed).map(([n, s]) => status(n, s))).context).toEqual(
-            snapshot.context,
-          );
-        },
-      ),
+      fc.property(fc.constantFrom<string[]>(['ci', 'lint'], ['ci'], []), fc.array(fc.tuple(names, states), { maxLength: 12 }), (requiredStatuses, reports) => {
+        // The rule, written out: decide at the first report after which the deciding statuses fail or all pass.
+        const latest: Record<string, CommitState> = {};
+        let expected = 'in_progress';
+        let consumed = 0;
+        for (const [name, state] of reports) {
+          consumed++;
+          latest[name] = state;
+          const deciding = requiredStatuses.length > 0 ? requiredStatuses.map((n) => latest[n]) : Object.values(latest);
+          if (deciding.some((s) => s === 'failure' || s === 'error')) expected = 'failed';
+          else if (deciding.length > 0 && deciding.every((s) => s === 'success')) expected = 'succeeded';
+          if (expected !== 'in_progress') break;
+        }
+        const input = { runId: 'r', requiredStatuses, deadlineAt: DEADLINE };
+        const snapshot = run(
+          testRunMachine,
+          input,
+          reports.map(([name, state]) => status(name, state)),
+        );
+        expect(snapshot.value).toBe(expected);
+        // Reports after the decision change nothing.
+        expect(
+          run(
+            testRunMachine,
+            input,
+            reports.slice(0, consumed).map(([n, s]) => status(n, s)),
+          ).context,
+        ).toEqual(snapshot.context);
+      }),
       { numRuns: 500 },
     );
   });
@@ -111,9 +110,7 @@ describe('testRun machine', () => {
     it.each([0, 1, 60_000])('at deadlineAt + %i ms cancels the run, with a reason', (late) => {
       const snapshot = run(testRunMachine, REQUIRED, [{ type: 'TIMEOUT', at: DEADLINE + late }]);
       expect(snapshot.value).toBe('cancelled');
-      expect(snapshot.context.reason).toBe(
-        `no result before the testing timeout (${new Date(DEADLINE).toISOString()})`,
-      );
+      expect(snapshot.context.reason).toBe(`no result before the testing timeout (${new Date(DEADLINE).toISOString()})`);
     });
   });
 

@@ -69,6 +69,9 @@ describe.skipIf(!promtool)('promtool check metrics (skipped when promtool is not
     // The documented mq_* names are the hosted service's (gauges ending in _total): promtool may object to those.
     const ours = findings.filter((line) => line.includes('greenline_'));
     expect(ours).toEqual([]);
-    expect(findings.every((line) => /^mq_/.test(line.trim())), findings.join('\n')).toBe(true);
+    expect(
+      findings.every((line) => /^mq_/.test(line.trim())),
+      findings.join('\n'),
+    ).toBe(true);
   });
 });

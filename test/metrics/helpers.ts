@@ -16,8 +16,7 @@ export interface HistogramValue {
   sum: number;
 }
 
-const labelKey = (labels: Record<string, string> | undefined) =>
-  JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const labelKey = (labels: Record<string, string> | undefined) => JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 interface Series {
   labels: Record<string, string>;
@@ -58,9 +57,7 @@ export class Exposition {
       expect(family.help, `HELP of ${family.name}`).not.toBe('');
       expect(family.type, `TYPE of ${family.name}`).not.toBe('UNTYPED');
       const series: Series[] =
-        family.type === 'HISTOGRAM'
-          ? histograms(family.name, samples)
-          : family.metrics.map((sample) => ({ labels: sample.labels ?? {}, value: Number(sample.value) }));
+        family.type === 'HISTOGRAM' ? histograms(family.name, samples) : family.metrics.map((sample) => ({ labels: sample.labels ?? {}, value: Number(sample.value) }));
       const seen = new Set<string>();
       for (const one of series) {
         const key = labelKey(one.labels);
@@ -128,9 +125,7 @@ function histograms(name: string, samples: Map<string, { labels: Record<string, 
 /** Cumulative bucket counts of the documented duration histograms for these observations (seconds). */
 export function durationBuckets(...seconds: number[]): Record<string, number> {
   const bounds = ['60', '300', '600', '900', '1800', '3600', '5400', '7200', '+Inf'];
-  return Object.fromEntries(
-    bounds.map((le) => [le, seconds.filter((value) => le === '+Inf' || value <= Number(le)).length]),
-  );
+  return Object.fromEntries(bounds.map((le) => [le, seconds.filter((value) => le === '+Inf' || value <= Number(le)).length]));
 }
 
 export function histogramOf(...seconds: number[]): HistogramValue {

@@ -57,11 +57,9 @@ describe.skipIf(!installed)('Prometheus (skipped when it is not installed)', () 
         '',
       ].join('\n'),
     );
-    prometheus = spawn(
-      'prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let log = '';
     prometheus.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     // Wait for the first scrape (the test's timeout bounds the wait).

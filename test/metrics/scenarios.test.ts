@@ -77,7 +77,15 @@ describe('metrics after known scenarios', () => {
     });
     // The buckets spelled out once, to be sure of the helper: waits 0, 600 and 1800 seconds.
     expect(scraped.histogram('mq_pr_wait_duration_1h_seconds', MAIN)?.buckets).toEqual({
-      '60': 1, '300': 1, '600': 2, '900': 2, '1800': 3, '3600': 3, '5400': 3, '7200': 3, '+Inf': 3,
+      '60': 1,
+      '300': 1,
+      '600': 2,
+      '900': 2,
+      '1800': 3,
+      '3600': 3,
+      '5400': 3,
+      '7200': 3,
+      '+Inf': 3,
     });
     expect(documented(scraped, BISECTION)).toEqual(quiet);
 

@@ -110,9 +110,7 @@ describe('what a scrape shows', () => {
     const queueId = api.engine.listQueues('acme')[0]?.id ?? '';
     await q.ok('deleteQueue');
     expect((await scrape(api)).series('mq_depth_current')).toEqual([]);
-    const left = api.store.read((tx) =>
-      (['metricsLog', 'metricsPrs', 'metricsTotals'] as const).map((collection) => tx.count(collection, { prefix: [queueId] })),
-    );
+    const left = api.store.read((tx) => (['metricsLog', 'metricsPrs', 'metricsTotals'] as const).map((collection) => tx.count(collection, { prefix: [queueId] })));
     expect(left).toEqual([0, 0, 0]);
   });
 

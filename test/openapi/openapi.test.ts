@@ -63,7 +63,7 @@ describe('the document', () => {
     expect(schemas).toBeGreaterThan(3 * POST_ENDPOINTS.length);
   });
 
-  test("request schemas say what the service accepts: enums in any case, PR numbers as digits, priority null", () => {
+  test('request schemas say what the service accepts: enums in any case, PR numbers as digits, priority null', () => {
     const { ajv } = makeChecker(document);
     const request = (path: string) => ajv.compile(document.paths[path].post.requestBody.content['application/json'].schema);
     const update = request('/updateQueue');

@@ -124,7 +124,7 @@ describe('speculation by likelihood', () => {
     expect(plan(input(lineup(), { concurrency: 4 }, { speculation })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
   });
 
-  test('a PR likelier to fail than the queue\'s average is isolated once the PRs behind it make it worth a run; a PR less likely is not', () => {
+  test("a PR likelier to fail than the queue's average is isolated once the PRs behind it make it worth a run; a PR less likely is not", () => {
     const deep = (p: number) => [pr(1, { likelihood: p }), ...Array.from({ length: 19 }, (_, k) => pr(k + 2, { likelihood: 0.01 }))];
     // p = 0.06 with 19 PRs behind: 0.06 · 19 > 0.94, and 0.06 is above the failure share of 0.05.
     expect(plan(input(deep(0.06), { ...mode, concurrency: 20 }, { speculation })).decisions).toEqual([{ kind: 'isolate', pr: 1, likelihood: 0.06, behind: 19 }]);
@@ -142,9 +142,15 @@ describe('speculation by likelihood', () => {
     ]);
     // Its run holds whatever happens ahead of it; a failure there is its own (nothing under it): it is kicked once the
     // PRs ahead of it are settled.
-    const testing = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'TESTING', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    const testing = [
+      pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }),
+      pr(2, { state: 'TESTING', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true }),
+    ];
     expect(plan(input(testing, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
-    const failed = [pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }), pr(2, { state: 'PENDING_FAILURE', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true })];
+    const failed = [
+      pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }),
+      pr(2, { state: 'PENDING_FAILURE', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true }),
+    ];
     expect(plan(input(failed, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
     expect(plan(input(failed.slice(1), mode, { bisections: { s0: newBisection() }, merged: new Set([1]) })).decisions).toEqual([{ kind: 'kick', pr: 2 }]);
   });

@@ -44,7 +44,12 @@ function reference(input: PlanInput) {
     let grew = true;
     while (grew) {
       grew = false;
-      for (const k of [...own]) for (const j of deps[k] ?? []) if (!own.has(j)) { own.add(j); grew = true; }
+      for (const k of [...own])
+        for (const j of deps[k] ?? [])
+          if (!own.has(j)) {
+            own.add(j);
+            grew = true;
+          }
     }
     deps[at] = [...own].sort((a, b) => a - b);
     const base = new Set(deps[at]);
@@ -116,8 +121,7 @@ function inputOf([rows, options]: [Array<Record<string, unknown>>, { parallel: b
   const lineup: PlanPullRequest[] = rows.map((row, at) => {
     const ahead = Array.from({ length: at }, (_, k) => k + 1);
     const seed = row.seed as number;
-    const base =
-      row.baseKind === 'none' ? null : row.baseKind === 'ahead' ? [...options.merged, ...ahead] : [...options.merged, ...ahead.filter((_, k) => ((seed >> k) & 1) === 1)];
+    const base = row.baseKind === 'none' ? null : row.baseKind === 'ahead' ? [...options.merged, ...ahead] : [...options.merged, ...ahead.filter((_, k) => ((seed >> k) & 1) === 1)];
     return {
       number: at + 1,
       state: row.state as PlanPullRequest['state'],

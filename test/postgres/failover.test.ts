@@ -93,7 +93,12 @@ async function prState(repo: string, number: number): Promise<string> {
 /** Every acknowledged PR merges; each queue's log holds one merge per PR, in the order acknowledged, and replays. */
 async function checkMerged(url: string, acknowledged: Map<string, number[]>): Promise<void> {
   for (const [repo, numbers] of acknowledged) {
-    for (const number of numbers) await eventually(() => prState(repo, number), (state) => state === 'MERGED', 60_000);
+    for (const number of numbers)
+      await eventually(
+        () => prState(repo, number),
+        (state) => state === 'MERGED',
+        60_000,
+      );
   }
   const store = openPostgresStore({ url });
   try {
@@ -123,7 +128,10 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
     try {
       const queueIds = await queueIdsOf(db);
       // Both queues get a driver.
-      await eventually(async () => Promise.all(queueIds.map((id) => ownerOf(db, id))), (owners) => owners.every((owner) => owner !== undefined));
+      await eventually(
+        async () => Promise.all(queueIds.map((id) => ownerOf(db, id))),
+        (owners) => owners.every((owner) => owner !== undefined),
+      );
       const acknowledged = new Map<string, number[]>(REPOS.map((repo) => [repo, []]));
       let kills = 0;
       const kill = async (queueId: string) => {
@@ -133,7 +141,10 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
         await victim.exited;
         kills += 1;
         // Another process takes the queue over once the lease runs out.
-        await eventually(() => ownerOf(db, queueId), (owner) => owner !== undefined && owner !== victim);
+        await eventually(
+          () => ownerOf(db, queueId),
+          (owner) => owner !== undefined && owner !== victim,
+        );
         await serve(url);
       };
       const PRS = 10;
@@ -170,11 +181,17 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
         numbers.push(number);
       };
       for (let number = 1; number <= 3; number++) await submit(number);
-      const owner = (await eventually(() => ownerOf(db, queueId), (found) => found !== undefined)) as Running;
+      const owner = (await eventually(
+        () => ownerOf(db, queueId),
+        (found) => found !== undefined,
+      )) as Running;
       // SIGSTOP freezes it wherever it is; its lease runs out and another process takes the queue.
       owner.child.kill('SIGSTOP');
       paused.add(owner);
-      await eventually(() => ownerOf(db, queueId), (found) => found !== undefined && found !== owner);
+      await eventually(
+        () => ownerOf(db, queueId),
+        (found) => found !== undefined && found !== owner,
+      );
       for (let number = 4; number <= 6; number++) await submit(number);
       // It resumes as if nothing happened: what it does as the driver is refused by the fencing token.
       owner.child.kill('SIGCONT');

@@ -40,9 +40,7 @@ describe.skipIf(cluster === undefined)('queue leases', () => {
     expect(store.read((tx) => tx.get('meta', ['x']))).toBe(1);
     // Another process took the lease over (a new token): the former owner's writes are refused, whole.
     await db.query("UPDATE greenline_leases SET owner = 'b', token = 8 WHERE queue_id = 'q1'");
-    expect(() =>
-      store.withFences([{ queueId: 'q1', token: '7' }], () => store.write((tx) => (tx.put('meta', ['x'], 2), tx.put('meta', ['y'], 2)))),
-    ).toThrow(LeaseLostError);
+    expect(() => store.withFences([{ queueId: 'q1', token: '7' }], () => store.write((tx) => (tx.put('meta', ['x'], 2), tx.put('meta', ['y'], 2))))).toThrow(LeaseLostError);
     expect(store.read((tx) => [tx.get('meta', ['x']), tx.get('meta', ['y'])])).toEqual([1, undefined]);
     // An expired lease fences too, even when nobody took it yet.
     await db.query("UPDATE greenline_leases SET token = 7, expires_at = clock_timestamp() - interval '1 second' WHERE queue_id = 'q1'");
@@ -71,12 +69,20 @@ describe.skipIf(cluster === undefined)('queue leases', () => {
     expect(a.queues().sort()).toEqual(['q1', 'q2', 'q3', 'q4']);
     await b.start({ ...noEvents, acquired: (ids) => acquiredByB.push(...ids) });
     // A hands queues back over its fair share, one per round; B takes them.
-    await eventually(async () => [a.queues().length, b.queues().length], ([na, nb]) => na === 2 && nb === 2, 20_000);
+    await eventually(
+      async () => [a.queues().length, b.queues().length],
+      ([na, nb]) => na === 2 && nb === 2,
+      20_000,
+    );
     expect(new Set([...a.queues(), ...b.queues()]).size).toBe(4);
     expect(a.asOwner(a.queues()[0] as string, () => 'fenced')).toBe('fenced');
     expect(() => a.asOwner(b.queues()[0] as string, () => 'fenced')).toThrow(LeaseLostError);
     await a.stop();
-    await eventually(async () => b.queues().length, (n) => n === 4, 20_000);
+    await eventually(
+      async () => b.queues().length,
+      (n) => n === 4,
+      20_000,
+    );
     expect(acquiredByB.sort()).toEqual(['q1', 'q2', 'q3', 'q4']);
   });
 });

@@ -46,7 +46,10 @@ describe.skipIf(cluster === undefined)('migrate, backup and restore with Postgre
       }
       const state = async (server: Running, number: number) =>
         ((await (await call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } })).json()) as { state: string }).state;
-      await eventually(() => state(lmdbServer, 4), (value) => value === 'MERGED');
+      await eventually(
+        () => state(lmdbServer, 4),
+        (value) => value === 'MERGED',
+      );
       expect(await stop(lmdbServer)).toEqual({ code: 0, signal: null });
 
       const url = await pgCluster.createDatabase();
@@ -66,7 +69,10 @@ describe.skipIf(cluster === undefined)('migrate, backup and restore with Postgre
       expect(pgServer.stdout()).not.toContain('glt_');
       expect(await state(pgServer, 2)).toBe('MERGED');
       expect((await call(pgServer, '/v1/submitPullRequest', token, { ...QUEUE, pr: { number: 5 } })).status).toBe(200);
-      await eventually(() => state(pgServer, 5), (value) => value === 'MERGED');
+      await eventually(
+        () => state(pgServer, 5),
+        (value) => value === 'MERGED',
+      );
 
       // A backup of the PostgreSQL store, taken while it runs, restores into another (empty) database.
       const file = join(dir, 'pg.backup');

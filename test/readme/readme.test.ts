@@ -96,7 +96,8 @@ describe('README.md', () => {
     const code = await new Promise<number | null>((resolve) => run.on('exit', (exitCode) => resolve(exitCode)));
     const ran = [...out.matchAll(/^::readme-block line=(\d+)$/gm)].map((match) => Number(match[1]));
     const failed = /::readme-failed line=(\d+) command=(.*)/.exec(err);
-    const report = `exit ${code}; ${failed === null ? '' : `the block at README line ${failed[1]} failed at: ${failed[2]}\n`}` +
+    const report =
+      `exit ${code}; ${failed === null ? '' : `the block at README line ${failed[1]} failed at: ${failed[2]}\n`}` +
       `stdout (end):\n${out.slice(-3000)}\nstderr (end):\n${err.slice(-3000)}\nserver:\n${serverOut.slice(-2000)}`;
     expect(code, report).toBe(0);
     expect(out, report).toContain('::readme-done');

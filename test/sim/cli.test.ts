@@ -37,7 +37,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-
 describe('greenline sim', () => {
   test('--json prints the report: scenario, configs, oracle, singleQueue; the same seed, the same bytes', async () => {
     const io = captureConsole();
@@ -49,7 +48,12 @@ describe('greenline sim', () => {
     for (const row of [...(report.configs as object[]), report.oracle, report.singleQueue]) {
       for (const field of fields) expect(row).toHaveProperty(field);
     }
-    expect((report.configs as { timeToMerge: object }[])[0]?.timeToMerge).toEqual({ p50: expect.any(Number), p90: expect.any(Number), p99: expect.anything(), censored: expect.any(Array) });
+    expect((report.configs as { timeToMerge: object }[])[0]?.timeToMerge).toEqual({
+      p50: expect.any(Number),
+      p90: expect.any(Number),
+      p99: expect.anything(),
+      censored: expect.any(Array),
+    });
     expect((report.oracle as { saturated: boolean }).saturated).toBe(false);
     expect(io.err).toEqual([]);
 
@@ -108,7 +112,7 @@ describe('greenline sim', () => {
     expect(await readFile(file, 'utf8')).toBe('not a folder');
   });
 
-  test('a configuration may not take a baseline\'s name', async () => {
+  test("a configuration may not take a baseline's name", async () => {
     const reserved = join(dir, 'reserved.json');
     await writeFile(reserved, JSON.stringify({ ...scenario, configs: [{ name: 'oracle' }, { name: 'SingleQueue', concurrency: 2 }] }));
     const io = captureConsole();

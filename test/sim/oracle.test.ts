@@ -121,7 +121,13 @@ describe('the oracle is a lower bound on the same draws', () => {
   });
 
   test('the bound is for queues that test PRs one at a time: a batch tests several PRs in one run, and costs less', async () => {
-    const scenario = parseScenario({ ...sparse, arrivalsPerHour: 4, brokenRate: 0, flakeRate: 0, configs: [{ name: 'batch4', batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 120 }] });
+    const scenario = parseScenario({
+      ...sparse,
+      arrivalsPerHour: 4,
+      brokenRate: 0,
+      flakeRate: 0,
+      configs: [{ name: 'batch4', batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 120 }],
+    });
     const { report } = await simulate(scenario, { seed: 1 });
     const batch = report.configs[0] as ConfigReport;
     expect(batch.unfinished).toBe(0);

@@ -84,11 +84,27 @@ describe('replay', () => {
 
   test('a simulation writes the same logs every time (ids and times come from the clock and the seed)', async () => {
     const again = await simulate(
-      parseScenario({ name: 'replay', hours: 2, arrivalsPerHour: 8, ci: { medianMinutes: 20, p90Minutes: 40 }, brokenRate: 0.15, flakeRate: 0.05, configs: [{ name: 'q', concurrency: 2 }] }),
+      parseScenario({
+        name: 'replay',
+        hours: 2,
+        arrivalsPerHour: 8,
+        ci: { medianMinutes: 20, p90Minutes: 40 },
+        brokenRate: 0.15,
+        flakeRate: 0.05,
+        configs: [{ name: 'q', concurrency: 2 }],
+      }),
       { seed: 9, record: true },
     );
     const twice = await simulate(
-      parseScenario({ name: 'replay', hours: 2, arrivalsPerHour: 8, ci: { medianMinutes: 20, p90Minutes: 40 }, brokenRate: 0.15, flakeRate: 0.05, configs: [{ name: 'q', concurrency: 2 }] }),
+      parseScenario({
+        name: 'replay',
+        hours: 2,
+        arrivalsPerHour: 8,
+        ci: { medianMinutes: 20, p90Minutes: 40 },
+        brokenRate: 0.15,
+        flakeRate: 0.05,
+        configs: [{ name: 'q', concurrency: 2 }],
+      }),
       { seed: 9, record: true },
     );
     expect(formatEventLog(twice.queues[0]?.outcome.log as EventLog)).toBe(formatEventLog(again.queues[0]?.outcome.log as EventLog));
@@ -113,7 +129,10 @@ describe('replay', () => {
 
   test('a missing event, a shifted time or another input is caught where it happens', () => {
     const original = log('batch4');
-    const dropped = withEntries(original, original.entries.filter((_, index) => index !== 5));
+    const dropped = withEntries(
+      original,
+      original.entries.filter((_, index) => index !== 5),
+    );
     expect(replayEventLog(dropped).divergence).toMatchObject({ seq: 6, reason: 'expected event 5 here, the log has event 6' });
 
     const shifted = structuredClone(original);
@@ -133,7 +152,10 @@ describe('replay', () => {
 
   test('without per-event digests, the final state is compared', () => {
     const original = log('singleQueue');
-    const bare = withEntries(original, original.entries.map(({ seq, at, input }) => ({ seq, at, input })));
+    const bare = withEntries(
+      original,
+      original.entries.map(({ seq, at, input }) => ({ seq, at, input })),
+    );
     expect(replayEventLog(bare)).toEqual({ replayed: bare.entries.length, checked: 0, finalChecked: true, divergence: null });
     const tampered = structuredClone(bare);
     const index = tampered.entries.findIndex((entry) => entry.input.type === 'status' && entry.input.state === 'success');
@@ -156,7 +178,6 @@ describe('replay', () => {
 });
 
 describe('greenline replay and greenline events', () => {
-
   test('replay prints the outcome: exit 0 when faithful, 1 at a divergence, 2 for an unreadable log', async () => {
     const path = join(dir, 'faithful.jsonl');
     await writeFile(path, formatEventLog(log('batch4')));
@@ -191,7 +212,13 @@ describe('greenline replay and greenline events', () => {
     const ci = new SimCi(scheduler, { passRate: 0.7, medianMinutes: 10, p90Minutes: 20, seed: 4 });
     const store = openLmdbStore({ dir: data, noSync: true });
     const boot = () => {
-      const engine = new Engine(store, { scheduler, ci, onError: (message) => { throw new Error(message); } });
+      const engine = new Engine(store, {
+        scheduler,
+        ci,
+        onError: (message) => {
+          throw new Error(message);
+        },
+      });
       engine.start();
       return engine;
     };

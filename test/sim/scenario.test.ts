@@ -51,7 +51,11 @@ describe('scenarios', () => {
       hours: -1,
       ci: { medianMinutes: 30, p90Minutes: 20 },
       brokenRate: 1,
-      configs: [{ name: 'a', concurrency: 0 }, { name: 'b', batch: 'yes' }, { name: 'a', concurency: 2 }],
+      configs: [
+        { name: 'a', concurrency: 0 },
+        { name: 'b', batch: 'yes' },
+        { name: 'a', concurency: 2 },
+      ],
     });
     const paths = issues.map((issue) => issue.path);
     expect(paths).toEqual(expect.arrayContaining(['hours', 'ci.p90Minutes', 'brokenRate', 'configs[0].concurrency', 'configs[1].batch', 'configs[2]']));
@@ -67,14 +71,12 @@ describe('scenarios', () => {
         { path: 'configs[1].name', message: expect.stringMatching(/duplicate/) },
       ]),
     );
-    expect(issuesOf({ name: 'x' }).map((issue) => issue.path)).toEqual(
-      expect.arrayContaining(['hours', 'arrivalsPerHour', 'ci', 'brokenRate', 'flakeRate', 'configs']),
-    );
+    expect(issuesOf({ name: 'x' }).map((issue) => issue.path)).toEqual(expect.arrayContaining(['hours', 'arrivalsPerHour', 'ci', 'brokenRate', 'flakeRate', 'configs']));
     expect(issuesOf({ ...valid, configs: [] }).map((issue) => issue.path)).toEqual(['configs']);
     expect(issuesOf({ ...valid, targets: { count: 2, perPr: 3 } }).map((issue) => issue.path)).toEqual(['targets.perPr']);
   });
 
-  test('the baselines\' names are reserved; names differ in more than case (they name files)', () => {
+  test("the baselines' names are reserved; names differ in more than case (they name files)", () => {
     const issues = issuesOf({ ...valid, configs: [{ name: 'singleQueue' }, { name: 'ORACLE' }, { name: 'fast' }, { name: 'Fast' }, { name: 'oracle2' }] });
     expect(issues).toEqual([
       { path: 'configs[0].name', message: expect.stringMatching(/"singleQueue" is the name of a baseline/) },

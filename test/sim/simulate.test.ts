@@ -165,10 +165,7 @@ describe('a simulation', () => {
   });
 
   test('a direct merge takes broken PRs to the target branch: brokenMerged counts them', async () => {
-    const { report, arrivals } = await simulate(
-      parseScenario({ ...small, brokenRate: 0.3, flakeRate: 0, configs: [{ name: 'direct', directMergeMode: 'always' }] }),
-      { seed: 3 },
-    );
+    const { report, arrivals } = await simulate(parseScenario({ ...small, brokenRate: 0.3, flakeRate: 0, configs: [{ name: 'direct', directMergeMode: 'always' }] }), { seed: 3 });
     const direct = report.configs[0] as ConfigReport;
     expect(direct.brokenMerged).toBeGreaterThan(0);
     expect(direct.merged).toBe(arrivals.length);
@@ -176,18 +173,14 @@ describe('a simulation', () => {
   });
 
   test('priorities and a daily cycle run through the engine', async () => {
-    const { report } = await simulate(
-      parseScenario({ ...small, hours: 12, priorityMix: { urgent: 1, high: 2, medium: 6, low: 1 }, dailyCycle: { amplitude: 0.9 } }),
-      { seed: 4 },
-    );
+    const { report } = await simulate(parseScenario({ ...small, hours: 12, priorityMix: { urgent: 1, high: 2, medium: 6, low: 1 }, dailyCycle: { amplitude: 0.9 } }), { seed: 4 });
     for (const row of rows(report)) expect(row.merged + row.failed + row.cancelled + row.unfinished).toBe(row.submitted);
   });
 
   test('runs that outlast testingTimeoutMinutes cancel their PRs', async () => {
-    const { report } = await simulate(
-      parseScenario({ ...small, ci: { medianMinutes: 20, p90Minutes: 60 }, configs: [{ name: 'short', concurrency: 3, testingTimeoutMinutes: 25 }] }),
-      { seed: 5 },
-    );
+    const { report } = await simulate(parseScenario({ ...small, ci: { medianMinutes: 20, p90Minutes: 60 }, configs: [{ name: 'short', concurrency: 3, testingTimeoutMinutes: 25 }] }), {
+      seed: 5,
+    });
     expect(report.configs[0]?.cancelled).toBeGreaterThan(0);
   });
 

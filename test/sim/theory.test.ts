@@ -9,7 +9,14 @@ import { runQueue } from '../../sim/queueRun.js';
 import { Random } from '../../sim/random.js';
 import { summarise } from '../../sim/report.js';
 import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
-import { bisectionRunsPerChange, halvingRunsPerChange, predictiveResolvedPerRound, predictiveResolvedStdDev, singleQueueMergesPerHour, skipRedundantRunsPerChange } from '../../sim/theory.js';
+import {
+  bisectionRunsPerChange,
+  halvingRunsPerChange,
+  predictiveResolvedPerRound,
+  predictiveResolvedStdDev,
+  singleQueueMergesPerHour,
+  skipRedundantRunsPerChange,
+} from '../../sim/theory.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -113,7 +120,12 @@ describe('batching with bisection in halves', () => {
 
   test('with skip-redundant, the closed form is the expectation of its model (0.33 runs per change for p = 0.05, b = 8)', () => {
     expect(skipRedundantRunsPerChange(0.05, 8)).toBeCloseTo(0.3348, 4);
-    for (const [p, size] of [[0.05, 8], [0.02, 16], [0.2, 5], [0.1, 7]] as const) {
+    for (const [p, size] of [
+      [0.05, 8],
+      [0.02, 16],
+      [0.2, 5],
+      [0.1, 7],
+    ] as const) {
       expect(bisectionMoments(p, size, skipRuns).mean / size).toBeCloseTo(skipRedundantRunsPerChange(p, size), 10);
     }
   });

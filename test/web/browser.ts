@@ -20,7 +20,7 @@ export function chromiumPath(): string | undefined {
 export const SKIP_MESSAGE =
   process.env.GREENLINE_CHROMIUM === 'none'
     ? 'dashboard browser tests SKIPPED: GREENLINE_CHROMIUM=none'
-    : 'dashboard browser tests SKIPPED: no Chromium found (install Debian\'s chromium: apt-get install -y chromium, or set GREENLINE_CHROMIUM)';
+    : "dashboard browser tests SKIPPED: no Chromium found (install Debian's chromium: apt-get install -y chromium, or set GREENLINE_CHROMIUM)";
 
 export interface Browser {
   context: BrowserContext;
@@ -29,16 +29,7 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export async function launch(executablePath: string): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'greenline-chromium-'));

@@ -151,11 +151,15 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(path).toBe('NOT_READY → PENDING → TESTING → TESTS_PASSED → MERGED');
     expect(await page.locator('ol.timeline li', { hasText: 'merged into main' }).count()).toBe(1);
     const fill = (state: string) =>
-      page.locator(`#pr-chart [data-id="${state}"] rect`).evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element).fill);
+      page
+        .locator(`#pr-chart [data-id="${state}"] rect`)
+        .evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element).fill);
     expect(await fill('MERGED')).toBe('rgb(255, 211, 61)');
     expect(await fill('FAILED')).not.toBe('rgb(255, 211, 61)');
     const edgeWidth = (from: string, to: string) =>
-      page.locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`).evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(element).strokeWidth);
+      page
+        .locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`)
+        .evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(element).strokeWidth);
     expect(await edgeWidth('TESTING', 'TESTS_PASSED')).toBe('3px');
     expect(await edgeWidth('TESTING', 'PENDING_FAILURE')).toBe('1px');
     expect(await page.locator('.run .state').first().textContent()).toBe('succeeded');
@@ -262,7 +266,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
     const listed = await runCli(['token', 'list'], { GREENLINE_DATA: dataDir });
-    const id = listed.stdout.split('\n').find((line) => line.includes('cli'))!.split(/\s+/)[0]!;
+    const id = listed.stdout
+      .split('\n')
+      .find((line) => line.includes('cli'))!
+      .split(/\s+/)[0]!;
     expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
     await submit(6);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');

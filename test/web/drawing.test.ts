@@ -40,7 +40,8 @@ async function setStatus(runId: string, state: 'success' | 'failure') {
 }
 
 /** The article of a run on a page, by id. */
-const runCard = (html: string, runId: string) => /<article class="run[^"]*" data-run="([^"]+)">[\s\S]*?<\/article>/g.exec(html.slice(html.indexOf(`data-run="${runId}"`) - 40))?.[0] ?? '';
+const runCard = (html: string, runId: string) =>
+  /<article class="run[^"]*" data-run="([^"]+)">[\s\S]*?<\/article>/g.exec(html.slice(html.indexOf(`data-run="${runId}"`) - 40))?.[0] ?? '';
 
 describe('the queue page', () => {
   test('a batch is one card with its PRs; after it fails, its bisection and groups are drawn as such', async () => {

@@ -166,10 +166,22 @@ describe('actions', () => {
   test('saved settings reach the queue; empty fields leave theirs as they are', async () => {
     const id = await makeQueue();
     const cookie = await signIn(TOKENS.acme);
-    const response = await post(`/queues/${id}/settings`, 'concurrency=3&bisectionConcurrency=&pendingFailureDepth=&batch=true&mergeMethod=squash&adaptiveWindow=true&adaptiveWindowFloor=2&speculationRunsPercent=&optimizationMode=speculate_by_likelihood&requiredStatuses=ci%2Fbuild%2C+ci%2Ftest', cookie);
+    const response = await post(
+      `/queues/${id}/settings`,
+      'concurrency=3&bisectionConcurrency=&pendingFailureDepth=&batch=true&mergeMethod=squash&adaptiveWindow=true&adaptiveWindowFloor=2&speculationRunsPercent=&optimizationMode=speculate_by_likelihood&requiredStatuses=ci%2Fbuild%2C+ci%2Ftest',
+      cookie,
+    );
     expect(response.statusCode).toBe(303);
     const queue = api.engine.listQueues('acme')[0]!;
-    expect(queue.settings).toMatchObject({ concurrency: 3, batch: true, mergeMethod: 'squash', pendingFailureDepth: 0, adaptiveWindow: true, adaptiveWindowFloor: 2, optimizationMode: 'speculate_by_likelihood' });
+    expect(queue.settings).toMatchObject({
+      concurrency: 3,
+      batch: true,
+      mergeMethod: 'squash',
+      pendingFailureDepth: 0,
+      adaptiveWindow: true,
+      adaptiveWindowFloor: 2,
+      optimizationMode: 'speculate_by_likelihood',
+    });
     expect(queue.settings.speculationRunsPercent).toBeUndefined();
     expect(queue.settings.bisectionConcurrency).toBeUndefined();
     expect(queue.requiredStatuses).toEqual(['ci/build', 'ci/test']);
@@ -179,7 +191,7 @@ describe('actions', () => {
 });
 
 describe('the live feed', () => {
-  test('a stream says the feed\'s version when it opens, and each change its new one: a page made since sees no change', async () => {
+  test("a stream says the feed's version when it opens, and each change its new one: a page made since sees no change", async () => {
     await makeQueue();
     const events = new DashboardEvents(api.engine);
     let written = '';

@@ -74,13 +74,55 @@ describe('a bisection as a tree', () => {
   const show = (nodes: TreeNode[]): unknown[] =>
     nodes.map((node) => [node.kind === 'failed' ? 'failed' : `group ${node.name}`, node.prs, ...(node.children.length > 0 ? [show(node.children)] : [])]);
   test('groups under the smallest failed set holding them; failed halves under the batch', () => {
-    const groups = new Map([['g2', [3, 4]], ['g3', [1]], ['g4', [2]]]);
-    expect(show(bisectionTree([[1, 2, 3, 4], [1, 2], [1, 2, 3, 4]], groups))).toEqual([
-      ['failed', [1, 2, 3, 4], [['failed', [1, 2], [['group g3', [1]], ['group g4', [2]]]], ['group g2', [3, 4]]]],
+    const groups = new Map([
+      ['g2', [3, 4]],
+      ['g3', [1]],
+      ['g4', [2]],
+    ]);
+    expect(
+      show(
+        bisectionTree(
+          [
+            [1, 2, 3, 4],
+            [1, 2],
+            [1, 2, 3, 4],
+          ],
+          groups,
+        ),
+      ),
+    ).toEqual([
+      [
+        'failed',
+        [1, 2, 3, 4],
+        [
+          [
+            'failed',
+            [1, 2],
+            [
+              ['group g3', [1]],
+              ['group g4', [2]],
+            ],
+          ],
+          ['group g2', [3, 4]],
+        ],
+      ],
     ]);
   });
   test('a group equal to a failed set sits under it; a group outside every failed set is a root of its own', () => {
-    expect(show(bisectionTree([[5, 6]], new Map([['g0', [5, 6]], ['g9', [7]]])))).toEqual([['failed', [5, 6], [['group g0', [5, 6]]]], ['group g9', [7]]]);
+    expect(
+      show(
+        bisectionTree(
+          [[5, 6]],
+          new Map([
+            ['g0', [5, 6]],
+            ['g9', [7]],
+          ]),
+        ),
+      ),
+    ).toEqual([
+      ['failed', [5, 6], [['group g0', [5, 6]]]],
+      ['group g9', [7]],
+    ]);
     expect(bisectionTree([], new Map())).toEqual([]);
   });
 });

@@ -2,10 +2,7 @@
  * The commands people write in a pull request's comments: `/greenline merge [--priority P] [--no-batch]` submits
  * the PR, `/greenline cancel` takes it out of the queue. Pure parsing; the webhook receiver acts on the result.
  */
-export type Command =
-  | { kind: 'merge'; priority?: number | string; noBatch: boolean }
-  | { kind: 'cancel' }
-  | { kind: 'invalid'; message: string };
+export type Command = { kind: 'merge'; priority?: number | string; noBatch: boolean } | { kind: 'cancel' } | { kind: 'invalid'; message: string };
 
 const PREFIX = '/greenline';
 const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low'];
@@ -19,9 +16,16 @@ function priorityOf(text: string): number | string | undefined {
 
 /** The command of a comment (its first line starting with /greenline), or undefined when it holds none. */
 export function parseCommand(body: string): Command | undefined {
-  const line = body.split(/\r?\n/).map((text) => text.trim()).find((text) => text === PREFIX || text.startsWith(`${PREFIX} `));
+  const line = body
+    .split(/\r?\n/)
+    .map((text) => text.trim())
+    .find((text) => text === PREFIX || text.startsWith(`${PREFIX} `));
   if (line === undefined) return undefined;
-  const [verb, ...args] = line.slice(PREFIX.length).trim().split(/\s+/).filter((word) => word !== '');
+  const [verb, ...args] = line
+    .slice(PREFIX.length)
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   if (verb === 'cancel') {
     return args.length === 0 ? { kind: 'cancel' } : { kind: 'invalid', message: `/greenline cancel takes no options (got ${args.join(' ')})` };
   }

@@ -5,15 +5,7 @@
  * edited in place, and the commit status `greenline`. Failed requests throw: the engine's outbox retries them.
  */
 import type { RepoRef } from '../../model/queues.js';
-import type {
-  GitHost,
-  MergeRequest,
-  MergeResult,
-  PullRequestFacts,
-  TargetState,
-  TestBranchRequest,
-  TestBranchResult,
-} from '../types.js';
+import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import type { GitHubApp, GitHubClient } from './client.js';
 import { merge } from './merges.js';
 import { buildTestBranch, statusOf } from './testBranches.js';

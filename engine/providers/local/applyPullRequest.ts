@@ -22,13 +22,7 @@ export type Applied = { ok: true; commits: string[]; tip: string } | { ok: false
 /** Identity of the throw-away commits that pin a merge base; fixed, so they are the same objects every time. */
 const SCAFFOLD: Ident = { name: 'greenline', email: 'greenline@localhost', date: '1000000000 +0000' };
 
-export async function applyPullRequest(
-  repo: Repository,
-  current: string,
-  pr: { number: number; sha: string },
-  method: MergeMethod,
-  committer: Ident,
-): Promise<Applied> {
+export async function applyPullRequest(repo: Repository, current: string, pr: { number: number; sha: string }, method: MergeMethod, committer: Ident): Promise<Applied> {
   switch (method) {
     case 'merge_commit':
       return mergeCommit(repo, current, pr, committer);

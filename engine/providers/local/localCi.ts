@@ -146,7 +146,13 @@ export class LocalCi implements CI, CiLogSource {
     );
     if (meta === undefined || meta.org !== org) return undefined;
     const path = this.files.logPath(runId, status);
-    if (!(await stat(path).then((info) => info.isFile(), () => false))) return undefined;
+    if (
+      !(await stat(path).then(
+        (info) => info.isFile(),
+        () => false,
+      ))
+    )
+      return undefined;
     return createReadStream(path);
   }
 
@@ -171,9 +177,12 @@ export class LocalCi implements CI, CiLogSource {
     if (state.stopped) return;
     if (run.deadlineAt !== undefined) {
       // The engine cancels the run at its deadline and stops it here; this only backs that up, a little later.
-      state.timer = setTimeout(() => {
-        for (const job of state.jobs.values()) killJob(job, 'timeout', this.killGraceMs);
-      }, Math.max(0, run.deadlineAt + DEADLINE_GRACE_MS - Date.now()));
+      state.timer = setTimeout(
+        () => {
+          for (const job of state.jobs.values()) killJob(job, 'timeout', this.killGraceMs);
+        },
+        Math.max(0, run.deadlineAt + DEADLINE_GRACE_MS - Date.now()),
+      );
       state.timer.unref();
     }
     for (const [status, command] of config.ci) {
@@ -182,7 +191,13 @@ export class LocalCi implements CI, CiLogSource {
         this.report(state, status, outcome.state, outcome.description, true);
         // A crash right after the outcome was written may have left the worktree behind.
         const worktree = this.files.workDir(run.runId, status);
-        if (await stat(worktree).then(() => true, () => false)) await this.options.host.removeWorktree(run.repo, worktree);
+        if (
+          await stat(worktree).then(
+            () => true,
+            () => false,
+          )
+        )
+          await this.options.host.removeWorktree(run.repo, worktree);
         continue;
       }
       const job: Job = { done: Promise.resolve() };
@@ -221,7 +236,14 @@ export class LocalCi implements CI, CiLogSource {
     try {
       if (state.stopped) return;
       if (job.ended === 'timeout') {
-        await this.finish(state, status, { state: 'error', description: "the queue's testing timeout passed before a runner was free", exitCode: null, signal: null, startedAt: new Date().toISOString(), endedAt: new Date().toISOString() });
+        await this.finish(state, status, {
+          state: 'error',
+          description: "the queue's testing timeout passed before a runner was free",
+          exitCode: null,
+          signal: null,
+          startedAt: new Date().toISOString(),
+          endedAt: new Date().toISOString(),
+        });
         return;
       }
       await this.options.host.addWorktree(run.repo, run.sha, worktree);

@@ -17,16 +17,7 @@ import { dirname, join } from 'node:path';
 import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/runs.js';
 import { hostNoteText } from '../../model/texts.js';
-import type {
-  GitHost,
-  MergeRequest,
-  MergeResult,
-  PullRequestFacts,
-  PullRequestNote,
-  TargetState,
-  TestBranchRequest,
-  TestBranchResult,
-} from '../types.js';
+import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import { applyPullRequest } from './applyPullRequest.js';
 import { GitRunner } from './gitRunner.js';
 import { EMPTY_REPO_CONFIG, parseRepoConfig, REPO_CONFIG_FILE, RepoConfigError, type RepoConfig } from './repoConfig.js';
@@ -214,7 +205,13 @@ export class LocalGitHost implements GitHost {
     if (!branch.startsWith('greenline/')) return;
     const gitDir = this.repositoryPath(repo);
     await this.runner.exclusive(gitDir, async () => {
-      if (!(await stat(gitDir).then(() => true, () => false))) return;
+      if (
+        !(await stat(gitDir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       const repository = new Repository(this.runner, gitDir);
       if ((await repository.resolve(`refs/heads/${branch}`)) !== undefined) await repository.deleteRef(`refs/heads/${branch}`);
     });
@@ -228,12 +225,7 @@ export class LocalGitHost implements GitHost {
     return { message: hostNoteText({ kind: 'comment', body }) };
   }
 
-  async setStatusCheck(
-    _repo: RepoRef,
-    _sha: string,
-    state: 'pending' | 'success' | 'failure',
-    description: string,
-  ): Promise<PullRequestNote> {
+  async setStatusCheck(_repo: RepoRef, _sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<PullRequestNote> {
     return { message: hostNoteText({ kind: 'statusCheck', context: STATUS_CHECK_CONTEXT, state, description }) };
   }
 

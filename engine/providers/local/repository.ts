@@ -147,27 +147,18 @@ export class Repository {
       if (/unrelated histories/.test(out.stderr)) return { clean: false, files: ['(no common history)'] };
       throw new Error(`git merge-tree failed: ${out.stderr.trim()}`);
     }
-    const parts = out.stdout.toString('utf8').split('\u0000').filter((part) => part !== '');
+    const parts = out.stdout
+      .toString('utf8')
+      .split('\u0000')
+      .filter((part) => part !== '');
     const [tree, ...files] = parts;
     if (tree === undefined) throw new Error('git merge-tree wrote no tree');
     return out.exitCode === 0 ? { clean: true, tree } : { clean: false, files: [...new Set(files)] };
   }
 
   /** Writes a commit object (no ref moves). */
-  async commitTree(
-    tree: string,
-    parents: readonly string[],
-    message: string | Buffer,
-    author: Ident,
-    committer: Ident,
-    encoding: string | null = null,
-  ): Promise<string> {
-    const args = [
-      ...(encoding === null ? [] : ['-c', `i18n.commitEncoding=${encoding}`]),
-      'commit-tree',
-      tree,
-      ...parents.flatMap((parent) => ['-p', parent]),
-    ];
+  async commitTree(tree: string, parents: readonly string[], message: string | Buffer, author: Ident, committer: Ident, encoding: string | null = null): Promise<string> {
+    const args = [...(encoding === null ? [] : ['-c', `i18n.commitEncoding=${encoding}`]), 'commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
     // `-c` must come before the subcommand: git's own options.
     const out = await this.git(args, { input: message, env: identityEnv(author, committer) });
     return out.text;

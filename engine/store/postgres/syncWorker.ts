@@ -14,7 +14,11 @@ import type { Answer, Request, WorkerSetup } from './protocol.js';
 function startWorker(workerData: WorkerSetup, transferList: MessagePort[]): Worker {
   const options = { workerData, transferList: transferList as TransferListItem[] };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const source = new URL('./worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(boot, { eval: true, ...options });
@@ -38,7 +42,11 @@ export class SyncWorker {
   private serial = 0;
   private exited = false;
 
-  constructor(url: string, applicationName: string, private readonly timeoutMs = 60_000) {
+  constructor(
+    url: string,
+    applicationName: string,
+    private readonly timeoutMs = 60_000,
+  ) {
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.worker = startWorker({ url, signal: this.signal.buffer as SharedArrayBuffer, port: channel.port2, applicationName }, [channel.port2]);

@@ -104,10 +104,10 @@ async function handle(request: Request): Promise<unknown> {
       try {
         await begin(client, 'w', request.begin);
         for (const fence of request.fences) {
-          const { rows } = await client.query(
-            'SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE',
-            [fence.queueId, fence.token],
-          );
+          const { rows } = await client.query('SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE', [
+            fence.queueId,
+            fence.token,
+          ]);
           if (rows.length === 0) throw new LeaseLostError(`this process no longer holds the lease of queue ${fence.queueId}`);
         }
         // Removals and puts name different keys (one change per key), so one statement does both.
