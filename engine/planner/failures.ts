@@ -16,8 +16,8 @@
  */
 import { vouchedFor } from './merges.js';
 import type { Decision } from './planner.js';
-import { hasQueueTag } from '../../machines/index.js';
-import { failedSetOf, prIs, type LineupView } from './view.js';
+import { hasQueueTag, PR_IS } from '../../machines/index.js';
+import { failedSetOf, type LineupView } from './view.js';
 
 export function invalidations(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
@@ -30,10 +30,10 @@ export function invalidations(view: LineupView): Decision[] {
   /** The run each PR in the line-up is being tested by, as the line-up says (a PR is in the line-up once). */
   const testedBy = new Map<number, string>();
   view.input.lineup.forEach((pr, at) => {
-    if (prIs(pr, 'testing') && pr.runId !== null) testedBy.set(pr.number, pr.runId);
-    if (!prIs(pr, 'hasResult') || view.holdsAt(at)) return;
+    if (PR_IS.testing(pr.state) && pr.runId !== null) testedBy.set(pr.number, pr.runId);
+    if (!PR_IS.hasResult(pr.state) || view.holdsAt(at)) return;
     const reason = 'the pull requests ahead of it changed';
-    if (prIs(pr, 'testing') && pr.runId !== null) cancel(pr.runId, reason);
+    if (PR_IS.testing(pr.state) && pr.runId !== null) cancel(pr.runId, reason);
     else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });
   });
   for (const run of view.input.activeRuns) {
@@ -48,14 +48,14 @@ export function resolutions(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
   const seen = new Set<string>();
   lineup.forEach((pr, at) => {
-    if (!prIs(pr, 'failing') || !view.holdsAt(at)) return;
+    if (!PR_IS.failing(pr.state) || !view.holdsAt(at)) return;
     const set = failedSetOf(pr);
     if (seen.has(set)) return;
     seen.add(set);
     // Its failure is its own only once nothing it was tested on top of can still fail.
     if (!view.settledAt(at)) return;
     if ((view.failedSets.get(set) ?? 1) > 1) {
-      const prs = lineup.filter((other) => prIs(other, 'failing') && failedSetOf(other) === set).map((other) => other.number);
+      const prs = lineup.filter((other) => PR_IS.failing(other.state) && failedSetOf(other) === set).map((other) => other.number);
       decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });
       return;
     }
@@ -78,7 +78,8 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
     if (pr.runsBehindEnded < depth && pr.group === null) {
       const runBehindContainsIt = activeRuns.some((run) => run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true));
       const moreCanStart =
-        hasQueueTag(state, 'startsWork') && lineup.some((behind, behindAt) => behindAt > at && prIs(behind, 'waiting') && behind.group === null && view.dependsOn(behindAt, pr.number));
+        hasQueueTag(state, 'startsWork') &&
+        lineup.some((behind, behindAt) => behindAt > at && PR_IS.waiting(behind.state) && behind.group === null && view.dependsOn(behindAt, pr.number));
       if (runBehindContainsIt || moreCanStart) return undefined;
     }
     // Further runs that contained it and failed: runs behind it since its last failure, and its retests before.

@@ -15,8 +15,8 @@
  * spent on PRs likelier to pass).
  */
 import type { Decision, PlanPullRequest } from './planner.js';
-import { hasQueueTag } from '../../machines/index.js';
-import { prIs, type LineupView } from './view.js';
+import { hasQueueTag, PR_IS } from '../../machines/index.js';
+import type { LineupView } from './view.js';
 
 export function speculations(view: LineupView): Decision[] {
   const { settings, lineup, state, speculation } = view.input;
@@ -29,13 +29,13 @@ export function speculations(view: LineupView): Decision[] {
   const main: number[] = [];
   for (let at = 0; at < lineup.length && main.length < window; at++) {
     const pr = lineup[at] as PlanPullRequest;
-    if (pr.group === null && !prIs(pr, 'failing')) main.push(at);
+    if (pr.group === null && !PR_IS.failing(pr.state)) main.push(at);
   }
   const decisions: Decision[] = [];
   main.forEach((at, index) => {
     const pr = lineup[at] as PlanPullRequest;
     const p = pr.likelihood ?? null;
-    if (allowance <= 0 || p === null || pr.speculated === true || !prIs(pr, 'waiting') || pr.mergeRequested) return;
+    if (allowance <= 0 || p === null || pr.speculated === true || !PR_IS.waiting(pr.state) || pr.mergeRequested) return;
     const behind = main.length - index - 1;
     if (p * behind <= 1 - p || p < speculation.failureShare) return;
     decisions.push({ kind: 'isolate', pr: pr.number, likelihood: p, behind });

@@ -4,8 +4,8 @@
  */
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
-import { hasQueueTag } from '../../machines/index.js';
-import { prIs, sameList, type LineupView } from './view.js';
+import { hasQueueTag, PR_IS } from '../../machines/index.js';
+import { sameList, type LineupView } from './view.js';
 
 export function startRuns(view: LineupView): Plan {
   const { input } = view;
@@ -14,7 +14,7 @@ export function startRuns(view: LineupView): Plan {
   return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
 }
 
-const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && prIs(pr, 'waiting') && pr.group === null && !pr.mergeRequested;
+const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && PR_IS.waiting(pr.state) && pr.group === null && !pr.mergeRequested;
 
 /**
  * New runs, in line-up order. With batching, a batch is a chain of one lane: each member is expected on top of the
@@ -97,7 +97,7 @@ function bisectionRuns(view: LineupView): Decision[] {
     groups.set(pr.group, group);
   }
   for (const [name, { bisectionId, members }] of groups) {
-    if (!members.every((member) => prIs(member, 'waiting') && !member.mergeRequested)) continue;
+    if (!members.every((member) => PR_IS.waiting(member.state) && !member.mergeRequested)) continue;
     const memory = bisections[bisectionId];
     const awaited = memory?.waits?.[name]?.after;
     if (awaited !== undefined && groups.has(awaited)) continue;

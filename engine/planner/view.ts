@@ -15,17 +15,12 @@
  * merged, so the failure can only be the fault of the PRs under test (or a flake). Then a failed batch is bisected
  * and a PR that failed alone is kicked or, with anti-flake protection, retested off the main line (failures.ts).
  */
-import { hasPullRequestTag, type PullRequestTag } from '../../machines/index.js';
+import { PR_IS } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
-/** Its state, as the PR machine's tags say it (a tag lookup: what the planner asks of a PR's state). */
-export function prIs(pr: PlanPullRequest, tag: PullRequestTag): boolean {
-  return hasPullRequestTag(pr.state, tag);
 }
 
 /** The PRs that failed together in one run (or alone, without a run): key of the set. */
@@ -43,7 +38,7 @@ const isolated = (pr: PlanPullRequest): boolean => pr.speculated === true && pr.
 /** Silent PRs that still see each other: the members of a bisection group, or of a failed set on the main line. */
 function circleOf(pr: PlanPullRequest): string | null {
   if (pr.group !== null) return `group ${pr.group}`;
-  return prIs(pr, 'failing') ? `failed ${failedSetOf(pr)}` : null;
+  return PR_IS.failing(pr.state) ? `failed ${failedSetOf(pr)}` : null;
 }
 
 export class LineupView {
@@ -72,7 +67,7 @@ export class LineupView {
     const { lineup, settings } = input;
     this.parallel = settings.mode === 'parallel';
     for (const pr of lineup) {
-      if (prIs(pr, 'failing')) this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
+      if (PR_IS.failing(pr.state)) this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
@@ -99,7 +94,7 @@ export class LineupView {
    * condition; `vouchedFor` says which run does).
    */
   canBeVouched(number: number): boolean {
-    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (prIs(pr, 'passed') ? (pr.testedBase ?? []) : [])));
+    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (PR_IS.passed(pr.state) ? (pr.testedBase ?? []) : [])));
     return this.vouchable.has(number);
   }
 
@@ -134,7 +129,7 @@ export class LineupView {
     const pr = this.input.lineup[at] as PlanPullRequest;
     const depth = this.input.settings.pendingFailureDepth;
     const holds = pr.testedBase !== null && (isolated(pr) ? pr.testedBase.every((number) => this.input.merged.has(number)) : this.sameBase(at, graph, pr.testedBase));
-    const failed = prIs(pr, 'failing') && pr.group === null && holds;
+    const failed = PR_IS.failing(pr.state) && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
@@ -223,6 +218,6 @@ export class LineupView {
   }
 
   passed(pr: PlanPullRequest, at: number): boolean {
-    return prIs(pr, 'passed') && this.holdsAt(at);
+    return PR_IS.passed(pr.state) && this.holdsAt(at);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, transition } from 'xstate';
-import { hasPullRequestTag, pullRequestMachine, type PullRequestEvent, type PullRequestTag } from '../../machines/index.js';
-import { isEnqueued, PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
+import { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS, pullRequestMachine, type PullRequestEvent, type PullRequestTag } from '../../machines/index.js';
+import { isEnqueued, PULL_REQUEST_STATES, type PullRequestState } from '../../machines/vocabulary.js';
 import { routeTo, run } from './graph.js';
 import { pullRequestModel } from './models.js';
 
@@ -164,6 +164,16 @@ describe('pullRequest machine', () => {
       expect(tagged('merged')).toEqual(['MERGED']);
       for (const state of PULL_REQUEST_STATES) expect(hasPullRequestTag(state, 'enqueued')).toBe(isEnqueued(state));
       expect(at('TESTING').hasTag('testing')).toBe(true);
+    });
+
+    it('compiled per tag (PR_IS), answer as the machine does for every state and tag', () => {
+      for (const tag of PULL_REQUEST_TAGS) {
+        for (const state of PULL_REQUEST_STATES) {
+          expect(PR_IS[tag](state), `${tag} of ${state}`).toBe(hasPullRequestTag(state, tag));
+          expect(PR_IS[tag](state), `${tag} of ${state}`).toBe(at(state).hasTag(tag));
+        }
+        expect(PR_IS[tag]('NO_SUCH_STATE' as PullRequestState)).toBe(false);
+      }
     });
   });
 
