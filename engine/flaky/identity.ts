@@ -29,8 +29,18 @@ export function repoSlug(repo: RepoRef): string {
 
 /** A short, fixed-length id for a repository, used in store keys. */
 export function repoId(repo: RepoRef): string {
-  return uuidv5(repoSlug(repo), REPO_ID_NAMESPACE);
+  const slug = repoSlug(repo);
+  let id = repoIds.get(slug);
+  if (id === undefined) {
+    id = uuidv5(slug, REPO_ID_NAMESPACE);
+    // A hash per call adds up: the engine asks it of every PR that becomes ready. Bounded, as repositories are few.
+    if (repoIds.size < MAX_CACHED_REPO_IDS) repoIds.set(slug, id);
+  }
+  return id;
 }
+
+const MAX_CACHED_REPO_IDS = 10_000;
+const repoIds = new Map<string, string>();
 
 /** The test's id. The parts are JSON-encoded together, so no choice of names can make two identities collide. */
 export function testId(repo: RepoRef, test: TestIdentity): string {
