@@ -11,7 +11,6 @@ import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
 import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
-import { cloneJson } from './cloneJson.js';
 import type { Key, ReadTx, Store, WriteTx } from '../store/store.js';
 import { handle } from '../transaction/handlers.js';
 import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
@@ -21,7 +20,7 @@ import { OutboxRunner } from './outbox.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
-import { WorkingSet } from './workingSet.js';
+import { copyRuntime, WorkingSet } from './workingSet.js';
 
 export interface QueueRuntimeDeps {
   store: Store;
@@ -165,7 +164,7 @@ export class QueueRuntime {
    */
   queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
     const set = this.workingSets.get(queueId);
-    if (set?.liveIn(tx)) return own ? { ...set.queue, runtime: cloneJson(set.queue.runtime) } : set.queue;
+    if (set?.liveIn(tx)) return own ? { ...set.queue, runtime: copyRuntime(set.queue.runtime) } : set.queue;
     return tx.get('queues', [queueId]);
   }
 

@@ -17,7 +17,7 @@ import { fromStored, type Snapshot } from './actorStore.js';
 import { cloneJson } from './cloneJson.js';
 import type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
-import type { QueueRecord } from '../model/queues.js';
+import type { QueueRecord, QueueRuntime } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { ReadTx } from '../store/store.js';
 import type { MetricsCache } from '../metrics/recorder.js';
@@ -145,4 +145,21 @@ export class WorkingSet {
       else this.targets.set(number, cached);
     }
   }
+}
+
+/**
+ * A copy of a runtime that a transaction may change: its lists, counters and bisections are copied; the likelihood
+ * model is shared, as training replaces it (transaction/likelihood.ts) rather than changing it in place. Cheaper than
+ * a deep copy of the model, which every transaction would otherwise pay for.
+ */
+export function copyRuntime(runtime: QueueRuntime): QueueRuntime {
+  return {
+    ...runtime,
+    lineup: runtime.lineup.slice(),
+    waiting: runtime.waiting.slice(),
+    activeRuns: runtime.activeRuns.slice(),
+    merged: runtime.merged.slice(),
+    bisections: cloneJson(runtime.bisections),
+    counters: { ...runtime.counters },
+  };
 }

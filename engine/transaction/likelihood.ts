@@ -2,6 +2,7 @@
 import { explain, featuresOf, newLikelihoodModel, predict, train } from '../model/likelihood.js';
 import { repoId } from '../flaky/identity.js';
 import type { QueueTx } from './queueTx.js';
+import { cloneJson } from '../runtime/cloneJson.js';
 
 /** Estimates a PR's failure likelihood with the queue's model, stores it on its record, and says it for people. */
 export function estimate(q: QueueTx, number: number): string {
@@ -17,7 +18,10 @@ export function estimate(q: QueueTx, number: number): string {
 /** A PR resolved (merged, or kicked): the model learns from what its estimate rested on. */
 export function learn(q: QueueTx, number: number, kicked: boolean): void {
   const pr = q.requirePr(number);
-  train((q.runtime.likelihood ??= newLikelihoodModel()), pr.author, pr.readyLikelihood, kicked);
+  // Trained on a copy that then replaces the model: the working set's record shares the model it holds (copyRuntime).
+  const model = q.runtime.likelihood === undefined ? newLikelihoodModel() : cloneJson(q.runtime.likelihood);
+  train(model, pr.author, pr.readyLikelihood, kicked);
+  q.runtime.likelihood = model;
 }
 
 /**

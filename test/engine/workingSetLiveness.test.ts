@@ -4,6 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { newLikelihoodModel } from '../../engine/model/likelihood.js';
+import { newRuntime } from '../../engine/model/queues.js';
+import { newBisection } from '../../engine/planner/bisection.js';
+import { copyRuntime } from '../../engine/runtime/workingSet.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 import { expectWorkingSetCurrent } from './workload.js';
 
@@ -38,5 +42,31 @@ describe('working set liveness', () => {
     expect(h.store.read((tx) => set?.liveIn(tx))).toBe(true);
     new Engine(h.store, { scheduler: h.scheduler }).submitPullRequest(KEY, 2);
     expect(h.store.read((tx) => set?.liveIn(tx))).toBe(false);
+  });
+});
+
+describe('copyRuntime', () => {
+  it('copies what a transaction changes in place, so the working set keeps its record as committed', () => {
+    const runtime = {
+      ...newRuntime(),
+      lineup: [1, 2],
+      waiting: [3],
+      activeRuns: ['r1'],
+      merged: [9],
+      bisections: { b0: newBisection() },
+      likelihood: newLikelihoodModel(),
+    };
+    const before = structuredClone(runtime);
+    const copy = copyRuntime(runtime);
+    copy.lineup.push(4);
+    copy.waiting.splice(0, 1);
+    copy.activeRuns.push('r2');
+    copy.merged.push(10);
+    copy.counters.event++;
+    copy.bisections.b0?.merged.push(7);
+    copy.bisections.b1 = newBisection();
+    expect(runtime).toEqual(before);
+    // The model is shared: training replaces it (transaction/likelihood.ts), which leaves the original as it was.
+    expect(copy.likelihood).toBe(runtime.likelihood);
   });
 });
