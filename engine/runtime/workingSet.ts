@@ -125,9 +125,9 @@ export class WorkingSet {
     this.queueSnapshot = queueSnapshot;
     // A transaction touches a few PRs: looking each up in the line-up costs less than a set of the whole queue.
     const { lineup, waiting } = queue.runtime;
-    const enqueued = { has: (number: number) => lineup.includes(number) || waiting.includes(number) };
+    const enqueued = (number: number) => lineup.includes(number) || waiting.includes(number);
     for (const [number, actor] of prs) {
-      if (enqueued.has(number)) this.prs.set(number, actor);
+      if (enqueued(number)) this.prs.set(number, actor);
       else {
         this.prs.delete(number);
         this.targets.delete(number);
@@ -141,7 +141,7 @@ export class WorkingSet {
     }
     for (const [number, cached] of targets) {
       this.planViews.delete(number);
-      if (cached === undefined || !enqueued.has(number)) this.targets.delete(number);
+      if (cached === undefined || !enqueued(number)) this.targets.delete(number);
       else this.targets.set(number, cached);
     }
   }

@@ -133,11 +133,6 @@ export interface TextRange {
   upper?: string;
 }
 
-/** `range` as latin1 strings. */
-export function textRange(range: ByteRange): TextRange {
-  return { ...(range.lower && { lower: range.lower.toString('latin1') }), ...(range.upper && { upper: range.upper.toString('latin1') }) };
-}
-
 /** `scanRange(options)` as latin1 strings, made without Buffers for ASCII keys (see encodeKeyLatin1). */
 export function scanRangeLatin1(options: ScanOptions = {}): TextRange | null {
   const { prefix, start, end, limit } = options;
@@ -165,7 +160,7 @@ export function scanRangeLatin1(options: ScanOptions = {}): TextRange | null {
   return range;
 }
 
-/** prefixEnd on a latin1 string. */
+/** The smallest string of bytes greater than every one starting with `p` (undefined if there is none). */
 function prefixEndLatin1(p: string): string | undefined {
   let i = p.length - 1;
   while (i >= 0 && p.charCodeAt(i) === 0xff) i--;
@@ -173,38 +168,16 @@ function prefixEndLatin1(p: string): string | undefined {
   return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
 }
 
-/** The smallest byte string greater than every string starting with `p` (undefined if there is none). */
-function prefixEnd(p: Buffer): Buffer | undefined {
-  let i = p.length - 1;
-  while (i >= 0 && p[i] === 0xff) i--;
-  if (i < 0) return undefined;
-  const out = Buffer.from(p.subarray(0, i + 1));
-  out[i] = (out[i] ?? 0) + 1;
-  return out;
+/** A range of latin1 strings as the bytes they stand for (LMDB and PostgreSQL compare keys as bytes). */
+export function byteRange(range: TextRange): ByteRange {
+  return {
+    ...(range.lower !== undefined && { lower: Buffer.from(range.lower, 'latin1') }),
+    ...(range.upper !== undefined && { upper: Buffer.from(range.upper, 'latin1') }),
+  };
 }
 
+/** The encoded range a scan covers, as bytes: scanRangeLatin1's, so that every store shares one definition of it. */
 export function scanRange(options: ScanOptions = {}): ByteRange | null {
-  const { prefix, start, end, limit } = options;
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-    throw new RangeError(`scan limit must be a non-negative integer, got ${String(limit)}`);
-  }
-  let lower: Buffer | undefined;
-  let upper: Buffer | undefined;
-  if (prefix !== undefined) {
-    const p = encodeKey(prefix, true);
-    if (p.length > 0) {
-      lower = p;
-      upper = prefixEnd(p);
-    }
-  }
-  if (start !== undefined) {
-    const s = encodeKey(start);
-    if (lower === undefined || Buffer.compare(s, lower) > 0) lower = s;
-  }
-  if (end !== undefined) {
-    const e = encodeKey(end);
-    if (upper === undefined || Buffer.compare(e, upper) < 0) upper = e;
-  }
-  if (lower !== undefined && upper !== undefined && Buffer.compare(lower, upper) >= 0) return null;
-  return { ...(lower && { lower }), ...(upper && { upper }) };
+  const range = scanRangeLatin1(options);
+  return range === null ? null : byteRange(range);
 }

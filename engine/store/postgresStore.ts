@@ -9,7 +9,7 @@
  * that writes them, checks the fencing tokens given with `withFences`, and commits.
  */
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
-import { decodeKey, encodeKey, encodeKeyLatin1, scanRange, textRange } from './keyCodec.js';
+import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
 import { applyPending, latin1, Overlay } from './overlay.js';
 import type { Conn, Fence, Row } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
@@ -86,9 +86,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
         scope.check();
         checkCollection(name);
-        const range = scanRange(options);
-        if (!range || options?.limit === 0) return [];
-        const pending = overlay?.within(name, textRange(range)) ?? [];
+        const text = scanRangeLatin1(options);
+        if (!text || options?.limit === 0) return [];
+        const range = byteRange(text);
+        const pending = overlay?.within(name, text) ?? [];
         const reverse = options?.reverse === true;
         // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
         const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
@@ -104,10 +105,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       count(name: CollectionName, options?: ScanOptions): number {
         scope.check();
         checkCollection(name);
-        const range = scanRange(options);
-        if (!range || options?.limit === 0) return 0;
-        let count = call(conn, { op: 'count', coll: name, range }) as number;
-        const pending = overlay?.within(name, textRange(range)) ?? [];
+        const text = scanRangeLatin1(options);
+        if (!text || options?.limit === 0) return 0;
+        let count = call(conn, { op: 'count', coll: name, range: byteRange(text) }) as number;
+        const pending = overlay?.within(name, text) ?? [];
         if (pending.length > 0) {
           const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
           for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));

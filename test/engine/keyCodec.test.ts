@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey, encodeKeyLatin1, MAX_KEY_BYTES, scanRange, scanRangeLatin1, textRange } from '../../engine/store/keyCodec.js';
+import { encodeKey, encodeKeyLatin1, MAX_KEY_BYTES, scanRange, scanRangeLatin1, type TextRange } from '../../engine/store/keyCodec.js';
+import { compareKeys, hasPrefix } from './storeModel.js';
 import { InvalidKeyError } from '../../engine/store/store.js';
 
 const part = fc.oneof(
@@ -36,28 +37,41 @@ describe('encodeKeyLatin1', () => {
   });
 });
 
-describe('scanRangeLatin1', () => {
-  const key = fc.array(fc.oneof(fc.nat({ max: 300 }), fc.constantFrom(0xff, 2 ** 40 - 1), fc.string({ maxLength: 3 }), fc.constantFrom('\u00ff', '\0', '')), {
-    maxLength: 3,
-  });
-  it('is scanRange as latin1 strings, for any prefix, start, end and limit', () => {
+describe('scanRangeLatin1 and scanRange', () => {
+  // Valid keys only: parts whose encodings end in 0xff bytes and non-ASCII strings test the ends of prefixes.
+  const validPart = fc.oneof(
+    fc.nat({ max: 300 }),
+    fc.constantFrom(0xff, 2 ** 40 - 1),
+    fc.string({ maxLength: 3 }).filter((text) => !text.includes('\0')),
+    fc.constantFrom('\u00ff', '', 'é'),
+  );
+  const key = fc.array(validPart, { minLength: 1, maxLength: 3 });
+  const inText = (enc: string, range: TextRange | null) => range !== null && (range.lower === undefined || enc >= range.lower) && (range.upper === undefined || enc < range.upper);
+  const inBytes = (enc: Buffer, range: ReturnType<typeof scanRange>) =>
+    range !== null && (range.lower === undefined || Buffer.compare(enc, range.lower) >= 0) && (range.upper === undefined || Buffer.compare(enc, range.upper) < 0);
+
+  it('hold exactly the keys that have the prefix and lie from start (inclusive) to end (exclusive), in key order', () => {
     fc.assert(
       fc.property(
+        key,
+        fc.option(fc.array(validPart, { maxLength: 2 }), { nil: undefined }),
         fc.option(key, { nil: undefined }),
         fc.option(key, { nil: undefined }),
-        fc.option(key, { nil: undefined }),
-        fc.option(fc.integer({ min: -1, max: 3 }), { nil: undefined }),
-        (prefix, start, end, limit) => {
-          const options = { ...(prefix && { prefix }), ...(start && { start }), ...(end && { end }), ...(limit !== undefined && { limit }) };
-          expect(outcome(() => scanRangeLatin1(options))).toBe(
-            outcome(() => {
-              const range = scanRange(options);
-              return range && textRange(range);
-            }),
-          );
+        (k, prefix, start, end) => {
+          const options = { ...(prefix && { prefix }), ...(start && { start }), ...(end && { end }) };
+          const wanted = (prefix === undefined || hasPrefix(k, prefix)) && (start === undefined || compareKeys(k, start) >= 0) && (end === undefined || compareKeys(k, end) < 0);
+          expect(inText(encodeKeyLatin1(k), scanRangeLatin1(options))).toBe(wanted);
+          expect(inBytes(encodeKey(k), scanRange(options))).toBe(wanted);
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: 5000 },
     );
+  });
+
+  it('refuse a bad limit and a bad bound', () => {
+    expect(() => scanRangeLatin1({ limit: -1 })).toThrow(RangeError);
+    expect(() => scanRange({ limit: 1.5 })).toThrow(RangeError);
+    expect(() => scanRangeLatin1({ start: [-1] })).toThrow(InvalidKeyError);
+    expect(() => scanRange({ prefix: ['a\0'] })).toThrow(InvalidKeyError);
   });
 });
