@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { adaptWindow, mainWindowOf, newRuntime, DEFAULT_SETTINGS } from '../../engine/model/queues.js';
 import { plan } from '../../engine/planner/planner.js';
 import { EVIDENCE } from '../../engine/planner/window.js';
+import { input, pr } from '../planner/inputs.js';
 import { QueueHarness } from './queueHarness.js';
 
 const mains = (h: QueueHarness) => h.activeRuns().filter((run) => run.kind === 'main').length;
@@ -29,32 +30,10 @@ describe('adaptive window', () => {
   });
 
   test('the planner starts no more main-line runs than the window', () => {
-    const lineup = [1, 2, 3, 4].map((number) => ({
-      number,
-      state: 'PENDING' as const,
-      noBatch: false,
-      readyAt: 0,
-      testedBase: null,
-      runId: null,
-      bisectionId: null,
-      group: null,
-      mergeRequested: false,
-      runsBehindEnded: 0,
-      runsBehindFailed: 0,
-      failureRetests: 0,
-      upToDate: false,
-      targets: null,
-    }));
-    const base = {
-      state: 'running' as const,
-      settings: { ...DEFAULT_SETTINGS, concurrency: 4 },
-      bisectionConcurrency: 4,
-      lineup,
-      activeRuns: [],
-      merged: new Set<number>(),
-      bisections: {},
-      now: 0,
-    };
+    const base = input(
+      [1, 2, 3, 4].map((number) => pr(number)),
+      { concurrency: 4 },
+    );
     expect(plan(base).decisions).toHaveLength(4);
     expect(plan({ ...base, window: 2 }).decisions).toHaveLength(2);
   });

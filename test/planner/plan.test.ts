@@ -1,37 +1,8 @@
 /** The planner as a pure function: hand-built line-ups, the decisions it makes, one rule each. */
 import { describe, expect, test } from 'vitest';
-import { plan, type Decision, type PlanInput, type PlanPullRequest } from '../../engine/planner/planner.js';
+import { plan, type Decision } from '../../engine/planner/planner.js';
+import { input, pr } from './inputs.js';
 import { newBisection } from '../../engine/planner/bisection.js';
-import { DEFAULT_SETTINGS, type QueueSettings } from '../../engine/model/queues.js';
-
-function pr(number: number, fields: Partial<PlanPullRequest> = {}): PlanPullRequest {
-  return {
-    number,
-    state: 'PENDING',
-    noBatch: false,
-    readyAt: 0,
-    testedBase: null,
-    runId: null,
-    bisectionId: null,
-    group: null,
-    mergeRequested: false,
-    runsBehindEnded: 0,
-    runsBehindFailed: 0,
-    failureRetests: 0,
-    upToDate: false,
-    targets: null,
-    ...fields,
-  };
-}
-
-function input(lineup: PlanPullRequest[], settings: Partial<QueueSettings> = {}, extra: Partial<PlanInput> = {}): PlanInput {
-  const activeRuns = [...new Set(lineup.filter((p) => p.state === 'TESTING' && p.runId !== null).map((p) => p.runId as string))].map((id) => ({
-    id,
-    kind: lineup.find((p) => p.runId === id)?.group === null ? ('main' as const) : ('bisection' as const),
-    prs: lineup.filter((p) => p.runId === id && p.state === 'TESTING').map((p) => p.number),
-  }));
-  return { state: 'running', settings: { ...DEFAULT_SETTINGS, ...settings }, bisectionConcurrency: 4, lineup, activeRuns, merged: new Set(), bisections: {}, now: 0, ...extra };
-}
 
 const starts = (decisions: Decision[]) => decisions.flatMap((d) => (d.kind === 'startRun' ? [[d.runKind, d.prs, d.basePrs]] : []));
 
