@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { testBranchName } from '../../engine/model/runs.js';
-import type { GitHost, PullRequestFacts, TestBranchRequest } from '../../engine/providers/types.js';
+import type { GitHost, MergeRequest, PullRequestFacts, TestBranchRequest } from '../../engine/providers/types.js';
 import { GIT_HOSTS, type GitHostFixture } from './gitHost.fixtures.js';
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -26,6 +26,12 @@ async function request(fixture: GitHostFixture, runId: string, numbers: number[]
   const pullRequests = [];
   for (const number of numbers) pullRequests.push({ number, sha: (await factsOf(host, repo, number))!.sha });
   return { repo, targetBranch: 'main', runId, baseSha: baseSha ?? (await host.targetHead(repo, 'main')), pullRequests, mergeMethod: 'merge_commit' };
+}
+
+/** The merge of PR `number` tested on `testBranchSha`, expecting the target at `expectedHead`. */
+async function mergeRequest(fixture: GitHostFixture, number: number, expectedHead: string, testBranchSha: string): Promise<MergeRequest> {
+  const facts = (await factsOf(fixture.host, fixture.repo, number))!;
+  return { repo: fixture.repo, targetBranch: 'main', expectedHead, pullRequest: { number, sha: facts.sha, title: facts.title }, testBranchSha, mergeMethod: 'merge_commit' };
 }
 
 let fixture: GitHostFixture | undefined;
@@ -75,15 +81,7 @@ describe.each(Object.keys(GIT_HOSTS))('the git host contract: %s', (name) => {
     const head = await f.host.targetHead(f.repo, 'main');
     const built = await f.host.buildTestBranch(await request(f, 'tr_contract_1', [1], head));
     if (!built.ok) throw new Error(built.reason);
-    const facts = (await factsOf(f.host, f.repo, 1))!;
-    const merge = {
-      repo: f.repo,
-      targetBranch: 'main',
-      expectedHead: head,
-      pullRequest: { number: 1, sha: facts.sha, title: facts.title },
-      testBranchSha: built.sha,
-      mergeMethod: 'merge_commit' as const,
-    };
+    const merge = await mergeRequest(f, 1, head, built.sha);
     const merged = await f.host.merge(merge);
     expect(merged.ok).toBe(true);
     if (!merged.ok) return;
@@ -104,15 +102,7 @@ describe.each(Object.keys(GIT_HOSTS))('the git host contract: %s', (name) => {
     await f.pushToTarget();
     const moved = await f.host.targetHead(f.repo, 'main');
     expect(moved).not.toBe(head);
-    const facts = (await factsOf(f.host, f.repo, 1))!;
-    const merge = {
-      repo: f.repo,
-      targetBranch: 'main',
-      expectedHead: head,
-      pullRequest: { number: 1, sha: facts.sha, title: facts.title },
-      testBranchSha: built.sha,
-      mergeMethod: 'merge_commit' as const,
-    };
+    const merge = await mergeRequest(f, 1, head, built.sha);
     for (const _attempt of [1, 2]) {
       expect(await f.host.merge(merge)).toMatchObject({ ok: false, target: { head: moved } });
       expect(await f.host.targetHead(f.repo, 'main')).toBe(moved);
