@@ -14,14 +14,14 @@
  * repeated status as a no-op) and commands that had not finished run again from the start, in a fresh worktree.
  * A command left running by a crashed service is killed first. Nothing is resumed half-way.
  */
-import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { CI, CiLogSource, CiRun, StatusReporter } from '../types.js';
 import { CiFiles, jobMarker, readJson, writeAtomically, type Outcome, type RunMeta } from './ciFiles.js';
-import { killJob, killLeftover, signalGroup, Slots, withoutGreenlineSettings, type Job } from './ciProcesses.js';
+import { outcomeOf, runCommand } from './ciCommand.js';
+import { killJob, killLeftover, Slots, type Job } from './ciProcesses.js';
 import type { LocalGitHost } from './localGitHost.js';
 import { RepoConfigError, type RepoConfig } from './repoConfig.js';
 
@@ -249,61 +249,28 @@ export class LocalCi implements CI, CiLogSource {
       await this.options.host.addWorktree(run.repo, run.sha, worktree);
       checkedOut = true;
       if (state.stopped) return;
-      const logPath = this.files.logPath(run.runId, status);
-      await rm(logPath, { force: true });
-      const log = await open(logPath, 'w');
       const startedAt = new Date().toISOString();
-      let exit: { code: number | null; signal: NodeJS.Signals | null };
-      try {
-        await log.write(`$ ${command}\n`);
-        const child = spawn(this.shell, ['-c', command], {
-          cwd: worktree,
-          detached: true,
-          stdio: ['ignore', log.fd, log.fd],
-          env: {
-            // The service's own settings stay out of reach of the code under test (GREENLINE_API_TOKENS above all).
-            ...withoutGreenlineSettings(process.env),
-            CI: 'true',
-            GREENLINE_RUN_ID: run.runId,
-            GREENLINE_STATUS: status,
-            GREENLINE_SHA: run.sha,
-            GREENLINE_BRANCH: run.branch,
-            GREENLINE_CI_JOB: jobMarker(run.runId, status),
+      const exit = await runCommand(
+        {
+          shell: this.shell,
+          command,
+          run,
+          status,
+          worktree,
+          logPath: this.files.logPath(run.runId, status),
+          pidPath: this.files.pidPath(run.runId, status),
+          onStarted: () => {
+            this.report(state, status, 'pending', `running: ${command}`.slice(0, 1000), true);
+            if (state.stopped) killJob(job, 'stopped', this.killGraceMs);
           },
-        });
-        job.child = child;
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-          child.once('error', reject);
-          child.once('exit', (code, signal) => resolve({ code, signal }));
-        });
-        if (child.pid !== undefined) await writeFile(this.files.pidPath(run.runId, status), String(child.pid));
-        this.report(state, status, 'pending', `running: ${command}`.slice(0, 1000), true);
-        if (state.stopped) killJob(job, 'stopped', this.killGraceMs);
-        exit = await exited;
-        // What the command left running in the background ends with it.
-        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      } finally {
-        await log.close();
-      }
+        },
+        job,
+      );
       // An abandoned runner (a crash, for tests) touches nothing more: the next one owns these files.
       if (this.abandoned) return;
       await rm(this.files.pidPath(run.runId, status), { force: true });
       if (job.ended === 'stopped' || state.stopped) return;
-      const outcome: Outcome = {
-        state: job.ended === 'timeout' ? 'error' : exit.code === 0 ? 'success' : 'failure',
-        description:
-          job.ended === 'timeout'
-            ? "killed at the queue's testing timeout"
-            : exit.code === 0
-              ? 'passed'
-              : exit.code !== null
-                ? `exited with ${exit.code}`
-                : `killed by ${exit.signal ?? 'a signal'}`,
-        exitCode: exit.code,
-        signal: exit.signal,
-        startedAt,
-        endedAt: new Date().toISOString(),
-      };
+      const outcome = outcomeOf(exit, job.ended === 'timeout', startedAt);
       await this.finish(state, status, outcome);
     } finally {
       this.slots.release();
