@@ -5,7 +5,8 @@
  *
  * Where the rest is: the types callers pass (engineTypes.ts), queues by key, created and deleted (queueIndex.ts), the
  * reads of one queue (queueReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
- * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts).
+ * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts), and what it answers of the
+ * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
  */
 import { EngineError } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
@@ -18,26 +19,21 @@ import { SimGitHost } from './providers/simGitHost.js';
 import { externalCi, type CI, type GitHost } from './providers/types.js';
 import { deleteQueueRecords, findQueue, listQueues, openNewQueue, queuesOfRepo, repositoryOfAnotherOrg } from './queueIndex.js';
 import * as reads from './queueReads.js';
-import type { Clock } from './runtime/clock.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import { QueueRuntime } from './runtime/queueRuntime.js';
-import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
+import { WallScheduler } from './runtime/scheduler.js';
 import type { WorkingSet } from './runtime/workingSet.js';
 import type { Store } from './store/store.js';
 import { checkStoreFormat } from './storeFormat.js';
-import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
-import { mergesInLastHour, secretOf, stateCountsOf, type StateCounts } from './reads.js';
-import { findToken, type TokenRecord } from './tokens.js';
-import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
+import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
+import { ServiceReads } from './serviceReads.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
 export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
-export class Engine {
-  readonly clock: Clock;
-  readonly scheduler: Scheduler;
+export class Engine extends ServiceReads {
   readonly gitHost: GitHost;
   readonly ci: CI;
   private readonly ownership: QueueOwnership;
@@ -47,12 +43,8 @@ export class Engine {
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
 
-  constructor(
-    private readonly store: Store,
-    options: EngineOptions = {},
-  ) {
-    this.scheduler = options.scheduler ?? new WallScheduler();
-    this.clock = this.scheduler;
+  constructor(store: Store, options: EngineOptions = {}) {
+    super(store, options.scheduler ?? new WallScheduler());
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;
@@ -170,23 +162,6 @@ export class Engine {
     return this.store.read((tx) => queuesOfRepo(tx, repo));
   }
 
-  /**
-   * Records a webhook delivery by its id; false when it was recorded before (a redelivery, applied once). A delivery
-   * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
-   */
-  firstDelivery(deliveryId: string): boolean {
-    return recordDelivery(this.store, deliveryId, this.clock.now());
-  }
-
-  forgetDelivery(deliveryId: string): void {
-    forgetDelivery(this.store, deliveryId);
-  }
-
-  /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */
-  pruneDeliveries(retentionMs?: number, batch?: number): number {
-    return pruneDeliveries(this.store, this.clock.now(), retentionMs, batch);
-  }
-
   // Pull requests
 
   submitPullRequest(key: QueueKey, number: number, options: SubmitOptions = {}): void {
@@ -273,31 +248,6 @@ export class Engine {
 
   // What the API and the dashboard read besides queues and PRs (they never reach the store themselves)
 
-  /** The stored token a presented one is (compared in constant time), or undefined. */
-  findToken(presented: string): TokenRecord | undefined {
-    return findToken(this.store, presented);
-  }
-
-  /** A stored token by id (a dashboard session checks that its token still exists). */
-  token(id: string): TokenRecord | undefined {
-    return this.store.read((tx) => tx.get('tokens', [id]));
-  }
-
-  /** A secret of the service, made at its first use and kept in the store (the dashboard signs sessions with it). */
-  secret(name: string): Buffer {
-    return secretOf(this.store, name);
-  }
-
-  /** The organization a queue belongs to. */
-  queueOrg(queueId: string): string | undefined {
-    return this.store.read((tx) => tx.get('queues', [queueId]))?.org;
-  }
-
-  /** The flaky-test service of this engine's store and clock. */
-  get flakyTests(): FlakyTests {
-    return flakyTestsFor(this.store, this.clock);
-  }
-
   /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
   metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
     return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now(), workingSet: this.current });
@@ -311,12 +261,6 @@ export class Engine {
   /** How many of the organization's queues, PRs and runs are in each state now. */
   stateCounts(org: string): StateCounts {
     return stateCountsOf(this.store, this.listQueues(org));
-  }
-
-  /** Whether the store is open and answers (a readiness check). */
-  ready(): boolean {
-    this.store.read((tx) => tx.get('meta', ['format']));
-    return true;
   }
 
   /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */

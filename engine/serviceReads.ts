@@ -1,0 +1,71 @@
+/**
+ * What the engine answers of the service rather than of a queue: webhook deliveries seen, tokens, the service's
+ * secrets, which organization a queue is of, the flaky-test service, and whether the store answers. The Engine
+ * (engine.ts) adds the queues; the API and the dashboard reach the store only through these.
+ */
+import type { Clock } from './runtime/clock.js';
+import type { Scheduler } from './runtime/scheduler.js';
+import type { Store } from './store/store.js';
+import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
+import { secretOf } from './reads.js';
+import { findToken, type TokenRecord } from './tokens.js';
+import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
+
+export class ServiceReads {
+  readonly clock: Clock;
+
+  constructor(
+    protected readonly store: Store,
+    readonly scheduler: Scheduler,
+  ) {
+    this.clock = scheduler;
+  }
+
+  /**
+   * Records a webhook delivery by its id; false when it was recorded before (a redelivery, applied once). A delivery
+   * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
+   */
+  firstDelivery(deliveryId: string): boolean {
+    return recordDelivery(this.store, deliveryId, this.clock.now());
+  }
+
+  forgetDelivery(deliveryId: string): void {
+    forgetDelivery(this.store, deliveryId);
+  }
+
+  /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */
+  pruneDeliveries(retentionMs?: number, batch?: number): number {
+    return pruneDeliveries(this.store, this.clock.now(), retentionMs, batch);
+  }
+
+  /** The stored token a presented one is (compared in constant time), or undefined. */
+  findToken(presented: string): TokenRecord | undefined {
+    return findToken(this.store, presented);
+  }
+
+  /** A stored token by id (a dashboard session checks that its token still exists). */
+  token(id: string): TokenRecord | undefined {
+    return this.store.read((tx) => tx.get('tokens', [id]));
+  }
+
+  /** A secret of the service, made at its first use and kept in the store (the dashboard signs sessions with it). */
+  secret(name: string): Buffer {
+    return secretOf(this.store, name);
+  }
+
+  /** The organization a queue belongs to. */
+  queueOrg(queueId: string): string | undefined {
+    return this.store.read((tx) => tx.get('queues', [queueId]))?.org;
+  }
+
+  /** The flaky-test service of this engine's store and clock. */
+  get flakyTests(): FlakyTests {
+    return flakyTestsFor(this.store, this.clock);
+  }
+
+  /** Whether the store is open and answers (a readiness check). */
+  ready(): boolean {
+    this.store.read((tx) => tx.get('meta', ['format']));
+    return true;
+  }
+}
