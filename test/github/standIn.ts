@@ -7,10 +7,13 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GitModel, type Commit, type Files, type Person } from './gitModel.js';
+import { GitModel, type Commit, type Files } from './gitModel.js';
 import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
-import { StandInLabels, type Answer } from './standInLabels.js';
+import { StandInLabels } from './standInLabels.js';
+import { NOT_FOUND, type Answer } from './standInAnswers.js';
 import { StandInReviews } from './standInReviews.js';
+import { StandInGitData } from './standInGitData.js';
+import { StandInPulls } from './standInPulls.js';
 import { INSTALLATION_ID, OWNER, REPO, StandInBodies } from './standInBodies.js';
 
 export { OWNER, REPO };
@@ -61,6 +64,8 @@ export class GitHubStandIn {
   installed = true;
   readonly labels = new StandInLabels(() => this.url);
   private readonly bodies = new StandInBodies(this);
+  private readonly gitData = new StandInGitData(this, this.bodies);
+  private readonly pullsApi = new StandInPulls(this, this.bodies);
   readonly reviews = new StandInReviews(
     () => this.url,
     (login) => this.bodies.user(login),
@@ -147,7 +152,8 @@ export class GitHubStandIn {
 
   // The HTTP side
 
-  private setRef(ref: string, sha: string): void {
+  /** Moves a ref, as GitHub does: a PR whose head reaches its base branch is merged, and mergeability is computed again. */
+  setRef(ref: string, sha: string): void {
     this.git.refs.set(ref, sha);
     // GitHub marks a PR merged when its head reaches its base branch.
     for (const pull of this.pulls.values()) {
@@ -215,30 +221,22 @@ export class GitHubStandIn {
     return undefined;
   }
 
-  private notFound(): Answer {
-    return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
-  }
-
-  private invalid(message: string): Answer {
-    return { status: 422, body: { message, documentation_url: 'https://docs.github.com/rest' } };
-  }
-
   private answer(match: MatchedOperation, body: Record<string, unknown> | undefined, query: URLSearchParams): Answer {
     const p = match.params;
-    if (p.owner !== undefined && (p.owner.toLowerCase() !== OWNER.toLowerCase() || p.repo?.toLowerCase() !== REPO.toLowerCase())) return this.notFound();
+    if (p.owner !== undefined && (p.owner.toLowerCase() !== OWNER.toLowerCase() || p.repo?.toLowerCase() !== REPO.toLowerCase())) return NOT_FOUND;
     const input = body ?? {};
     switch (match.operationId) {
       case 'apps/get-repo-installation':
-        return this.installed ? { status: 200, body: this.bodies.installationBody() } : this.notFound();
+        return this.installed ? { status: 200, body: this.bodies.installationBody() } : NOT_FOUND;
       case 'apps/create-installation-access-token': {
-        if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return this.notFound();
+        if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return NOT_FOUND;
         const token = `ghs_standin${this.tokens.size}`;
         this.tokens.add(token);
         return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { contents: 'write' }, repository_selection: 'selected' } };
       }
       case 'repos/get-branch': {
         const sha = this.head(p.branch!);
-        if (sha === undefined) return this.notFound();
+        if (sha === undefined) return NOT_FOUND;
         return { status: 200, body: this.bodies.branchBody(p.branch!, sha) };
       }
       case 'repos/get-branch-rules': {
@@ -257,138 +255,6 @@ export class GitHubStandIn {
               ];
         return { status: 200, body: [...rules, ...this.reviews.rules(p.branch!)] };
       }
-      case 'pulls/get': {
-        const pull = this.pulls.get(Number(p.pull_number));
-        return pull === undefined ? this.notFound() : { status: 200, body: this.bodies.pullBody(pull) };
-      }
-      case 'pulls/update': {
-        const pull = this.pulls.get(Number(p.pull_number));
-        if (pull === undefined) return this.notFound();
-        if (input.state === 'closed') pull.state = 'closed';
-        return { status: 200, body: this.bodies.pullBody(pull) };
-      }
-      case 'pulls/list': {
-        const head = query.get('head')?.replace(/^[^:]*:/, '');
-        const state = query.get('state') ?? 'open';
-        const found = [...this.pulls.values()].filter((pull) => (head === undefined || pull.headRef === head) && (state === 'all' || pull.state === state));
-        return { status: 200, body: found.map((pull) => this.bodies.pullBody(pull)) };
-      }
-      case 'pulls/create': {
-        const headRef = String(input.head);
-        const head = this.head(headRef);
-        if (head === undefined || this.head(String(input.base)) === undefined) return this.invalid('Validation Failed');
-        const number = Math.max(0, ...this.pulls.keys()) + 1;
-        const pull: Pull = {
-          number,
-          title: String(input.title),
-          author: 'greenline[bot]',
-          head,
-          headRef,
-          base: String(input.base),
-          draft: input.draft === true,
-          state: 'open',
-          merged: false,
-          mergeableComputed: false,
-        };
-        this.pulls.set(number, pull);
-        return { status: 201, body: this.bodies.pullBody(pull) };
-      }
-      case 'pulls/merge': {
-        const pull = this.pulls.get(Number(p.pull_number));
-        if (pull === undefined) return this.notFound();
-        if (input.sha !== undefined && input.sha !== pull.head)
-          return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: 'https://docs.github.com/rest' } };
-        const base = this.head(pull.base)!;
-        const merged = this.git.mergeFiles(base, pull.head);
-        if (pull.state !== 'open' || 'conflicts' in merged)
-          return { status: 405, body: { message: 'Pull Request is not mergeable', documentation_url: 'https://docs.github.com/rest' } };
-        const parents = input.merge_method === 'squash' || input.merge_method === 'rebase' ? [base] : [base, pull.head];
-        const commit = this.git.commit(merged.files, parents, `${pull.title} (#${pull.number})`, 'greenline[bot]');
-        this.setRef(`heads/${pull.base}`, commit.sha);
-        pull.state = 'closed';
-        pull.merged = true;
-        return { status: 200, body: { sha: commit.sha, merged: true, message: 'Pull Request successfully merged' } };
-      }
-      case 'repos/compare-commits-with-basehead': {
-        const [base, head] = p.basehead!.split('...');
-        const baseCommit = this.git.commits.get(base!);
-        const headCommit = this.git.commits.get(head!);
-        if (baseCommit === undefined || headCommit === undefined) return this.notFound();
-        const mergeBase = this.git.mergeBase(base!, head!) ?? base!;
-        const status = base === head ? 'identical' : mergeBase === base ? 'ahead' : mergeBase === head ? 'behind' : 'diverged';
-        return {
-          status: 200,
-          body: {
-            url: `${this.url}/repos/${OWNER}/${REPO}/compare/${p.basehead}`,
-            html_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}`,
-            permalink_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}`,
-            diff_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.diff`,
-            patch_url: `https://github.com/${OWNER}/${REPO}/compare/${p.basehead}.patch`,
-            base_commit: this.bodies.commitBody(baseCommit),
-            merge_base_commit: this.bodies.commitBody(this.git.commits.get(mergeBase)!),
-            status,
-            ahead_by: this.git.ancestors(head!).size - this.git.ancestors(mergeBase).size,
-            behind_by: this.git.ancestors(base!).size - this.git.ancestors(mergeBase).size,
-            total_commits: this.between(mergeBase, head!).length,
-            commits: this.between(mergeBase, head!).map((commit) => this.bodies.commitBody(commit)),
-          },
-        };
-      }
-      case 'git/get-commit': {
-        const commit = this.git.commits.get(p.commit_sha!);
-        return commit === undefined ? this.notFound() : { status: 200, body: this.bodies.gitCommitBody(commit) };
-      }
-      case 'git/create-commit': {
-        const files = this.git.trees.get(String(input.tree));
-        const parents = (input.parents as string[] | undefined) ?? [];
-        if (files === undefined || parents.some((sha) => !this.git.commits.has(sha))) return this.invalid('Tree SHA does not exist');
-        // As GitHub: the author is the App's bot unless given, the committer the author unless given, and a date not
-        // given is now. Commits are content-addressed: with both dates given, the same request gives the same SHA.
-        type Given = { name?: string; email?: string; date?: string } | undefined;
-        const person = (given: Given, fallback: Person): Person => ({ name: given?.name ?? fallback.name, email: given?.email ?? fallback.email, date: given?.date ?? this.git.now() });
-        const bot: Person = { name: 'greenline[bot]', email: 'greenline[bot]@example.com', date: '' };
-        const author = person(input.author as Given, bot);
-        const committer = input.committer === undefined ? author : person(input.committer as Given, bot);
-        const commit = this.git.commit(files, parents, String(input.message), author.name, { author, committer });
-        return { status: 201, body: this.bodies.gitCommitBody(commit) };
-      }
-      case 'git/create-ref': {
-        const ref = String(input.ref).replace(/^refs\//, '');
-        if (this.git.refs.has(ref)) return this.invalid('Reference already exists');
-        if (!this.git.commits.has(String(input.sha))) return this.invalid('Object does not exist');
-        this.setRef(ref, String(input.sha));
-        return { status: 201, body: this.bodies.refBody(ref) };
-      }
-      case 'git/update-ref': {
-        const ref = p.ref!;
-        const now = this.git.refs.get(ref);
-        const sha = String(input.sha);
-        if (now === undefined) return this.invalid('Reference does not exist');
-        if (!this.git.commits.has(sha)) return this.invalid('Object does not exist');
-        if (input.force !== true && !this.git.isAncestor(now, sha)) return this.invalid('Update is not a fast forward');
-        if (this.pullRequestsOnly.has(ref.replace(/^heads\//, ''))) return this.invalid(`Protected branch update failed for refs/${ref}.`);
-        this.setRef(ref, sha);
-        return { status: 200, body: this.bodies.refBody(ref) };
-      }
-      case 'git/delete-ref': {
-        if (!this.git.refs.delete(p.ref!)) return this.invalid('Reference does not exist');
-        // GitHub closes the pull requests of a deleted branch.
-        for (const pull of this.pulls.values()) if (`heads/${pull.headRef}` === p.ref && pull.state === 'open') pull.state = 'closed';
-        return { status: 204 };
-      }
-      case 'repos/merge': {
-        const base = String(input.base);
-        const ours = this.head(base);
-        const theirs = this.git.commits.has(String(input.head)) ? String(input.head) : this.head(String(input.head));
-        if (ours === undefined || theirs === undefined) return this.notFound();
-        if (this.git.isAncestor(theirs, ours)) return { status: 204 };
-        const merged = this.git.mergeFiles(ours, theirs);
-        if ('conflicts' in merged) return { status: 409, body: { message: 'Merge conflict', documentation_url: 'https://docs.github.com/rest' } };
-        const message = typeof input.commit_message === 'string' ? input.commit_message : `Merge ${String(input.head)} into ${base}`;
-        const commit = this.git.commit(merged.files, [ours, theirs], message, 'greenline[bot]');
-        this.setRef(`heads/${base}`, commit.sha);
-        return { status: 201, body: this.bodies.commitBody(commit) };
-      }
       case 'issues/list-comments': {
         const page = Number(query.get('page') ?? '1');
         const perPage = Number(query.get('per_page') ?? '30');
@@ -402,7 +268,7 @@ export class GitHubStandIn {
       }
       case 'issues/update-comment': {
         const comment = this.comments.find((candidate) => candidate.id === Number(p.comment_id));
-        if (comment === undefined) return this.notFound();
+        if (comment === undefined) return NOT_FOUND;
         comment.body = String(input.body);
         return { status: 200, body: this.bodies.commentBody(comment) };
       }
@@ -416,18 +282,15 @@ export class GitHubStandIn {
         return { status: 200, body: { permission, role_name: permission, user: { ...this.bodies.user(p.username!), role_name: permission } } };
       }
       default: {
-        const answered = this.labels.answer(match.operationId, p, input) ?? this.reviews.answer(match.operationId, p, query);
+        const answered =
+          this.gitData.answer(match.operationId, p, input) ??
+          this.pullsApi.answer(match.operationId, p, input, query) ??
+          this.labels.answer(match.operationId, p, input) ??
+          this.reviews.answer(match.operationId, p, query);
         if (answered !== undefined) return answered;
         this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
-        return this.notFound();
+        return NOT_FOUND;
       }
     }
-  }
-
-  /** Commits reachable from `head` but not from `base`, oldest first (as GitHub's compare lists them). */
-  private between(base: string, head: string): Commit[] {
-    const below = this.git.ancestors(base);
-    const commits = [...this.git.ancestors(head)].filter((sha) => !below.has(sha)).map((sha) => this.git.commits.get(sha)!);
-    return commits.sort((a, b) => a.date.localeCompare(b.date));
   }
 }

@@ -1,6 +1,5 @@
 /** The stand-in's labels on issues and pull requests: list, add (creating a label the repository lacks), remove. */
-/** `githubWide`: an answer GitHub gives on any operation (a 404 for what is not there), not checked per operation. */
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string>; githubWide?: true };
+import type { Answer } from './standInAnswers.js';
 
 export class StandInLabels {
   /** Label names by issue (PR) number, in the order they were added. */

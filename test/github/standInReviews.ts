@@ -2,7 +2,7 @@
  * The stand-in's reviews and review requirements: a PR's reviews, classic branch protection's required approving
  * review count (404 without it, as GitHub answers), and rulesets' `pull_request` rules.
  */
-import type { Answer } from './standInLabels.js';
+import type { Answer } from './standInAnswers.js';
 
 export class StandInReviews {
   /** Reviews by PR number, oldest first. */
