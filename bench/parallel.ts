@@ -9,12 +9,12 @@ import { buildServer } from '../api/server.js';
 import { Engine } from '../engine/engine.js';
 import { dependencies } from '../engine/planner/graph.js';
 import { plan, type PlanInput, type PlanPullRequest } from '../engine/planner/planner.js';
-import { DEFAULT_SETTINGS } from '../engine/model/queues.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { measure, random, report } from './measure.js';
+import { input, pr } from '../test/planner/inputs.js';
 
 function lineup(prs: number, targets: number): PlanPullRequest[] {
   const next = random(42);
@@ -22,36 +22,12 @@ function lineup(prs: number, targets: number): PlanPullRequest[] {
     // Skewed: a few targets are touched by many PRs (a shared library), most by few; 1% of PRs impact everything.
     const count = 1 + Math.floor(next() * 5);
     const own = next() < 0.01 ? 'ALL' : Array.from({ length: count }, () => `//t${Math.floor(targets * next() ** 2)}`);
-    return {
-      number: i + 1,
-      state: 'PENDING',
-      noBatch: false,
-      readyAt: 0,
-      testedBase: null,
-      runId: null,
-      bisectionId: null,
-      group: null,
-      mergeRequested: false,
-      runsBehindEnded: 0,
-      runsBehindFailed: 0,
-      failureRetests: 0,
-      upToDate: false,
-      targets: own,
-    };
+    return pr(i + 1, { targets: own });
   });
 }
 
 function planInput(mode: 'single' | 'parallel', prs: PlanPullRequest[]): PlanInput {
-  return {
-    state: 'running',
-    settings: { ...DEFAULT_SETTINGS, mode, concurrency: 50 },
-    bisectionConcurrency: 1,
-    lineup: prs,
-    activeRuns: [],
-    merged: new Set(),
-    bisections: {},
-    now: 0,
-  };
+  return input(prs, { mode, concurrency: 50 }, { bisectionConcurrency: 1 });
 }
 
 async function setTargetsOver(store: Store, label: string, body: string) {
