@@ -19,9 +19,11 @@ import type { WriteTx } from '../store/store.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
 import { cloneJson } from '../runtime/cloneJson.js';
 import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
-import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
+import { hasPullRequestTag, hasTestRunTag, PR_IS } from '../../machines/index.js';
 
-const CONCLUSION_OF: Partial<Record<PullRequestState, Conclusion>> = { MERGED: 'merged', FAILED: 'failed', CANCELLED: 'cancelled' };
+/** How an entry ended, by the tag of the final state it reached (undefined: it has not ended). */
+const conclusionOf = (state: PullRequestState): Conclusion | undefined =>
+  PR_IS.merged(state) ? 'merged' : PR_IS.kicked(state) ? 'failed' : PR_IS.cancelled(state) ? 'cancelled' : undefined;
 
 /** What a queue's working set keeps of its metrics between transactions; a recorder copies what it changes. */
 export interface MetricsCache {
@@ -61,20 +63,20 @@ export class MetricsRecorder {
     if (hasPullRequestTag(from, 'notReady') && !hasPullRequestTag(to, 'notReady') && isEnqueued(to)) clock.becameReady = true;
 
     const totals = this.loadTotals();
-    if (to === 'TESTING') {
+    if (PR_IS.testing(to)) {
       clock.tested = true;
       this.endWait(clock, type);
     }
     // A failed batch going to bisection is a restart too (through PENDING_FAILURE, where it waited for its base).
-    if ((from === 'TESTING' && to === 'PENDING') || event.type === 'BISECT') {
+    if ((PR_IS.testing(from) && PR_IS.waiting(to)) || event.type === 'BISECT') {
       this.entries.push({ kind: 'restarted', type });
       totals.restarts[type]++;
     }
-    if (from === 'PENDING_FAILURE' && event.type !== 'BISECT' && (to === 'PENDING' || to === 'MERGED')) {
-      totals.rescues[to === 'PENDING' ? 'retested' : 'merged']++;
+    if (PR_IS.failing(from) && event.type !== 'BISECT' && (PR_IS.waiting(to) || PR_IS.merged(to))) {
+      totals.rescues[PR_IS.waiting(to) ? 'retested' : 'merged']++;
     }
 
-    const conclusion = CONCLUSION_OF[to];
+    const conclusion = conclusionOf(to);
     if (conclusion === undefined) return;
     if (clock.becameReady) this.endWait(clock, type);
     this.entries.push({
@@ -150,7 +152,7 @@ export class MetricsRecorder {
 
   /** Where the PR was when it moved: in the run it was testing in, else in a bisection or not. */
   private typeOf(pr: PullRequestRecord, from: PullRequestState): QueueType {
-    if (from === 'TESTING' && pr.runId !== null) {
+    if (PR_IS.testing(from) && pr.runId !== null) {
       const run = this.runOf(pr.runId);
       if (run !== undefined) return run.kind;
     }
@@ -175,7 +177,7 @@ export class MetricsRecorder {
         becameReady: false,
         tested: false,
         waitObserved: false,
-        complete: from === 'NOT_READY' && pr.readyAt === null,
+        complete: PR_IS.notReady(from) && pr.readyAt === null,
       };
     }
     this.clocks.set(pr.number, clock);

@@ -232,25 +232,22 @@ export function bisectionConcurrencyOf(settings: QueueSettings): number {
 }
 
 /**
- * Applies a patch to a queue: only the fields sent change. `enqueued` tells whether PRs are in the queue, which
- * decides what a requested state means: `draining` on an empty queue has nothing left to drain, so the queue pauses
- * at once. (A `mode` change on a non-empty queue, which waits in `switching_modes`, is the queue machine's to run.)
+ * Applies a patch's settings and required statuses to a queue: only the fields sent change. The state it asks for is
+ * not among them: the queue machine moves the queue (the 'created' and 'configured' inputs send its events).
  */
-export function applyPatch(queue: QueueRecord, patch: QueuePatch, enqueued: boolean, now: string): QueueRecord {
-  const { state, requiredStatuses, deleteRequiredStatuses, ...settingsPatch } = patch;
+export function applyPatch(queue: QueueRecord, patch: Omit<QueuePatch, 'state'>, now: string): QueueRecord {
+  const { requiredStatuses, deleteRequiredStatuses, ...settingsPatch } = patch;
   const settings: QueueSettings = { ...queue.settings };
   for (const [name, value] of Object.entries(settingsPatch) as [keyof QueueSettings, unknown][]) {
     if (value !== undefined) (settings as unknown as Record<string, unknown>)[name] = value;
   }
-  let nextState: QueueState = state ?? queue.state;
-  if (nextState === 'draining' && !enqueued) nextState = 'paused';
   let statuses = queue.requiredStatuses;
   if (deleteRequiredStatuses === true) statuses = null;
   if (requiredStatuses !== undefined) statuses = [...new Set(requiredStatuses)];
-  return { ...queue, state: nextState, settings, requiredStatuses: statuses, updatedAt: now };
+  return { ...queue, settings, requiredStatuses: statuses, updatedAt: now };
 }
 
-export function newQueue(fields: { id: string; org: string; repo: RepoRef; branch: string; now: string }, patch: QueuePatch): QueueRecord {
+export function newQueue(fields: { id: string; org: string; repo: RepoRef; branch: string; now: string }, patch: Omit<QueuePatch, 'state'>): QueueRecord {
   const blank: QueueRecord = {
     id: fields.id,
     org: fields.org,
@@ -263,5 +260,5 @@ export function newQueue(fields: { id: string; org: string; repo: RepoRef; branc
     updatedAt: fields.now,
     runtime: newRuntime(),
   };
-  return applyPatch(blank, patch, false, fields.now);
+  return applyPatch(blank, patch, fields.now);
 }

@@ -65,7 +65,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
 
 function configure(q: QueueTx, patch: QueuePatch): void {
   const { state, mode, ...settings } = patch;
-  const next = applyPatch(q.queue, settings, false, q.isoNow);
+  const next = applyPatch(q.queue, settings, q.isoNow);
   q.queue.settings = next.settings;
   q.queue.requiredStatuses = next.requiredStatuses;
   if (mode !== undefined) {
