@@ -214,9 +214,9 @@ export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime
 export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean, resets = true): void {
   if (settings.adaptiveWindow !== true) return;
   const bounds = { floor: adaptiveWindowFloorOf(settings), concurrency: settings.concurrency };
-  const next = nextWindow(mainWindowOf(settings, runtime), bounds, passed, resets, runtime.windowVerdicts);
-  if (passed || resets) runtime.window = next;
+  const current = mainWindowOf(settings, runtime);
   runtime.windowVerdicts = countVerdict(runtime.windowVerdicts, passed);
+  if (passed || resets) runtime.window = nextWindow(current, bounds, passed, resets, runtime.windowVerdicts);
 }
 
 export const DEFAULT_SPECULATION_RUNS_PERCENT = 10;
