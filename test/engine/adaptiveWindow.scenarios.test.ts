@@ -78,6 +78,19 @@ describe('adaptive window', () => {
     expect(h.mergeOrder()).toEqual([31, 32]);
   });
 
+  test('only a verdict on a settled base counts toward the failure rate: a failure on top of a PR still testing may be its', async () => {
+    const h = new QueueHarness();
+    await h.create({ concurrency: 4, adaptiveWindow: true });
+    await h.submit(1, 2, 3, 4, 5, 6);
+    const verdicts = () => h.store.read((tx) => tx.get('queues', [h.queueId]))?.runtime.windowVerdicts;
+    await h.fail(3);
+    expect(verdicts()).toBeUndefined();
+    await h.pass(1);
+    expect(verdicts()).toEqual([1, 0]);
+    await h.pass(2);
+    expect(verdicts()).toEqual([2, 0]);
+  });
+
   test('a failure that resets nothing (the last run of the window) does not shrink it', async () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 3, adaptiveWindow: true });
