@@ -18,7 +18,8 @@
  * low failure rates and the useful depth is large (the window does not shrink on the first failures, which cost a
  * 1.56× P50 to the halving rule in an overloaded queue); as verdicts accumulate it tends to the point estimate's.
  * Both counts are halved past MEMORY verdicts, so that the estimate follows the queue as it changes (and its
- * evidence weighs no more than MEMORY verdicts).
+ * evidence weighs no more than MEMORY verdicts). The engine counts only verdicts on a settled base (adaptWindow in
+ * engine/model/queues.ts): a run failing on top of a PR still testing may fail because of that PR.
  */
 
 /** Main-line verdicts seen (decayed) and, of them, failures. */
