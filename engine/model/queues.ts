@@ -208,15 +208,18 @@ export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime
 
 /**
  * The adaptive window after a main-line run's verdict (engine/planner/window.ts): one more on a pass; on a failure
- * that resets the runs behind it (`resets`), half, but not below the depth the queue's failure rate makes useful.
- * Every verdict counts toward that rate.
+ * that resets the runs behind it (`resets`), half, but not below the depth the verdicts seen make useful. Only a
+ * verdict on a settled base (`settled`: every PR under the run passed, or merged) counts toward the failure rate: a
+ * run that fails on top of a PR still testing may fail because of it (a broken PR whose run is slower fails every run
+ * behind it that ends first), so its failure says nothing of its own PRs.
  */
-export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean, resets = true): void {
+export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean, verdict: { resets?: boolean; settled?: boolean } = {}): void {
   if (settings.adaptiveWindow !== true) return;
+  const { resets = true, settled = true } = verdict;
   const bounds = { floor: adaptiveWindowFloorOf(settings), concurrency: settings.concurrency };
-  const next = nextWindow(mainWindowOf(settings, runtime), bounds, passed, resets, runtime.windowVerdicts);
-  if (passed || resets) runtime.window = next;
-  runtime.windowVerdicts = countVerdict(runtime.windowVerdicts, passed);
+  const current = mainWindowOf(settings, runtime);
+  if (settled) runtime.windowVerdicts = countVerdict(runtime.windowVerdicts, passed);
+  if (passed || resets) runtime.window = nextWindow(current, bounds, passed, resets, runtime.windowVerdicts);
 }
 
 export const DEFAULT_SPECULATION_RUNS_PERCENT = 10;

@@ -1,20 +1,25 @@
 /**
  * The adaptive window's rule (issue 22), pure: how many main-line runs may be in flight after a main-line run's
- * verdict. As Zuul's window it grows by one on each pass and shrinks on a failure that resets the runs behind it,
- * between the floor and `concurrency`; unlike Zuul's, a failure never shrinks it below the depth that the queue's own
- * failure rate still makes useful.
+ * verdict. As Zuul's window it grows by one on each pass and halves on a failure that resets the runs behind it,
+ * between the floor and `concurrency`; unlike Zuul's, a failure never shrinks it below the depth that what the queue
+ * has seen so far still makes useful.
  *
  * Why: in predictive testing the run at depth k of the window is on top of the k − 1 runs ahead of it, and its result
- * is kept only if none of them fails, with chance (1 − q)^(k − 1) for a failure rate q per main-line run. A deeper
- * run adds throughput in that proportion, so shrinking the window below the depth where that chance is still large
- * costs time to merge (the halving rule lost 1.44× P50 in a 100-deep window), while the runs beyond it are nearly all
- * wasted. The useful depth is the deepest k whose chance of being kept is at least KEPT_CHANCE:
- * ln KEPT_CHANCE / ln(1 − q), at most `concurrency`. It does not cap growth: on passes the window grows to
- * `concurrency` as before.
+ * is kept only if none of them fails: with chance (1 − q)^(k − 1) for a failure rate q per main-line run. With a
+ * window cut at depth d the queue resolves Σ_{k ≤ d} (1 − q)^(k − 1) per CI round instead of 1/q: it gives up the
+ * share (1 − q)^d of its throughput, which is the chance that the run at depth d + 1 is kept. The runs beyond the
+ * useful depth, the deepest whose chance of being kept is at least KEPT_CHANCE, are then nearly all wasted, and
+ * cutting them costs at most that share of throughput (1e-4: a queue loaded to within 1% of its capacity loses no
+ * more than 1% of its time to merge). Above the useful depth the window saves runs freely; below it, it never goes.
  *
- * q is the share of failed main-line verdicts (every failure, reset or not) with a prior of one failure in twenty
- * runs, over about the last few hundred verdicts (both counts are halved past MEMORY). Until the queue has seen
- * EVIDENCE verdicts it knows nothing of its failure rate, and the window halves as Zuul's does.
+ * q is not known, only estimated from the queue's main-line verdicts, so the chance of being kept is taken over what
+ * q may be given them (a Beta posterior: the prior of one failure in twenty runs plus the verdicts seen), not at a
+ * point estimate: E[(1 − q)^(k − 1)] = B(α, β + k − 1) / B(α, β). With few verdicts the posterior leaves much weight on
+ * low failure rates and the useful depth is large (the window does not shrink on the first failures, which cost a
+ * 1.56× P50 to the halving rule in an overloaded queue); as verdicts accumulate it tends to the point estimate's.
+ * Both counts are halved past MEMORY verdicts, so that the estimate follows the queue as it changes (and its
+ * evidence weighs no more than MEMORY verdicts). The engine counts only verdicts on a settled base (adaptWindow in
+ * engine/model/queues.ts): a run failing on top of a PR still testing may fail because of that PR.
  */
 
 /** Main-line verdicts seen (decayed) and, of them, failures. */
@@ -22,29 +27,67 @@ export type VerdictCounts = [ended: number, failed: number];
 
 /** A run's result must be kept with at least this chance for its depth to be worth keeping through a failure. */
 export const KEPT_CHANCE = 1e-4;
-/** Verdicts before the failure rate is trusted. */
-export const EVIDENCE = 20;
 /** Past this many verdicts both counts are halved, so the rate follows the queue as it changes. */
 export const MEMORY = 256;
-const PRIOR_RUNS = 20;
-const PRIOR_FAILED = 1;
+/** The prior on a run's failure rate: one failure in twenty runs, weighing as much as twenty verdicts. */
+export const PRIOR_RUNS = 20;
+export const PRIOR_FAILED = 1;
 
 export interface WindowBounds {
   floor: number;
   concurrency: number;
 }
 
-/** The share of main-line verdicts that failed, smoothed by the prior. */
-export function failureShareOf(counts: VerdictCounts | undefined): number {
+/** The posterior's parameters: failures (α) and passes (β), prior included. */
+function posteriorOf(counts: VerdictCounts | undefined): { alpha: number; beta: number } {
   const [ended, failed] = counts ?? [0, 0];
-  return (failed + PRIOR_FAILED) / (ended + PRIOR_RUNS);
+  return { alpha: failed + PRIOR_FAILED, beta: ended - failed + PRIOR_RUNS - PRIOR_FAILED };
 }
 
-/** The deepest window whose last run is kept with at least KEPT_CHANCE, for a failure rate q per run. */
-export function usefulDepth(q: number): number {
-  if (q <= 0) return Number.POSITIVE_INFINITY;
-  if (q >= 1) return 1;
-  return Math.max(1, Math.floor(1 + Math.log(KEPT_CHANCE) / Math.log(1 - q)));
+/** The share of main-line verdicts that failed, smoothed by the prior (the posterior mean). */
+export function failureShareOf(counts: VerdictCounts | undefined): number {
+  const { alpha, beta } = posteriorOf(counts);
+  return alpha / (alpha + beta);
+}
+
+const LANCZOS = [
+  0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406, 12.507343278686905, -0.13857109526572012, 9.984369578019572e-6,
+  1.5056327351493116e-7,
+];
+
+/** ln Γ(x) for x > 0 (Lanczos, g = 7; relative error about 1e-15). */
+export function logGamma(x: number): number {
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = LANCZOS[0] as number;
+  for (let i = 1; i < LANCZOS.length; i++) sum += (LANCZOS[i] as number) / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+/** ln of the chance, given the verdicts seen, that the run at `depth` is kept: the depth − 1 runs ahead all pass. */
+export function logKeptChance(counts: VerdictCounts | undefined, depth: number): number {
+  const { alpha, beta } = posteriorOf(counts);
+  const ahead = depth - 1;
+  if (ahead <= 0) return 0;
+  return logGamma(beta + ahead) - logGamma(beta) + logGamma(alpha + beta) - logGamma(alpha + beta + ahead);
+}
+
+/**
+ * The deepest window, up to `limit`, whose last run is kept with at least KEPT_CHANCE given the verdicts seen (the
+ * chance falls with depth: a binary search).
+ */
+export function usefulDepth(counts: VerdictCounts | undefined, limit: number): number {
+  const bound = Math.log(KEPT_CHANCE);
+  if (logKeptChance(counts, limit) >= bound) return limit;
+  let low = 1;
+  let high = limit;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (logKeptChance(counts, middle) >= bound) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The counts after one more verdict. */
@@ -61,11 +104,10 @@ export function countVerdict(counts: VerdictCounts | undefined, passed: boolean)
 
 /**
  * The window after a verdict. `resets`: a failure that reset main-line runs behind it (only those shrink it); `counts`
- * are the verdicts before this one.
+ * are the verdicts seen, this one included.
  */
 export function nextWindow(current: number, bounds: WindowBounds, passed: boolean, resets: boolean, counts: VerdictCounts | undefined): number {
-  const known = (counts?.[0] ?? 0) >= EVIDENCE;
-  const useful = known ? usefulDepth(failureShareOf(counts)) : 0;
+  const useful = usefulDepth(counts, Math.max(1, bounds.concurrency));
   let next = current;
   if (passed) next = Math.max(current + 1, useful);
   else if (resets) next = Math.max(Math.floor(current / 2), Math.min(current, useful));

@@ -84,6 +84,14 @@ function failing(q: QueueTx, number: number): boolean {
   return pr !== undefined && hasPullRequestTag(pr.state, 'failing');
 }
 
+/** Every PR the run was tested on top of passed, is being merged or has merged: its verdict is its own PRs'. */
+function settledBase(q: QueueTx, run: TestRunRecord): boolean {
+  return run.basePrs.every((number) => {
+    const pr = q.enqueuedPr(number);
+    return pr === undefined || pr.mergeRequested || hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'merged');
+  });
+}
+
 function testingPrs(q: QueueTx, runId: string): number[] {
   return q.requireRun(runId).prs.filter((number) => {
     const pr = q.pr(number);
@@ -117,7 +125,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
   runEnded(q, runId);
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
-    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, { kind: 'passed', runId }, { runId });
@@ -135,7 +143,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
       const other = q.requireRun(id);
       return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
     });
-    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, false, resets);
+    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, false, { resets, settled: settledBase(q, run) });
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {
