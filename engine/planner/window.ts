@@ -21,6 +21,7 @@
  * evidence weighs no more than MEMORY verdicts). The engine counts only verdicts on a settled base (adaptWindow in
  * engine/model/queues.ts): a run failing on top of a PR still testing may fail because of that PR.
  */
+import { gammaln } from 'simple-statistics';
 
 /** Main-line verdicts seen (decayed) and, of them, failures. */
 export type VerdictCounts = [ended: number, failed: number];
@@ -50,27 +51,12 @@ export function failureShareOf(counts: VerdictCounts | undefined): number {
   return alpha / (alpha + beta);
 }
 
-const LANCZOS = [
-  0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406, 12.507343278686905, -0.13857109526572012, 9.984369578019572e-6,
-  1.5056327351493116e-7,
-];
-
-/** ln Γ(x) for x > 0 (Lanczos, g = 7; relative error about 1e-15). */
-export function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z = x - 1;
-  let sum = LANCZOS[0] as number;
-  for (let i = 1; i < LANCZOS.length; i++) sum += (LANCZOS[i] as number) / (z + i);
-  const t = z + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-
 /** ln of the chance, given the verdicts seen, that the run at `depth` is kept: the depth − 1 runs ahead all pass. */
 export function logKeptChance(counts: VerdictCounts | undefined, depth: number): number {
   const { alpha, beta } = posteriorOf(counts);
   const ahead = depth - 1;
   if (ahead <= 0) return 0;
-  return logGamma(beta + ahead) - logGamma(beta) + logGamma(alpha + beta) - logGamma(alpha + beta + ahead);
+  return gammaln(beta + ahead) - gammaln(beta) + gammaln(alpha + beta) - gammaln(alpha + beta + ahead);
 }
 
 /**

@@ -84,6 +84,19 @@ function failing(q: QueueTx, number: number): boolean {
   return pr !== undefined && hasPullRequestTag(pr.state, 'failing');
 }
 
+/** Whether the run's verdict moves the adaptive window: a main-line run's, with the window on. */
+function adaptive(q: QueueTx, run: TestRunRecord): boolean {
+  return run.kind === 'main' && q.queue.settings.adaptiveWindow === true;
+}
+
+/** The window shrinks on a failure that costs a reset: a main-line run in progress on top of its PRs. */
+function resetsRunsBehind(q: QueueTx, run: TestRunRecord): boolean {
+  return q.runtime.activeRuns.some((id) => {
+    const other = q.requireRun(id);
+    return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
+  });
+}
+
 /** Every PR the run was tested on top of passed, is being merged or has merged: its verdict is its own PRs'. */
 function settledBase(q: QueueTx, run: TestRunRecord): boolean {
   return run.basePrs.every((number) => {
@@ -125,7 +138,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
   runEnded(q, runId);
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
-    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
+    if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
     for (const number of testing) {
       q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
       q.timeline(number, { kind: 'passed', runId }, { runId });
@@ -138,12 +151,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
       for (const number of testing) requeue(q, number, why);
       return;
     }
-    // The window shrinks on a failure that costs a reset: a main-line run in progress on top of its PRs.
-    const resets = q.runtime.activeRuns.some((id) => {
-      const other = q.requireRun(id);
-      return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
-    });
-    if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, false, { resets, settled: settledBase(q, run) });
+    if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, false, { resets: resetsRunsBehind(q, run), settled: settledBase(q, run) });
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {

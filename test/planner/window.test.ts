@@ -1,7 +1,7 @@
 /** The adaptive window's rule (engine/planner/window.ts), as a pure function. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { countVerdict, failureShareOf, KEPT_CHANCE, logGamma, logKeptChance, MEMORY, nextWindow, usefulDepth, type VerdictCounts } from '../../engine/planner/window.js';
+import { countVerdict, failureShareOf, KEPT_CHANCE, logKeptChance, MEMORY, nextWindow, usefulDepth, type VerdictCounts } from '../../engine/planner/window.js';
 
 const bounds = { floor: 1, concurrency: 100 };
 /** Counts of `ended` verdicts of which `failed` failed. */
@@ -18,16 +18,6 @@ function allPassChance([ended, failed]: VerdictCounts, ahead: number): number {
 }
 
 describe('adaptive window rule', () => {
-  test('ln Γ is exact on whole and half numbers', () => {
-    let factorial = 1;
-    for (let n = 1; n < 30; n++) {
-      expect(logGamma(n)).toBeCloseTo(Math.log(factorial), 10);
-      factorial *= n;
-    }
-    expect(logGamma(0.5)).toBeCloseTo(Math.log(Math.sqrt(Math.PI)), 12);
-    expect(logGamma(0.25) - logGamma(1.25)).toBeCloseTo(Math.log(4), 12);
-  });
-
   test('the chance of a run being kept is the chance, given the verdicts, that every run ahead of it passes', () => {
     fc.assert(
       fc.property(counts, fc.integer({ min: 1, max: 400 }), (verdicts, depth) => {
