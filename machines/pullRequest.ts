@@ -8,6 +8,10 @@
  * so it is context with guards rather than a state of its own: while it is under way the PR cannot be cancelled
  * (`CANCEL` is refused) or restarted (`RESTART`, the question the API asks, is refused), and no second merge starts.
  *
+ * What a result rests on is context too: the base it was tested on (`testedBase`, recorded by START_TEST: a change to
+ * a PR of it sends a passed or failing PR back to PENDING, the guard `testedOnIt`) and the runs behind a failing PR
+ * that ended (`runsBehindEnded`, `runsBehindFailed`: counted by RUN_BEHIND_ENDED, reset by FAIL and HEAD_PUSHED).
+ *
  * Tags say what a state means to the rest of the program (`PULL_REQUEST_TAGS`): the engine, the planner, the API
  * and the dashboard ask `hasPullRequestTag(state, tag)` instead of comparing state names.
  */
@@ -29,6 +33,15 @@ export interface PullRequestContext {
   merge?: PullRequestMerge;
   /** The bisection it belongs to, and its group there, while a failed batch is split (absent: on the main line). */
   bisection?: PullRequestBisection;
+  /**
+   * The PRs ahead of it that its last result was tested on top of (START_TEST, or a failure known without a run);
+   * absent: none since it entered the queue or was requeued. With its state, what that result means.
+   */
+  testedBase?: readonly number[];
+  /** Runs behind it that contained it and ended while it waited in PENDING_FAILURE (absent: none). */
+  runsBehindEnded?: number;
+  /** Of those, the runs that failed (anti-flake counts them against it); absent until first counted or reset. */
+  runsBehindFailed?: number;
 }
 
 /** Membership of a bisection group: off the main line, tested with the group's other members only. */
@@ -40,11 +53,25 @@ export interface PullRequestBisection {
 export type PullRequestEvent =
   | { type: 'READY' }
   | { type: 'UNREADY'; reason: string }
-  | { type: 'START_TEST'; runId: string }
+  /** Into a run, tested on top of `testedBase` (the PRs ahead of it in that run; absent: none). */
+  | { type: 'START_TEST'; runId: string; testedBase?: readonly number[] }
   | { type: 'PASS' }
-  /** `runId` null: a failure known without a run (a set that already failed in this bisection). */
-  | { type: 'FAIL'; runId: string | null; reason: string }
+  /**
+   * `runId` null: a failure known without a run (a set that already failed in this bisection), on `testedBase`.
+   * Its runs behind start counting again.
+   */
+  | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[] }
   | { type: 'REQUEUE'; reason: string }
+  /** A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). */
+  | { type: 'RUN_BEHIND_ENDED'; failed: boolean }
+  /** Its head moved (a push): unless a merge is under way, what its old head earned behind it no longer counts. */
+  | { type: 'HEAD_PUSHED' }
+  /**
+   * PR `number` of the base its result was tested on changed (pushed to, or not ready any more): a result that stood
+   * on it no longer counts, so it is tested again (guard `testedOnIt`: only a PR that passed or is failing, with no
+   * merge under way, and tested on `number`).
+   */
+  | { type: 'BASE_CHANGED'; number: number; reason: string }
   /** Its run failed with others on a settled base: back to PENDING, in a group of a bisection. */
   | { type: 'BISECT'; reason: string }
   /** Ask the git host to merge it. `direct`: without a test run; `vouchedBy`: a passing run behind it that contained it. */
@@ -99,6 +126,10 @@ const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: 'forgetMerge' } } as const;
 /** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
 const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART: { guard: 'notMerging', target } }) as const;
+/** A push to its head, taken in every enqueued state unless a merge is under way (which goes on with what was tested). */
+const pushable = { HEAD_PUSHED: { guard: 'notMerging', actions: 'resetRunsBehind' } } as const;
+/** A result (passed, or failing) that stood on a PR of its base that changed: tested again. */
+const rebased = { BASE_CHANGED: { guard: 'testedOnIt', target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] } } as const;
 
 export const pullRequestMachine = setup({
   types: {
@@ -115,14 +146,28 @@ export const pullRequestMachine = setup({
     mayMerge: ({ context }) => context.merge === undefined,
     mayMergeDirect: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
     mayMergeVouched: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
+    testedOnIt: ({ context, event }) => context.merge === undefined && event.type === 'BASE_CHANGED' && context.testedBase?.includes(event.number) === true,
   },
   actions: {
-    recordRun: assign({ runId: ({ event }) => ('runId' in event ? event.runId : null), reason: null }),
+    recordRun: assign({
+      runId: ({ event }) => ('runId' in event ? event.runId : null),
+      reason: null,
+      testedBase: ({ event }) => (event.type === 'START_TEST' ? (event.testedBase ?? []) : undefined),
+    }),
     recordReason: assign({ reason: ({ event }) => ('reason' in event ? event.reason : null) }),
     recordFailure: assign({
       runId: ({ context, event }) => (event.type === 'FAIL' ? event.runId : context.runId),
       reason: ({ event }) => ('reason' in event ? event.reason : null),
+      testedBase: ({ context, event }) => (event.type === 'FAIL' && event.testedBase !== undefined ? event.testedBase : context.testedBase),
+      runsBehindEnded: 0,
+      runsBehindFailed: 0,
     }),
+    forgetTestedBase: assign({ testedBase: undefined }),
+    countRunBehind: assign({
+      runsBehindEnded: ({ context }) => (context.runsBehindEnded ?? 0) + 1,
+      runsBehindFailed: ({ context, event }) => (event.type === 'RUN_BEHIND_ENDED' && event.failed ? (context.runsBehindFailed ?? 0) + 1 : context.runsBehindFailed),
+    }),
+    resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0 }),
     clearReason: assign({ reason: null }),
     startMerge: assign({
       merge: ({ event }) => (event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) }),
@@ -141,6 +186,7 @@ export const pullRequestMachine = setup({
     NOT_READY: {
       tags: tags('enqueued', 'notReady'),
       on: {
+        ...pushable,
         READY: { target: 'PENDING', actions: 'clearReason' },
         CANCEL: { target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] },
         RESTART: { target: 'NOT_READY' },
@@ -153,6 +199,7 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
+        ...pushable,
         JOIN_GROUP: { actions: 'joinGroup' },
         UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup'] },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
@@ -174,9 +221,10 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('TESTING'),
         ...groupable,
+        ...pushable,
         PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
+        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
         MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },
@@ -188,9 +236,11 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
+        ...pushable,
+        ...rebased,
         REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
         MERGE: { target: 'MERGED', actions: 'leaveGroup' },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
+        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
       },
     },
     PENDING_FAILURE: {
@@ -200,9 +250,12 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
+        ...pushable,
+        ...rebased,
+        RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
         KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup'] },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
-        BISECT: { target: 'PENDING', actions: 'recordReason' },
+        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
         MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
       },

@@ -98,8 +98,7 @@ export function removeFromLineup(q: QueueTx, number: number): void {
 }
 
 export function requeue(q: QueueTx, number: number, reason: string): void {
-  const pr = q.sendPr(number, { type: 'REQUEUE', reason });
-  pr.testedBase = null;
+  q.sendPr(number, { type: 'REQUEUE', reason });
   q.timeline(number, { kind: 'requeued', reason });
 }
 

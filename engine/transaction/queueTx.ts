@@ -162,6 +162,10 @@ export class QueueTx {
     }
     actor.record.bisectionId = context.bisection?.id ?? null;
     actor.record.group = context.bisection?.group ?? null;
+    actor.record.testedBase = (context.testedBase as number[] | undefined) ?? null;
+    actor.record.runsBehindEnded = context.runsBehindEnded ?? 0;
+    // Absent from the record until the machine first counts or resets it, as before it was the machine's.
+    if (context.runsBehindFailed !== undefined) actor.record.runsBehindFailed = context.runsBehindFailed;
     this.dirtyPrs.add(number);
     return actor.record;
   }
@@ -169,6 +173,15 @@ export class QueueTx {
   /** Whether the PR's machine takes `event` now, its guards asked (false once it left the queue). */
   canPr(number: number, event: PullRequestEvent): boolean {
     const snapshot = this.prActor(number)?.snapshot;
+    return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
+  }
+
+  /**
+   * Whether the enqueued PR's machine takes `event` now (false for a PR not enqueued): asked of the working set
+   * without reading the store, as a PR the working set does not hold has left the queue.
+   */
+  canEnqueuedPr(number: number, event: PullRequestEvent): boolean {
+    const snapshot = (this.prs.get(number) ?? this.cache?.prs.get(number))?.snapshot;
     return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
   }
 
