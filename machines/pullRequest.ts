@@ -12,6 +12,11 @@
  * a PR of it sends a passed or failing PR back to PENDING, the guard `testedOnIt`) and the runs behind a failing PR
  * that ended (`runsBehindEnded`, `runsBehindFailed`: counted by RUN_BEHIND_ENDED, reset by FAIL and HEAD_PUSHED).
  *
+ * The actions of a transition also name the moves the engine makes when the PR takes it (`PULL_REQUEST_MOVES`:
+ * leave the line-up, report the outcome, cancel the run testing it, land the merge, …). In the machine they do
+ * nothing; the engine collects them from the transition and does each (engine/transaction/prMoves.ts), so the chart
+ * shows what follows each move.
+ *
  * Tags say what a state means to the rest of the program (`PULL_REQUEST_TAGS`): the engine, the planner, the API
  * and the dashboard ask `hasPullRequestTag(state, tag)` instead of comparing state names.
  */
@@ -82,8 +87,10 @@ export type PullRequestEvent =
   | { type: 'JOIN_GROUP'; bisectionId: string; group: string }
   /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
   | { type: 'LEAVE_GROUP' }
-  /** The git host merged it. `direct` and `vouchedBy` as for REQUEST_MERGE. */
-  | { type: 'MERGE'; direct?: boolean; vouchedBy?: string }
+  /** The git host merged it, making `head` the target's head. `direct` and `vouchedBy` as for REQUEST_MERGE. */
+  | { type: 'MERGE'; direct?: boolean; vouchedBy?: string; head?: string }
+  /** Anti-flake: a failed PR nothing behind it vouched for goes back to PENDING, to be tested alone once more. */
+  | { type: 'RETEST'; reason: string }
   | { type: 'KICK'; reason: string }
   | { type: 'CANCEL'; reason: string }
   /**
@@ -92,6 +99,31 @@ export type PullRequestEvent =
    * run is cancelled (which requeues it), one with a result is requeued.
    */
   | { type: 'RESTART' };
+
+/**
+ * The moves a transition names, done by the engine after the machine moved (engine/transaction/prMoves.ts, one
+ * function per name), in the order the transition lists them.
+ */
+export const PULL_REQUEST_MOVES = [
+  /** The target branch moved to the merged head: the queue's head, its merged PRs, the head's index. */
+  'landMerge',
+  /** The likelihood model learns from the PR's outcome (merged, or kicked). */
+  'learnOutcome',
+  /** Out of the line-up (and the PRs waiting to be ready). */
+  'leaveLineup',
+  /** The run testing it is cancelled (its other PRs are tested again). */
+  'cancelItsRun',
+  /** Timeline lines, comments and status checks that tell people. */
+  'reportMerged',
+  'reportKicked',
+  'reportCancelled',
+  'reportRequeued',
+] as const;
+export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
+
+/** A move in the machine: nothing (the engine does it). */
+const named = (): void => {};
+const MOVE_ACTIONS = Object.fromEntries(PULL_REQUEST_MOVES.map((move) => [move, named])) as Record<PullRequestMove, typeof named>;
 
 /** What a state means, for the code outside the machine. */
 export const PULL_REQUEST_TAGS = [
@@ -118,8 +150,14 @@ export type PullRequestTag = (typeof PULL_REQUEST_TAGS)[number];
 
 const tags = (...list: PullRequestTag[]): PullRequestTag[] => list;
 
+/** What a cancel does: the reason recorded, the group and the line-up left, people told. */
+const CANCELLED = ['recordReason', 'leaveGroup', 'leaveLineup', 'reportCancelled'] as const;
 /** Every enqueued state can be cancelled, unless a merge is under way; a PR that left the queue cannot. */
-const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] } } as const;
+const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: CANCELLED } } as const;
+/** What a merge does: the group left, the target moved on, the model taught, the line-up left, people told. */
+const MERGED = ['leaveGroup', 'landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged'] as const;
+/** Back to waiting for a run: the reason recorded, the base it was tested on forgotten, people told. */
+const REQUEUED = ['recordReason', 'forgetTestedBase', 'reportRequeued'] as const;
 /** Back to the main line from a bisection group (a PR in none stays as it is). */
 const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
@@ -129,7 +167,7 @@ const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART:
 /** A push to its head, taken in every enqueued state unless a merge is under way (which goes on with what was tested). */
 const pushable = { HEAD_PUSHED: { guard: 'notMerging', actions: 'resetRunsBehind' } } as const;
 /** A result (passed, or failing) that stood on a PR of its base that changed: tested again. */
-const rebased = { BASE_CHANGED: { guard: 'testedOnIt', target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] } } as const;
+const rebased = { BASE_CHANGED: { guard: 'testedOnIt', target: 'PENDING', actions: REQUEUED } } as const;
 
 export const pullRequestMachine = setup({
   types: {
@@ -168,6 +206,7 @@ export const pullRequestMachine = setup({
       runsBehindFailed: ({ context, event }) => (event.type === 'RUN_BEHIND_ENDED' && event.failed ? (context.runsBehindFailed ?? 0) + 1 : context.runsBehindFailed),
     }),
     resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0 }),
+    ...MOVE_ACTIONS,
     clearReason: assign({ reason: null }),
     startMerge: assign({
       merge: ({ event }) => (event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) }),
@@ -188,7 +227,7 @@ export const pullRequestMachine = setup({
       on: {
         ...pushable,
         READY: { target: 'PENDING', actions: 'clearReason' },
-        CANCEL: { target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] },
+        CANCEL: { target: 'CANCELLED', actions: CANCELLED },
         RESTART: { target: 'NOT_READY' },
       },
     },
@@ -209,24 +248,26 @@ export const pullRequestMachine = setup({
           { guard: 'mayMergeVouched', actions: 'startMerge' },
         ],
         MERGE: [
-          { guard: 'isDirectMerge', target: 'MERGED', actions: 'leaveGroup' },
-          { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+          { guard: 'isDirectMerge', target: 'MERGED', actions: MERGED },
+          { guard: 'isVouched', target: 'MERGED', actions: MERGED },
         ],
       },
     },
     TESTING: {
       tags: tags('enqueued', 'testing', 'hasResult'),
       on: {
-        ...cancellable,
+        // Cancelled while tested: its run's result no longer means anything.
+        CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: [...CANCELLED, 'cancelItsRun'] },
         ...refusable,
         ...restartable('TESTING'),
         ...groupable,
         ...pushable,
         PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
-        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+        // Merged, vouched for by a run behind it, while its own run goes on: that run is cancelled.
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: [...MERGED, 'cancelItsRun'] },
       },
     },
     TESTS_PASSED: {
@@ -239,8 +280,8 @@ export const pullRequestMachine = setup({
         ...pushable,
         ...rebased,
         REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
-        MERGE: { target: 'MERGED', actions: 'leaveGroup' },
-        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        MERGE: { target: 'MERGED', actions: MERGED },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
       },
     },
     PENDING_FAILURE: {
@@ -253,11 +294,12 @@ export const pullRequestMachine = setup({
         ...pushable,
         ...rebased,
         RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
-        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup'] },
-        REQUEUE: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'] },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
+        RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },
       },
     },
     MERGED: { type: 'final', tags: tags('merged') },

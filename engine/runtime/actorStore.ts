@@ -115,21 +115,36 @@ function quickStart(logic: AnyStateMachine): { value: string; context: ContextOf
 }
 
 /**
- * Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op.
+ * Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op. The names of
+ * the actions the transition takes other than `assign` (the moves it names: machines/pullRequest.ts) are pushed to
+ * `moves`, in order, when it is given.
  *
  * XState's pure `transition(logic, snapshot, event)` makes a throwaway actor for every call, and making one computes
- * the machine's initial snapshot (about 20 µs, most of a step). Our machines have only `assign` actions (applied
- * inside the transition), no children and no system ids, so one inert scope per machine, made once, does the same:
- * `machine.transition(snapshot, event, scope)` is what `transition` calls with its throwaway scope. Actions other
- * than `assign` would go to the scope's executor, which drops them, as the engine drops those `transition` returns.
+ * the machine's initial snapshot (about 20 µs, most of a step), to return the actions besides the snapshot. Our
+ * machines have only `assign` actions (applied inside the transition) and named actions that do nothing, no children
+ * and no system ids, so one inert scope per machine, made once, does the same: `machine.transition(snapshot, event,
+ * scope)` is what `transition` calls with its throwaway scope, and the scope's executor, which XState hands every
+ * action other than `assign`, collects their names instead of running them.
  */
-export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }): Snapshot {
+export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }, moves?: string[]): Snapshot {
   // A final snapshot takes no event, although `can` answers for root-level handlers as if it would.
   if (snapshot.status !== 'active' || !snapshot.can(event as never)) {
     throw new Error(`${machine} in state ${String(snapshot.value)} does not accept ${event.type}`);
   }
   const logic = MACHINES[machine] as AnyStateMachine;
-  return logic.transition(snapshot, event as never, scopeOf(logic) as never);
+  collecting = moves;
+  try {
+    return logic.transition(snapshot, event as never, scopeOf(logic) as never);
+  } finally {
+    collecting = undefined;
+  }
+}
+
+/** Where the scope's executor puts the names of the actions of the transition under way (none: dropped). */
+let collecting: string[] | undefined;
+
+function collect(action: { type: string }): void {
+  collecting?.push(action.type);
 }
 
 const scopes = new Map<AnyStateMachine, object>();
@@ -140,7 +155,7 @@ function scopeOf(logic: AnyStateMachine): object {
   if (scope === undefined) {
     const self = createActor(logic);
     const noop = () => {};
-    scope = { self, defer: noop, id: '', logger: noop, sessionId: '', stopChild: noop, system: self.system, emit: noop, actionExecutor: noop };
+    scope = { self, defer: noop, id: '', logger: noop, sessionId: '', stopChild: noop, system: self.system, emit: noop, actionExecutor: collect };
     scopes.set(logic, scope);
   }
   return scope;

@@ -27,7 +27,7 @@ export function retest(q: QueueTx, number: number): void {
   const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${pr.failureRetests}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
-  q.sendPr(number, { type: 'REQUEUE', reason });
+  q.sendPr(number, { type: 'RETEST', reason });
   if (pr.group === null) split(q, [number], bisectionId);
   q.timeline(number, { kind: 'retesting', reason });
 }

@@ -15,7 +15,8 @@ import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
 import type { FailurePredictor } from '../model/likelihood.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
-import type { PullRequestEvent, QueueEvent, TestRunEvent } from '../../machines/index.js';
+import type { PullRequestEvent, PullRequestMove, QueueEvent, TestRunEvent } from '../../machines/index.js';
+import { PR_MOVES } from './prMoves.js';
 import { MetricsRecorder } from '../metrics/recorder.js';
 import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
@@ -142,11 +143,16 @@ export class QueueTx {
     this.statesBefore.set(record.number, null);
   }
 
+  /**
+   * Moves the PR's machine; the record shows the new snapshot (its projection: state, run, reason, merge, group,
+   * tested base, runs behind), then the moves the transition named follow (prMoves.ts), in the order named.
+   */
   sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
     const actor = this.ownPr(number);
     if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
     const before = actor.snapshot.value;
-    actor.snapshot = step('pullRequest', actor.snapshot, event);
+    const moves: string[] = [];
+    actor.snapshot = step('pullRequest', actor.snapshot, event, moves);
     const context = actor.snapshot.context as PullRequestContext;
     actor.record.state = actor.snapshot.value as PullRequestState;
     actor.record.runId = context.runId;
@@ -167,6 +173,7 @@ export class QueueTx {
     // Absent from the record until the machine first counts or resets it, as before it was the machine's.
     if (context.runsBehindFailed !== undefined) actor.record.runsBehindFailed = context.runsBehindFailed;
     this.dirtyPrs.add(number);
+    for (const move of moves) PR_MOVES[move as PullRequestMove](this, number, event);
     return actor.record;
   }
 

@@ -30,6 +30,7 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'FAIL', runId: null, reason: 'its set already failed' },
     { type: 'REQUEUE', reason: 'a PR ahead failed' },
     { type: 'BISECT', reason: 'its batch failed' },
+    { type: 'RETEST', reason: 'tested alone once more' },
     // isDirectMerge and isVouched: neither, each, both.
     { type: 'MERGE' },
     { type: 'MERGE', direct: true },
