@@ -39,13 +39,11 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
     const run = q.run(runId);
     if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
   }
-  // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it).
+  // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it)
+  // is tested again; the transition names the report (reportRequeued).
   const changed = { type: 'BASE_CHANGED', number, reason } as const;
   for (const other of [...q.runtime.lineup]) {
-    if (q.canPr(other, changed)) {
-      q.sendPr(other, changed);
-      q.timeline(other, { kind: 'requeued', reason });
-    }
+    if (q.canPr(other, changed)) q.sendPr(other, changed);
   }
 }
 
