@@ -114,6 +114,7 @@ export const PULL_REQUEST_MOVES = [
   /** The run testing it is cancelled (its other PRs are tested again). */
   'cancelItsRun',
   /** Timeline lines, comments and status checks that tell people. */
+  'reportPassed',
   'reportMerged',
   'reportKicked',
   'reportCancelled',
@@ -239,7 +240,7 @@ export const pullRequestMachine = setup({
         ...restartable('TESTING'),
         ...groupable,
         ...pushable,
-        PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
+        PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'reportPassed'] },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },

@@ -30,6 +30,11 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
     const why = event.type === 'MERGE' ? `#${number} merged, vouched for by a run behind it` : `#${number} was cancelled`;
     if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
   },
+  reportPassed: (q, number) => {
+    // PASS is taken in TESTING only, where START_TEST recorded the run.
+    const runId = q.requirePr(number).runId as string;
+    q.timeline(number, { kind: 'passed', runId }, { runId });
+  },
   reportMerged: (q, number) => {
     const head = q.requirePr(number).mergedSha ?? '';
     q.timeline(number, { kind: 'merged', branch: q.queue.branch, head }, { sha: head });

@@ -115,10 +115,8 @@ export function concludeRun(q: QueueTx, runId: string): void {
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
     if (run.kind === 'main') adaptWindow(q.queue.settings, q.runtime, true);
-    for (const number of testing) {
-      q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
-      q.timeline(number, { kind: 'passed', runId }, { runId });
-    }
+    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests.
+    for (const number of testing) q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (hasTestRunTag(run.status, 'failed')) {
     const failedFirst = run.basePrs.find((number) => failing(q, number));

@@ -86,7 +86,8 @@ describe('steps', () => {
     expect(moves(testing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual(['landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged', 'cancelItsRun']);
     expect(moves(testing, { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled', 'cancelItsRun']);
     expect(moves([], { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled']);
-    expect(moves(testing, { type: 'PASS' })).toEqual([]);
+    expect(moves(testing, { type: 'PASS' })).toEqual(['reportPassed']);
+    expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual([]);
   });
 
   test('every action of the pullRequest machine but its assignments is a move the engine has', () => {
