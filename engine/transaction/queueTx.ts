@@ -166,15 +166,6 @@ export class QueueTx extends RunsTx {
     return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
   }
 
-  /**
-   * Whether the enqueued PR's machine takes `event` now (false for a PR not enqueued): asked of the working set
-   * without reading the store, as a PR the working set does not hold has left the queue.
-   */
-  canEnqueuedPr(number: number, event: PullRequestEvent): boolean {
-    const snapshot = this.actors.enqueuedPr(number)?.snapshot;
-    return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
-  }
-
   /** The merge under way (or, once merged, done) for the PR, as its machine holds it. */
   prMerge(number: number): PullRequestMerge | undefined {
     return (this.actors.pr(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
