@@ -13,13 +13,17 @@ export type MachineName = keyof typeof MACHINES;
 
 /**
  * Bumped when a machine changes shape, so stored snapshots can be migrated (engine/runtime/actorStore.ts). pullRequest
- * 2: the merge under way (context `merge`), which version 1 kept in the PR record only.
+ * 2: the merge under way (context `merge`) and bisection membership (`bisection`), which version 1 kept in the PR record
+ * only; 3: the base it was tested on (`testedBase`) and the runs behind it that ended (`runsBehindEnded`,
+ * `runsBehindFailed`), record fields before.
  */
-export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 2, testRun: 1, queue: 1 };
+export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 3, testRun: 1, queue: 1 };
 
 export { pullRequestMachine, queueMachine, testRunMachine };
-export { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS } from './pullRequest.js';
-export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge, PullRequestTag } from './pullRequest.js';
+export { PULL_REQUEST_MOVES } from './pullRequest.js';
+export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge, PullRequestMove } from './pullRequest.js';
+export { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS } from './pullRequestTags.js';
+export type { PullRequestTag } from './pullRequestTags.js';
 export { hasQueueTag, QUEUE_TAGS } from './queue.js';
 export type { QueueContext, QueueEvent, QueueTag } from './queue.js';
 export { hasTestRunTag, TEST_RUN_TAGS } from './testRun.js';

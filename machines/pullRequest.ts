@@ -8,11 +8,20 @@
  * so it is context with guards rather than a state of its own: while it is under way the PR cannot be cancelled
  * (`CANCEL` is refused) or restarted (`RESTART`, the question the API asks, is refused), and no second merge starts.
  *
- * Tags say what a state means to the rest of the program (`PULL_REQUEST_TAGS`): the engine, the planner, the API
- * and the dashboard ask `hasPullRequestTag(state, tag)` instead of comparing state names.
+ * What a result rests on is context too: the base it was tested on (`testedBase`, recorded by START_TEST: a change to
+ * a PR of it sends a passed or failing PR back to PENDING, the guard `testedOnIt`) and the runs behind a failing PR
+ * that ended (`runsBehindEnded`, `runsBehindFailed`: counted by RUN_BEHIND_ENDED, reset by FAIL and HEAD_PUSHED).
+ *
+ * The actions of a transition also name the moves the engine makes when the PR takes it (`PULL_REQUEST_MOVES`:
+ * leave the line-up, report the outcome, cancel the run testing it, land the merge, …). In the machine they do
+ * nothing; the engine collects them from the transition and does each (engine/transaction/prMoves.ts), so the chart
+ * shows what follows each move.
+ *
+ * Tags say what a state means to the rest of the program (`PULL_REQUEST_TAGS`, pullRequestTags.ts): the engine, the
+ * planner, the API and the dashboard ask `hasPullRequestTag(state, tag)` instead of comparing state names.
  */
 import { assign, setup } from 'xstate';
-import type { PullRequestState } from './vocabulary.js';
+import type { PullRequestTag } from './pullRequestTags.js';
 
 /** A merge asked of the git host: `by` is `direct`, the run behind that vouched for it, or null (its own run passed). */
 export interface PullRequestMerge {
@@ -29,6 +38,15 @@ export interface PullRequestContext {
   merge?: PullRequestMerge;
   /** The bisection it belongs to, and its group there, while a failed batch is split (absent: on the main line). */
   bisection?: PullRequestBisection;
+  /**
+   * The PRs ahead of it that its last result was tested on top of (START_TEST, or a failure known without a run);
+   * absent: none since it entered the queue or was requeued. With its state, what that result means.
+   */
+  testedBase?: readonly number[];
+  /** Runs behind it that contained it and ended while it waited in PENDING_FAILURE (absent: none). */
+  runsBehindEnded?: number;
+  /** Of those, the runs that failed (anti-flake counts them against it); absent until first counted or reset. */
+  runsBehindFailed?: number;
 }
 
 /** Membership of a bisection group: off the main line, tested with the group's other members only. */
@@ -40,11 +58,25 @@ export interface PullRequestBisection {
 export type PullRequestEvent =
   | { type: 'READY' }
   | { type: 'UNREADY'; reason: string }
-  | { type: 'START_TEST'; runId: string }
+  /** Into a run, tested on top of `testedBase` (the PRs ahead of it in that run; absent: none). */
+  | { type: 'START_TEST'; runId: string; testedBase?: readonly number[] }
   | { type: 'PASS' }
-  /** `runId` null: a failure known without a run (a set that already failed in this bisection). */
-  | { type: 'FAIL'; runId: string | null; reason: string }
+  /**
+   * `runId` null: a failure known without a run (a set that already failed in this bisection), on `testedBase`.
+   * Its runs behind start counting again.
+   */
+  | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[] }
   | { type: 'REQUEUE'; reason: string }
+  /** A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). */
+  | { type: 'RUN_BEHIND_ENDED'; failed: boolean }
+  /** Its head moved (a push): unless a merge is under way, what its old head earned behind it no longer counts. */
+  | { type: 'HEAD_PUSHED' }
+  /**
+   * PR `number` of the base its result was tested on changed (pushed to, or not ready any more): a result that stood
+   * on it no longer counts, so it is tested again (guard `testedOnIt`: only a PR that passed or is failing, with no
+   * merge under way, and tested on `number`).
+   */
+  | { type: 'BASE_CHANGED'; number: number; reason: string }
   /** Its run failed with others on a settled base: back to PENDING, in a group of a bisection. */
   | { type: 'BISECT'; reason: string }
   /** Ask the git host to merge it. `direct`: without a test run; `vouchedBy`: a passing run behind it that contained it. */
@@ -55,8 +87,10 @@ export type PullRequestEvent =
   | { type: 'JOIN_GROUP'; bisectionId: string; group: string }
   /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
   | { type: 'LEAVE_GROUP' }
-  /** The git host merged it. `direct` and `vouchedBy` as for REQUEST_MERGE. */
-  | { type: 'MERGE'; direct?: boolean; vouchedBy?: string }
+  /** The git host merged it, making `head` the target's head. `direct` and `vouchedBy` as for REQUEST_MERGE. */
+  | { type: 'MERGE'; direct?: boolean; vouchedBy?: string; head?: string }
+  /** Anti-flake: a failed PR nothing behind it vouched for goes back to PENDING, to be tested alone once more. */
+  | { type: 'RETEST'; reason: string }
   | { type: 'KICK'; reason: string }
   | { type: 'CANCEL'; reason: string }
   /**
@@ -66,39 +100,52 @@ export type PullRequestEvent =
    */
   | { type: 'RESTART' };
 
-/** What a state means, for the code outside the machine. */
-export const PULL_REQUEST_TAGS = [
-  /** In the queue (not final). */
-  'enqueued',
-  /** Waiting for its readiness checks (NOT_READY). */
-  'notReady',
-  /** Ready, waiting for a run (PENDING). */
-  'waiting',
-  /** A run is testing it (TESTING). */
-  'testing',
-  /** Its run passed (TESTS_PASSED). */
-  'passed',
-  /** It failed and waits for the failure to be settled (PENDING_FAILURE). */
-  'failing',
-  /** It has a result, or one under way: testing, passed or failing. */
-  'hasResult',
-  /** Final outcomes. */
-  'merged',
-  'kicked',
-  'cancelled',
+/**
+ * The moves a transition names, done by the engine after the machine moved (engine/transaction/prMoves.ts, one
+ * function per name), in the order the transition lists them.
+ */
+export const PULL_REQUEST_MOVES = [
+  /** The target branch moved to the merged head: the queue's head, its merged PRs, the head's index. */
+  'landMerge',
+  /** The likelihood model learns from the PR's outcome (merged, or kicked). */
+  'learnOutcome',
+  /** Out of the line-up (and the PRs waiting to be ready). */
+  'leaveLineup',
+  /** The run testing it is cancelled (its other PRs are tested again). */
+  'cancelItsRun',
+  /** Timeline lines, comments and status checks that tell people. */
+  'reportPassed',
+  'reportMerged',
+  'reportKicked',
+  'reportCancelled',
+  'reportRequeued',
 ] as const;
-export type PullRequestTag = (typeof PULL_REQUEST_TAGS)[number];
+export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
+
+/** A move in the machine: nothing (the engine does it). */
+const named = (): void => {};
+const MOVE_ACTIONS = Object.fromEntries(PULL_REQUEST_MOVES.map((move) => [move, named])) as Record<PullRequestMove, typeof named>;
 
 const tags = (...list: PullRequestTag[]): PullRequestTag[] => list;
 
+/** What a cancel does: the reason recorded, the group and the line-up left, people told. */
+const CANCELLED = ['recordReason', 'leaveGroup', 'leaveLineup', 'reportCancelled'] as const;
 /** Every enqueued state can be cancelled, unless a merge is under way; a PR that left the queue cannot. */
-const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] } } as const;
+const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: CANCELLED } } as const;
+/** What a merge does: the group left, the target moved on, the model taught, the line-up left, people told. */
+const MERGED = ['leaveGroup', 'landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged'] as const;
+/** Back to waiting for a run: the reason recorded, the base it was tested on forgotten, people told. */
+const REQUEUED = ['recordReason', 'forgetTestedBase', 'reportRequeued'] as const;
 /** Back to the main line from a bisection group (a PR in none stays as it is). */
 const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
 const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: 'forgetMerge' } } as const;
 /** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
 const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART: { guard: 'notMerging', target } }) as const;
+/** A push to its head, taken in every enqueued state unless a merge is under way (which goes on with what was tested). */
+const pushable = { HEAD_PUSHED: { guard: 'notMerging', actions: 'resetRunsBehind' } } as const;
+/** A result (passed, or failing) that stood on a PR of its base that changed: tested again. */
+const rebased = { BASE_CHANGED: { guard: 'testedOnIt', target: 'PENDING', actions: REQUEUED } } as const;
 
 export const pullRequestMachine = setup({
   types: {
@@ -115,14 +162,29 @@ export const pullRequestMachine = setup({
     mayMerge: ({ context }) => context.merge === undefined,
     mayMergeDirect: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
     mayMergeVouched: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
+    testedOnIt: ({ context, event }) => context.merge === undefined && event.type === 'BASE_CHANGED' && context.testedBase?.includes(event.number) === true,
   },
   actions: {
-    recordRun: assign({ runId: ({ event }) => ('runId' in event ? event.runId : null), reason: null }),
+    recordRun: assign({
+      runId: ({ event }) => ('runId' in event ? event.runId : null),
+      reason: null,
+      testedBase: ({ event }) => (event.type === 'START_TEST' ? (event.testedBase ?? []) : undefined),
+    }),
     recordReason: assign({ reason: ({ event }) => ('reason' in event ? event.reason : null) }),
     recordFailure: assign({
       runId: ({ context, event }) => (event.type === 'FAIL' ? event.runId : context.runId),
       reason: ({ event }) => ('reason' in event ? event.reason : null),
+      testedBase: ({ context, event }) => (event.type === 'FAIL' && event.testedBase !== undefined ? event.testedBase : context.testedBase),
+      runsBehindEnded: 0,
+      runsBehindFailed: 0,
     }),
+    forgetTestedBase: assign({ testedBase: undefined }),
+    countRunBehind: assign({
+      runsBehindEnded: ({ context }) => (context.runsBehindEnded ?? 0) + 1,
+      runsBehindFailed: ({ context, event }) => (event.type === 'RUN_BEHIND_ENDED' && event.failed ? (context.runsBehindFailed ?? 0) + 1 : context.runsBehindFailed),
+    }),
+    resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0 }),
+    ...MOVE_ACTIONS,
     clearReason: assign({ reason: null }),
     startMerge: assign({
       merge: ({ event }) => (event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) }),
@@ -141,8 +203,9 @@ export const pullRequestMachine = setup({
     NOT_READY: {
       tags: tags('enqueued', 'notReady'),
       on: {
+        ...pushable,
         READY: { target: 'PENDING', actions: 'clearReason' },
-        CANCEL: { target: 'CANCELLED', actions: ['recordReason', 'leaveGroup'] },
+        CANCEL: { target: 'CANCELLED', actions: CANCELLED },
         RESTART: { target: 'NOT_READY' },
       },
     },
@@ -153,6 +216,7 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
+        ...pushable,
         JOIN_GROUP: { actions: 'joinGroup' },
         UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup'] },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
@@ -162,23 +226,26 @@ export const pullRequestMachine = setup({
           { guard: 'mayMergeVouched', actions: 'startMerge' },
         ],
         MERGE: [
-          { guard: 'isDirectMerge', target: 'MERGED', actions: 'leaveGroup' },
-          { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+          { guard: 'isDirectMerge', target: 'MERGED', actions: MERGED },
+          { guard: 'isVouched', target: 'MERGED', actions: MERGED },
         ],
       },
     },
     TESTING: {
       tags: tags('enqueued', 'testing', 'hasResult'),
       on: {
-        ...cancellable,
+        // Cancelled while tested: its run's result no longer means anything.
+        CANCEL: { guard: 'notMerging', target: 'CANCELLED', actions: [...CANCELLED, 'cancelItsRun'] },
         ...refusable,
         ...restartable('TESTING'),
         ...groupable,
-        PASS: { target: 'TESTS_PASSED', actions: 'clearReason' },
+        ...pushable,
+        PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'reportPassed'] },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+        // Merged, vouched for by a run behind it, while its own run goes on: that run is cancelled.
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: [...MERGED, 'cancelItsRun'] },
       },
     },
     TESTS_PASSED: {
@@ -188,9 +255,11 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
+        ...pushable,
+        ...rebased,
         REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
-        MERGE: { target: 'MERGED', actions: 'leaveGroup' },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
+        MERGE: { target: 'MERGED', actions: MERGED },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
       },
     },
     PENDING_FAILURE: {
@@ -200,11 +269,15 @@ export const pullRequestMachine = setup({
         ...refusable,
         ...restartable('PENDING'),
         ...groupable,
-        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup'] },
-        REQUEUE: { target: 'PENDING', actions: 'recordReason' },
-        BISECT: { target: 'PENDING', actions: 'recordReason' },
+        ...pushable,
+        ...rebased,
+        RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
+        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'] },
+        REQUEUE: { target: 'PENDING', actions: REQUEUED },
+        RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: 'leaveGroup' },
+        MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },
       },
     },
     MERGED: { type: 'final', tags: tags('merged') },
@@ -212,28 +285,3 @@ export const pullRequestMachine = setup({
     CANCELLED: { type: 'final', tags: tags('cancelled') },
   },
 });
-
-/** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
-const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
-  Object.values(pullRequestMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
-);
-
-/** Whether the machine tags `state` with `tag` (a lookup by name: see PR_IS for the planner's inner loops). */
-export function hasPullRequestTag(state: PullRequestState, tag: PullRequestTag): boolean {
-  return TAGS_OF[state]?.[tag] === true;
-}
-
-/**
- * One predicate per tag, compiled from the machine's definition into comparisons of state names
- * (`state === "TESTING" || …`). The planner asks them of every PR of the line-up in each plan, where a lookup by tag
- * name (hasPullRequestTag) costs about ten times as much. The code is made here, from this module's own state names.
- */
-export const PR_IS: { readonly [T in PullRequestTag]: (state: PullRequestState) => boolean } = Object.freeze(
-  Object.fromEntries(
-    PULL_REQUEST_TAGS.map((tag) => {
-      const states = Object.keys(TAGS_OF).filter((state) => TAGS_OF[state]?.[tag] === true);
-      const test = states.map((state) => `state === ${JSON.stringify(state)}`).join(' || ') || 'false';
-      return [tag, new Function('state', `return ${test};`) as (state: PullRequestState) => boolean];
-    }),
-  ),
-) as { readonly [T in PullRequestTag]: (state: PullRequestState) => boolean };

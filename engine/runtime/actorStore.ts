@@ -24,36 +24,54 @@ export interface StoredRecordFacts {
   mergedBy?: string | null;
   bisectionId?: string | null;
   group?: string | null;
+  testedBase?: readonly number[] | null;
+  runsBehindEnded?: number;
+  runsBehindFailed?: number;
 }
 
 /**
- * Stored snapshots of older machine versions, brought to the current one. pullRequest 1 → 2: the merge under way
- * (context `merge`) was the record's `mergeRequested` and `mergedBy`, and membership of a bisection group (context
- * `bisection`) its `bisectionId` and `group`; a MERGED PR keeps how it merged. Without the record (none stored), no
- * merge is under way and the PR is in no group.
+ * A stored snapshot of an older machine version, brought one version forward (`fromStored` repeats it up to the
+ * current one). The facts a version adds to pullRequest's context were the record's before, so they are read from
+ * the record stored beside it; without one (none stored) they take the value a new entry has.
+ *
+ * - 1 → 2: the merge under way (context `merge`) was the record's `mergeRequested` and `mergedBy`, and membership of
+ *   a bisection group (context `bisection`) its `bisectionId` and `group`; a MERGED PR keeps how it merged.
+ * - 2 → 3: the base its result was tested on (`testedBase`) and the runs behind it that ended, and failed, while it
+ *   waited in PENDING_FAILURE (`runsBehindEnded`, `runsBehindFailed`).
  */
 export function migrateStored(stored: StoredSnapshot, record?: StoredRecordFacts): StoredSnapshot {
-  if (stored.machine !== 'pullRequest' || stored.version !== 1) return stored;
-  const context = { ...(stored.context as Record<string, unknown>) };
-  if (record?.mergeRequested === true || (stored.value === 'MERGED' && record !== undefined)) context.merge = { by: record.mergedBy ?? null };
-  if (typeof record?.bisectionId === 'string' && typeof record.group === 'string') context.bisection = { id: record.bisectionId, group: record.group };
-  return { ...stored, version: 2, context };
+  if (stored.machine !== 'pullRequest') return stored;
+  if (stored.version === 1) {
+    const context = { ...(stored.context as Record<string, unknown>) };
+    if (record?.mergeRequested === true || (stored.value === 'MERGED' && record !== undefined)) context.merge = { by: record.mergedBy ?? null };
+    if (typeof record?.bisectionId === 'string' && typeof record.group === 'string') context.bisection = { id: record.bisectionId, group: record.group };
+    return { ...stored, version: 2, context };
+  }
+  if (stored.version === 2) {
+    const context = { ...(stored.context as Record<string, unknown>) };
+    if (Array.isArray(record?.testedBase)) context.testedBase = record.testedBase;
+    if (record?.runsBehindEnded !== undefined && record.runsBehindEnded !== 0) context.runsBehindEnded = record.runsBehindEnded;
+    if (record?.runsBehindFailed !== undefined) context.runsBehindFailed = record.runsBehindFailed;
+    return { ...stored, version: 3, context };
+  }
+  return stored;
 }
 
 /**
  * A pullRequest snapshot as version 1 stored it: what event-log digests are taken of (eventLog.ts), so that logs
- * recorded before version 2 still replay. Nothing is lost: version 2's `merge` and `bisection` are also in the PR
- * record beside it.
+ * recorded before version 2 still replay. Nothing is lost: what later versions add to the context (`merge`,
+ * `bisection`, `testedBase`, `runsBehindEnded`, `runsBehindFailed`) is also in the PR record beside it.
  */
 export function storedForDigest(stored: StoredSnapshot): StoredSnapshot {
-  if (stored.machine !== 'pullRequest' || stored.version !== 2) return stored;
-  const { merge: _merge, bisection: _bisection, ...context } = stored.context as Record<string, unknown>;
-  return { ...stored, version: 1, context };
+  if (stored.machine !== 'pullRequest' || stored.version === 1) return stored;
+  const { number, runId, reason } = stored.context as Record<string, unknown>;
+  return { ...stored, version: 1, context: { number, runId, reason } };
 }
 
 export function fromStored(machine: MachineName, original: StoredSnapshot, record?: StoredRecordFacts): Snapshot {
   if (original.machine !== machine) throw new Error(`stored snapshot is of machine ${original.machine}, expected ${machine}`);
-  const stored = migrateStored(original, record);
+  let stored = original;
+  for (let next = migrateStored(stored, record); next !== stored; next = migrateStored(stored, record)) stored = next;
   if (stored.version !== MACHINE_VERSION[machine]) {
     throw new Error(`stored ${machine} snapshot has version ${stored.version}; this build runs version ${MACHINE_VERSION[machine]}`);
   }
@@ -97,21 +115,36 @@ function quickStart(logic: AnyStateMachine): { value: string; context: ContextOf
 }
 
 /**
- * Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op.
+ * Moves a snapshot by an event; an event the state does not accept is a bug in the engine, not a no-op. The names of
+ * the actions the transition takes other than `assign` (the moves it names: machines/pullRequest.ts) are pushed to
+ * `moves`, in order, when it is given.
  *
  * XState's pure `transition(logic, snapshot, event)` makes a throwaway actor for every call, and making one computes
- * the machine's initial snapshot (about 20 µs, most of a step). Our machines have only `assign` actions (applied
- * inside the transition), no children and no system ids, so one inert scope per machine, made once, does the same:
- * `machine.transition(snapshot, event, scope)` is what `transition` calls with its throwaway scope. Actions other
- * than `assign` would go to the scope's executor, which drops them, as the engine drops those `transition` returns.
+ * the machine's initial snapshot (about 20 µs, most of a step), to return the actions besides the snapshot. Our
+ * machines have only `assign` actions (applied inside the transition) and named actions that do nothing, no children
+ * and no system ids, so one inert scope per machine, made once, does the same: `machine.transition(snapshot, event,
+ * scope)` is what `transition` calls with its throwaway scope, and the scope's executor, which XState hands every
+ * action other than `assign`, collects their names instead of running them.
  */
-export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }): Snapshot {
+export function step(machine: MachineName, snapshot: Snapshot, event: { type: string }, moves?: string[]): Snapshot {
   // A final snapshot takes no event, although `can` answers for root-level handlers as if it would.
   if (snapshot.status !== 'active' || !snapshot.can(event as never)) {
     throw new Error(`${machine} in state ${String(snapshot.value)} does not accept ${event.type}`);
   }
   const logic = MACHINES[machine] as AnyStateMachine;
-  return logic.transition(snapshot, event as never, scopeOf(logic) as never);
+  collecting = moves;
+  try {
+    return logic.transition(snapshot, event as never, scopeOf(logic) as never);
+  } finally {
+    collecting = undefined;
+  }
+}
+
+/** Where the scope's executor puts the names of the actions of the transition under way (none: dropped). */
+let collecting: string[] | undefined;
+
+function collect(action: { type: string }): void {
+  collecting?.push(action.type);
 }
 
 const scopes = new Map<AnyStateMachine, object>();
@@ -122,7 +155,7 @@ function scopeOf(logic: AnyStateMachine): object {
   if (scope === undefined) {
     const self = createActor(logic);
     const noop = () => {};
-    scope = { self, defer: noop, id: '', logger: noop, sessionId: '', stopChild: noop, system: self.system, emit: noop, actionExecutor: noop };
+    scope = { self, defer: noop, id: '', logger: noop, sessionId: '', stopChild: noop, system: self.system, emit: noop, actionExecutor: collect };
     scopes.set(logic, scope);
   }
   return scope;

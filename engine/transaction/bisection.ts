@@ -14,8 +14,7 @@ import { fail } from './runs.js';
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
-  q.markPr(number).testedBase = basePrs;
-  fail(q, number, null, `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`);
+  fail(q, number, null, `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`, basePrs);
 }
 
 /**
@@ -28,7 +27,7 @@ export function retest(q: QueueTx, number: number): void {
   const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${pr.failureRetests}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
-  q.sendPr(number, { type: 'REQUEUE', reason }).testedBase = null;
+  q.sendPr(number, { type: 'RETEST', reason });
   if (pr.group === null) split(q, [number], bisectionId);
   q.timeline(number, { kind: 'retesting', reason });
 }
@@ -40,7 +39,7 @@ export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[];
   rememberFailure(memory, decision.prs, decision.basePrs);
   const reason = `${q.requirePr(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
   for (const number of decision.prs) {
-    q.sendPr(number, { type: 'BISECT', reason }).testedBase = null;
+    q.sendPr(number, { type: 'BISECT', reason });
   }
   split(q, decision.prs, bisectionId);
 }

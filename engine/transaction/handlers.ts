@@ -4,7 +4,7 @@ import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/in
 import type { QueueEvent } from '../../machines/index.js';
 import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
-import { becomeReady, cancelPr, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
+import { becomeReady, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { cancelRun, concludeRun } from './runs.js';
 import { quarantineVerdict } from '../flaky/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
@@ -32,7 +32,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
       const reason = 'cancelled through the API';
       enqueued(q, input.number);
       if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
-      return cancelPr(q, input.number, reason);
+      q.sendPr(input.number, { type: 'CANCEL', reason });
+      return;
     }
     case 'restarted':
       return restart(q, input.number);

@@ -12,12 +12,15 @@ import type { QueueTx } from './queueTx.js';
 
 export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPushed' }>): void {
   const pr = q.pr(input.number);
-  // A PR being merged goes on with the commits that were tested (its merge is under way).
-  if (pr === undefined || !isEnqueued(pr.state) || pr.mergeRequested || pr.sha.toLowerCase() === input.sha) return;
+  // The machine refuses HEAD_PUSHED once the PR left the queue, and while a merge is under way (it goes on with the
+  // commits that were tested).
+  if (pr === undefined || pr.sha.toLowerCase() === input.sha || !q.canPr(input.number, { type: 'HEAD_PUSHED' })) return;
   const number = input.number;
   const before = pr.sha;
   const record = q.markPr(number);
-  Object.assign(record, { sha: input.sha, upToDate: false, runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 });
+  Object.assign(record, { sha: input.sha, upToDate: false });
+  q.sendPr(number, { type: 'HEAD_PUSHED' });
+  Object.assign(record, { failureRetests: 0, mergeRefusals: 0 });
   const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
   q.timeline(number, { kind: 'headPushed', before, after: input.sha }, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
@@ -36,11 +39,11 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
     const run = q.run(runId);
     if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
   }
+  // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it)
+  // is tested again; the transition names the report (reportRequeued).
+  const changed = { type: 'BASE_CHANGED', number, reason } as const;
   for (const other of [...q.runtime.lineup]) {
-    const pr = q.requirePr(other);
-    if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested && pr.testedBase?.includes(number) === true) {
-      requeue(q, other, reason);
-    }
+    if (q.canPr(other, changed)) q.sendPr(other, changed);
   }
 }
 

@@ -1,14 +1,14 @@
 /**
  * The moves of one PR inside a queue's transaction, each through its machine: enter the line-up when ready, requeue,
- * kick, cancel, leave; and the line-up's order. Runs (runs.ts), bisections (bisection.ts) and merges (merging.ts)
- * have modules of their own. Handlers (inputs from outside) and the reconciler (the planner's decisions) use these.
+ * kick, cancel; and the line-up's order. What follows a requeue, kick or cancel is named by the machine's transition
+ * and done by prMoves.ts. Runs (runs.ts), bisections (bisection.ts) and merges (merging.ts) have modules of their
+ * own. Handlers (inputs from outside) and the reconciler (the planner's decisions) use these.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag } from '../../machines/index.js';
-import { estimate, learn } from './likelihood.js';
+import { estimate } from './likelihood.js';
 import type { QueueTx } from './queueTx.js';
 import { commentText, statusCheckText, type CommentText, type StatusCheckText } from '../model/texts.js';
-import { cancelRun } from './runs.js';
 
 export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
 export const DEFAULT_PRIORITY = 'medium';
@@ -97,45 +97,26 @@ export function removeFromLineup(q: QueueTx, number: number): void {
   runtime.waiting = runtime.waiting.filter((other) => other !== number);
 }
 
+/** Back to waiting for a run: REQUEUE (its machine forgets the base it was tested on, and reportRequeued says why). */
 export function requeue(q: QueueTx, number: number, reason: string): void {
-  const pr = q.sendPr(number, { type: 'REQUEUE', reason });
-  pr.testedBase = null;
-  q.timeline(number, { kind: 'requeued', reason });
+  q.sendPr(number, { type: 'REQUEUE', reason });
 }
 
+/** Kicked for its failure: KICK, whose moves teach the likelihood model, leave the line-up and tell people. */
 export function kick(q: QueueTx, number: number): void {
-  learn(q, number, true);
-  const before = q.requirePr(number);
-  const reason = before.reason ?? 'its tests failed';
-  q.sendPr(number, { type: 'KICK', reason });
-  leave(q, number);
-  q.timeline(number, { kind: 'failed', reason }, before.runId === null ? {} : { runId: before.runId });
-  comment(q, number, { kind: 'removed', reason });
-  statusCheck(q, number, { kind: 'failed' });
+  q.sendPr(number, { type: 'KICK', reason: q.requirePr(number).reason ?? 'its tests failed' });
 }
 
+/**
+ * Cancelled (closed, dequeued, refused too often, its run cancelled): CANCEL, whose moves leave the line-up, tell
+ * people and cancel the run testing it. A merge under way cannot be cancelled (the machine refuses): a run of it
+ * that ended without a verdict leaves it waiting for the git host's answer.
+ */
 export function cancelPr(q: QueueTx, number: number, reason: string): void {
   const pr = q.requirePr(number);
   if (!isEnqueued(pr.state)) return;
-  // A merge under way cannot be cancelled (the machine refuses): a run of it that ended without a verdict leaves
-  // it waiting for the git host's answer.
-  if (!q.canPr(number, { type: 'CANCEL', reason })) {
-    if (hasPullRequestTag(pr.state, 'testing')) requeue(q, number, reason);
-    return;
-  }
-  const runId = hasPullRequestTag(pr.state, 'testing') ? pr.runId : null;
-  q.sendPr(number, { type: 'CANCEL', reason });
-  leave(q, number);
-  q.timeline(number, { kind: 'cancelled', reason });
-  statusCheck(q, number, { kind: 'cancelled', reason });
-  // Its run tested it (maybe with others): the result no longer means anything.
-  if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, `#${number} was cancelled`, 'requeue');
-}
-
-export function leave(q: QueueTx, number: number): void {
-  // Its machine left its bisection group with the move that ended its entry (CANCEL, KICK, MERGE).
-  q.markPr(number);
-  removeFromLineup(q, number);
+  if (q.canPr(number, { type: 'CANCEL', reason })) q.sendPr(number, { type: 'CANCEL', reason });
+  else if (hasPullRequestTag(pr.state, 'testing')) requeue(q, number, reason);
 }
 
 export function comment(q: QueueTx, number: number, text: CommentText): void {

@@ -42,8 +42,7 @@ export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; 
   q.runtime.activeRuns.push(id);
   const tested: number[] = [];
   for (const number of decision.prs) {
-    const pr = q.sendPr(number, { type: 'START_TEST', runId: id });
-    pr.testedBase = [...decision.basePrs, ...tested];
+    q.sendPr(number, { type: 'START_TEST', runId: id, testedBase: [...decision.basePrs, ...tested] });
     tested.push(number);
     const others = decision.prs.filter((n) => n !== number);
     q.timeline(number, { kind: 'testing', runId: id, basePrs: decision.basePrs, with: others }, { runId: id });
@@ -119,12 +118,10 @@ function runEnded(q: QueueTx, runId: string): void {
   q.clearTimer(`run:${runId}`);
   q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
   if (hasTestRunTag(run.status, 'cancelled')) return;
-  // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth.
+  // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth (its machine
+  // counts it: RUN_BEHIND_ENDED is taken only there).
   for (const number of run.basePrs) {
-    if (!failing(q, number)) continue;
-    const record = q.markPr(number);
-    record.runsBehindEnded++;
-    if (hasTestRunTag(run.status, 'failed')) record.runsBehindFailed = (record.runsBehindFailed ?? 0) + 1;
+    if (failing(q, number)) q.sendPr(number, { type: 'RUN_BEHIND_ENDED', failed: hasTestRunTag(run.status, 'failed') });
   }
 }
 
@@ -139,10 +136,8 @@ export function concludeRun(q: QueueTx, runId: string): void {
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
     if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
-    for (const number of testing) {
-      q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
-      q.timeline(number, { kind: 'passed', runId }, { runId });
-    }
+    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests.
+    for (const number of testing) q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (hasTestRunTag(run.status, 'failed')) {
     const failedFirst = run.basePrs.find((number) => failing(q, number));
@@ -159,10 +154,9 @@ export function concludeRun(q: QueueTx, runId: string): void {
   }
 }
 
-export function fail(q: QueueTx, number: number, runId: string | null, reason: string): void {
-  const pr = q.sendPr(number, { type: 'FAIL', runId, reason });
-  pr.runsBehindEnded = 0;
-  pr.runsBehindFailed = 0;
+/** The PR failed (its machine starts counting the runs behind it again); `testedBase`: known to fail on it without a run. */
+export function fail(q: QueueTx, number: number, runId: string | null, reason: string, testedBase?: number[]): void {
+  const pr = q.sendPr(number, { type: 'FAIL', runId, reason, ...(testedBase === undefined ? {} : { testedBase }) });
   pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
   q.timeline(number, { kind: 'pendingFailure', reason, estimate: estimate(q, number) }, runId === null ? {} : { runId });
 }

@@ -3,7 +3,8 @@ import { initialTransition, transition, type AnyStateMachine } from 'xstate';
 import { describe, expect, test } from 'vitest';
 import { fromStored, initial, quickStartAvailable, step, toStored } from '../../engine/runtime/actorStore.js';
 import { pullRequestModel, queueModel, testRunModel } from '../machines/models.js';
-import { MACHINES, type MachineName } from '../../machines/index.js';
+import { MACHINES, PULL_REQUEST_MOVES, type MachineName, type PullRequestEvent } from '../../machines/index.js';
+import { PR_MOVES } from '../../engine/transaction/prMoves.js';
 
 const INPUTS: Record<MachineName, unknown[]> = {
   pullRequest: [{ number: 1 }, { number: 4_294_967_295 }],
@@ -48,9 +49,12 @@ describe('steps', () => {
         for (const snapshot of frontier) {
           for (const event of model.events) {
             if (snapshot.status !== 'active' || !snapshot.can(event as never)) continue;
-            const [expected] = transition(logic, snapshot, event as never);
-            const actual = step(name, snapshot, event);
+            const [expected, actions] = transition(logic, snapshot, event as never);
+            const moves: string[] = [];
+            const actual = step(name, snapshot, event, moves);
             expect([actual.value, actual.context, actual.status]).toEqual([expected.value, expected.context, expected.status]);
+            // The moves step collects are the actions transition returns (it returns no assignments), in order.
+            expect(moves).toEqual(actions.map((action) => action.type as string));
             compared++;
             const key = JSON.stringify([actual.value, actual.context]);
             if (!seen.has(key)) {
@@ -63,5 +67,32 @@ describe('steps', () => {
       }
     }
     expect(compared).toBeGreaterThan(20);
+  });
+
+  test('a pullRequest step names the moves of its transition, in order; the others none', () => {
+    const moves = (events: PullRequestEvent[], last: PullRequestEvent): string[] => {
+      let snapshot = initial('pullRequest', { number: 1 });
+      for (const event of events) snapshot = step('pullRequest', snapshot, event);
+      const named: string[] = [];
+      step('pullRequest', snapshot, last, named);
+      return named;
+    };
+    const testing: PullRequestEvent[] = [{ type: 'READY' }, { type: 'START_TEST', runId: 'r1', testedBase: [] }];
+    const failing: PullRequestEvent[] = [...testing, { type: 'FAIL', runId: 'r1', reason: 'ci' }];
+    expect(moves(failing, { type: 'KICK', reason: 'ci' })).toEqual(['learnOutcome', 'leaveLineup', 'reportKicked']);
+    expect(moves(failing, { type: 'REQUEUE', reason: 'ahead failed' })).toEqual(['reportRequeued']);
+    expect(moves(failing, { type: 'RETEST', reason: 'once more' })).toEqual([]);
+    expect(moves(failing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual(['landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged']);
+    expect(moves(testing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual(['landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged', 'cancelItsRun']);
+    expect(moves(testing, { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled', 'cancelItsRun']);
+    expect(moves([], { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled']);
+    expect(moves(testing, { type: 'PASS' })).toEqual(['reportPassed']);
+    expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual([]);
+  });
+
+  test('every action of the pullRequest machine but its assignments is a move the engine has', () => {
+    const declared = Object.entries(MACHINES.pullRequest.implementations.actions).filter(([, action]) => (action as { type?: string }).type !== 'xstate.assign');
+    expect(declared.map(([name]) => name).sort()).toEqual([...PULL_REQUEST_MOVES].sort());
+    expect(Object.keys(PR_MOVES).sort()).toEqual([...PULL_REQUEST_MOVES].sort());
   });
 });

@@ -47,6 +47,19 @@ describe('a push to a queued PR', () => {
     expect(h.mergeOrder()).toEqual([1, 2, 3]);
   });
 
+  test('a result that stood on the pushed PR is tested again, with one timeline line saying why', async () => {
+    const host = new PushableHost();
+    const h = new QueueHarness(undefined, host);
+    await h.create({ concurrency: 3 });
+    await h.submit(1, 2, 3);
+    await h.pass(3);
+    await push(h, host, 2, NEW_HEAD);
+    const requeued = (number: number) => h.timeline().filter((entry) => Number(entry.key[1]) === number && entry.value.event === 'requeued');
+    expect(requeued(3).map((entry) => entry.value.message)).toEqual([`#2 was pushed to (${NEW_HEAD.slice(0, 12)}): results with its old head no longer count`]);
+    // #1, ahead of it, tested on nothing it was pushed to, goes on.
+    expect(requeued(1)).toEqual([]);
+  });
+
   test('a push to a PR that passed sends it back to testing in its place, and the run on top of it is cancelled; the same head changes nothing', async () => {
     const host = new PushableHost();
     const h = new QueueHarness(undefined, host);

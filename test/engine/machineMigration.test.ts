@@ -7,11 +7,12 @@
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { EngineError } from '../../engine/model/errors.js';
-import { migrateStored, storedForDigest, type StoredSnapshot } from '../../engine/runtime/actorStore.js';
+import { fromStored, migrateStored, storedForDigest, type StoredSnapshot } from '../../engine/runtime/actorStore.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { KEY } from './queueHarness.js';
+import { MACHINE_VERSION } from '../../machines/index.js';
 
 const V1_MERGING: StoredSnapshot = { machine: 'pullRequest', version: 1, value: 'TESTS_PASSED', context: { number: 1, runId: 'tr_1', reason: null } };
 
@@ -36,6 +37,37 @@ describe('migrateStored', () => {
       bisection: { id: 'b3', group: 'g7' },
     });
     expect(migrateStored(pending, { mergeRequested: false, bisectionId: null, group: null }).context).toEqual(V1_MERGING.context);
+  });
+
+  test('a version-2 PR snapshot takes the base it was tested on and its runs behind from the record', () => {
+    const v2: StoredSnapshot = { machine: 'pullRequest', version: 2, value: 'PENDING_FAILURE', context: { number: 1, runId: 'tr_1', reason: 'ci', merge: { by: 'tr_4' } } };
+    expect(migrateStored(v2, { testedBase: [3, 5], runsBehindEnded: 2, runsBehindFailed: 1 })).toEqual({
+      ...v2,
+      version: 3,
+      context: { number: 1, runId: 'tr_1', reason: 'ci', merge: { by: 'tr_4' }, testedBase: [3, 5], runsBehindEnded: 2, runsBehindFailed: 1 },
+    });
+    // A record as a new entry has it (nothing tested, nothing counted), or none: the context a new entry has.
+    expect(migrateStored(v2, { testedBase: null, runsBehindEnded: 0 })).toEqual({ ...v2, version: 3 });
+    expect(migrateStored(v2)).toEqual({ ...v2, version: 3 });
+    expect(migrateStored({ ...v2, version: 3 }, { testedBase: [9] })).toEqual({ ...v2, version: 3 });
+  });
+
+  test('a version-1 PR snapshot loads through both migrations', () => {
+    const facts = { mergeRequested: true, mergedBy: 'tr_2', testedBase: [4], runsBehindEnded: 1 };
+    const snapshot = fromStored('pullRequest', V1_MERGING, facts);
+    expect(snapshot.value).toBe('TESTS_PASSED');
+    expect(snapshot.context).toEqual({ number: 1, runId: 'tr_1', reason: null, merge: { by: 'tr_2' }, testedBase: [4], runsBehindEnded: 1 });
+    expect(snapshot.can({ type: 'BASE_CHANGED', number: 4, reason: 'pushed' })).toBe(false);
+  });
+
+  test('digests see a version-3 snapshot as version 1 stored it', () => {
+    const v3 = migrateStored(migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null, bisectionId: 'b1', group: 'g2' }), {
+      testedBase: [2],
+      runsBehindEnded: 3,
+      runsBehindFailed: 0,
+    });
+    expect(v3.version).toBe(3);
+    expect(JSON.stringify(storedForDigest(v3))).toBe(JSON.stringify(V1_MERGING));
   });
 
   test('digests see a version-2 snapshot as version 1 stored it', () => {
@@ -81,7 +113,7 @@ test('a data folder written with pullRequest version 1 restores a merge under wa
   // As the previous build stored it: version 1, no merge in the machine (only the record says it).
   store.write((tx) => {
     const stored = tx.get('actors', [before.queueId, 'pr', 1]) as StoredSnapshot;
-    expect(stored).toMatchObject({ version: 2, context: { merge: { by: null } } });
+    expect(stored).toMatchObject({ version: MACHINE_VERSION.pullRequest, context: { merge: { by: null } } });
     tx.put('actors', [before.queueId, 'pr', 1], storedForDigest(stored));
   });
 
@@ -97,6 +129,6 @@ test('a data folder written with pullRequest version 1 restores a merge under wa
   expect(() => engine.restartTestsOnPullRequest(KEY, 1)).toThrow(/being merged/);
   engine.replayInput(before.queueId, { type: 'merged', number: 1, entryId: before.entryId, result: { ok: true, head: 'c'.repeat(40) } });
   expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({ state: 'MERGED', mergeRequested: false, mergedBy: null, mergedSha: 'c'.repeat(40) });
-  expect(store.read((tx) => tx.get('actors', [before.queueId, 'pr', 1]))).toMatchObject({ version: 2, value: 'MERGED', context: { merge: { by: null } } });
+  expect(store.read((tx) => tx.get('actors', [before.queueId, 'pr', 1]))).toMatchObject({ version: MACHINE_VERSION.pullRequest, value: 'MERGED', context: { merge: { by: null } } });
   engine.stop();
 });

@@ -30,6 +30,11 @@ export interface MachineModel<M extends AnyStateMachine = AnyStateMachine> {
   machine: M;
   inputs: InputFrom<M>[];
   events: EventFromLogic<M>[];
+  /**
+   * The key of a snapshot for the traversal, when `serializeSnapshot`'s would never repeat (a counter in the
+   * context): snapshots with the same key are explored once.
+   */
+  serialize?: (snapshot: AnyMachineSnapshot) => string;
 }
 
 export interface GeneratedPath<M extends AnyStateMachine = AnyStateMachine> {
@@ -133,6 +138,7 @@ function traversal(model: MachineModel, input: unknown): TraversalOptions<AnyMac
   return {
     input,
     events: model.events,
+    ...(model.serialize === undefined ? {} : { serializeState: model.serialize }),
     // A done actor takes no event.
     stopWhen: (snapshot) => snapshot.status !== 'active',
   };
@@ -155,7 +161,8 @@ export function generatePaths<M extends AnyStateMachine>(model: MachineModel<M>)
     const options = traversal(model as MachineModel, input);
     const adjacency = getAdjacencyMap<AnyMachineSnapshot, AnyEventObject, unknown>(machine, options);
     const shortest = new Map<string, AnyEventObject[]>();
-    for (const path of getShortestPaths(machine, options)) shortest.set(serializeSnapshot(path.state), eventsOf(path.steps));
+    const key = model.serialize ?? serializeSnapshot;
+    for (const path of getShortestPaths(machine, options)) shortest.set(key(path.state), eventsOf(path.steps));
     for (const [key, { transitions }] of Object.entries(adjacency)) {
       const prefix = shortest.get(key);
       if (prefix === undefined) throw new Error(`no shortest path to ${key}`);

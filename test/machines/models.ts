@@ -10,15 +10,27 @@ export const DEADLINE = Date.UTC(2030, 0, 1);
 export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
   machine: pullRequestMachine,
   inputs: [{ number: 42 }],
+  // The runs behind a failing PR are counted without bound, and no guard reads them: a snapshot's key leaves them out.
+  serialize: (snapshot) => {
+    const { runsBehindEnded: _ended, runsBehindFailed: _failed, ...context } = snapshot.context as { runsBehindEnded?: number; runsBehindFailed?: number };
+    return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
+  },
   events: [
     { type: 'READY' },
     { type: 'UNREADY', reason: 'draft' },
-    { type: 'START_TEST', runId: 'run-1' },
+    // testedOnIt: a result tested on top of #7, then BASE_CHANGED for #7 (it holds) and for #8 (it does not).
+    { type: 'START_TEST', runId: 'run-1', testedBase: [7] },
+    { type: 'BASE_CHANGED', number: 7, reason: '#7 was pushed to' },
+    { type: 'BASE_CHANGED', number: 8, reason: '#8 was pushed to' },
+    { type: 'RUN_BEHIND_ENDED', failed: false },
+    { type: 'RUN_BEHIND_ENDED', failed: true },
+    { type: 'HEAD_PUSHED' },
     { type: 'PASS' },
     { type: 'FAIL', runId: 'run-1', reason: 'ci failed' },
     { type: 'FAIL', runId: null, reason: 'its set already failed' },
     { type: 'REQUEUE', reason: 'a PR ahead failed' },
     { type: 'BISECT', reason: 'its batch failed' },
+    { type: 'RETEST', reason: 'tested alone once more' },
     // isDirectMerge and isVouched: neither, each, both.
     { type: 'MERGE' },
     { type: 'MERGE', direct: true },

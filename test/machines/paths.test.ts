@@ -60,18 +60,22 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
 
   it('holds on a live actor along the TestModel shortest paths', async () => {
     const eventTypes = [...new Set(model.events.map((event) => event.type))];
+    // A snapshot as the model identifies it (its serializer, when it has one, leaves out what grows without bound).
+    const serialize = model.serialize;
+    const same = serialize === undefined ? view : (snapshot: AnyMachineSnapshot) => JSON.parse(serialize(snapshot)) as unknown;
     let count = 0;
     for (const input of model.inputs) {
       const testModel = createTestModel(machine, {
         input,
         events: model.events,
+        ...(model.serialize === undefined ? {} : { serializeState: model.serialize }),
         stopWhen: (snapshot) => snapshot.status !== 'active',
       });
       for (const path of testModel.getShortestPaths()) {
         const actor = createActor(machine, { input }).start();
         await path.test({
           events: Object.fromEntries(eventTypes.map((type) => [type, ({ event }: { event: { type: string } }) => actor.send(event)])),
-          states: { '*': (state) => expect(view(actor.getSnapshot())).toEqual(view(state)) },
+          states: { '*': (state) => expect(same(actor.getSnapshot())).toEqual(same(state)) },
         });
         actor.stop();
         count++;

@@ -154,6 +154,60 @@ describe('pullRequest machine', () => {
     });
   });
 
+  describe('the base a result was tested on', () => {
+    const tested = (...more: PullRequestEvent[]) => at('PENDING', { type: 'START_TEST', runId: 'run-3', testedBase: [7, 9] }, ...more);
+
+    it('is recorded by START_TEST and kept by the result, and forgotten when the PR goes back to waiting', () => {
+      expect(tested().context.testedBase).toEqual([7, 9]);
+      expect(at('PENDING', { type: 'START_TEST', runId: 'run-3' }).context.testedBase).toEqual([]);
+      expect(tested({ type: 'PASS' }).context.testedBase).toEqual([7, 9]);
+      expect(tested({ type: 'FAIL', runId: 'run-3', reason: 'ci' }).context.testedBase).toEqual([7, 9]);
+      expect(tested({ type: 'REQUEUE', reason: 'ahead failed' }).context.testedBase).toBeUndefined();
+      expect(tested({ type: 'FAIL', runId: 'run-3', reason: 'ci' }, { type: 'BISECT', reason: 'batch' }).context.testedBase).toBeUndefined();
+      // A failure known without a run says the base it is known on.
+      expect(at('PENDING', { type: 'FAIL', runId: null, reason: 'its set failed', testedBase: [4] }).context.testedBase).toEqual([4]);
+      // A PR that left the queue keeps it (retention keeps the PRs it names).
+      expect(tested({ type: 'PASS' }, { type: 'MERGE' }).context.testedBase).toEqual([7, 9]);
+    });
+
+    it('changed under a result that stood on it sends it back to PENDING (testedOnIt), and only then', () => {
+      const changed = (number: number) => ({ type: 'BASE_CHANGED', number, reason: `#${number} was pushed to` }) as const;
+      for (const result of [{ type: 'PASS' }, { type: 'FAIL', runId: 'run-3', reason: 'ci' }] as PullRequestEvent[]) {
+        expect(tested(result).can(changed(9))).toBe(true);
+        expect(tested(result, changed(9))).toMatchObject({ value: 'PENDING', context: { reason: '#9 was pushed to', testedBase: undefined } });
+        expect(tested(result).can(changed(8))).toBe(false);
+      }
+      // Not while it is tested (its run is cancelled instead), nor with a merge under way.
+      expect(tested().can(changed(9))).toBe(false);
+      expect(tested({ type: 'PASS' }, { type: 'REQUEST_MERGE' }).can(changed(9))).toBe(false);
+    });
+  });
+
+  describe('the runs behind a failing PR', () => {
+    const failing = (...more: PullRequestEvent[]) => at('PENDING_FAILURE', ...more);
+    const ended = (failed: boolean) => ({ type: 'RUN_BEHIND_ENDED', failed }) as const;
+
+    it('are counted only while it waits in PENDING_FAILURE, the failed ones apart', () => {
+      expect(failing(ended(false), ended(true), ended(true)).context).toMatchObject({ runsBehindEnded: 3, runsBehindFailed: 2 });
+      expect(failing(ended(false)).context.runsBehindFailed).toBe(0);
+      for (const state of ['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED']) expect(at(state).can(ended(true))).toBe(false);
+    });
+
+    it('start again from none with a new failure and with a push to its head, which a merge under way refuses', () => {
+      const counted = [ended(true), ended(false)];
+      const again = [
+        { type: 'REQUEUE', reason: 'retest' },
+        { type: 'START_TEST', runId: 'run-4' },
+        { type: 'FAIL', runId: 'run-4', reason: 'again' },
+      ] as PullRequestEvent[];
+      expect(failing(...counted, ...again)).toMatchObject({ value: 'PENDING_FAILURE', context: { runsBehindEnded: 0, runsBehindFailed: 0 } });
+      expect(failing(...counted, { type: 'HEAD_PUSHED' })).toMatchObject({ value: 'PENDING_FAILURE', context: { runsBehindEnded: 0, runsBehindFailed: 0 } });
+      expect(failing(...counted, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }).can({ type: 'HEAD_PUSHED' })).toBe(false);
+      for (const state of NON_FINAL) expect(at(state).can({ type: 'HEAD_PUSHED' })).toBe(true);
+      for (const state of FINAL) expect(at(state).can({ type: 'HEAD_PUSHED' })).toBe(false);
+    });
+  });
+
   describe('tags', () => {
     it('say what each state means', () => {
       const tagged = (tag: PullRequestTag) => PULL_REQUEST_STATES.filter((state) => hasPullRequestTag(state, tag));

@@ -1,0 +1,57 @@
+/**
+ * The moves the PR machine's transitions name (`PULL_REQUEST_MOVES`, machines/pullRequest.ts), one function per name:
+ * `QueueTx.sendPr` moves the machine, writes the record's projection of it, then does each move the transition
+ * named, in the order named. A handler (or the reconciler) asks the machine and sends the event; what follows the
+ * event is here, and reads as the machine's chart does (`KICK / … learnOutcome, leaveLineup, reportKicked`).
+ */
+import type { PullRequestEvent, PullRequestMove } from '../../machines/index.js';
+import { learn } from './likelihood.js';
+import { landMerge } from './merging.js';
+import { comment, removeFromLineup, statusCheck } from './moves.js';
+import type { QueueTx } from './queueTx.js';
+import { cancelRun } from './runs.js';
+
+/** A move of the PR `number`, after its machine took `event`. */
+export type PrMove = (q: QueueTx, number: number, event: PullRequestEvent) => void;
+
+/** The reason the event gives (every event that names a report carries one). */
+function reasonOf(event: PullRequestEvent): string {
+  return 'reason' in event ? event.reason : '';
+}
+
+export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
+  landMerge: (q, number, event) => landMerge(q, number, event.type === 'MERGE' ? (event.head ?? '') : ''),
+  learnOutcome: (q, number, event) => learn(q, number, event.type === 'KICK'),
+  // Its machine left its bisection group with the move that ended its entry (CANCEL, KICK, MERGE).
+  leaveLineup: (q, number) => removeFromLineup(q, number),
+  // Its run tested it (maybe with others): the result no longer means anything.
+  cancelItsRun: (q, number, event) => {
+    const runId = q.requirePr(number).runId;
+    const why = event.type === 'MERGE' ? `#${number} merged, vouched for by a run behind it` : `#${number} was cancelled`;
+    if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
+  },
+  reportPassed: (q, number) => {
+    // PASS is taken in TESTING only, where START_TEST recorded the run.
+    const runId = q.requirePr(number).runId as string;
+    q.timeline(number, { kind: 'passed', runId }, { runId });
+  },
+  reportMerged: (q, number) => {
+    const head = q.requirePr(number).mergedSha ?? '';
+    q.timeline(number, { kind: 'merged', branch: q.queue.branch, head }, { sha: head });
+    comment(q, number, { kind: 'merged', branch: q.queue.branch, head });
+    statusCheck(q, number, { kind: 'merged' });
+  },
+  reportKicked: (q, number, event) => {
+    const reason = reasonOf(event);
+    const runId = q.requirePr(number).runId;
+    q.timeline(number, { kind: 'failed', reason }, runId === null ? {} : { runId });
+    comment(q, number, { kind: 'removed', reason });
+    statusCheck(q, number, { kind: 'failed' });
+  },
+  reportCancelled: (q, number, event) => {
+    const reason = reasonOf(event);
+    q.timeline(number, { kind: 'cancelled', reason });
+    statusCheck(q, number, { kind: 'cancelled', reason });
+  },
+  reportRequeued: (q, number, event) => q.timeline(number, { kind: 'requeued', reason: reasonOf(event) }),
+};
