@@ -105,6 +105,12 @@ export type PullRequestEvent =
  * function per name), in the order the transition lists them.
  */
 export const PULL_REQUEST_MOVES = [
+  /** Ready: into the line-up, in its place by priority, out of the PRs waiting to be ready. */
+  'enterLineup',
+  /** Not ready any more: out of the line-up, back among the PRs waiting to be ready. */
+  'awaitReadiness',
+  /** The merge asked of the git host (an effect), as the machine recorded it. */
+  'askMerge',
   /** The target branch moved to the merged head: the queue's head, its merged PRs, the head's index. */
   'landMerge',
   /** The likelihood model learns from the PR's outcome (merged, or kicked). */
@@ -119,6 +125,8 @@ export const PULL_REQUEST_MOVES = [
   'reportKicked',
   'reportCancelled',
   'reportRequeued',
+  'reportReady',
+  'reportUnready',
 ] as const;
 export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
 
@@ -204,7 +212,7 @@ export const pullRequestMachine = setup({
       tags: tags('enqueued', 'notReady'),
       on: {
         ...pushable,
-        READY: { target: 'PENDING', actions: 'clearReason' },
+        READY: { target: 'PENDING', actions: ['clearReason', 'enterLineup', 'reportReady'] },
         CANCEL: { target: 'CANCELLED', actions: CANCELLED },
         RESTART: { target: 'NOT_READY' },
       },
@@ -218,12 +226,12 @@ export const pullRequestMachine = setup({
         ...groupable,
         ...pushable,
         JOIN_GROUP: { actions: 'joinGroup' },
-        UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup'] },
+        UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup', 'awaitReadiness', 'reportUnready'] },
         START_TEST: { target: 'TESTING', actions: 'recordRun' },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEST_MERGE: [
-          { guard: 'mayMergeDirect', actions: 'startMerge' },
-          { guard: 'mayMergeVouched', actions: 'startMerge' },
+          { guard: 'mayMergeDirect', actions: ['startMerge', 'askMerge'] },
+          { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         ],
         MERGE: [
           { guard: 'isDirectMerge', target: 'MERGED', actions: MERGED },
@@ -243,7 +251,7 @@ export const pullRequestMachine = setup({
         PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'reportPassed'] },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
-        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
+        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         // Merged, vouched for by a run behind it, while its own run goes on: that run is cancelled.
         MERGE: { guard: 'isVouched', target: 'MERGED', actions: [...MERGED, 'cancelItsRun'] },
       },
@@ -257,7 +265,7 @@ export const pullRequestMachine = setup({
         ...groupable,
         ...pushable,
         ...rebased,
-        REQUEST_MERGE: { guard: 'mayMerge', actions: 'startMerge' },
+        REQUEST_MERGE: { guard: 'mayMerge', actions: ['startMerge', 'askMerge'] },
         MERGE: { target: 'MERGED', actions: MERGED },
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
       },
@@ -276,7 +284,7 @@ export const pullRequestMachine = setup({
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
         RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
-        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: 'startMerge' },
+        REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },
       },
     },

@@ -79,9 +79,6 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
 /** A PENDING PR of the line-up goes back to waiting (NOT_READY). */
 function unready(q: QueueTx, number: number, reason: string): void {
   if (!hasPullRequestTag(q.requirePr(number).state, 'waiting')) return;
+  // UNREADY names its moves: awaitReadiness, then reportUnready.
   q.sendPr(number, { type: 'UNREADY', reason });
-  q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
-  if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
-  q.touchQueue();
-  q.timeline(number, { kind: 'unready', reason });
 }

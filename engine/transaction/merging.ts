@@ -6,11 +6,17 @@
 import type { QueueTx } from './queueTx.js';
 
 export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
-  const pr = q.sendPr(number, {
+  // REQUEST_MERGE names its move: askMerge.
+  q.sendPr(number, {
     type: 'REQUEST_MERGE',
     ...(how.direct === undefined ? {} : { direct: how.direct }),
     ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
   });
+}
+
+/** The move `askMerge`: the merge effect, tested on its own run's branch or on the run behind that vouched for it. */
+export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
+  const pr = q.requirePr(number);
   const run = pr.runId === null ? undefined : q.run(pr.runId);
   const vouched = how.vouchedBy === undefined ? undefined : q.run(how.vouchedBy);
   q.effect({

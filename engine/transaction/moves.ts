@@ -6,7 +6,6 @@
  */
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag } from '../../machines/index.js';
-import { estimate } from './likelihood.js';
 import type { QueueTx } from './queueTx.js';
 import { commentText, statusCheckText, type CommentText, type StatusCheckText } from '../model/texts.js';
 
@@ -70,13 +69,23 @@ export function becomeReady(q: QueueTx, number: number): boolean {
   const { readiness } = pr;
   if (!hasPullRequestTag(pr.state, 'notReady') || readiness.gitHubMergeability !== 'mergeable' || !readiness.doesBaseBranchMatch) return false;
   if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) return false;
-  const record = q.sendPr(number, { type: 'READY' });
-  record.readyAt = q.now;
+  // READY names its moves: enterLineup, then reportReady.
+  q.sendPr(number, { type: 'READY' });
+  return true;
+}
+
+/** The move `enterLineup`: ready now, out of the PRs waiting to be ready, into its place in the line-up. */
+export function enterLineup(q: QueueTx, number: number): void {
+  q.markPr(number).readyAt = q.now;
   q.runtime.waiting = q.runtime.waiting.filter((other) => other !== number);
   insertIntoLineup(q, number);
-  q.timeline(number, { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) }, { sha: record.sha });
-  record.readyLikelihood = record.likelihood;
-  return true;
+}
+
+/** The move `awaitReadiness`: out of the line-up, back among the PRs waiting to be ready. */
+export function awaitReadiness(q: QueueTx, number: number): void {
+  q.runtime.lineup = q.runtime.lineup.filter((other) => other !== number);
+  if (!q.runtime.waiting.includes(number)) q.runtime.waiting.push(number);
+  q.touchQueue();
 }
 
 /** A new mode applied: every queued PR's readiness says what the mode asks, and PRs it no longer holds back enter. */

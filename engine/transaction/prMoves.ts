@@ -5,9 +5,9 @@
  * event is here, and reads as the machine's chart does (`KICK / … learnOutcome, leaveLineup, reportKicked`).
  */
 import type { PullRequestEvent, PullRequestMove } from '../../machines/index.js';
-import { learn } from './likelihood.js';
-import { landMerge } from './merging.js';
-import { comment, removeFromLineup, statusCheck } from './moves.js';
+import { estimate, learn } from './likelihood.js';
+import { askMerge, landMerge } from './merging.js';
+import { awaitReadiness, comment, enterLineup, removeFromLineup, statusCheck } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 import { cancelRun } from './runs.js';
 
@@ -20,6 +20,12 @@ function reasonOf(event: PullRequestEvent): string {
 }
 
 export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
+  enterLineup: (q, number) => enterLineup(q, number),
+  awaitReadiness: (q, number) => awaitReadiness(q, number),
+  askMerge: (q, number, event) => {
+    if (event.type !== 'REQUEST_MERGE') return;
+    askMerge(q, number, { ...(event.direct === undefined ? {} : { direct: event.direct }), ...(event.vouchedBy === undefined ? {} : { vouchedBy: event.vouchedBy }) });
+  },
   landMerge: (q, number, event) => landMerge(q, number, event.type === 'MERGE' ? (event.head ?? '') : ''),
   learnOutcome: (q, number, event) => learn(q, number, event.type === 'KICK'),
   // Its machine left its bisection group with the move that ended its entry (CANCEL, KICK, MERGE).
@@ -54,4 +60,10 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
     statusCheck(q, number, { kind: 'cancelled', reason });
   },
   reportRequeued: (q, number, event) => q.timeline(number, { kind: 'requeued', reason: reasonOf(event) }),
+  reportReady: (q, number) => {
+    const record = q.markPr(number);
+    q.timeline(number, { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) }, { sha: record.sha });
+    record.readyLikelihood = record.likelihood;
+  },
+  reportUnready: (q, number, event) => q.timeline(number, { kind: 'unready', reason: reasonOf(event) }),
 };

@@ -87,7 +87,10 @@ describe('steps', () => {
     expect(moves(testing, { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled', 'cancelItsRun']);
     expect(moves([], { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled']);
     expect(moves(testing, { type: 'PASS' })).toEqual(['reportPassed']);
-    expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual([]);
+    expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual(['askMerge']);
+    expect(moves([], { type: 'READY' })).toEqual(['enterLineup', 'reportReady']);
+    expect(moves([{ type: 'READY' }], { type: 'UNREADY', reason: 'conflicts' })).toEqual(['awaitReadiness', 'reportUnready']);
+    expect(moves([{ type: 'READY' }], { type: 'START_TEST', runId: 'r2', testedBase: [] })).toEqual([]);
   });
 
   test('every action of the pullRequest machine but its assignments is a move the engine has', () => {
