@@ -84,7 +84,7 @@ export type PullRequestEvent =
   /** The git host refused the merge: it is no longer under way. */
   | { type: 'MERGE_REFUSED' }
   /** Into a group of a bisection (a failed batch split, an anti-flake retest, a PR isolated by speculation). */
-  | { type: 'JOIN_GROUP'; bisectionId: string; group: string }
+  | { type: 'JOIN_GROUP'; bisectionId: string; group: string; part: readonly number[] }
   /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
   | { type: 'LEAVE_GROUP' }
   /** The git host merged it, making `head` the target's head. `direct` and `vouchedBy` as for REQUEST_MERGE. */
@@ -127,6 +127,8 @@ export const PULL_REQUEST_MOVES = [
   'reportRequeued',
   'reportReady',
   'reportUnready',
+  'reportTesting',
+  'reportBisecting',
 ] as const;
 export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
 
@@ -225,9 +227,9 @@ export const pullRequestMachine = setup({
         ...restartable('PENDING'),
         ...groupable,
         ...pushable,
-        JOIN_GROUP: { actions: 'joinGroup' },
+        JOIN_GROUP: { actions: ['joinGroup', 'reportBisecting'] },
         UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup', 'awaitReadiness', 'reportUnready'] },
-        START_TEST: { target: 'TESTING', actions: 'recordRun' },
+        START_TEST: { target: 'TESTING', actions: ['recordRun', 'reportTesting'] },
         FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
         REQUEST_MERGE: [
           { guard: 'mayMergeDirect', actions: ['startMerge', 'askMerge'] },

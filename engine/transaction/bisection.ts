@@ -54,10 +54,8 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
     .filter((part) => part.length > 0)
     .map((part) => {
       const group = `g${q.runtime.counters.group++}`;
-      for (const number of part) {
-        q.sendPr(number, { type: 'JOIN_GROUP', bisectionId, group });
-        q.timeline(number, { kind: 'bisecting', bisectionId, part });
-      }
+      // JOIN_GROUP names its move: reportBisecting.
+      for (const number of part) q.sendPr(number, { type: 'JOIN_GROUP', bisectionId, group, part });
       return group;
     });
   const [first, second] = groups;

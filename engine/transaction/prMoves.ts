@@ -66,4 +66,13 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
     record.readyLikelihood = record.likelihood;
   },
   reportUnready: (q, number, event) => q.timeline(number, { kind: 'unready', reason: reasonOf(event) }),
+  reportTesting: (q, number, event) => {
+    if (event.type !== 'START_TEST') return;
+    const run = q.requireRun(event.runId);
+    q.timeline(number, { kind: 'testing', runId: run.id, basePrs: run.basePrs, with: run.prs.filter((other) => other !== number) }, { runId: run.id });
+    statusCheck(q, number, { kind: 'testing', runId: run.id });
+  },
+  reportBisecting: (q, number, event) => {
+    if (event.type === 'JOIN_GROUP') q.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
+  },
 };

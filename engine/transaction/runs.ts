@@ -7,7 +7,7 @@ import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import { rescue } from './bisection.js';
 import { estimate } from './likelihood.js';
-import { cancelPr, requeue, statusCheck } from './moves.js';
+import { cancelPr, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
 export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null }): TestRunRecord {
@@ -42,11 +42,9 @@ export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; 
   q.runtime.activeRuns.push(id);
   const tested: number[] = [];
   for (const number of decision.prs) {
+    // START_TEST names its move: reportTesting.
     q.sendPr(number, { type: 'START_TEST', runId: id, testedBase: [...decision.basePrs, ...tested] });
     tested.push(number);
-    const others = decision.prs.filter((n) => n !== number);
-    q.timeline(number, { kind: 'testing', runId: id, basePrs: decision.basePrs, with: others }, { runId: id });
-    statusCheck(q, number, { kind: 'testing', runId: id });
   }
   const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.requirePr(number).sha }));
   q.effect({

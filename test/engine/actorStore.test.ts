@@ -90,7 +90,8 @@ describe('steps', () => {
     expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual(['askMerge']);
     expect(moves([], { type: 'READY' })).toEqual(['enterLineup', 'reportReady']);
     expect(moves([{ type: 'READY' }], { type: 'UNREADY', reason: 'conflicts' })).toEqual(['awaitReadiness', 'reportUnready']);
-    expect(moves([{ type: 'READY' }], { type: 'START_TEST', runId: 'r2', testedBase: [] })).toEqual([]);
+    expect(moves([{ type: 'READY' }], { type: 'START_TEST', runId: 'r2', testedBase: [] })).toEqual(['reportTesting']);
+    expect(moves([{ type: 'READY' }], { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [1] })).toEqual(['reportBisecting']);
   });
 
   test('every action of the pullRequest machine but its assignments is a move the engine has', () => {

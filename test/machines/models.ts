@@ -43,7 +43,7 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'REQUEST_MERGE', vouchedBy: 'run-2' },
     { type: 'MERGE_REFUSED' },
     { type: 'RESTART' },
-    { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1' },
+    { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] },
     { type: 'LEAVE_GROUP' },
     { type: 'KICK', reason: 'failed' },
     { type: 'CANCEL', reason: 'closed' },

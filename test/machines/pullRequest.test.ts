@@ -129,7 +129,7 @@ describe('pullRequest machine', () => {
   });
 
   describe('a bisection group', () => {
-    const join = { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1' } as const;
+    const join = { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] } as const;
 
     it('is joined while waiting, kept while tested, left back on the main line', () => {
       expect(at('PENDING', join).context.bisection).toEqual({ id: 'b0', group: 'g1' });
