@@ -63,9 +63,9 @@ export type PullRequestEvent =
   | { type: 'PASS' }
   /**
    * `runId` null: a failure known without a run (a set that already failed in this bisection), on `testedBase`.
-   * Its runs behind start counting again.
+   * Its runs behind start counting again. `conflict`: it does not apply on its base (the engine kicks it at once).
    */
-  | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[] }
+  | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[]; conflict?: true }
   | { type: 'REQUEUE'; reason: string }
   /** A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). */
   | { type: 'RUN_BEHIND_ENDED'; failed: boolean }
@@ -129,6 +129,8 @@ export const PULL_REQUEST_MOVES = [
   'reportUnready',
   'reportTesting',
   'reportBisecting',
+  /** A failed attempt counted, and told with the likelihood it now gives. */
+  'reportFailing',
 ] as const;
 export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
 
@@ -146,6 +148,14 @@ const cancellable = { CANCEL: { guard: 'notMerging', target: 'CANCELLED', action
 const MERGED = ['leaveGroup', 'landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged'] as const;
 /** Back to waiting for a run: the reason recorded, the base it was tested on forgotten, people told. */
 const REQUEUED = ['recordReason', 'forgetTestedBase', 'reportRequeued'] as const;
+/**
+ * A failure while TESTING: its own (its run failed), counted as a failed attempt and told with its new likelihood
+ * (`reportFailing`); or a conflict (`conflict`: it does not apply), which the engine kicks at once, without either.
+ */
+const FAILS = [
+  { guard: 'isConflict', target: 'PENDING_FAILURE', actions: 'recordFailure' },
+  { target: 'PENDING_FAILURE', actions: ['recordFailure', 'reportFailing'] },
+] as const;
 /** Back to the main line from a bisection group (a PR in none stays as it is). */
 const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
@@ -165,6 +175,7 @@ export const pullRequestMachine = setup({
     tags: {} as PullRequestTag,
   },
   guards: {
+    isConflict: ({ event }) => event.type === 'FAIL' && event.conflict === true,
     isDirectMerge: ({ event }) => event.type === 'MERGE' && event.direct === true,
     isVouched: ({ event }) => event.type === 'MERGE' && event.vouchedBy !== undefined,
     isMerging: ({ context }) => context.merge !== undefined,
@@ -230,7 +241,7 @@ export const pullRequestMachine = setup({
         JOIN_GROUP: { actions: ['joinGroup', 'reportBisecting'] },
         UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup', 'awaitReadiness', 'reportUnready'] },
         START_TEST: { target: 'TESTING', actions: ['recordRun', 'reportTesting'] },
-        FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
+        FAIL: { target: 'PENDING_FAILURE', actions: ['recordFailure', 'reportFailing'] },
         REQUEST_MERGE: [
           { guard: 'mayMergeDirect', actions: ['startMerge', 'askMerge'] },
           { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
@@ -251,7 +262,7 @@ export const pullRequestMachine = setup({
         ...groupable,
         ...pushable,
         PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'reportPassed'] },
-        FAIL: { target: 'PENDING_FAILURE', actions: 'recordFailure' },
+        FAIL: FAILS,
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         // Merged, vouched for by a run behind it, while its own run goes on: that run is cancelled.

@@ -29,7 +29,7 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     const culprit = result.conflict?.number;
     const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
     if (culprit !== undefined && culpritPr !== undefined && hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
-      q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason });
+      q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason, conflict: true });
       kick(q, culprit);
       cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
       return;

@@ -72,6 +72,13 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
     q.timeline(number, { kind: 'testing', runId: run.id, basePrs: run.basePrs, with: run.prs.filter((other) => other !== number) }, { runId: run.id });
     statusCheck(q, number, { kind: 'testing', runId: run.id });
   },
+  reportFailing: (q, number, event) => {
+    if (event.type !== 'FAIL') return;
+    const pr = q.markPr(number);
+    // Counted before the estimate: its failed attempts are one of the likelihood's features.
+    pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
+    q.timeline(number, { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) }, event.runId === null ? {} : { runId: event.runId });
+  },
   reportBisecting: (q, number, event) => {
     if (event.type === 'JOIN_GROUP') q.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
   },

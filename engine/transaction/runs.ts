@@ -6,7 +6,6 @@ import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import { rescue } from './bisection.js';
-import { estimate } from './likelihood.js';
 import { cancelPr, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
@@ -154,7 +153,6 @@ export function concludeRun(q: QueueTx, runId: string): void {
 
 /** The PR failed (its machine starts counting the runs behind it again); `testedBase`: known to fail on it without a run. */
 export function fail(q: QueueTx, number: number, runId: string | null, reason: string, testedBase?: number[]): void {
-  const pr = q.sendPr(number, { type: 'FAIL', runId, reason, ...(testedBase === undefined ? {} : { testedBase }) });
-  pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
-  q.timeline(number, { kind: 'pendingFailure', reason, estimate: estimate(q, number) }, runId === null ? {} : { runId });
+  // FAIL names its move: reportFailing.
+  q.sendPr(number, { type: 'FAIL', runId, reason, ...(testedBase === undefined ? {} : { testedBase }) });
 }

@@ -92,6 +92,8 @@ describe('steps', () => {
     expect(moves([{ type: 'READY' }], { type: 'UNREADY', reason: 'conflicts' })).toEqual(['awaitReadiness', 'reportUnready']);
     expect(moves([{ type: 'READY' }], { type: 'START_TEST', runId: 'r2', testedBase: [] })).toEqual(['reportTesting']);
     expect(moves([{ type: 'READY' }], { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [1] })).toEqual(['reportBisecting']);
+    expect(moves(testing, { type: 'FAIL', runId: 'r1', reason: 'ci' })).toEqual(['reportFailing']);
+    expect(moves(testing, { type: 'FAIL', runId: 'r1', reason: 'conflict', conflict: true })).toEqual([]);
   });
 
   test('every action of the pullRequest machine but its assignments is a move the engine has', () => {

@@ -28,6 +28,8 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'PASS' },
     { type: 'FAIL', runId: 'run-1', reason: 'ci failed' },
     { type: 'FAIL', runId: null, reason: 'its set already failed' },
+    // isConflict: a PR under test that does not apply.
+    { type: 'FAIL', runId: 'run-1', reason: 'it does not apply', conflict: true },
     { type: 'REQUEUE', reason: 'a PR ahead failed' },
     { type: 'BISECT', reason: 'its batch failed' },
     { type: 'RETEST', reason: 'tested alone once more' },
