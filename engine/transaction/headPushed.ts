@@ -40,10 +40,12 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
     if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
   }
   // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it)
-  // is tested again; the transition names the report (reportRequeued).
+  // is tested again; the transition names the report (reportRequeued). Only PRs whose record (the machine's
+  // projection) shows a tested base with it are asked: asking every PR's machine computes a transition per PR.
   const changed = { type: 'BASE_CHANGED', number, reason } as const;
   for (const other of [...q.runtime.lineup]) {
-    if (q.canPr(other, changed)) q.sendPr(other, changed);
+    const record = q.enqueuedPr(other) ?? q.pr(other);
+    if (record?.testedBase?.includes(number) === true && q.canPr(other, changed)) q.sendPr(other, changed);
   }
 }
 
