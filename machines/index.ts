@@ -20,8 +20,8 @@ export type MachineName = keyof typeof MACHINES;
 export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 3, testRun: 1, queue: 1 };
 
 export { pullRequestMachine, queueMachine, testRunMachine };
-export { PULL_REQUEST_MOVES } from './pullRequest.js';
-export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge, PullRequestMove } from './pullRequest.js';
+export { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
+export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge } from './pullRequest.js';
 export { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS } from './pullRequestTags.js';
 export type { PullRequestTag } from './pullRequestTags.js';
 export { hasQueueTag, QUEUE_TAGS } from './queue.js';

@@ -22,6 +22,7 @@
  */
 import { assign, setup } from 'xstate';
 import type { PullRequestTag } from './pullRequestTags.js';
+import { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
 
 /** A merge asked of the git host: `by` is `direct`, the run behind that vouched for it, or null (its own run passed). */
 export interface PullRequestMerge {
@@ -99,40 +100,6 @@ export type PullRequestEvent =
    * run is cancelled (which requeues it), one with a result is requeued.
    */
   | { type: 'RESTART' };
-
-/**
- * The moves a transition names, done by the engine after the machine moved (engine/transaction/prMoves.ts, one
- * function per name), in the order the transition lists them.
- */
-export const PULL_REQUEST_MOVES = [
-  /** Ready: into the line-up, in its place by priority, out of the PRs waiting to be ready. */
-  'enterLineup',
-  /** Not ready any more: out of the line-up, back among the PRs waiting to be ready. */
-  'awaitReadiness',
-  /** The merge asked of the git host (an effect), as the machine recorded it. */
-  'askMerge',
-  /** The target branch moved to the merged head: the queue's head, its merged PRs, the head's index. */
-  'landMerge',
-  /** The likelihood model learns from the PR's outcome (merged, or kicked). */
-  'learnOutcome',
-  /** Out of the line-up (and the PRs waiting to be ready). */
-  'leaveLineup',
-  /** The run testing it is cancelled (its other PRs are tested again). */
-  'cancelItsRun',
-  /** Timeline lines, comments and status checks that tell people. */
-  'reportPassed',
-  'reportMerged',
-  'reportKicked',
-  'reportCancelled',
-  'reportRequeued',
-  'reportReady',
-  'reportUnready',
-  'reportTesting',
-  'reportBisecting',
-  /** A failed attempt counted, and told with the likelihood it now gives. */
-  'reportFailing',
-] as const;
-export type PullRequestMove = (typeof PULL_REQUEST_MOVES)[number];
 
 /** A move in the machine: nothing (the engine does it). */
 const named = (): void => {};

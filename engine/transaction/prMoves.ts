@@ -1,5 +1,5 @@
 /**
- * The moves the PR machine's transitions name (`PULL_REQUEST_MOVES`, machines/pullRequest.ts), one function per name:
+ * The moves the PR machine's transitions name (`PULL_REQUEST_MOVES`, machines/pullRequestMoves.ts), one function per name:
  * `QueueTx.sendPr` moves the machine, writes the record's projection of it, then does each move the transition
  * named, in the order named. A handler (or the reconciler) asks the machine and sends the event; what follows the
  * event is here, and reads as the machine's chart does (`KICK / … learnOutcome, leaveLineup, reportKicked`).
