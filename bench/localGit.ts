@@ -108,6 +108,15 @@ export async function benchLocalGit(): Promise<void> {
     // Merges move main: each builds on the current head first (untimed).
     let next = 1;
     const head = async () => git(work, '--git-dir', remote, 'rev-parse', 'main');
+    /** The merge of PR `number`, tested on `testBranchSha`, expecting main at `expectedHead`. */
+    const mergeRequest = (number: number, expectedHead: string, testBranchSha: string) => ({
+      repo: REPO,
+      targetBranch: 'main',
+      expectedHead,
+      pullRequest: { ...pr(number), title: '' },
+      testBranchSha,
+      mergeMethod: 'merge_commit' as const,
+    });
     figures.push(
       await timed('merge a PR tested on the current head (fast-forward)', 20, async (_, clock) => {
         const expectedHead = await head();
@@ -115,14 +124,7 @@ export async function benchLocalGit(): Promise<void> {
         const built = await build([pr(number)], 'merge_commit', expectedHead);
         if (!built.ok) throw new Error(built.reason);
         clock.start();
-        const merged = await host.merge({
-          repo: REPO,
-          targetBranch: 'main',
-          expectedHead,
-          pullRequest: { ...pr(number), title: '' },
-          testBranchSha: built.sha,
-          mergeMethod: 'merge_commit',
-        });
+        const merged = await host.merge(mergeRequest(number, expectedHead, built.sha));
         clock.stop();
         if (!merged.ok) throw new Error(merged.reason);
       }),
@@ -134,24 +136,10 @@ export async function benchLocalGit(): Promise<void> {
         const first = await build([pr(a)], 'merge_commit', expectedHead);
         const both = await build([pr(a), pr(b)], 'merge_commit', expectedHead);
         if (!first.ok || !both.ok) throw new Error('not built');
-        const mergedA = await host.merge({
-          repo: REPO,
-          targetBranch: 'main',
-          expectedHead,
-          pullRequest: { ...pr(a), title: '' },
-          testBranchSha: first.sha,
-          mergeMethod: 'merge_commit',
-        });
+        const mergedA = await host.merge(mergeRequest(a, expectedHead, first.sha));
         if (!mergedA.ok) throw new Error(mergedA.reason);
         clock.start();
-        const merged = await host.merge({
-          repo: REPO,
-          targetBranch: 'main',
-          expectedHead: mergedA.head,
-          pullRequest: { ...pr(b), title: '' },
-          testBranchSha: both.sha,
-          mergeMethod: 'merge_commit',
-        });
+        const merged = await host.merge(mergeRequest(b, mergedA.head, both.sha));
         clock.stop();
         if (!merged.ok) throw new Error(merged.reason);
       }),

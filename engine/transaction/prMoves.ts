@@ -23,8 +23,7 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   enterLineup: (q, number) => enterLineup(q, number),
   awaitReadiness: (q, number) => awaitReadiness(q, number),
   askMerge: (q, number, event) => {
-    if (event.type !== 'REQUEST_MERGE') return;
-    askMerge(q, number, { ...(event.direct === undefined ? {} : { direct: event.direct }), ...(event.vouchedBy === undefined ? {} : { vouchedBy: event.vouchedBy }) });
+    if (event.type === 'REQUEST_MERGE') askMerge(q, number, event);
   },
   landMerge: (q, number, event) => landMerge(q, number, event.type === 'MERGE' ? (event.head ?? '') : ''),
   learnOutcome: (q, number, event) => learn(q, number, event.type === 'KICK'),

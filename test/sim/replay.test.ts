@@ -83,30 +83,21 @@ describe('replay', () => {
   });
 
   test('a simulation writes the same logs every time (ids and times come from the clock and the seed)', async () => {
-    const again = await simulate(
-      parseScenario({
-        name: 'replay',
-        hours: 2,
-        arrivalsPerHour: 8,
-        ci: { medianMinutes: 20, p90Minutes: 40 },
-        brokenRate: 0.15,
-        flakeRate: 0.05,
-        configs: [{ name: 'q', concurrency: 2 }],
-      }),
-      { seed: 9, record: true },
-    );
-    const twice = await simulate(
-      parseScenario({
-        name: 'replay',
-        hours: 2,
-        arrivalsPerHour: 8,
-        ci: { medianMinutes: 20, p90Minutes: 40 },
-        brokenRate: 0.15,
-        flakeRate: 0.05,
-        configs: [{ name: 'q', concurrency: 2 }],
-      }),
-      { seed: 9, record: true },
-    );
+    const run = () =>
+      simulate(
+        parseScenario({
+          name: 'replay',
+          hours: 2,
+          arrivalsPerHour: 8,
+          ci: { medianMinutes: 20, p90Minutes: 40 },
+          brokenRate: 0.15,
+          flakeRate: 0.05,
+          configs: [{ name: 'q', concurrency: 2 }],
+        }),
+        { seed: 9, record: true },
+      );
+    const again = await run();
+    const twice = await run();
     expect(formatEventLog(twice.queues[0]?.outcome.log as EventLog)).toBe(formatEventLog(again.queues[0]?.outcome.log as EventLog));
   });
 
