@@ -38,7 +38,7 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'MERGE', direct: true },
     { type: 'MERGE', vouchedBy: 'run-2' },
     { type: 'MERGE', direct: false, vouchedBy: 'run-2' },
-    // mayMerge, mayMergeDirect and mayMergeVouched: a merge asked as passed, direct or vouched for; isMerging and
+    // notMerging, mayMergeDirect and mayMergeVouched: a merge asked as passed, direct or vouched for; isMerging and
     // notMerging: MERGE_REFUSED, CANCEL and RESTART with a merge under way and without.
     { type: 'REQUEST_MERGE' },
     { type: 'REQUEST_MERGE', direct: true },
