@@ -1,0 +1,80 @@
+/**
+ * What happens on a connection before and after Fastify: every client gets a final answer it can read.
+ * - `Expect: 100-continue` (curl sends it for any body over 1 KiB): a body declared over the limit is answered 413
+ *   from its headers, before any `100 Continue`, so the client never sends it. Otherwise the 100, then the request.
+ * - A connection closed while the client is still sending (an answer before the whole body: 413, 401, 400…) closes
+ *   lingering: our side ends after the answer, the rest of the body is read and dropped until the client closes
+ *   (at most LINGER_MS). Closing at once with unread bytes makes the kernel send a reset, and a reset destroys the
+ *   answer still unread in the client's buffer: on a busy machine curl saw `100` and then nothing.
+ * - Requests Node's parser refuses (a malformed request line, headers too large, a request not received in time) are
+ *   answered in the one error shape (Fastify's `clientErrorHandler`).
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorReply, type ErrorReply } from './errors.js';
+
+export const LINGER_MS = 5_000;
+
+const REQUEST = Symbol('greenline.request');
+type Tracked = Socket & { [REQUEST]?: IncomingMessage };
+
+function rawAnswer(error: ErrorReply, reason: string): string {
+  const body = JSON.stringify(error.body);
+  return `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Ends our side now and the connection once the client closes it (or after LINGER_MS), reading what it still sends. */
+export function lingeringClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.end();
+  // The HTTP parser reads (and drops) a body it is given; a socket it let go of is read here.
+  if (socket.listenerCount('data') === 0) socket.on('data', () => undefined);
+  socket.resume();
+}
+
+/** Installs the handlers above on the app's server (`bodyLimit` in bytes). */
+export function guardConnections(server: Server, bodyLimit: number, limitText: string): void {
+  server.on('connection', (socket: Tracked) => {
+    const destroySoon = socket.destroySoon.bind(socket);
+    // Node calls destroySoon once the last answer of a connection marked `close` is sent.
+    socket.destroySoon = () => {
+      const request = socket[REQUEST];
+      if (request !== undefined && !request.complete) lingeringClose(socket);
+      else destroySoon();
+    };
+  });
+  server.on('request', (request: IncomingMessage) => {
+    (request.socket as Tracked)[REQUEST] = request;
+  });
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    (request.socket as Tracked)[REQUEST] = request;
+    const declared = Number(request.headers['content-length']);
+    if (declared > bodyLimit) {
+      const error = errorReply('payload_too_large', `the request body is larger than ${limitText}`);
+      response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      response.end(JSON.stringify(error.body));
+      return;
+    }
+    response.writeContinue();
+    server.emit('request', request, response);
+  });
+}
+
+/** Fastify's `clientErrorHandler`: the parser's refusals in the one error shape, and a lingering close. */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      socket.write(rawAnswer(errorReply('request_timeout', 'the request was not received whole in time'), 'Request Timeout'));
+    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+      socket.write(rawAnswer(errorReply('headers_too_large', 'the request line and headers are larger than 16 KiB'), 'Request Header Fields Too Large'));
+    } else {
+      socket.write(rawAnswer(errorReply('bad_request', `malformed HTTP request (${error.code ?? 'parse error'})`), 'Bad Request'));
+    }
+  }
+  lingeringClose(socket);
+}
