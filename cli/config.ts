@@ -29,7 +29,8 @@ export const ENVIRONMENT = {
   GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
-  GREENLINE_RATE_LIMIT: 'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
+  GREENLINE_RATE_LIMIT:
+    'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
   GREENLINE_RETAIN_EVENTS_DAYS: 'days queue event logs are kept; settings changes are kept for good (default 90; 0 forever)',
   GREENLINE_RETAIN_RESULTS_DAYS: 'days flaky-test results (uploads, per-commit results, failures) are kept (default 30; 0 forever)',
