@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
 import { DEFAULT_RETENTION, type RetentionSettings } from '../engine/retention/settings.js';
+import { describeIssues } from '../engine/validationMessages.js';
 
 export const ENVIRONMENT = {
   HOST: 'address to listen on (default 127.0.0.1)',
@@ -178,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const present = Object.fromEntries(Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = describeIssues(parsed.error.issues);
     throw new ConfigError(`invalid environment: ${problems}`);
   }
   const values = parsed.data;
