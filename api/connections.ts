@@ -6,11 +6,13 @@
  *   lingering: our side ends after the answer, the rest of the body is read and dropped until the client closes
  *   (at most LINGER_MS). Closing at once with unread bytes makes the kernel send a reset, and a reset destroys the
  *   answer still unread in the client's buffer: on a busy machine curl saw `100` and then nothing.
+ * - An HTTP/1.1 request without Host, CONNECT, and an `Expect` other than 100-continue: in the error shape too.
  * - Requests Node's parser refuses (a malformed request line, headers too large, a request not received in time) are
  *   answered in the one error shape (Fastify's `clientErrorHandler`).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorReply, type ErrorReply } from './errors.js';
 
 export const LINGER_MS = 5_000;
@@ -50,6 +52,15 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
   server.on('request', (request: IncomingMessage) => {
     (request.socket as Tracked)[REQUEST] = request;
   });
+  // CONNECT is no method of this service; Node would drop the connection without a word.
+  server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    socket.write(rawAnswer(errorReply('method_not_allowed', 'CONNECT is not allowed here'), 'Method Not Allowed'));
+    lingeringClose(socket);
+  });
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    (request.socket as Tracked)[REQUEST] = request;
+    expectationFailed(request, response);
+  });
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     (request.socket as Tracked)[REQUEST] = request;
     const declared = Number(request.headers['content-length']);
@@ -62,6 +73,20 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
     response.writeContinue();
     server.emit('request', request, response);
   });
+}
+
+/** An onRequest hook: HTTP/1.1 requires a Host header (Node would answer a bare 400; we check it, in the error shape). */
+export async function requireHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return;
+  const error = errorReply('bad_request', 'an HTTP/1.1 request needs a Host header');
+  await reply.code(error.status).header('connection', 'close').type('application/json; charset=utf-8').send(error.body);
+}
+
+/** Node answers an `Expect` it does not know with a bare 417: the error shape instead. */
+function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
+  const error = errorReply('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
+  response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+  response.end(JSON.stringify(error.body));
 }
 
 /** Fastify's `clientErrorHandler`: the parser's refusals in the one error shape, and a lingering close. */

@@ -10,7 +10,7 @@ import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
-import { clientErrorHandler, guardConnections } from './connections.js';
+import { clientErrorHandler, guardConnections, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
@@ -63,7 +63,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: MAX_BODY_BYTES,
     requestTimeout: requestMs,
     // Node checks the request and header timeouts only this often (30 s by default): often enough for short ones.
-    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)), headersTimeout: Math.min(60_000, requestMs) },
+    http: {
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)),
+      headersTimeout: Math.min(60_000, requestMs),
+      // Checked by a hook instead, so that the 400 comes in the error shape (connections.ts).
+      requireHostHeader: false,
+    },
     connectionTimeout: options.timeouts?.idleMs ?? 120_000,
     keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     // We answer 503 ourselves while closing, in the one error shape.
@@ -109,6 +114,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return send(reply, errorReply('unavailable', 'the service is shutting down'));
     }
   });
+  app.addHook('onRequest', requireHost);
   // Who may call a route is the matched route's config (access.ts): a route without one needs a token.
   app.addHook('onRequest', accessHook(engine));
 
