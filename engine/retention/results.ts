@@ -80,6 +80,8 @@ export async function pruneRepoResults(store: Store, org: string, repoId: string
     return first === undefined ? (tx.get('flakyRepos', prefix)?.seq ?? 0) + 1 : first.value.seq;
   });
   const shas = await sweepRange(store, 'flakyShas', prefix, batch, (sha) => sha.uploads.every((seq) => seq < firstKept));
+  // An upload's identity goes with it: sent again after that, it is a new upload.
+  await sweepRange(store, 'flakyUploadKeys', prefix, batch, (seq) => seq < firstKept);
   return { uploads, failures, commits, shas };
 }
 
