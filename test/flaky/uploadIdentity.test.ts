@@ -3,7 +3,7 @@
  * it stopped, and nothing of it is counted twice; an interrupted upload keeps its stored batches for that retry.
  */
 import { describe, expect, it } from 'vitest';
-import { uploadInBatches, uploadNow, uploadSteps } from '../../engine/flaky/ingestBatches.js';
+import { TESTS_PER_TRANSACTION, uploadInBatches, uploadNow, uploadSteps } from '../../engine/flaky/ingestBatches.js';
 import { prepareUpload } from '../../engine/flaky/prepare.js';
 import { prepareOffThread } from '../../engine/flaky/prepareOffThread.js';
 import { uploadIdentity } from '../../engine/flaky/uploadIdentity.js';
@@ -80,6 +80,20 @@ describe('an upload sent again', () => {
     expect(() => service.upload('acme', other)).toThrowError(expect.objectContaining({ code: 'upload_key_conflict' }));
     expect(service.upload('acme', { ...input, uploadKey: 'job-42-attempt-2' }).alreadyStored).toBe(false);
     expect(store.read((tx) => tx.get('flakyRepos', [...([...tx.scan('flakyRepos')][0]?.key ?? [])])?.uploads)).toBe(2);
+  });
+});
+
+describe('two sends of one upload at once', () => {
+  it('each store the batches the other has not: both are answered, and every test counts one run', async () => {
+    const { service, store } = makeService();
+    const many = { ...input, reports: [{ file: 'r.xml', xml: junitXml(Array.from({ length: 2 * TESTS_PER_TRANSACTION + 1 }, (_, i) => ({ name: `t${i}` }))) }] };
+    const [one, two] = await Promise.all([service.uploadOffThread('acme', many), service.uploadOffThread('acme', many)]);
+    expect(two.uploadId).toBe(one.uploadId);
+    expect(store.read((tx) => ({ uploads: tx.count('flakyUploads'), runs: new Set([...tx.scan('flakyTests')].map(({ value }) => value.totals.runs)) }))).toEqual({
+      uploads: 1,
+      runs: new Set([1]),
+    });
+    expect(store.read((tx) => [...tx.scan('flakyShas')].map(({ value }) => value.storing))).toEqual([undefined]);
   });
 });
 
