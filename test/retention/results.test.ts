@@ -27,14 +27,16 @@ test('results older than the window go in batches; each test record and the newe
   });
   const count = () =>
     store.read((tx) =>
-      Object.fromEntries((['flakyUploads', 'flakyFailures', 'flakyCommits', 'flakyShas', 'flakyTests', 'webhookDeliveries'] as const).map((name) => [name, tx.count(name)])),
+      Object.fromEntries(
+        (['flakyUploads', 'flakyUploadKeys', 'flakyFailures', 'flakyCommits', 'flakyShas', 'flakyTests', 'webhookDeliveries'] as const).map((name) => [name, tx.count(name)]),
+      ),
     );
-  expect(count()).toEqual({ flakyUploads: 3, flakyFailures: 4, flakyCommits: 14, flakyShas: 2, flakyTests: 7, webhookDeliveries: 2 });
+  expect(count()).toEqual({ flakyUploads: 3, flakyUploadKeys: 3, flakyFailures: 4, flakyCommits: 14, flakyShas: 2, flakyTests: 7, webhookDeliveries: 2 });
   now += 15 * DAY;
   const cut = now - 30 * DAY;
   const counts = await pruneResults(store, cut, cut, 3);
   expect(counts).toEqual({ uploads: 2, failures: 2, commits: 7, shas: 1, deliveries: 1 });
-  expect(count()).toEqual({ flakyUploads: 1, flakyFailures: 2, flakyCommits: 7, flakyShas: 1, flakyTests: 7, webhookDeliveries: 1 });
+  expect(count()).toEqual({ flakyUploads: 1, flakyUploadKeys: 1, flakyFailures: 2, flakyCommits: 7, flakyShas: 1, flakyTests: 7, webhookDeliveries: 1 });
   expect(store.read((tx) => tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]))?.failing.length).toBe(2);
   // Uploads go on as before.
   upload('c'.repeat(40), false);
