@@ -43,3 +43,21 @@ test('results older than the window go in batches; each test record and the newe
   expect(count().flakyUploads).toBe(2);
   expect(await pruneResults(store, cut, cut, 3)).toEqual({ uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 });
 });
+
+test('a sweep told to stop (the service stopping) stops between two transactions; the next sweep does the rest', async () => {
+  const store = createMemoryStore();
+  let now = START;
+  const flaky = new FlakyTests(store, { now: () => now });
+  for (let i = 0; i < 5; i++) {
+    flaky.upload('acme', { repo: REPO, sha: String(i).repeat(40), branch: 'main', variant: '', reports: [{ file: 'junit.xml', xml: junitXml([{ name: 't' }]) }] });
+  }
+  now += 40 * DAY;
+  const cut = now - 30 * DAY;
+  // Told to stop once two uploads are gone.
+  const stopped = await pruneResults(store, cut, undefined, 1, () => store.read((tx) => tx.count('flakyUploads')) > 3);
+  expect(stopped.uploads).toBe(2);
+  expect(store.read((tx) => tx.count('flakyUploads'))).toBe(3);
+  const rest = await pruneResults(store, cut, undefined, 1);
+  expect(rest.uploads).toBe(3);
+  expect(store.read((tx) => tx.count('flakyUploads') + tx.count('flakyUploadKeys') + tx.count('flakyShas'))).toBe(0);
+});
