@@ -118,6 +118,11 @@ describe('an upload interrupted', () => {
     const big = junitXml(Array.from({ length: 50_000 }, (_, i) => ({ name: `t${i}` })));
     const stop = new AbortController();
     const parsing = prepareOffThread({ repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] }, stop.signal, () => new Error('stopped'));
+    // Another upload, parsing or waiting for its turn (one parse per spare core), stops as well.
+    const other = new AbortController();
+    const waiting = prepareOffThread({ repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] }, other.signal, () => new Error('stopped too'));
+    other.abort();
+    await expect(waiting).rejects.toThrow('stopped too');
     stop.abort();
     await expect(parsing).rejects.toThrow('stopped');
     // Its slot is free again: the next parse runs.
