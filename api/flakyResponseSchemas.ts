@@ -82,6 +82,8 @@ export const UploadBody = z.object({
   failed: Count,
   skipped: Count,
   infrastructure_failure: z.boolean(),
+  /** True when the same upload (its upload_key, else the same body) had been stored in full: nothing was counted again. */
+  already_stored: z.boolean(),
 });
 
 export const SetQuarantineBody = z.object({

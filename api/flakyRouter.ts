@@ -78,6 +78,7 @@ export const flakyRouter = t.router({
       ...(input.timestamp != null && { timestamp: input.timestamp }),
       ...(input.codeowners != null && { codeowners: input.codeowners }),
       ...(input.repo_root != null && { repoRoot: input.repo_root }),
+      ...(input.upload_key != null && { uploadKey: input.upload_key }),
     };
     return uploadView(await service(ctx).uploadOffThread(ctx.org, upload, input.org_url_slug));
   }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MAX_CODEOWNERS_CHARS } from '../engine/flaky/codeowners.js';
 import { QUARANTINE_OVERRIDES } from '../engine/flaky/quarantine.js';
 import { MAX_WINDOW_DAYS, MAX_WINDOW_RUNS } from '../engine/flaky/settings.js';
+import { MAX_UPLOAD_KEY_CHARS } from '../engine/flaky/uploadIdentity.js';
 import { anyCaseEnum, isWellFormed, PrNumberSchema, RepoSchema } from './schemas.js';
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
@@ -69,6 +70,13 @@ export const UploadTestResultsInput = z.object({
   codeowners: z.string().max(MAX_CODEOWNERS_CHARS).nullish(),
   /** The repository's root on the runner (ours): test files under it are stored relative to it. */
   repo_root: z.string().max(1024).regex(NO_CONTROL, 'must not contain control characters').nullish(),
+  /** The client's name for this upload (ours): sent again with the same upload, nothing is counted twice. */
+  upload_key: z
+    .string()
+    .min(1)
+    .max(MAX_UPLOAD_KEY_CHARS)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (a UUID, a CI job id and attempt, …)')
+    .nullish(),
   reports: z
     .array(
       z.object({

@@ -116,6 +116,7 @@ export function uploadView(result: UploadResult): z.infer<typeof UploadBody> {
     failed: result.failed,
     skipped: result.skipped,
     infrastructure_failure: result.infrastructureFailure,
+    already_stored: result.alreadyStored,
   };
 }
 

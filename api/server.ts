@@ -46,7 +46,11 @@ function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorR
   return errorReply('insufficient_scope', `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider`);
 }
 
+/** A 503 is the service restarting or a dependency away for a while: a client may try again after this many seconds. */
+export const RETRY_AFTER_SECONDS = 5;
+
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
+  if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
 }
 

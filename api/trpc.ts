@@ -19,6 +19,7 @@ const TRPC_CODE: Record<EngineErrorKind, TRPCError['code']> = {
   not_found: 'NOT_FOUND',
   conflict: 'CONFLICT',
   invalid: 'BAD_REQUEST',
+  unavailable: 'SERVICE_UNAVAILABLE',
 };
 
 /** Engine errors become the matching tRPC error (the API answers the catalogue's entry of its code); anything else stays an internal error. */

@@ -102,6 +102,7 @@ export async function runLoad(options: { seconds: number; connections: number; q
 
     type Context = { pr?: { q: number; number: number } };
     type Setup = (request: { method: string; path: string; body?: string; headers: Record<string, string> }, context: Context) => unknown;
+    let jobs = 0;
     const mixes: { endpoint: string; share: number; setup: Setup; onResponse?: (status: number, context: Context) => void }[] = [
       {
         endpoint: 'submitPullRequest',
@@ -141,7 +142,14 @@ export async function runLoad(options: { seconds: number; connections: number; q
           ...request,
           method: 'POST',
           path: '/v1/flaky-tests/upload',
-          body: JSON.stringify({ repo: repoOf(randomQueue()), commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: JUNIT }] }),
+          // Each from a job of its own: the same body again would be the same upload, answered without being stored again.
+          body: JSON.stringify({
+            repo: repoOf(randomQueue()),
+            commit_sha: 'abcdef1',
+            branch: 'main',
+            job_url: `https://ci.example.com/jobs/${++jobs}`,
+            reports: [{ file: 'r.xml', xml: JUNIT }],
+          }),
         }),
       },
       { endpoint: 'getMergeQueueMetrics', share: 0.1, setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }) },

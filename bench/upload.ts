@@ -44,7 +44,7 @@ async function child(cases: number, size: number): Promise<void> {
     }, 5);
     const started = performance.now();
     const meta = { repo: REPO, sha: 'a'.repeat(40), branch: 'main', variant: '', reports: ['r.xml'] };
-    await uploadInBatches(store, 'bench', meta, aggregated, () => Date.now(), size);
+    await uploadInBatches(store, 'bench', meta, aggregated, () => Date.now(), { size });
     const ms = performance.now() - started;
     longest = Math.max(longest, performance.now() - last);
     clearInterval(sampler);

@@ -27,7 +27,8 @@ export const ENVIRONMENT = {
   GREENLINE_REQUEST_TIMEOUT: 'seconds a client has to send a whole request, body included, before it is answered 408 and closed (default 60)',
   GREENLINE_IDLE_TIMEOUT: 'seconds a connection may stay silent (sending and receiving nothing) before it is closed (default 120)',
   GREENLINE_KEEP_ALIVE_TIMEOUT: 'seconds an idle keep-alive connection is kept open between requests (default 5)',
-  GREENLINE_SHUTDOWN_GRACE: 'seconds SIGTERM waits for requests in flight before closing their connections (default 10)',
+  GREENLINE_SHUTDOWN_GRACE:
+    'seconds SIGTERM waits for requests in flight; then uploads still running are stopped (503 upload_interrupted: the same upload sent again completes it) and the connections left are closed (default 10)',
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_RATE_LIMIT:

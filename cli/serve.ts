@@ -101,12 +101,18 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       if (stopping) return;
       stopping = true;
       console.log(`greenline: ${signal} received; finishing in-flight requests`);
-      // Requests still in flight after the grace (a client that stalled mid-body) lose their connection.
-      const grace = setTimeout(() => app.server.closeAllConnections(), config.timeouts.shutdownGraceMs);
+      // At the end of the grace, uploads still running stop (their clients get 503 upload_interrupted, and what was
+      // stored of them is completed by the same upload sent again); once they have answered, the connections still
+      // open (a client that stalled mid-body) are closed.
+      const grace = setTimeout(() => {
+        engine.flakyTests.interruptUploads();
+        void engine.flakyTests.settleUploads().then(() => setImmediate(() => app.server.closeAllConnections()));
+      }, config.timeouts.shutdownGraceMs);
       await app.close();
-      clearTimeout(grace);
-      // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
+      // Uploads whose clients left are not requests in flight any more, but still end (or are stopped) before the
+      // store closes.
       await engine.flakyTests.settleUploads();
+      clearTimeout(grace);
       await retention.stop();
       engine.stop();
       await engine.settle();

@@ -1,6 +1,7 @@
 /**
  * `greenline upload`: sends a CI job's JUnit XML reports to POST /v1/flaky-tests/upload and prints the counts.
  * Exit status: 0 uploaded, 1 the upload failed (server answer or network), 2 usage (no files, bad arguments).
+ * A 503 or an unreachable service is tried again, with the same body (sendWithRetries).
  */
 import { spawnSync } from 'node:child_process';
 import { readFile, realpath, stat } from 'node:fs/promises';
@@ -88,9 +89,41 @@ interface UploadAnswer {
   failed: number;
   skipped: number;
   infrastructure_failure: boolean;
+  already_stored?: boolean;
 }
 
-export async function uploadCommand(args: UploadArgs): Promise<number> {
+/** How many times an upload is sent at most: a 503 (the service restarting) or an unreachable service is tried again. */
+export const UPLOAD_ATTEMPTS = 4;
+const MAX_WAIT_SECONDS = 60;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends the upload; on a 503 (the service shutting down: what it stored of the upload is kept) or when the service
+ * cannot be reached, waits (its `retry-after`, else 2, 4, 8 s) and sends the same body again. The service knows the
+ * upload by its content, so a send that was stored in part or in full is completed or answered, never counted twice.
+ */
+async function sendWithRetries(url: string, token: string, body: string, wait: (ms: number) => Promise<void>): Promise<{ response: Response; text: string } | Error> {
+  for (let attempt = 1; ; attempt++) {
+    let outcome: { response: Response; text: string } | Error;
+    try {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body });
+      outcome = { response, text: await response.text() };
+    } catch (error) {
+      outcome = error as Error;
+    }
+    const unavailable = outcome instanceof Error || outcome.response.status === 503;
+    if (!unavailable || attempt >= UPLOAD_ATTEMPTS) return outcome;
+    const told = outcome instanceof Error ? Number.NaN : Number(outcome.response.headers.get('retry-after'));
+    const seconds = Number.isFinite(told) && told >= 0 ? Math.min(told, MAX_WAIT_SECONDS) : 2 ** attempt;
+    const why = outcome instanceof Error ? `cannot reach the service (${outcome.message})` : 'the service is unavailable (503)';
+    console.error(`greenline upload: ${why}; sending again in ${seconds} s (attempt ${attempt + 1} of ${UPLOAD_ATTEMPTS})`);
+    await wait(seconds * 1000);
+  }
+}
+
+/** `sleep`: how the waits between attempts are made (tests record them instead). */
+export async function uploadCommand(args: UploadArgs, options: { sleep?: (ms: number) => Promise<void> } = {}): Promise<number> {
   const env = process.env;
   try {
     const token = args.token ?? env.GREENLINE_TOKEN;
@@ -118,18 +151,12 @@ export async function uploadCommand(args: UploadArgs): Promise<number> {
     if (args.codeowners !== undefined) body.codeowners = await readFile(args.codeowners, 'utf8');
     const base = (args.url ?? env.GREENLINE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 
-    let response: Response;
-    try {
-      response = await fetch(`${base}/v1/flaky-tests/upload`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-token': token },
-        body: JSON.stringify(body),
-      });
-    } catch (error) {
-      console.error(`greenline upload: cannot reach ${base}: ${(error as Error).message}`);
+    const sent = await sendWithRetries(`${base}/v1/flaky-tests/upload`, token, JSON.stringify(body), options.sleep ?? sleep);
+    if (sent instanceof Error) {
+      console.error(`greenline upload: cannot reach ${base}: ${sent.message}`);
       return 1;
     }
-    const text = await response.text();
+    const { response, text } = sent;
     if (!response.ok) {
       let message = text;
       try {
@@ -144,7 +171,8 @@ export async function uploadCommand(args: UploadArgs): Promise<number> {
     console.log(
       `Uploaded ${reports.length} report${reports.length === 1 ? '' : 's'} (upload ${answer.upload_id}): ` +
         `${answer.tests} tests, ${answer.passed} passed, ${answer.failed} failed, ${answer.skipped} skipped` +
-        (answer.infrastructure_failure ? ' — marked as an infrastructure failure (left out of detection)' : ''),
+        (answer.infrastructure_failure ? ' — marked as an infrastructure failure (left out of detection)' : '') +
+        (answer.already_stored === true ? ' — stored by an earlier send of the same reports: nothing was counted again' : ''),
     );
     return 0;
   } catch (error) {

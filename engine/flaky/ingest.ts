@@ -13,6 +13,7 @@ import { evaluate } from './monitors.js';
 import type { FlakyCommitRecord, FlakyRepoRecord, FlakyShaRecord, FlakyTestRecord, FlakyUploadRecord } from './records.js';
 import { BROKEN_MAX_AGE_DAYS, DEFAULT_SETTINGS, MAX_WINDOW_RUNS, withDefaults, type RepoSettings } from './settings.js';
 import { applyEvaluation, newTestRecord, saveTest, type ChangeContext } from './transitions.js';
+import type { UploadIdentity } from './uploadIdentity.js';
 
 export interface UploadMeta {
   repo: RepoRef;
@@ -29,6 +30,8 @@ export interface UploadMeta {
 
 export interface UploadResult {
   uploadId: string;
+  /** True when this upload (the same identity: uploadIdentity.ts) had been stored in full before: nothing was counted again. */
+  alreadyStored: boolean;
   seq: number;
   tests: number;
   passed: number;
@@ -126,8 +129,17 @@ export interface UploadInProgress {
   batches: number;
 }
 
-/** The upload's record, and the repository's change sequence and upload count (the first transaction). */
-export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number, batches: number): UploadInProgress {
+/** How an upload is cut into transactions: `batches` of `size` tests each (the last one may hold fewer). */
+export interface BatchPlan {
+  batches: number;
+  size: number;
+}
+
+/**
+ * The upload's record (with its identity, and its progress when it takes several transactions), and the
+ * repository's change sequence and upload count: the first transaction, which also stores the first batch.
+ */
+export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number, plan: BatchPlan, identity?: UploadIdentity): UploadInProgress {
   const repoKey = repoIdOf(meta.repo);
   const repo = getOrCreateRepo(tx, org, meta.repo, now);
   const seq = repo.seq + 1;
@@ -147,11 +159,17 @@ export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregat
   };
   if (meta.prNumber !== undefined) upload.prNumber = meta.prNumber;
   if (meta.jobUrl !== undefined) upload.jobUrl = meta.jobUrl;
+  if (identity !== undefined) {
+    upload.key = identity.key;
+    upload.digest = identity.digest;
+    tx.put('flakyUploadKeys', [org, repoKey, identity.key], seq);
+  }
+  if (plan.batches > 1) upload.progress = { batches: plan.batches, size: plan.size, stored: 1 };
   tx.put('flakyUploads', [org, repoKey, seq], upload);
   const nextRepo: FlakyRepoRecord = { ...repo, seq, uploads: repo.uploads + 1 };
   if (meta.codeowners !== undefined) nextRepo.codeowners = { text: meta.codeowners, uploadedAt: now };
   tx.put('flakyRepos', [org, repoKey], nextRepo);
-  return { org, repoKey, upload, untrackedFailures: aggregated.untrackedFailures, batches };
+  return { org, repoKey, upload, untrackedFailures: aggregated.untrackedFailures, batches: plan.batches };
 }
 
 /**
@@ -209,13 +227,13 @@ export function writeTests(tx: WriteTx, job: UploadInProgress, tests: Iterable<U
   tx.put('flakyShas', shaKey, shaRecord);
 }
 
-export function resultOf(job: UploadInProgress): UploadResult {
-  return { uploadId: job.upload.id, seq: job.upload.seq, ...job.upload.counts, infrastructureFailure: job.upload.infrastructureFailure };
+export function resultOf(upload: FlakyUploadRecord, alreadyStored = false): UploadResult {
+  return { uploadId: upload.id, alreadyStored, seq: upload.seq, ...upload.counts, infrastructureFailure: upload.infrastructureFailure };
 }
 
 /** Writes one upload in one transaction. `aggregated` comes from aggregateUpload; nothing here can fail on user input. */
 export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number): UploadResult {
-  const job = beginUpload(tx, org, meta, aggregated, now, 1);
+  const job = beginUpload(tx, org, meta, aggregated, now, { batches: 1, size: aggregated.tests.size });
   writeTests(tx, job, aggregated.tests.values(), 0, now);
-  return resultOf(job);
+  return resultOf(job.upload);
 }

@@ -4,25 +4,44 @@
  * being stored, and no single transaction holds every page the upload dirties. Tests are let go once written.
  *
  * What it changes against one transaction: the upload becomes visible a batch at a time (listings read between two
- * batches show part of it), and a crash in the middle leaves the batches already stored; the commit's verdict for
- * the merge queue (`flakyShas.storing`) vouches for nothing until the last batch is stored, so a failure is never
- * passed as quarantined on a partial upload, even after such a crash.
+ * batches show part of it), and a crash or a shutdown in the middle leaves the batches already stored. Each batch
+ * moves the upload's `progress` in the transaction that stores it, so the same upload sent again (uploadIdentity.ts)
+ * stores only the batches that are not, and no batch is ever counted twice. Until the last batch is stored, the
+ * commit's verdict for the merge queue (`flakyShas.storing`) vouches for nothing, so a failure is never passed as
+ * quarantined on a partial upload.
  */
-import type { Store } from '../store/store.js';
+import { EngineError } from '../model/errors.js';
+import type { Store, WriteTx } from '../store/store.js';
 import type { AggregatedUpload, UploadedTest } from './aggregate.js';
-import { beginUpload, resultOf, writeTests, type UploadMeta, type UploadResult } from './ingest.js';
+import { repoId as repoIdOf } from './identity.js';
+import { beginUpload, resultOf, writeTests, type UploadInProgress, type UploadMeta, type UploadResult } from './ingest.js';
+import { storedUpload, type UploadIdentity } from './uploadIdentity.js';
 
 export const TESTS_PER_TRANSACTION = 5000;
 
-/** Takes (and removes) up to `size` tests from the upload's map, in order. */
-function take(tests: Map<string, UploadedTest>, size: number): UploadedTest[] {
-  const batch: UploadedTest[] = [];
-  for (const [id, test] of tests) {
-    if (batch.length >= size) break;
-    batch.push(test);
-    tests.delete(id);
-  }
-  return batch;
+export interface BatchOptions {
+  /** The upload's identity: when given, a partly stored upload of that identity is resumed, a stored one answered. */
+  identity?: UploadIdentity;
+  /** Tests per transaction (a resumed upload keeps the size it began with). */
+  size?: number;
+}
+
+/** Where an upload is between two transactions. */
+export interface BatchProgress {
+  stored: number;
+  batches: number;
+}
+
+/** The upload's batch `index`, if it is the next one to store (a request sending the same upload may have stored it). */
+function writeBatch(tx: WriteTx, job: UploadInProgress, tests: UploadedTest[], index: number, now: number): void {
+  const key = [job.org, job.repoKey, job.upload.seq];
+  const record = tx.get('flakyUploads', key);
+  const progress = record?.progress;
+  if (record === undefined || progress === undefined || progress.stored > index) return;
+  if (progress.stored < index) throw new Error(`batch ${index} of upload ${record.id} comes before its batch ${progress.stored}`);
+  writeTests(tx, job, tests, index, now);
+  const { progress: _done, ...complete } = record;
+  tx.put('flakyUploads', key, index + 1 === progress.batches ? complete : { ...record, progress: { ...progress, stored: index + 1 } });
 }
 
 /** The upload's transactions, one per step; the caller decides what happens between two (uploadInBatches). */
@@ -32,30 +51,62 @@ export function* uploadSteps(
   meta: UploadMeta,
   aggregated: AggregatedUpload,
   now: () => number,
-  size = TESTS_PER_TRANSACTION,
-): Generator<void, UploadResult> {
-  const tests = aggregated.tests;
-  const batches = Math.max(1, Math.ceil(tests.size / size));
-  const first = take(tests, size);
-  const job = store.write((tx) => {
-    const started = beginUpload(tx, org, meta, aggregated, now(), batches);
-    writeTests(tx, started, first, 0, now());
-    return started;
+  options: BatchOptions = {},
+): Generator<BatchProgress, UploadResult> {
+  const tests: (UploadedTest | undefined)[] = [...aggregated.tests.values()];
+  aggregated.tests.clear();
+  const slice = (index: number, size: number) => tests.slice(index * size, (index + 1) * size) as UploadedTest[];
+  const release = (index: number, size: number) => tests.fill(undefined, index * size, (index + 1) * size);
+  const start = store.write((tx) => {
+    const stored = options.identity === undefined ? undefined : storedUpload(tx, org, meta.repo, options.identity, now());
+    if (stored !== undefined) {
+      const job: UploadInProgress = { org, repoKey: repoIdOf(meta.repo), upload: stored, untrackedFailures: stored.untrackedFailures, batches: stored.progress?.batches ?? 1 };
+      return { job, size: stored.progress?.size ?? tests.length, next: stored.progress?.stored ?? job.batches, complete: stored.progress === undefined };
+    }
+    const size = options.size ?? TESTS_PER_TRANSACTION;
+    const job = beginUpload(tx, org, meta, aggregated, now(), { batches: Math.max(1, Math.ceil(tests.length / size)), size }, options.identity);
+    writeTests(tx, job, slice(0, size), 0, now());
+    return { job, size, next: 1, complete: false };
   });
-  for (let index = 1; index < batches; index++) {
-    yield;
-    const batch = take(tests, size);
-    store.write((tx) => writeTests(tx, job, batch, index, now()));
+  const { job, size } = start;
+  if (!start.complete && job.batches !== Math.max(1, Math.ceil(tests.length / size))) {
+    // Same digest, other tests: only a parser that changed between the two sends could do it.
+    throw new EngineError('upload_key_conflict', `upload ${job.upload.id} was begun with other tests than these; send this one under another upload_key`);
   }
-  return resultOf(job);
+  release(0, size);
+  for (let index = start.next; index < job.batches; index++) {
+    yield { stored: index, batches: job.batches };
+    store.write((tx) => writeBatch(tx, job, slice(index, size), index, now()));
+    release(index, size);
+  }
+  return resultOf(job.upload, start.complete);
 }
 
-/** Stores the upload, yielding to the event loop between transactions. */
-export async function uploadInBatches(...args: Parameters<typeof uploadSteps>): Promise<UploadResult> {
-  const steps = uploadSteps(...args);
+/** The answer to an upload stopped between two of its transactions. */
+export function interruptedError(progress: BatchProgress | undefined): EngineError {
+  const kept =
+    progress === undefined
+      ? 'nothing of it was stored'
+      : `${progress.stored} of its ${progress.batches} batches of tests are stored and the rest is not; sending the same upload again stores the rest, counting nothing twice`;
+  return new EngineError('upload_interrupted', `the upload was interrupted: the service is shutting down; ${kept}`);
+}
+
+/** Stores the upload, yielding to the event loop between transactions; stops between two when `signal` aborts. */
+export async function uploadInBatches(
+  store: Store,
+  org: string,
+  meta: UploadMeta,
+  aggregated: AggregatedUpload,
+  now: () => number,
+  options: BatchOptions & { signal?: AbortSignal } = {},
+): Promise<UploadResult> {
+  const aborted = () => options.signal?.aborted === true;
+  if (aborted()) throw interruptedError(undefined);
+  const steps = uploadSteps(store, org, meta, aggregated, now, options);
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done === true) return step.value;
     await new Promise<void>((resolve) => setImmediate(resolve));
+    if (aborted()) throw interruptedError(step.value);
   }
 }
 

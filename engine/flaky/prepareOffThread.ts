@@ -2,7 +2,8 @@
  * Runs `prepareUpload` on a worker thread, so that parsing a large upload (200,000 test cases take seconds and
  * hundreds of MB) never holds up other requests: the event loop only waits for the worker's message. Each upload
  * gets a fresh worker that ends with it, so its memory goes back to the system; at most `MAX_PARSING` run at once
- * and the others wait their turn (without blocking anything).
+ * and the others wait their turn (without blocking anything). An upload interrupted (the service shutting down) ends
+ * its worker at once, wherever the parse is.
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -35,30 +36,55 @@ function startWorker(workerData: PrepareInput): Worker {
 
 type WorkerAnswer = { ok: true; value: AggregatedUpload } | { ok: false; code: EngineErrorCode | undefined; message: string };
 
-function runOnce(input: PrepareInput): Promise<AggregatedUpload> {
+/** Parses on a fresh worker; when `signal` aborts, the worker is ended at once and the promise rejects with `abort()`. */
+function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: () => Error): Promise<AggregatedUpload> {
   return new Promise((resolve, reject) => {
     const worker = startWorker(input);
     let answered = false;
-    worker.once('message', (answer: WorkerAnswer) => {
+    const answer = (settle: () => void) => {
+      if (answered) return;
       answered = true;
-      if (answer.ok) resolve(answer.value);
-      else reject(answer.code !== undefined ? new EngineError(answer.code, answer.message) : new Error(answer.message));
+      signal?.removeEventListener('abort', stop);
+      settle();
       void worker.terminate();
-    });
-    worker.once('error', (error) => {
-      if (!answered) reject(error);
-    });
-    worker.once('exit', (code) => {
-      if (!answered) reject(new Error(`the upload parser stopped (exit code ${code})`));
-    });
+    };
+    const stop = () => answer(() => reject(abort()));
+    signal?.addEventListener('abort', stop, { once: true });
+    worker.once('message', (message: WorkerAnswer) =>
+      answer(() => {
+        if (message.ok) resolve(message.value);
+        else reject(message.code !== undefined ? new EngineError(message.code, message.message) : new Error(message.message));
+      }),
+    );
+    worker.once('error', (error) => answer(() => reject(error)));
+    worker.once('exit', (code) => answer(() => reject(new Error(`the upload parser stopped (exit code ${code})`))));
   });
 }
 
-export async function prepareOffThread(input: PrepareInput): Promise<AggregatedUpload> {
-  if (running >= MAX_PARSING) await new Promise<void>((resolve) => waiting.push(resolve));
+/**
+ * Parses the upload on a worker thread. `signal` (the service shutting down) stops it wherever it is: waiting for
+ * its turn, or being parsed (the worker is terminated); it then rejects with `abort()`.
+ */
+export async function prepareOffThread(input: PrepareInput, signal?: AbortSignal, abort: () => Error = () => new Error('the upload was interrupted')): Promise<AggregatedUpload> {
+  if (signal?.aborted === true) throw abort();
+  if (running >= MAX_PARSING) {
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        const at = waiting.indexOf(turn);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(abort());
+      };
+      waiting.push(turn);
+      signal?.addEventListener('abort', leave, { once: true });
+    });
+  }
   running += 1;
   try {
-    return await runOnce(input);
+    return await runOnce(input, signal, abort);
   } finally {
     running -= 1;
     waiting.shift()?.();

@@ -4,6 +4,7 @@
  *
  *   flakyRepos       [org, repoId]                          → FlakyRepoRecord
  *   flakyUploads     [org, repoId, seq]                     → FlakyUploadRecord
+ *   flakyUploadKeys  [org, repoId, uploadKey]               → seq of the upload (uploadIdentity.ts)
  *   flakyTests       [org, repoId, testId]                  → FlakyTestRecord
  *   flakyCommits     [org, repoId, sha, testId]             → FlakyCommitRecord   (pass-on-retry across uploads)
  *   flakyShas        [org, repoId, sha]                     → FlakyShaRecord      (the merge queue's verdict)
@@ -53,6 +54,15 @@ export interface FlakyUploadRecord {
   infrastructureFailure: boolean;
   /** Failed tests without an identity (no name and no classname, or only counted by their suite). */
   untrackedFailures: number;
+  /** The upload's identity (uploadIdentity.ts): its key in flakyUploadKeys, and the digest of its content. */
+  key?: string;
+  digest?: string;
+  /**
+   * While the upload is only partly stored: its tests go in `batches` transactions of `size` tests each, in the
+   * order of the reports, and the first `stored` are committed (each with this count, in its own transaction).
+   * Absent once every batch is stored. Sending the same upload again stores the rest.
+   */
+  progress?: { batches: number; size: number; stored: number };
 }
 
 export interface StatusRecord {

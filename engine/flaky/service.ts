@@ -10,8 +10,9 @@ import type { Store } from '../store/store.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
 import { prepareUpload, type PrepareInput } from './prepare.js';
 import { prepareOffThread } from './prepareOffThread.js';
-import { getOrCreateRepo, type UploadMeta, type UploadResult } from './ingest.js';
-import { uploadInBatches, uploadNow } from './ingestBatches.js';
+import { getOrCreateRepo, resultOf, type UploadMeta, type UploadResult } from './ingest.js';
+import { interruptedError, uploadInBatches, uploadNow } from './ingestBatches.js';
+import { storedUpload, uploadIdentity, type UploadIdentity } from './uploadIdentity.js';
 import {
   listFailing,
   listQuarantined,
@@ -37,6 +38,8 @@ export interface UploadInput extends Omit<UploadMeta, 'reports'> {
   reports: { file: string; xml: string }[];
   /** The repository's root on the runner: absolute test file paths under it become relative to it. */
   repoRoot?: string;
+  /** The client's name for the upload (`upload_key`): sent again, it is the same upload (uploadIdentity.ts). */
+  uploadKey?: string;
 }
 
 export { MAX_TEST_CASES_PER_UPLOAD } from './prepare.js';
@@ -46,7 +49,7 @@ function preparation(input: UploadInput): PrepareInput {
 }
 
 function metaOf(input: UploadInput): UploadMeta {
-  const { repoRoot: _repoRoot, ...rest } = input;
+  const { repoRoot: _repoRoot, uploadKey: _uploadKey, ...rest } = input;
   return { ...rest, reports: input.reports.map((report) => report.file) };
 }
 
@@ -64,19 +67,31 @@ export class FlakyTests {
     return Math.floor(this.clock.now());
   }
 
-  /** Parses every report first (an invalid one rejects the whole upload), then stores it (ingestBatches.ts). */
+  /**
+   * Parses every report first (an invalid one rejects the whole upload), then stores it (ingestBatches.ts). An
+   * upload stored before under the same identity (uploadIdentity.ts) is answered as it was, without parsing it again.
+   */
   upload(org: string, input: UploadInput, slug?: string): UploadResult {
     if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    return uploadNow(this.store, org, metaOf(input), prepareUpload(preparation(input)), () => this.now());
+    const identity = uploadIdentity(input, input.uploadKey);
+    const stored = this.storedResult(org, input, identity);
+    if (stored !== undefined) return stored;
+    return uploadNow(this.store, org, metaOf(input), prepareUpload(preparation(input)), () => this.now(), { identity });
   }
 
   /**
    * The same as `upload`, with the parsing on a worker thread and the storing in batches with the event loop free
-   * between them (what the API calls): other requests go on meanwhile.
+   * between them (what the API calls): other requests go on meanwhile. `interruptUploads` stops it (503).
    */
   async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
     if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
-    const upload = prepareOffThread(preparation(input)).then((aggregated) => uploadInBatches(this.store, org, metaOf(input), aggregated, () => this.now()));
+    const identity = uploadIdentity(input, input.uploadKey);
+    const stored = this.storedResult(org, input, identity);
+    if (stored !== undefined) return stored;
+    const { signal } = this.stopping;
+    const upload = prepareOffThread(preparation(input), signal, () => interruptedError(undefined)).then((aggregated) =>
+      uploadInBatches(this.store, org, metaOf(input), aggregated, () => this.now(), { identity, signal }),
+    );
     this.uploading.add(upload);
     try {
       return await upload;
@@ -85,8 +100,20 @@ export class FlakyTests {
     }
   }
 
+  /** The answer to an upload stored in full before under this identity; undefined when it is to be (re)stored. */
+  private storedResult(org: string, input: UploadInput, identity: UploadIdentity): UploadResult | undefined {
+    const stored = this.store.read((tx) => storedUpload(tx, org, input.repo, identity, this.now()));
+    return stored === undefined || stored.progress !== undefined ? undefined : resultOf(stored, true);
+  }
+
   /** Uploads being parsed or stored (a client may have left: they still end); shutdown waits for them. */
   private readonly uploading = new Set<Promise<unknown>>();
+  private readonly stopping = new AbortController();
+
+  /** Stops uploads in progress (a parse ends its worker; a store stops before its next transaction) and to come: 503. */
+  interruptUploads(): void {
+    this.stopping.abort();
+  }
 
   /** Resolves once no upload is in progress (before the store closes). */
   async settleUploads(): Promise<void> {
@@ -240,12 +267,12 @@ export class FlakyTests {
     return this.store.read((tx) => quarantineVerdict(tx, org, repo, sha, this.now()));
   }
 
-  /** One test of the caller's organization by its id, for its page; 404 when there is none. */
   /** The repositories of the organization with flaky-test data. */
   repositories(org: string): RepoRef[] {
     return this.store.read((tx) => [...tx.scan('flakyRepos', { prefix: [org] })].map(({ value }) => value.repo));
   }
 
+  /** One test of the caller's organization by its id, for its page; 404 when there is none. */
   testDetail(org: string, slug: string, testId: string): { repo: RepoRef; row: FailingRow } {
     const found = sameOrg(org, slug) ? this.store.read((tx) => testDetail(tx, org, testId, this.now())) : undefined;
     if (found === undefined) throw new EngineError('test_not_found', `no test ${testId}`);

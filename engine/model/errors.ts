@@ -6,7 +6,7 @@
  */
 
 /** How the engine classes a refusal (callers test it: a conflict of a command, a queue deleted meanwhile). */
-export type EngineErrorKind = 'not_found' | 'conflict' | 'invalid';
+export type EngineErrorKind = 'not_found' | 'conflict' | 'invalid' | 'unavailable';
 
 export interface ErrorSpec {
   status: number;
@@ -50,6 +50,11 @@ export const ERRORS = {
   invalid_page_token: invalid('a page_token that is forged, damaged, or of another query'),
   invalid_report: invalid('an upload whose JUnit report cannot be read (nothing of it is stored)'),
   too_many_test_cases: invalid('an upload of more test cases than one upload may hold'),
+  upload_key_conflict: conflict('an upload_key sent again with another upload (other reports or fields) than the one stored under it'),
+  upload_interrupted: {
+    ...http(503, 'unavailable', 'an upload cut short by the service shutting down (with `retry-after`): what was stored of it is kept, and the same upload sent again stores the rest'),
+    kind: 'unavailable',
+  },
   invalid_settings: invalid('test monitor settings that contradict each other (a resolution threshold over its activation)'),
   // The HTTP layer.
   invalid_field: invalid('a field (or the body) fails its schema, or a dashboard form or query holds a bad value; `details` names each field of a body'),

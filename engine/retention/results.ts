@@ -18,7 +18,8 @@ export interface ResultCounts {
 
 /**
  * Walks a collection under `prefix` from start to end, `batch` entries per write transaction, deleting those `drop`
- * says to; stops early when `stop` says every later entry is kept (an ordered collection).
+ * says to; stops early when `stop` says every later entry is kept (an ordered collection), and between two
+ * transactions once `go` says no more (the service stopping: the next sweep goes on from there).
  */
 async function sweepRange<C extends CollectionName>(
   store: Store,
@@ -27,10 +28,12 @@ async function sweepRange<C extends CollectionName>(
   batch: number,
   drop: (value: StoreSchema[C], key: KeyPart[]) => boolean,
   stop: (value: StoreSchema[C], key: KeyPart[]) => boolean = () => false,
+  go: () => boolean = () => true,
 ): Promise<number> {
   let start: Key | undefined;
   let removed = 0;
   for (;;) {
+    if (!go()) return removed;
     const step = store.write((tx) => {
       const entries = [...tx.scan(collection, { prefix, ...(start === undefined ? {} : { start }), limit: batch + 1 })];
       let done = entries.length <= batch;
@@ -54,8 +57,15 @@ async function sweepRange<C extends CollectionName>(
   }
 }
 
-/** Deletes the results of one repository older than `before` (ms). */
-export async function pruneRepoResults(store: Store, org: string, repoId: string, before: number, batch: number): Promise<Omit<ResultCounts, 'deliveries'>> {
+/** Deletes the results of one repository older than `before` (ms); stops between two transactions once `go` says no. */
+export async function pruneRepoResults(
+  store: Store,
+  org: string,
+  repoId: string,
+  before: number,
+  batch: number,
+  go: () => boolean = () => true,
+): Promise<Omit<ResultCounts, 'deliveries'>> {
   const prefix = [org, repoId];
   const uploads = await sweepRange(
     store,
@@ -64,6 +74,7 @@ export async function pruneRepoResults(store: Store, org: string, repoId: string
     batch,
     (upload) => upload.receivedAt < before,
     (upload) => upload.receivedAt >= before,
+    go,
   );
   const failures = await sweepRange(
     store,
@@ -72,33 +83,46 @@ export async function pruneRepoResults(store: Store, org: string, repoId: string
     batch,
     (_value, key) => Number(key[2]) < before,
     (_value, key) => Number(key[2]) >= before,
+    go,
   );
-  const commits = await sweepRange(store, 'flakyCommits', prefix, batch, (commit) => commit.lastAt < before);
+  const commits = await sweepRange(store, 'flakyCommits', prefix, batch, (commit) => commit.lastAt < before, undefined, go);
   // The oldest upload kept: a commit's verdict whose uploads are all older than it has nothing left to stand on.
   const firstKept = store.read((tx) => {
     const [first] = [...tx.scan('flakyUploads', { prefix, limit: 1 })];
     return first === undefined ? (tx.get('flakyRepos', prefix)?.seq ?? 0) + 1 : first.value.seq;
   });
-  const shas = await sweepRange(store, 'flakyShas', prefix, batch, (sha) => sha.uploads.every((seq) => seq < firstKept));
+  const shas = await sweepRange(store, 'flakyShas', prefix, batch, (sha) => sha.uploads.every((seq) => seq < firstKept), undefined, go);
+  // An upload's identity goes with it: sent again after that, it is a new upload.
+  await sweepRange(store, 'flakyUploadKeys', prefix, batch, (seq) => seq < firstKept, undefined, go);
   return { uploads, failures, commits, shas };
 }
 
-/** Deletes flaky-test results older than `before` in every repository, and webhook deliveries older than `deliveriesBefore`. */
-export async function pruneResults(store: Store, before: number | undefined, deliveriesBefore: number | undefined, batch: number): Promise<ResultCounts> {
+/**
+ * Deletes flaky-test results older than `before` in every repository, and webhook deliveries older than
+ * `deliveriesBefore`; stops between two transactions once `go` says no (the service stopping).
+ */
+export async function pruneResults(
+  store: Store,
+  before: number | undefined,
+  deliveriesBefore: number | undefined,
+  batch: number,
+  go: () => boolean = () => true,
+): Promise<ResultCounts> {
   const counts: ResultCounts = { uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 };
   if (before !== undefined) {
     const repos = store.read((tx) => [...tx.scan('flakyRepos')].map(({ key }) => [String(key[0]), String(key[1])] as const));
     for (const [org, repoId] of repos) {
-      const repo = await pruneRepoResults(store, org, repoId, before, batch);
+      if (!go()) return counts;
+      const repo = await pruneRepoResults(store, org, repoId, before, batch, go);
       counts.uploads += repo.uploads;
       counts.failures += repo.failures;
       counts.commits += repo.commits;
       counts.shas += repo.shas;
     }
   }
-  if (deliveriesBefore !== undefined) {
+  if (deliveriesBefore !== undefined && go()) {
     const iso = new Date(deliveriesBefore).toISOString();
-    counts.deliveries = await sweepRange(store, 'webhookDeliveries', [], batch, (at) => at < iso);
+    counts.deliveries = await sweepRange(store, 'webhookDeliveries', [], batch, (at) => at < iso, undefined, go);
   }
   return counts;
 }

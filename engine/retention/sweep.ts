@@ -88,7 +88,7 @@ export class RetentionSweep {
     }
     const results = this.stopped
       ? { uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 }
-      : await pruneResults(store, cutoff(now, testResultsDays), cutoff(now, deliveriesDays), batch);
+      : await pruneResults(store, cutoff(now, testResultsDays), cutoff(now, deliveriesDays), batch, () => !this.stopped);
     return { at: new Date(now).toISOString(), queues, results };
   }
 }

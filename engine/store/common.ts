@@ -23,6 +23,7 @@ const COLLECTIONS: Record<CollectionName, true> = {
   metricsTotals: true,
   flakyRepos: true,
   flakyUploads: true,
+  flakyUploadKeys: true,
   flakyTests: true,
   flakyCommits: true,
   flakyShas: true,

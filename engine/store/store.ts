@@ -54,6 +54,8 @@ export interface StoreSchema {
   flakyRepos: import('../flaky/records.js').FlakyRepoRecord;
   /** Flaky tests: uploads. Key: [org, repoId, seq]. */
   flakyUploads: import('../flaky/records.js').FlakyUploadRecord;
+  /** Flaky tests: uploads by identity (upload_key, else the digest of the content). Key: [org, repoId, key] → seq. */
+  flakyUploadKeys: number;
   /** Flaky tests: one record per test. Key: [org, repoId, testId]. */
   flakyTests: import('../flaky/records.js').FlakyTestRecord;
   /** Flaky tests: a test's results on one commit. Key: [org, repoId, sha, testId]. */

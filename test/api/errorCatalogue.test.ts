@@ -65,4 +65,14 @@ test('the flaky-test endpoints answer the code of each condition', async () => {
   await expectReason(await api.post('flaky-tests/list-quarantined-tests', forged), 'invalid_page_token');
   const test = { repo: REPO, org_url_slug: 'acme', test_id: '00000000-0000-4000-8000-000000000000' };
   await expectReason(await api.post('flaky-tests/get-test-details', test), 'test_not_found');
+  const upload = (name: string) => ({
+    repo: REPO,
+    commit_sha: 'abcdef1',
+    branch: 'main',
+    upload_key: 'job-7-attempt-1',
+    reports: [{ file: 'r.xml', xml: `<testsuite name="s"><testcase classname="C" name="${name}"/></testsuite>` }],
+  });
+  expect((await api.post('flaky-tests/upload', upload('a'))).json()).toMatchObject({ already_stored: false });
+  expect((await api.post('flaky-tests/upload', upload('a'))).json()).toMatchObject({ already_stored: true });
+  await expectReason(await api.post('flaky-tests/upload', upload('b')), 'upload_key_conflict');
 });

@@ -1,6 +1,7 @@
 /** `greenline upload` against a real server listening on a loopback port. */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { parseRepoArgument, uploadCommand } from '../../cli/upload.js';
@@ -84,8 +85,35 @@ describe('greenline upload', () => {
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, token: '' })).toBe(2);
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, sha: 'main' })).toBe(2);
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, repo: 'widgets' })).toBe(2);
-    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: 'http://127.0.0.1:1' })).toBe(1);
-    expect(err).toHaveLength(5);
+    // An unreachable service is tried again, after 2, 4 and 8 s, before giving up.
+    const waits: number[] = [];
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: 'http://127.0.0.1:1' }, { sleep: async (ms) => void waits.push(ms) })).toBe(1);
+    expect(waits).toEqual([2000, 4000, 8000]);
+    expect(err).toHaveLength(8);
+  });
+
+  test('a 503 (the service shutting down) is sent again after its retry-after, to the service started again: stored once', async () => {
+    const first = await makeApi();
+    await first.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = first.app.server.address() as AddressInfo;
+    first.engine.flakyTests.interruptUploads();
+    const waits: number[] = [];
+    let second: Api | undefined;
+    // While the client waits, the service restarts on the same store and port.
+    const restart = async (ms: number) => {
+      waits.push(ms);
+      first.engine.stop();
+      await first.app.close();
+      second = await makeApi(first.store);
+      await second.app.listen({ port, host: '127.0.0.1' });
+    };
+    const { out, err } = captureConsole();
+    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: `http://127.0.0.1:${port}` }, { sleep: restart })).toBe(0);
+    expect(waits).toEqual([5000]);
+    expect(err.join('\n')).toMatch(/the service is unavailable \(503\); sending again in 5 s \(attempt 2 of 4\)/);
+    expect(out.join('\n')).toMatch(/^Uploaded 2 reports/);
+    expect(second?.store.read((tx) => tx.count('flakyUploads'))).toBe(1);
+    await second?.close();
   });
 
   test('repository arguments', () => {

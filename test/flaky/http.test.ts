@@ -31,6 +31,7 @@ describe('POST /v1/flaky-tests/upload', () => {
       failed: 2,
       skipped: 1,
       infrastructure_failure: false,
+      already_stored: false,
     });
   });
 

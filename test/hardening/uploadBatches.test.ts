@@ -63,7 +63,7 @@ describe('batches', () => {
     const one = createMemoryStore();
     one.write((tx) => writeUpload(tx, 'acme', meta, prepared(), NOW));
     const batched = createMemoryStore();
-    const steps = uploadSteps(batched, 'acme', meta, prepared(), () => NOW, 3);
+    const steps = uploadSteps(batched, 'acme', meta, prepared(), () => NOW, { size: 3 });
     let transactions = 1;
     while (steps.next().done !== true) transactions++;
     expect(transactions).toBe(4);
@@ -72,7 +72,7 @@ describe('batches', () => {
 
   it('while an upload is partly stored, the verdict on its commit vouches for nothing', () => {
     const store = createMemoryStore();
-    const steps = uploadSteps(store, 'acme', meta, prepared(), () => NOW, 3);
+    const steps = uploadSteps(store, 'acme', meta, prepared(), () => NOW, { size: 3 });
     steps.next();
     const during = store.read((tx) => ({ record: tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]), verdict: quarantineVerdict(tx, 'acme', REPO, meta.sha) }));
     expect(during.record?.storing).toBe(1);
