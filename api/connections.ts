@@ -1,7 +1,9 @@
 /**
  * What happens on a connection before and after Fastify: every client gets a final answer it can read.
  * - `Expect: 100-continue` (curl sends it for any body over 1 KiB): a body declared over the limit is answered 413
- *   from its headers, before any `100 Continue`, so the client never sends it. Otherwise the 100, then the request.
+ *   from its headers, before any `100 Continue`, so the client never sends it. Otherwise the request goes on, and
+ *   the 100 only once its body is about to be read (`continueBeforeBody`): after the rate limit and the access
+ *   check, so a 401, 404 or 429 comes before any 100 too (Node then closes the connection: no body is owed).
  * - A connection closed while the client is still sending (an answer before the whole body: 413, 401, 400…) closes
  *   lingering: our side ends after the answer, the rest of the body is read and dropped until the client closes
  *   (at most LINGER_MS). Closing at once with unread bytes makes the kernel send a reset, and a reset destroys the
@@ -19,6 +21,8 @@ export const LINGER_MS = 5_000;
 
 const REQUEST = Symbol('greenline.request');
 type Tracked = Socket & { [REQUEST]?: IncomingMessage };
+const AWAITING_CONTINUE = Symbol('greenline.awaitingContinue');
+type Expecting = IncomingMessage & { [AWAITING_CONTINUE]?: boolean };
 
 function rawAnswer(error: ErrorReply, reason: string): string {
   const body = JSON.stringify(error.body);
@@ -70,7 +74,7 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
       response.end(JSON.stringify(error.body));
       return;
     }
-    response.writeContinue();
+    (request as Expecting)[AWAITING_CONTINUE] = true;
     server.emit('request', request, response);
   });
 }
@@ -80,6 +84,16 @@ export async function requireHost(request: FastifyRequest, reply: FastifyReply):
   if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return;
   const error = errorReply('bad_request', 'an HTTP/1.1 request needs a Host header');
   await reply.code(error.status).header('connection', 'close').type('application/json; charset=utf-8').send(error.body);
+}
+
+/** A preParsing hook: the `100 Continue` a request with `Expect: 100-continue` waits for, now that its body is read. */
+export async function continueBeforeBody<Payload>(request: FastifyRequest, reply: FastifyReply, payload: Payload): Promise<Payload> {
+  const raw = request.raw as Expecting;
+  if (raw[AWAITING_CONTINUE] === true) {
+    raw[AWAITING_CONTINUE] = false;
+    reply.raw.writeContinue();
+  }
+  return payload;
 }
 
 /** Node answers an `Expect` it does not know with a bare 417: the error shape instead. */

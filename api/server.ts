@@ -10,7 +10,7 @@ import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
-import { clientErrorHandler, guardConnections, requireHost } from './connections.js';
+import { clientErrorHandler, continueBeforeBody, guardConnections, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
@@ -121,6 +121,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', requireHost);
   // Who may call a route is the matched route's config (access.ts): a route without one needs a token.
   app.addHook('onRequest', accessHook(engine));
+  // `100 Continue` only for a request let through to its body (connections.ts).
+  app.addHook('preParsing', continueBeforeBody);
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toErrorReply(error);

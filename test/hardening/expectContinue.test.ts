@@ -98,6 +98,12 @@ it('sends 100 Continue for a body within the limit, then the final answer', asyn
   expect(JSON.parse(answer.body)).toMatchObject({ reason: 'queue_not_found' });
 });
 
+it('answers 401 before any 100 Continue when the token is missing: the body is never asked for', async () => {
+  const answer = await rawRequest(port, `POST /v1/flaky-tests/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\nExpect: 100-continue`);
+  expect(answer.statuses).toEqual([401]);
+  expect(JSON.parse(answer.body)).toMatchObject({ reason: 'unauthorized' });
+});
+
 it('a client that sends its 25 MiB body anyway (it gave up waiting for the 100) gets its 413, and no reset', async () => {
   const answer = await pushBody(head(`Content-Length: ${25 * MiB}\r\nExpect: 100-continue`), bytes(25 * MiB));
   expect(answer.writeError).toBeUndefined();
