@@ -56,23 +56,28 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     sendPage(reply, status, page({ ...options, org: session.org, version: events.version }));
 
   await app.register(async (scope) => {
+    // Every page and action here needs a session unless it says otherwise (access.ts checks it before the route).
+    scope.addHook('onRoute', (route) => {
+      route.config = { access: 'session', ...route.config };
+    });
+    const open = { config: { access: 'public' } } as const;
     // Forms post URL-encoded bodies; only in this scope (the API keeps answering 415 to anything but JSON).
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
       done(null, new URLSearchParams(String(body)));
     });
 
-    scope.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    scope.get<{ Params: { name: string } }>('/assets/:name', open, async (request, reply) => {
       const asset = assets.get(request.params.name);
       if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send(`no asset ${request.params.name}`);
       return reply.type(asset.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(asset.body);
     });
 
-    scope.get<{ Querystring: { next?: string } }>('/signin', async (request, reply) => {
+    scope.get<{ Querystring: { next?: string } }>('/signin', open, async (request, reply) => {
       if (sessionOf(engine, request) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
       return sendPage(reply, 200, page({ title: 'Sign in', body: signinBody(undefined, safeNext(request.query.next)) }));
     });
 
-    scope.post('/signin', async (request, reply) => {
+    scope.post('/signin', open, async (request, reply) => {
       if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', 'sign-in from another site refused')) }));
       const form = formOf(request);
       const next = safeNext(form.get('next') ?? undefined);
@@ -83,7 +88,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return reply.header('set-cookie', sessionCookie(opened.cookie, secure())).redirect(next, 303);
     });
 
-    scope.post('/signout', async (request, reply) => {
+    scope.post('/signout', open, async (request, reply) => {
       if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', 'sign-out from another site refused')) }));
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });

@@ -9,11 +9,9 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
 import { EngineError, ERRORS, type ErrorCode, isErrorCode } from '../engine/model/errors.js';
 import { StorageFullError } from '../engine/store/store.js';
+import { fieldErrors as issueErrors, type FieldError } from '../engine/validationMessages.js';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError };
 
 export interface ErrorBody {
   /** The coarse class clients have always read (`not_found`, `conflict`, `bad_request`, …): the catalogue's category. */
@@ -67,11 +65,9 @@ function reasonOfStatus(status: number): ErrorCode {
   return REASON_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
 }
 
+/** Each issue names its field and what the field must be (validationMessages.ts). */
 function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length === 0 ? '(body)' : issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => issueErrors(issue));
 }
 
 function validationReply(error: z.ZodError): ErrorReply {

@@ -22,7 +22,8 @@ export async function registerGitHubWebhooks(app: FastifyInstance, receiver: Web
     // In this scope JSON stays text: the signature is checked over the body exactly as GitHub sent it.
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    scope.post(GITHUB_WEBHOOKS_PATH, async (request, reply) => {
+    // No token: the receiver checks the delivery's signature (401 when it is missing or wrong).
+    scope.post(GITHUB_WEBHOOKS_PATH, { config: { access: 'public' } }, async (request, reply) => {
       const answer = await receiver.receive({
         id: header(request.headers['x-github-delivery']),
         name: header(request.headers['x-github-event']),

@@ -1,17 +1,16 @@
 /**
- * Rate limits (`@fastify/rate-limit`), counted per token: one client cannot flood the service. The API's budget is
- * per presented token (its hash; requests without one count per address), and the metrics scrape and the health
- * checks have a budget of their own, so a busy CI never starves the scraper or the probes (nor the other way).
- * Over the budget a request is a 429 `rate_limited` with `retry-after` (seconds).
+ * Rate limits (`@fastify/rate-limit`): one client cannot flood the service. Every request is counted, before its
+ * token is even checked and whatever its path (a route, an unknown path, a refused target): a valid API token
+ * counts against its own budget; anything else (no token, a junk token, a dashboard session, a sign-in) against its
+ * address, so guessing tokens or hammering sign-in is limited too. The metrics scrape and the health checks
+ * (`config.budget: 'scrape'`) have a budget of their own, so a busy CI never starves the scraper or the probes (nor
+ * the other way). Over the budget a request is a 429 `rate_limited` with `retry-after` (seconds).
  */
-import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { presentedToken } from './auth.js';
-import { METRICS_PATH } from './endpoints.js';
 
 export interface RateLimitOptions {
-  /** Requests per window per token to the API and the dashboard. */
+  /** Requests per window per token (or address) to the API and the dashboard. */
   perToken: number;
   /** Requests per window per token (or address) to the metrics scrape and the health checks. */
   scrapePerToken: number;
@@ -19,28 +18,30 @@ export interface RateLimitOptions {
   windowMs?: number;
 }
 
-const SCRAPE_PATHS = new Set([`/v1/${METRICS_PATH}`, '/healthz', '/readyz']);
+/** Whom a request is counted against: the id of its valid token, or undefined (then its address). */
+export type TokenIdOf = (request: FastifyRequest) => string | undefined;
 
 function isScrape(request: FastifyRequest): boolean {
-  return SCRAPE_PATHS.has(request.url.split('?')[0]?.replace(/\/+$/, '') ?? '');
+  return !request.is404 && request.routeOptions.config.budget === 'scrape';
 }
 
-function clientKey(request: FastifyRequest): string {
-  const token = presentedToken(request.headers);
-  const who = typeof token === 'string' ? `token:${createHash('sha256').update(token).digest('base64url')}` : `address:${request.ip}`;
-  return `${isScrape(request) ? 'scrape' : 'api'}:${who}`;
-}
-
-export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+/** Registers the limiter as the first request hook of `app` (call it before any other onRequest hook). */
+export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions, tokenIdOf: TokenIdOf): Promise<void> {
+  const windowMs = options.windowMs ?? 60_000;
   await app.register(rateLimit, {
-    global: true,
-    timeWindow: options.windowMs ?? 60_000,
+    // Not per route: one hook for every request, unknown paths included (see below).
+    global: false,
+    timeWindow: windowMs,
     max: (request) => (isScrape(request) ? options.scrapePerToken : options.perToken),
-    keyGenerator: clientKey,
+    keyGenerator: (request) => {
+      const tokenId = tokenIdOf(request);
+      return `${isScrape(request) ? 'scrape' : 'api'}:${tokenId === undefined ? `address:${request.ip}` : `token:${tokenId}`}`;
+    },
     errorResponseBuilder: (_request, context) =>
-      Object.assign(new Error(`too many requests: at most ${context.max} in ${Math.round((options.windowMs ?? 60_000) / 1000)} s; retry after ${context.after}`), {
+      Object.assign(new Error(`too many requests: at most ${context.max} in ${Math.round(windowMs / 1000)} s; retry after ${context.after}`), {
         statusCode: 429,
         code: 'rate_limited',
       }),
   });
+  app.addHook('onRequest', app.rateLimit());
 }

@@ -8,7 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { CiLogSource } from '../engine/providers/types.js';
-import { authenticate } from './auth.js';
+import { accessHook, identify, recordRoutes } from './access.js';
+import { rewriteUrl } from './canonicalPath.js';
+import { clientErrorHandler, continueBeforeBody, guardConnections, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
@@ -39,15 +41,6 @@ export interface ServerOptions {
   rateLimit?: RateLimitOptions;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    org: string;
-    /** The request's token: its id (recorded with changes of queue settings) and scope. */
-    tokenId: string;
-    scope: TokenScope;
-  }
-}
-
 /** A call beyond the token's scope: 403, with a code of its own. */
 function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorReply {
   return errorReply('insufficient_scope', `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider`);
@@ -74,13 +67,25 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: MAX_BODY_BYTES,
     requestTimeout: requestMs,
     // Node checks the request and header timeouts only this often (30 s by default): often enough for short ones.
-    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)), headersTimeout: Math.min(60_000, requestMs) },
+    http: {
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, requestMs / 4)),
+      headersTimeout: Math.min(60_000, requestMs),
+      // Checked by a hook instead, so that the 400 comes in the error shape (connections.ts).
+      requireHostHeader: false,
+    },
     connectionTimeout: options.timeouts?.idleMs ?? 120_000,
     keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     // We answer 503 ourselves while closing, in the one error shape.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // One canonical target (canonicalPath.ts) for the router, and so for the access check of the matched route.
+    rewriteUrl,
+    // What Node's parser refuses, in the one error shape (connections.ts).
+    clientErrorHandler,
   });
+  // 413 before any `100 Continue`, and a final answer that always reaches the client (connections.ts).
+  guardConnections(app.server, MAX_BODY_BYTES, '20 MiB');
+  recordRoutes(app);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -93,7 +98,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
 
-  if (options.rateLimit !== undefined) await registerRateLimits(app, options.rateLimit);
+  // Before the access check: a request with a junk token, or none, is counted (per address) too.
+  if (options.rateLimit !== undefined) {
+    await registerRateLimits(app, options.rateLimit, (request) => {
+      const identity = identify(engine, request);
+      return 'status' in identity ? undefined : identity.tokenId;
+    });
+  }
 
   // Only JSON bodies: drop Fastify's text/plain parser so every other type is a 415.
   app.removeContentTypeParser('text/plain');
@@ -101,18 +112,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.decorateRequest('org', '');
   app.decorateRequest('tokenId', '');
   app.decorateRequest('scope', 'read');
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
       return send(reply, errorReply('unavailable', 'the service is shutting down'));
     }
-    if (!request.url.startsWith('/v1/') || request.url.split('?')[0] === `/v1/${OPENAPI_PATH}`) return;
-    const auth = authenticate(engine, request.headers);
-    if ('status' in auth) return send(reply, auth);
-    request.org = auth.org;
-    request.tokenId = auth.tokenId;
-    request.scope = auth.scope;
   });
+  app.addHook('onRequest', requireHost);
+  // Who may call a route is the matched route's config (access.ts): a route without one needs a token.
+  app.addHook('onRequest', accessHook(engine));
+  // `100 Continue` only for a request let through to its body (connections.ts).
+  app.addHook('preParsing', continueBeforeBody);
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toErrorReply(error);
@@ -136,14 +146,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }
 
   // The query string as the procedure's schema takes it (which checks it); Fastify parses it into strings.
-  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(`/v1/${METRICS_PATH}`, async (request, reply) => {
+  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(`/v1/${METRICS_PATH}`, { config: { budget: 'scrape' } }, async (request, reply) => {
     const metrics = await callerFor(request).getMergeQueueMetrics(request.query);
     return reply.type(metrics.contentType).send(metrics.text);
   });
 
   // The document of the API holds nothing of anyone's: it needs no token.
   let openapi: string | undefined;
-  app.get(`/v1/${OPENAPI_PATH}`, async (_request, reply) => {
+  app.get(`/v1/${OPENAPI_PATH}`, { config: { access: 'public' } }, async (_request, reply) => {
     openapi ??= JSON.stringify(openApiDocument({ publicUrl: publicUrlOf(), version: options.version ?? '0.0.0' }));
     return reply.type('application/json; charset=utf-8').send(openapi);
   });
@@ -156,9 +166,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const ciLogs = options.ciLogs;
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
-      const auth = authenticate(engine, request.headers);
-      if ('status' in auth) return send(reply, auth);
-      const log = await ciLogs.openLog(auth.org, request.params.runId, request.params.status);
+      const log = await ciLogs.openLog(request.org, request.params.runId, request.params.status);
       if (log === undefined) return send(reply, errorReply('log_not_found', `no log of status ${request.params.status} in run ${request.params.runId}`));
       return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(log);
     });
@@ -167,8 +175,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (options.githubWebhooks !== undefined) await registerGitHubWebhooks(app, options.githubWebhooks);
 
   // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs.
-  app.get('/healthz', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  const health = { config: { access: 'public', budget: 'scrape' } } as const;
+  app.get('/healthz', health, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/readyz', health, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     if (closing || !engine.running()) return send(reply, errorReply('unavailable', 'not ready'));
     return reply.send({ status: 'ready' });
@@ -183,7 +192,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ['/readyz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';
+    const path = request.url.split('?')[0] ?? '';
     const method = known.get(path);
     if (method !== undefined) {
       reply.header('allow', method);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
 import { DEFAULT_RETENTION, type RetentionSettings } from '../engine/retention/settings.js';
+import { describeIssues } from '../engine/validationMessages.js';
 
 export const ENVIRONMENT = {
   HOST: 'address to listen on (default 127.0.0.1)',
@@ -30,7 +31,8 @@ export const ENVIRONMENT = {
     'seconds SIGTERM waits for requests in flight; then uploads still running are stopped (503 upload_interrupted: the same upload sent again completes it) and the connections left are closed (default 10)',
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
-  GREENLINE_RATE_LIMIT: 'requests per minute per token to the API and dashboard; over it, 429 with retry-after (default 6000)',
+  GREENLINE_RATE_LIMIT:
+    'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
   GREENLINE_RETAIN_EVENTS_DAYS: 'days queue event logs are kept; settings changes are kept for good (default 90; 0 forever)',
   GREENLINE_RETAIN_RESULTS_DAYS: 'days flaky-test results (uploads, per-commit results, failures) are kept (default 30; 0 forever)',
@@ -178,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const present = Object.fromEntries(Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = describeIssues(parsed.error.issues);
     throw new ConfigError(`invalid environment: ${problems}`);
   }
   const values = parsed.data;

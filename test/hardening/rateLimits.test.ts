@@ -1,4 +1,7 @@
-/** Rate limits per token: 429 rate_limited with retry-after; the scrape and health checks have their own budget. */
+/**
+ * Rate limits: 429 rate_limited with retry-after. A valid token has its budget; everything else (no token, a junk
+ * token, the dashboard, sign-in, unknown paths) counts per address. The scrape and health checks have their own.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.js';
@@ -54,5 +57,36 @@ describe('rate limits', () => {
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     expectErrorBody(await app.inject({ method: 'GET', url: '/healthz' }), 429, 'rate_limited');
+  });
+});
+
+const statuses = async (count: number, send: (i: number) => Promise<{ statusCode: number }>) => {
+  const seen: Record<number, number> = {};
+  for (let i = 0; i < count; i++) {
+    const { statusCode } = await send(i);
+    seen[statusCode] = (seen[statusCode] ?? 0) + 1;
+  }
+  return seen;
+};
+
+describe('rate limits without a valid token (issue 27)', () => {
+  it('count junk tokens per address, each a new one or the same: 401 until the budget is spent, then 429', async () => {
+    expect(await statuses(5, (i) => getQueue(`junk-token-${i}`))).toEqual({ 401: 3, 429: 2 });
+    // The address's budget is not a valid token's: that one still has all of its own.
+    expect((await getQueue(TOKENS.acme)).statusCode).toBe(404);
+  });
+
+  it('limit sign-in posts per address: 150 against a budget of 50 are 100 429s', async () => {
+    await app.close();
+    app = await buildServer({ engine, rateLimit: { perToken: 50, scrapePerToken: 50 } });
+    const signin = () => app.inject({ method: 'POST', url: '/signin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=not-a-token' });
+    expect(await statuses(150, signin)).toEqual({ 401: 50, 429: 100 });
+  });
+
+  it('limit the dashboard, unknown paths, refused targets and other spellings of a path alike, per address', async () => {
+    expect(await statuses(2, () => app.inject({ method: 'GET', url: '/' }))).toEqual({ 401: 2 });
+    expect(await statuses(2, () => app.inject({ method: 'GET', url: '/no/such/path' }))).toEqual({ 404: 1, 429: 1 });
+    expectErrorBody(await app.inject({ method: 'GET', url: '/v1/getQueue%00' }), 429, 'rate_limited');
+    expectErrorBody(await app.inject({ method: 'POST', url: '/%76%31/getQueue', payload: {} }), 429, 'rate_limited');
   });
 });

@@ -12,6 +12,7 @@
  */
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { describeIssues } from '../../validationMessages.js';
 
 export const REPO_CONFIG_FILE = '.greenline.yaml';
 
@@ -46,7 +47,7 @@ export function parseRepoConfig(text: string): RepoConfig {
   if (document === null || document === undefined) return EMPTY_REPO_CONFIG;
   const parsed = RepoConfigSchema.safeParse(document);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ');
+    const problems = describeIssues(parsed.error.issues);
     throw new RepoConfigError(`${REPO_CONFIG_FILE} is invalid: ${problems}`);
   }
   return {
