@@ -18,6 +18,8 @@ import { Engine } from '../engine/engine.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { openPostgresStore } from '../engine/store/postgresStore.js';
+import { secureDataDir } from '../engine/store/fileModes.js';
+import { KeyFile } from '../engine/store/keyFile.js';
 import { QueueLeases } from '../engine/cluster/leases.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -25,6 +27,12 @@ import { ConfigError, loadConfig } from './config.js';
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   if (config.provider === 'local') await requireGit();
+  // Everything the service writes (store, key, repositories, CI logs) is its owner's only, whatever the umask was;
+  // what is already there and looser is tightened, saying so.
+  process.umask(0o077);
+  for (const warning of secureDataDir(config.dataDir)) console.warn(`greenline: ${warning}`);
+  const sessionKey = new KeyFile(config.sessionKeyFile);
+  sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
   const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
@@ -39,7 +47,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
       : undefined;
   const ci: CI | undefined = localCi ?? (config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi));
-  const engine = new Engine(store, { scheduler, gitHost, ...(ci === undefined ? {} : { ci }), ...(leases === undefined ? {} : { ownership: leases }) });
+  const engine = new Engine(store, {
+    scheduler,
+    gitHost,
+    sessionKey: () => sessionKey.key(),
+    ...(ci === undefined ? {} : { ci }),
+    ...(leases === undefined ? {} : { ownership: leases }),
+  });
   const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
   if (tokens.bootstrapToken !== undefined) {
     console.log(
@@ -94,6 +108,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
           : 'simulated git host';
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
+  const full = engine.storeFull();
+  if (full !== undefined) console.warn(`greenline: the store is full and serves reads only until there is room (${full}); /readyz says so`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
