@@ -3,10 +3,10 @@
  * the service was given (GREENLINE_MAX_DB_SIZE). Used bytes are the store's live pages (every database's branch,
  * leaf and overflow pages; pages freed by deletions are reused by later writes).
  *
- * The store is full, and refuses writes, once its data is within `fullMargin` of the limit; a transaction is also
- * refused at its commit when it would bring the data over the limit (one large write could otherwise overshoot it
- * by its whole size). A transaction that only reads or removes is never refused: a full store still starts, still
- * answers, and frees space by retention.
+ * The store is full once its data is within `fullMargin` of the limit (or its disk under the reserve): then only
+ * transactions that free room commit. Any transaction is refused at its commit when it would bring the data over
+ * the limit (one large write could otherwise overshoot it by its whole size). A transaction that only reads is
+ * never refused: a full store still starts, still answers, and frees space by retention.
  */
 import fs from 'node:fs';
 import { StorageFullError } from './store.js';
@@ -63,19 +63,24 @@ export class LmdbSpace {
     return undefined;
   }
 
-  /** Before a transaction's first write: throws StorageFullError when the store is full. */
-  refuseWhenFull(): void {
-    const reason = this.fullReason();
-    if (reason !== undefined) throw new StorageFullError(reason);
-  }
-
-  /** At the end of a transaction that wrote, before its commit: throws (aborting it) when it would overshoot. */
-  refuseOverLimit(): void {
-    const max = this.options.maxBytes;
-    if (max === undefined) return;
-    const used = this.options.liveBytes();
-    if (used > max) {
-      throw new StorageFullError(`this write would bring the store to ${used} bytes, over its limit of ${max} (GREENLINE_MAX_DB_SIZE); nothing of it was stored`);
-    }
+  /**
+   * At the start of a write transaction; its `beforeCommit` (called inside it, when it wrote) throws StorageFullError,
+   * aborting it, when it would bring the data over the limit, or when the store is full and it does not free room
+   * (it must have removed something, and leave no more live pages than it found: retention does, a submit does not).
+   */
+  begin(): { beforeCommit(removed: boolean): void } {
+    const full = this.fullReason();
+    const before = full === undefined ? 0 : this.options.liveBytes();
+    return {
+      beforeCommit: (removed) => {
+        const max = this.options.maxBytes;
+        if (full === undefined && max === undefined) return;
+        const used = this.options.liveBytes();
+        if (full !== undefined && !(removed && used <= before)) throw new StorageFullError(full);
+        if (max !== undefined && used > max) {
+          throw new StorageFullError(`this write would bring the store to ${used} bytes, over its limit of ${max} (GREENLINE_MAX_DB_SIZE); nothing of it was stored`);
+        }
+      },
+    };
   }
 }

@@ -163,18 +163,17 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     write<R>(fn: (tx: WriteTx) => R): R {
       life.begin('write');
       const scope = new TxScope();
-      // The store's fullness is checked at the transaction's first put (one that only reads or removes is never
-      // refused), and its size again before it commits.
+      // A transaction that only reads is never refused (a full store still starts and answers); one that writes is
+      // checked before it commits (lmdbSpace.ts): over the limit, or growing a full store, it is refused whole.
+      const check = space.begin();
       let wrote = false;
+      let removed = false;
       const tx: WriteTx = {
         ...makeReadTx(scope, undefined),
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           const store = db(name);
-          if (!wrote) {
-            space.refuseWhenFull();
-            wrote = true;
-          }
+          wrote = true;
           const enc = encodeKey(key);
           checkValue(value);
           try {
@@ -188,7 +187,9 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         remove(name: CollectionName, key: Key): boolean {
           scope.check();
           const store = db(name);
-          return store.removeSync(encodeKey(key));
+          const had = store.removeSync(encodeKey(key));
+          removed ||= had;
+          return had;
         },
       };
       let result: R | undefined;
@@ -198,7 +199,7 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         try {
           env.transactionSync(() => {
             result = fn(tx);
-            if (wrote) space.refuseOverLimit();
+            if (wrote || removed) check.beforeCommit(removed);
           });
         } catch (error) {
           throw asStorageFull(error) ?? error;
