@@ -50,6 +50,9 @@ cookie; it shows only that token's organization. The token commands may run whil
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  // Whatever a command writes (the store, keys, backups, exported event logs, repositories, CI logs) is its owner's
+  // only; the commands that write secrets also set explicit modes, whatever the umask.
+  process.umask(0o077);
   try {
     const { values, positionals } = parseArgs({
       args: argv,

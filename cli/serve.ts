@@ -18,8 +18,9 @@ import { Engine } from '../engine/engine.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { openPostgresStore } from '../engine/store/postgresStore.js';
-import { secureDataDir } from '../engine/store/fileModes.js';
+import { secureDataDir, sharedSecretWarning } from '../engine/store/fileModes.js';
 import { KeyFile } from '../engine/store/keyFile.js';
+import { StorageFullError, type Store } from '../engine/store/store.js';
 import { QueueLeases } from '../engine/cluster/leases.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -31,6 +32,9 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   // what is already there and looser is tightened, saying so.
   process.umask(0o077);
   for (const warning of secureDataDir(config.dataDir)) console.warn(`greenline: ${warning}`);
+  const keyFile = env.GREENLINE_GITHUB_PRIVATE_KEY_FILE;
+  const shared = keyFile === undefined || config.github === undefined ? undefined : sharedSecretWarning(keyFile, "the GitHub App's private key");
+  if (shared !== undefined) console.warn(`greenline: ${shared}`);
   const sessionKey = new KeyFile(config.sessionKeyFile);
   sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
@@ -54,7 +58,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     ...(ci === undefined ? {} : { ci }),
     ...(leases === undefined ? {} : { ownership: leases }),
   });
-  const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
+  const tokens = configuredTokens(store, config.tokens);
   if (tokens.bootstrapToken !== undefined) {
     console.log(
       `Created an API token for organization "default" (shown only this once; only its hash is stored):\n` +
@@ -137,6 +141,17 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** Stores the configured tokens; on a full store, those it could not add are named and the start goes on read-only. */
+function configuredTokens(store: Store, configured: { org: string; token: string }[]): { bootstrapToken?: string } {
+  try {
+    return syncConfiguredTokens(store, configured, isoAt(wallClock));
+  } catch (error) {
+    if (!(error instanceof StorageFullError)) throw error;
+    console.warn(`greenline: the store is full, so tokens new in GREENLINE_API_TOKENS were not added (removed ones are gone): ${error.message}`);
+    return {};
+  }
 }
 
 /** The local host needs git 2.38 or later (`git merge-tree --write-tree`); say so at the start, not on the first PR. */

@@ -40,3 +40,15 @@ export function secureDataDir(dir: string): string[] {
   }
   return warnings;
 }
+
+/** A warning when a file the service reads a secret from (one it does not own the making of) is open to others. */
+export function sharedSecretWarning(file: string, what: string): string | undefined {
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    return undefined; // the configuration names it: reading it says what is wrong
+  }
+  if ((mode & OTHERS) === 0) return undefined;
+  return `${what} ${file} is readable by other users (mode ${mode.toString(8).padStart(4, '0')}); chmod 600 it`;
+}
