@@ -4,7 +4,7 @@
  * leaf and overflow pages; pages freed by deletions are reused by later writes).
  *
  * The store is full once its data is within `fullMargin` of the limit (or its disk under the reserve): then only
- * transactions that free room commit. Any transaction is refused at its commit when it would bring the data over
+ * transactions that free room commit (see begin). Any transaction is refused at its commit when it would bring the data over
  * the limit (one large write could otherwise overshoot it by its whole size). A transaction that only reads is
  * never refused: a full store still starts, still answers, and frees space by retention.
  */
@@ -65,16 +65,20 @@ export class LmdbSpace {
 
   /**
    * At the start of a write transaction; its `beforeCommit` (called inside it, when it wrote) throws StorageFullError,
-   * aborting it, when it would bring the data over the limit, or when the store is full and it does not free room
-   * (it must have removed something, and leave no more live pages than it found: retention does, a submit does not).
+   * aborting it, when it would bring the data over the limit, or when the store is full and it does not free room.
+   * At the limit, a transaction frees room when it removed something and leaves no more live pages than it found
+   * (retention's do, a submit does not). On a disk under its reserve only removals commit (a revoked token), since
+   * freed pages give no disk back and LMDB must not meet a full disk.
    */
-  begin(): { beforeCommit(removed: boolean): void } {
-    const full = this.fullReason();
+  begin(): { beforeCommit(changes: { put: boolean; removed: boolean }): void } {
+    const disk = this.diskFull(false);
+    const full = disk ?? this.fullReason();
     const before = full === undefined ? 0 : this.options.liveBytes();
     return {
-      beforeCommit: (removed) => {
+      beforeCommit: ({ put, removed }) => {
         const max = this.options.maxBytes;
         if (full === undefined && max === undefined) return;
+        if (disk !== undefined && put) throw new StorageFullError(disk);
         const used = this.options.liveBytes();
         if (full !== undefined && !(removed && used <= before)) throw new StorageFullError(full);
         if (max !== undefined && used > max) {

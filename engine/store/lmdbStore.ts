@@ -165,6 +165,7 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
       const scope = new TxScope();
       // A transaction that only reads is never refused (a full store still starts and answers); one that writes is
       // checked before it commits (lmdbSpace.ts): over the limit, or growing a full store, it is refused whole.
+      env.resetReadTxn();
       const check = space.begin();
       let wrote = false;
       let removed = false;
@@ -199,7 +200,7 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         try {
           env.transactionSync(() => {
             result = fn(tx);
-            if (wrote || removed) check.beforeCommit(removed);
+            if (wrote || removed) check.beforeCommit({ put: wrote, removed });
           });
         } catch (error) {
           throw asStorageFull(error) ?? error;
