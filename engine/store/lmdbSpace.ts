@@ -26,8 +26,8 @@ export interface LmdbSpaceOptions {
   dir: string;
   maxBytes: number | undefined;
   diskReserveBytes: number | undefined;
-  /** Bytes of the live pages, as the current transaction sees them. */
-  liveBytes: () => number;
+  /** Bytes of the live pages, as the current transaction sees them (`inWrite`: called inside a write transaction). */
+  liveBytes: (inWrite: boolean) => number;
 }
 
 export class LmdbSpace {
@@ -58,7 +58,7 @@ export class LmdbSpace {
     if (disk !== undefined) return disk;
     const max = this.options.maxBytes;
     if (max === undefined) return undefined;
-    const used = this.options.liveBytes();
+    const used = this.options.liveBytes(false);
     if (used + fullMargin(max) > max) return `the store holds ${used} bytes of its limit of ${max} (GREENLINE_MAX_DB_SIZE): it is full`;
     return undefined;
   }
@@ -73,13 +73,13 @@ export class LmdbSpace {
   begin(): { beforeCommit(changes: { put: boolean; removed: boolean }): void } {
     const disk = this.diskFull(false);
     const full = disk ?? this.fullReason();
-    const before = full === undefined ? 0 : this.options.liveBytes();
+    const before = full === undefined ? 0 : this.options.liveBytes(false);
     return {
       beforeCommit: ({ put, removed }) => {
         const max = this.options.maxBytes;
         if (full === undefined && max === undefined) return;
         if (disk !== undefined && put) throw new StorageFullError(disk);
-        const used = this.options.liveBytes();
+        const used = this.options.liveBytes(true);
         if (full !== undefined && !(removed && used <= before)) throw new StorageFullError(full);
         if (max !== undefined && used > max) {
           throw new StorageFullError(`this write would bring the store to ${used} bytes, over its limit of ${max} (GREENLINE_MAX_DB_SIZE); nothing of it was stored`);

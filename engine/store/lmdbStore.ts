@@ -48,6 +48,8 @@ const warn = (message: string) => console.warn(`greenline: ${message}`);
 export const LMDB_FILE = 'greenline.mdb';
 
 type Db = Database<unknown, Buffer>;
+type PageStat = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+const pagesOf = (stat: PageStat) => stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
 
 /** lmdb-js range options for a scan, or null when the range is empty. Bounds are inclusive lower, exclusive upper. */
 function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undefined): RangeOptions | null {
@@ -131,16 +133,18 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     };
   }
 
-  /** Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages). */
-  const liveBytes = (): number => {
-    let pages = 0;
-    let pageSize = 4096;
-    for (const store of [env as unknown as Db, ...dbs.values()]) {
-      const stat = store.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
-      pageSize = stat.pageSize;
-      pages += stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
-    }
-    return pages * pageSize;
+  /**
+   * Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages), as the current
+   * transaction sees them. lmdb-js's getStats adds the environment's info and a walk of its free list to a database's
+   * stat: outside a write it is asked once, of the main database (it renews the read snapshot); every other stat is
+   * read directly (`mdb_stat`, in the running transaction).
+   */
+  const statOf = (store: unknown) => (store as { db: { stat(): PageStat } }).db.stat();
+  const liveBytes = (inWrite: boolean): number => {
+    const main = inWrite ? statOf(env) : ((env as unknown as Db).getStats() as PageStat);
+    let pages = pagesOf(main);
+    for (const store of dbs.values()) pages += pagesOf(statOf(store));
+    return pages * main.pageSize;
   };
   const space = new LmdbSpace({ dir: options.dir, maxBytes: options.maxBytes, diskReserveBytes: options.diskReserveBytes, liveBytes });
 
