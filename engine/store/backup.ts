@@ -3,8 +3,8 @@
  * so it is a consistent snapshot of a store that a running service keeps writing (readers take no lock and never
  * block the writer). The copy is written beside its destination (0600) and renamed into place: a backup file is
  * complete or absent; its SHA-256 checksum is written beside it (backupFile.ts). A restore puts a backup into an
- * empty data folder, after checking the file (checksum, length, header: backupFile.ts), then that it opens as a
- * store of this format. Every failure leaves nothing behind in the data folder.
+ * empty data folder, after checking the file (checksum, length, header: backupFile.ts), then that another process
+ * reads every entry of it (backupProbe.ts), then that it opens as a store of this format. Every failure leaves nothing behind in the data folder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { open } from 'lmdb';
 import { STORE_FORMAT } from '../storeFormat.js';
 import { BackupError, checksumFile, copyVerified, PRIVATE_FILE_MODE, writeChecksum } from './backupFile.js';
 import { LMDB_FILE, openLmdbStore } from './lmdbStore.js';
+import { probeBackup } from './backupProbe.js';
 import { secureDataDir } from './fileModes.js';
 
 export { BackupError } from './backupFile.js';
@@ -76,6 +77,7 @@ export async function restoreStore(from: string, dataDir: string): Promise<Resto
   cleanUp();
   try {
     const { verified } = await copyVerified(from, partial);
+    await probeBackup(partial, from);
     // It must open as a store of this service and format before it takes the store's place.
     const probe = openLmdbStore({ dir: dataDir, fileName: path.basename(partial) });
     let entries: number;

@@ -53,6 +53,19 @@ test('a truncated, damaged, empty, foreign or newer backup, or a folder, is a cl
         ),
         message: /does not match its checksum/,
       },
+      {
+        // Damaged without a checksum beside it: its header and length are right, its pages are not.
+        file: variant(
+          'scrambled-unsummed.backup',
+          (file) => {
+            const bytes = readFileSync(file);
+            for (let at = 2 * 4096; at < bytes.length; at += 4096) bytes.fill(0xa5, at + 16, at + 4096);
+            writeFileSync(file, bytes);
+          },
+          false,
+        ),
+        message: /scrambled-unsummed\.backup is damaged: /,
+      },
       { file: variant('empty.backup', (file) => truncateSync(file, 0), false), message: /is empty/ },
       { file: variant('text.backup', (file) => writeFileSync(file, 'x'.repeat(20_000)), false), message: /not a backup of a Greenline store \(not an LMDB file\)/ },
       { file: join(dir, 'newer.backup'), message: /store format 99, newer than this build reads \(2\)/ },

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BackupError, formatProblem, placeBackup } from '../backup.js';
 import { copyVerified } from '../backupFile.js';
+import { probeBackup } from '../backupProbe.js';
 import { copyStore, StoreCopyError } from '../copy.js';
 import { LMDB_FILE, openLmdbStore } from '../lmdbStore.js';
 import { openPostgresStore } from '../postgresStore.js';
@@ -49,6 +50,7 @@ export async function copyLmdbIntoPostgres(file: string, url: string): Promise<n
   let target: Store | undefined;
   try {
     await copyVerified(file, path.join(dir, LMDB_FILE));
+    await probeBackup(path.join(dir, LMDB_FILE), file);
     source = openLmdbStore({ dir });
     const problem = formatProblem(
       file,
