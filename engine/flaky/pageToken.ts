@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EngineError } from '../model/errors.js';
-import type { ReadTx, Store, WriteTx } from '../store/store.js';
+import { StorageFullError, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface TokenState {
   /** Query hash. */
@@ -29,13 +29,24 @@ export function createTokenSecret(tx: WriteTx): void {
 }
 
 /**
- * The store's token secret. A store that has none (one of an earlier build that was full when it was opened) gets
- * one for this process: its page tokens are refused after a restart, and listing still never writes.
+ * The store's token secret. Opening a store makes it (storeFormat.ts), so a listing only reads it; a store opened
+ * without that gets it made here, once. A full store that has none (one of an earlier build, full when it was opened)
+ * gets one for this process: its page tokens are refused after a restart, and listing never fails for it.
  */
 export function tokenSecret(store: Store): Buffer {
   const cached = secrets.get(store);
   if (cached !== undefined) return cached;
-  const hex = store.read((tx) => tx.get('meta', SECRET_KEY));
+  let hex = store.read((tx) => tx.get('meta', SECRET_KEY));
+  if (typeof hex !== 'string') {
+    try {
+      hex = store.write((tx) => {
+        if (!hasTokenSecret(tx)) createTokenSecret(tx);
+        return tx.get('meta', SECRET_KEY);
+      });
+    } catch (error) {
+      if (!(error instanceof StorageFullError)) throw error;
+    }
+  }
   const secret = typeof hex === 'string' ? Buffer.from(hex, 'hex') : randomBytes(32);
   secrets.set(store, secret);
   return secret;
