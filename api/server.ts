@@ -174,12 +174,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   if (options.githubWebhooks !== undefined) await registerGitHubWebhooks(app, options.githubWebhooks);
 
-  // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs.
+  // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs;
+  // a full store is ready for reads only, which it says (200, so that reads keep being routed to it).
   const health = { config: { access: 'public', budget: 'scrape' } } as const;
   app.get('/healthz', health, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', health, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     if (closing || !engine.running()) return send(reply, errorReply('unavailable', 'not ready'));
+    const full = engine.storeFull();
+    if (full !== undefined) {
+      return reply.send({ status: 'read-only', reason: `${full}; writes are answered 507 storage_full until there is room, reads are served` });
+    }
     return reply.send({ status: 'ready' });
   });
 

@@ -10,8 +10,10 @@ import { BackupError, backupStore, restoreStore } from '../engine/store/backup.j
 import { backupPostgres, copyLmdbIntoPostgres, redact } from '../engine/store/postgres/backup.js';
 import { UsageError } from './config.js';
 
-export const BACKUP_HELP = `  greenline backup --to FILE             a consistent, compacted copy of the store, taken while the service runs
-  greenline restore --from FILE          put a backup into an empty data folder (then start the service on it)
+export const BACKUP_HELP = `  greenline backup --to FILE             a consistent, compacted copy of the store, taken while the service runs;
+                                         written 0600, with its SHA-256 in FILE.sha256
+  greenline restore --from FILE          put a backup into an empty data folder (then start the service on it), once
+                                         it matches FILE.sha256 and its length and header check
                                          (with GREENLINE_STORE=postgres://… both work on that database instead)
   greenline migrate --from DATA_DIR --to postgres://…
                                          copy a data folder's store (LMDB) into an empty PostgreSQL database`;
@@ -19,6 +21,8 @@ export const BACKUP_HELP = `  greenline backup --to FILE             a consisten
 const isPostgres = (url: string | undefined): url is string => url !== undefined && /^postgres(ql)?:\/\//.test(url);
 
 async function reporting(fn: () => Promise<string>): Promise<number> {
+  // What these commands write (backups, checksums, a restored store) is the owner's only, whatever the umask was.
+  process.umask(0o077);
   try {
     console.error(await fn());
     return 0;
@@ -44,7 +48,11 @@ export async function restoreCommand(options: { from?: string; dataDir: string; 
   if (isPostgres(storeUrl)) {
     return reporting(async () => `restored ${from} into ${redact(storeUrl)} (${await copyLmdbIntoPostgres(from, storeUrl)} entries)`);
   }
-  return reporting(async () => `restored ${from} into ${options.dataDir} (${await restoreStore(from, options.dataDir)} entries)`);
+  return reporting(async () => {
+    const { entries, verified } = await restoreStore(from, options.dataDir);
+    const checked = verified ? 'its checksum matched' : `no checksum file beside it (${path.basename(from)}.sha256): its structure was checked`;
+    return `restored ${from} into ${options.dataDir} (${entries} entries; ${checked})`;
+  });
 }
 
 /** Copies the data folder's store into an empty PostgreSQL database, through a consistent backup of it. */

@@ -1,9 +1,10 @@
 /** The service's configuration, read from the environment and checked before anything starts. */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
+import { SESSION_KEY_FILE } from '../engine/store/keyFile.js';
 import { DEFAULT_RETENTION, type RetentionSettings } from '../engine/retention/settings.js';
 import { describeIssues } from '../engine/validationMessages.js';
 
@@ -11,6 +12,7 @@ export const ENVIRONMENT = {
   HOST: 'address to listen on (default 127.0.0.1)',
   PORT: 'port to listen on (default 8080; 0 picks a free one)',
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
+  GREENLINE_SESSION_KEY_FILE: 'the key dashboard sessions are signed with, made 0600 at the first start; never in the store or a backup (default GREENLINE_DATA/session.key)',
   GREENLINE_STORE: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: keep the store in PostgreSQL instead, shared by several processes (docs/postgres.md)',
   GREENLINE_LEASE_MS: 'GREENLINE_STORE=postgres: how long a process drives a queue without renewing its lease, the failover time, in ms (default 5000)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
@@ -52,6 +54,7 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   GREENLINE_DATA: z.string().min(1).default(DEFAULT_DATA_DIR),
+  GREENLINE_SESSION_KEY_FILE: z.string().min(1).optional(),
   GREENLINE_STORE: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
@@ -102,6 +105,8 @@ export interface ServiceConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** GREENLINE_SESSION_KEY_FILE: the file holding the key dashboard sessions are signed with. */
+  sessionKeyFile: string;
   /** GREENLINE_STORE: the PostgreSQL database, when the store is kept there (else LMDB in dataDir). */
   postgres?: { url: string; leaseMs: number };
   tokens: { org: string; token: string }[];
@@ -213,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     host: values.HOST,
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),
+    sessionKeyFile: resolve(values.GREENLINE_SESSION_KEY_FILE ?? join(values.GREENLINE_DATA, SESSION_KEY_FILE)),
     ...(values.GREENLINE_STORE === undefined ? {} : { postgres: { url: values.GREENLINE_STORE, leaseMs: values.GREENLINE_LEASE_MS } }),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,

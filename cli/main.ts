@@ -10,6 +10,7 @@ import { SIM_HELP, simCommand } from './sim.js';
 import { UPLOAD_HELP, uploadCommand } from './upload.js';
 import { tokenCommand } from './token.js';
 import { BACKUP_HELP, backupCommand, migrateCommand, restoreCommand } from './backup.js';
+import { SESSION_HELP, sessionCommand } from './session.js';
 import { version } from './version.js';
 
 export const HELP = `greenline — a merge queue and flaky-test service
@@ -24,6 +25,7 @@ Usage:
   greenline token list                   list tokens: id, organization, source, creation time, scope (never the token)
   greenline token revoke ID              remove a token
 ${BACKUP_HELP}
+${SESSION_HELP}
 ${CHARTS_HELP}
 ${UPLOAD_HELP}
 ${SIM_HELP}
@@ -32,7 +34,7 @@ ${REPLAY_HELP}
   greenline --version                    the version
 
 Options:
-  --data DIR     data folder for the token, events, backup and restore commands (default: $GREENLINE_DATA, else ./.greenline)
+  --data DIR     data folder for the token, events, backup, restore and session commands (default: $GREENLINE_DATA, else ./.greenline)
 
 Environment (serve):
 ${Object.entries(ENVIRONMENT)
@@ -48,6 +50,9 @@ cookie; it shows only that token's organization. The token commands may run whil
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  // Whatever a command writes (the store, keys, backups, exported event logs, repositories, CI logs) is its owner's
+  // only; the commands that write secrets also set explicit modes, whatever the umask.
+  process.umask(0o077);
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -148,6 +153,11 @@ export async function main(argv: string[]): Promise<number> {
         return await migrateCommand({
           ...(values.from === undefined ? {} : { from: resolve(values.from) }),
           ...(values.to === undefined ? {} : { to: values.to }),
+        });
+      case 'session':
+        return sessionCommand(rest[0], {
+          dataDir: values.data === undefined ? dataDirFrom(process.env) : resolve(values.data),
+          keyFile: process.env.GREENLINE_SESSION_KEY_FILE || undefined,
         });
       case 'token':
         return await tokenCommand(rest[0], {

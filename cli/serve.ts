@@ -18,6 +18,9 @@ import { Engine } from '../engine/engine.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { openPostgresStore } from '../engine/store/postgresStore.js';
+import { secureDataDir, sharedSecretWarning } from '../engine/store/fileModes.js';
+import { KeyFile } from '../engine/store/keyFile.js';
+import { StorageFullError, type Store } from '../engine/store/store.js';
 import { QueueLeases } from '../engine/cluster/leases.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -25,6 +28,15 @@ import { ConfigError, loadConfig } from './config.js';
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
   if (config.provider === 'local') await requireGit();
+  // Everything the service writes (store, key, repositories, CI logs) is its owner's only, whatever the umask was;
+  // what is already there and looser is tightened, saying so.
+  process.umask(0o077);
+  for (const warning of secureDataDir(config.dataDir)) console.warn(`greenline: ${warning}`);
+  const keyFile = env.GREENLINE_GITHUB_PRIVATE_KEY_FILE;
+  const shared = keyFile === undefined || config.github === undefined ? undefined : sharedSecretWarning(keyFile, "the GitHub App's private key");
+  if (shared !== undefined) console.warn(`greenline: ${shared}`);
+  const sessionKey = new KeyFile(config.sessionKeyFile);
+  sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
   const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
@@ -39,8 +51,14 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
       : undefined;
   const ci: CI | undefined = localCi ?? (config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi));
-  const engine = new Engine(store, { scheduler, gitHost, ...(ci === undefined ? {} : { ci }), ...(leases === undefined ? {} : { ownership: leases }) });
-  const tokens = syncConfiguredTokens(store, config.tokens, isoAt(wallClock));
+  const engine = new Engine(store, {
+    scheduler,
+    gitHost,
+    sessionKey: () => sessionKey.key(),
+    ...(ci === undefined ? {} : { ci }),
+    ...(leases === undefined ? {} : { ownership: leases }),
+  });
+  const tokens = configuredTokens(store, config.tokens);
   if (tokens.bootstrapToken !== undefined) {
     console.log(
       `Created an API token for organization "default" (shown only this once; only its hash is stored):\n` +
@@ -94,6 +112,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
           : 'simulated git host';
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
+  const full = engine.storeFull();
+  if (full !== undefined) console.warn(`greenline: the store is full and serves reads only until there is room (${full}); /readyz says so`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -127,6 +147,17 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** Stores the configured tokens; on a full store, those it could not add are named and the start goes on read-only. */
+function configuredTokens(store: Store, configured: { org: string; token: string }[]): { bootstrapToken?: string } {
+  try {
+    return syncConfiguredTokens(store, configured, isoAt(wallClock));
+  } catch (error) {
+    if (!(error instanceof StorageFullError)) throw error;
+    console.warn(`greenline: the store is full, so tokens new in GREENLINE_API_TOKENS were not added (removed ones are gone): ${error.message}`);
+    return {};
+  }
 }
 
 /** The local host needs git 2.38 or later (`git merge-tree --write-tree`); say so at the start, not on the first PR. */

@@ -44,7 +44,7 @@ export class Engine extends ServiceReads {
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
 
   constructor(store: Store, options: EngineOptions = {}) {
-    super(store, options.scheduler ?? new WallScheduler());
+    super(store, options.scheduler ?? new WallScheduler(), options.sessionKey);
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;

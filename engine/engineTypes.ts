@@ -36,6 +36,11 @@ export interface EngineOptions {
   ownership?: QueueOwnership;
   /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihood.ts). */
   predictor?: FailurePredictor;
+  /**
+   * The key dashboard sessions are signed with, read at each use (serve: the session key file, engine/store/keyFile.ts).
+   * Unless given, a random key of this engine: sessions end with the process.
+   */
+  sessionKey?: () => Buffer;
 }
 
 export interface SubmitOptions {

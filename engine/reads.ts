@@ -1,25 +1,11 @@
 /**
  * What the API and the dashboard read besides queues and PRs, through the engine's façade (they never reach the
- * store): a presented token, a secret kept in the store, the last hour of a queue, and how many PRs, runs and queues
+ * store): the last hour of a queue, and how many PRs, runs and queues
  * are in each state.
  */
-import { randomBytes } from 'node:crypto';
 import { WINDOW_MS } from './metrics/index.js';
 import type { QueueRecord } from './model/queues.js';
 import type { Store } from './store/store.js';
-
-/** A secret of the service (32 random bytes), made at its first use and kept in the store: it survives restarts. */
-export function secretOf(store: Store, name: string): Buffer {
-  const stored = store.read((tx) => tx.get('meta', [name]));
-  if (typeof stored === 'string') return Buffer.from(stored, 'base64url');
-  return store.write((tx) => {
-    const again = tx.get('meta', [name]);
-    if (typeof again === 'string') return Buffer.from(again, 'base64url');
-    const key = randomBytes(32);
-    tx.put('meta', [name], key.toString('base64url'));
-    return key;
-  });
-}
 
 /** A queue's merges in the last hour: when each merged and its time in queue (ms; null when not known). */
 export function mergesInLastHour(store: Store, queueId: string, now: number): { at: number; inQueueMs: number | null }[] {

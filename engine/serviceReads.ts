@@ -7,7 +7,7 @@ import type { Clock } from './runtime/clock.js';
 import type { Scheduler } from './runtime/scheduler.js';
 import type { Store } from './store/store.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
-import { secretOf } from './reads.js';
+import { randomBytes } from 'node:crypto';
 import { findToken, type TokenRecord } from './tokens.js';
 import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
 
@@ -17,6 +17,8 @@ export class ServiceReads {
   constructor(
     protected readonly store: Store,
     readonly scheduler: Scheduler,
+    /** The key dashboard sessions are signed with (serve: a key file, never the store); else one for this process. */
+    private readonly signingKey: () => Buffer = ephemeralKey(),
   ) {
     this.clock = scheduler;
   }
@@ -48,9 +50,9 @@ export class ServiceReads {
     return this.store.read((tx) => tx.get('tokens', [id]));
   }
 
-  /** A secret of the service, made at its first use and kept in the store (the dashboard signs sessions with it). */
-  secret(name: string): Buffer {
-    return secretOf(this.store, name);
+  /** The key the dashboard signs sessions with. It is not in the store: a backup or a dump of it cannot forge one. */
+  sessionKey(): Buffer {
+    return this.signingKey();
   }
 
   /** The organization a queue belongs to. */
@@ -63,9 +65,19 @@ export class ServiceReads {
     return flakyTestsFor(this.store, this.clock);
   }
 
+  /** Why the store refuses writes now (it is full), or undefined when it takes them (or cannot tell). */
+  storeFull(): string | undefined {
+    return this.store.fullReason?.();
+  }
+
   /** Whether the store is open and answers (a readiness check). */
   ready(): boolean {
     this.store.read((tx) => tx.get('meta', ['format']));
     return true;
   }
+}
+
+function ephemeralKey(): () => Buffer {
+  const key = randomBytes(32);
+  return () => key;
 }

@@ -111,15 +111,17 @@ export function revokeToken(store: Store, id: string): boolean {
  *   for the caller to print once.
  */
 export function syncConfiguredTokens(store: Store, configured: { org: string; token: string }[], now: string): { bootstrapToken?: string; count: number } {
-  return store.write((tx) => {
-    const existing = [...tx.scan('tokens')].map((entry) => entry.value);
-    const wanted = new Map(configured.map((entry) => [hashToken(entry.token), entry]));
-    for (const record of existing) {
-      if (record.source !== 'env') continue;
-      const still = wanted.get(record.hash);
-      if (still !== undefined && still.org === record.org) wanted.delete(record.hash);
-      else tx.remove('tokens', [record.id]);
+  const wanted = new Map(configured.map((entry) => [hashToken(entry.token), entry]));
+  // Tokens no longer configured go first, in a transaction of their own: removals commit even on a full store, so a
+  // token taken out of GREENLINE_API_TOKENS never outlives a start (adding the new ones may then be refused).
+  store.write((tx) => {
+    for (const { value: record } of tx.scan('tokens')) {
+      const still = record.source === 'env' ? wanted.get(record.hash) : undefined;
+      if (record.source === 'env' && (still === undefined || still.org !== record.org)) tx.remove('tokens', [record.id]);
     }
+  });
+  return store.write((tx) => {
+    for (const { value: record } of tx.scan('tokens')) if (record.source === 'env' && wanted.get(record.hash)?.org === record.org) wanted.delete(record.hash);
     for (const entry of wanted.values()) insertToken(tx, entry.org, entry.token, 'env', now);
     const count = tx.count('tokens');
     if (configured.length === 0 && count === 0) {

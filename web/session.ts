@@ -1,7 +1,8 @@
 /**
  * Dashboard sessions. Signing in trades an API token for a session cookie: `<payload>.<mac>`, the payload naming the
- * token's id, its organization and an expiry, the MAC an HMAC-SHA256 under a key kept in the store (so a session
- * survives a restart of the service). A session is valid while its MAC checks, it has not expired and its token
+ * token's id, its organization and an expiry, the MAC an HMAC-SHA256 under the service's session key: a file of its
+ * own (engine/store/keyFile.ts), 0600, never in the store, so neither a backup nor a database dump can forge a
+ * session, and a session survives a restart. Rotating the key (`greenline session rotate-key`) ends every session. A session is valid while its MAC checks, it has not expired and its token
  * still exists for that organization: revoking the token ends every session opened with it. The token itself is
  * never in the cookie.
  */
@@ -10,7 +11,6 @@ import type { Engine } from '../engine/engine.js';
 
 export const SESSION_COOKIE = 'greenline_session';
 export const SESSION_MS = 12 * 3_600_000;
-const KEY_NAME = 'dashboardSessionKey';
 
 export interface Session {
   org: string;
@@ -19,10 +19,10 @@ export interface Session {
 }
 
 /** What sessions need of the engine: the stored tokens, and the key sessions are signed with. */
-export type SessionEngine = Pick<Engine, 'findToken' | 'token' | 'secret'>;
+export type SessionEngine = Pick<Engine, 'findToken' | 'token' | 'sessionKey'>;
 
 function sessionKey(engine: SessionEngine): Buffer {
-  return engine.secret(KEY_NAME);
+  return engine.sessionKey();
 }
 
 function mac(key: Buffer, payload: string): Buffer {

@@ -1,13 +1,13 @@
 /**
  * Page tokens: opaque to clients, `base64url(JSON state) . base64url(HMAC-SHA256)`, signed with a secret kept in
- * the store (created on first use), so a forged or altered token is refused. A token is bound to its query (a hash
+ * the store (made when the store is opened), so a forged or altered token is refused. A token is bound to its query (a hash
  * of the organization, repository, listing, filters and page size): used with another query, it is refused too.
  * The state holds the snapshot (the repository's sequence number of the first page) and the sort key of the last
  * row before the page: keyset pagination over an immutable snapshot, so pages stay stable while uploads arrive.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EngineError } from '../model/errors.js';
-import type { Store } from '../store/store.js';
+import { StorageFullError, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface TokenState {
   /** Query hash. */
@@ -21,21 +21,33 @@ export interface TokenState {
 const SECRET_KEY = ['flaky', 'pageTokenSecret'];
 const secrets = new WeakMap<Store, Buffer>();
 
-/** The store's token secret, created (in its own small transaction) the first time it is needed. */
+export const hasTokenSecret = (tx: ReadTx): boolean => typeof tx.get('meta', SECRET_KEY) === 'string';
+
+/** Makes the store's token secret: when a store is opened (storeFormat.ts), so that listing never writes. */
+export function createTokenSecret(tx: WriteTx): void {
+  tx.put('meta', SECRET_KEY, randomBytes(32).toString('hex'));
+}
+
+/**
+ * The store's token secret. Opening a store makes it (storeFormat.ts), so a listing only reads it; a store opened
+ * without that gets it made here, once. A full store that has none (one of an earlier build, full when it was opened)
+ * gets one for this process: its page tokens are refused after a restart, and listing never fails for it.
+ */
 export function tokenSecret(store: Store): Buffer {
   const cached = secrets.get(store);
   if (cached !== undefined) return cached;
   let hex = store.read((tx) => tx.get('meta', SECRET_KEY));
   if (typeof hex !== 'string') {
-    hex = store.write((tx) => {
-      const existing = tx.get('meta', SECRET_KEY);
-      if (typeof existing === 'string') return existing;
-      const created = randomBytes(32).toString('hex');
-      tx.put('meta', SECRET_KEY, created);
-      return created;
-    });
+    try {
+      hex = store.write((tx) => {
+        if (!hasTokenSecret(tx)) createTokenSecret(tx);
+        return tx.get('meta', SECRET_KEY);
+      });
+    } catch (error) {
+      if (!(error instanceof StorageFullError)) throw error;
+    }
   }
-  const secret = Buffer.from(hex as string, 'hex');
+  const secret = typeof hex === 'string' ? Buffer.from(hex, 'hex') : randomBytes(32);
   secrets.set(store, secret);
   return secret;
 }

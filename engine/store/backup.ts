@@ -1,22 +1,23 @@
 /**
  * Backups of the LMDB store: LMDB's own copy (`mdb_env_copy2` with compaction) taken inside one read transaction,
  * so it is a consistent snapshot of a store that a running service keeps writing (readers take no lock and never
- * block the writer). The copy is written beside its destination and renamed into place: a backup file is complete
- * or absent. A restore puts a backup into an empty data folder, after checking that it opens as a store.
+ * block the writer). The copy is written beside its destination (0600) and renamed into place: a backup file is
+ * complete or absent; its SHA-256 checksum is written beside it (backupFile.ts). A restore puts a backup into an
+ * empty data folder, after checking the file (checksum, length, header: backupFile.ts), then that another process
+ * reads every entry of it (backupProbe.ts), then that it opens as a store of this format. Every failure leaves nothing behind in the data folder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
+import { STORE_FORMAT } from '../storeFormat.js';
+import { BackupError, checksumFile, copyVerified, PRIVATE_FILE_MODE, writeChecksum } from './backupFile.js';
 import { LMDB_FILE, openLmdbStore } from './lmdbStore.js';
+import { probeBackup } from './backupProbe.js';
+import { secureDataDir } from './fileModes.js';
 
-export class BackupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BackupError';
-  }
-}
+export { BackupError } from './backupFile.js';
 
-/** Copies the store of `dataDir` into `to` (compacted). Returns the backup's size in bytes. */
+/** Copies the store of `dataDir` into `to` (compacted, 0600, with `to.sha256`). Returns the backup's size in bytes. */
 export async function backupStore(dataDir: string, to: string): Promise<number> {
   const file = path.join(dataDir, LMDB_FILE);
   if (!fs.existsSync(file)) throw new BackupError(`no store in ${dataDir} (${LMDB_FILE} is missing)`);
@@ -26,7 +27,7 @@ export async function backupStore(dataDir: string, to: string): Promise<number> 
   const env = open({ path: file, readOnly: true });
   try {
     await env.backup(partial, true);
-    fs.renameSync(partial, to);
+    await placeBackup(partial, to);
   } finally {
     fs.rmSync(partial, { force: true });
     await env.close();
@@ -34,52 +35,68 @@ export async function backupStore(dataDir: string, to: string): Promise<number> 
   return fs.statSync(to).size;
 }
 
-/** LMDB's meta magic (0xBEEFC0DE, little-endian) in the first meta page, and room for the two meta pages. */
-const LMDB_MAGIC = 0xbeefc0de;
-export function looksLikeLmdb(file: string): boolean {
-  const size = fs.statSync(file).size;
-  if (size < 8192) return false;
-  const head = Buffer.alloc(64);
-  const handle = fs.openSync(file, 'r');
-  try {
-    fs.readSync(handle, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(handle);
-  }
-  for (let at = 16; at <= 32; at += 4) if (head.readUInt32LE(at) === LMDB_MAGIC) return true;
-  return false;
+/** Makes the finished copy `partial` the backup `to`: 0600, the old checksum gone, renamed, its checksum beside it. */
+export async function placeBackup(partial: string, to: string): Promise<void> {
+  fs.chmodSync(partial, PRIVATE_FILE_MODE);
+  // A crash between the steps leaves a backup without a checksum (restored after a check of its structure), never
+  // a backup beside another backup's checksum.
+  fs.rmSync(checksumFile(to), { force: true });
+  fs.renameSync(partial, to);
+  await writeChecksum(to);
 }
 
-/** Puts the backup `from` into `dataDir` as its store; the folder must hold no store. Returns the entries restored. */
-export async function restoreStore(from: string, dataDir: string): Promise<number> {
-  if (!fs.existsSync(from) || !fs.statSync(from).isFile()) throw new BackupError(`no backup file ${from}`);
+/** What a store's format says of a backup of it: undefined when this build reads it, else why not. */
+export function formatProblem(from: string, format: unknown): string | undefined {
+  if (format === undefined) return `${from} is not a backup of a Greenline store (it holds no store format)`;
+  if (format === STORE_FORMAT) return undefined;
+  if (typeof format === 'number' && format > STORE_FORMAT) {
+    return `${from} is a backup of store format ${format}, newer than this build reads (${STORE_FORMAT}); restore it with a newer greenline`;
+  }
+  return `${from} is a backup of store format ${String(format)}; this build reads ${STORE_FORMAT}`;
+}
+
+export interface Restored {
+  entries: number;
+  /** Whether the backup's checksum was there and matched (else only its structure was checked). */
+  verified: boolean;
+}
+
+/** Puts the backup `from` into `dataDir` as its store; the folder must hold no store. */
+export async function restoreStore(from: string, dataDir: string): Promise<Restored> {
   const target = path.join(dataDir, LMDB_FILE);
   if (fs.existsSync(target)) {
     throw new BackupError(`${dataDir} already holds a store (${LMDB_FILE}); restore into an empty data folder`);
   }
-  // LMDB trusts its file: one that is not an LMDB environment would crash the process, so check its meta page first.
-  if (!looksLikeLmdb(from)) throw new BackupError(`${from} is not a backup of a Greenline store (not an LMDB file)`);
-  fs.mkdirSync(dataDir, { recursive: true });
+  secureDataDir(dataDir);
   const partial = path.join(dataDir, `${LMDB_FILE}.restoring`);
-  fs.copyFileSync(from, partial);
-  let entries: number;
+  const cleanUp = () => {
+    fs.rmSync(partial, { force: true });
+    fs.rmSync(`${partial}-lock`, { force: true });
+  };
+  // A restore that was killed may have left its copy: it is this command's own file.
+  cleanUp();
   try {
-    // It must open as a store of this service (LMDB refuses anything else) before it takes the store's place.
+    const { verified } = await copyVerified(from, partial);
+    await probeBackup(partial, from);
+    // It must open as a store of this service and format before it takes the store's place.
     const probe = openLmdbStore({ dir: dataDir, fileName: path.basename(partial) });
+    let entries: number;
     try {
-      const stats = probe.stats();
-      if (probe.read((tx) => tx.get('meta', ['format'])) === undefined) throw new BackupError(`${from} is not a backup of a Greenline store`);
-      entries = Object.values(stats.entries).reduce((sum, count) => sum + count, 0);
+      const problem = formatProblem(
+        from,
+        probe.read((tx) => tx.get('meta', ['format'])),
+      );
+      if (problem !== undefined) throw new BackupError(problem);
+      entries = Object.values(probe.stats().entries).reduce((sum, count) => sum + count, 0);
     } finally {
       await probe.close();
     }
-  } catch (error) {
-    fs.rmSync(partial, { force: true });
     fs.rmSync(`${partial}-lock`, { force: true });
+    fs.renameSync(partial, target);
+    return { entries, verified };
+  } catch (error) {
+    cleanUp();
     if (error instanceof BackupError) throw error;
     throw new BackupError(`${from} is not a backup of a Greenline store (${(error as Error).message})`);
   }
-  fs.rmSync(`${partial}-lock`, { force: true });
-  fs.renameSync(partial, target);
-  return entries;
 }

@@ -14,6 +14,9 @@ import type { Database, RangeOptions, Transaction } from 'lmdb';
 import { checkCollection, checkValue, COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
 import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
 import { InvalidKeyError, StorageFullError } from './store.js';
+import { PRIVATE_FILE_MODE } from './backupFile.js';
+import { secureDataDir } from './fileModes.js';
+import { LmdbSpace } from './lmdbSpace.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
 export interface LmdbStoreOptions {
@@ -24,8 +27,9 @@ export interface LmdbStoreOptions {
   /** Initial map size; LMDB-js grows the map when it fills. */
   mapSizeBytes?: number;
   /**
-   * The most bytes the store's live pages may hold (GREENLINE_MAX_DB_SIZE): at or over it, writes are refused with
-   * StorageFullError until deletions bring it under (LMDB reuses freed pages) or the store reopens with more.
+   * The most bytes the store's live pages may hold (GREENLINE_MAX_DB_SIZE): near it, writes are refused with
+   * StorageFullError until deletions bring it under (LMDB reuses freed pages) or the store reopens with more; a
+   * transaction that would go over it is refused whole (lmdbSpace.ts).
    */
   maxBytes?: number;
   /** The file's name in `dir` (default greenline.mdb; a restore checks a backup under another name first). */
@@ -35,17 +39,17 @@ export interface LmdbStoreOptions {
    * meets ENOSPC itself, where lmdb-js has been seen to corrupt its heap and crash the process.
    */
   diskReserveBytes?: number;
+  /** Where warnings about the data folder go (a mode it had to tighten); stderr unless given. */
+  onWarning?: (message: string) => void;
 }
 
-const DISK_RESERVE_BYTES = 512 * 1024;
-/** Free space is asked of the filesystem at most this often while there is plenty of it. */
-const DISK_CHECK_MS = 1_000;
-/** Below this much free space, it is asked before every write. */
-const DISK_NEAR_FULL_BYTES = 64 * 1024 * 1024;
+const warn = (message: string) => console.warn(`greenline: ${message}`);
 
 export const LMDB_FILE = 'greenline.mdb';
 
 type Db = Database<unknown, Buffer>;
+type PageStat = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+const pagesOf = (stat: PageStat) => stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
 
 /** lmdb-js range options for a scan, or null when the range is empty. Bounds are inclusive lower, exclusive upper. */
 function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undefined): RangeOptions | null {
@@ -73,9 +77,13 @@ function asStorageFull(error: unknown): StorageFullError | undefined {
 }
 
 export function openLmdbStore(options: LmdbStoreOptions): Store {
-  fs.mkdirSync(options.dir, { recursive: true });
+  for (const warning of secureDataDir(options.dir)) (options.onWarning ?? warn)(warning);
   const file = path.join(options.dir, options.fileName ?? LMDB_FILE);
+  // The store file and its lock file: the owner's only, whatever the umask (lmdb-js's default is 0664). lmdb-js takes
+  // the option (env.cpp) but its types leave it out.
+  const modes = { permissionsMode: PRIVATE_FILE_MODE } as object;
   const env = open<unknown, Buffer>({
+    ...modes,
     path: file,
     encoding: 'json',
     keyEncoding: 'binary',
@@ -125,41 +133,20 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     };
   }
 
-  /** Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages). */
-  const liveBytes = (): number => {
-    let pages = 0;
-    let pageSize = 4096;
-    for (const store of [env as unknown as Db, ...dbs.values()]) {
-      const stat = store.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
-      pageSize = stat.pageSize;
-      pages += stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
-    }
-    return pages * pageSize;
+  /**
+   * Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages), as the current
+   * transaction sees them. lmdb-js's getStats adds the environment's info and a walk of its free list to a database's
+   * stat: outside a write it is asked once, of the main database (it renews the read snapshot); every other stat is
+   * read directly (`mdb_stat`, in the running transaction).
+   */
+  const statOf = (store: unknown) => (store as { db: { stat(): PageStat } }).db.stat();
+  const liveBytes = (inWrite: boolean): number => {
+    const main = inWrite ? statOf(env) : ((env as unknown as Db).getStats() as PageStat);
+    let pages = pagesOf(main);
+    for (const store of dbs.values()) pages += pagesOf(statOf(store));
+    return pages * main.pageSize;
   };
-  const reserve = options.diskReserveBytes ?? DISK_RESERVE_BYTES;
-  let disk = { free: Number.POSITIVE_INFINITY, checkedAt: Number.NEGATIVE_INFINITY };
-  /** Refuses a write when the disk is about to fill (see diskReserveBytes). */
-  const refuseWhenDiskFull = () => {
-    const now = Date.now();
-    if (disk.free >= DISK_NEAR_FULL_BYTES && now - disk.checkedAt < DISK_CHECK_MS) return;
-    try {
-      const stats = fs.statfsSync(options.dir);
-      disk = { free: stats.bavail * stats.bsize, checkedAt: now };
-    } catch {
-      return; // a filesystem that cannot say: LMDB's own ENOSPC is the last word
-    }
-    if (disk.free < reserve) {
-      throw new StorageFullError(`the disk holding the store has ${disk.free} bytes free, under the ${reserve} it keeps in reserve`);
-    }
-  };
-  const refuseWhenFull = () => {
-    refuseWhenDiskFull();
-    if (options.maxBytes === undefined) return;
-    const used = liveBytes();
-    if (used >= options.maxBytes) {
-      throw new StorageFullError(`the store holds ${used} bytes, at its limit of ${options.maxBytes} (GREENLINE_MAX_DB_SIZE)`);
-    }
-  };
+  const space = new LmdbSpace({ dir: options.dir, maxBytes: options.maxBytes, diskReserveBytes: options.diskReserveBytes, liveBytes });
 
   return {
     kind: 'lmdb',
@@ -180,11 +167,18 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     write<R>(fn: (tx: WriteTx) => R): R {
       life.begin('write');
       const scope = new TxScope();
+      // A transaction that only reads is never refused (a full store still starts and answers); one that writes is
+      // checked before it commits (lmdbSpace.ts): over the limit, or growing a full store, it is refused whole.
+      env.resetReadTxn();
+      const check = space.begin();
+      let wrote = false;
+      let removed = false;
       const tx: WriteTx = {
         ...makeReadTx(scope, undefined),
         put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
           scope.check();
           const store = db(name);
+          wrote = true;
           const enc = encodeKey(key);
           checkValue(value);
           try {
@@ -198,17 +192,19 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         remove(name: CollectionName, key: Key): boolean {
           scope.check();
           const store = db(name);
-          return store.removeSync(encodeKey(key));
+          const had = store.removeSync(encodeKey(key));
+          removed ||= had;
+          return had;
         },
       };
       let result: R | undefined;
       life.inWrite = true;
       try {
-        refuseWhenFull();
         // The callback returns nothing, so lmdb-js never treats fn's result as a promise to wait for.
         try {
           env.transactionSync(() => {
             result = fn(tx);
+            if (wrote || removed) check.beforeCommit({ put: wrote, removed });
           });
         } catch (error) {
           throw asStorageFull(error) ?? error;
@@ -218,6 +214,11 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         life.inWrite = false;
         scope.active = false;
       }
+    },
+    fullReason(): string | undefined {
+      life.begin('stats');
+      env.resetReadTxn();
+      return space.fullReason(true);
     },
     stats() {
       life.begin('stats');

@@ -124,6 +124,11 @@ export interface Store {
    */
   write<R>(fn: (tx: WriteTx) => R): R;
   stats(): StoreStats;
+  /**
+   * Why the store refuses writes now (full: its limit or its disk), or undefined when it takes them. A full store
+   * still reads; stores that cannot tell (memory, PostgreSQL: its server refuses) leave it out.
+   */
+  fullReason?(): string | undefined;
   /** Waits for pending writes, then releases the store; any later call throws StoreClosedError. */
   close(): Promise<void>;
 }

@@ -67,7 +67,7 @@ test('a backup taken under load restores every PR acknowledged before it began',
     expect(await stop(restored)).toEqual({ code: 0, signal: null });
     expect(await stop(server)).toEqual({ code: 0, signal: null });
   });
-});
+}, 120_000); // two servers, a backup and two restores (each checks its file in a child process), on a shared machine
 
 test('backup and restore say what is wrong', async () => {
   await withDataDir(async (dir) => {

@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BackupError, looksLikeLmdb } from '../backup.js';
+import { BackupError, formatProblem, placeBackup } from '../backup.js';
+import { copyVerified } from '../backupFile.js';
+import { probeBackup } from '../backupProbe.js';
 import { copyStore, StoreCopyError } from '../copy.js';
 import { LMDB_FILE, openLmdbStore } from '../lmdbStore.js';
 import { openPostgresStore } from '../postgresStore.js';
@@ -31,7 +33,7 @@ export async function backupPostgres(url: string, to: string): Promise<number> {
     copyStore(source, target);
     await closeAll(target);
     target = undefined;
-    fs.renameSync(path.join(partial, LMDB_FILE), to);
+    await placeBackup(path.join(partial, LMDB_FILE), to);
   } finally {
     await closeAll(target, source);
     fs.rmSync(partial, { recursive: true, force: true });
@@ -41,16 +43,20 @@ export async function backupPostgres(url: string, to: string): Promise<number> {
 
 /** Copies a data folder's LMDB store (or a backup file of either store) into the empty database at `url`. */
 export async function copyLmdbIntoPostgres(file: string, url: string): Promise<number> {
-  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new BackupError(`no store file ${file}`);
-  if (!looksLikeLmdb(file)) throw new BackupError(`${file} is not a Greenline store or backup (not an LMDB file)`);
-  // Opened from a private copy: opening writes a lock file beside it, and the original stays untouched.
+  // Opened from a private copy, checked (checksum, length, header) before LMDB maps it: opening writes a lock file
+  // beside it, and the original stays untouched.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'greenline-copy-'));
   let source: Store | undefined;
   let target: Store | undefined;
   try {
-    fs.copyFileSync(file, path.join(dir, LMDB_FILE));
+    await copyVerified(file, path.join(dir, LMDB_FILE));
+    await probeBackup(path.join(dir, LMDB_FILE), file);
     source = openLmdbStore({ dir });
-    if (source.read((tx) => tx.get('meta', ['format'])) === undefined) throw new BackupError(`${file} is not a Greenline store`);
+    const problem = formatProblem(
+      file,
+      source.read((tx) => tx.get('meta', ['format'])),
+    );
+    if (problem !== undefined) throw new BackupError(problem);
     target = openPostgresStore({ url, applicationName: 'greenline-restore' });
     return total(copyStore(source, target));
   } catch (error) {
