@@ -54,6 +54,7 @@ function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorR
 }
 
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
 }
 

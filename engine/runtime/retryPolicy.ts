@@ -38,6 +38,13 @@ export interface GivenUp {
   what: string;
 }
 
+/**
+ * How long the outbox, a timer or a CI report waits before trying again when the store itself is down (the
+ * database unreachable): not an effect's failure, so it counts no attempt and grows no backoff; the work resumes
+ * within this of the store's return.
+ */
+export const STORE_DOWN_RETRY_MS = 2_000;
+
 const BACKOFF: Backoff = {
   initialIntervalMs: 1_000,
   backoffCoefficient: 2,
