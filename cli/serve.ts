@@ -48,6 +48,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
         `Send it as the x-api-token header. More tokens: greenline token create --org NAME`,
     );
   }
+  const githubWebhooks =
+    githubApp === undefined || githubHost === undefined || config.github === undefined
+      ? undefined
+      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName);
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   let listeningPort = config.port;
   const app = await buildServer({
@@ -59,9 +63,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     timeouts: config.timeouts,
     rateLimit: config.rateLimit,
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
-    ...(githubApp === undefined || githubHost === undefined || config.github === undefined
-      ? {}
-      : { githubWebhooks: new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName) }),
+    ...(githubWebhooks === undefined ? {} : { githubWebhooks }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -69,6 +71,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
+  // Deliveries accepted and not applied before a stop are applied now.
+  githubWebhooks?.start();
   await leases?.start({
     acquired: (queueIds) => engine.adopt(queueIds),
     lost: (queueIds) => engine.release(queueIds),
@@ -108,6 +112,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
       await engine.flakyTests.settleUploads();
       await retention.stop();
+      githubWebhooks?.stop();
+      await githubWebhooks?.settle();
       engine.stop();
       await engine.settle();
       // The queues it drove go to the other processes at once, not after the lease time.

@@ -9,7 +9,7 @@ import type { Store } from './store/store.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { secretOf } from './reads.js';
 import { findToken, type TokenRecord } from './tokens.js';
-import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
+import { forgetDelivery, pruneDeliveries, recordDelivery, webhookInbox, type WebhookInbox } from './deliveries.js';
 
 export class ServiceReads {
   readonly clock: Clock;
@@ -31,6 +31,11 @@ export class ServiceReads {
 
   forgetDelivery(deliveryId: string): void {
     forgetDelivery(this.store, deliveryId);
+  }
+
+  /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
+  get webhookInbox(): WebhookInbox {
+    return webhookInbox(this.store, this.clock);
   }
 
   /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */
