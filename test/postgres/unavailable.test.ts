@@ -83,6 +83,31 @@ describe.skipIf(cluster === undefined)('the PostgreSQL store with its database u
     }
   });
 
+  test('a server that stops answering mid-session (its backend paused): unavailable after the client-side bound', async () => {
+    const pgCluster = cluster as PgCluster;
+    const url = await pgCluster.createDatabase();
+    const store = openPostgresStore({ url, applicationName: 'paused-test', timeouts: TIMEOUTS });
+    const other = await session(url);
+    let paused: number | undefined;
+    try {
+      store.write((tx) => tx.put('meta', ['a'], 1));
+      expect(store.read((tx) => tx.get('meta', ['a']))).toBe(1);
+      const { rows } = await other.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'paused-test:r'");
+      paused = Number(rows[0]?.pid);
+      process.kill(paused, 'SIGSTOP');
+      // The backend neither answers nor fails: only the client's own bound ends the wait.
+      expect(storeDown(() => store.read((tx) => tx.get('meta', ['a']))).message).toMatch(/timeout/i);
+      process.kill(paused, 'SIGCONT');
+      paused = undefined;
+      expect(store.read((tx) => tx.get('meta', ['a']))).toBe(1);
+    } finally {
+      if (paused !== undefined) process.kill(paused, 'SIGCONT');
+      await other.end();
+      await store.close();
+      await pgCluster.dropDatabase(url);
+    }
+  });
+
   test('a store opened while the server is down creates its schema once it is up', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
