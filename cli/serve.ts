@@ -112,8 +112,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       // Uploads whose clients left are not requests in flight any more, but still end before the store closes.
       await engine.flakyTests.settleUploads();
       await retention.stop();
+      // A delivery being applied goes back to the inbox for the next start.
       githubWebhooks?.stop();
-      await githubWebhooks?.settle();
       engine.stop();
       await engine.settle();
       // The queues it drove go to the other processes at once, not after the lease time.

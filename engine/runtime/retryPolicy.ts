@@ -121,7 +121,9 @@ function failuresOf(error: unknown): unknown[] {
 export function decideDeliveryRetry(attempt: number, error: unknown): DeliveryRetryDecision {
   const failures = failuresOf(error);
   if (failures.some((failure) => dependencyDown(failure)?.dependency === 'store')) return { action: 'storeDown', delayMs: STORE_DOWN_RETRY_MS };
-  if (failures.every((failure) => failure instanceof EngineError)) return { action: 'drop' };
+  // An engine that stopped refuses everything: that is the process going away, not the delivery's fault.
+  const refusal = (failure: unknown) => failure instanceof EngineError && failure.code !== 'engine_stopped';
+  if (failures.every(refusal)) return { action: 'drop' };
   if (attempt >= DELIVERY_RETRY.maximumAttempts) return { action: 'giveUp' };
   return { action: 'retry', delayMs: retryDelayMs(DELIVERY_RETRY, attempt) };
 }

@@ -20,6 +20,8 @@ describe('webhook delivery retries', () => {
     expect(decideDeliveryRetry(1, refused())).toEqual({ action: 'drop' });
     expect(decideDeliveryRetry(1, new AggregateError([refused(), refused()]))).toEqual({ action: 'drop' });
     expect(decideDeliveryRetry(1, new AggregateError([refused(), githubDown()]))).toEqual({ action: 'retry', delayMs: 1_000 });
+    // A stopped engine is the process going away, not a refusal.
+    expect(decideDeliveryRetry(1, new EngineError('engine_stopped', 'the engine is stopped'))).toEqual({ action: 'retry', delayMs: 1_000 });
   });
 
   it('the store down counts no attempt, however many there were, and wins over any other failure', () => {

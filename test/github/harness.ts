@@ -56,6 +56,8 @@ export class GitHubQueue {
       privateKey: keys.privateKey,
       baseUrl: this.github.url,
       retries: 0,
+      // A GitHub that hangs (the stand-in's `hold`) fails a request after this (real time).
+      requestTimeoutMs: 2_000,
       // Writes one at a time but without GitHub's spacing (a second between writes, three between writes that notify
       // people: comments, labels, merges); a second of retry-after is a millisecond here.
       throttle: {
@@ -78,9 +80,10 @@ export class GitHubQueue {
 
   /** Stops the service as a crash would leave it: the store keeps what was committed. */
   async halt(): Promise<void> {
+    // As `greenline serve` stops: a delivery being applied goes back to the inbox.
     this.receiver.stop();
-    await this.receiver.settle();
     this.engine.stop();
+    await this.receiver.settle();
     await this.engine.settle();
     await this.app.close();
   }

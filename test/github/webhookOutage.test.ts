@@ -60,6 +60,24 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
     expect(q.store.read((tx) => tx.count('webhookInbox'))).toBe(0);
   });
 
+  test('a delivery being applied when the service stops goes back to the inbox and is applied after the next start', async () => {
+    const q = await opened();
+    let release: (() => void) | undefined;
+    q.github.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    expect((await post(q, 'issue_comment', q.commentPayload(1, '/greenline merge'), 'interrupted')).statusCode).toBe(202);
+    await until(() => q.github.held > 0);
+    const halted = q.halt();
+    q.github.hold = undefined;
+    release?.();
+    await halted;
+    expect(q.store.read((tx) => tx.get('webhookInbox', ['interrupted'])?.claimedUntil)).toBe(0);
+    await q.boot();
+    await q.drive();
+    expect(q.pr(1).state).toBe('TESTING');
+  });
+
   test('a delivery the engine refuses is not retried; one accepted before a restart is applied after it', async () => {
     const q = await opened({ labelCommandsEnabled: true, enqueueingLabel: 'merge-me' }, ONE_AND_TWO);
     q.github.outage = () => true;

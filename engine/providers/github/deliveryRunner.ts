@@ -73,14 +73,19 @@ export class DeliveryRunner {
 
   private async drain(): Promise<void> {
     const { inbox, scheduler } = this.deps;
-    for (;;) {
+    while (this.started) {
       const batch = inbox.claimDue(this.processId, BATCH);
       if (batch.length === 0) break;
-      for (const delivery of batch) {
-        if (!this.started) return;
+      for (const [index, delivery] of batch.entries()) {
+        if (!this.started) {
+          // Stopped: the deliveries taken and not begun go back at once rather than when their claim runs out.
+          for (const left of batch.slice(index)) this.putBack(left);
+          return;
+        }
         await this.applyOne(delivery);
       }
     }
+    if (!this.started) return;
     const next = inbox.nextDue();
     this.wake(Math.min(next ?? Number.POSITIVE_INFINITY, scheduler.now() + POLL_MS));
   }
@@ -90,6 +95,9 @@ export class DeliveryRunner {
     try {
       await this.deps.apply(delivery);
     } catch (error) {
+      // Stopped meanwhile (a shutdown): not the delivery's failure. It goes back to the inbox as it was, for the next
+      // start (or, should that write fail too, for whichever process once its claim runs out).
+      if (!this.started) return this.putBack(delivery);
       const attempts = delivery.attempts + 1;
       const decision = decideDeliveryRetry(attempts, error);
       const what = `webhook delivery ${delivery.id} (${delivery.name})`;
@@ -102,6 +110,15 @@ export class DeliveryRunner {
       onError(decision.action === 'drop' ? `${what} was refused; not tried again` : `${what} failed ${attempts} times; given up`, error);
     }
     inbox.finish(delivery.id);
+  }
+
+  /** Back in the inbox as it was, for the next start (or, should the store be closing, once its claim runs out). */
+  private putBack(delivery: ReceivedDelivery & { attempts: number }): void {
+    try {
+      this.deps.inbox.defer(delivery.id, delivery.attempts, this.deps.scheduler.now());
+    } catch {
+      // the store is closing: the claim runs out
+    }
   }
 
   private wake(at: number): void {
