@@ -92,6 +92,8 @@ describe.skipIf(cluster === undefined)('the PostgreSQL store with its database u
     try {
       store.write((tx) => tx.put('meta', ['a'], 1));
       expect(store.read((tx) => tx.get('meta', ['a']))).toBe(1);
+      // A round trip on the read connection: the worker has finished with it (the read's end is not awaited).
+      store.stats();
       const { rows } = await other.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'paused-test:r'");
       paused = Number(rows[0]?.pid);
       process.kill(paused, 'SIGSTOP');

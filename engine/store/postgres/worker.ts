@@ -176,7 +176,8 @@ async function handle(request: Request): Promise<unknown> {
         for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
+        if (!isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
         inTransaction.delete('w');
