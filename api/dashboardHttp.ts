@@ -60,6 +60,7 @@ export function errorBlock(error: ErrorReply): Html {
 export function errorPage(reply: FastifyReply, request: FastifyRequest, error: unknown, org: string | undefined): FastifyReply {
   const mapped = replyFor(error);
   if (mapped.unexpected) request.log.error({ err: error }, 'unexpected error in the dashboard');
+  if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds));
   const title = mapped.status === 404 ? 'Not found' : mapped.status === 400 ? 'Bad request' : `Error ${mapped.status}`;
   return sendPage(reply, mapped.status, page({ title, ...(org === undefined ? {} : { org }), body: errorBlock(mapped) }));
 }

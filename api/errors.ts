@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { EngineError, ERRORS, type ErrorCode, isErrorCode } from '../engine/model/errors.js';
 import { StorageFullError } from '../engine/store/store.js';
 import { fieldErrors as issueErrors, type FieldError } from '../engine/validationMessages.js';
+import { dependencyDown } from '../engine/model/unavailable.js';
 
 export type { FieldError };
 
@@ -25,6 +26,8 @@ export interface ErrorBody {
 export interface ErrorReply {
   status: number;
   body: ErrorBody;
+  /** For a 503 of a dependency down: when to try again, sent as `retry-after` (seconds). */
+  retryAfterSeconds?: number;
 }
 
 /** The reply for a condition of the catalogue: its status, its category as `code`, and itself as `reason`. */
@@ -96,6 +99,12 @@ const FASTIFY_ERRORS: Record<string, { reason: ErrorCode; message: string }> = {
 
 /** Maps any error to its status and body. `unexpected` is true for a 500: a bug, to be logged. */
 export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean } {
+  const down = dependencyDown(error);
+  if (down !== undefined) {
+    const reason = down.dependency === 'store' ? 'store_unavailable' : 'dependency_unavailable';
+    const message = `${down.message}; try again in ${down.retryAfterSeconds} s`;
+    return { ...errorReply(reason, message), retryAfterSeconds: down.retryAfterSeconds, unexpected: false };
+  }
   const storageFull = error instanceof StorageFullError ? error : error instanceof TRPCError && error.cause instanceof StorageFullError ? error.cause : undefined;
   if (storageFull !== undefined) {
     return { ...errorReply('storage_full', 'the service is out of storage: nothing of this request was stored; reads still work'), unexpected: false };

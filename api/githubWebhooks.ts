@@ -1,7 +1,9 @@
 /**
  * POST /github/webhooks: GitHub's deliveries, handed as received (the signature is over the raw bytes) to the
- * GitHub provider's receiver. 401 for a missing or wrong signature (nothing changes), 202 once applied, 200 for a
- * redelivery already applied or an event Greenline does not act on.
+ * GitHub provider's receiver. 401 for a missing or wrong signature (nothing changes), 400 for a delivery without its
+ * id or event or with a body that is not JSON, 202 once stored (it is applied right after, in the background, and
+ * tried again while GitHub's API or the store is down), 200 for a redelivery accepted before; 503 with retry-after
+ * when the store cannot take it.
  */
 import type { FastifyInstance } from 'fastify';
 import type { DeliveryAnswer, Delivery } from '../engine/providers/github/webhookReceiver.js';

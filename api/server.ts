@@ -50,7 +50,8 @@ function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorR
 export const RETRY_AFTER_SECONDS = 5;
 
 function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
-  if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  const retryAfter = error.retryAfterSeconds ?? (error.status === 503 ? RETRY_AFTER_SECONDS : undefined);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
 }
 

@@ -66,6 +66,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
         `Send it as the x-api-token header. More tokens: greenline token create --org NAME`,
     );
   }
+  const githubWebhooks =
+    githubApp === undefined || githubHost === undefined || config.github === undefined
+      ? undefined
+      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName);
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   let listeningPort = config.port;
   const app = await buildServer({
@@ -77,9 +81,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     timeouts: config.timeouts,
     rateLimit: config.rateLimit,
     ...(localCi === undefined ? {} : { ciLogs: localCi }),
-    ...(githubApp === undefined || githubHost === undefined || config.github === undefined
-      ? {}
-      : { githubWebhooks: new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName) }),
+    ...(githubWebhooks === undefined ? {} : { githubWebhooks }),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -87,6 +89,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   listeningPort = port;
   localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
+  // Deliveries accepted and not applied before a stop are applied now.
+  githubWebhooks?.start();
   await leases?.start({
     acquired: (queueIds) => engine.adopt(queueIds),
     lost: (queueIds) => engine.release(queueIds),
@@ -134,6 +138,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       await engine.flakyTests.settleUploads();
       clearTimeout(grace);
       await retention.stop();
+      // A delivery being applied goes back to the inbox for the next start.
+      githubWebhooks?.stop();
       engine.stop();
       await engine.settle();
       // The queues it drove go to the other processes at once, not after the lease time.

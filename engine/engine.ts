@@ -9,6 +9,7 @@
  * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
  */
 import { EngineError } from './model/errors.js';
+import { DependencyUnavailableError } from './model/unavailable.js';
 import type { QueueInput } from './model/events.js';
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
@@ -117,7 +118,14 @@ export class Engine extends ServiceReads {
     if (this.store.read((tx) => repositoryOfAnotherOrg(tx, key))) {
       throw new EngineError('repo_of_another_org', `${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
     }
-    await this.gitHost.prepareRepository(key.repo, key.branch);
+    try {
+      await this.gitHost.prepareRepository(key.repo, key.branch);
+    } catch (error) {
+      if (error instanceof EngineError) throw error;
+      // The host failing (git, its disk): a 503 with retry-after, the cause logged, none of its paths answered.
+      console.error('greenline: the git host could not prepare a repository:', error);
+      throw new DependencyUnavailableError('git host', `the git host could not prepare ${key.repo.owner}/${key.repo.name}; nothing was created`, 30, { cause: error });
+    }
   }
 
   /** How many PRs the queue holds, ready or not (from its working set when that is live). */

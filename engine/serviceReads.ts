@@ -9,7 +9,7 @@ import type { Store } from './store/store.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { randomBytes } from 'node:crypto';
 import { findToken, type TokenRecord } from './tokens.js';
-import { forgetDelivery, pruneDeliveries, recordDelivery } from './deliveries.js';
+import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
 
 export class ServiceReads {
   readonly clock: Clock;
@@ -23,16 +23,9 @@ export class ServiceReads {
     this.clock = scheduler;
   }
 
-  /**
-   * Records a webhook delivery by its id; false when it was recorded before (a redelivery, applied once). A delivery
-   * that fails is forgotten (`forgetDelivery`), so that its redelivery is applied.
-   */
-  firstDelivery(deliveryId: string): boolean {
-    return recordDelivery(this.store, deliveryId, this.clock.now());
-  }
-
-  forgetDelivery(deliveryId: string): void {
-    forgetDelivery(this.store, deliveryId);
+  /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
+  get webhookInbox(): WebhookInbox {
+    return webhookInbox(this.store, this.clock);
   }
 
   /** Forgets, in one bounded batch, delivery ids older than the retention (the webhook receiver calls it as it goes). */

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { QueueOwnership } from '../runtime/ownership.js';
 import { decodeKey } from '../store/keyCodec.js';
+import { DEFAULT_TIMEOUTS } from '../store/postgres/protocol.js';
 import { QUEUE_CHANNEL } from '../store/postgres/schema.js';
 import { LeaseLostError, type PostgresStore } from '../store/postgresStore.js';
 
@@ -59,7 +60,18 @@ export class QueueLeases implements QueueOwnership {
   constructor(private readonly options: LeaseOptions) {
     this.memberId = options.memberId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? 5000;
-    this.pool = new pg.Pool({ connectionString: options.url, max: 2, application_name: `greenline-leases-${this.memberId}` });
+    // Bounded like the store's connections (postgres/protocol.ts): a round on a database that is down or stuck fails
+    // in seconds and the next one tries again, rather than waiting for ever and stopping the rounds.
+    const { connectMs, statementMs } = DEFAULT_TIMEOUTS;
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: 2,
+      application_name: `greenline-leases-${this.memberId}`,
+      connectionTimeoutMillis: connectMs,
+      statement_timeout: statementMs,
+      query_timeout: statementMs + connectMs,
+      keepAlive: true,
+    });
     this.pool.on('error', (error) => this.events?.onError('lease connection failed', error));
   }
 
@@ -87,20 +99,41 @@ export class QueueLeases implements QueueOwnership {
 
   async start(events: LeaseEvents): Promise<void> {
     this.events = events;
-    const listener = new pg.Client({ connectionString: this.options.url, application_name: `greenline-listen-${this.memberId}` });
+    await this.listen();
+    this.soon();
+    await this.running;
+    this.timer = setInterval(() => this.soon(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  /**
+   * Opens the LISTEN connection. When it breaks (the database restarted) it is dropped, and the next round opens it
+   * again; notifications missed meanwhile are covered by the rounds' refresh of every held queue.
+   */
+  private async listen(): Promise<void> {
+    const { connectMs } = DEFAULT_TIMEOUTS;
+    const listener = new pg.Client({ connectionString: this.options.url, application_name: `greenline-listen-${this.memberId}`, connectionTimeoutMillis: connectMs, keepAlive: true });
     listener.on('notification', (message) => {
       if (message.payload === undefined) return;
       if (this.owns(message.payload)) this.events?.refresh(message.payload);
       else if (!this.held.has(message.payload) && !this.elsewhere.has(message.payload)) this.soon();
     });
-    listener.on('error', (error) => this.events?.onError('the LISTEN connection failed', error));
-    await listener.connect();
-    await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
+    const lost = (error?: unknown) => {
+      if (this.listener !== listener) return;
+      this.listener = undefined;
+      void listener.end().catch(() => undefined);
+      if (!this.stopped) this.events?.onError('the LISTEN connection was lost; it is opened again at the next round', error);
+    };
+    listener.on('error', lost);
+    listener.on('end', () => lost());
+    try {
+      await listener.connect();
+      await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
+    } catch (error) {
+      void listener.end().catch(() => undefined);
+      throw error;
+    }
     this.listener = listener;
-    this.soon();
-    await this.running;
-    this.timer = setInterval(() => this.soon(), Math.max(50, Math.floor(this.leaseMs / 3)));
-    this.timer.unref();
   }
 
   /** Runs a round now, or right after the one running. */
@@ -122,6 +155,7 @@ export class QueueLeases implements QueueOwnership {
   }
 
   private async round(): Promise<void> {
+    if (this.listener === undefined) await this.listen();
     const ttl = `${this.leaseMs} milliseconds`;
     const sent = performance.now();
     const validUntil = sent + this.leaseMs * 0.8;

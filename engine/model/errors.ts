@@ -74,6 +74,12 @@ export const ERRORS = {
   headers_too_large: http(431, 'headers_too_large', 'a request line and headers over 16 KiB'),
   internal_error: http(500, 'internal_error', 'a bug: logged, and nothing said of it'),
   unavailable: http(503, 'unavailable', 'the service is shutting down; `/readyz` while the store or the engine is not running'),
+  store_unavailable: http(
+    503,
+    'unavailable',
+    'the store’s database (PostgreSQL) is unreachable, restarting, or did not answer in time, with `retry-after`: the request was not acknowledged; send it again then',
+  ),
+  dependency_unavailable: http(503, 'unavailable', 'the git host or CI that the request needs is unreachable or did not answer in time, with `retry-after`'),
   storage_full: http(507, 'storage_full', 'the disk or the store is full (`GREENLINE_MAX_DB_SIZE`): nothing of the request was stored; reads still work'),
 } as const satisfies Record<string, ErrorSpec>;
 

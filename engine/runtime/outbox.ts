@@ -7,7 +7,8 @@
 import type { Clock } from './clock.js';
 import type { Effect, OutboxEntry } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
-import { decideRetry, type GivenUp } from './retryPolicy.js';
+import { dependencyDown } from '../model/unavailable.js';
+import { decideRetry, STORE_DOWN_RETRY_MS, type GivenUp } from './retryPolicy.js';
 import type { Scheduler } from './scheduler.js';
 import type { Key, Store } from '../store/store.js';
 
@@ -34,12 +35,38 @@ export class OutboxRunner {
   /** Runs the queue's outbox, unless a runner is at it already or it waits for a retry. */
   kick(queueId: string): void {
     if (!this.deps.alive(queueId) || this.runners.has(queueId)) return;
-    const runner = this.drain(queueId).finally(() => {
-      this.runners.delete(queueId);
-      const more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
-      if (more && !this.retrying.has(queueId)) this.kick(queueId);
-    });
+    const runner = this.drain(queueId)
+      .catch((error: unknown) => this.storeFailed(queueId, error))
+      .finally(() => {
+        this.runners.delete(queueId);
+        let more = false;
+        try {
+          more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
+        } catch (error) {
+          this.storeFailed(queueId, error);
+        }
+        if (more && !this.retrying.has(queueId)) this.kick(queueId);
+      });
     this.runners.set(queueId, runner);
+  }
+
+  /**
+   * The store failed the runner itself (reading the next effect, or committing an effect's result): the store is
+   * down, not the effect. The queue's outbox runs again after STORE_DOWN_RETRY_MS, no attempt counted.
+   */
+  private storeFailed(queueId: string, error: unknown): void {
+    if (this.retrying.has(queueId)) return;
+    this.deps.onError(`the outbox of ${queueId} cannot reach the store; trying again in ${STORE_DOWN_RETRY_MS} ms`, error);
+    this.wait(queueId, STORE_DOWN_RETRY_MS);
+  }
+
+  private wait(queueId: string, delayMs: number): void {
+    if (!this.deps.alive()) return;
+    this.retrying.add(queueId);
+    this.deps.scheduler.schedule(`${queueId}:retry`, this.deps.clock.now() + delayMs, () => {
+      this.retrying.delete(queueId);
+      this.kick(queueId);
+    });
   }
 
   /** Resolves once no runner is at work (retry timers aside). */
@@ -58,6 +85,7 @@ export class OutboxRunner {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {
         if (!deps.alive(queueId)) return;
+        if (dependencyDown(error)?.dependency === 'store') throw error;
         const attempts = next.value.attempts + 1;
         const decision = decideRetry(next.value.effect, attempts, error);
         if (decision.action === 'drop') {
@@ -84,7 +112,7 @@ export class OutboxRunner {
   }
 
   private retryLater(queueId: string, key: Key, entry: OutboxEntry, attempts: number, delayMs: number, error: unknown): void {
-    const { store, scheduler, clock } = this.deps;
+    const { store } = this.deps;
     this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
     if (!this.deps.alive()) return;
     try {
@@ -95,10 +123,6 @@ export class OutboxRunner {
       // The count is only for the backoff: when it cannot be written (a full store), the retry still waits.
       this.deps.onError(`recording attempt ${attempts} of effect ${entry.effect.kind} of ${queueId} failed`, failure);
     }
-    this.retrying.add(queueId);
-    scheduler.schedule(`${queueId}:retry`, clock.now() + delayMs, () => {
-      this.retrying.delete(queueId);
-      this.kick(queueId);
-    });
+    this.wait(queueId, delayMs);
   }
 }

@@ -17,6 +17,7 @@ import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
 import { reconcile } from '../transaction/reconcile.js';
 import type { Clock } from './clock.js';
 import { OutboxRunner } from './outbox.js';
+import { guarded } from './guarded.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
@@ -266,27 +267,26 @@ export class QueueRuntime {
     this.scheduler.schedule(key, timer.dueAt, () => this.fire(queueId, timer.name));
   }
 
-  /** A timer fires: its input, if the timer is still stored and due (a timer fired twice does nothing the second time). */
+  /** A timer fires: its input, if still stored and due (a timer fired twice does nothing the second time). */
   private fire(queueId: string, name: string): void {
     if (!this.running || !this.ownership.owns(queueId)) return;
-    const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
-    if (stored === undefined || stored > this.clock.now()) return;
-    this.guard(`timer ${name} of ${queueId}`, () => this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name })));
-  }
-
-  private guard(what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      if (error instanceof EngineError && error.kind === 'not_found') return;
-      this.deps.onError(what, error);
-    }
+    guarded(
+      this.deps,
+      `timer ${name} of ${queueId}`,
+      () => {
+        const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
+        if (stored === undefined || stored > this.clock.now()) return;
+        this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name }));
+      },
+      { key: `${queueId}:${name}`, run: () => this.fire(queueId, name) },
+    );
   }
 
   private startCi(ciRun: CiRun): void {
     const report: StatusReporter = (status) => {
       if (!this.running) return;
-      this.guard(`CI status for ${ciRun.runId}`, () => this.commitStatus(status.org, status));
+      const again = { key: `${ciRun.runId}:status:${status.context}:${status.state}`, run: () => report(status) };
+      guarded(this.deps, `CI status for ${ciRun.runId}`, () => this.commitStatus(status.org, status), again);
     };
     this.deps.ci.start(ciRun, report);
   }

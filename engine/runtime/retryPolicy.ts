@@ -12,6 +12,7 @@
  */
 import type { Effect } from '../model/effects.js';
 import { EngineError, type EngineErrorKind } from '../model/errors.js';
+import { dependencyDown } from '../model/unavailable.js';
 import type { QueueInput } from '../model/events.js';
 
 export type EffectKind = Effect['kind'];
@@ -37,6 +38,13 @@ export interface GivenUp {
   input: QueueInput;
   what: string;
 }
+
+/**
+ * How long the outbox, a timer or a CI report waits before trying again when the store itself is down (the
+ * database unreachable): not an effect's failure, so it counts no attempt and grows no backoff; the work resumes
+ * within this of the store's return.
+ */
+export const STORE_DOWN_RETRY_MS = 2_000;
 
 const BACKOFF: Backoff = {
   initialIntervalMs: 1_000,
@@ -92,4 +100,30 @@ export function decideRetry(effect: Effect, attempt: number, error: unknown): Re
     return { action: 'giveUp', ...giveUp(effect, attempt, message), delayMs: retryDelayMs(policy, attempt) };
   }
   return { action: 'retry', delayMs: retryDelayMs(policy, attempt) };
+}
+
+/**
+ * Webhook deliveries accepted (answered 202) whose application failed: GitHub's API down or failing (a command's
+ * permission check, its answer), or the store down. Tried again with the effects' backoff and given up after
+ * `maximumAttempts` failures in a row (about 20 minutes); a refusal of the engine (an EngineError: the queue or the
+ * PR is not in a state to take it) is not retried, since trying again would not change it. The store being down
+ * counts no attempt: it is tried again after STORE_DOWN_RETRY_MS.
+ */
+export const DELIVERY_RETRY = { ...BACKOFF, maximumAttempts: 12 } as const;
+
+export type DeliveryRetryDecision = { action: 'drop' } | { action: 'giveUp' } | { action: 'retry'; delayMs: number } | { action: 'storeDown'; delayMs: number };
+
+/** A failure of a webhook handler, or each of several (@octokit/webhooks gathers them in an AggregateError). */
+function failuresOf(error: unknown): unknown[] {
+  return error instanceof AggregateError ? error.errors.flatMap(failuresOf) : [error];
+}
+
+export function decideDeliveryRetry(attempt: number, error: unknown): DeliveryRetryDecision {
+  const failures = failuresOf(error);
+  if (failures.some((failure) => dependencyDown(failure)?.dependency === 'store')) return { action: 'storeDown', delayMs: STORE_DOWN_RETRY_MS };
+  // An engine that stopped refuses everything: that is the process going away, not the delivery's fault.
+  const refusal = (failure: unknown) => failure instanceof EngineError && failure.code !== 'engine_stopped';
+  if (failures.every(refusal)) return { action: 'drop' };
+  if (attempt >= DELIVERY_RETRY.maximumAttempts) return { action: 'giveUp' };
+  return { action: 'retry', delayMs: retryDelayMs(DELIVERY_RETRY, attempt) };
 }

@@ -31,6 +31,7 @@ const COLLECTIONS: Record<CollectionName, true> = {
   flakyMembership: true,
   webhookDeliveries: true,
   webhookDeliveryTimes: true,
+  webhookInbox: true,
   mergedHeads: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];

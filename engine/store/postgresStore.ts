@@ -11,7 +11,8 @@
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
 import { applyPending, latin1, Overlay } from './overlay.js';
-import type { Conn, Fence, Row } from './postgres/protocol.js';
+import { DependencyUnavailableError } from '../model/unavailable.js';
+import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
 import { StorageFullError } from './store.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
@@ -34,6 +35,8 @@ export interface PostgresStoreOptions {
   url: string;
   /** Names this process's connections in pg_stat_activity. */
   applicationName?: string;
+  /** Bounds on waiting for the database (postgres/protocol.ts: DEFAULT_TIMEOUTS). */
+  timeouts?: Partial<Timeouts>;
 }
 
 const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
@@ -42,25 +45,29 @@ function translate(error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
   if (error.name === 'LeaseLostError') return new LeaseLostError(error.message);
   if (error.code === '53100') return new StorageFullError(`the database's disk is full: ${error.message}`);
+  if (error.unavailable) return new DependencyUnavailableError('store', `the store's database (PostgreSQL) is unavailable: ${error.message}`, 5, { cause: error });
   return error;
 }
 
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const worker = new SyncWorker(options.url, options.applicationName ?? `greenline-${process.pid}`);
+  const worker = new SyncWorker(options.url, options.applicationName ?? `greenline-${process.pid}`, { ...DEFAULT_TIMEOUTS, ...options.timeouts });
   const life = new Lifecycle();
   /** Open transactions per connection: the read connection's is shared by nested reads. */
   const begun: Record<Conn, boolean> = { r: false, w: false };
   let readDepth = 0;
   let fences: Fence[] = [];
 
-  const call = (conn: Conn, request: Record<string, unknown>): unknown => {
-    const begin = !begun[conn];
-    begun[conn] = true;
+  const request = (body: Parameters<SyncWorker['call']>[0]): unknown => {
     try {
-      return worker.call({ ...request, conn, begin } as never);
+      return worker.call(body);
     } catch (error) {
       throw translate(error);
     }
+  };
+  const call = (conn: Conn, body: Record<string, unknown>): unknown => {
+    const begin = !begun[conn];
+    begun[conn] = true;
+    return request({ ...body, conn, begin } as never);
   };
 
   /**
@@ -179,11 +186,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         if (puts.length > 0 || removes.length > 0) {
           const begin = !begun.w;
           begun.w = false;
-          try {
-            worker.call({ op: 'commit', begin, puts, removes, fences, notify: [] });
-          } catch (error) {
-            throw translate(error);
-          }
+          request({ op: 'commit', begin, puts, removes, fences, notify: [] });
         }
         return result;
       } finally {
@@ -197,7 +200,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     },
     stats() {
       life.begin('stats');
-      const { counts, bytes: size } = worker.call({ op: 'stats' }) as { counts: { coll: string; n: number }[]; bytes: number };
+      const { counts, bytes: size } = request({ op: 'stats' }) as { counts: { coll: string; n: number }[]; bytes: number };
       const entries = emptyCounts();
       for (const { coll, n } of counts) if ((COLLECTION_NAMES as string[]).includes(coll)) entries[coll as CollectionName] = n;
       return { sizeBytes: size, entries };

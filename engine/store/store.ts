@@ -70,6 +70,8 @@ export interface StoreSchema {
   webhookDeliveries: string;
   /** The same deliveries by arrival, for pruning the old ones. Key: [arrivedAtMs, deliveryId] → true. */
   webhookDeliveryTimes: true;
+  /** Deliveries accepted (answered 202) and not yet applied, with their retries. Key: [deliveryId]. */
+  webhookInbox: import('../deliveries.js').InboxEntry;
   /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
   mergedHeads: number;
 }

@@ -33,6 +33,7 @@ export class GitHubQueue {
   engine!: Engine;
   app!: FastifyInstance;
   host!: GitHubHost;
+  receiver!: GitHubWebhookReceiver;
 
   private constructor(
     readonly github: GitHubStandIn,
@@ -55,6 +56,8 @@ export class GitHubQueue {
       privateKey: keys.privateKey,
       baseUrl: this.github.url,
       retries: 0,
+      // A GitHub that hangs (the stand-in's `hold`) fails a request after this (real time).
+      requestTimeoutMs: 2_000,
       // Writes one at a time but without GitHub's spacing (a second between writes, three between writes that notify
       // people: comments, labels, merges); a second of retry-after is a millisecond here.
       throttle: {
@@ -70,12 +73,17 @@ export class GitHubQueue {
       onError: (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
     });
     this.engine.start();
-    this.app = await buildServer({ engine: this.engine, githubWebhooks: new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com') });
+    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`));
+    this.receiver.start();
+    this.app = await buildServer({ engine: this.engine, githubWebhooks: this.receiver });
   }
 
   /** Stops the service as a crash would leave it: the store keeps what was committed. */
   async halt(): Promise<void> {
+    // As `greenline serve` stops: a delivery being applied goes back to the inbox.
+    this.receiver.stop();
     this.engine.stop();
+    await this.receiver.settle();
     await this.engine.settle();
     await this.app.close();
   }
@@ -90,11 +98,17 @@ export class GitHubQueue {
     this.engine.createQueue(KEY, patch);
   }
 
-  /** Lets every effect finish, moving the clock past the outbox's backoff while effects are waiting to be retried. */
+  /** Both the engine's effects and the webhook deliveries being applied are done (retry timers aside). */
+  async settle(): Promise<void> {
+    await this.receiver.settle();
+    await this.engine.settle();
+  }
+
+  /** Lets every effect and delivery finish, moving the clock past the backoff while they wait to be retried. */
   async drive(): Promise<void> {
     for (let round = 0; round < 200; round++) {
-      await this.engine.settle();
-      if (this.store.read((tx) => tx.count('outbox')) === 0) return;
+      await this.settle();
+      if (this.store.read((tx) => tx.count('outbox') + tx.count('webhookInbox')) === 0) return;
       this.clock.advanceBy(60_000);
     }
     throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
@@ -111,7 +125,7 @@ export class GitHubQueue {
   async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
     const delivery = await signedDelivery(secret, name, payload, id);
     const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
-    await this.engine.settle();
+    await this.settle();
     return response;
   }
 

@@ -75,6 +75,9 @@ export class GitHubStandIn {
   readonly faults: Fault[] = [];
   /** While it answers true, GitHub is down: every request is a 503. */
   outage: () => boolean = () => false;
+  /** While set, GitHub hangs: every request waits for it before it is answered (`held` counts them). */
+  hold: Promise<void> | undefined;
+  held = 0;
   private readonly tokens = new Set<string>();
   private readonly api: GitHubOpenApi;
   private server: Server | undefined;
@@ -168,6 +171,10 @@ export class GitHubStandIn {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (this.hold !== undefined) {
+      this.held++;
+      await this.hold;
+    }
     const text = Buffer.concat(chunks).toString('utf8');
     const url = new URL(request.url ?? '/', 'http://stand-in');
     const method = request.method ?? 'GET';

@@ -19,6 +19,10 @@ export interface PgCluster {
   /** Creates a fresh database and returns its URL. */
   createDatabase(): Promise<string>;
   dropDatabase(url: string): Promise<void>;
+  /** Stops the server (`pg_ctl stop -m fast`: sessions are ended) and keeps its data, for an outage. */
+  halt(): void;
+  /** Starts the halted server again on the same port and data. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -80,10 +84,10 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   const run = (tool: string, args: string[]) =>
     execFileSync(join(bin, tool), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }), cwd: root });
   const port = await freePort();
+  const fast = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-    const fast = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-    const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
     run('pg_ctl', ['-D', data, '-o', settings, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
@@ -112,9 +116,15 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       const name = new URL(dbUrl).pathname.slice(1);
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
+    halt() {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    resume() {
+      run('pg_ctl', ['-D', data, '-o', settings, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
+    },
     async stop() {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (existsSync(join(data, 'postmaster.pid'))) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

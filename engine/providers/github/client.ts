@@ -25,6 +25,19 @@ export interface GitHubAppOptions {
   throttle?: Partial<ThrottlingOptions>;
   /** How many times a request that failed with a server error is sent again in place (default 3, the plugin's). */
   retries?: number;
+  /**
+   * The longest one request to GitHub may take (default 10 s): a GitHub that hangs fails the request, which the
+   * retry plugin and then the outbox try again, rather than holding the effect (or a shutdown) for ever.
+   */
+  requestTimeoutMs?: number;
+}
+
+/** fetch, aborted after `ms` (and whenever the caller's own signal aborts). */
+function fetchWithTimeout(ms: number): typeof fetch {
+  return (input, init) => {
+    const limit = AbortSignal.timeout(ms);
+    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, limit]) : limit });
+  };
 }
 
 const GreenlineOctokit = OctokitCore.plugin(restEndpointMethods, retry, throttling);
@@ -45,7 +58,7 @@ export class GitHubApp {
     const Octokit = GreenlineOctokit.defaults({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       userAgent: 'greenline',
-      ...(options.retries === undefined ? {} : { request: { retries: options.retries } }),
+      request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? 10_000), ...(options.retries === undefined ? {} : { retries: options.retries }) },
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, ...options.throttle },
     });
     this.app = new App({ appId: options.appId, privateKey: options.privateKey, Octokit });

@@ -1,6 +1,9 @@
 /**
  * GitHub's webhook deliveries turned into engine inputs. `@octokit/webhooks` checks the signature (HMAC with the
- * App's webhook secret) and types the payloads; the store remembers delivery ids, so a redelivery is applied once.
+ * App's webhook secret) and types the payloads. A delivery is stored (engine/deliveries.ts: its id, so a redelivery
+ * is applied once, and its body in the inbox) and answered 202 at once; the DeliveryRunner applies it right after,
+ * and again with backoff while what it needs is down (GitHub's API for a command, the store), so GitHub's 10 s for
+ * a delivery never depend on GitHub's API.
  *
  * - `pull_request`: closed leaves the queue; synchronize (its head moved) on a queued PR is the engine input
  *   `prPushed`: it keeps its place, is checked again, and results for the old head no longer count;
@@ -22,6 +25,8 @@ import type { QueueRecord, RepoRef } from '../../model/queues.js';
 import type { CommitState } from '../../../machines/testRun.js';
 import { isEnqueued } from '../../../machines/vocabulary.js';
 import type { GitHubApp } from './client.js';
+import type { ReceivedDelivery } from '../../deliveries.js';
+import { DeliveryRunner } from './deliveryRunner.js';
 import { parseCommand } from './commands.js';
 import type { GitHubHost } from './githubHost.js';
 import { hasPullRequestTag } from '../../../machines/index.js';
@@ -48,6 +53,7 @@ interface RepositoryPayload {
 
 export class GitHubWebhookReceiver {
   private readonly webhooks: Webhooks;
+  private readonly runner: DeliveryRunner;
 
   constructor(
     private readonly engine: Engine,
@@ -56,8 +62,16 @@ export class GitHubWebhookReceiver {
     secret: string,
     /** The host name queues of this GitHub use in `repo.host` (github.com, or the Enterprise Server's name). */
     private readonly hostName: string,
+    /** Where failures of deliveries applied in the background are reported. */
+    onError: (message: string, error: unknown) => void = (message, error) => console.error(`greenline: ${message}:`, error),
   ) {
     this.webhooks = new Webhooks({ secret });
+    this.runner = new DeliveryRunner({
+      inbox: engine.webhookInbox,
+      scheduler: engine.scheduler,
+      apply: (delivery) => this.apply(delivery),
+      onError,
+    });
     this.webhooks.on('pull_request', (event) => this.pullRequest(event));
     this.webhooks.on('issue_comment.created', (event) => this.issueComment(event));
     this.webhooks.on('check_suite.completed', (event) => {
@@ -106,21 +120,41 @@ export class GitHubWebhookReceiver {
     } catch {
       return { status: 400, message: 'the body is not JSON (set the webhook content type to application/json)' };
     }
-    if (!this.engine.firstDelivery(delivery.id)) return { status: 200, message: `delivery ${delivery.id} was applied already` };
-    try {
-      await this.webhooks.receive({ id: delivery.id, name: delivery.name, payload } as EmitterWebhookEvent);
-    } catch (error) {
-      this.engine.forgetDelivery(delivery.id);
-      throw error;
+    if (payload === null || typeof payload !== 'object') return { status: 400, message: 'the body is not a JSON object' };
+    // Stored, then answered: the work (which may need GitHub's API) is done after, by the runner, with retries. When
+    // the store is down this throws, and the answer is a 503 with retry-after.
+    if (!this.engine.webhookInbox.accept({ id: delivery.id, name: delivery.name, body: delivery.body })) {
+      return { status: 200, message: `delivery ${delivery.id} was accepted already` };
     }
+    this.runner.kick();
     // Each delivery forgets at most a batch of ids past their retention: the record stays bounded as deliveries come.
-    // Applied already: a failure to prune is reported, not answered (the next delivery prunes again).
+    // Accepted already: a failure to prune is reported, not answered (the next delivery prunes again).
     try {
       this.engine.pruneDeliveries();
     } catch (error) {
       console.error('greenline: pruning webhook delivery ids failed:', error);
     }
     return { status: 202, message: 'accepted' };
+  }
+
+  /** Starts applying accepted deliveries, those left from before first (call once the engine runs). */
+  start(): void {
+    this.runner.start();
+  }
+
+  /** Stops applying deliveries (what is left stays in the inbox for the next start). */
+  stop(): void {
+    this.runner.stop();
+  }
+
+  /** Resolves once no delivery is being applied (retry timers aside). */
+  async settle(): Promise<void> {
+    await this.runner.settle();
+  }
+
+  /** Applies one accepted delivery: its handlers, which may call GitHub's API. */
+  private async apply(delivery: ReceivedDelivery): Promise<void> {
+    await this.webhooks.receive({ id: delivery.id, name: delivery.name, payload: JSON.parse(delivery.body) } as EmitterWebhookEvent);
   }
 
   private repoOf(repository: RepositoryPayload): RepoRef {

@@ -15,6 +15,9 @@ import { LMDB_FILE, openLmdbStore } from '../lmdbStore.js';
 import { openPostgresStore } from '../postgresStore.js';
 import type { Store } from '../store.js';
 
+/** A copy scans and writes whole collections: its statements may take longer than a request's. */
+const BULK_TIMEOUTS = { statementMs: 10 * 60_000 };
+
 const total = (counts: Record<string, number>): number => Object.values(counts).reduce((sum, n) => sum + n, 0);
 
 async function closeAll(...stores: (Store | undefined)[]): Promise<void> {
@@ -26,7 +29,7 @@ export async function backupPostgres(url: string, to: string): Promise<number> {
   if (fs.existsSync(to) && fs.statSync(to).isDirectory()) throw new BackupError(`${to} is a folder; name a file`);
   const partial = `${to}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
-  const source = openPostgresStore({ url, applicationName: 'greenline-backup' });
+  const source = openPostgresStore({ url, applicationName: 'greenline-backup', timeouts: BULK_TIMEOUTS });
   let target: Store | undefined;
   try {
     target = openLmdbStore({ dir: partial });
@@ -57,7 +60,7 @@ export async function copyLmdbIntoPostgres(file: string, url: string): Promise<n
       source.read((tx) => tx.get('meta', ['format'])),
     );
     if (problem !== undefined) throw new BackupError(problem);
-    target = openPostgresStore({ url, applicationName: 'greenline-restore' });
+    target = openPostgresStore({ url, applicationName: 'greenline-restore', timeouts: BULK_TIMEOUTS });
     return total(copyStore(source, target));
   } catch (error) {
     if (error instanceof StoreCopyError) throw new BackupError(`the database ${redact(url)}: ${error.message}`);

@@ -33,7 +33,24 @@ export type Request =
   | { op: 'stats' }
   | { op: 'close' };
 
-export type Answer = { ok: true; value: unknown } | { ok: false; name: string; message: string; code?: string };
+/** `unavailable`: the database could not be reached or did not answer in time (worker.ts: isUnavailable). */
+export type Answer = { ok: true; value: unknown } | { ok: false; name: string; message: string; code?: string; unavailable?: boolean };
+
+/**
+ * The bounds on every wait for the database, so that a request on a store that is down or stuck ends in a 503 well
+ * within a client's patience. The main thread blocks while it waits (the Store interface is synchronous), so they
+ * bound how long the process stops answering, too.
+ */
+export interface Timeouts {
+  /** Opening a connection (TCP and authentication). */
+  connectMs: number;
+  /** One statement, server side (statement_timeout); the client gives up `connectMs` later on a silent server. */
+  statementMs: number;
+  /** Waiting for a lock, the write lock among them (lock_timeout): another process holding it too long. */
+  lockMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 3_000, statementMs: 10_000, lockMs: 5_000 };
 
 export interface WorkerSetup {
   url: string;
@@ -42,6 +59,7 @@ export interface WorkerSetup {
   port: MessagePort;
   /** The pool's application_name, to tell processes apart in pg_stat_activity. */
   applicationName: string;
+  timeouts: Timeouts;
 }
 
 /** The row a scan returns: the encoded key and the value's JSON text. */

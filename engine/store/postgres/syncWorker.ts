@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { MessagePort, TransferListItem } from 'node:worker_threads';
-import type { Answer, Request, WorkerSetup } from './protocol.js';
+import type { Answer, Request, Timeouts, WorkerSetup } from './protocol.js';
 
 /** Compiled, the worker is the .js file beside this one; from the sources (tsx, vitest) it is loaded through tsx. */
 function startWorker(workerData: WorkerSetup, transferList: MessagePort[]): Worker {
@@ -29,6 +29,8 @@ export class RemoteError extends Error {
     name: string,
     message: string,
     readonly code?: string,
+    /** The database could not be reached or did not answer in time. */
+    readonly unavailable = false,
   ) {
     super(message);
     this.name = name;
@@ -41,15 +43,17 @@ export class SyncWorker {
   private readonly worker: Worker;
   private serial = 0;
   private exited = false;
+  /**
+   * The longest a call waits: a request may open a connection, wait for the write lock and run a statement, each
+   * bounded by the worker; past all of them (a worker stuck behind a silent server) the call gives up by itself.
+   */
+  private readonly timeoutMs: number;
 
-  constructor(
-    url: string,
-    applicationName: string,
-    private readonly timeoutMs = 60_000,
-  ) {
+  constructor(url: string, applicationName: string, timeouts: Timeouts) {
+    this.timeoutMs = 2 * timeouts.connectMs + timeouts.lockMs + timeouts.statementMs + 2_000;
     const channel = new MessageChannel();
     this.port = channel.port1;
-    this.worker = startWorker({ url, signal: this.signal.buffer as SharedArrayBuffer, port: channel.port2, applicationName }, [channel.port2]);
+    this.worker = startWorker({ url, signal: this.signal.buffer as SharedArrayBuffer, port: channel.port2, applicationName, timeouts }, [channel.port2]);
     this.worker.unref();
     this.worker.on('exit', () => (this.exited = true));
     this.worker.on('error', () => (this.exited = true));
@@ -68,10 +72,10 @@ export class SyncWorker {
         if (received.message.id !== id) continue; // an answer nobody waits for any more
         const answer = received.message.answer;
         if (answer.ok) return answer.value;
-        throw new RemoteError(answer.name, answer.message, answer.code);
+        throw new RemoteError(answer.name, answer.message, answer.code, answer.unavailable === true);
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`the PostgreSQL store did not answer within ${this.timeoutMs} ms`);
+      if (left <= 0) throw new RemoteError('Error', `the PostgreSQL store did not answer within ${this.timeoutMs} ms`, undefined, true);
       Atomics.wait(this.signal, 0, seen, Math.min(left, 1000));
     }
   }

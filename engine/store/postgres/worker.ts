@@ -30,21 +30,71 @@ const inTransaction = new Set<Conn>();
  */
 let readBegun = false;
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+const { connectMs, statementMs, lockMs } = setup.timeouts;
+
+/**
+ * Errors that say the database is not there now, rather than that a request is wrong: it cannot be reached, it is
+ * shutting down or starting, it has no connection left, or a statement, a lock wait or a connection attempt ran
+ * past its bound. The store answers them as "unavailable" (a 503 with retry-after), and the connection is dropped.
+ */
+const UNAVAILABLE_CODES = new Set([
+  '57P01', // admin_shutdown (pg_ctl stop, or the session was terminated)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
+  '53300', // too_many_connections
+  '57014', // query_canceled: statement_timeout
+  '55P03', // lock_not_available: lock_timeout
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout expired|Query read timeout|not queryable|connection to PostgreSQL was lost|Connection ended/i;
+
+function isUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
+}
+
+/** Forgets a connection (broken, or in an unknown state after a timeout); the next request opens a new one. */
+function drop(conn: Conn): void {
+  const client = connections.get(conn);
+  connections.delete(conn);
+  inTransaction.delete(conn);
+  if (conn === 'r') readBegun = false;
+  // Not awaited: on a server that does not answer, a polite end would wait as long.
+  if (client !== undefined) void client.end().catch(() => undefined);
+}
+
 async function connection(conn: Conn): Promise<pg.Client> {
   const open = connections.get(conn);
   if (open !== undefined) return open;
-  const client = new pg.Client({ connectionString: setup.url, application_name: `${setup.applicationName}:${conn}` });
+  const client = new pg.Client({
+    connectionString: setup.url,
+    application_name: `${setup.applicationName}:${conn}`,
+    connectionTimeoutMillis: connectMs,
+    // A server that stops answering mid-query (paused, or the network gone) is given up on client side too.
+    query_timeout: statementMs + connectMs,
+    keepAlive: true,
+  });
   // A connection that breaks is dropped; the next request opens a new one.
   client.on('error', () => {
-    if (connections.get(conn) !== client) return;
-    connections.delete(conn);
-    inTransaction.delete(conn);
-    if (conn === 'r') readBegun = false;
+    if (connections.get(conn) === client) drop(conn);
   });
-  await client.connect();
-  // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
-  // connection waits in a begun transaction between reads; that holds nothing.)
-  await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = '30s'`);
+  try {
+    await client.connect();
+    // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
+    // connection waits in a begun transaction between reads; that holds nothing.)
+    await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = ${statementMs}; SET lock_timeout = ${lockMs}`);
+  } catch (error) {
+    void client.end().catch(() => undefined);
+    throw error;
+  }
   connections.set(conn, client);
   return client;
 }
@@ -126,7 +176,8 @@ async function handle(request: Request): Promise<unknown> {
         for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
+        if (!isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
         inTransaction.delete('w');
@@ -166,23 +217,45 @@ function answer(message: { id: number; answer: Answer }): void {
   Atomics.notify(signal, 0);
 }
 
+/**
+ * The schema is brought up to date before the first request; when the database cannot be reached, again at the next
+ * request (a process started during an outage recovers with it). Another failure (a newer schema) is for good.
+ */
+let migrated = false;
+let schemaError: unknown;
+async function ready(): Promise<void> {
+  if (schemaError !== undefined) throw schemaError;
+  if (migrated) return;
+  try {
+    await migrate(await connection('w'));
+    migrated = true;
+  } catch (error) {
+    if (isUnavailable(error)) drop('w');
+    else schemaError = error;
+    throw error;
+  }
+}
+
 // Requests are handled strictly in order: each waits for the one before it.
-let chain: Promise<void> = (async () => {
-  const client = await connection('w');
-  await migrate(client);
-})();
-let startError: unknown;
-chain = chain.catch((error: unknown) => void (startError = error));
+let chain: Promise<void> = ready().catch(() => undefined);
 
 port.on('message', ({ id, request }: { id: number; request: Request }) => {
   chain = chain.then(async () => {
     let result: Answer;
     try {
-      if (startError !== undefined) throw startError;
+      if (request.op !== 'close' && request.op !== 'end') await ready();
       result = { ok: true, value: await handle(request) };
     } catch (error) {
       const e = error as { name?: string; message?: string; code?: string };
-      result = { ok: false, name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code === undefined ? {} : { code: e.code }) };
+      const unavailable = isUnavailable(error);
+      if (unavailable && request.op !== 'close') drop(request.op === 'commit' ? 'w' : 'conn' in request ? request.conn : 'r');
+      result = {
+        ok: false,
+        name: e.name ?? 'Error',
+        message: e.message ?? String(error),
+        ...(e.code === undefined ? {} : { code: e.code }),
+        ...(unavailable ? { unavailable: true } : {}),
+      };
     }
     // An `end` gets no answer: the main thread does not wait for it (a failure shows at the next request).
     if (request.op !== 'end') answer({ id, answer: result });
