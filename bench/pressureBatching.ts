@@ -236,4 +236,3 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const met = await benchPressureBatching(seedsOf(process.argv));
   console.log(`\n${met ? 'every goal met' : 'some goals NOT met'}`);
 }
-

@@ -23,7 +23,7 @@ describe('a failed batch leaves the main line', () => {
     expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.join() === '1,2')?.status).toBe('cancelled');
   });
 
-  test('a good group returns behind the runs in progress and ahead of the waiting PRs, and is tested again on top of them', async () => {
+  test('a good group whose pass costs at most one run behind it keeps its place and merges on its bisection run', async () => {
     const h = new QueueHarness();
     await h.create({ batch: true, batchingMinSize: 2, concurrency: 1, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
     await h.submit(1, 2, 3, 4);
@@ -35,17 +35,41 @@ describe('a failed batch leaves the main line', () => {
     ]);
     await h.submit(5);
     await h.pass(1);
+    // #1 passed on the head of the line: it merges on that run, and [3, 4], predicted without it, is tested on top of it.
+    expect(h.states(1)).toEqual(['MERGED']);
+    expect(h.runs().filter((run) => run.prs.includes(1))).toHaveLength(2);
+    expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.length === 0)?.status).toBe('cancelled');
     await h.fail(2);
     expect(h.states(2)).toEqual(['FAILED']);
-    // #1 came back behind [3, 4] (testing) and ahead of #5 (waiting); its pass was on a base without [3, 4].
-    const lineup = h.engine.getQueue(KEY).queue.runtime.lineup;
-    expect(lineup).toEqual([3, 4, 1, 5]);
-    await h.pass(3, 4);
-    await h.advanceMinutes(1);
-    expect(h.runOf(1, 5).basePrs).toEqual([3, 4]);
-    await h.pass(1, 5);
-    expect(h.mergeOrder()).toEqual([3, 4, 1, 5]);
+    // #5 arrived meanwhile: the batch behind #1 grew to take it (the largest batch is twice batchingMinSize).
+    expect(h.runOf(3, 4, 5).basePrs).toEqual([1]);
+    await h.pass(3, 4, 5);
+    expect(h.mergeOrder()).toEqual([1, 3, 4, 5]);
     expect(h.timeline().some((entry) => entry.value.event === 'rescued' && entry.key[1] === 1)).toBe(true);
+  });
+
+  test('a good group that would cost more than one run behind it returns behind the runs in progress, and is tested again on top of them', async () => {
+    const h = new QueueHarness();
+    await h.create({ batch: true, batchingMinSize: 2, batchingMaxSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
+    await h.submit(1, 2, 3, 4, 5, 6);
+    await h.fail(1, 2);
+    expect(activeRuns(h)).toEqual([
+      ['main', [3, 4], []],
+      ['main', [5, 6], [3, 4]],
+      ['bisection', [1], []],
+      ['bisection', [2], []],
+    ]);
+    await h.submit(7);
+    await h.pass(1);
+    // Standing would cost the two runs behind it: #1 goes behind them, ahead of #7 (waiting), and is tested again.
+    expect(h.engine.getQueue(KEY).queue.runtime.lineup).toEqual([2, 3, 4, 5, 6, 1, 7]);
+    await h.fail(2);
+    await h.pass(3, 4);
+    await h.pass(5, 6);
+    await h.advanceMinutes(1);
+    expect(h.runOf(1, 7).basePrs).toEqual([3, 4, 5, 6]);
+    await h.pass(1, 7);
+    expect(h.mergeOrder()).toEqual([3, 4, 5, 6, 1, 7]);
   });
 
   test('a good group merges on its bisection run when nothing changed under it', async () => {
