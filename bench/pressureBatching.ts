@@ -117,8 +117,8 @@ export const PRESSURE_WORKLOADS: PressureWorkload[] = [
   underCapacity('batch4-2pct', 0.02, CONSTANT, batching(4, 2)),
   underCapacity('heavy-tail-batch8-5pct', 0.05, HEAVY_TAIL, batching(8, 2)),
   {
-    name: 'default bisectionConcurrency: batch 8 × concurrency 2, 12 PRs/h for 48 h, 10% broken, CI 20 min',
-    scenario: { name: 'default-bisection', hours: 48, arrivalsPerHour: 12, ci: CONSTANT, brokenRate: 0.1, flakeRate: 0 },
+    name: 'default bisectionConcurrency: batch 8 × concurrency 2, 12 PRs/h for 200 h, 10% broken, CI 20 min',
+    scenario: { name: 'default-bisection', hours: 200, arrivalsPerHour: 12, ci: CONSTANT, brokenRate: 0.1, flakeRate: 0 },
     settings: { batch: true, batchingMinSize: 8, concurrency: 2 },
     goals: (row, _oracle, scenario) => {
       const bound = 1.5 * scenario.ci.medianMinutes;
@@ -201,7 +201,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
   for (const workload of PRESSURE_WORKLOADS) {
     console.log(`\n${workload.name}\n  settings ${JSON.stringify(workload.settings)}`);
     console.log(
-      `  ${'seed'.padEnd(5)} ${'PRs'.padStart(5)} ${'runs/chg'.padStart(9)} ${'p50'.padStart(6)} ${'oracle'.padStart(7)} ${'merged/h'.padStart(9)} ${'unfin.'.padStart(7)} ${'bis.wait'.padStart(9)} ${'retested'.padStart(9)} ${'main busy'.padStart(10)} ${'bis. busy'.padStart(10)} ${'cancelled'.padStart(10)}`,
+      `  ${'seed'.padEnd(5)} ${'PRs'.padStart(5)} ${'runs/chg'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'oracle'.padStart(7)} ${'merged/h'.padStart(9)} ${'unfin.'.padStart(7)} ${'bis.wait'.padStart(9)} ${'retested'.padStart(9)} ${'main busy'.padStart(10)} ${'bis. busy'.padStart(10)} ${'cancelled'.padStart(10)}`,
     );
     for (const seed of seeds) {
       const scenario = parseScenario({ ...workload.scenario, seed, configs: [{ name: 'queue', ...workload.settings }] });
@@ -212,7 +212,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
       const seconds = (performance.now() - started) / 1000;
       const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
       console.log(
-        `  ${String(seed).padEnd(5)} ${String(arrivals.length).padStart(5)} ${row.runsPerChange.toFixed(3).padStart(9)} ${row.p50.padStart(6)} ${oracle.p50.padStart(7)} ${row.mergedPerHour.toFixed(2).padStart(9)} ${String(row.unfinished).padStart(7)} ${wait.padStart(9)} ${percent(row.retestedShare).padStart(9)} ${percent(row.mainBusy).padStart(10)} ${percent(row.bisectionBusy).padStart(10)} ${String(row.cancelledRuns).padStart(10)}  (${seconds.toFixed(1)} s)`,
+        `  ${String(seed).padEnd(5)} ${String(arrivals.length).padStart(5)} ${row.runsPerChange.toFixed(3).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${oracle.p50.padStart(7)} ${row.mergedPerHour.toFixed(2).padStart(9)} ${String(row.unfinished).padStart(7)} ${wait.padStart(9)} ${percent(row.retestedShare).padStart(9)} ${percent(row.mainBusy).padStart(10)} ${percent(row.bisectionBusy).padStart(10)} ${String(row.cancelledRuns).padStart(10)}  (${seconds.toFixed(1)} s)`,
       );
       for (const goal of workload.goals(row, oracle, scenario)) {
         allMet &&= goal.met;

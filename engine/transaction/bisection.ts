@@ -7,6 +7,8 @@
  * engine/planner/bisection.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
  */
 import { hasPullRequestTag } from '../../machines/index.js';
+import type { QueueSettings } from '../model/queues.js';
+import { largestBatch } from '../planner/batches.js';
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { afterResults, requeue } from './moves.js';
@@ -14,10 +16,12 @@ import type { QueueTx } from './queueTx.js';
 import { fail } from './runs.js';
 
 /**
- * A group's pass stands, at the cost of the results behind it, when they are at most this many runs: testing the
- * group again costs one run, and its PRs are the older ones.
+ * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
+ * run without batching). Its pass stands when the results behind it cost no more.
  */
-export const STANDING_COST = 1;
+export function retestCost(settings: QueueSettings, prs: number): number {
+  return settings.batch ? prs / largestBatch(settings) : prs;
+}
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
@@ -72,14 +76,15 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
 }
 
 /**
- * A bisection group passed: its PRs go back to the main line. Their pass stands, and they merge on it, when it can:
- * nothing merged since their run began but the PRs it was tested on, and no PR behind them is being merged. They then
- * keep their place in the line-up (a group is tested on the head of the line: the merged PRs and the PRs ahead of it,
- * which passed), and the main-line results behind them, which were predicted without them, no longer hold: the
- * planner tests those again on top of them. A run of the main line costs less than testing the group's PRs again in
- * the main line (where another failure would bisect them again), and they are the older PRs. Otherwise they go behind
- * the runs in progress (which they would invalidate), ahead of the PRs still waiting, and are tested again. With
- * skip-redundant, the half that waited for them is now known to fail, if their set failed on the same base.
+ * A bisection group passed: its PRs go back to the main line. Their pass stands, and they merge on it, when it can and
+ * when that costs no more than testing them again: nothing merged since their run began but the PRs it was tested on,
+ * no PR behind them is being merged, and the results behind them (predicted without them, so they would be tested
+ * again on top of them) cost no more runs than the group's PRs would in the main line (`retestCost`). They then keep
+ * their place (a group is tested on the head of the line: the target and the PRs ahead of it, which passed), behind
+ * the rest of their own bisection. Otherwise they go behind the runs in progress (which they would invalidate), ahead
+ * of the PRs still waiting, and are tested again. Either way the view of the line (planner/view.ts) checks that a
+ * result's tested base is the base expected where it stands. With skip-redundant, the half that waited for them is
+ * now known to fail, if their set failed on the same base.
  */
 export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const bisectionId = run.bisectionId as string;
@@ -91,7 +96,7 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
   const place = behindSiblings(q, bisectionId, from);
-  const stale = moved || resultsBehind(q, place) > STANDING_COST;
+  const stale = moved || resultsBehind(q, place) > retestCost(q.queue.settings, prs.length);
   q.runtime.lineup.splice(stale ? afterResults(q) : place, 0, ...prs);
   q.touchQueue();
   for (const number of prs) {

@@ -23,32 +23,27 @@ describe('a failed batch leaves the main line', () => {
     expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.join() === '1,2')?.status).toBe('cancelled');
   });
 
-  test('a good group whose pass costs at most one run behind it keeps its place and merges on its bisection run', async () => {
+  test('a pass off the main line that costs no more than a second run stands: it merges on that run, and the run behind it is tested again on top of it', async () => {
     const h = new QueueHarness();
-    await h.create({ batch: true, batchingMinSize: 2, concurrency: 1, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
-    await h.submit(1, 2, 3, 4);
-    await h.fail(1, 2);
+    await h.create({ concurrency: 2, pendingFailureDepth: 1 });
+    await h.submit(1);
+    await h.fail(1);
+    // Nothing behind #1 can vouch for it: it is retested alone, off the main line, and #2 goes on without it.
+    await h.submit(2);
     expect(activeRuns(h)).toEqual([
-      ['main', [3, 4], []],
       ['bisection', [1], []],
-      ['bisection', [2], []],
+      ['main', [2], []],
     ]);
-    await h.submit(5);
     await h.pass(1);
-    // #1 passed on the head of the line: it merges on that run, and [3, 4], predicted without it, is tested on top of it.
+    // Testing #1 again would cost a run, as does testing #2 again on top of it: #1, the older, merges on its retest.
     expect(h.states(1)).toEqual(['MERGED']);
     expect(h.runs().filter((run) => run.prs.includes(1))).toHaveLength(2);
-    expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.length === 0)?.status).toBe('cancelled');
-    await h.fail(2);
-    expect(h.states(2)).toEqual(['FAILED']);
-    // #5 arrived meanwhile: the batch behind #1 grew to take it (the largest batch is twice batchingMinSize).
-    expect(h.runOf(3, 4, 5).basePrs).toEqual([1]);
-    await h.pass(3, 4, 5);
-    expect(h.mergeOrder()).toEqual([1, 3, 4, 5]);
-    expect(h.timeline().some((entry) => entry.value.event === 'rescued' && entry.key[1] === 1)).toBe(true);
+    expect(activeRuns(h)).toEqual([['main', [2], [1]]]);
+    await h.pass(2);
+    expect(h.mergeOrder()).toEqual([1, 2]);
   });
 
-  test('a good group that would cost more than one run behind it returns behind the runs in progress, and is tested again on top of them', async () => {
+  test('a good group whose pass would cost more runs behind it than its share of a batch returns behind the runs in progress, and is tested again on top of them', async () => {
     const h = new QueueHarness();
     await h.create({ batch: true, batchingMinSize: 2, batchingMaxSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
     await h.submit(1, 2, 3, 4, 5, 6);
@@ -61,7 +56,8 @@ describe('a failed batch leaves the main line', () => {
     ]);
     await h.submit(7);
     await h.pass(1);
-    // Standing would cost the two runs behind it: #1 goes behind them, ahead of #7 (waiting), and is tested again.
+    // Standing would cost the two runs behind it, testing #1 again half a batch: #1 goes behind them, ahead of #7
+    // (waiting), and is tested again.
     expect(h.engine.getQueue(KEY).queue.runtime.lineup).toEqual([2, 3, 4, 5, 6, 1, 7]);
     await h.fail(2);
     await h.pass(3, 4);
