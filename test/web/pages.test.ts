@@ -7,7 +7,7 @@ import { newQueue } from '../../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from '../../web/bisectionTree.js';
 import { html, raw } from '../../web/html.js';
 import { lanesOf } from '../../web/queuePage.js';
-import { settingsFromForm } from '../../web/settingsForm.js';
+import { settingsForm, settingsFromForm } from '../../web/settingsForm.js';
 import { highlightCss, machineSvg, pathTaken } from '../../web/stateCharts.js';
 import { median } from '../../web/stats.js';
 
@@ -62,6 +62,13 @@ describe('the settings form', () => {
   test('digits become numbers, anything else is passed on for the schema to refuse; empty numbers are left out', () => {
     const form = new URLSearchParams('concurrency=4&batchingMinSize=x&bisectionConcurrency=&batch=true&commentsEnabled=false&statusCheckEnabled=maybe&mode=parallel');
     expect(settingsFromForm(form, queue)).toEqual({ concurrency: 4, batchingMinSize: 'x', batch: true, commentsEnabled: false, statusCheckEnabled: 'maybe', mode: 'parallel' });
+  });
+  test('the largest batch: posted like every number, shown empty (twice the minimum size) until set', () => {
+    expect(settingsFromForm(new URLSearchParams('batchingMaxSize=12'), queue)).toEqual({ batchingMaxSize: 12 });
+    expect(settingsFromForm(new URLSearchParams('batchingMaxSize='), queue)).toEqual({});
+    const unset = String(settingsForm(queue));
+    expect(unset).toContain('<input name="batchingMaxSize" inputmode="numeric" value="" placeholder="twice the minimum size">');
+    expect(String(settingsForm({ ...queue, settings: { ...queue.settings, batchingMaxSize: 12 } }))).toContain('name="batchingMaxSize" inputmode="numeric" value="12"');
   });
   test('required statuses: a list, or clearing them when there were some', () => {
     expect(settingsFromForm(new URLSearchParams('requiredStatuses=a,+b,,'), queue)).toEqual({ requiredStatuses: ['a', 'b'] });
