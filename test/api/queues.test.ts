@@ -32,6 +32,7 @@ const DEFAULTS = {
   adaptiveWindow: false,
   adaptiveWindowFloor: 1,
   speculationRunsPercent: 10,
+  parallelBases: 'transitive',
   extensionEnabled: false,
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,
@@ -59,6 +60,7 @@ describe('createQueue', () => {
         mergeMethod: 'SQUASH',
         adaptiveWindow: true,
         adaptiveWindowFloor: 2,
+        parallelBases: 'DIRECT',
         requiredStatuses: ['ci/build', 'ci/test'],
       }),
     );
@@ -73,6 +75,7 @@ describe('createQueue', () => {
       mergeMethod: 'squash',
       adaptiveWindow: true,
       adaptiveWindowFloor: 2,
+      parallelBases: 'direct',
       requiredStatuses: ['ci/build', 'ci/test'],
       requiredStatusesSource: 'merge_instance',
     });
