@@ -107,7 +107,7 @@ export function plan(input: PlanInput): Plan {
     const decisions = phase(view);
     if (decisions.length > 0) return { decisions, wakeAt: null };
   }
-  const starts = gateStarts(view, startRuns(view));
+  const starts = gateStarts(view, startRuns);
   if (starts.decisions.length > 0) return starts;
   return { decisions: settle(view), wakeAt: starts.wakeAt };
 }

@@ -83,6 +83,16 @@ describe('speculation along the build graph', () => {
     expect(later).toEqual([11, 12, 13, 14, 15, 16]);
   });
 
+  test('a run held back takes no slot: the PRs behind it start in its place', () => {
+    const lineup = [1, 2, 3].map((n) => pr(n, { targets: ['//hot'], likelihood: 0.5 }));
+    // 3 holds with 0.25: held back, and the cold PR behind it takes its slot.
+    expect(starts(plan(input([...lineup, pr(4, { targets: ['//cold'] })], { ...direct, concurrency: 3 })).decisions)).toEqual([
+      [[1], []],
+      [[2], [1]],
+      [[4], []],
+    ]);
+  });
+
   test('a failed PR waiting for a run behind it to vouch does not hold that run back', () => {
     const lineup = [pr(1, { state: 'PENDING_FAILURE', runId: 'r1', testedBase: [], targets: ['//x'] }), pr(2, { targets: ['//x'] })];
     const settings = { ...direct, pendingFailureDepth: 1, canOptimisticallyMerge: true };
