@@ -45,6 +45,13 @@ describe('scenarios', () => {
     expect(scenario.priorityMix).toEqual({ high: 1, medium: 9 });
   });
 
+  test('parallelBases: transitive or direct, anything else named', () => {
+    const targets = { count: 10, perPr: 2 };
+    const config = (parallelBases: string) => ({ ...valid, targets, configs: [{ name: 'p', mode: 'parallel', parallelBases }] });
+    expect(parseScenario(config('direct')).configs[0]).toMatchObject({ parallelBases: 'direct' });
+    expect(() => parseScenario(config('closure'))).toThrow(/configs\[0\]\.parallelBases/);
+  });
+
   test('each problem is reported with the path of its field', () => {
     const issues = issuesOf({
       ...valid,
