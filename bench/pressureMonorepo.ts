@@ -6,7 +6,9 @@
  * speculation along the build graph (a run starts only on a base likely to hold), both at concurrency 200 with
  * anti-flake protection (2% flaky runs would otherwise kick good PRs).
  *
- * `tsx bench/pressureMonorepo.ts [--seeds 1,2,3] [--hours 24]`.
+ * `tsx bench/pressureMonorepo.ts [--seeds 1,2,3] [--hours 24] [--depth 500] [--skew 1] [--all 0.01] [--config NAME]`: a
+ * queue deeper than `--depth` PRs is saturated and its simulation stops there (the scenario's saturationDepth);
+ * `--skew` and `--all` change the targets' Zipf exponent and `ALL` share, to see where a setting keeps up.
  */
 import { pathToFileURL } from 'node:url';
 import type { QueuePatch } from '../engine/model/queues.js';
@@ -65,11 +67,22 @@ export function monorepoGoals(row: MonorepoRow, oracle: Figures): Goal[] {
   ];
 }
 
-export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3], hours: number = MONOREPO.hours, configs = MONOREPO_CONFIGS): Promise<boolean> {
-  console.log(`\nA busy monorepo (${MONOREPO.arrivalsPerHour} PRs/h for ${hours} h, CI median 30 / p90 60 min, 5% broken, 2% flaky, Zipf targets over 1,000 with 1% ALL)`);
+export interface MonorepoOptions {
+  hours?: number;
+  saturationDepth?: number;
+  skew?: number;
+  allShare?: number;
+}
+
+export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3], options: MonorepoOptions = {}, configs = MONOREPO_CONFIGS): Promise<boolean> {
+  const { hours = MONOREPO.hours, saturationDepth, skew = MONOREPO.targets.skew, allShare = MONOREPO.targets.allShare } = options;
+  const targets = { ...MONOREPO.targets, skew, allShare };
+  console.log(
+    `\nA busy monorepo (${MONOREPO.arrivalsPerHour} PRs/h for ${hours} h, CI median 30 / p90 60 min, 5% broken, 2% flaky, targets: ${targets.perPr} of 1,000, Zipf exponent ${skew}, ${allShare * 100}% ALL)`,
+  );
   let allMet = true;
   for (const seed of seeds) {
-    const scenario: Scenario = parseScenario({ ...MONOREPO, hours, seed, configs: configs.map((config) => ({ name: config.name, ...config.settings })) });
+    const scenario: Scenario = parseScenario({ ...MONOREPO, targets, hours, seed, ...(saturationDepth === undefined ? {} : { saturationDepth }), configs: configs.map((config) => ({ name: config.name, ...config.settings })) });
     const arrivals = drawArrivals(scenario, seed);
     const oracle = figuresOf(runOracle(scenario, seed, arrivals, 300));
     const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
@@ -104,9 +117,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     return at === -1 ? undefined : process.argv[at + 1];
   };
   const seeds = (option('--seeds') ?? '1,2,3').split(',').map(Number);
-  const hours = Number(option('--hours') ?? MONOREPO.hours);
+  const number = (name: string) => (option(name) === undefined ? undefined : Number(option(name)));
   const only = option('--config');
   const configs = only === undefined ? MONOREPO_CONFIGS : MONOREPO_CONFIGS.filter((config) => config.name === only);
-  const met = await benchPressureMonorepo(seeds, hours, configs);
+  const options: MonorepoOptions = { hours: number('--hours'), saturationDepth: number('--depth'), skew: number('--skew'), allShare: number('--all') };
+  const met = await benchPressureMonorepo(seeds, options, configs);
   console.log(`\n${met ? 'every goal met' : 'some goals NOT met'} (the last configuration; seeds ${seeds.join(',')})`);
 }
