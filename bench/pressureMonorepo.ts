@@ -82,7 +82,14 @@ export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3]
   );
   let allMet = true;
   for (const seed of seeds) {
-    const scenario: Scenario = parseScenario({ ...MONOREPO, targets, hours, seed, ...(saturationDepth === undefined ? {} : { saturationDepth }), configs: configs.map((config) => ({ name: config.name, ...config.settings })) });
+    const scenario: Scenario = parseScenario({
+      ...MONOREPO,
+      targets,
+      hours,
+      seed,
+      ...(saturationDepth === undefined ? {} : { saturationDepth }),
+      configs: configs.map((config) => ({ name: config.name, ...config.settings })),
+    });
     const arrivals = drawArrivals(scenario, seed);
     const oracle = figuresOf(runOracle(scenario, seed, arrivals, 300));
     const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
