@@ -7,7 +7,7 @@ import { newQueue } from '../../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from '../../web/bisectionTree.js';
 import { html, raw } from '../../web/html.js';
 import { lanesOf } from '../../web/queuePage.js';
-import { settingsFromForm } from '../../web/settingsForm.js';
+import { settingsForm, settingsFromForm } from '../../web/settingsForm.js';
 import { highlightCss, machineSvg, pathTaken } from '../../web/stateCharts.js';
 import { median } from '../../web/stats.js';
 
@@ -62,6 +62,12 @@ describe('the settings form', () => {
   test('digits become numbers, anything else is passed on for the schema to refuse; empty numbers are left out', () => {
     const form = new URLSearchParams('concurrency=4&batchingMinSize=x&bisectionConcurrency=&batch=true&commentsEnabled=false&statusCheckEnabled=maybe&mode=parallel');
     expect(settingsFromForm(form, queue)).toEqual({ concurrency: 4, batchingMinSize: 'x', batch: true, commentsEnabled: false, statusCheckEnabled: 'maybe', mode: 'parallel' });
+  });
+  test('the parallel bases: a choice the form shows, transitive until set, and posts', () => {
+    expect(settingsFromForm(new URLSearchParams('parallelBases=direct'), queue)).toEqual({ parallelBases: 'direct' });
+    const shown = settingsForm(queue).text;
+    expect(shown).toMatch(/<select name="parallelBases"><option selected>transitive<\/option><option>direct<\/option><\/select>/);
+    expect(settingsForm({ ...queue, settings: { ...queue.settings, parallelBases: 'direct' } }).text).toContain('<option selected>direct</option>');
   });
   test('required statuses: a list, or clearing them when there were some', () => {
     expect(settingsFromForm(new URLSearchParams('requiredStatuses=a,+b,,'), queue)).toEqual({ requiredStatuses: ['a', 'b'] });
