@@ -100,7 +100,7 @@ describe('--recommend keeps up with the load (issue 28)', () => {
   test('when nothing keeps up, the recommendation says so, with the best throughput against the oracle', () => {
     const best = evaluation({});
     const text = formatRecommendation({ best, runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
-    expect(text).toContain('no setup screened keeps up with this load: the best reaches 40.00 merged/h against the oracle');
+    expect(text).toContain('no setup screened keeps up with this load: the best merges 40.00/h while PRs arrive against the oracle');
     expect(text).toContain('"parallelBases":"direct"');
     const fine = formatRecommendation({ best: evaluation({ keepsUp: true }), runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
     expect(fine).not.toContain('keeps up');
