@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runOracle } from '../sim/oracle.js';
-import { runQueue } from '../sim/queueRun.js';
+import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { figuresOf, type Figures } from './failures.js';
 
@@ -37,6 +37,8 @@ export const MONOREPO_CONFIGS: { name: string; settings: QueuePatch }[] = [
 
 export interface MonorepoRow extends Figures {
   brokenMerged: number;
+  /** Merges per hour while PRs arrive (until the simulation stopped, for a saturated queue). */
+  arrivingPerHour: number;
   unfinished: number;
 }
 
@@ -74,6 +76,12 @@ export interface MonorepoOptions {
   allShare?: number;
 }
 
+/** Merges per hour while PRs arrive: a queue that keeps up merges about what the oracle merges meanwhile. */
+function arrivingPerHour(outcome: QueueOutcome, hours: number): number {
+  const until = Math.min(hours * 3_600_000, outcome.endAt);
+  return outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null && pr.leftAt <= until).length / (until / 3_600_000);
+}
+
 export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3], options: MonorepoOptions = {}, configs = MONOREPO_CONFIGS): Promise<boolean> {
   const { hours = MONOREPO.hours, saturationDepth, skew = MONOREPO.targets.skew, allShare = MONOREPO.targets.allShare } = options;
   const targets = { ...MONOREPO.targets, skew, allShare };
@@ -91,11 +99,14 @@ export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3]
       configs: configs.map((config) => ({ name: config.name, ...config.settings })),
     });
     const arrivals = drawArrivals(scenario, seed);
-    const oracle = figuresOf(runOracle(scenario, seed, arrivals, 300));
     const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
-    console.log(`\nseed ${seed}: ${arrivals.length} PRs, ${broken.size} broken; oracle ${oracle.mergedPerHour.toFixed(1)} merged/h, P50 ${oracle.p50} min`);
+    const oracleOutcome = runOracle(scenario, seed, arrivals, 300);
+    const oracle = figuresOf(oracleOutcome);
     console.log(
-      `${'configuration'.padEnd(16)} ${'merged/h'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'runs/merge'.padStart(10)} ${'broken merged'.padStart(13)} ${'good kicked'.padStart(11)} ${'unfinished'.padStart(10)} ${'wall s'.padStart(7)}`,
+      `\nseed ${seed}: ${arrivals.length} PRs, ${broken.size} broken; oracle ${oracle.mergedPerHour.toFixed(1)} merged/h (${arrivingPerHour(oracleOutcome, hours).toFixed(1)} while PRs arrive), P50 ${oracle.p50} min`,
+    );
+    console.log(
+      `${'configuration'.padEnd(16)} ${'merged/h'.padStart(9)} ${'arriving'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'runs/merge'.padStart(10)} ${'broken merged'.padStart(13)} ${'good kicked'.padStart(11)} ${'unfinished'.padStart(10)} ${'wall s'.padStart(7)}`,
     );
     for (const config of configs) {
       const started = performance.now();
@@ -103,11 +114,12 @@ export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3]
       const row: MonorepoRow = {
         ...figuresOf(outcome),
         brokenMerged: outcome.prs.filter((pr) => pr.state === 'MERGED' && broken.has(pr.number)).length,
+        arrivingPerHour: arrivingPerHour(outcome, hours),
         unfinished: outcome.prs.filter((pr) => pr.leftAt === null).length,
       };
       const wall = (performance.now() - started) / 1000;
       console.log(
-        `${config.name.padEnd(16)} ${row.mergedPerHour.toFixed(1).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.brokenMerged).padStart(13)} ${String(row.goodKicked).padStart(11)} ${String(row.unfinished).padStart(10)} ${wall.toFixed(0).padStart(7)}${row.saturated ? '  (saturated)' : ''}`,
+        `${config.name.padEnd(16)} ${row.mergedPerHour.toFixed(1).padStart(9)} ${row.arrivingPerHour.toFixed(1).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.brokenMerged).padStart(13)} ${String(row.goodKicked).padStart(11)} ${String(row.unfinished).padStart(10)} ${wall.toFixed(0).padStart(7)}${row.saturated ? '  (saturated)' : ''}`,
       );
       for (const goal of monorepoGoals(row, oracle)) {
         if (config === configs[configs.length - 1]) allMet &&= goal.met;
