@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../engine/model/errors.js';
 import { GIT_MERGEABILITY } from '../engine/model/pullRequests.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, REQUIRED_STATUSES_SOURCES } from '../engine/model/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, REQUIRED_STATUSES_SOURCES } from '../engine/model/queues.js';
 import { PULL_REQUEST_STATES, QUEUE_MODES, QUEUE_STATES, TEST_RUN_STATUSES } from '../machines/vocabulary.js';
 
 const Timestamp = z.iso.datetime({ offset: true });
@@ -52,6 +52,7 @@ export const QueueBody = z.object({
   adaptiveWindow: z.boolean(),
   adaptiveWindowFloor: Count,
   speculationRunsPercent: Count,
+  parallelBases: z.enum(PARALLEL_BASES),
   extensionEnabled: z.boolean(),
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PULL_REQUEST_STATES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES } from '../engine/model/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES } from '../engine/model/queues.js';
 
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -114,6 +114,7 @@ const settingsShape = {
   adaptiveWindow: z.boolean().optional(),
   adaptiveWindowFloor: uint32.optional(),
   speculationRunsPercent: uint32.optional(),
+  parallelBases: anyCaseEnum(PARALLEL_BASES).optional(),
   statusCheckEnabled: z.boolean().optional(),
   requiredStatuses: z.array(StatusName).max(100).optional(),
   deleteRequiredStatuses: z.boolean().optional(),

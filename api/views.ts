@@ -45,6 +45,7 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     adaptiveWindow: settings.adaptiveWindow ?? false,
     adaptiveWindowFloor: adaptiveWindowFloorOf(settings),
     speculationRunsPercent: settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT,
+    parallelBases: settings.parallelBases ?? 'transitive',
     ...integrationSettingsOf(settings),
   };
 }

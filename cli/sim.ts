@@ -26,7 +26,8 @@ export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--ou
       --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl; the
                          single-queue baseline's in events/baselines/)
       --recommend        search the settings (mode, concurrency, batching, anti-flake, optimizationMode, adaptive
-                         window) for the best P50 time to merge, and print it with the runners-up and why
+                         window, parallel bases) for the best P50 time to merge among those that keep up with
+                         the load, and print it with the runners-up and why (or say that none keeps up)
       --budget N         with --recommend: at most N CI runs per merged PR`;
 
 export interface SimArgs {

@@ -2,12 +2,20 @@
  * `greenline sim SCENARIO.json --recommend [--budget RUNS_PER_MERGE]` (issue 22): searches the queue settings for the
  * best P50 time to merge within a CI budget (runs per merge). The grid: mode (parallel only with targets),
  * concurrency, batching (size and wait), anti-flake protection, optimizationMode (with speculation by likelihood) and
- * the adaptive window. The search: coordinate descent (one setting at a time, the others held, until nothing
- * improves) on the first third of the scenario's hours, then the best few re-run on the whole scenario.
+ * the adaptive window; in parallel mode, the bases (transitive, or direct with speculation along the build graph).
+ * Concurrency goes up to what the load needs: the arrivals during a slow run (arrivals per hour × CI p90), and twice
+ * that. The search: coordinate descent (one setting at a time, the others held, until nothing improves) on the first
+ * third of the scenario's hours, then the best few re-run on the whole scenario.
+ *
+ * A setup keeps up when it is not saturated and, while PRs arrive, merges at least KEEPS_UP_SHARE of what the oracle
+ * merges on the same arrivals (counted until the arrivals end, so that one slow PR draining late does not count as
+ * falling behind; a queue that cannot keep up merges at its capacity meanwhile).
+ * Setups that keep up rank first; when none does, the recommendation says so, with the best throughput found.
  */
 import type { QueuePatch } from '../engine/model/queues.js';
 import type { Arrival } from './arrivals.js';
-import { runQueue } from './queueRun.js';
+import { runOracle } from './oracle.js';
+import { runQueue, type QueueOutcome } from './queueRun.js';
 import { mergeTimes, percentilesOf } from './report.js';
 import type { Scenario } from './scenario.js';
 import { hasPullRequestTag } from '../machines/index.js';
@@ -19,7 +27,12 @@ export interface Setup {
   antiFlake: boolean;
   optimizationMode: 'off' | 'bisection_skip_redundant_tests' | 'speculate_by_likelihood';
   adaptiveWindow: boolean;
+  /** Parallel mode's bases (ignored in single mode); absent is transitive. */
+  parallelBases?: 'transitive' | 'direct';
 }
+
+/** The share of the oracle's merges per hour a setup must reach to keep up. */
+export const KEEPS_UP_SHARE = 0.8;
 
 export const GRID = {
   mode: ['single', 'parallel'],
@@ -28,14 +41,19 @@ export const GRID = {
   antiFlake: [false, true],
   optimizationMode: ['off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'],
   adaptiveWindow: [false, true],
-} as const satisfies { [K in keyof Setup]: readonly Setup[K][] };
+  parallelBases: ['transitive', 'direct'],
+} as const satisfies { [K in keyof Setup]-?: readonly NonNullable<Setup[K]>[] };
 
 export interface Evaluation {
   setup: Setup;
   p50: number;
   runsPerMerge: number;
+  /** Merges per hour while PRs arrive (the oracle's likewise). */
   mergedPerHour: number;
   saturated: boolean;
+  /** Not saturated, and at least KEEPS_UP_SHARE of the oracle's merges per hour. */
+  keepsUp: boolean;
+  oracleMergedPerHour: number;
 }
 
 export function settingsOfSetup(setup: Setup): QueuePatch {
@@ -47,6 +65,7 @@ export function settingsOfSetup(setup: Setup): QueuePatch {
     ...(setup.antiFlake ? { pendingFailureDepth: 1, canOptimisticallyMerge: true } : {}),
     ...(setup.optimizationMode === 'off' ? {} : { optimizationMode: setup.optimizationMode }),
     ...(setup.adaptiveWindow ? { adaptiveWindow: true } : {}),
+    ...(setup.mode === 'parallel' && setup.parallelBases === 'direct' ? { parallelBases: 'direct' as const } : {}),
   };
 }
 
@@ -57,34 +76,61 @@ export function describeSetup(setup: Setup): string {
   if (setup.antiFlake) parts.push('anti-flake');
   if (setup.optimizationMode !== 'off') parts.push(setup.optimizationMode);
   if (setup.adaptiveWindow) parts.push('adaptive window');
+  if (setup.mode === 'parallel' && setup.parallelBases === 'direct') parts.push('direct bases');
   return parts.join(', ');
 }
 
 /** Runs one setup on the scenario cut to `hours` of arrivals. */
 export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[], seed: number, setup: Setup, hours = scenario.hours): Promise<Evaluation> {
   const cut = hours >= scenario.hours ? arrivals : arrivals.filter((arrival) => arrival.at < hours * 3_600_000);
-  const outcome = await runQueue({ scenario: { ...scenario, hours }, seed, settings: settingsOfSetup(setup), arrivals: cut });
+  const cutScenario = { ...scenario, hours };
+  const settings = settingsOfSetup(setup);
+  const outcome = await runQueue({ scenario: cutScenario, seed, settings, arrivals: cut });
+  const arrivalsEnd = hours * 3_600_000;
+  // Merges per hour while PRs arrive (until the simulation stopped, for a saturated queue).
+  const perHour = (result: QueueOutcome) => {
+    const until = Math.min(arrivalsEnd, result.endAt);
+    const merged = result.prs.filter((pr) => hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null && pr.leftAt <= until).length;
+    return merged / Math.max(1e-9, until / 3_600_000);
+  };
   const merged = outcome.prs.filter((pr) => hasPullRequestTag(pr.state, 'merged')).length;
   const p50 = percentilesOf(mergeTimes(outcome)).p50;
+  const oracle = runOracle(cutScenario, seed, cut, settings.testingTimeoutMinutes ?? 300);
+  const mergedPerHour = perHour(outcome);
+  const oracleMergedPerHour = perHour(oracle);
   return {
     setup,
     p50: outcome.saturated || p50 === null ? Infinity : p50,
     runsPerMerge: outcome.runs.length / Math.max(1, merged),
-    mergedPerHour: merged / Math.max(1e-9, outcome.endAt / 3_600_000),
+    mergedPerHour,
     saturated: outcome.saturated,
+    keepsUp: !outcome.saturated && mergedPerHour >= KEEPS_UP_SHARE * oracleMergedPerHour,
+    oracleMergedPerHour,
   };
 }
 
-/** Better: within the budget first, then the lower P50, then fewer runs per merge. */
+/**
+ * Better: keeping up first, then within the budget, then the lower P50, then (among setups that fall behind) more
+ * merges per hour, then fewer runs per merge.
+ */
 export function better(budget: number | undefined) {
   return (a: Evaluation, b: Evaluation): number => {
     const over = (e: Evaluation) => (budget !== undefined && e.runsPerMerge > budget ? 1 : 0);
-    return over(a) - over(b) || a.p50 - b.p50 || a.runsPerMerge - b.runsPerMerge;
+    const behind = (e: Evaluation) => (e.keepsUp === false ? 1 : 0);
+    return behind(a) - behind(b) || over(a) - over(b) || a.p50 - b.p50 || b.mergedPerHour - a.mergedPerHour || a.runsPerMerge - b.runsPerMerge;
   };
 }
 
-export function gridFor(scenario: Scenario): { [K in keyof Setup]: readonly Setup[K][] } {
-  return { ...GRID, mode: scenario.targets === undefined ? ['single'] : GRID.mode };
+/** The concurrency the load needs: the PRs that arrive during a slow (p90) run. */
+export function loadConcurrency(scenario: Pick<Scenario, 'arrivalsPerHour' | 'ci'>): number {
+  return Math.max(1, Math.ceil((scenario.arrivalsPerHour * scenario.ci.p90Minutes) / 60));
+}
+
+export function gridFor(scenario: Scenario): { [K in keyof Setup]-?: readonly NonNullable<Setup[K]>[] } {
+  const load = loadConcurrency(scenario);
+  const concurrency = [...new Set([...GRID.concurrency, load, 2 * load])].sort((a, b) => a - b);
+  const parallel = scenario.targets !== undefined;
+  return { ...GRID, concurrency, mode: parallel ? GRID.mode : ['single'], parallelBases: parallel ? GRID.parallelBases : ['transitive'] };
 }
 
 export interface Recommendation {
@@ -98,7 +144,9 @@ export async function recommend(scenario: Scenario, arrivals: readonly Arrival[]
   const grid = gridFor(scenario);
   const screenHours = Math.max(Math.min(scenario.hours, 6), scenario.hours / 3);
   const cache = new Map<string, Evaluation>();
-  const screen = async (setup: Setup) => {
+  const screen = async (asked: Setup) => {
+    // Single mode has no bases to choose: one setup, one simulation.
+    const setup: Setup = asked.mode === 'single' ? { ...asked, parallelBases: 'transitive' } : asked;
     const key = keyOf(setup);
     let found = cache.get(key);
     if (found === undefined) {
@@ -108,7 +156,7 @@ export async function recommend(scenario: Scenario, arrivals: readonly Arrival[]
     return found;
   };
   const order = better(budget);
-  let current: Setup = { mode: 'single', concurrency: 4, batch: 'off', antiFlake: false, optimizationMode: 'off', adaptiveWindow: false };
+  let current: Setup = { mode: 'single', concurrency: 4, batch: 'off', antiFlake: false, optimizationMode: 'off', adaptiveWindow: false, parallelBases: 'transitive' };
   let currentEval = await screen(current);
   for (let pass = 0; pass < 3; pass++) {
     let moved = false;
@@ -146,9 +194,13 @@ export function whyNot(best: Evaluation, other: Evaluation, budget: number | und
 
 export function formatRecommendation(rec: Recommendation, budget: number | undefined): string {
   const line = (e: Evaluation) =>
-    `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h`;
+    `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h while PRs arrive`;
   const lines = [`recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`, `  ${line(rec.best)}`];
-  if (budget !== undefined && rec.best.runsPerMerge > budget) lines.push(`  no setup met the budget: this is the best P50 found, over it`);
+  if (!rec.best.keepsUp) {
+    lines.push(
+      `  no setup screened keeps up with this load: the best merges ${rec.best.mergedPerHour.toFixed(2)}/h while PRs arrive against the oracle's ${rec.best.oracleMergedPerHour.toFixed(2)} (keeping up: not saturated and at least ${KEEPS_UP_SHARE}× the oracle's)`,
+    );
+  } else if (budget !== undefined && rec.best.runsPerMerge > budget) lines.push(`  no setup met the budget: this is the best P50 found, over it`);
   lines.push('runners-up:');
   for (const other of rec.runnersUp.slice(0, 3)) lines.push(`  ${line(other)}`, `    why not: ${whyNot(rec.best, other, budget)}`);
   if (rec.overBudget > 0) lines.push(`${rec.overBudget} setup(s) screened needed more than the budget`);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueuePatch } from '../engine/model/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueuePatch } from '../engine/model/queues.js';
 
 const UINT32_MAX = 4_294_967_295;
 const positiveInt = z.number().int().min(1).max(UINT32_MAX);
@@ -36,6 +36,7 @@ export const QueueConfigSchema = z.strictObject({
   adaptiveWindow: z.boolean().optional(),
   adaptiveWindowFloor: positiveInt.optional(),
   speculationRunsPercent: positiveInt.max(1000).optional(),
+  parallelBases: z.enum(PARALLEL_BASES).optional(),
 });
 export type QueueConfig = z.infer<typeof QueueConfigSchema>;
 

@@ -3,7 +3,7 @@
  * posts becomes an updateQueue body, which the API's own schema then validates (so the form refuses exactly what the
  * API refuses, with the same messages).
  */
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, type QueueRecord } from '../engine/model/queues.js';
+import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueueRecord } from '../engine/model/queues.js';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';
@@ -20,7 +20,7 @@ const NUMBERS = [
   'speculationRunsPercent',
 ] as const;
 const BOOLEANS = ['batch', 'canOptimisticallyMerge', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled', 'statusCheckEnabled', 'adaptiveWindow'] as const;
-const CHOICES = { mode: QUEUE_MODES, directMergeMode: DIRECT_MERGE_MODES, optimizationMode: OPTIMIZATION_MODES, mergeMethod: MERGE_METHODS } as const;
+const CHOICES = { mode: QUEUE_MODES, directMergeMode: DIRECT_MERGE_MODES, optimizationMode: OPTIMIZATION_MODES, mergeMethod: MERGE_METHODS, parallelBases: PARALLEL_BASES } as const;
 
 /** The updateQueue fields a form posts (without the queue's identity). A number field left empty is not changed. */
 export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Record<string, unknown> {
@@ -79,14 +79,14 @@ function booleanField(queue: QueueRecord, name: (typeof BOOLEANS)[number], label
 }
 
 function choiceField(queue: QueueRecord, name: keyof typeof CHOICES, label: string): Html {
-  const current = queue.settings[name];
+  const current = queue.settings[name] ?? (name === 'parallelBases' ? 'transitive' : undefined);
   return html`<label>${label}<select name="${name}">${CHOICES[name].map((option) => html`<option${option === current ? html` selected` : ''}>${option}</option>`)}</select></label>`;
 }
 
 export function settingsForm(queue: QueueRecord): Html {
   return html`<details class="settings"><summary>Settings (updateQueue)</summary>
 <form method="post" action="${queuePath(queue)}/settings" class="settings-form"><div class="settings-grid">
-${choiceField(queue, 'mode', 'Mode')}${numberField(queue, 'concurrency', 'Concurrency')}${numberField(queue, 'bisectionConcurrency', 'Bisection concurrency')}
+${choiceField(queue, 'mode', 'Mode')}${choiceField(queue, 'parallelBases', 'Parallel bases')}${numberField(queue, 'concurrency', 'Concurrency')}${numberField(queue, 'bisectionConcurrency', 'Bisection concurrency')}
 ${numberField(queue, 'testingTimeoutMinutes', 'Testing timeout (minutes)')}${numberField(queue, 'pendingFailureDepth', 'Pending failure depth')}
 ${numberField(queue, 'batchingMinSize', 'Batching minimum size')}${numberField(queue, 'batchingMaxSize', 'Batching maximum size')}${numberField(queue, 'batchingMaxWaitTimeMinutes', 'Batching max wait (minutes)')}
 ${choiceField(queue, 'directMergeMode', 'Direct merge')}${choiceField(queue, 'optimizationMode', 'Optimization')}${choiceField(queue, 'mergeMethod', 'Merge method')}

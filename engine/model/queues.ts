@@ -18,6 +18,13 @@ export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
 export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'] as const;
 export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
+/**
+ * Parallel mode: what a PR is tested on top of. `transitive` (the default): the PRs ahead whose targets overlap its
+ * own, and what those depend on. `direct`: only the PRs ahead whose targets overlap its own (a failure then resets
+ * only the runs that overlap the failed PR, not everything downstream of it).
+ */
+export const PARALLEL_BASES = ['transitive', 'direct'] as const;
+export type ParallelBases = (typeof PARALLEL_BASES)[number];
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
 export const REQUIRED_STATUSES_SOURCES = ['service_config', 'repo_provider_branch_protection', 'merge_instance'] as const;
@@ -86,6 +93,8 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   adaptiveWindowFloor?: number;
   /** `speculate_by_likelihood`: extra runs allowed, in percent of the PRs submitted (plus one); absent is 10. */
   speculationRunsPercent?: number;
+  /** Parallel mode: `transitive` (absent) or `direct` bases (see PARALLEL_BASES). */
+  parallelBases?: ParallelBases;
 }
 
 /** The defaults of a new queue, as the hosted service documents them (addendum). */

@@ -103,6 +103,9 @@ export class DependencyGraph {
   private readonly withTargets: BitSet;
   private readonly lastByTarget = new Map<string, number>();
   private lastAll = -1;
+  /** Direct bases: per target, the heard PRs that touch it; the heard `ALL` PRs. */
+  private readonly touchers = new Map<string, BitSet>();
+  private readonly allBits: BitSet;
   private readonly lists: (number[] | undefined)[] = [];
 
   /** `targets(at)`: the impacted targets of the PR at `at` (parallel mode), of `size` PRs. */
@@ -111,12 +114,15 @@ export class DependencyGraph {
     private readonly targets: (at: number) => Targets,
     readonly parallel: boolean,
     private readonly silent: Silence = NEVER_SILENT,
+    /** Parallel mode: each PR depends only on the PRs ahead it overlaps itself, not on what those depend on. */
+    readonly direct = false,
   ) {
     this.size = size;
     this.width = (this.size + 31) >>> 5;
     this.heardBits = new BitSet(this.size);
     this.heardBefore = new Int32Array(this.size);
     this.withTargets = new BitSet(parallel ? this.size : 0);
+    this.allBits = new BitSet(parallel && direct ? this.size : 0);
   }
 
   /** Computes the dependencies of every position up to `at` (the silence of those ahead of it asked on the way). */
@@ -182,6 +188,15 @@ export class DependencyGraph {
       closure.or(this.withTargets);
       return;
     }
+    if (this.direct) {
+      // The PRs ahead it overlaps itself: every `ALL` ahead, and every PR ahead that touched one of its targets.
+      if (own.length > 0) closure.or(this.allBits);
+      for (const target of own) {
+        const touching = this.touchers.get(target);
+        if (touching !== undefined) closure.or(touching);
+      }
+      return;
+    }
     // Each PR ahead it overlaps directly, and what those depend on (a position met twice is or-ed twice: harmless).
     const lastAll = this.lastAll;
     if (lastAll >= 0 && own.length > 0) {
@@ -200,16 +215,24 @@ export class DependencyGraph {
   private hearParallel(at: number, silent: boolean): void {
     const own = this.targets(at);
     if (silent || (own !== null && own !== 'ALL' && own.length === 0)) return;
-    if (own === null || own === 'ALL') this.lastAll = at;
-    else for (const target of own) this.lastByTarget.set(target, at);
+    if (own === null || own === 'ALL') {
+      this.lastAll = at;
+      if (this.direct) this.allBits.set(at);
+    } else if (this.direct) {
+      for (const target of own) {
+        let touching = this.touchers.get(target);
+        if (touching === undefined) this.touchers.set(target, (touching = new BitSet(this.size)));
+        touching.set(at);
+      }
+    } else for (const target of own) this.lastByTarget.set(target, at);
     this.withTargets.set(at);
     this.heardBits.set(at);
   }
 }
 
 /** For each position of the line-up, the positions ahead of it it depends on, ascending. */
-export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT): number[][] {
-  const graph = new DependencyGraph(targets.length, (at) => targets[at] as Targets, parallel, silent);
+export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT, direct = false): number[][] {
+  const graph = new DependencyGraph(targets.length, (at) => targets[at] as Targets, parallel, silent, direct);
   graph.ensure(targets.length - 1);
   return targets.map((_, at) => [...graph.deps(at)]);
 }

@@ -21,6 +21,7 @@ import type { QueueSettings } from '../model/queues.js';
 import type { BisectionMemory } from './bisection.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';
+import { gateStarts } from './graphSpeculation.js';
 import { merges } from './merges.js';
 import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
@@ -106,7 +107,7 @@ export function plan(input: PlanInput): Plan {
     const decisions = phase(view);
     if (decisions.length > 0) return { decisions, wakeAt: null };
   }
-  const starts = startRuns(view);
+  const starts = gateStarts(view, startRuns);
   if (starts.decisions.length > 0) return starts;
   return { decisions: settle(view), wakeAt: starts.wakeAt };
 }

@@ -17,6 +17,7 @@
  */
 import { PR_IS } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
+import { likelierItsOwn, PRIOR_FAILURE } from './graphSpeculation.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
@@ -43,6 +44,8 @@ function circleOf(pr: PlanPullRequest): string | null {
 
 export class LineupView {
   readonly parallel: boolean;
+  /** Parallel mode with direct bases: a PR depends only on the PRs ahead it overlaps itself. */
+  readonly direct: boolean;
   /** Each PR's position (made when first asked). */
   private index: Map<number, number> | undefined;
   /** The size of each failed set (see failedSetOf). */
@@ -60,33 +63,43 @@ export class LineupView {
   /** Per position: the positions of its circle's members ahead of it (silent, yet in its base). */
   private readonly circleAhead: (number[] | undefined)[] = [];
   private readonly expectedLists: (number[] | undefined)[] = [];
+  /** Heard PRs that have not passed and are not being merged (filled in line-up order, as far as asked). */
+  private readonly unsettled: BitSet;
   /** PRs that a passing PR behind them was tested on top of (made when asked). */
   private vouchable: Set<number> | undefined;
 
   constructor(readonly input: PlanInput) {
     const { lineup, settings } = input;
     this.parallel = settings.mode === 'parallel';
+    this.direct = this.parallel && settings.parallelBases === 'direct';
     for (const pr of lineup) {
       if (PR_IS.failing(pr.state)) this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
     const unsettled = new BitSet(lineup.length);
+    this.unsettled = unsettled;
     // Lazy: a position is classified (and its dependencies known) once a phase asks about it or a PR behind it.
-    this.baseGraph = new DependencyGraph(lineup.length, this.targetsAt, this.parallel, (at, graph) => {
-      const pr = lineup[at] as PlanPullRequest;
-      const circle = circleOf(pr);
-      if (circle !== null) {
-        const members = circles.get(circle) ?? [];
-        if (members.length > 0) this.circleAhead[at] = [...members];
-        members.push(at);
-        circles.set(circle, members);
-      }
-      const silent = this.classify(at, graph, unsettled);
-      if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
-      if (this.doomed[at] === true) this.firstDoomed = Math.min(this.firstDoomed, at);
-      return silent;
-    });
+    this.baseGraph = new DependencyGraph(
+      lineup.length,
+      this.targetsAt,
+      this.parallel,
+      (at, graph) => {
+        const pr = lineup[at] as PlanPullRequest;
+        const circle = circleOf(pr);
+        if (circle !== null) {
+          const members = circles.get(circle) ?? [];
+          if (members.length > 0) this.circleAhead[at] = [...members];
+          members.push(at);
+          circles.set(circle, members);
+        }
+        const silent = this.classify(at, graph, unsettled);
+        if (!silent && !(this.passedAt(at) || pr.mergeRequested)) unsettled.set(at);
+        if (this.doomed[at] === true) this.firstDoomed = Math.min(this.firstDoomed, at);
+        return silent;
+      },
+      this.direct,
+    );
   }
 
   /**
@@ -120,7 +133,13 @@ export class LineupView {
   private aheadGraph(at: number): DependencyGraph {
     this.baseGraph.ensure(at);
     if (this.firstDoomed >= at) return this.baseGraph;
-    this.aheadOnly ??= new DependencyGraph(this.input.lineup.length, this.targetsAt, this.parallel, (position) => (this.input.lineup[position] as PlanPullRequest).group !== null);
+    this.aheadOnly ??= new DependencyGraph(
+      this.input.lineup.length,
+      this.targetsAt,
+      this.parallel,
+      (position) => (this.input.lineup[position] as PlanPullRequest).group !== null,
+      this.direct,
+    );
     return this.aheadOnly;
   }
 
@@ -133,7 +152,10 @@ export class LineupView {
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
     this.settled[at] = !graph.dependsOnAny(at, unsettled);
-    this.doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number))));
+    this.doomed[at] =
+      failed &&
+      (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number)))) &&
+      (!this.direct || this.settled[at] === true || likelierItsOwn(pr, this.input.lineup, graph.deps(at), unsettled));
     return pr.group !== null || this.doomed[at] === true;
   }
 
@@ -184,6 +206,24 @@ export class LineupView {
   /** The base the PR at `at` must be tested on now: the PRs ahead it depends on that are not silent (and its circle). */
   expected(at: number): readonly number[] {
     return this.expectedFrom(at, this.baseGraph);
+  }
+
+  /**
+   * The chance that a run of the PR at `at` started now on its expected base holds: every PR of the base not yet
+   * passed passes (each with one less its likelihood). A PR of the base that failed and is not doomed is left out: it
+   * waits for a run behind it to vouch for it, or for its base to settle (counting it would hold back the very runs it
+   * waits for).
+   */
+  holdChance(at: number): number {
+    this.baseGraph.ensure(at);
+    const { lineup } = this.input;
+    let chance = 1;
+    for (const position of this.baseGraph.deps(at)) {
+      if (!this.unsettled.has(position)) continue;
+      const dep = lineup[position] as PlanPullRequest;
+      if (!PR_IS.failing(dep.state)) chance *= 1 - (dep.likelihood ?? PRIOR_FAILURE);
+    }
+    return chance;
   }
 
   /** How many PRs ahead it depends on, bisections left out: it merges once none is left. */

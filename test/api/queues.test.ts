@@ -33,6 +33,7 @@ const DEFAULTS = {
   adaptiveWindow: false,
   adaptiveWindowFloor: 1,
   speculationRunsPercent: 10,
+  parallelBases: 'transitive',
   extensionEnabled: false,
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,
@@ -60,6 +61,7 @@ describe('createQueue', () => {
         mergeMethod: 'SQUASH',
         adaptiveWindow: true,
         adaptiveWindowFloor: 2,
+        parallelBases: 'DIRECT',
         requiredStatuses: ['ci/build', 'ci/test'],
       }),
     );
@@ -74,6 +76,7 @@ describe('createQueue', () => {
       mergeMethod: 'squash',
       adaptiveWindow: true,
       adaptiveWindowFloor: 2,
+      parallelBases: 'direct',
       requiredStatuses: ['ci/build', 'ci/test'],
       requiredStatusesSource: 'merge_instance',
     });

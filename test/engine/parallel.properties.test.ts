@@ -41,6 +41,7 @@ const settingsArb = fc.record({
   batch: fc.boolean(),
   batchingMinSize: fc.integer({ min: 2, max: 3 }),
   batchingMaxWaitTimeMinutes: fc.integer({ min: 1, max: 20 }),
+  parallelBases: fc.constantFrom('transitive' as const, 'direct' as const),
 });
 
 function overlaps(a: Targets, b: Targets): boolean {
@@ -75,11 +76,20 @@ async function play(initial: Record<string, unknown>, targets: Targets[], action
   return h;
 }
 
-/** Every PR in each run's base is linked to a PR the run tests by a chain of overlapping PRs of the run. */
-function checkBases(h: QueueHarness, targets: Targets[]): number {
+/**
+ * Every PR in each run's base is linked to a PR the run tests by a chain of overlapping PRs of the run; with direct
+ * bases, a main-line run's base PR overlaps one of the PRs it tests (a bisection group's base is its first member's).
+ */
+function checkBases(h: QueueHarness, targets: Targets[], direct = false): number {
   let checked = 0;
   for (const run of h.runs()) {
     if (run.mode !== 'parallel') continue;
+    if (direct && run.kind === 'main') {
+      for (const base of run.basePrs) {
+        const overlapsOne = run.prs.some((tested) => overlaps(targets[base - 1] as Targets, targets[tested - 1] as Targets));
+        expect(overlapsOne, `direct: run ${run.id} tests ${run.prs} on ${run.basePrs}`).toBe(true);
+      }
+    }
     const members = [...run.basePrs, ...run.prs];
     const reached = new Set(run.prs);
     for (let grew = true; grew; ) {
@@ -134,7 +144,7 @@ describe('parallel mode properties', () => {
         fc.array(actionArb(false), { minLength: 10, maxLength: 50 }),
         async (initial, targets, actions) => {
           const h = await play(initial, targets, actions);
-          bases += checkBases(h, targets);
+          bases += checkBases(h, targets, initial.parallelBases === 'direct');
           pairs += checkMergeOrder(h, targets);
           merges += h.mergeOrder().length;
         },

@@ -1,7 +1,8 @@
 /**
  * The planner's view (engine/planner/view.ts) against a reference written the slow, obvious way: for random
  * line-ups (states, tested bases, bisection groups, failed sets, impacted targets), every PR's expected base, whether
- * its result holds, whether its base is settled, whether it is doomed, and what it depends on, agree.
+ * its result holds, whether its base is settled, whether it is doomed, what it depends on and (direct bases) the
+ * chance its base holds, agree, with transitive and direct bases.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
@@ -21,6 +22,7 @@ const overlaps = (a: Targets, b: Targets): boolean => {
 function reference(input: PlanInput) {
   const { lineup, settings } = input;
   const parallel = settings.mode === 'parallel';
+  const direct = parallel && settings.parallelBases === 'direct';
   const depth = settings.pendingFailureDepth;
   const sets = new Map<string, number>();
   for (const pr of lineup) if (pr.state === 'PENDING_FAILURE') sets.set(failedSetOf(pr), (sets.get(failedSetOf(pr)) ?? 0) + 1);
@@ -32,6 +34,7 @@ function reference(input: PlanInput) {
   const holds: boolean[] = [];
   const settled: boolean[] = [];
   const doomed: boolean[] = [];
+  const hold: number[] = [];
   const unmerged = (list: readonly number[]) => list.filter((number) => !input.merged.has(number));
   lineup.forEach((pr, at) => {
     // What it depends on among the heard PRs ahead, closed over what those depend on.
@@ -40,8 +43,8 @@ function reference(input: PlanInput) {
       if (silent[k]) continue;
       if (!parallel || overlaps(pr.targets, (lineup[k] as PlanPullRequest).targets)) own.add(k);
     }
-    // Closure: anything a dependency depends on.
-    let grew = true;
+    // Closure (transitive bases): anything a dependency depends on.
+    let grew = !direct;
     while (grew) {
       grew = false;
       for (const k of [...own])
@@ -71,7 +74,12 @@ function reference(input: PlanInput) {
     const failed = pr.state === 'PENDING_FAILURE' && pr.group === null && holds[at]!;
     const alone = sets.get(failedSetOf(pr)) === 1;
     const canVouch = settings.canOptimisticallyMerge && vouchable.has(pr.number);
-    doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !canVouch));
+    // Direct bases: doomed only if likelier its own failure than that of the unsettled PRs under it.
+    const unsettledDeps = deps[at]!.filter((k) => !((lineup[k]!.state === 'TESTS_PASSED' && holds[k]) || lineup[k]!.mergeRequested)).map((k) => lineup[k]!);
+    const basePasses = unsettledDeps.reduce((chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 0 : 1 - (dep.likelihood ?? 0.05)), 1);
+    const itsOwn = 1 - basePasses <= (pr.likelihood ?? 0.05);
+    doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !canVouch)) && (!direct || settled[at]! || itsOwn);
+    hold[at] = unsettledDeps.reduce((chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 1 : 1 - (dep.likelihood ?? 0.05)), 1);
     silent[at] = pr.group !== null || doomed[at]!;
   });
   // What a PR depends on for merging: the same rule with only bisections silent.
@@ -82,12 +90,12 @@ function reference(input: PlanInput) {
       if ((lineup[k] as PlanPullRequest).group !== null) continue;
       if (!parallel || overlaps(pr.targets, (lineup[k] as PlanPullRequest).targets)) {
         own.add(k);
-        for (const j of ahead[k] ?? []) own.add(j);
+        if (!direct) for (const j of ahead[k] ?? []) own.add(j);
       }
     }
     ahead[at] = [...own].sort((a, b) => a - b);
   });
-  return { expected, holds, settled, doomed, deps, ahead };
+  return { expected, holds, settled, doomed, deps, ahead, hold };
 }
 
 const TARGETS = ['//a', '//b', '//c', '//d'];
@@ -109,15 +117,16 @@ const lineupArb = fc.integer({ min: 0, max: 14 }).chain((size) =>
         targets: targetsArb,
         /** The tested base: the PRs ahead, or a random subset of them, or none. */
         baseKind: fc.constantFrom('none', 'ahead', 'some'),
+        likelihood: fc.constantFrom(null, 0.02, 0.3),
         seed: fc.nat(),
       }),
       { minLength: size, maxLength: size },
     ),
-    fc.record({ parallel: fc.boolean(), depth: fc.integer({ min: 0, max: 2 }), optimistic: fc.boolean(), merged: fc.subarray([101, 102]) }),
+    fc.record({ parallel: fc.boolean(), direct: fc.boolean(), depth: fc.integer({ min: 0, max: 2 }), optimistic: fc.boolean(), merged: fc.subarray([101, 102]) }),
   ),
 );
 
-function inputOf([rows, options]: [Array<Record<string, unknown>>, { parallel: boolean; depth: number; optimistic: boolean; merged: number[] }]): PlanInput {
+function inputOf([rows, options]: [Array<Record<string, unknown>>, { parallel: boolean; direct: boolean; depth: number; optimistic: boolean; merged: number[] }]): PlanInput {
   const lineup: PlanPullRequest[] = rows.map((row, at) => {
     const ahead = Array.from({ length: at }, (_, k) => k + 1);
     const seed = row.seed as number;
@@ -137,11 +146,18 @@ function inputOf([rows, options]: [Array<Record<string, unknown>>, { parallel: b
       failureRetests: 0,
       upToDate: false,
       targets: row.targets as Targets,
+      likelihood: row.likelihood as number | null,
     };
   });
   return {
     state: 'running',
-    settings: { ...DEFAULT_SETTINGS, mode: options.parallel ? 'parallel' : 'single', pendingFailureDepth: options.depth, canOptimisticallyMerge: options.optimistic },
+    settings: {
+      ...DEFAULT_SETTINGS,
+      mode: options.parallel ? 'parallel' : 'single',
+      parallelBases: options.direct ? 'direct' : 'transitive',
+      pendingFailureDepth: options.depth,
+      canOptimisticallyMerge: options.optimistic,
+    },
     bisectionConcurrency: 1,
     lineup,
     activeRuns: [],
@@ -164,6 +180,7 @@ describe('the planner view', () => {
           expect(view.holdsAt(at), label).toBe(ref.holds[at]);
           expect(view.settledAt(at), label).toBe(ref.settled[at]);
           expect(view.doomedAt(at), label).toBe(ref.doomed[at]);
+          expect(view.holdChance(at), label).toBeCloseTo(ref.hold[at]!, 12);
         });
         // The view is computed lazily, as far as asked: asked from the back first, it answers the same.
         const backwards = new LineupView(input);

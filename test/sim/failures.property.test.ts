@@ -22,6 +22,7 @@ const config = fc.record({
   antiFlake: fc.boolean(),
   canOptimisticallyMerge: fc.boolean(),
   parallel: fc.boolean(),
+  parallelBases: fc.constantFrom('transitive' as const, 'direct' as const),
 });
 
 const workload = fc.record({
@@ -49,11 +50,11 @@ describe('the failure policy on random workloads', () => {
           flakeRate: load.flakeRate,
           targets: { count: 6, perPr: 2, allShare: 0.05 },
           predictiveFeatures: { authors: 6, riskyAuthors: 1, riskyShare: 0.8 },
-          configs: configs.map(({ antiFlake, parallel, pendingFailureDepth, ...settings }, index) => ({
+          configs: configs.map(({ antiFlake, parallel, pendingFailureDepth, parallelBases, ...settings }, index) => ({
             name: `c${index}`,
             ...settings,
             ...(antiFlake ? { pendingFailureDepth } : {}),
-            ...(parallel ? { mode: 'parallel' as const } : {}),
+            ...(parallel ? { mode: 'parallel' as const, parallelBases } : {}),
           })),
         });
         const { report, queues } = await simulate(scenario, { seed: load.seed, record: true });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../../cli/main.js';
 import { drawArrivals } from '../../sim/arrivals.js';
-import { better, evaluate, recommend, settingsOfSetup } from '../../sim/recommend.js';
+import { better, evaluate, formatRecommendation, gridFor, recommend, settingsOfSetup, type Evaluation } from '../../sim/recommend.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { captureConsole } from '../console.js';
 
@@ -55,5 +55,54 @@ describe('--recommend', () => {
     const bad = captureConsole();
     expect(await main(['sim', path, '--recommend', '--budget', 'lots'])).toBe(2);
     expect(bad.err.join('\n')).toContain('--budget must be a number');
+  });
+});
+
+describe('--recommend keeps up with the load (issue 28)', () => {
+  const evaluation = (fields: Partial<Evaluation>): Evaluation => ({
+    setup: { mode: 'parallel', concurrency: 400, batch: 'off', antiFlake: true, optimizationMode: 'off', adaptiveWindow: false, parallelBases: 'direct' },
+    p50: 300,
+    runsPerMerge: 2.5,
+    mergedPerHour: 40,
+    saturated: false,
+    keepsUp: false,
+    oracleMergedPerHour: 180,
+    ...fields,
+  });
+
+  test('the grid reaches the concurrency the load needs, and in parallel mode both kinds of bases', () => {
+    const busy = parseScenario({ ...input, arrivalsPerHour: 200, ci: { medianMinutes: 30, p90Minutes: 60 }, targets: { count: 1000, perPr: 3 } });
+    const grid = gridFor(busy);
+    expect(grid.concurrency).toEqual([2, 4, 8, 16, 200, 400]);
+    expect(grid.parallelBases).toEqual(['transitive', 'direct']);
+    expect(gridFor(parseScenario(input)).parallelBases).toEqual(['transitive']);
+    expect(settingsOfSetup(evaluation({}).setup)).toMatchObject({ mode: 'parallel', concurrency: 400, parallelBases: 'direct' });
+  });
+
+  test('a setup that keeps up ranks before one that does not, whatever their P50; among those behind, more merges first', () => {
+    const order = better(undefined);
+    expect(order(evaluation({ keepsUp: true, p50: 500 }), evaluation({ keepsUp: false, p50: 50 }))).toBeLessThan(0);
+    expect(order(evaluation({ p50: Infinity, mergedPerHour: 60 }), evaluation({ p50: Infinity, mergedPerHour: 40 }))).toBeLessThan(0);
+  });
+
+  test('a queue that keeps up is told apart from one that falls behind, against the oracle on the same arrivals', async () => {
+    const scenario = parseScenario(input);
+    const arrivals = drawArrivals(scenario, 1);
+    const setup = { mode: 'single' as const, batch: 'off' as const, antiFlake: false, optimizationMode: 'off' as const, adaptiveWindow: false };
+    const ample = await evaluate(scenario, arrivals, 1, { ...setup, concurrency: 8 });
+    expect(ample.keepsUp).toBe(true);
+    const busy = parseScenario({ ...input, hours: 2, arrivalsPerHour: 60, saturationDepth: 40 });
+    const starved = await evaluate(busy, drawArrivals(busy, 1), 1, { ...setup, concurrency: 2 });
+    expect(starved.keepsUp).toBe(false);
+    expect(starved.oracleMergedPerHour).toBeGreaterThan(starved.mergedPerHour);
+  });
+
+  test('when nothing keeps up, the recommendation says so, with the best throughput against the oracle', () => {
+    const best = evaluation({});
+    const text = formatRecommendation({ best, runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
+    expect(text).toContain('no setup screened keeps up with this load: the best merges 40.00/h while PRs arrive against the oracle');
+    expect(text).toContain('"parallelBases":"direct"');
+    const fine = formatRecommendation({ best: evaluation({ keepsUp: true }), runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
+    expect(fine).not.toContain('keeps up');
   });
 });

@@ -51,6 +51,13 @@ describe('scenarios', () => {
     expect(issuesOf({ ...valid, configs: [{ name: 'a', batchingMaxSize: 0 }] }).map((issue) => issue.path)).toEqual(['configs[0].batchingMaxSize']);
   });
 
+  test('parallelBases: transitive or direct, anything else named', () => {
+    const targets = { count: 10, perPr: 2 };
+    const config = (parallelBases: string) => ({ ...valid, targets, configs: [{ name: 'p', mode: 'parallel', parallelBases }] });
+    expect(parseScenario(config('direct')).configs[0]).toMatchObject({ parallelBases: 'direct' });
+    expect(() => parseScenario(config('closure'))).toThrow(/configs\[0\]\.parallelBases/);
+  });
+
   test('each problem is reported with the path of its field', () => {
     const issues = issuesOf({
       ...valid,

@@ -168,7 +168,7 @@ describe('actions', () => {
     const cookie = await signIn(TOKENS.acme);
     const response = await post(
       `/queues/${id}/settings`,
-      'concurrency=3&bisectionConcurrency=&pendingFailureDepth=&batch=true&mergeMethod=squash&adaptiveWindow=true&adaptiveWindowFloor=2&speculationRunsPercent=&optimizationMode=speculate_by_likelihood&requiredStatuses=ci%2Fbuild%2C+ci%2Ftest',
+      'concurrency=3&bisectionConcurrency=&pendingFailureDepth=&batch=true&mergeMethod=squash&adaptiveWindow=true&adaptiveWindowFloor=2&speculationRunsPercent=&optimizationMode=speculate_by_likelihood&parallelBases=direct&requiredStatuses=ci%2Fbuild%2C+ci%2Ftest',
       cookie,
     );
     expect(response.statusCode).toBe(303);
@@ -181,6 +181,7 @@ describe('actions', () => {
       adaptiveWindow: true,
       adaptiveWindowFloor: 2,
       optimizationMode: 'speculate_by_likelihood',
+      parallelBases: 'direct',
     });
     expect(queue.settings.speculationRunsPercent).toBeUndefined();
     expect(queue.settings.bisectionConcurrency).toBeUndefined();

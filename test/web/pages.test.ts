@@ -70,6 +70,12 @@ describe('the settings form', () => {
     expect(unset).toContain('<input name="batchingMaxSize" inputmode="numeric" value="" placeholder="twice the minimum size">');
     expect(String(settingsForm({ ...queue, settings: { ...queue.settings, batchingMaxSize: 12 } }))).toContain('name="batchingMaxSize" inputmode="numeric" value="12"');
   });
+  test('the parallel bases: a choice the form shows, transitive until set, and posts', () => {
+    expect(settingsFromForm(new URLSearchParams('parallelBases=direct'), queue)).toEqual({ parallelBases: 'direct' });
+    const shown = settingsForm(queue).text;
+    expect(shown).toMatch(/<select name="parallelBases"><option selected>transitive<\/option><option>direct<\/option><\/select>/);
+    expect(settingsForm({ ...queue, settings: { ...queue.settings, parallelBases: 'direct' } }).text).toContain('<option selected>direct</option>');
+  });
   test('required statuses: a list, or clearing them when there were some', () => {
     expect(settingsFromForm(new URLSearchParams('requiredStatuses=a,+b,,'), queue)).toEqual({ requiredStatuses: ['a', 'b'] });
     expect(settingsFromForm(new URLSearchParams('requiredStatuses='), queue)).toEqual({});

@@ -1,0 +1,70 @@
+/** Direct bases and speculation along the build graph (parallelBases: direct, issue 28), on the engine. */
+import { describe, expect, test } from 'vitest';
+import { QueueHarness } from './queueHarness.js';
+
+async function queue(parallelBases: 'transitive' | 'direct', concurrency = 8): Promise<QueueHarness> {
+  const h = new QueueHarness();
+  await h.create({ mode: 'parallel', concurrency, parallelBases });
+  return h;
+}
+
+async function enqueue(h: QueueHarness, prs: Record<number, readonly string[] | 'ALL'>): Promise<void> {
+  for (const [number, targets] of Object.entries(prs)) {
+    await h.targets(Number(number), targets);
+    await h.submit(Number(number));
+  }
+}
+
+const bases = (h: QueueHarness) => Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));
+
+describe('direct bases', () => {
+  test('a failure resets only the runs that overlap the failed PR; a run built without it stands', async () => {
+    const h = await queue('direct');
+    await enqueue(h, { 1: ['//x'], 2: ['//x', '//y'], 3: ['//y'], 4: ['//z'] });
+    expect(bases(h)).toEqual({ '1': [], '2': [1], '3': [2], '4': [] });
+    const third = h.runOf(3).id;
+    await h.fail(1);
+    expect(h.states(1)).toEqual(['FAILED']);
+    expect(bases(h)).toEqual({ '2': [], '3': [2], '4': [] });
+    expect(h.runOf(3).id).toBe(third);
+    // 3 passed on 2; it merges once 2 merged, on exactly the tree it was tested on.
+    await h.pass(3);
+    expect(h.states(3)).toEqual(['TESTS_PASSED']);
+    await h.pass(2);
+    expect(h.mergeOrder()).toEqual([2, 3]);
+  });
+
+  test('with transitive bases (the default) the same failure restarts everything downstream of it', async () => {
+    const h = await queue('transitive');
+    await enqueue(h, { 1: ['//x'], 2: ['//x', '//y'], 3: ['//y'], 4: ['//z'] });
+    const third = h.runOf(3).id;
+    await h.fail(1);
+    expect(bases(h)).toEqual({ '2': [], '3': [2], '4': [] });
+    expect(h.runOf(3).id).not.toBe(third);
+  });
+
+  test('a failure on top of PRs still testing keeps the failed PR in the bases behind it until it is settled', async () => {
+    const h = await queue('direct');
+    await enqueue(h, { 1: ['//x'], 2: ['//x'], 3: ['//x'], 4: ['//x'] });
+    const fourth = h.runOf(4).id;
+    // 3 fails while 1 and 2, under it, still test: they are likelier the cause than 3 alone.
+    await h.fail(3);
+    expect(h.states(3)).toEqual(['PENDING_FAILURE']);
+    expect(h.runOf(4).id).toBe(fourth);
+    // 1 fails (settled: kicked): 2, 3 and 4 are tested again without it, once.
+    await h.fail(1);
+    expect(h.states(1, 2, 3, 4)).toEqual(['FAILED', 'TESTING', 'TESTING', 'TESTING']);
+    expect(bases(h)).toEqual({ '2': [], '3': [2], '4': [2, 3] });
+    for (const n of [4, 3, 2]) await h.pass(n);
+    expect(h.mergeOrder()).toEqual([2, 3, 4]);
+  });
+
+  test('an ALL PR is tested on every PR ahead, and the PRs behind it on it and the PRs they overlap', async () => {
+    const h = await queue('direct');
+    await enqueue(h, { 1: ['//a'], 2: ['//b'], 3: 'ALL', 4: ['//a'], 5: ['//c'] });
+    expect(bases(h)).toEqual({ '1': [], '2': [], '3': [1, 2], '4': [1, 3], '5': [3] });
+    for (const n of [5, 4, 3, 2, 1]) await h.pass(n);
+    // 2 passed before 1 and overlaps nothing ahead: it merges first; the rest wait for the ALL PR.
+    expect(h.mergeOrder()).toEqual([2, 1, 3, 4, 5]);
+  });
+});
