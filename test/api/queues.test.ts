@@ -20,7 +20,6 @@ const DEFAULTS = {
   batch: false,
   batchingMaxWaitTimeMinutes: 5,
   batchingMinSize: 4,
-  batchingMaxSize: 8,
   createPrsForTestingBranches: false,
   commentsEnabled: true,
   commandsEnabled: true,
