@@ -16,6 +16,7 @@ import { EngineError } from '../model/errors.js';
 import type { ReadTx } from '../store/store.js';
 import { DAY_MS } from './buckets.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
+import type { UploadMeta } from './ingest.js';
 import type { FlakyUploadRecord } from './records.js';
 
 export const RETRY_WINDOW_MS = DAY_MS;
@@ -31,18 +32,7 @@ export interface UploadIdentity {
 }
 
 /** What identifies the content of an upload: every field that changes what is stored. */
-export interface UploadContent {
-  repo: RepoRef;
-  sha: string;
-  branch: string;
-  prNumber?: number;
-  variant: string;
-  jobUrl?: string;
-  timestamp?: number;
-  codeowners?: string;
-  repoRoot?: string;
-  reports: readonly { file: string; xml: string }[];
-}
+export type UploadContent = Omit<UploadMeta, 'reports'> & { repoRoot?: string; reports: readonly { file: string; xml: string }[] };
 
 /** The digest of an upload's content: each report's text is preceded by its length, so no two contents share one. */
 export function uploadDigest(content: UploadContent): string {
