@@ -1,21 +1,12 @@
 /** Direct bases and speculation along the build graph (parallelBases: direct, issue 28), on the engine. */
 import { describe, expect, test } from 'vitest';
-import { QueueHarness } from './queueHarness.js';
+import { bases, enqueue, QueueHarness } from './queueHarness.js';
 
 async function queue(parallelBases: 'transitive' | 'direct', concurrency = 8): Promise<QueueHarness> {
   const h = new QueueHarness();
   await h.create({ mode: 'parallel', concurrency, parallelBases });
   return h;
 }
-
-async function enqueue(h: QueueHarness, prs: Record<number, readonly string[] | 'ALL'>): Promise<void> {
-  for (const [number, targets] of Object.entries(prs)) {
-    await h.targets(Number(number), targets);
-    await h.submit(Number(number));
-  }
-}
-
-const bases = (h: QueueHarness) => Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));
 
 describe('direct bases', () => {
   test('a failure resets only the runs that overlap the failed PR; a run built without it stands', async () => {

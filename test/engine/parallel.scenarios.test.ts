@@ -3,23 +3,13 @@ import { describe, expect, test } from 'vitest';
 import { SimGitHost } from '../../engine/providers/simGitHost.js';
 import type { PullRequestFacts } from '../../engine/providers/types.js';
 import type { RepoRef } from '../../engine/model/queues.js';
-import { KEY, QueueHarness } from './queueHarness.js';
+import { bases, enqueue, KEY, QueueHarness } from './queueHarness.js';
 
 async function parallel(patch: Record<string, unknown> = {}): Promise<QueueHarness> {
   const h = new QueueHarness();
   await h.create({ mode: 'parallel', concurrency: 4, ...patch });
   return h;
 }
-
-/** Uploads targets, then submits: PR number → targets. */
-async function enqueue(h: QueueHarness, prs: Record<number, readonly string[] | 'ALL'>): Promise<void> {
-  for (const [number, targets] of Object.entries(prs)) {
-    await h.targets(Number(number), targets);
-    await h.submit(Number(number));
-  }
-}
-
-const bases = (h: QueueHarness) => Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));
 
 describe('parallel mode', () => {
   test('a PR waits NOT_READY for targets of its head SHA; an upload for another SHA does not count', async () => {

@@ -155,3 +155,14 @@ export class QueueHarness {
       .map((entry) => Number(entry.key[1]));
   }
 }
+
+/** Uploads targets, then submits: PR number → targets. */
+export async function enqueue(h: QueueHarness, prs: Record<number, readonly string[] | 'ALL'>): Promise<void> {
+  for (const [number, targets] of Object.entries(prs)) {
+    await h.targets(Number(number), targets);
+    await h.submit(Number(number));
+  }
+}
+
+/** The base of each active run, by its PRs joined with `+`. */
+export const bases = (h: QueueHarness) => Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));
