@@ -10,9 +10,10 @@ import type { QueueMode, QueueState, RequestableQueueState } from './vocabulary.
 /**
  * What a queue state means, for the code outside the machine (the planner, the handlers): `startsWork` (new runs,
  * direct merges, speculation start), `merges` (passed PRs merge), `settles` (SETTLED is awaited once nothing is in
- * flight), `refusesSubmissions` (no new PR enters).
+ * flight), `refusesSubmissions` (no new PR enters), `settlesOnlyHolding` (SETTLED is awaited only while PRs wait in
+ * the line-up: with none, there is nothing to finish and nothing to hold, and the state stays as asked).
  */
-export const QUEUE_TAGS = ['startsWork', 'merges', 'settles', 'refusesSubmissions'] as const;
+export const QUEUE_TAGS = ['startsWork', 'merges', 'settles', 'refusesSubmissions', 'settlesOnlyHolding'] as const;
 export type QueueTag = (typeof QUEUE_TAGS)[number];
 const tags = (...list: QueueTag[]): QueueTag[] => list;
 
@@ -79,7 +80,7 @@ export const queueMachine = setup({
       },
     },
     draining: {
-      tags: tags('merges', 'settles', 'refusesSubmissions'),
+      tags: tags('merges', 'settles', 'refusesSubmissions', 'settlesOnlyHolding'),
       on: {
         RESUME: 'running',
         PAUSE: 'paused',
