@@ -5,7 +5,7 @@ import { renderMermaidSVG } from 'beautiful-mermaid';
 import { MACHINES } from '../machines/index.js';
 import { toMermaid } from '../machines/mermaid.js';
 
-export const CHARTS_HELP = '  greenline charts [--out DIR]           write every lifecycle machine as Mermaid and SVG (default ./charts)';
+export { CHARTS_HELP } from './helpTexts.js';
 
 /** Writes `<name>.mmd` and `<name>.svg` for every machine into `outDir` (created if missing); prints each path. */
 export async function chartsCommand(outDir: string): Promise<number> {

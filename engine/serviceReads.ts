@@ -8,7 +8,7 @@ import type { Scheduler } from './runtime/scheduler.js';
 import type { Store } from './store/store.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { randomBytes } from 'node:crypto';
-import { findToken, type TokenRecord } from './tokens.js';
+import { createToken, findToken, type TokenRecord, type TokenScope } from './tokens.js';
 import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
 
 export class ServiceReads {
@@ -36,6 +36,11 @@ export class ServiceReads {
   /** The stored token a presented one is (compared in constant time), or undefined. */
   findToken(presented: string): TokenRecord | undefined {
     return findToken(this.store, presented);
+  }
+
+  /** A new token of `org`, for a device a person approved (the device authorization flow); its text is shown once. */
+  issueDeviceToken(org: string, scope: TokenScope): { token: string; record: TokenRecord } {
+    return createToken(this.store, org, new Date(this.clock.now()).toISOString(), scope, 'device');
   }
 
   /** A stored token by id (a dashboard session checks that its token still exists). */
