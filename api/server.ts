@@ -137,7 +137,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const devices = new DeviceAuthorizations();
+  const devices = new DeviceAuthorizations(() => engine.clock.now());
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {

@@ -55,6 +55,18 @@ export async function call(to: Target, method: 'GET' | 'POST', path: string, bod
   return { status: response.status, body: parsed };
 }
 
+/** One call, printed as the command's result (report); an unreachable service is said so on stderr (exit 1). */
+export async function callAndReport(to: Target, method: 'GET' | 'POST', path: string, body?: unknown): Promise<number> {
+  let answer: Answer;
+  try {
+    answer = await call(to, method, path, body);
+  } catch (error) {
+    console.error(`greenline: ${(error as Error).message} (set GREENLINE_URL or pass --url)`);
+    return 1;
+  }
+  return report(answer);
+}
+
 /** Prints an answer as the command's result: JSON on stdout for a 2xx (0), the error on stderr otherwise (1). */
 export function report(answer: Answer): number {
   if (answer.status >= 200 && answer.status < 300) {

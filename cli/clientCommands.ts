@@ -4,7 +4,7 @@
  * createQueue, deleteQueue) on the queue of --repo and --branch, and prints its answer.
  */
 import { execFileSync } from 'node:child_process';
-import { call, report, target } from './apiClient.js';
+import { callAndReport, target } from './apiClient.js';
 import type { CommandContext } from './commands.js';
 import { UsageError } from './usage.js';
 
@@ -56,7 +56,7 @@ export async function prCommand(context: CommandContext): Promise<number> {
     throw new UsageError('--priority and --no-batch go with pr submit');
   }
   if (action === 'show' && values.timeline === true) body.includeTimeline = true;
-  return report(await call(target(values, context.env), 'POST', `/v1/${PR_CALLS[action as keyof typeof PR_CALLS]}`, body));
+  return callAndReport(target(values, context.env), 'POST', `/v1/${PR_CALLS[action as keyof typeof PR_CALLS]}`, body);
 }
 
 const QUEUE_STATES = { pause: 'paused', resume: 'running', drain: 'draining' } as const;
@@ -66,11 +66,11 @@ export async function queueCommand(context: CommandContext): Promise<number> {
   if (action === undefined || extra.length > 0) throw new UsageError('queue takes one of show, pause, resume, drain, create, delete: greenline queue show');
   const queue = await queueOf(context);
   const to = target(context.values, context.env);
-  if (action === 'show') return report(await call(to, 'POST', '/v1/getQueue', queue));
-  if (action === 'create') return report(await call(to, 'POST', '/v1/createQueue', queue));
-  if (action === 'delete') return report(await call(to, 'POST', '/v1/deleteQueue', queue));
+  if (action === 'show') return callAndReport(to, 'POST', '/v1/getQueue', queue);
+  if (action === 'create') return callAndReport(to, 'POST', '/v1/createQueue', queue);
+  if (action === 'delete') return callAndReport(to, 'POST', '/v1/deleteQueue', queue);
   if (Object.hasOwn(QUEUE_STATES, action)) {
-    return report(await call(to, 'POST', '/v1/updateQueue', { ...queue, state: QUEUE_STATES[action as keyof typeof QUEUE_STATES] }));
+    return callAndReport(to, 'POST', '/v1/updateQueue', { ...queue, state: QUEUE_STATES[action as keyof typeof QUEUE_STATES] });
   }
   throw new UsageError(`unknown queue action "${action}": use show, pause, resume, drain, create or delete`);
 }

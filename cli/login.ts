@@ -27,7 +27,13 @@ export async function loginCommand({ values, env }: CommandContext): Promise<num
   if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be ${SCOPES.join(', ')}, not "${scope}"`);
   const url = serviceUrl(values.url, env);
   const to = { url, token: undefined };
-  const initiated = await call(to, 'POST', '/v1/device-auth/initiate', { scope, client_id: 'greenline-cli' });
+  let initiated: Awaited<ReturnType<typeof call>>;
+  try {
+    initiated = await call(to, 'POST', '/v1/device-auth/initiate', { scope, client_id: 'greenline-cli' });
+  } catch (error) {
+    console.error(`greenline: ${(error as Error).message} (pass --url or set GREENLINE_URL)`);
+    return 1;
+  }
   if (initiated.status !== 200) {
     console.error(`greenline: ${url} did not start a sign-in (${initiated.status}): ${JSON.stringify(initiated.body)}`);
     return 1;

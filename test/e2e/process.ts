@@ -42,6 +42,11 @@ export async function startServer(env: Record<string, string>): Promise<Running>
   }
 }
 
+/** Starts a CLI command and hands it over running (its output so far, its exit). */
+export function spawnCli(args: string[], env: Record<string, string>) {
+  return run(args, env);
+}
+
 /** Runs a CLI command to completion. */
 export async function runCli(args: string[], env: Record<string, string>) {
   const proc = run(args, env);
