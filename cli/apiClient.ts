@@ -43,7 +43,8 @@ export async function call(to: Target, method: 'GET' | 'POST', path: string, bod
   try {
     response = await fetch(`${to.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   } catch (error) {
-    throw new Error(`cannot reach ${to.url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`cannot reach ${to.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
   }
   const text = await response.text();
   let parsed: unknown = text;

@@ -4,6 +4,7 @@
  * with the token the login kept, and every output ending with a newline.
  */
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -34,6 +35,15 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
   await rm(configDir, { recursive: true, force: true });
 });
+
+/** A loopback port nothing listens on (one the system gave and took back). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 /** A client command with the service's URL and the token in the environment. */
 const client = (args: string[], env: Record<string, string> = { GREENLINE_TOKEN: TOKEN }) =>
@@ -129,8 +139,9 @@ describe.skipIf(CHROMIUM === undefined)('greenline login: the device flow end to
     expect(pause.stderr).toMatch(/403 insufficient_scope/);
     expect((await runCli(['logout'], { GREENLINE_CONFIG_DIR: configDir })).code).toBe(0);
     // Signed out: no service is known any more, and the default one is not there: said in a line, exit 1.
-    const after = await runCli(['queue', 'show', '--repo', REPO, '--url', 'http://127.0.0.1:9'], { GREENLINE_CONFIG_DIR: configDir });
+    const closed = await freePort();
+    const after = await runCli(['queue', 'show', '--repo', REPO, '--url', `http://127.0.0.1:${closed}`], { GREENLINE_CONFIG_DIR: configDir });
     expect(after.code).toBe(1);
-    expect(after.stderr).toMatch(/^greenline: cannot reach http:\/\/127\.0\.0\.1:9: ECONNREFUSED/);
+    expect(after.stderr).toBe(`greenline: cannot reach http://127.0.0.1:${closed}: ECONNREFUSED (set GREENLINE_URL or pass --url)\n`);
   }, 180_000);
 });
