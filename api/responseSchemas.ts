@@ -56,6 +56,9 @@ export const QueueBody = z.object({
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),
   stateLabelsEnabled: z.boolean(),
+  testingTimeoutMins: Count.meta({ description: 'testingTimeoutMinutes under the name older clients read', deprecated: true }),
+  isBatching: z.boolean().meta({ description: 'batch under the name older clients read', deprecated: true }),
+  batchingMaxWaitTimeMins: Count.meta({ description: 'batchingMaxWaitTimeMinutes under the name older clients read', deprecated: true }),
 });
 
 const PrState = z.enum(PULL_REQUEST_STATES);

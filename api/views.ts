@@ -45,6 +45,10 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     speculationRunsPercent: settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT,
     parallelBases: settings.parallelBases ?? 'transitive',
     ...integrationSettingsOf(settings),
+    // The older spellings the hosted service's Terraform provider reads from getQueue (api/clientSpellings.ts).
+    testingTimeoutMins: settings.testingTimeoutMinutes,
+    isBatching: settings.batch,
+    batchingMaxWaitTimeMins: settings.batchingMaxWaitTimeMinutes,
   };
 }
 

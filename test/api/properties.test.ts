@@ -59,6 +59,10 @@ function applyToModel(model: Model, patch: Record<string, unknown>, bisectionSet
   // The queue is empty: a drain has nothing to finish, and it reads back as asked (it pauses only holding PRs).
   const setNow = bisectionSet || patch.bisectionConcurrency !== undefined;
   if (!setNow) next.bisectionConcurrency = next.concurrency;
+  // The older spellings (for the hosted service's Terraform provider) say the same as the settings they name.
+  next.testingTimeoutMins = next.testingTimeoutMinutes;
+  next.isBatching = next.batch;
+  next.batchingMaxWaitTimeMins = next.batchingMaxWaitTimeMinutes;
   return [next, setNow];
 }
 

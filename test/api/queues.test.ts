@@ -37,6 +37,9 @@ const DEFAULTS = {
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,
   stateLabelsEnabled: false,
+  testingTimeoutMins: 300,
+  isBatching: false,
+  batchingMaxWaitTimeMins: 5,
 };
 
 describe('createQueue', () => {
