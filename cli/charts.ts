@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import { MACHINES } from '../machines/index.js';
 import { toMermaid } from '../machines/mermaid.js';
+import { endLine } from './lines.js';
 
 export { CHARTS_HELP } from './helpTexts.js';
 
@@ -19,7 +20,7 @@ export async function chartsCommand(outDir: string): Promise<number> {
       [join(dir, `${name}.mmd`), mermaid],
       [join(dir, `${name}.svg`), svg],
     ] as const) {
-      await writeFile(path, text);
+      await writeFile(path, endLine(text));
       console.log(path);
     }
   }

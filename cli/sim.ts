@@ -17,6 +17,7 @@ import { formatRecommendation, recommend } from '../sim/recommend.js';
 import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';
 import { simulate, type Progress, type SimulatedQueue, type Simulation } from '../sim/simulate.js';
 import { UsageError } from './config.js';
+import { endLine } from './lines.js';
 
 export { SIM_HELP } from './helpTexts.js';
 
@@ -97,7 +98,7 @@ export async function writeOutputs(dir: string, simulation: Simulation): Promise
   await prepareOutputDir(dir);
   const written: string[] = [];
   const write = async (file: string, text: string) => {
-    await writeFile(join(dir, file), text);
+    await writeFile(join(dir, file), endLine(text));
     written.push(join(dir, file));
   };
   await write('report.json', `${JSON.stringify(simulation.report, null, 2)}\n`);
