@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { TokenConfigError } from '../engine/tokens.js';
 import { ConfigError, dataDirFrom, ENVIRONMENT, UsageError } from './config.js';
 import { CHARTS_HELP, chartsCommand } from './charts.js';
+import { CONFORMANCE_HELP, conformanceCommand } from './conformance.js';
 import { REPLAY_HELP, eventsCommand, replayCommand } from './replay.js';
 import { serve } from './serve.js';
 import { SIM_HELP, simCommand } from './sim.js';
@@ -30,6 +31,7 @@ ${CHARTS_HELP}
 ${UPLOAD_HELP}
 ${SIM_HELP}
 ${REPLAY_HELP}
+${CONFORMANCE_HELP}
   greenline help | --help                this text
   greenline --version                    the version
 
@@ -78,6 +80,11 @@ export async function main(argv: string[]): Promise<number> {
         json: { type: 'boolean' },
         recommend: { type: 'boolean' },
         budget: { type: 'string' },
+        runs: { type: 'string' },
+        wait: { type: 'string' },
+        only: { type: 'string' },
+        'all-paths': { type: 'boolean' },
+        verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -126,6 +133,18 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.budget === undefined ? {} : { budget: values.budget }),
         });
       }
+      case 'conformance':
+        return await conformanceCommand({
+          ...(values.url === undefined ? {} : { url: values.url }),
+          ...(values.token === undefined ? {} : { token: values.token }),
+          ...(values.runs === undefined ? {} : { runs: values.runs }),
+          ...(values.seed === undefined ? {} : { seed: values.seed }),
+          ...(values.only === undefined ? {} : { only: values.only }),
+          ...(values.wait === undefined ? {} : { wait: values.wait }),
+          ...(values.junit === undefined ? {} : { junit: values.junit }),
+          allPaths: values['all-paths'] === true,
+          verbose: values.verbose === true,
+        });
       case 'replay':
         if (rest.length > 1) throw new UsageError('replay takes one event log');
         return await replayCommand(rest[0], values.json === undefined ? {} : { json: values.json });

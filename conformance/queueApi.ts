@@ -8,6 +8,7 @@ import type { Answer, ApiClient } from './client.js';
 export const REPO = { host: 'github.com', owner: 'conformance', name: 'widgets' };
 
 export interface PrView {
+  id?: string;
   state: string;
   prSha: string;
   testRunId?: string;
@@ -25,6 +26,7 @@ export interface QueueView {
 
 export interface RunView {
   status?: string;
+  createdAt?: string;
   testBranchSha: string;
   testedPullRequests: { prNumber: number }[];
   basePullRequests?: number[];

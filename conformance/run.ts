@@ -6,8 +6,11 @@ import { type Actuator, pullRequestActuator, queueActuator, testRunActuator } fr
 import { API } from './alphabets.js';
 import { ApiClient } from './client.js';
 import { coverageOf, type MachineCoverage, type MachineKey } from './coverage.js';
+import { runInterleavings } from './interleavings.js';
 import { generatePaths, selectPaths } from './paths.js';
+import { QueueApi } from './queueApi.js';
 import { type Failure, type PathResult, runPath } from './runPaths.js';
+import { runSpecChecks } from './specChecks.js';
 
 export interface ConformanceOptions {
   url: string;
@@ -35,6 +38,8 @@ export interface Check {
 }
 
 export interface ConformanceResult {
+  /** Why CI could not be steered (absent: it could, or was not tried): the paths and interleavings were left out. */
+  steering?: string;
   paths: PathResult[];
   checks: Check[];
   coverage: MachineCoverage[];
@@ -56,6 +61,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const log = options.log ?? (() => {});
   const paths: PathResult[] = [];
   const checks: Check[] = [];
+  const steering = parts.has('paths') || parts.has('interleavings') ? await probeSteering(client, prefix, options.waitMs) : undefined;
+  if (steering !== undefined) {
+    log(`CI cannot be steered (${steering}): the spec's checks only`);
+    parts.delete('paths');
+    parts.delete('interleavings');
+  }
   if (parts.has('paths')) {
     for (const machine of Object.keys(API) as MachineKey[]) {
       const alphabet = API[machine];
@@ -69,10 +80,42 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       }
     }
   }
+  if (parts.has('spec')) {
+    for (const check of await runSpecChecks(client, { prefix, waitMs: options.waitMs })) {
+      checks.push(check);
+      log(`spec: ${check.failure === undefined ? 'ok  ' : 'FAIL'} ${check.name}${check.failure === undefined ? '' : `: ${check.failure.message}`}`);
+    }
+  }
+  if (parts.has('interleavings')) {
+    const at = Date.now();
+    const result = await runInterleavings(client, { runs: options.runs, seed: options.seed, waitMs: options.waitMs, prefix, log });
+    checks.push({ name: `interleavings: ${result.runs} runs, seed ${result.seed}`, ms: Date.now() - at, ...(result.failure === undefined ? {} : { failure: result.failure }) });
+    log(`interleavings: ${result.runs} runs, seed ${result.seed}${result.failure === undefined ? '' : `: FAIL ${result.failure.message}`}`);
+  }
   const coverage = (Object.keys(API) as MachineKey[]).map((machine) => coverageOf(machine, paths));
   const failures = [...paths, ...checks].flatMap((result) => (result.failure === undefined ? [] : [result.failure]));
   if (parts.has('paths')) {
     for (const c of coverage) for (const edge of c.missed) failures.push({ name: `coverage ${c.machine}`, message: `reachable through the API, not reached: ${edge}`, curl: '' });
   }
-  return { paths, checks, coverage, failures, ms: Date.now() - started };
+  return { ...(steering === undefined ? {} : { steering }), paths, checks, coverage, failures, ms: Date.now() - started };
+}
+
+/**
+ * Whether the suite can steer CI: a PR submitted to a running queue of its own starts testing and a status on its
+ * run's SHA is accepted. Undefined if so, else why not (a server on a real git host, statuses from real CI).
+ */
+async function probeSteering(client: ApiClient, prefix: string, waitMs: number): Promise<string | undefined> {
+  const api = new QueueApi(client, `${prefix}-probe`, waitMs);
+  try {
+    await api.create({ state: 'running' });
+    await api.submit(1);
+    const pr = await api.waitPr(1, 'TESTING');
+    await api.status(pr.testRunId ?? '', 'conformance-probe', 'pending');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await api.call('cancelPullRequest', { pr: { number: 1 } });
+    await api.call('deleteQueue');
+  }
 }

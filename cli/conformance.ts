@@ -1,0 +1,65 @@
+/**
+ * `greenline conformance --url URL --token TOKEN`: the conformance suite generated from the machines, against any
+ * server of this API (conformance/). Exit status: 0 passed, 1 a failure, 2 usage.
+ */
+import { writeFile } from 'node:fs/promises';
+import { junitReport, printReport } from '../conformance/report.js';
+import { type Part, runConformance } from '../conformance/run.js';
+import { UsageError } from './config.js';
+
+export const CONFORMANCE_HELP = `  greenline conformance --url URL --token TOKEN [options]
+                                         run the conformance suite generated from the lifecycle machines against a
+                                         server of this API: paths to every state and edge, interleavings of many
+                                         PRs with the safety properties (when it can steer CI through
+                                         setCommitStatus), the spec's schemas, ranges, errors and paging; prints
+                                         coverage and each failure as curl commands. Uses queues of repository
+                                         github.com/conformance/widgets (an admin token), deleted afterwards
+      --url URL          the service (default: $GREENLINE_URL, else http://127.0.0.1:8080)
+      --token TOKEN      an admin API token (default: $GREENLINE_TOKEN)
+      --runs N           interleavings to try (default 50)
+      --seed N           their seed (default 1: the same run every time)
+      --all-paths        every path of the transition cover (default: those that add an edge)
+      --only PARTS       paths, interleavings, spec (comma-separated; default: all)
+      --wait SECONDS     how long a state may take to be reached before it is a failure (default 30)
+      --junit FILE       also write a JUnit XML report
+      --verbose          list every edge not reachable through the API`;
+
+export interface ConformanceArgs {
+  url?: string;
+  token?: string;
+  runs?: string;
+  seed?: string;
+  allPaths?: boolean;
+  only?: string;
+  wait?: string;
+  junit?: string;
+  verbose?: boolean;
+}
+
+function count(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+export async function conformanceCommand(args: ConformanceArgs): Promise<number> {
+  const url = args.url ?? process.env.GREENLINE_URL ?? 'http://127.0.0.1:8080';
+  const token = args.token ?? process.env.GREENLINE_TOKEN;
+  if (token === undefined || token === '') throw new UsageError('conformance needs --token (or $GREENLINE_TOKEN)');
+  if (!/^https?:\/\//.test(url)) throw new UsageError('--url must be an http(s) URL');
+  const parts = (args.only ?? 'paths,interleavings,spec').split(',').map((part) => part.trim());
+  for (const part of parts) if (!['paths', 'interleavings', 'spec'].includes(part)) throw new UsageError(`--only: unknown part "${part}" (paths, interleavings, spec)`);
+  const result = await runConformance({
+    url,
+    token,
+    runs: count(args.runs, 'runs', 50),
+    seed: count(args.seed, 'seed', 1),
+    waitMs: count(args.wait, 'wait', 30) * 1000,
+    allPaths: args.allPaths === true,
+    parts: parts as Part[],
+    log: (line) => console.error(line),
+  });
+  console.log(printReport(result, args.verbose === true));
+  if (args.junit !== undefined) await writeFile(args.junit, junitReport(result));
+  return result.failures.length === 0 ? 0 : 1;
+}
