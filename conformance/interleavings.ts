@@ -11,7 +11,7 @@ import type { ApiClient } from './client.js';
 import { machineGraph } from './paths.js';
 import { ConformanceFailure, QueueApi, type RunView } from './queueApi.js';
 import type { Failure } from './runPaths.js';
-import { newWorld, type Observation, observe, settle, type World } from './world.js';
+import { newWorld, type Observation, observe, settle, targetsOf, type World } from './world.js';
 
 export type Command =
   | { kind: 'submit'; pr: number }
@@ -91,8 +91,10 @@ async function apply(world: World, cmd: Command): Promise<void> {
       const answer = await api.call('submitPullRequest', { pr: { number: cmd.pr } });
       if (answer.status !== 200) return;
       const view = await api.pr(cmd.pr);
+      // A PR submitted again after it left the queue starts a new lifecycle, which the listing shows instead.
+      for (const [id, number] of world.acknowledged) if (number === cmd.pr && id !== view.id) world.acknowledged.delete(id);
       world.acknowledged.set(view.id ?? String(cmd.pr), cmd.pr);
-      if ((await api.queue()).mode === 'parallel') await api.call('setImpactedTargets', { pr: { number: cmd.pr, sha: view.prSha }, impactedTargets: [`t${cmd.pr}`] });
+      if ((await api.queue()).mode === 'parallel') await api.call('setImpactedTargets', { pr: { number: cmd.pr, sha: view.prSha }, impactedTargets: targetsOf(cmd.pr) });
       return;
     }
     case 'cancel': {
@@ -149,11 +151,15 @@ export function checkProperties(world: World, history: readonly Observation[]): 
     // The tree it merged as: what merged before it. A run that vouches for it tested the target head of its start
     // (what had merged by then), its base and its own PRs: the same PRs, in the merge order.
     const before = merged.filter((other) => other !== view && other.mergedAt <= view.mergedAt);
-    const vouching = world.succeededRuns().filter((run) => run.prs.includes(view.number));
+    // Its own run, or (optimistic merging) a run behind it, with it in its base.
+    const vouching = world.succeededRuns().filter((run) => run.prs.includes(view.number) || run.base.includes(view.number));
     const fits = vouching.some((run) => {
-      const ahead = [...run.base, ...run.prs.slice(0, run.prs.indexOf(view.number))];
+      const order = [...run.base, ...run.prs];
+      const ahead = order.slice(0, order.indexOf(view.number));
       const mergedAhead = ahead.every((n) => before.some((other) => other.number === n));
-      const nothingElse = before.every((other) => ahead.includes(other.number) || other.mergedAt <= run.createdAt);
+      // In a parallel run, a PR that impacts none of its targets is not part of its tree.
+      const independent = (other: number) => run.parallel && !targetsOf(other).some((target) => targetsOf(view.number).includes(target));
+      const nothingElse = before.every((other) => ahead.includes(other.number) || other.mergedAt <= run.createdAt || independent(other.number));
       return mergedAhead && nothingElse;
     });
     if (!fits) {

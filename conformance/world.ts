@@ -25,6 +25,13 @@ export interface SeenRun {
   base: number[];
   /** When it was created (ms): what had merged by then is its target head. */
   createdAt: number;
+  /** A parallel run: PRs that impact other targets are not in its tree. */
+  parallel: boolean;
+}
+
+/** PR n's impacted targets: PRs n and n + 3 share theirs, so some PRs of a parallel queue depend on others. */
+export function targetsOf(number: number): string[] {
+  return [`t${number % 3}`];
 }
 
 export interface World {
@@ -109,7 +116,7 @@ export async function settle(world: World): Promise<Observation[]> {
     for (const view of observation.prs.values()) {
       if (view.state === 'NOT_READY') {
         const pr = await api.pr(view.number);
-        await api.call('setImpactedTargets', { pr: { number: view.number, sha: pr.prSha }, impactedTargets: [`t${view.number}`] });
+        await api.call('setImpactedTargets', { pr: { number: view.number, sha: pr.prSha }, impactedTargets: targetsOf(view.number) });
       }
     }
     if ([...world.acknowledged.keys()].every((id) => FINAL.includes(observation.prs.get(id)?.state ?? 'MISSING'))) break;
@@ -135,5 +142,11 @@ export async function settle(world: World): Promise<Observation[]> {
 }
 
 function runOf(run: RunView): Omit<SeenRun, 'id'> {
-  return { status: run.status ?? 'in_progress', prs: run.testedPullRequests.map((p) => p.prNumber), base: baseOf(run), createdAt: Date.parse(run.createdAt ?? '') };
+  return {
+    status: run.status ?? 'in_progress',
+    prs: run.testedPullRequests.map((p) => p.prNumber),
+    base: baseOf(run),
+    createdAt: Date.parse(run.createdAt ?? ''),
+    parallel: run.dependentPrs !== undefined,
+  };
 }
