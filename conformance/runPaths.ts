@@ -31,7 +31,9 @@ export interface PathOptions {
 }
 
 function describe(path: MachinePath): string {
-  return `${JSON.stringify(path.input)} ${path.events.map((event) => event.type).join(' → ') || '(initial)'}`;
+  const shown = (event: { type: string; [key: string]: unknown }) =>
+    event.type === 'STATUS' ? `STATUS ${String(event.context)}=${String(event.state)}` : event.type === 'SWITCH_MODE' ? `SWITCH_MODE ${String(event.mode)}` : event.type;
+  return `${JSON.stringify(path.input)} ${path.events.map(shown).join(' → ') || '(initial)'}`;
 }
 
 /** Cancels what is left in the queue and deletes it; a leftover is no failure of the path. */
