@@ -5,7 +5,7 @@
  * command is one entry here (and its help in helpTexts.ts).
  */
 import { resolve } from 'node:path';
-import { BACKUP_HELP, CHARTS_HELP, CLIENT_HELP, LOGIN_HELP, REPLAY_HELP, SERVE_HELP, SESSION_HELP, SIM_HELP, TOKEN_HELP, UPLOAD_HELP } from './helpTexts.js';
+import { BACKUP_HELP, CHARTS_HELP, CLIENT_HELP, LOGIN_HELP, REPLAY_HELP, SERVE_HELP, SESSION_HELP, SIM_HELP, TOKEN_HELP, UPLOAD_HELP, CONFORMANCE_HELP } from './helpTexts.js';
 import { UsageError } from './usage.js';
 
 /** The options every command may be given (parseArgs's values). */
@@ -33,6 +33,11 @@ export const OPTIONS = {
   json: { type: 'boolean' },
   recommend: { type: 'boolean' },
   budget: { type: 'string' },
+  runs: { type: 'string' },
+  wait: { type: 'string' },
+  only: { type: 'string' },
+  'all-paths': { type: 'boolean' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -142,6 +147,17 @@ export const COMMANDS: Record<string, Command> = {
     run: async (context) => {
       const { repo, branch, org, out } = context.values;
       return (await import('./replay.js')).eventsCommand({ dataDir: await dataDir(context), ...given({ repo, branch, org, out }) });
+    },
+  },
+  conformance: {
+    help: CONFORMANCE_HELP,
+    run: async ({ values }) => {
+      const { url, token, runs, seed, only, wait, junit } = values;
+      return (await import('./conformance.js')).conformanceCommand({
+        ...given({ url, token, runs, seed, only, wait, junit }),
+        allPaths: values['all-paths'] === true,
+        verbose: values.verbose === true,
+      });
     },
   },
 };

@@ -75,3 +75,20 @@ export const CLIENT_HELP = `  greenline pr submit|cancel|restart|show NUMBER [--
       --branch NAME      the queue's branch (default: $GREENLINE_BRANCH, else main)
       --url URL          the service (default: $GREENLINE_URL, else the login's, else http://127.0.0.1:8080)
       --token TOKEN      the API token (default: $GREENLINE_TOKEN, else the login's)`;
+
+export const CONFORMANCE_HELP = `  greenline conformance --url URL --token TOKEN [options]
+                                         run the conformance suite generated from the lifecycle machines against a
+                                         server of this API: paths to every state and edge, interleavings of many
+                                         PRs with the safety properties (when it can steer CI through
+                                         setCommitStatus), the spec's schemas, ranges, errors and paging; prints
+                                         coverage and each failure as curl commands. Uses queues of repository
+                                         github.com/conformance/widgets (an admin token), deleted afterwards
+      --url URL          the service (default: $GREENLINE_URL, else http://127.0.0.1:8080)
+      --token TOKEN      an admin API token (default: $GREENLINE_TOKEN)
+      --runs N           interleavings to try (default 50)
+      --seed N           their seed (default 1: the same run every time)
+      --all-paths        every path of the transition cover (default: those that add an edge)
+      --only PARTS       paths, interleavings, spec (comma-separated; default: all)
+      --wait SECONDS     how long a state may take to be reached before it is a failure (default 30)
+      --junit FILE       also write a JUnit XML report
+      --verbose          list every edge not reachable through the API`;
