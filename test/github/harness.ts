@@ -18,6 +18,9 @@ import { GitHubStandIn, OWNER, REPO } from './standIn.js';
 import { example, signedDelivery } from './webhookExamples.js';
 
 export const SECRET = 'webhook-secret-for-tests';
+export const PUBLIC_URL = 'https://greenline.example.com';
+/** How often the `greenline` check runs are written (the engine's clock). */
+export const CHECK_RUN_THROTTLE_MS = 10_000;
 export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: OWNER, name: REPO }, branch: 'main' };
 const START = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -73,7 +76,10 @@ export class GitHubQueue {
       onError: (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
     });
     this.engine.start();
-    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`));
+    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`), {
+      publicUrl: () => PUBLIC_URL,
+      throttleMs: CHECK_RUN_THROTTLE_MS,
+    });
     this.receiver.start();
     this.app = await buildServer({ engine: this.engine, githubWebhooks: this.receiver });
   }
@@ -112,6 +118,12 @@ export class GitHubQueue {
       this.clock.advanceBy(60_000);
     }
     throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
+  }
+
+  /** Moves the clock past the check runs' throttle, and lets them be written. */
+  async publishCheckRuns(): Promise<void> {
+    this.clock.advanceBy(CHECK_RUN_THROTTLE_MS);
+    await this.settle();
   }
 
   /** Delivers a webhook and lets every effect it causes finish. */
