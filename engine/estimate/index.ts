@@ -10,7 +10,7 @@ import type { ReadTx } from '../store/store.js';
 import { readQueueHistory } from './history.js';
 import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js';
 
-export type { MergeEstimate } from './model.js';
+export type { EstimateInput, EstimatePr, MergeEstimate } from './model.js';
 export { estimateMerges } from './model.js';
 export { readQueueHistory } from './history.js';
 
