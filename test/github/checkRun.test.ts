@@ -113,6 +113,7 @@ describe('GitHub mode: the greenline check run', () => {
     await q.publishCheckRuns();
     const writes = () => q.github.count('checks/create') + q.github.count('checks/update');
     const after = writes();
+    expect(after).toBe(1);
     // Many inputs within one period: one write at most.
     for (let i = 0; i < 5; i++) q.engine.restartTestsOnPullRequest(q.key, 1);
     await q.settle();
