@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { APP_PERMISSIONS, appManifest } from '../../engine/providers/github/manifest.js';
 import { closeQueuesAfterEach, opened, submitted } from './fixture.js';
+import { example } from './webhookExamples.js';
 
 closeQueuesAfterEach();
 
@@ -63,7 +64,7 @@ describe('GitHub mode: installation tokens', () => {
   test('an installation event drops the tokens kept: the next request makes a new one', async () => {
     const q = await submitted();
     const made = q.github.count('apps/create-installation-access-token');
-    await q.deliver('installation', { action: 'new_permissions_accepted', installation: { id: 2311213 }, sender: { login: 'Codertocat' } });
+    await q.deliver('installation', example('installation', 'new_permissions_accepted'));
     await q.deliver('check_suite', q.checkSuitePayload(q.runOf(1).testBranchSha, 'success'));
     expect(q.pr(1).state).toBe('MERGED');
     expect(q.github.count('apps/create-installation-access-token')).toBe(made + 1);

@@ -98,7 +98,10 @@ describe('GitHub mode: the greenline check run', () => {
 
     // Re-run on the check run: the PR is submitted again, and gets a new check run.
     const rerun = example('check_run', 'rerequested');
-    rerun.check_run = { ...rerun.check_run, name: 'greenline', head_sha: q.github.pulls.get(4)!.head, pull_requests: [{ number: 4, base: { ref: 'main' } }] };
+    const head = q.github.pulls.get(4)!.head;
+    const repo = { id: 186853002, url: `${q.github.url}/repos/Codertocat/Hello-World`, name: 'Hello-World' };
+    const minimal = { id: 4, number: 4, url: `${repo.url}/pulls/4`, head: { ref: 'feature-4', sha: head, repo }, base: { ref: 'main', sha: q.github.head('main')!, repo } };
+    rerun.check_run = { ...rerun.check_run, name: 'greenline', head_sha: head, pull_requests: [minimal] };
     rerun.repository = q.commentPayload(4, '').repository;
     await q.deliver('check_run', rerun);
     expect(q.pr(4).state).toBe('TESTING');

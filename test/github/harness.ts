@@ -16,6 +16,7 @@ import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { GitHubStandIn, OWNER, REPO } from './standIn.js';
 import { example, signedDelivery } from './webhookExamples.js';
+import { webhookSchemas } from './webhookSchemas.js';
 
 export const SECRET = 'webhook-secret-for-tests';
 export const PUBLIC_URL = 'https://greenline.example.com';
@@ -135,6 +136,9 @@ export class GitHubQueue {
 
   /** Delivers a webhook and lets effects run once, without moving the clock: a failed one waits for its retry. */
   async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
+    // What the test made of GitHub's example must still be a payload GitHub could send.
+    const wrong = webhookSchemas().check(name, payload, exampleOf(name, payload));
+    if (wrong !== undefined) this.github.violations.push(`webhook ${name}: GitHub could not send this payload: ${wrong}`);
     const delivery = await signedDelivery(secret, name, payload, id);
     const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
     await this.settle();
@@ -182,5 +186,15 @@ export class GitHubQueue {
   inputs(type: string): unknown[] {
     const queueId = this.engine.getQueue(KEY).queue.id;
     return this.engine.eventLog(queueId).filter((event) => event.input.type === type);
+  }
+}
+
+/** GitHub's example the payload was made from (its event and action), when there is one. */
+function exampleOf(name: string, payload: unknown): unknown {
+  const action = (payload as { action?: unknown } | null)?.action;
+  try {
+    return example(name, typeof action === 'string' ? action : undefined);
+  } catch {
+    return undefined;
   }
 }
