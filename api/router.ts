@@ -60,6 +60,7 @@ const mergeQueueRouter = t.router({
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
+    estimates: ctx.engine.estimates(queueKey(ctx.org, input)),
   })),
   listPullRequests: procedure.input(schemas.ListPullRequestsInput).query(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);
@@ -71,7 +72,7 @@ const mergeQueueRouter = t.router({
       take: input.take,
     });
     if (page === 'unknown cursor') throw new EngineError('invalid_cursor', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
-    return { ...page, queue: ctx.engine.getQueue(key).queue };
+    return { ...page, queue: ctx.engine.getQueue(key).queue, estimates: ctx.engine.estimates(key) };
   }),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);

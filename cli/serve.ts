@@ -69,7 +69,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const githubWebhooks =
     githubApp === undefined || githubHost === undefined || config.github === undefined
       ? undefined
-      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName);
+      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName, undefined, { publicUrl: () => config.publicUrl });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   let listeningPort = config.port;
   const app = await buildServer({

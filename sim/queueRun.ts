@@ -83,6 +83,8 @@ export interface QueueRunOptions {
   predictor?: (arrival: Arrival) => number;
   /** Called now and then with the virtual time reached (ms since SIM_START). */
   onProgress?: (at: number) => void;
+  /** Called after each step has settled, with the engine and the queue (benchmarks read estimates there). */
+  onStep?: (engine: Engine, key: QueueKey) => void;
 }
 
 export class SimulationError extends Error {}
@@ -166,6 +168,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     }
     await engine.settle();
     check();
+    options.onStep?.(engine, key);
     // Only an arrival deepens the queue. Past the bound the queue cannot keep up, and every event would cost more.
     if (arrived && enqueued() > scenario.saturationDepth) {
       saturated = true;
