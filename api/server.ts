@@ -94,6 +94,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Requests that were in flight when closing began end their connection, so close() need not wait for keep-alive.
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // Group commit: no answer before what was committed for it (and before it) is on disk.
+    await engine.durable().catch((error: unknown) => {
+      if (reply.statusCode < 400) throw error;
+    });
   });
 
   // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
