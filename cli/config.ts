@@ -33,6 +33,8 @@ export const ENVIRONMENT = {
     'seconds SIGTERM waits for requests in flight; then uploads still running are stopped (503 upload_interrupted: the same upload sent again completes it) and the connections left are closed (default 10)',
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
+  GREENLINE_LMDB_SYNC:
+    'group: commits to the LMDB store are synced in groups off the event loop, each answer sent once its write is on disk; each: every commit synced on its own before the next (slower) (default group)',
   GREENLINE_RATE_LIMIT:
     'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
@@ -87,6 +89,7 @@ const EnvSchema = z.object({
     .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
     .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
     .optional(),
+  GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('group'),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
   GREENLINE_RETAIN_PRS_DAYS: days(DEFAULT_RETENTION.prsDays),
@@ -124,6 +127,8 @@ export interface ServiceConfig {
   timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
   /** GREENLINE_MAX_DB_SIZE in bytes, when set. */
   maxDbBytes?: number;
+  /** GREENLINE_LMDB_SYNC: LMDB commits synced in groups off the event loop (store/groupCommit.ts), or each alone. */
+  lmdbSync: 'group' | 'each';
   /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
   rateLimit: { perToken: number; scrapePerToken: number };
   /** How long what ended is kept, and how often the sweep runs (engine/retention). */
@@ -223,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
+    lmdbSync: values.GREENLINE_LMDB_SYNC,
     rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
     retention: {
       ...DEFAULT_RETENTION,

@@ -38,7 +38,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const sessionKey = new KeyFile(config.sessionKeyFile);
   sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
-  const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
+  const store =
+    pgStore ?? openLmdbStore({ dir: config.dataDir, groupCommit: config.lmdbSync === 'group', ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
   const leases = pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();

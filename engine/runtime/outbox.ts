@@ -83,6 +83,7 @@ export class OutboxRunner {
       if (next === undefined) return;
       // An effect acts outside (the git host, CI) on what its transaction decided: only once that is on disk.
       await store.durable?.();
+      if (!deps.alive(queueId)) return;
       try {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {

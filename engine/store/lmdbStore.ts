@@ -32,6 +32,8 @@ export interface LmdbStoreOptions {
    * false: each commit is synced on the event loop before `write` returns. Ignored with `noSync`.
    */
   groupCommit?: boolean;
+  /** Awaited before each group sync starts (tests hold a sync with it, to see that nothing answers before it). */
+  beforeSync?: () => Promise<void>;
   /** Initial map size; LMDB-js grows the map when it fills. */
   mapSizeBytes?: number;
   /**
@@ -116,7 +118,8 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   // mdb_env_sync(force) on libuv's pool: flushes every page and meta page written by the commits before it.
   const syncFile = (): Promise<void> =>
     new Promise<void>((resolve, reject) => (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve())));
-  const group = groupCommit ? new GroupCommit(syncFile) : undefined;
+  const { beforeSync } = options;
+  const group = groupCommit ? new GroupCommit(beforeSync === undefined ? syncFile : () => beforeSync().then(syncFile)) : undefined;
   const db = (name: CollectionName): Db => {
     checkCollection(name);
     return dbs.get(name) as Db;
