@@ -80,13 +80,16 @@ if (process.argv[2] === '--child') {
 } else {
   const cases = Number(process.argv[2] ?? 200_000);
   const one = run(cases, Number.MAX_SAFE_INTEGER);
+  const before = run(cases, 5000);
   const batched = run(cases, TESTS_PER_TRANSACTION);
   const row = (name: string, r: Figures) =>
     `${name.padEnd(28)} ${r.ms.toFixed(0).padStart(6)} ms, longest loop block ${r.longest.toFixed(0).padStart(5)} ms, peak RSS ${r.peakRssMb.toFixed(0)} MB ` +
     `(anonymous ${r.peakAnon.toFixed(0)}, file-backed ${r.peakFile.toFixed(0)}), data file ${r.fileMb.toFixed(0)} MB, ${r.tests} tests`;
   console.log(`storing one upload of ${cases.toLocaleString('en')} test cases on LMDB (parsing on a worker, not counted):`);
   console.log(row('one transaction (baseline)', one));
+  console.log(row('batches of 5000 (before)', before));
   console.log(row(`batches of ${TESTS_PER_TRANSACTION}`, batched));
+  console.log(`ratios batches of ${TESTS_PER_TRANSACTION} / of 5000: time ${(batched.ms / before.ms).toFixed(2)}, longest block ${(batched.longest / before.longest).toFixed(3)}`);
   console.log(
     `ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`,
   );

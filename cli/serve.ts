@@ -131,7 +131,11 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       // open (a client that stalled mid-body) are closed.
       const grace = setTimeout(() => {
         engine.flakyTests.interruptUploads();
-        void engine.flakyTests.settleUploads().then(() => setImmediate(() => app.server.closeAllConnections()));
+        // Their answers are sent once what they stored is durable (group commit), then the connections close.
+        void engine.flakyTests
+          .settleUploads()
+          .then(() => engine.durable().catch(() => undefined))
+          .then(() => setImmediate(() => app.server.closeAllConnections()));
       }, config.timeouts.shutdownGraceMs);
       await app.close();
       // Uploads whose clients left are not requests in flight any more, but still end (or are stopped) before the
