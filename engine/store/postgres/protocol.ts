@@ -14,22 +14,30 @@ export interface Fence {
   token: string;
 }
 
+/**
+ * `locks`: in a write transaction, queues whose lock to take (in this order) before the statement: the first time
+ * the transaction touches each (worker.ts).
+ */
 export type Request =
-  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array }
-  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number }
-  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range }
+  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[] }
+  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number; locks?: string[] }
+  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range; locks?: string[] }
   /** Which of `keys` exist in the collection (a write transaction's count needs it). */
-  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[] }
+  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[]; locks?: string[] }
   | {
       op: 'commit';
       begin: boolean;
+      locks?: string[];
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
       notify: string[];
     }
-  /** Ends the connection's transaction (read: commit; write: rollback). No answer. */
-  | { op: 'end'; conn: Conn }
+  /**
+   * Ends the connection's transaction (read: commit; write: rollback). No answer. `retry`: a write's run that lost a
+   * race; its queue locks stay held and the next run's transaction begins at once.
+   */
+  | { op: 'end'; conn: Conn; retry?: boolean }
   | { op: 'stats' }
   | { op: 'close' };
 

@@ -30,9 +30,15 @@ export const MIGRATIONS: readonly string[] = [
    )`,
 ];
 
-/** Advisory lock keys (one 64-bit space per database): migrations, and the lock every write transaction takes. */
+/** Advisory lock keys (one 64-bit space per database): migrations. */
 export const MIGRATION_LOCK = 0x67726e_01;
-export const WRITE_LOCK = 0x67726e_02;
+
+/**
+ * The SQL of a queue's advisory lock key ($1: the queue id): a write transaction takes the lock of each queue it
+ * touches, so that the inputs of one queue are serialised while those of other queues commit at the same time
+ * (worker.ts). A 64-bit hash of a name of its own, so it meets no other lock.
+ */
+export const QUEUE_LOCK_KEY = "hashtextextended('greenline-queue:' || $1, 0)";
 
 /** The channel a process notifies when it committed an input to a queue another process drives. */
 export const QUEUE_CHANNEL = 'greenline_queue';
