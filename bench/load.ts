@@ -73,7 +73,8 @@ console.log('listening on ' + address);`;
   }
 }
 
-function listening(child: ReturnType<typeof spawn>): Promise<string> {
+/** The service's (or the bare route's) address, once the child says it listens. */
+export function listening(child: ReturnType<typeof spawn>): Promise<string> {
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise<string>((resolve, reject) => {

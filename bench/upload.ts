@@ -2,7 +2,9 @@
  * Storing one large JUnit upload (issue 19): 200,000 test cases parsed off the event loop, then stored in one
  * transaction (the baseline, as before) or in batches of TESTS_PER_TRANSACTION (ingestBatches.ts) on LMDB. For each,
  * in a fresh child process: the time to store, the longest the event loop was held (a timer sampling every 5 ms),
- * and the process's peak RSS. `npx tsx bench/upload.ts [-- CASES]`.
+ * and the process's peak RSS. Then, over HTTP on the built service (bench/uploadIsolation.ts): getQueue on an idle
+ * queue alone and during such an upload, and the time to refuse an upload over the limit.
+ * `npm run build && npx tsx bench/upload.ts [-- CASES [SECONDS]]`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { TESTS_PER_TRANSACTION, uploadInBatches } from '../engine/flaky/ingestBatches.js';
 import { prepareOffThread } from '../engine/flaky/prepareOffThread.js';
 import { openLmdbStore } from '../engine/store/index.js';
+import { runIsolation } from './uploadIsolation.js';
 
 const REPO = { host: 'github.com', owner: 'bench', name: 'upload' };
 
@@ -93,4 +96,5 @@ if (process.argv[2] === '--child') {
   console.log(
     `ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`,
   );
+  await runIsolation({ cases, seconds: Number(process.argv[3] ?? 20), connections: 4 });
 }
