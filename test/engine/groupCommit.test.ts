@@ -87,6 +87,9 @@ describe('group commit over HTTP', () => {
       expect(store.syncStats().pending).toBeGreaterThan(0);
       await turns(50);
       expect(answered).toBe(false);
+      // The health check shows nothing stored: it answers while the sync is held.
+      expect((await api!.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      expect(answered).toBe(false);
     } finally {
       release.resolve();
     }
