@@ -4,12 +4,13 @@
  * The Store interface is synchronous (the engine runs each input as one synchronous transaction) and `pg` is not, so
  * the client runs on a worker thread and every call blocks on it (postgres/syncWorker.ts, postgres/worker.ts).
  * A read is one REPEATABLE READ snapshot, begun with its first call and ended without a round trip. A write is one
- * SERIALIZABLE transaction that reads through itself, taking the lock of each queue the first time it touches one of
- * its keys (postgres/queueScope.ts), so the inputs of one queue are serialised and those of different queues commit
- * concurrently, across processes; it keeps its changes in an overlay, as the memory store does; when `fn` returns
- * they go to the worker as one request that writes them, checks the fencing tokens given with `withFences`, and
- * commits. A transaction PostgreSQL fails as a lost race (serialization failure, deadlock) is run again, `fn` and
- * all, up to MAX_ATTEMPTS times: `fn` has no effect outside its transaction.
+ * transaction that reads through itself, taking the lock of each scope (a queue, a repository's flaky tests…) the
+ * first time it touches one of its keys (postgres/queueScope.ts), so the inputs of one queue are serialised and those
+ * of different queues commit concurrently, across processes; it keeps its changes in an overlay, as the memory store
+ * does; when `fn` returns they go to the worker as one request that writes them, checks the fencing tokens given with
+ * `withFences`, and commits. A transaction that lost a race (a deadlock between two scopes' locks, a queue made
+ * meanwhile under a key it read as absent) is run again, `fn` and all, up to MAX_ATTEMPTS times: `fn` has no effect
+ * outside its transaction.
  */
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
@@ -17,7 +18,7 @@ import { applyPending, latin1, Overlay } from './overlay.js';
 import { DependencyUnavailableError } from '../model/unavailable.js';
 import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
-import { queueOfKey, queueOfScan, RETRYABLE_CODES } from './postgres/queueScope.js';
+import { INDEX_COLLECTION, RETRYABLE_CODES, scopeOf, scopeOfScan } from './postgres/queueScope.js';
 import { StorageFullError } from './store.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
@@ -98,7 +99,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const pending = overlay?.get(name, latin1(enc));
         let json: string | undefined;
         if (pending === undefined) {
-          json = call(conn, { op: 'get', coll: name, key: enc, ...lock(queueOfKey(name, key)) }) as string | undefined;
+          json = call(conn, { op: 'get', coll: name, key: enc, ...lock(scopeOf(name, key)) }) as string | undefined;
           known?.set(`${name}\u0000${latin1(enc)}`, json !== undefined);
         } else {
           json = pending?.json;
@@ -115,7 +116,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const reverse = options?.reverse === true;
         // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
         const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
-        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }), ...lock(queueOfScan(name, options)) }) as Row[]).map((row) => ({
+        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }), ...lock(scopeOfScan(name, options)) }) as Row[]).map((row) => ({
           enc: latin1(row.k),
           json: row.v,
         }));
@@ -132,7 +133,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         checkCollection(name);
         const text = scanRangeLatin1(options);
         if (!text || options?.limit === 0) return 0;
-        let count = call(conn, { op: 'count', coll: name, range: byteRange(text), ...lock(queueOfScan(name, options)) }) as number;
+        let count = call(conn, { op: 'count', coll: name, range: byteRange(text), ...lock(scopeOfScan(name, options)) }) as number;
         const pending = overlay?.within(name, text) ?? [];
         if (pending.length > 0) {
           const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
@@ -157,8 +158,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     };
     /** Queues written to without a read of them first: their locks are taken when committing. */
     const blind = new Set<string>();
-    const wrote = (queueId: string | undefined): void => {
-      if (queueId !== undefined && !locked.has(queueId)) blind.add(queueId);
+    const wrote = (name: CollectionName, key: Key): void => {
+      const scope = name === INDEX_COLLECTION ? INDEX_COLLECTION : scopeOf(name, key);
+      if (scope !== undefined && !locked.has(scope)) blind.add(scope);
     };
     const tx: WriteTx = {
       ...makeReadTx(scope, 'w', overlay, known, locked),
@@ -167,16 +169,16 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         checkCollection(name);
         const enc = encodeKeyLatin1(key);
         overlay.put(name, enc, toJson(value));
-        wrote(queueOfKey(name, key));
+        wrote(name, key);
       },
       remove(name: CollectionName, key: Key): boolean {
         scope.check();
         checkCollection(name);
         const enc = encodeKey(key);
-        const queueId = queueOfKey(name, key);
+        const queueId = scopeOf(name, key);
         const stored = (): boolean => known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc], ...lockFor(queueId) }) as unknown[]).length > 0;
         const had = overlay.remove(name, latin1(enc), stored);
-        wrote(queueId);
+        wrote(name, key);
         return had;
       },
     };
@@ -195,8 +197,18 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         const begin = !begun.w;
         begun.w = false;
         // Sorted, so that two transactions taking several of the same locks at commit take them in one order.
-        const locks = [...blind].filter((queueId) => !locked.has(queueId)).sort();
-        request({ op: 'commit', begin, puts, removes, fences, notify: [], ...(locks.length === 0 ? {} : { locks }) });
+        const locks = [...blind].filter((scope) => !locked.has(scope)).sort();
+        const absent = puts.filter((put) => put.coll === INDEX_COLLECTION && known.get(`${put.coll}\u0000${latin1(put.key)}`) === false);
+        request({
+          op: 'commit',
+          begin,
+          puts,
+          removes,
+          fences,
+          notify: [],
+          ...(locks.length === 0 ? {} : { locks }),
+          ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
+        });
       }
       return result;
     } finally {
@@ -242,12 +254,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           failure = error;
           failed = true;
         } finally {
-          // Ends the run's transaction (a run that only read, or failed; a committed one has ended) and lets its queue
-          // locks go, unless it runs again: then they stay held and the next run's transaction begins at once.
+          // Ends the run's transaction (a run that only read, or failed; a committed one has ended) and lets its locks go.
           const lost = failed && retryable(failure);
           if (begun.w || lost) {
             begun.w = false;
-            worker.post({ op: 'end', conn: 'w', ...(lost && attempt < MAX_ATTEMPTS ? { retry: true } : {}) });
+            worker.post({ op: 'end', conn: 'w' });
           }
         }
         if (!retryable(failure)) throw failure;

@@ -1,13 +1,14 @@
 /**
  * Per-queue serialisation on PostgreSQL (store/postgres/queueScope.ts, worker.ts): a write transaction takes the lock
  * of each queue it touches, so writes of other queues — from another session, another process — commit while it
- * holds them, and a write that had to wait for a queue's lock runs again on a snapshot that sees what the holder
- * committed. Two stores in one process are two sessions, as two processes are.
+ * holds them, a write that had to wait for a queue's lock reads what the holder committed, and two sessions making
+ * the same queue at once make it once. Two stores in one process are two sessions, as two processes are.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import pg from 'pg';
 import { DependencyUnavailableError } from '../../engine/model/unavailable.js';
 import { encodeKey } from '../../engine/store/keyCodec.js';
+import { SCOPE_LOCK_KEY } from '../../engine/store/postgres/schema.js';
 import { openPostgresStore } from '../../engine/store/postgresStore.js';
 import { startPostgres, type PgCluster } from './cluster.js';
 
@@ -55,7 +56,7 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
     }
   });
 
-  test('a write that waited for a queue held by another session runs again and sees what that session committed', async () => {
+  test('a write that waited for a queue held by another session sees what that session committed', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     const store = openPostgresStore({ url, applicationName: 'locks-retry', timeouts: { ...TIMEOUTS, lockMs: 5_000 } });
@@ -68,11 +69,11 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
       });
       const key = `\\x${encodeKey(['q1']).toString('hex')}`;
       await other.query('BEGIN');
-      await other.query("SELECT pg_advisory_xact_lock(hashtextextended('greenline-queue:' || $1, 0))", ['q1']);
+      await other.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, ['queue:q1']);
       // Sent now, run by the server while the store waits: q1 becomes 5, then the lock is released.
       const committing = other.query(`SELECT pg_sleep(0.3); UPDATE greenline_kv SET v = '{"n":5}' WHERE coll = 'queues' AND k = '${key}'; COMMIT`);
       store.write((tx) => {
-        tx.get('meta', ['a']); // the snapshot is taken here, before the queue's lock is asked for
+        tx.get('meta', ['a']); // a first statement before the queue's lock is asked for
         const q1 = counter(tx.get('queues', ['q1']));
         tx.put('queues', ['q1'], { n: q1.n + 1 } as never);
       });
@@ -82,6 +83,34 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
     } finally {
       await other.end();
       await store.close();
+      await pgCluster.dropDatabase(url);
+    }
+  });
+
+  test('two sessions making the same queue at once: the one that read its key as absent runs again and finds it', async () => {
+    const pgCluster = cluster as PgCluster;
+    const url = await pgCluster.createDatabase();
+    const a = openPostgresStore({ url, applicationName: 'index-a', timeouts: TIMEOUTS });
+    const b = openPostgresStore({ url, applicationName: 'index-b', timeouts: TIMEOUTS });
+    const key = ['acme', 'github.com', 'acme', 'widgets', 'main'];
+    try {
+      let runs = 0;
+      const found = a.write((tx) => {
+        runs += 1;
+        const existing = tx.get('queueIndex', key);
+        if (existing === undefined) {
+          // Meanwhile the other session makes the same queue.
+          if (runs === 1) b.write((other) => other.put('queueIndex', key, 'q_b'));
+          tx.put('queueIndex', key, 'q_a');
+        }
+        return existing;
+      });
+      expect(runs).toBe(2);
+      expect(found).toBe('q_b');
+      expect(a.read((tx) => tx.get('queueIndex', key))).toBe('q_b');
+    } finally {
+      await a.close();
+      await b.close();
       await pgCluster.dropDatabase(url);
     }
   });

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import pg from 'pg';
 import { DependencyUnavailableError } from '../../engine/model/unavailable.js';
-import { QUEUE_LOCK_KEY } from '../../engine/store/postgres/schema.js';
+import { SCOPE_LOCK_KEY } from '../../engine/store/postgres/schema.js';
 import { openPostgresStore, type PostgresStore } from '../../engine/store/postgresStore.js';
 import { startPostgres, type PgCluster } from './cluster.js';
 
@@ -45,7 +45,7 @@ describe.skipIf(cluster === undefined)('the PostgreSQL store with its database u
     try {
       store.write((tx) => tx.put('meta', ['a'], 1));
       await other.query('BEGIN');
-      await other.query(`SELECT pg_advisory_xact_lock(${QUEUE_LOCK_KEY})`, ['q1']);
+      await other.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, ['queue:q1']);
       expect(storeDown(() => store.write((tx) => tx.put('queues', ['q1'], { n: 1 } as never))).message).toMatch(/lock timeout/);
       expect(storeDown(() => store.write((tx) => tx.get('pullRequests', ['q1', 3]))).message).toMatch(/lock timeout/);
       // Another queue, and what belongs to no queue, commit while q1 is held; reads take no lock.

@@ -15,8 +15,8 @@ export interface Fence {
 }
 
 /**
- * `locks`: in a write transaction, queues whose lock to take (in this order) before the statement: the first time
- * the transaction touches each (worker.ts).
+ * `locks`: in a write transaction, scopes (queueScope.ts) whose lock to take, in this order, before the statement:
+ * the first time the transaction touches each (worker.ts).
  */
 export type Request =
   | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[] }
@@ -28,16 +28,15 @@ export type Request =
       op: 'commit';
       begin: boolean;
       locks?: string[];
+      /** Keys of one collection read as absent before their scope was locked, and put: checked absent still. */
+      absent?: { coll: string; key: Uint8Array }[];
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
       notify: string[];
     }
-  /**
-   * Ends the connection's transaction (read: commit; write: rollback). No answer. `retry`: a write's run that lost a
-   * race; its queue locks stay held and the next run's transaction begins at once.
-   */
-  | { op: 'end'; conn: Conn; retry?: boolean }
+  /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */
+  | { op: 'end'; conn: Conn }
   | { op: 'stats' }
   | { op: 'close' };
 

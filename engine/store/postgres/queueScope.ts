@@ -1,9 +1,11 @@
 /**
- * Which queue a key belongs to, for the PostgreSQL store's per-queue locks (worker.ts): the collections whose keys
- * start with the queue id hold one queue's state, and a write transaction takes that queue's lock the first time it
- * touches one of them. Other collections (tokens, the queue index, flaky-test results, deliveries) take no queue
- * lock: PostgreSQL's serialisable isolation keeps their read-modify-writes correct (a conflict fails one
- * transaction, which the store runs again).
+ * The scopes of the PostgreSQL store's locks (worker.ts): a write transaction takes the lock of each scope the first
+ * time it touches one of its keys, so that what it reads of the scope afterwards is the scope's latest commit and
+ * nothing else writes the scope until it ends. A queue is a scope (the collections whose keys start with its id);
+ * so is a repository's flaky-test data ([org, repoId, …]), the tokens, the store's meta entries and the webhook
+ * deliveries. Two keys read without a lock: the queue index (read by every input, written only when a queue is
+ * made or deleted — its puts take the index's lock at commit, and a key read as absent must be absent still) and
+ * runsBySha (one key per test branch, written with its queue's lock).
  */
 import type { CollectionName, Key, ScanOptions } from '../store.js';
 
@@ -24,23 +26,42 @@ const QUEUE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>([
   'mergedHeads',
 ]);
 
-/** The queue id a key of `collection` belongs to, if it is a queue's. */
-export function queueOfKey(collection: CollectionName, key: Key): string | undefined {
-  const first = key[0];
-  return QUEUE_COLLECTIONS.has(collection) && typeof first === 'string' ? first : undefined;
+const WHOLE: Partial<Record<CollectionName, string>> = {
+  tokens: 'tokens',
+  meta: 'meta',
+  webhookDeliveries: 'deliveries',
+  webhookDeliveryTimes: 'deliveries',
+  webhookInbox: 'deliveries',
+};
+
+/** The collection whose puts lock at commit, with the check that keys read as absent still are. */
+export const INDEX_COLLECTION: CollectionName = 'queueIndex';
+
+/**
+ * The scope of a key (or a scan's prefix) of `collection`, if reading it takes a lock. A flaky-test key or prefix
+ * shorter than [org, repoId] names no one repository: it takes none.
+ */
+export function scopeOf(collection: CollectionName, key: Key): string | undefined {
+  const whole = WHOLE[collection];
+  if (whole !== undefined) return whole;
+  const [first, second] = key;
+  if (QUEUE_COLLECTIONS.has(collection)) return typeof first === 'string' ? `queue:${first}` : undefined;
+  if (collection.startsWith('flaky')) return first === undefined || second === undefined ? undefined : `flaky:${first}\u0000${second}`;
+  return undefined;
 }
 
-/** The queue a scan stays within (its prefix names one), if any. */
-export function queueOfScan(collection: CollectionName, options: ScanOptions | undefined): string | undefined {
-  return options?.prefix === undefined ? undefined : queueOfKey(collection, options.prefix);
+/** The scope a scan stays within, if any. */
+export function scopeOfScan(collection: CollectionName, options: ScanOptions | undefined): string | undefined {
+  if (WHOLE[collection] !== undefined) return WHOLE[collection];
+  return options?.prefix === undefined ? undefined : scopeOf(collection, options.prefix);
 }
 
-/** The worker's own code: the transaction waited for a queue lock after its snapshot was taken. */
-export const STALE_SNAPSHOT = 'GL001';
+/** The worker's own code: a key the transaction read as absent was written meanwhile. */
+export const STALE_READ = 'GL001';
 
 /** Answers that the transaction lost a race and may simply be run again. */
 export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected
-  STALE_SNAPSHOT,
+  STALE_READ,
 ]);

@@ -34,11 +34,11 @@ export const MIGRATIONS: readonly string[] = [
 export const MIGRATION_LOCK = 0x67726e_01;
 
 /**
- * The SQL of a queue's advisory lock key ($1: the queue id): a write transaction takes the lock of each queue it
- * touches, so that the inputs of one queue are serialised while those of other queues commit at the same time
- * (worker.ts). A 64-bit hash of a name of its own, so it meets no other lock.
+ * The SQL of a scope's advisory lock key ($1: the scope, queueScope.ts): a write transaction takes the lock of each
+ * scope it touches (a queue, a repository's flaky tests…), so that the writes of one scope are serialised while those
+ * of others commit at the same time (worker.ts). A 64-bit hash of a name of its own, so it meets no other lock.
  */
-export const QUEUE_LOCK_KEY = "hashtextextended('greenline-queue:' || $1, 0)";
+export const SCOPE_LOCK_KEY = "hashtextextended('greenline-lock:' || $1, 0)";
 
 /** The channel a process notifies when it committed an input to a queue another process drives. */
 export const QUEUE_CHANNEL = 'greenline_queue';

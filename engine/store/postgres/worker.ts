@@ -2,16 +2,16 @@
  * The worker thread of the PostgreSQL store: it owns two `pg` connections (reads, writes), takes one request at a
  * time from the main thread in order, and after posting each answer bumps the shared counter the main thread waits
  * on with Atomics.wait (the technique of `synckit`). A request marked `begin` opens its connection's transaction
- * first: a read is a REPEATABLE READ snapshot; a write is SERIALIZABLE and takes the advisory lock of each queue it
- * touches (the first time it does), so that the inputs of one queue are serialised while writes of other queues, in
- * this process or any other, commit at the same time; anything else two writes both touch is kept serialisable by
- * PostgreSQL, which fails one of them (40001, retried by the store). A write's changes arrive as one `commit`
- * request: one round trip, checked against the queue leases (fencing tokens) inside the same transaction.
+ * first: a read is a REPEATABLE READ snapshot; a write (READ COMMITTED) takes the lock of each scope it touches —
+ * a queue, a flaky-test repository, the tokens… (queueScope.ts) — before its first statement on it, so every read
+ * of the scope after that sees its latest commit and the inputs of one queue are serialised, while writes of other
+ * queues, in this process or any other, commit at the same time. A write's changes arrive as one `commit` request:
+ * one round trip, checked against the queue leases (fencing tokens) inside the same transaction.
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { migrate, QUEUE_LOCK_KEY } from './schema.js';
-import { RETRYABLE_CODES, STALE_SNAPSHOT } from './queueScope.js';
+import { migrate, SCOPE_LOCK_KEY } from './schema.js';
+import { STALE_READ } from './queueScope.js';
 import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -23,20 +23,17 @@ class LeaseLostError extends Error {
   override name = 'LeaseLostError';
 }
 
-/** A write transaction to run again (queueScope.ts: RETRYABLE_CODES). */
-class StaleSnapshotError extends Error {
-  override name = 'StaleSnapshotError';
-  readonly code = STALE_SNAPSHOT;
+/** A write transaction to run again (queueScope.ts: RETRYABLE_CODES): what it read as absent is there now. */
+class StaleReadError extends Error {
+  override name = 'StaleReadError';
+  readonly code = STALE_READ;
 }
 
 /**
- * The queues whose lock the write connection holds: session locks, taken the first time a write transaction touches
- * the queue and released when the write ends (committed, or given up), kept across the runs of one write.
+ * The scopes whose lock the write connection holds: session locks, taken the first time a write transaction touches
+ * the scope and released when it ends (committed or rolled back).
  */
 const heldLocks = new Set<string>();
-/** The write connection began its next transaction as it rolled back a run to retry (as the read connection does). */
-let writeBegun = false;
-const BEGIN_WRITE = 'BEGIN ISOLATION LEVEL SERIALIZABLE';
 
 const connections = new Map<Conn, pg.Client>();
 /** Connections with a transaction open. One that broke lost it: its next request fails rather than run outside one. */
@@ -85,11 +82,8 @@ function drop(conn: Conn): void {
   connections.delete(conn);
   inTransaction.delete(conn);
   if (conn === 'r') readBegun = false;
-  else {
-    // Closing the session releases its locks.
-    heldLocks.clear();
-    writeBegun = false;
-  }
+  // Closing the session releases its locks.
+  else heldLocks.clear();
   // Not awaited: on a server that does not answer, a polite end would wait as long.
   if (client !== undefined) void client.end().catch(() => undefined);
 }
@@ -132,30 +126,21 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
     if (!readBegun) await client.query(BEGIN_READ);
     readBegun = false;
   } else {
-    if (!writeBegun) await client.query(BEGIN_WRITE);
-    writeBegun = false;
+    await client.query('BEGIN');
   }
   inTransaction.add(conn);
 }
 
 /** Takes the locks of these queues for the rest of the write transaction, each waiting at most lock_timeout. */
 async function lockQueues(client: pg.Client, locks: readonly string[] | undefined): Promise<void> {
-  let waited = false;
-  for (const queueId of locks ?? []) {
-    if (heldLocks.has(queueId)) continue;
-    const { rows } = await client.query(`SELECT pg_try_advisory_lock(${QUEUE_LOCK_KEY}) AS got`, [queueId]);
-    if (rows[0]?.got !== true) {
-      await client.query(`SELECT pg_advisory_lock(${QUEUE_LOCK_KEY})`, [queueId]);
-      waited = true;
-    }
-    heldLocks.add(queueId);
+  for (const scope of locks ?? []) {
+    if (heldLocks.has(scope)) continue;
+    await client.query(`SELECT pg_advisory_lock(${SCOPE_LOCK_KEY})`, [scope]);
+    heldLocks.add(scope);
   }
-  // The snapshot was taken before the wait, so it may miss what the holder committed: the store runs the
-  // transaction again, on a fresh snapshot, with the lock still held (a session lock outlives the rollback).
-  if (waited) throw new StaleSnapshotError('the transaction waited for a queue lock; it runs again on a fresh snapshot');
 }
 
-/** Ends the write transaction's hold on queue locks. */
+/** Ends the write transaction's hold on its locks. */
 async function unlockQueues(client: pg.Client): Promise<void> {
   if (heldLocks.size === 0) return;
   heldLocks.clear();
@@ -203,6 +188,14 @@ async function handle(request: Request): Promise<unknown> {
       try {
         await begin(client, 'w', request.begin);
         await lockQueues(client, request.locks);
+        // Keys the transaction read as absent (before it held their scope) and now puts: still absent, or it runs again.
+        if (request.absent !== undefined && request.absent.length > 0) {
+          const { rows } = await client.query('SELECT 1 FROM greenline_kv WHERE coll = $1 AND k = ANY($2::bytea[]) LIMIT 1', [
+            request.absent[0]?.coll,
+            request.absent.map((entry) => Buffer.from(entry.key)),
+          ]);
+          if (rows.length > 0) throw new StaleReadError('a key the transaction read as absent was written meanwhile; it runs again');
+        }
         for (const fence of request.fences) {
           const { rows } = await client.query('SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE', [
             fence.queueId,
@@ -230,9 +223,7 @@ async function handle(request: Request): Promise<unknown> {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
         if (!isUnavailable(error)) {
           await client.query('ROLLBACK').catch(() => undefined);
-          // A run to retry keeps its locks; a write that failed for good lets them go.
-          const code = (error as { code?: unknown }).code;
-          if (typeof code !== 'string' || !RETRYABLE_CODES.has(code)) await unlockQueues(client).catch(() => undefined);
+          await unlockQueues(client).catch(() => undefined);
         }
         throw error;
       } finally {
@@ -246,14 +237,7 @@ async function handle(request: Request): Promise<unknown> {
       if (client === undefined || (!open && (request.conn === 'r' || heldLocks.size === 0))) return undefined;
       if (request.conn === 'w') {
         if (open) await client.query('ROLLBACK');
-        if (request.retry === true) {
-          // The next run of the same write: its transaction begins now, with the queue locks still held.
-          await client.query(BEGIN_WRITE);
-          inTransaction.add('w');
-          writeBegun = true;
-        } else {
-          await unlockQueues(client);
-        }
+        await unlockQueues(client);
       } else {
         await client.query(`COMMIT; ${BEGIN_READ}`);
         readBegun = true;
