@@ -140,13 +140,6 @@ async function lockQueues(client: pg.Client, locks: readonly string[] | undefine
   }
 }
 
-/** Ends the write transaction's hold on its locks. */
-async function unlockQueues(client: pg.Client): Promise<void> {
-  if (heldLocks.size === 0) return;
-  heldLocks.clear();
-  await client.query('SELECT pg_advisory_unlock_all()');
-}
-
 /** The WHERE clause of a range within a collection ($1 is the collection). */
 function where(range: Range, params: unknown[]): string {
   let sql = 'coll = $1';
@@ -217,13 +210,17 @@ async function handle(request: Request): Promise<unknown> {
           ],
         );
         for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
-        await client.query('COMMIT');
-        await unlockQueues(client);
+        // One round trip: the commit, and the locks let go after it.
+        if (heldLocks.size === 0) await client.query('COMMIT');
+        else {
+          heldLocks.clear();
+          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+        }
       } catch (error) {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
         if (!isUnavailable(error)) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          await unlockQueues(client).catch(() => undefined);
+          heldLocks.clear();
+          await client.query('ROLLBACK; SELECT pg_advisory_unlock_all()').catch(() => undefined);
         }
         throw error;
       } finally {
@@ -236,8 +233,11 @@ async function handle(request: Request): Promise<unknown> {
       const open = inTransaction.delete(request.conn);
       if (client === undefined || (!open && (request.conn === 'r' || heldLocks.size === 0))) return undefined;
       if (request.conn === 'w') {
-        if (open) await client.query('ROLLBACK');
-        await unlockQueues(client);
+        if (heldLocks.size === 0) await client.query('ROLLBACK');
+        else {
+          heldLocks.clear();
+          await client.query(open ? 'ROLLBACK; SELECT pg_advisory_unlock_all()' : 'SELECT pg_advisory_unlock_all()');
+        }
       } else {
         await client.query(`COMMIT; ${BEGIN_READ}`);
         readBegun = true;
