@@ -46,6 +46,13 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
       });
       expect(inside).toEqual(['b wrote q2 and meta', 'b waited for q1, then gave up']);
       expect(b.read((tx) => [tx.get('queues', ['q1']), tx.get('queues', ['q2']), tx.get('meta', ['other'])])).toEqual([{ n: 2 }, { n: 2 }, 'b']);
+      // Every kind of scope takes its lock and commits (a scope's name is text PostgreSQL takes).
+      b.write((tx) => {
+        tx.get('flakyTests', ['acme', 'repo/x', 't1']);
+        tx.put('flakyTests', ['acme', 'repo/x', 't1'], { n: 1 } as never);
+        tx.get('tokens', ['t']);
+        tx.get('webhookInbox', ['d']);
+      });
       // Once `a` committed, q1 is free for `b`.
       b.write((tx) => tx.put('queues', ['q1'], { n: counter(tx.get('queues', ['q1'])).n + 1 } as never));
       expect(a.read((tx) => tx.get('queues', ['q1']))).toEqual({ n: 3 });

@@ -46,7 +46,8 @@ export function scopeOf(collection: CollectionName, key: Key): string | undefine
   if (whole !== undefined) return whole;
   const [first, second] = key;
   if (QUEUE_COLLECTIONS.has(collection)) return typeof first === 'string' ? `queue:${first}` : undefined;
-  if (collection.startsWith('flaky')) return first === undefined || second === undefined ? undefined : `flaky:${first}\u0000${second}`;
+  // JSON: a lock's name is PostgreSQL text, which holds no NUL, and the parts are told apart whatever they hold.
+  if (collection.startsWith('flaky')) return first === undefined || second === undefined ? undefined : `flaky:${JSON.stringify([first, second])}`;
   return undefined;
 }
 
