@@ -95,8 +95,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     closing = true;
   });
   // Requests that were in flight when closing began end their connection, so close() need not wait for keep-alive.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // Group commit: no answer before what was committed for it (and before it) is on disk; the health checks show
+    // nothing stored, and answer even while the disk is slow.
+    if (request.routeOptions.url === '/healthz' || request.routeOptions.url === '/readyz') return;
+    await engine.durable().catch((error: unknown) => {
+      if (reply.statusCode < 400) throw error;
+    });
   });
 
   // Every JSON or plain-text answer ends with a newline (textLines.ts).

@@ -57,6 +57,7 @@ const EnvSchema = z.object({
     .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
     .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
     .optional(),
+  GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('each'),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
   GREENLINE_RETAIN_PRS_DAYS: days(DEFAULT_RETENTION.prsDays),
@@ -94,6 +95,8 @@ export interface ServiceConfig {
   timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
   /** GREENLINE_MAX_DB_SIZE in bytes, when set. */
   maxDbBytes?: number;
+  /** GREENLINE_LMDB_SYNC: LMDB commits synced in groups off the event loop (store/groupCommit.ts), or each alone. */
+  lmdbSync: 'group' | 'each';
   /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
   rateLimit: { perToken: number; scrapePerToken: number };
   /** How long what ended is kept, and how often the sweep runs (engine/retention). */
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
+    lmdbSync: values.GREENLINE_LMDB_SYNC,
     rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
     retention: {
       ...DEFAULT_RETENTION,

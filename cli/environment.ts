@@ -24,6 +24,8 @@ export const ENVIRONMENT = {
     'seconds SIGTERM waits for requests in flight; then uploads still running are stopped (503 upload_interrupted: the same upload sent again completes it) and the connections left are closed (default 10)',
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
+  GREENLINE_LMDB_SYNC:
+    'each: every commit to the LMDB store synced on its own before it is answered (the default); group: commits synced in groups off the event loop, each answer sent once its write is on disk, faster under load but a power loss between a commit and its sync can corrupt the store on file systems that do not write pages in order (see Durability in the README) (default each)',
   GREENLINE_RATE_LIMIT:
     'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',

@@ -6,6 +6,7 @@
 import type { Clock } from './runtime/clock.js';
 import type { Scheduler } from './runtime/scheduler.js';
 import type { Store } from './store/store.js';
+import { DependencyUnavailableError } from './model/unavailable.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { randomBytes } from 'node:crypto';
 import { createToken, findToken, type TokenRecord, type TokenScope } from './tokens.js';
@@ -21,6 +22,19 @@ export class ServiceReads {
     private readonly signingKey: () => Buffer = ephemeralKey(),
   ) {
     this.clock = scheduler;
+  }
+
+  /**
+   * Resolves once everything committed so far is on disk (group commit: store/groupCommit.ts); an answer is sent
+   * only after it, so no client is told of a write a crash of the machine could still undo. A sync that fails
+   * rejects with the store unavailable (503).
+   */
+  async durable(): Promise<void> {
+    try {
+      await this.store.durable?.();
+    } catch (error) {
+      throw new DependencyUnavailableError('store', `the store could not make its writes durable: ${error instanceof Error ? error.message : String(error)}`, 5, { cause: error });
+    }
   }
 
   /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
