@@ -95,4 +95,17 @@ describe('speculation along the build graph', () => {
     await h.pass(3);
     expect(h.mergeOrder()).toEqual([1, 3]);
   });
+
+  test('a pass alone stands when only PRs it does not overlap merged meanwhile', async () => {
+    const h = await queue('direct');
+    await enqueue(h, { 1: ['//x'], 2: ['//x'], 3: ['//z'] });
+    await h.pass(3);
+    await h.fail(1);
+    expect(h.mergeOrder()).toEqual([3]);
+    const alone = h.runOf(2).id;
+    await h.pass(2);
+    // 3 merged during 2's run alone, but touches none of its targets: the run decides, as any run of a lane would.
+    expect(h.mergeOrder()).toEqual([3, 2]);
+    expect(h.pr(2).runId).toBe(alone);
+  });
 });
