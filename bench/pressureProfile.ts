@@ -56,7 +56,13 @@ export function profileOf(outcome: QueueOutcome, oracle: QueueOutcome, arrivals:
     else row.other++;
     kinds.set(kind, row);
   }
-  lines.push(`runs: ${outcome.runs.length} for ${merged} merged (${(outcome.runs.length / Math.max(1, merged)).toFixed(2)} per merge)`);
+  const ciMinutes = (of: QueueOutcome) => of.runs.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / 60_000;
+  const oracleMerged = oracle.prs.filter((pr) => pr.state === 'MERGED').length;
+  const perMerge = ciMinutes(outcome) / Math.max(1, merged);
+  const oraclePerMerge = ciMinutes(oracle) / Math.max(1, oracleMerged);
+  lines.push(
+    `runs: ${outcome.runs.length} for ${merged} merged (${(outcome.runs.length / Math.max(1, merged)).toFixed(2)} per merge); CI time ${perMerge.toFixed(0)} min per merge = ${(perMerge / oraclePerMerge).toFixed(2)}× the oracle's ${oraclePerMerge.toFixed(0)}`,
+  );
   for (const [kind, row] of kinds) {
     const total = row.passed + row.failed + row.cancelled + row.other;
     lines.push(
