@@ -58,14 +58,14 @@ export function failureChance(pr: PlanPullRequest): number {
 export function lineSpeculations(view: LineupView): Decision[] {
   const { lineup, state } = view.input;
   if (!view.direct || !hasQueueTag(state, 'startsWork')) return [];
-  const decisions: Decision[] = [];
-  lineup.forEach((pr, at) => {
-    if (!PR_IS.waiting(pr.state) || pr.group !== null || pr.mergeRequested || pr.speculated === true) return;
+  for (let at = 0; at < lineup.length; at++) {
+    const pr = lineup[at] as PlanPullRequest;
+    if (!PR_IS.waiting(pr.state) || pr.group !== null || pr.mergeRequested || pr.speculated === true) continue;
     const suspects = view.unsettledAhead(at, isSuspect);
-    if (suspects === 0) return;
-    decisions.push({ kind: 'isolate', pr: pr.number, likelihood: failureChance(pr), behind: suspects, line: true });
-  });
-  return decisions;
+    // One at a time: the PRs behind an isolated PR are then predicted without it, and may have no suspect left.
+    if (suspects > 0) return [{ kind: 'isolate', pr: pr.number, likelihood: failureChance(pr), behind: suspects, line: true }];
+  }
+  return [];
 }
 
 /** An unsettled PR (not passed) whose outcome is open: it has not passed alone either. */
