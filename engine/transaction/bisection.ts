@@ -9,6 +9,7 @@
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { afterResults, requeue } from './moves.js';
+import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
 import { fail } from './runs.js';
 
@@ -75,7 +76,13 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const memory = q.runtime.bisections[bisectionId];
   const group = q.requirePr(prs[0] as number).group;
   const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
-  const stale = mergedSince === undefined || mergedSince.some((number) => !run.basePrs.includes(number));
+  const stale =
+    mergedSince === undefined ||
+    mergesReach(
+      q,
+      mergedSince.filter((number) => !run.basePrs.includes(number)),
+      run.prs,
+    );
   for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
   q.runtime.lineup.splice(afterResults(q), 0, ...prs);
