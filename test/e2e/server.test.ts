@@ -186,6 +186,6 @@ describe('greenline command line', () => {
     const wrong = await runCli(['launch'], {});
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('unknown command "launch"');
-    expect((await runCli(['serve', '--verbose'], {})).code).toBe(2);
+    expect((await runCli(['serve', '--no-such-option'], {})).code).toBe(2);
   });
 });
