@@ -10,10 +10,9 @@ import type { QueueMode, QueueState, RequestableQueueState } from './vocabulary.
 /**
  * What a queue state means, for the code outside the machine (the planner, the handlers): `startsWork` (new runs,
  * direct merges, speculation start), `merges` (passed PRs merge), `settles` (SETTLED is awaited once nothing is in
- * flight), `refusesSubmissions` (no new PR enters), `settlesOnlyHolding` (SETTLED is awaited only while PRs wait in
- * the line-up: with none, there is nothing to finish and nothing to hold, and the state stays as asked).
+ * flight), `refusesSubmissions` (no new PR enters).
  */
-export const QUEUE_TAGS = ['startsWork', 'merges', 'settles', 'refusesSubmissions', 'settlesOnlyHolding'] as const;
+export const QUEUE_TAGS = ['startsWork', 'merges', 'settles', 'refusesSubmissions'] as const;
 export type QueueTag = (typeof QUEUE_TAGS)[number];
 const tags = (...list: QueueTag[]): QueueTag[] => list;
 
@@ -80,7 +79,7 @@ export const queueMachine = setup({
       },
     },
     draining: {
-      tags: tags('merges', 'settles', 'refusesSubmissions', 'settlesOnlyHolding'),
+      tags: tags('merges', 'settles', 'refusesSubmissions'),
       on: {
         RESUME: 'running',
         PAUSE: 'paused',

@@ -113,16 +113,9 @@ export function plan(input: PlanInput): Plan {
   return { decisions: settle(view), wakeAt: starts.wakeAt };
 }
 
-/**
- * Draining ends in `paused` once what was in flight has ended, holding the PRs still waiting. A draining queue that
- * holds no PR has nothing to finish and nothing to hold: it stays `draining` (which starts and merges nothing, as
- * `paused` does) until told otherwise, so that it reads back the state it was asked for (a declarative client,
- * Terraform's, applies `draining` and then waits for the queue to empty).
- */
 function settle(view: LineupView): Decision[] {
   const { state, activeRuns, lineup } = view.input;
   if (!hasQueueTag(state, 'settles')) return [];
   if (activeRuns.length > 0 || lineup.some((pr) => pr.mergeRequested)) return [];
-  if (lineup.length === 0 && hasQueueTag(state, 'settlesOnlyHolding')) return [];
   return [{ kind: 'settle' }];
 }

@@ -21,13 +21,10 @@ async function ok(path: string, body: unknown) {
 }
 
 describe('Terraform: a queue reads back what was applied', () => {
-  test('draining an empty queue answers and reads draining; it refuses submissions and starts nothing', async () => {
+  test('draining an empty queue pauses it at once: the addendum (then the queue pauses) wins over the Terraform provider', async () => {
     await ok('createQueue', queueBody());
-    expect(await ok('updateQueue', queueBody({ state: 'draining' }))).toMatchObject({ state: 'draining' });
-    expect(await ok('getQueue', queueBody())).toMatchObject({ state: 'draining', enqueuedPullRequests: [] });
-    // Applying the same configuration again (any other setting with it) changes nothing of the state.
-    expect(await ok('updateQueue', queueBody({ state: 'DRAINING', concurrency: 3 }))).toMatchObject({ state: 'draining', concurrency: 3 });
-    expectErrorBody(await api.post('submitPullRequest', queueBody({ pr: { number: 1 } })), 409);
+    expect(await ok('updateQueue', queueBody({ state: 'draining' }))).toMatchObject({ state: 'paused' });
+    expect(await ok('getQueue', queueBody())).toMatchObject({ state: 'paused', enqueuedPullRequests: [] });
     expect(await ok('updateQueue', queueBody({ state: 'running' }))).toMatchObject({ state: 'running' });
   });
 

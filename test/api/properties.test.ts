@@ -56,7 +56,7 @@ function applyToModel(model: Model, patch: Record<string, unknown>, bisectionSet
       if (value === true) next.requiredStatuses = [];
     } else next[field] = typeof value === 'string' ? value.toLowerCase() : value;
   }
-  // The queue is empty: a drain has nothing to finish, and it reads back as asked (it pauses only holding PRs).
+  if (next.state === 'draining') next.state = 'paused'; // the queue is empty: nothing to drain (the addendum)
   const setNow = bisectionSet || patch.bisectionConcurrency !== undefined;
   if (!setNow) next.bisectionConcurrency = next.concurrency;
   // The older spellings (for the hosted service's Terraform provider) say the same as the settings they name.

@@ -162,10 +162,10 @@ describe('updateQueue', () => {
     expect(third.json()).toMatchObject({ concurrency: 9, bisectionConcurrency: 2 });
   });
 
-  test('state in either case; draining an empty queue stays draining; switching_modes cannot be requested', async () => {
+  test('state in either case; draining an empty queue pauses it; switching_modes cannot be requested', async () => {
     expect((await api.post('updateQueue', queueBody({ state: 'PAUSED' }))).json()).toMatchObject({ state: 'paused' });
     expect((await api.post('updateQueue', queueBody({ state: 'Running' }))).json()).toMatchObject({ state: 'running' });
-    expect((await api.post('updateQueue', queueBody({ state: 'draining' }))).json()).toMatchObject({ state: 'draining' });
+    expect((await api.post('updateQueue', queueBody({ state: 'draining' }))).json()).toMatchObject({ state: 'paused' });
     const refused = expectErrorBody(await api.post('updateQueue', queueBody({ state: 'switching_modes' })), 400);
     expect(refused.details?.[0]?.field).toBe('state');
   });
