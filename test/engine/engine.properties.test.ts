@@ -219,7 +219,7 @@ describe('engine properties', () => {
         expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
         checkInvariants(crashed.h, crashed.submitted);
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
     // The workloads reach the deadlines the property speaks of.
     expect(timedOut).toBeGreaterThan(20);
