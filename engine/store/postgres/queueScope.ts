@@ -8,23 +8,10 @@
  * runsBySha (one key per test branch, written with its queue's lock).
  */
 import type { CollectionName, Key, ScanOptions } from '../store.js';
+import { QUEUE_COLLECTIONS } from '../queueCollections.js';
 
-const QUEUE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>([
-  'queues',
-  'pullRequests',
-  'timeline',
-  'testRuns',
-  'actors',
-  'events',
-  'timers',
-  'outbox',
-  'impactedTargets',
-  'impactedTargetShas',
-  'metricsLog',
-  'metricsPrs',
-  'metricsTotals',
-  'mergedHeads',
-]);
+/** The queue's own record and the collections keyed by its id: all under the queue's lock. */
+const QUEUE_SCOPED: ReadonlySet<CollectionName> = new Set<CollectionName>(['queues', ...QUEUE_COLLECTIONS]);
 
 const WHOLE: Partial<Record<CollectionName, string>> = {
   tokens: 'tokens',
@@ -45,7 +32,7 @@ export function scopeOf(collection: CollectionName, key: Key): string | undefine
   const whole = WHOLE[collection];
   if (whole !== undefined) return whole;
   const [first, second] = key;
-  if (QUEUE_COLLECTIONS.has(collection)) return typeof first === 'string' ? `queue:${first}` : undefined;
+  if (QUEUE_SCOPED.has(collection)) return typeof first === 'string' ? `queue:${first}` : undefined;
   // JSON: a lock's name is PostgreSQL text, which holds no NUL, and the parts are told apart whatever they hold.
   if (collection.startsWith('flaky')) return first === undefined || second === undefined ? undefined : `flaky:${JSON.stringify([first, second])}`;
   return undefined;
