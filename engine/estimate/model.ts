@@ -13,6 +13,8 @@
  * A PR's estimate is the median and the 90th percentile of its merge time over the trials in which it merges.
  * Deterministic: the trials' random numbers come from a seed derived from the input.
  */
+import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 export interface EstimatePr {
   number: number;
@@ -43,16 +45,10 @@ export interface MergeEstimate {
   p90: number;
 }
 
-/** mulberry32: a small, well-mixed 32-bit generator. */
+/** A seeded uniform draw in [0, 1) (pure-rand, as the simulator's workloads use). */
 function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const source = xoroshiro128plus(seed | 0);
+  return () => uniformFloat64(source);
 }
 
 function seedOf(input: EstimateInput): number {
