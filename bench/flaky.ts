@@ -15,23 +15,11 @@ import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
-import { report, type Figure } from './measure.js';
+import { random, report, type Figure } from './measure.js';
 
 const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-/** A small deterministic PRNG (mulberry32), so every run sees the same history. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 

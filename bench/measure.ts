@@ -1,6 +1,7 @@
 /** Timing helpers for benchmarks: figures and ratios against a baseline measured in the same run. */
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { pullRequestMachine } from '../machines/pullRequest.js';
+import { Random } from '../sim/random.js';
 export interface Figure {
   name: string;
   operations: number;
@@ -25,15 +26,10 @@ export function report(title: string, baseline: Figure, figures: Figure[]): void
   }
 }
 
-/** A deterministic generator (xorshift) of numbers in [0, 1), so every run draws the same. */
+/** A deterministic generator of numbers in [0, 1) (the simulator's seeded pure-rand stream), so every run draws the same. */
 export function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
+  const stream = new Random(seed, 'bench');
+  return () => stream.next();
 }
 
 /** Raw XState, the baseline of the engine's benchmarks: PENDING → TESTING → TESTS_PASSED → PENDING, over and over. */

@@ -4,7 +4,7 @@
  * (setImpactedTargets without pr.sha).
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { expectErrorBody, makeApi, queueBody, type Api } from './harness.js';
+import { expectErrorBody, expectOk, makeApi, queueBody, type Api } from './harness.js';
 
 let api: Api;
 beforeEach(async () => {
@@ -14,11 +14,7 @@ afterEach(async () => {
   await api.close();
 });
 
-async function ok(path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-  return response.json() as Record<string, any>;
-}
+const ok = (path: string, body: unknown) => expectOk(api, path, body);
 
 describe('Terraform: a queue reads back what was applied', () => {
   test('draining an empty queue pauses it at once: the addendum (then the queue pauses) wins over the Terraform provider', async () => {

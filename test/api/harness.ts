@@ -76,3 +76,10 @@ export function expectErrorBody(response: LightMyRequestResponse, status: number
   if (problems.length > 0) throw new Error(problems.join('; '));
   return body as { code: string; message: string; details?: { field: string; message: string }[] };
 }
+
+/** Posts to the API and expects 200, naming the path and body on failure; the parsed answer. */
+export async function expectOk(api: Api, path: string, body: unknown): Promise<Record<string, any>> {
+  const response = await api.post(path, body);
+  if (response.statusCode !== 200) throw new Error(`${path}: status ${response.statusCode}, expected 200: ${response.body}`);
+  return response.json() as Record<string, any>;
+}

@@ -4,7 +4,7 @@
  * depends on, and independent lanes merge without waiting for each other.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { expectErrorBody, makeApi, queueBody, TOKENS, type Api } from './harness.js';
+import { expectErrorBody, expectOk, makeApi, queueBody, TOKENS, type Api } from './harness.js';
 
 let api: Api;
 beforeEach(async () => {
@@ -14,11 +14,7 @@ afterEach(async () => {
   await api.close();
 });
 
-async function ok(path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-  return response.json() as Record<string, any>;
-}
+const ok = (path: string, body: unknown) => expectOk(api, path, body);
 
 /** The PR's head SHA as the (simulated) git host reports it, once the queue has looked at the PR. */
 async function headOf(number: number): Promise<string> {

@@ -4,7 +4,7 @@
  * last hour's merges and median time in queue; the flaky-test listings' paging and filters.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
+import { expectOk, makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
 import { uploadBody } from '../flaky/helpers.js';
 
 let api: Api;
@@ -18,11 +18,7 @@ afterEach(async () => {
   await api.close();
 });
 
-async function ok(path: string, body: unknown) {
-  const response = await api.post(path, body);
-  expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-  return response.json() as Record<string, any>;
-}
+const ok = (path: string, body: unknown) => expectOk(api, path, body);
 
 async function page(url: string): Promise<string> {
   const response = await api.app.inject({ method: 'GET', url, headers: { cookie } });
