@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { CLUSTER_PREFIX, reapStaleClusters, recordOwner } from './staleClusters.js';
 
 export interface PgCluster {
   /** A connection URL to the cluster's `postgres` database. */
@@ -78,7 +79,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   if (bin === undefined) return { unavailable: 'no PostgreSQL binaries (initdb, pg_ctl) found; install postgresql or set PG_BIN' };
   const user = serverUser();
   if (process.getuid?.() === 0 && user === undefined) return { unavailable: 'running as root and there is no postgres user to run the server' };
-  const root = mkdtempSync(join(tmpdir(), 'greenline-pg-'));
+  reapStaleClusters(bin, user);
+  const root = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
+  recordOwner(root);
   const data = join(root, 'data');
   if (user !== undefined) chownSync(root, user.uid, user.gid);
   const run = (tool: string, args: string[]) =>
