@@ -14,11 +14,22 @@ export interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * Every child still running. A test that times out (its budget in vitest.config.ts) never reaches its own clean-up,
+ * so when the test worker exits, whatever it started and left running is killed rather than left behind.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 function run(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GREENLINE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
