@@ -240,7 +240,7 @@ export interface InterleavingsResult {
 
 export async function runInterleavings(
   client: ApiClient,
-  options: { runs: number; seed: number; waitMs: number; prefix: string; log?: (line: string) => void },
+  options: { runs: number; seed: number; waitMs: number; prefix: string; log?: (line: string) => void; shrink?: boolean },
 ): Promise<InterleavingsResult> {
   let attempt = 0;
   let last: Failure | undefined;
@@ -264,7 +264,12 @@ export async function runInterleavings(
       throw error;
     }
   });
-  const details = await fc.check(property, { numRuns: options.runs, seed: options.seed, examples: EXAMPLES.map((example) => [example]) });
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    seed: options.seed,
+    examples: EXAMPLES.map((example) => [example]),
+    ...(options.shrink === false ? { endOnFailure: true } : {}),
+  });
   if (!details.failed) return { runs: details.numRuns, seed: options.seed };
   const minimal = details.counterexample?.[0];
   return {
