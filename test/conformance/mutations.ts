@@ -134,7 +134,7 @@ async function row(mutant: Mutant): Promise<string> {
     try {
       const result = await runConformance({ url: server.url, token: TOKEN, runs: 15, seed: 1, waitMs: 20_000, prefix: `m${mutant.id}`, shrink: false });
       const first = result.failures[0];
-      return `| ${mutant.id} | ${mutant.bug} | ${first === undefined ? '**not caught**' : `${first.name.slice(0, 90)}: ${first.message.slice(0, 140)}`} | ${(result.ms / 1000).toFixed(0)} s |`;
+      return `| ${mutant.id} | ${mutant.bug} | ${first === undefined ? (mutant.from === '' ? 'passes (no failure)' : '**not caught**') : `${first.name.slice(0, 90)}: ${first.message.slice(0, 140)}`} | ${(result.ms / 1000).toFixed(0)} s |`;
     } finally {
       await server.stop();
     }
