@@ -21,7 +21,7 @@ import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOr
 import { errorReply, HttpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
-import type { DeviceAuthorizations } from './deviceAuthorizations.js';
+import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { createCaller } from './router.js';
 
 export interface DashboardOptions {
@@ -29,7 +29,7 @@ export interface DashboardOptions {
   /** Where people reach this service (known once it listens, when its port is picked at start). */
   publicUrl: () => string;
   /** Terminals waiting for a person to approve their sign-in at /device. */
-  devices: DeviceAuthorizations;
+  devices: DeviceCodes;
 }
 
 const FORM_LIMIT = 64 * 1024;

@@ -6,11 +6,11 @@ import { deviceBody, deviceDoneBody, scopesUpTo } from '../web/devicePage.js';
 import type { PageOptions } from '../web/layout.js';
 import type { Session } from '../web/session.js';
 import { formOf, type Handler } from './dashboardHttp.js';
-import type { DeviceAuthorizations } from './deviceAuthorizations.js';
+import type { DeviceCodes } from '../engine/deviceCodes.js';
 
 export interface DevicePagesOptions {
   engine: Engine;
-  devices: DeviceAuthorizations;
+  devices: DeviceCodes;
   signedIn: (handler: Handler) => (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
   show: (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status?: number) => FastifyReply;
 }
@@ -57,10 +57,8 @@ export function registerDevicePages(scope: FastifyInstance, options: DevicePages
         return form(reply, session, userCode, `The scope must be one of ${allowed.join(', ')}.`, 400);
       }
       const scope = scopeAsked as TokenScope;
-      devices.answer(userCode, {
-        approve: true,
-        issue: () => ({ token: engine.issueDeviceToken(session.org, scope).token, scope, org: session.org }),
-      });
+      // The token is made when the terminal polls (engine/deviceCodes.ts): its text is never stored.
+      devices.answer(userCode, { approve: true, scope, org: session.org });
       return show(reply, session, { title: 'Sign in a terminal', body: deviceDoneBody(true, scope) });
     }),
   );

@@ -3,39 +3,13 @@
  * response schemas their views are typed by (zod 4's `z.toJSONSchema`, JSON Schema 2020-12 as OpenAPI 3.1 uses).
  * Nothing here is written by hand but the frame: paths, summaries, the error body and the token schemes.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Endpoint } from './endpoint.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
-import { ErrorBody, MetricsText } from './responseSchemas.js';
-import { documentedInput, MAX_BODY_BYTES, MetricsQueryInput } from './schemas.js';
-
-type JsonSchema = Record<string, unknown>;
-
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const generated = z.toJSONSchema(schema, {
-    target: 'draft-2020-12',
-    io,
-    // A preprocess cannot be expressed: the registry says what it accepts; a refinement's rule is left to the text.
-    unrepresentable: 'any',
-    override: (context) => {
-      const documented = documentedInput.get(context.zodSchema as unknown as z.ZodType);
-      if (documented === undefined) return;
-      for (const key of Object.keys(context.jsonSchema)) delete (context.jsonSchema as JsonSchema)[key];
-      Object.assign(context.jsonSchema, documented.jsonSchema);
-    },
-  }) as JsonSchema;
-  delete generated.$schema;
-  return generated;
-}
-
-const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
-
-const ERROR_RESPONSE = {
-  description:
-    'A failure: 400 invalid input (or deleting a non-empty queue), 401 missing or wrong token, 404 unknown queue, PR, run or test, ' +
-    `405 wrong method, 409 conflicting state, 413 body over ${MAX_BODY_BYTES / 1024 / 1024} MiB, 415 not JSON, 501 not built, 503 shutting down`,
-  content: json(jsonSchema(ErrorBody, 'output')),
-};
+import { ERROR_RESPONSE, json, jsonSchema, type JsonSchema } from './openapiSchemas.js';
+import { MetricsText } from './responseSchemas.js';
+import { MetricsQueryInput } from './schemas.js';
+import { serviceOperations } from './openapiService.js';
 
 function postOperation(endpoint: Endpoint) {
   return {
@@ -90,6 +64,8 @@ export function openApiDocument(options: OpenApiOptions) {
       responses: { '200': { description: 'OK', content: json({ type: 'object' }) } },
     },
   };
+  // The hosted service's newer paths and the health checks (openapiService.ts).
+  Object.assign(paths, serviceOperations(options.publicUrl));
   return {
     openapi: '3.1.0',
     info: {

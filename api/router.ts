@@ -8,6 +8,7 @@ import { pagePullRequests } from '../engine/pullRequestListing.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { withCanonicalNames } from './clientSpellings.js';
 import { flakyRouter } from './flakyRouter.js';
+import { prNumberOf } from './prByBranch.js';
 import * as schemas from './schemas.js';
 import { procedure, t } from './trpc.js';
 
@@ -49,16 +50,20 @@ const mergeQueueRouter = t.router({
   deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
   submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
-    ctx.engine.submitPullRequest(queueKey(ctx.org, input), input.pr.number, {
+    ctx.engine.submitPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), {
       ...(input.priority == null ? {} : { priority: input.priority }),
       ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
       ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
     }),
   ),
-  cancelPullRequest: procedure.input(schemas.PullRequestInput).mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), input.pr.number)),
-  restartTestsOnPullRequest: procedure.input(schemas.PullRequestInput).mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), input.pr.number)),
+  cancelPullRequest: procedure
+    .input(schemas.PullRequestInput)
+    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr))),
+  restartTestsOnPullRequest: procedure
+    .input(schemas.PullRequestInput)
+    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr))),
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
-    ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
+    ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
     estimates: ctx.engine.estimates(queueKey(ctx.org, input)),
   })),
@@ -76,9 +81,10 @@ const mergeQueueRouter = t.router({
   }),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);
+    const number = prNumberOf(ctx.engine, key, input.pr);
     return ctx.engine.setImpactedTargets(
       key,
-      { number: input.pr.number, sha: input.pr.sha ?? headOf(ctx.engine, key, input.pr.number) },
+      { number, sha: input.pr.sha ?? headOf(ctx.engine, key, number) },
       typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
     );
   }),

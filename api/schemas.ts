@@ -161,9 +161,18 @@ export const QueueIdentityInput = QueueRequest;
 const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low'] as const;
 const PriorityInput = z.union([z.number().int().min(0).max(255), anyCaseEnum(PRIORITY_NAMES)]);
 
-const PrRequest = QueueRequest.extend({ pr: z.object({ number: PrNumberSchema }) });
+/**
+ * A PR named by its number, by its head branch (`pr.branch`, resolved to the PR of that branch the queue has), or by
+ * both (which must name the same PR). Submitting takes the number: a PR the queue has not seen has no known branch.
+ */
+const PrRef = z
+  .object({ number: PrNumberSchema.optional(), branch: BranchSchema.optional() })
+  .refine((pr) => pr.number !== undefined || pr.branch !== undefined, { message: 'name the pull request by number (or by its head branch: branch)', path: ['number'] });
+const PrRequest = QueueRequest.extend({ pr: PrRef });
+const SubmittedPr = z.object({ number: PrNumberSchema, branch: BranchSchema.optional() });
 
-export const SubmitPullRequestInput = PrRequest.extend({
+export const SubmitPullRequestInput = QueueRequest.extend({
+  pr: SubmittedPr,
   /** null is the default priority, as the hosted service's document allows. */
   priority: PriorityInput.nullish(),
   noBatch: z.boolean().optional(),
@@ -194,14 +203,17 @@ const ALL_TARGETS = ['ALL', 'IMPACTS_ALL'] as const;
 /** The most targets one setImpactedTargets may carry (the README's figure). */
 export const MAX_IMPACTED_TARGETS = 100_000;
 export const SetImpactedTargetsInput = QueueRequest.extend({
-  pr: z.object({
-    number: PrNumberSchema,
-    /** The head SHA the targets were computed for; absent (the seed does not require it): the PR's head as the queue knows it. */
-    sha: z
-      .string()
-      .regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)')
-      .optional(),
-  }),
+  pr: z
+    .object({
+      number: PrNumberSchema.optional(),
+      branch: BranchSchema.optional(),
+      /** The head SHA the targets were computed for; absent (the seed does not require it): the PR's head as the queue knows it. */
+      sha: z
+        .string()
+        .regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)')
+        .optional(),
+    })
+    .refine((pr) => pr.number !== undefined || pr.branch !== undefined, { message: 'name the pull request by number (or by its head branch: branch)', path: ['number'] }),
   impactedTargets: z.union([z.array(z.string().min(1).max(4096)).max(MAX_IMPACTED_TARGETS), anyCaseEnum(ALL_TARGETS, true)]),
 });
 

@@ -18,7 +18,6 @@ import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES, type MetricsQueryInput } from './schemas.js';
 import { openApiDocument } from './openapi.js';
-import { DeviceAuthorizations } from './deviceAuthorizations.js';
 import { registerServiceRoutes, SERVICE_PATHS } from './serviceRoutes.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { endAnswersWithNewline } from './textLines.js';
@@ -143,7 +142,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
-  const devices = new DeviceAuthorizations(() => engine.clock.now());
+  // Device sign-ins live in the store: a restart or another process on the same store answers the terminal.
+  const devices = engine.deviceCodes;
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { TOKEN_SCOPES } from '../engine/tokens.js';
-import type { DeviceAuthorizations } from './deviceAuthorizations.js';
+import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { errorReply, type ErrorReply } from './errors.js';
 
 /** The paths and their method, for the 405 of another method. */
@@ -22,20 +22,20 @@ export const SERVICE_PATHS: [string, string][] = [
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const FORM_LIMIT = 16 * 1024;
 
-const InitiateBody = z.object({
+export const InitiateBody = z.object({
   /** The scope the terminal asks for (the person may grant it or less); RFC 8628 `scope`. Default write. */
   scope: z.enum(TOKEN_SCOPES).default('write'),
   client_id: z.string().max(256).optional(),
 });
 
-const TokensBody = z.object({
+export const TokensBody = z.object({
   device_code: z.string().min(1).max(256),
   grant_type: z.string().max(256).optional(),
 });
 
 export interface ServiceRouteOptions {
   engine: Engine;
-  devices: DeviceAuthorizations;
+  devices: DeviceCodes;
   publicUrl: () => string;
   version: string;
 }

@@ -4,7 +4,7 @@
  * with the machine's.
  */
 import type { AnyEventObject, AnyMachineSnapshot } from 'xstate';
-import type { QueueApi } from './queueApi.js';
+import { ConformanceFailure, type QueueApi } from './queueApi.js';
 
 export interface Actuator {
   /** A fresh queue (and PR, or run) in the machine's initial state for `input`. */
@@ -18,6 +18,12 @@ export interface Actuator {
 }
 
 const PR = 1;
+
+/** Fails when run `runId` is still in progress after `what`, read once the call that should end it has answered. */
+async function runEnded(api: QueueApi, runId: string, what: string): Promise<void> {
+  const run = await api.run(runId);
+  if ((run.status ?? 'in_progress') === 'in_progress') throw new ConformanceFailure(`${what}, and its run ${runId} is still in progress`);
+}
 
 /** One PR in a parallel queue (it waits NOT_READY for its impacted targets), paused between steps. */
 export const pullRequestActuator: Actuator = {
@@ -45,9 +51,12 @@ export const pullRequestActuator: Actuator = {
         return;
       case 'RESTART':
         await api.ok('restartTestsOnPullRequest', { pr: { number: PR } });
+        if (state === 'TESTING' && pr.testRunId) await runEnded(api, pr.testRunId, `PR #${PR} was restarted while testing`);
         return;
       case 'CANCEL':
         await api.ok('cancelPullRequest', { pr: { number: PR } });
+        // The run it was testing ends with it (a run left in progress holds the queue's place for nothing).
+        if (state === 'TESTING' && pr.testRunId) await runEnded(api, pr.testRunId, `PR #${PR} was cancelled while testing`);
         return;
       default:
         throw new Error(`no API call causes ${event.type} in ${state}`);

@@ -11,7 +11,7 @@ import type { ApiClient } from './client.js';
 import { machineGraph } from './paths.js';
 import { ConformanceFailure, QueueApi, type RunView } from './queueApi.js';
 import type { Failure } from './runPaths.js';
-import { newWorld, type Observation, observe, settle, targetsOf, type World } from './world.js';
+import { newWorld, type Observation, observe, runOf, settle, targetsOf, type World } from './world.js';
 
 export type Command =
   | { kind: 'submit'; pr: number }
@@ -128,14 +128,21 @@ async function apply(world: World, cmd: Command): Promise<void> {
       return;
     }
     case 'cancel': {
-      const before = await api.call<{ id?: string }>('getSubmittedPullRequest', { pr: { number: cmd.pr } });
+      const before = await api.call<{ id?: string; state?: string; testRunId?: string }>('getSubmittedPullRequest', { pr: { number: cmd.pr } });
       const answer = await api.call('cancelPullRequest', { pr: { number: cmd.pr } });
-      if (answer.status === 200 && before.body.id !== undefined) world.cancelled.add(before.body.id);
+      if (answer.status !== 200 || before.body.id === undefined) return;
+      world.cancelled.add(before.body.id);
+      // The run it was testing tests a tree that will not merge: the cancel ends it (the others it tested go back).
+      if (before.body.state === 'TESTING' && before.body.testRunId) await runEndedBy(world, before.body.testRunId, `the cancel of PR #${cmd.pr}`);
       return;
     }
-    case 'restart':
-      await api.call('restartTestsOnPullRequest', { pr: { number: cmd.pr } });
+    case 'restart': {
+      const before = await api.call<{ state?: string; testRunId?: string }>('getSubmittedPullRequest', { pr: { number: cmd.pr } });
+      const answer = await api.call('restartTestsOnPullRequest', { pr: { number: cmd.pr } });
+      // Its tests start again in a new run: the old one no longer decides anything.
+      if (answer.status === 200 && before.body.state === 'TESTING' && before.body.testRunId) await runEndedBy(world, before.body.testRunId, `the restart of PR #${cmd.pr}`);
       return;
+    }
     case 'ci':
     case 'flake': {
       const picked = await pickRun(world, cmd.pick);
@@ -157,6 +164,17 @@ async function apply(world: World, cmd: Command): Promise<void> {
       await api.update({ mode: cmd.mode });
       return;
   }
+}
+
+/**
+ * A run that tested a PR which left the queue must not stay in progress: it would hold a place of the queue's
+ * concurrency and CI's machines for a tree that never merges, and a status reported on it later must decide nothing.
+ * Seen only here: a run in progress is otherwise found through the PRs it tests, and it tests none any more.
+ */
+export async function runEndedBy(world: World, runId: string, what: string): Promise<void> {
+  const run = await world.api.run(runId);
+  world.runs.set(runId, { id: runId, ...runOf(run) });
+  if ((run.status ?? 'in_progress') === 'in_progress') throw new ConformanceFailure(`run ${runId} is still in progress after ${what}, which it was testing`);
 }
 
 /** The safety properties on what was observed (`history`: every observation, in order) and the final one. */
@@ -204,6 +222,10 @@ export function checkProperties(world: World, history: readonly Observation[]): 
     if (!['MERGED', 'FAILED', 'CANCELLED'].includes(view.state)) throw new ConformanceFailure(`PR #${number} (${id}) never finished: ${view.state}`);
     if (view.state === 'FAILED' && !world.bad[number - 1] && !world.flaked.has(number)) throw new ConformanceFailure(`PR #${number} is good, saw no flake, and was removed as failed`);
   }
+  // Every PR is final: no run it saw may still be in progress (settle read each one last).
+  for (const run of world.runs.values()) {
+    if (run.status === 'in_progress') throw new ConformanceFailure(`run ${run.id} (PRs [${run.prs.join(', ')}]) is still in progress, and every PR is final`);
+  }
   for (const id of world.cancelled) {
     const view = last.prs.get(id);
     if (view !== undefined && view.state !== 'CANCELLED') throw new ConformanceFailure(`PR #${view.number} (${id}): its cancel was acknowledged, and it is ${view.state}`);
@@ -218,7 +240,7 @@ export interface InterleavingsResult {
 
 export async function runInterleavings(
   client: ApiClient,
-  options: { runs: number; seed: number; waitMs: number; prefix: string; log?: (line: string) => void },
+  options: { runs: number; seed: number; waitMs: number; prefix: string; log?: (line: string) => void; shrink?: boolean },
 ): Promise<InterleavingsResult> {
   let attempt = 0;
   let last: Failure | undefined;
@@ -242,7 +264,12 @@ export async function runInterleavings(
       throw error;
     }
   });
-  const details = await fc.check(property, { numRuns: options.runs, seed: options.seed, examples: EXAMPLES.map((example) => [example]) });
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    seed: options.seed,
+    examples: EXAMPLES.map((example) => [example]),
+    ...(options.shrink === false ? { endOnFailure: true } : {}),
+  });
   if (!details.failed) return { runs: details.numRuns, seed: options.seed };
   const minimal = details.counterexample?.[0];
   return {

@@ -24,6 +24,8 @@ export interface ConformanceOptions {
   waitMs: number;
   /** Queue branches begin with it (default: conformance-<time>). */
   prefix?: string;
+  /** Shrink a failing interleaving to a minimal one (default); false stops at the first failure (a mutation run). */
+  shrink?: boolean;
   /** Which parts: the generated paths, the interleavings, the spec's checks (default: all). */
   parts?: readonly Part[];
   log?: (line: string) => void;
@@ -88,7 +90,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
   if (parts.has('interleavings')) {
     const at = Date.now();
-    const result = await runInterleavings(client, { runs: options.runs, seed: options.seed, waitMs: options.waitMs, prefix, log });
+    const result = await runInterleavings(client, { runs: options.runs, seed: options.seed, waitMs: options.waitMs, prefix, log, shrink: options.shrink !== false });
     checks.push({ name: `interleavings: ${result.runs} runs, seed ${result.seed}`, ms: Date.now() - at, ...(result.failure === undefined ? {} : { failure: result.failure }) });
     log(`interleavings: ${result.runs} runs, seed ${result.seed}${result.failure === undefined ? '' : `: FAIL ${result.failure.message}`}`);
   }

@@ -141,7 +141,7 @@ export async function settle(world: World): Promise<Observation[]> {
   return history;
 }
 
-function runOf(run: RunView): Omit<SeenRun, 'id'> {
+export function runOf(run: RunView): Omit<SeenRun, 'id'> {
   return {
     status: run.status ?? 'in_progress',
     prs: run.testedPullRequests.map((p) => p.prNumber),

@@ -9,7 +9,8 @@ import type { Store } from './store/store.js';
 import { DependencyUnavailableError } from './model/unavailable.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { randomBytes } from 'node:crypto';
-import { createToken, findToken, type TokenRecord, type TokenScope } from './tokens.js';
+import { findToken, type TokenRecord } from './tokens.js';
+import { DeviceCodes } from './deviceCodes.js';
 import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
 
 export class ServiceReads {
@@ -52,9 +53,9 @@ export class ServiceReads {
     return findToken(this.store, presented);
   }
 
-  /** A new token of `org`, for a device a person approved (the device authorization flow); its text is shown once. */
-  issueDeviceToken(org: string, scope: TokenScope): { token: string; record: TokenRecord } {
-    return createToken(this.store, org, new Date(this.clock.now()).toISOString(), scope, 'device');
+  /** The device sign-ins (RFC 8628) waiting in this store; a token is made when an approved one is polled. */
+  get deviceCodes(): DeviceCodes {
+    return new DeviceCodes(this.store, () => this.clock.now());
   }
 
   /** A stored token by id (a dashboard session checks that its token still exists). */

@@ -78,7 +78,7 @@ export function parseTokenList(text: string): { org: string; token: string }[] {
   return entries;
 }
 
-function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecord['source'], now: string, scope: TokenScope = 'admin'): TokenRecord {
+export function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecord['source'], now: string, scope: TokenScope = 'admin'): TokenRecord {
   const record: TokenRecord = { id: newTokenId(), org, scope, hash: hashToken(token), source, createdAt: now };
   tx.put('tokens', [record.id], record);
   return record;

@@ -35,6 +35,8 @@ export const ERRORS = {
   queue_draining: conflict('submitPullRequest while the queue is draining'),
   pr_not_found: notFound('getSubmittedPullRequest for a PR never submitted to that queue'),
   pr_not_queued: notFound('cancelPullRequest or restartTestsOnPullRequest for a PR not in the queue'),
+  pr_branch_not_found: notFound('a PR named by `pr.branch` when no PR of that head branch was submitted to that queue'),
+  pr_branch_mismatch: invalid('`pr.number` and `pr.branch` naming two different PRs (or `pr.branch` on submitPullRequest, which takes the number)'),
   pr_head_unknown: conflict('setImpactedTargets without pr.sha for a PR whose head the git host has not reported yet'),
   pr_already_merged: conflict('submitPullRequest for a PR the queue merged already'),
   pr_being_merged: conflict('submitting again, cancelling or restarting a PR whose merge is under way'),

@@ -20,6 +20,8 @@ export interface PullRequestRecord {
   title: string;
   sha: string;
   baseBranch: string;
+  /** The branch the PR is made from, as the git host last said (absent: not said); clients may name the PR by it. */
+  headBranch?: string;
   author: string;
   state: PullRequestState;
   stateChangedAt: string;

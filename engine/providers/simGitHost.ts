@@ -33,6 +33,8 @@ export class SimGitHost implements GitHost {
       author: author ?? 'sim',
       sha: simSha('pr', repoId(repo), number),
       baseBranch: targetBranch,
+      // A simulated PR is made from a branch of its own number.
+      headBranch: `pr-${number}`,
       mergeable: true,
       upToDate: true,
       ...(changedLines === undefined ? {} : { changedLines }),

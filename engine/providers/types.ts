@@ -29,6 +29,8 @@ export interface PullRequestFacts {
   author: string;
   sha: string;
   baseBranch: string;
+  /** The branch the PR is made from, when the host names one (a client may name the PR by it: `pr.branch`). */
+  headBranch?: string;
   /** Whether the host would let it merge (reviews, checks, conflicts). */
   mergeable: boolean;
   /** Whether it is based on the tip of the target branch (for directMergeMode). */

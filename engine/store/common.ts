@@ -33,6 +33,8 @@ const COLLECTIONS: Record<CollectionName, true> = {
   webhookDeliveryTimes: true,
   webhookInbox: true,
   mergedHeads: true,
+  deviceCodes: true,
+  deviceCodeHashes: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

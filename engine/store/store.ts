@@ -74,6 +74,10 @@ export interface StoreSchema {
   webhookInbox: import('../deliveries.js').InboxEntry;
   /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
   mergedHeads: number;
+  /** Device sign-ins waiting for a person or a poll (RFC 8628, deviceCodes.ts). Key: [userCode]. */
+  deviceCodes: import('../deviceCodes.js').DeviceCodeRecord;
+  /** The same sign-ins by the SHA-256 of their device code. Key: [deviceHash] → userCode. */
+  deviceCodeHashes: string;
 }
 
 export type CollectionName = keyof StoreSchema;

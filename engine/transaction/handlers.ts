@@ -231,6 +231,7 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     return;
   }
   Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
+  if (facts.headBranch !== undefined) record.headBranch = facts.headBranch;
   if (facts.changedLines !== undefined) record.changedLines = facts.changedLines;
   if (facts.target !== undefined) observeTarget(q, facts.target);
   const baseMatches = facts.baseBranch === q.queue.branch;

@@ -60,7 +60,13 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
   const facts = input.facts;
   if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || hasPullRequestTag(pr.state, 'notReady') || pr.mergeRequested) return;
   if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
-  if (facts !== null) Object.assign(q.markPr(input.number), { title: facts.title, author: facts.author, upToDate: facts.upToDate });
+  if (facts !== null)
+    Object.assign(q.markPr(input.number), {
+      title: facts.title,
+      author: facts.author,
+      upToDate: facts.upToDate,
+      ...(facts.headBranch === undefined ? {} : { headBranch: facts.headBranch }),
+    });
   const baseMatches = facts !== null && facts.baseBranch === q.queue.branch;
   if (facts !== null && baseMatches && facts.mergeable) return;
   const why =

@@ -254,14 +254,26 @@ export function coverage(model: MachineModel): Coverage {
 
 /** The events of a shortest path (for `input`) to a snapshot in the state `stateKey` (for example `'TESTING'`). */
 export function routeTo<M extends AnyStateMachine>(model: MachineModel<M>, input: InputFrom<M>, stateKey: string): EventFromLogic<M>[] {
-  const machine: AnyStateMachine = model.machine;
-  const [path] = getShortestPaths(machine, {
-    ...traversal(model as MachineModel, input),
-    toState: (snapshot) => snapshot.matches(stateKey),
-  });
-  if (path === undefined) throw new Error(`${machine.id}: no path to ${stateKey}`);
-  return eventsOf(path.steps) as EventFromLogic<M>[];
+  // A traversal of the whole graph per call: tests that ask for every state and tag ask for the same routes many times.
+  const routes = ROUTES.get(model) ?? new Map<string, AnyEventObject[]>();
+  ROUTES.set(model, routes);
+  const key = JSON.stringify([input, stateKey]);
+  let events = routes.get(key);
+  if (events === undefined) {
+    const machine: AnyStateMachine = model.machine;
+    const [path] = getShortestPaths(machine, {
+      ...traversal(model as MachineModel, input),
+      toState: (snapshot) => snapshot.matches(stateKey),
+    });
+    if (path === undefined) throw new Error(`${machine.id}: no path to ${stateKey}`);
+    events = eventsOf(path.steps);
+    routes.set(key, events);
+  }
+  return [...events] as EventFromLogic<M>[];
 }
+
+/** The routes found so far, per model: a model's machine and events do not change during a run. */
+const ROUTES = new WeakMap<object, Map<string, AnyEventObject[]>>();
 
 /** Runs `events` through the pure `transition()` from the initial snapshot for `input`. */
 export function run<M extends AnyStateMachine>(machine: M, input: InputFrom<M>, events: EventFromLogic<M>[]): SnapshotFrom<M> {

@@ -13,10 +13,11 @@ export const tally = new Map<string, number>();
 export function attachRecorder(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith('/v1/') || typeof payload !== 'string') return payload;
+    if (route === undefined || typeof payload !== 'string') return payload;
     checker ??= makeChecker();
     const contentType = String(reply.getHeader('content-type') ?? '');
-    const result = checker.check(request.method, route.slice(3), reply.statusCode, contentType, payload);
+    // The document's paths are relative to /v1, but for the health checks (operations with the root as their server).
+    const result = checker.check(request.method, route.startsWith('/v1/') ? route.slice(3) : route, reply.statusCode, contentType, payload);
     if (result === undefined) return payload;
     tally.set(result.operation, (tally.get(result.operation) ?? 0) + 1);
     if (result.problems.length > 0) {

@@ -73,6 +73,7 @@ export class GitHubHost implements GitHost {
       author: pr.user.login,
       sha: pr.head.sha,
       baseBranch: pr.base.ref,
+      headBranch: pr.head.ref,
       mergeable: false,
       upToDate: false,
       target,

@@ -2,8 +2,8 @@
  * The scopes of the PostgreSQL store's locks (worker.ts): a write transaction takes the lock of each scope the first
  * time it touches one of its keys, so that what it reads of the scope afterwards is the scope's latest commit and
  * nothing else writes the scope until it ends. A queue is a scope (the collections whose keys start with its id);
- * so is a repository's flaky-test data ([org, repoId, …]), the tokens, the store's meta entries and the webhook
- * deliveries. Two keys read without a lock: the queue index (read by every input, written only when a queue is
+ * so is a repository's flaky-test data ([org, repoId, …]), the tokens, the store's meta entries, the webhook
+ * deliveries and the device sign-ins. Two keys read without a lock: the queue index (read by every input, written only when a queue is
  * made or deleted — its puts take the index's lock at commit, and a key read as absent must be absent still) and
  * runsBySha (one key per test branch, written with its queue's lock).
  */
@@ -19,6 +19,8 @@ const WHOLE: Partial<Record<CollectionName, string>> = {
   webhookDeliveries: 'deliveries',
   webhookDeliveryTimes: 'deliveries',
   webhookInbox: 'deliveries',
+  deviceCodes: 'devices',
+  deviceCodeHashes: 'devices',
 };
 
 /** The collection whose puts lock at commit, with the check that keys read as absent still are. */
