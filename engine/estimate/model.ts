@@ -180,29 +180,46 @@ function start(group: Group, at: number, draw: Draw): void {
 const endOf = (group: Group) => group.startedAt! + group.durationMs;
 
 /**
- * Single mode: runs start in order, up to `concurrency` (a batch still waiting holds back those behind it); the head's
- * end decides. A failed head leaves the main line (bisected: its good PRs merge as their halves pass), and every run
- * behind starts again at once; they merge after the bisection is over.
+ * Single mode: runs start in order while fewer than `concurrency` are under way (a run that ended frees its place at
+ * once, its PRs waiting for those ahead, as the planner counts only runs in progress), and a batch still waiting holds
+ * back those behind it. The head's end decides: passing, its PRs merge, and so do those behind whose runs ended
+ * already; failing, it leaves the main line (bisected: its good PRs merge as their halves pass) and every run behind,
+ * tested on top of a PR that failed, starts again; they merge after the bisection is over.
  */
 function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
   let t = now;
+  let gate = now;
+  const running = (group: Group) => group.startedAt !== null && endOf(group) > t;
   const fill = () => {
-    for (const group of groups.slice(0, concurrency)) if (group.startedAt === null) start(group, t, draw);
+    let slots = concurrency - groups.filter(running).length;
+    for (const group of groups) {
+      if (slots <= 0) break;
+      if (group.startedAt !== null) continue;
+      start(group, t, draw);
+      slots--;
+      if (group.startedAt! > t) break;
+    }
   };
   fill();
   while (groups.length > 0) {
-    const head = groups.shift()!;
-    const ended = endOf(head);
-    t = Math.max(t, ended);
-    if (head.prs.every((pr) => !bad.has(pr.number))) {
-      record(head.prs, t);
-    } else {
-      const after = bisect(head.prs, bad, ended, draw, record);
-      for (const group of groups) if (group.startedAt !== null) group.startedAt = null;
+    const head = groups[0]!;
+    if (head.startedAt === null) {
       fill();
-      // What is behind merges only after the PRs ahead of it are resolved.
-      t = Math.max(t, after);
+      // No place for it yet: runs behind it that were under way hold them all; the next to end frees one.
+      if (head.startedAt === null) t = Math.min(...groups.filter(running).map(endOf));
       continue;
+    }
+    if (endOf(head) > t) {
+      // The next run to end, the head's or one behind it (which frees its place).
+      t = Math.min(...groups.filter(running).map(endOf));
+      fill();
+      continue;
+    }
+    groups.shift();
+    if (head.prs.every((pr) => !bad.has(pr.number))) record(head.prs, Math.max(t, gate));
+    else {
+      gate = Math.max(gate, bisect(head.prs, bad, endOf(head), draw, record));
+      for (const group of groups) group.startedAt = null;
     }
     fill();
   }
