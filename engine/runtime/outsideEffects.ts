@@ -2,7 +2,7 @@
  * Effects decided outside a queue's transactions, from what the queue's state is at some moment rather than from one
  * input: the GitHub check runs, written at most once per throttle period (engine/providers/github/checkRuns.ts). Each
  * goes in the queue's outbox like the effects its transactions decide, so none is lost to a crash and the outbox
- * retries it with its kind's policy; it is done by the queue's driver only.
+ * retries it with its kind's policy; it is done by the queue's driver.
  *
  * It is kept under `[queueId, slot]`, a string where the transactions' effects are numbered: numbers sort before
  * strings (keyCodec.ts), so it runs after every effect the queue decided, and one failing (GitHub refusing the
@@ -16,7 +16,8 @@ import type { QueueOwnership } from './ownership.js';
 /** What is decided outside a queue's transactions: its check runs. */
 export type OutsideEffect = Extract<Effect, { kind: 'checkRun' }>;
 
-export type PutOutcome = 'put' | 'busy' | 'notDriven';
+/** `stopped`: the engine is stopped, or the queue is gone. */
+export type PutOutcome = 'put' | 'busy' | 'stopped';
 
 export interface OutsideEffectDeps {
   store: Store;
@@ -26,18 +27,26 @@ export interface OutsideEffectDeps {
   now: number;
 }
 
-/** Puts the effect in the queue's outbox at `slot` and runs the outbox, unless the slot is busy or another process drives the queue. */
+/**
+ * Puts the effect in the queue's outbox at `slot` and has the outbox run, unless the slot is busy. Any process may put
+ * it, as any may commit an input: the queue's driver runs its outbox at once, another process tells the driver
+ * (`ownership.changed`), as it does for the effects of the inputs it commits.
+ */
 export function putOutsideEffect(deps: OutsideEffectDeps, queueId: string, slot: string, effect: OutsideEffect): PutOutcome {
   const { store, ownership } = deps;
-  if (!deps.runtime.alive || !ownership.owns(queueId)) return 'notDriven';
-  const outcome = ownership.asOwner(queueId, () =>
+  if (!deps.runtime.alive) return 'stopped';
+  const driving = ownership.owns(queueId);
+  const put = () =>
     store.write((tx): PutOutcome => {
-      if (tx.get('queues', [queueId]) === undefined) return 'notDriven';
+      if (tx.get('queues', [queueId]) === undefined) return 'stopped';
       if (tx.get('outbox', [queueId, slot]) !== undefined) return 'busy';
       tx.put('outbox', [queueId, slot], { effect, attempts: 0, decidedAt: deps.now });
       return 'put';
-    }),
-  );
-  if (outcome === 'put') deps.runtime.refresh(queueId);
+    });
+  const outcome = driving ? ownership.asOwner(queueId, put) : put();
+  if (outcome === 'put') {
+    if (driving) deps.runtime.refresh(queueId);
+    else ownership.changed(queueId);
+  }
   return outcome;
 }
