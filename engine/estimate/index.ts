@@ -32,6 +32,8 @@ export function estimateQueue(
       number: pr.number,
       failureP: pr.likelihood?.p ?? history.failureRate,
       ...(pr.readyAt === null ? {} : { readyAt: pr.readyAt }),
+      // Speculation by likelihood's isolation is a bisection of one: off the main line, then back to it.
+      ...(pr.group !== null ? { bisecting: true } : {}),
       ...(run !== undefined && run.status === 'in_progress' ? { run: { id: run.id, startedAt: Date.parse(run.createdAt) } } : {}),
     });
   }

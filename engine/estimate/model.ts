@@ -29,6 +29,8 @@ export interface EstimatePr {
   run?: { id: string; startedAt: number };
   /** When it became ready (ms): a batch short of its least size waits from its oldest PR's. */
   readyAt?: number;
+  /** In a bisection (off the main line): once its group passes there, it is tested again on the main line. */
+  bisecting?: true;
 }
 
 export interface EstimateInput {
@@ -80,6 +82,8 @@ interface Group {
   durationMs: number;
   /** A batch short of its least size starts no sooner than this (ms). */
   notBefore: number;
+  /** Its PRs are in a bisection: passing, they are tested again on the main line before they merge. */
+  retest?: true;
 }
 
 /** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */
@@ -153,6 +157,13 @@ function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: 
         groups.push(group);
       }
       group.prs.push(pr);
+      if (pr.bisecting === true) group.retest = true;
+      continue;
+    }
+    if (pr.bisecting === true) {
+      // Waiting for its bisection run: tested there, then again on the main line.
+      groups.push({ prs: [pr], startedAt: null, durationMs: 0, notBefore: now, retest: true });
+      open = undefined;
       continue;
     }
     if (open === undefined || open.prs.length >= batching.minSize) {
@@ -180,19 +191,30 @@ function start(group: Group, at: number, draw: Draw): void {
 const endOf = (group: Group) => group.startedAt! + group.durationMs;
 
 /**
- * Single mode: runs start in order while fewer than `concurrency` are under way (a run that ended frees its place at
- * once, its PRs waiting for those ahead, as the planner counts only runs in progress), and a batch still waiting holds
- * back those behind it. The head's end decides: passing, its PRs merge, and so do those behind whose runs ended
- * already; failing, it leaves the main line (bisected: its good PRs merge as their halves pass) and every run behind,
- * tested on top of a PR that failed, starts again; they merge after the bisection is over.
+ * Single mode: the main line's runs start in order while fewer than `concurrency` are under way (a run that ended
+ * frees its place at once, its PRs waiting for those ahead, as the planner counts only runs in progress), and a batch
+ * still waiting holds back those behind it. The head's end decides: passing, its PRs merge, and so do those behind
+ * whose runs ended already; failing, a PR alone leaves, a batch leaves the main line for its bisection, and every run
+ * behind, tested on top of a PR that failed, starts again. Off the main line (the bisection pool) each group is
+ * tested at once: a group that fails is halved again (a PR alone leaves), one that passes returns to the main line
+ * behind the runs started there, to be tested again (in the simulator the PRs the main line took meanwhile stay
+ * ahead of it).
  */
 function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
   let t = now;
-  let gate = now;
+  const line = groups.filter((group) => group.retest !== true);
+  const offLine = groups.filter((group) => group.retest === true);
+  const isGood = (group: Group) => group.prs.every((pr) => !bad.has(pr.number));
+  const bisected = (prs: EstimatePr[]) => {
+    if (prs.length <= 1) return;
+    const half = Math.ceil(prs.length / 2);
+    for (const part of [prs.slice(0, half), prs.slice(half)]) offLine.push({ prs: part, startedAt: t, durationMs: draw(0), notBefore: t, retest: true });
+  };
+  for (const group of offLine) if (group.startedAt === null) start(group, t, draw);
   const running = (group: Group) => group.startedAt !== null && endOf(group) > t;
   const fill = () => {
-    let slots = concurrency - groups.filter(running).length;
-    for (const group of groups) {
+    let slots = concurrency - line.filter(running).length;
+    for (const group of line) {
       if (slots <= 0) break;
       if (group.startedAt !== null) continue;
       start(group, t, draw);
@@ -200,28 +222,32 @@ function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now:
       if (group.startedAt! > t) break;
     }
   };
-  fill();
-  while (groups.length > 0) {
-    const head = groups[0]!;
-    if (head.startedAt === null) {
-      fill();
-      // No place for it yet: runs behind it that were under way hold them all; the next to end frees one.
-      if (head.startedAt === null) t = Math.min(...groups.filter(running).map(endOf));
-      continue;
-    }
-    if (endOf(head) > t) {
-      // The next run to end, the head's or one behind it (which frees its place).
-      t = Math.min(...groups.filter(running).map(endOf));
-      fill();
-      continue;
-    }
-    groups.shift();
-    if (head.prs.every((pr) => !bad.has(pr.number))) record(head.prs, Math.max(t, gate));
-    else {
-      gate = Math.max(gate, bisect(head.prs, bad, endOf(head), draw, record));
-      for (const group of groups) group.startedAt = null;
+  while (line.length > 0 || offLine.length > 0) {
+    for (const group of offLine.filter((candidate) => endOf(candidate) <= t)) {
+      offLine.splice(offLine.indexOf(group), 1);
+      if (!isGood(group)) bisected(group.prs);
+      else {
+        group.retest = undefined;
+        group.startedAt = null;
+        const at = line.findIndex((other) => other.startedAt === null);
+        line.splice(at === -1 ? line.length : at, 0, group);
+      }
     }
     fill();
+    const head = line[0];
+    if (head?.startedAt != null && endOf(head) <= t) {
+      line.shift();
+      if (isGood(head)) record(head.prs, t);
+      else {
+        bisected(head.prs);
+        for (const group of line) group.startedAt = null;
+      }
+      continue;
+    }
+    // The next run to end: the head's, one behind it (which frees its place), or one off the main line.
+    const ends = [...line.filter(running), ...offLine].map(endOf).filter((end) => end > t);
+    if (ends.length === 0) break;
+    t = Math.min(...ends);
   }
 }
 
@@ -243,8 +269,14 @@ function playParallel(groups: Group[], bad: Set<number>, concurrency: number, no
   while (groups.length > 0) {
     const next = running().reduce((first, group) => (endOf(group) < endOf(first) ? group : first));
     t = Math.max(t, endOf(next));
+    const passed = next.prs.every((pr) => !bad.has(pr.number));
+    if (passed && next.retest === true) {
+      next.retest = undefined;
+      start(next, t, draw);
+      continue;
+    }
     groups.splice(groups.indexOf(next), 1);
-    if (next.prs.every((pr) => !bad.has(pr.number))) record(next.prs, t);
+    if (passed) record(next.prs, t);
     else bisect(next.prs, bad, t, draw, record);
     fill();
   }
