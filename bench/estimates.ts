@@ -2,35 +2,49 @@
  * How good the merge estimates are (engine/estimate), judged by the simulator: for each PR, the estimate when it
  * becomes ready and when it reaches the head of the queue, against when it actually merged. Over the bundled example
  * (sim/examples/monorepo.json, predictive4) and two other workloads on it (batch8: batching; lanes4: parallel mode),
- * seeds 1–3: for PRs that merge, the median of |estimate − actual| / actual (durations from the moment of the
- * estimate) at readiness and at the head, and the share of actual times under the P90 estimate. Beside each, the same
- * figures of a baseline measured in the same run: (position ÷ concurrency + 1) × the median CI duration seen, with
- * the ratio of errors. Goals: median error ≤ 25 % at readiness, ≤ 10 % at the head; 85–95 % under the P90.
+ * seeds 1–3, and one the issue does not name (predictive12, seeds 4–5): for PRs that merge, the median of
+ * |estimate − actual| / actual (durations from the moment of the estimate) at readiness and at the head, and the
+ * share of actual times under the P90 estimate. Each figure for this checkout's estimate ("after") beside the same
+ * figure for another revision's ("before", default main: bench/estimatesBefore.ts), both measured in the same run on
+ * the same simulation, with their ratio; and the bound the CI durations set at the head: the error left when the
+ * scenario's own duration distribution is known exactly and everything after the run under way is too (a run's
+ * remaining time is then its median given what it has run), which no estimate from a queue's history can beat.
+ * Goals: median error ≤ 25 % at readiness, ≤ 10 % at the head; 85–95 % under the P90.
  *
- * `npx tsx bench/estimates.ts [--hours H]` (default 12 hours of arrivals per run; the example has 72).
+ * `npx tsx bench/estimates.ts [--hours H] [--before REV]` (default 12 hours of arrivals per run; the example has 72).
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import type { MergeEstimate } from '../engine/estimate/index.js';
+import { normalCdf } from '../engine/estimate/durations.js';
+import { normalQuantile } from '../engine/estimate/model.js';
 import { drawArrivals } from '../sim/arrivals.js';
+import { runDurationMs } from '../sim/ci.js';
 import { runQueue, SIM_START } from '../sim/queueRun.js';
 import { parseScenarioText, settingsOf } from '../sim/scenario.js';
+import { estimatorAt } from './estimatesBefore.js';
 
 interface Sample {
-  /** When the estimate was made, the median and P90 it gave, and the baseline's. */
   at: number;
-  median: number;
-  p90: number;
-  baseline: number;
+  after: MergeEstimate;
+  before?: MergeEstimate;
+  /** The bound's remaining time of the PR's run under way (ms), and the run's true remaining time. */
+  bound?: { remaining: number; trueRemaining: number };
 }
 
-interface Figures {
+export interface Figures {
   prs: number;
+  after: Accuracy;
+  before: Accuracy;
+  /** Median error at the head with the durations' bound (NaN without a run under way at the head). */
+  headBound: number;
+}
+
+interface Accuracy {
   readyError: number;
   headError: number;
   readyUnderP90: number;
   headUnderP90: number;
-  baselineReadyError: number;
-  baselineHeadError: number;
 }
 
 const median = (values: number[]) => {
@@ -40,77 +54,100 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-export async function measureEstimates(configName: string, seed: number, hours: number): Promise<Figures> {
+const Z90 = 1.2815515655446004;
+
+export async function measureEstimates(configName: string, seed: number, hours: number, before: Awaited<ReturnType<typeof estimatorAt>>): Promise<Figures> {
   const scenario = parseScenarioText(readFileSync(new URL('../sim/examples/monorepo.json', import.meta.url), 'utf8'), 'monorepo.json');
   const config = scenario.configs.find((candidate) => candidate.name === configName);
   if (config === undefined) throw new Error(`no configuration ${configName} in the example`);
   const shortened = { ...scenario, hours };
-  const settings = settingsOf(config);
+  const ci = { seed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes };
+  const mu = Math.log(ci.medianMinutes * 60_000);
+  const sigma = Math.log(ci.p90Minutes / ci.medianMinutes) / Z90;
   const ready = new Map<number, Sample>();
   const head = new Map<number, Sample>();
   const outcome = await runQueue({
     scenario: shortened,
     seed,
-    settings,
+    settings: settingsOf(config),
     arrivals: drawArrivals(shortened, seed),
     onStep: (engine, key) => {
-      const { queue } = engine.getQueue(key);
+      const { queue, enqueued } = engine.getQueue(key);
       const lineup = queue.runtime.lineup;
-      const fresh = lineup.filter((number, index) => !ready.has(number) || (index === 0 && !head.has(number)));
-      if (fresh.length === 0) return;
+      if (!lineup.some((number, index) => !ready.has(number) || (index === 0 && !head.has(number)))) return;
       const now = engine.scheduler.now();
-      const estimates = engine.estimates(key);
-      const concurrency = Math.max(1, settings.concurrency ?? 1);
-      const ciMedian = (scenario.ci.medianMinutes ?? 30) * 60_000;
+      const after = engine.estimates(key);
+      const earlier = before(engine, key);
       for (const [index, number] of lineup.entries()) {
-        const estimate = estimates.get(number);
+        const estimate = after.get(number);
         if (estimate === undefined) continue;
-        const sample = { at: now, median: estimate.at, p90: estimate.p90, baseline: now + (Math.floor(index / concurrency) + 1) * ciMedian };
+        const old = earlier.get(number);
+        const sample: Sample = { at: now, after: estimate, ...(old === undefined ? {} : { before: old }) };
+        if (index === 0 && !head.has(number)) {
+          const runId = enqueued.find((pr) => pr.number === number)?.runId;
+          const run = runId == null ? undefined : engine.testRun(queue.id, runId);
+          if (run?.status === 'in_progress') {
+            const elapsed = now - Date.parse(run.createdAt);
+            const from = normalCdf((Math.log(Math.max(1, elapsed)) - mu) / sigma);
+            const remaining = Math.exp(mu + sigma * normalQuantile(from + (1 - from) / 2)) - elapsed;
+            sample.bound = { remaining, trueRemaining: runDurationMs(ci, run.prs) - elapsed };
+          }
+          head.set(number, sample);
+        }
         if (!ready.has(number)) ready.set(number, sample);
-        if (index === 0 && !head.has(number)) head.set(number, sample);
       }
     },
   });
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null);
-  const error = (samples: Map<number, Sample>, of: (sample: Sample) => number) =>
+  const judged = (samples: Map<number, Sample>) =>
     merged.flatMap((pr) => {
       const sample = samples.get(pr.number);
-      if (sample === undefined) return [];
-      const actual = SIM_START + pr.leftAt! - sample.at;
-      if (actual <= 0) return [];
-      return [Math.abs(of(sample) - sample.at - actual) / actual];
+      const actual = sample === undefined ? 0 : SIM_START + pr.leftAt! - sample.at;
+      return sample === undefined || actual <= 0 ? [] : [{ sample, actual, mergedAt: SIM_START + pr.leftAt! }];
     });
-  const under = (samples: Map<number, Sample>) => {
-    const judged = merged.filter((pr) => samples.has(pr.number));
-    return judged.filter((pr) => SIM_START + pr.leftAt! <= samples.get(pr.number)!.p90).length / Math.max(1, judged.length);
+  const accuracy = (of: (sample: Sample) => MergeEstimate | undefined): Accuracy => {
+    const error = (samples: Map<number, Sample>) =>
+      median(judged(samples).flatMap(({ sample, actual }) => (of(sample) === undefined ? [] : [Math.abs(of(sample)!.at - sample.at - actual) / actual])));
+    const under = (samples: Map<number, Sample>) => {
+      const rows = judged(samples).filter(({ sample }) => of(sample) !== undefined);
+      return rows.filter(({ sample, mergedAt }) => mergedAt <= of(sample)!.p90).length / Math.max(1, rows.length);
+    };
+    return { readyError: error(ready), headError: error(head), readyUnderP90: under(ready), headUnderP90: under(head) };
   };
-  return {
-    prs: merged.length,
-    readyError: median(error(ready, (sample) => sample.median)),
-    headError: median(error(head, (sample) => sample.median)),
-    readyUnderP90: under(ready),
-    headUnderP90: under(head),
-    baselineReadyError: median(error(ready, (sample) => sample.baseline)),
-    baselineHeadError: median(error(head, (sample) => sample.baseline)),
-  };
+  const bounds = judged(head).flatMap(({ sample, actual }) =>
+    sample.bound === undefined ? [] : [Math.abs(sample.bound.remaining + (actual - sample.bound.trueRemaining) - actual) / actual],
+  );
+  return { prs: merged.length, after: accuracy((sample) => sample.after), before: accuracy((sample) => sample.before), headBound: median(bounds) };
 }
 
-const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
-const ratio = (value: number, baseline: number) => (baseline > 0 ? `${(value / baseline).toFixed(2)}×` : 'n/a');
+const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${(value * 100).toFixed(1)} %`);
+const pair = (before: number, after: number) => `${percent(before)} → ${percent(after)}${before > 0 && !Number.isNaN(after) ? ` (${(after / before).toFixed(2)}×)` : ''}`;
 
 async function main(): Promise<void> {
-  const at = process.argv.indexOf('--hours');
-  const hours = at === -1 ? 12 : Number(process.argv[at + 1]);
-  console.log(`Merge estimates against the simulator (sim/examples/monorepo.json, ${hours} h of arrivals, seeds 1-3)`);
-  console.log('workload       seed  merged  err@ready (baseline, ratio)        err@head (baseline, ratio)         <=P90 ready  <=P90 head');
-  for (const workload of ['predictive4', 'batch8', 'lanes4']) {
-    for (const seed of [1, 2, 3]) {
-      const f = await measureEstimates(workload, seed, hours);
+  const option = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at === -1 ? undefined : process.argv[at + 1];
+  };
+  const hours = Number(option('--hours') ?? 12);
+  const revision = option('--before') ?? 'main';
+  const before = await estimatorAt(revision);
+  console.log(`Merge estimates against the simulator (sim/examples/monorepo.json, ${hours} h of arrivals): before (${revision}) → after (this checkout), same run`);
+  console.log('goals: error ≤ 25 % at readiness, ≤ 10 % at the head; 85–95 % of actual times under the P90');
+  console.log('workload      seed merged  err@ready before → after       err@head before → after        head bound  <=P90 ready before → after  <=P90 head before → after');
+  const workloads: [string, number[]][] = [
+    ['predictive4', [1, 2, 3]],
+    ['batch8', [1, 2, 3]],
+    ['lanes4', [1, 2, 3]],
+    // Not named by the issue: another setting of the example, other seeds.
+    ['predictive12', [4, 5]],
+  ];
+  for (const [workload, seeds] of workloads) {
+    for (const seed of seeds) {
+      const f = await measureEstimates(workload, seed, hours, before);
       console.log(
-        `${workload.padEnd(14)} ${String(seed).padEnd(5)} ${String(f.prs).padEnd(7)} ` +
-          `${percent(f.readyError).padEnd(8)} (${percent(f.baselineReadyError)}, ${ratio(f.readyError, f.baselineReadyError)})`.padEnd(36) +
-          `${percent(f.headError).padEnd(8)} (${percent(f.baselineHeadError)}, ${ratio(f.headError, f.baselineHeadError)})`.padEnd(35) +
-          `${percent(f.readyUnderP90).padEnd(12)} ${percent(f.headUnderP90)}`,
+        `${workload.padEnd(13)} ${String(seed).padEnd(4)} ${String(f.prs).padEnd(7)} ` +
+          `${pair(f.before.readyError, f.after.readyError).padEnd(30)} ${pair(f.before.headError, f.after.headError).padEnd(30)} ${percent(f.headBound).padEnd(11)} ` +
+          `${pair(f.before.readyUnderP90, f.after.readyUnderP90).padEnd(27)} ${pair(f.before.headUnderP90, f.after.headUnderP90)}`,
       );
     }
   }

@@ -11,6 +11,7 @@
 import { EngineError } from './model/errors.js';
 import { DependencyUnavailableError } from './model/unavailable.js';
 import type { QueueInput } from './model/events.js';
+import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime/outsideEffects.js';
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
 import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
@@ -96,6 +97,11 @@ export class Engine extends ServiceReads {
   /** Resolves once no effect is left to run (timers aside). */
   async settle(): Promise<void> {
     await this.runtime.settle();
+  }
+
+  /** An effect decided outside the queue's transactions (a check run), put in its outbox (runtime/outsideEffects.ts). */
+  putEffect(queueId: string, slot: string, effect: OutsideEffect): PutOutcome {
+    return putOutsideEffect({ store: this.store, ownership: this.ownership, runtime: this.runtime, now: this.scheduler.now() }, queueId, slot, effect);
   }
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {

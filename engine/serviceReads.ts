@@ -73,6 +73,11 @@ export class ServiceReads {
     return this.store.read((tx) => tx.get('queues', [queueId]))?.org;
   }
 
+  /** The id of every queue, whichever process drives it. */
+  queueIds(): string[] {
+    return this.store.read((tx) => [...tx.scan('queues')].map(({ key }) => String(key[0])));
+  }
+
   /** The flaky-test service of this engine's store and clock. */
   get flakyTests(): FlakyTests {
     return flakyTestsFor(this.store, this.clock);

@@ -13,6 +13,7 @@ import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js'
 export type { EstimateInput, EstimatePr, MergeEstimate } from './model.js';
 export { estimateMerges } from './model.js';
 export { readQueueHistory } from './history.js';
+export { fitDurations, type DurationSample } from './durations.js';
 
 export function estimateQueue(
   tx: ReadTx,
@@ -30,6 +31,9 @@ export function estimateQueue(
     prs.push({
       number: pr.number,
       failureP: pr.likelihood?.p ?? history.failureRate,
+      ...(pr.readyAt === null ? {} : { readyAt: pr.readyAt }),
+      // Speculation by likelihood's isolation is a bisection of one: off the main line, then back to it.
+      ...(pr.group !== null ? { bisecting: true } : {}),
       ...(run !== undefined && run.status === 'in_progress' ? { run: { id: run.id, startedAt: Date.parse(run.createdAt) } } : {}),
     });
   }
@@ -39,7 +43,10 @@ export function estimateQueue(
     parallel: settings.mode === 'parallel',
     concurrency: mainWindowOf(settings, queue.runtime),
     batchSize: settings.batch ? Math.max(1, history.batchSize) : 1,
+    ...(settings.batch ? { batching: { minSize: Math.max(1, settings.batchingMinSize), maxWaitMs: settings.batchingMaxWaitTimeMinutes * 60_000 } } : {}),
     lineup: prs,
-    runDurationsMs: history.runDurationsMs,
+    runDurationsMs: history.durations.finishedMs,
+    cancelledDurationsMs: history.durations.cancelledMs,
+    ...(history.durations.allTime === undefined ? {} : { allTime: history.durations.allTime }),
   });
 }

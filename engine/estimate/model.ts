@@ -4,17 +4,22 @@
  * duration this queue has seen, drawn at random; a run under way lasts at least what it has run so far), then plays
  * the queue forward as the engine runs it:
  *
- * - single mode: the PRs in queue order, in runs of `batchSize`, up to `concurrency` runs at once, each tested on top
- *   of those ahead. The head run's end decides: passing, its PRs merge; failing, its failing PRs leave, the others of
- *   its batch are tested again (bisection), and every run behind it, tested on top of a PR that failed, starts again;
- * - parallel mode: runs do not wait for one another (their lanes are independent); a failing PR leaves, the others
- *   of its run are tested again.
+ * - single mode: the PRs in queue order, in runs of `batchSize` (with `batching`, as the planner forms batches: up
+ *   to its least size, and a batch short of it starts once its oldest PR has waited the longest wait), up to
+ *   `concurrency` runs at once, each tested on top of those ahead. The head run's end decides: passing, its PRs
+ *   merge; failing, a PR alone leaves, and a batch is bisected (bisection.ts: halves tested on the target, a half that
+ *   passes merges, one that fails is halved again), while every run behind it, tested on top of a PR that failed,
+ *   starts again and merges after the bisection is over;
+ * - parallel mode: runs do not wait for one another (their lanes are independent); a failing batch is bisected the
+ *   same way.
  *
  * A PR's estimate is the median and the 90th percentile of its merge time over the trials in which it merges.
  * Deterministic: the trials' random numbers come from a seed derived from the input.
  */
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { bisect } from './bisection.js';
+import { fitDurations, normalCdf } from './durations.js';
 
 export interface EstimatePr {
   number: number;
@@ -22,6 +27,10 @@ export interface EstimatePr {
   failureP: number;
   /** The run testing it now and when that run started (ms), when it is being tested. */
   run?: { id: string; startedAt: number };
+  /** When it became ready (ms): a batch short of its least size waits from its oldest PR's. */
+  readyAt?: number;
+  /** In a bisection (off the main line): once its group passes there, it is tested again on the main line. */
+  bisecting?: true;
 }
 
 export interface EstimateInput {
@@ -33,8 +42,14 @@ export interface EstimateInput {
   batchSize: number;
   /** The PRs ready in the queue, in queue order (the head first). */
   lineup: EstimatePr[];
-  /** Durations of CI runs this queue has seen (ms); with none there is no estimate. */
+  /** Durations of CI runs this queue has seen finish (ms); with none (and no `allTime`) there is no estimate. */
   runDurationsMs: number[];
+  /** Runs cancelled before they finished: each lasted at least this (ms). */
+  cancelledDurationsMs?: number[];
+  /** Every run finished since the queue began: their mean and count. */
+  allTime?: { meanMs: number; runs: number };
+  /** The queue batches: a batch takes up to `minSize` PRs, and one short of it waits up to `maxWaitMs`. */
+  batching?: { minSize: number; maxWaitMs: number };
   /** Trials (default 400). */
   trials?: number;
 }
@@ -65,27 +80,14 @@ interface Group {
   prs: EstimatePr[];
   startedAt: number | null;
   durationMs: number;
-}
-
-/** The log-normal fitted to durations (mean and deviation of their logs; the deviation at least 0.15, 0.4 from one). */
-function logNormalOf(durations: number[]): { mu: number; sigma: number } {
-  const logs = durations.map((ms) => Math.log(Math.max(1, ms)));
-  const mu = logs.reduce((sum, value) => sum + value, 0) / logs.length;
-  if (logs.length < 2) return { mu, sigma: 0.4 };
-  const variance = logs.reduce((sum, value) => sum + (value - mu) ** 2, 0) / (logs.length - 1);
-  return { mu, sigma: Math.max(0.15, Math.sqrt(variance)) };
-}
-
-/** Φ, by Abramowitz and Stegun 7.1.26 (error below 1.5e-7). */
-function normalCdf(z: number): number {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
-  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+  /** A batch short of its least size starts no sooner than this (ms). */
+  notBefore: number;
+  /** Its PRs are in a bisection: passing, they are tested again on the main line before they merge. */
+  retest?: true;
 }
 
 /** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */
-function normalQuantile(p: number): number {
+export function normalQuantile(p: number): number {
   const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
   const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
@@ -108,12 +110,11 @@ function quantile(sorted: number[], q: number): number {
 
 export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate> {
   const estimates = new Map<number, MergeEstimate>();
-  const durations = input.runDurationsMs.filter((ms) => Number.isFinite(ms) && ms >= 0).sort((a, b) => a - b);
-  if (durations.length === 0 || input.lineup.length === 0) return estimates;
+  const fit = fitDurations({ finishedMs: input.runDurationsMs, cancelledMs: input.cancelledDurationsMs ?? [], ...(input.allTime === undefined ? {} : { allTime: input.allTime }) });
+  if (fit === undefined || input.lineup.length === 0) return estimates;
   const random = generator(seedOf(input));
   const concurrency = Math.max(1, Math.floor(input.concurrency));
-  const batchSize = Math.max(1, Math.round(input.batchSize));
-  const fit = logNormalOf(durations);
+  const batching = input.batching ?? { minSize: Math.max(1, Math.round(input.batchSize)), maxWaitMs: 0 };
   // A run's duration: log-normal as fitted to those seen; a run under way lasts at least what it has run so far.
   const draw = (atLeast: number) => {
     const from = atLeast <= 0 ? 0 : normalCdf((Math.log(atLeast) - fit.mu) / fit.sigma);
@@ -124,7 +125,7 @@ export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate>
   const trials = input.trials ?? 400;
   for (let trial = 0; trial < trials; trial++) {
     const bad = new Set(input.lineup.filter((pr) => random() < pr.failureP).map((pr) => pr.number));
-    const groups = groupsOf(input.lineup, batchSize, input.now, draw);
+    const groups = groupsOf(input.lineup, batching, input.now, draw);
     const record = (prs: EstimatePr[], at: number) => {
       for (const pr of prs) merges.get(pr.number)!.push(at);
     };
@@ -139,8 +140,11 @@ export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate>
   return estimates;
 }
 
-/** Runs under way keep their PRs; the rest go in runs of `batchSize`, in order. */
-function groupsOf(lineup: EstimatePr[], batchSize: number, now: number, draw: (atLeast: number) => number): Group[] {
+/**
+ * Runs under way keep their PRs; the rest go in batches as the planner forms them (engine/planner/starts.ts): up to
+ * the least size, and one short of it waits until its oldest PR has waited `maxWaitMs`.
+ */
+function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: number }, now: number, draw: Draw): Group[] {
   const groups: Group[] = [];
   const byRun = new Map<string, Group>();
   let open: Group | undefined;
@@ -148,59 +152,107 @@ function groupsOf(lineup: EstimatePr[], batchSize: number, now: number, draw: (a
     if (pr.run !== undefined) {
       let group = byRun.get(pr.run.id);
       if (group === undefined) {
-        group = { prs: [], startedAt: pr.run.startedAt, durationMs: draw(Math.max(0, now - pr.run.startedAt)) };
+        group = { prs: [], startedAt: pr.run.startedAt, durationMs: draw(Math.max(0, now - pr.run.startedAt)), notBefore: now };
         byRun.set(pr.run.id, group);
         groups.push(group);
       }
       group.prs.push(pr);
+      if (pr.bisecting === true) group.retest = true;
       continue;
     }
-    if (open === undefined || open.prs.length >= batchSize) {
-      open = { prs: [], startedAt: null, durationMs: 0 };
+    if (pr.bisecting === true) {
+      // Waiting for its bisection run: tested there, then again on the main line.
+      groups.push({ prs: [pr], startedAt: null, durationMs: 0, notBefore: now, retest: true });
+      open = undefined;
+      continue;
+    }
+    if (open === undefined || open.prs.length >= batching.minSize) {
+      open = { prs: [], startedAt: null, durationMs: 0, notBefore: now };
       groups.push(open);
     }
     open.prs.push(pr);
   }
+  for (const group of groups) {
+    if (group.startedAt !== null || group.prs.length >= batching.minSize) continue;
+    const oldest = Math.min(...group.prs.map((pr) => pr.readyAt ?? now));
+    group.notBefore = Math.max(now, oldest + batching.maxWaitMs);
+  }
   return groups;
 }
 
+type Draw = (atLeast: number) => number;
 type Record = (prs: EstimatePr[], at: number) => void;
 
-function start(group: Group, at: number, draw: (atLeast: number) => number): void {
-  group.startedAt = at;
+function start(group: Group, at: number, draw: Draw): void {
+  group.startedAt = Math.max(at, group.notBefore);
   group.durationMs = draw(0);
 }
 
-function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: (atLeast: number) => number, record: Record): void {
+const endOf = (group: Group) => group.startedAt! + group.durationMs;
+
+/**
+ * Single mode: the main line's runs start in order while fewer than `concurrency` are under way (a run that ended
+ * frees its place at once, its PRs waiting for those ahead, as the planner counts only runs in progress), and a batch
+ * still waiting holds back those behind it. The head's end decides: passing, its PRs merge, and so do those behind
+ * whose runs ended already; failing, a PR alone leaves, a batch leaves the main line for its bisection, and every run
+ * behind, tested on top of a PR that failed, starts again. Off the main line (the bisection pool) each group is
+ * tested at once: a group that fails is halved again (a PR alone leaves), one that passes returns to the main line
+ * behind the runs started there, to be tested again (in the simulator the PRs the main line took meanwhile stay
+ * ahead of it).
+ */
+function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
   let t = now;
-  const fill = () => {
-    for (const group of groups.slice(0, concurrency)) if (group.startedAt === null) start(group, t, draw);
+  const line = groups.filter((group) => group.retest !== true);
+  const offLine = groups.filter((group) => group.retest === true);
+  const isGood = (group: Group) => group.prs.every((pr) => !bad.has(pr.number));
+  const bisected = (prs: EstimatePr[]) => {
+    if (prs.length <= 1) return;
+    const half = Math.ceil(prs.length / 2);
+    for (const part of [prs.slice(0, half), prs.slice(half)]) offLine.push({ prs: part, startedAt: t, durationMs: draw(0), notBefore: t, retest: true });
   };
-  fill();
-  while (groups.length > 0) {
-    const head = groups[0]!;
-    t = Math.max(t, head.startedAt! + head.durationMs);
-    const good = head.prs.filter((pr) => !bad.has(pr.number));
-    if (good.length === head.prs.length) {
-      record(head.prs, t);
-      groups.shift();
-    } else {
-      // The failing PRs leave; the rest of the batch is tested again, and so is every run behind (it had them under it).
-      if (good.length === 0) groups.shift();
+  for (const group of offLine) if (group.startedAt === null) start(group, t, draw);
+  const running = (group: Group) => group.startedAt !== null && endOf(group) > t;
+  const fill = () => {
+    let slots = concurrency - line.filter(running).length;
+    for (const group of line) {
+      if (slots <= 0) break;
+      if (group.startedAt !== null) continue;
+      start(group, t, draw);
+      slots--;
+      if (group.startedAt! > t) break;
+    }
+  };
+  while (line.length > 0 || offLine.length > 0) {
+    for (const group of offLine.filter((candidate) => endOf(candidate) <= t)) {
+      offLine.splice(offLine.indexOf(group), 1);
+      if (!isGood(group)) bisected(group.prs);
       else {
-        // Bisection: the failed batch is halved until the failing PRs are found, a run per halving.
-        const rounds = Math.max(1, Math.ceil(Math.log2(head.prs.length)));
-        head.prs = good;
-        start(head, t, draw);
-        for (let round = 1; round < rounds; round++) head.durationMs += draw(0);
+        group.retest = undefined;
+        group.startedAt = null;
+        const at = line.findIndex((other) => other.startedAt === null);
+        line.splice(at === -1 ? line.length : at, 0, group);
       }
-      for (const group of groups) if (group !== head && group.startedAt !== null) group.startedAt = null;
     }
     fill();
+    const head = line[0];
+    if (head?.startedAt != null && endOf(head) <= t) {
+      line.shift();
+      if (isGood(head)) record(head.prs, t);
+      else {
+        bisected(head.prs);
+        for (const group of line) group.startedAt = null;
+      }
+      continue;
+    }
+    // The next run to end: the head's, one behind it (which frees its place), or one off the main line.
+    const ends = [...line.filter(running), ...offLine].map(endOf).filter((end) => end > t);
+    if (ends.length === 0) break;
+    t = Math.min(...ends);
   }
 }
 
-function playParallel(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: (atLeast: number) => number, record: Record): void {
+/** Parallel mode: lanes are independent; each run's end decides for its PRs, a failed batch is bisected. */
+function playParallel(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
   let t = now;
   const running = () => groups.filter((group) => group.startedAt !== null);
   const fill = () => {
@@ -215,17 +267,17 @@ function playParallel(groups: Group[], bad: Set<number>, concurrency: number, no
   };
   fill();
   while (groups.length > 0) {
-    const next = running().reduce((first, group) => (group.startedAt! + group.durationMs < first.startedAt! + first.durationMs ? group : first));
-    t = Math.max(t, next.startedAt! + next.durationMs);
-    const good = next.prs.filter((pr) => !bad.has(pr.number));
-    if (good.length === next.prs.length) {
-      record(next.prs, t);
-      groups.splice(groups.indexOf(next), 1);
-    } else if (good.length === 0) groups.splice(groups.indexOf(next), 1);
-    else {
-      next.prs = good;
+    const next = running().reduce((first, group) => (endOf(group) < endOf(first) ? group : first));
+    t = Math.max(t, endOf(next));
+    const passed = next.prs.every((pr) => !bad.has(pr.number));
+    if (passed && next.retest === true) {
+      next.retest = undefined;
       start(next, t, draw);
+      continue;
     }
+    groups.splice(groups.indexOf(next), 1);
+    if (passed) record(next.prs, t);
+    else bisect(next.prs, bad, t, draw, record);
     fill();
   }
 }

@@ -1,5 +1,5 @@
 /** Side effects the engine asks for: written to the outbox in the transaction that decides them, run after commit. */
-import type { CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
+import type { CheckRunWrite, CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
 import type { RepoRef } from './queues.js';
 import type { PullRequestState } from '../../machines/vocabulary.js';
 
@@ -13,7 +13,12 @@ export type Effect =
   | { kind: 'comment'; repo: RepoRef; number: number; body: string }
   | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number }
   /** `stateLabelsEnabled`: the PR's label names its queue state now (one label, the others of Greenline removed). */
-  | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState };
+  | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState }
+  /**
+   * The check run of a PR's head (GitHub's `greenline`), decided outside the queue's transactions, throttled
+   * (engine/providers/github/checkRuns.ts): `externalId` is the PR's queue entry, which finds the check run again.
+   */
+  | { kind: 'checkRun'; repo: RepoRef; number: number; sha: string; externalId: string; check: CheckRunWrite };
 
 export interface OutboxEntry {
   effect: Effect;

@@ -100,6 +100,16 @@ export type MergeResult =
       target?: TargetState;
     };
 
+/** A check run as the host is asked to write it: its state, and what it says (title and summary, in Markdown). */
+export interface CheckRunWrite {
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion?: 'success' | 'failure' | 'cancelled' | 'neutral';
+  /** When it completed (ISO 8601), with a conclusion. */
+  completedAt?: string;
+  title: string;
+  summary: string;
+}
+
 /** What a host recorded on a pull request (a comment, a status check), for the PR's timeline. */
 export interface PullRequestNote {
   message: string;
@@ -129,6 +139,12 @@ export interface GitHost {
    * idempotent. Hosts without labels leave it out.
    */
   setStateLabel?(repo: RepoRef, number: number, state: PullRequestState): Promise<void>;
+  /**
+   * Writes the check run of a PR's head that tells where it stands (GitHub's `greenline` check run): the one made
+   * with `externalId` before is updated, else one is made, so that writing it again (a retry, a restart) makes no
+   * second one. Hosts without check runs leave it out.
+   */
+  setCheckRun?(repo: RepoRef, sha: string, externalId: string, check: CheckRunWrite): Promise<void>;
   /** Creates the queue's repository when the host keeps repositories itself and it is missing (createQueue). */
   prepareRepository?(repo: RepoRef, branch: string): Promise<void>;
 }

@@ -53,6 +53,9 @@ export async function performEffect(edge: EffectEdge, queueId: string, key: Key,
     case 'stateLabel':
       await gitHost.setStateLabel?.(effect.repo, effect.number, effect.state);
       return done();
+    case 'checkRun':
+      await gitHost.setCheckRun?.(effect.repo, effect.sha, effect.externalId, effect.check);
+      return done();
     case 'statusCheck': {
       const note = await gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
       if (note === undefined || effect.number === undefined) return done();

@@ -72,6 +72,7 @@ export const RETRY_POLICIES: { readonly [K in EffectKind]: RetryPolicy<K> } = {
   comment: BACKOFF,
   statusCheck: BACKOFF,
   stateLabel: BACKOFF,
+  checkRun: BACKOFF,
 };
 
 export function retryPolicyOf<K extends EffectKind>(kind: K): RetryPolicy<K> {

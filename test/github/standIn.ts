@@ -205,6 +205,7 @@ export class GitHubStandIn {
         answer = { status: 422, body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' } };
       } else if (fault !== undefined) {
         fault.times--;
+        if (fault.afterActing === true) this.authorized(request, match) ?? this.permitted(request, match, body, url);
         // Rate limits and outages are GitHub-wide answers, not documented per operation.
         checked = false;
         answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };

@@ -20,6 +20,8 @@ export interface Fault {
   headers?: Record<string, string>;
   body?: unknown;
   times: number;
+  /** GitHub does what was asked, but its answer is lost (a connection cut after it acted): the fault is answered. */
+  afterActing?: boolean;
 }
 
 export interface Exchange {

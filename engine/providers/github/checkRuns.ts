@@ -1,17 +1,22 @@
 /**
  * The `greenline` check run on each queued PR's head (`checks: write`), kept up to date as the PR moves: every input
  * to a queue marks it, and at most once per `throttleMs` (default 10 s) the marked queues' PRs are read and each
- * check run whose text changed is updated (one request each), so a busy queue stays well inside GitHub's limits of
- * writes. A PR that left the queue gets its last update, with why (checkRunSummary.ts). A check run that could not
- * be written is tried again at the next pass. The commit status `greenline` stays as it was (statusCheck effects).
+ * check run whose text changed is written, so a busy queue stays well inside GitHub's limits of writes. A PR that
+ * left the queue gets its last write, with why (checkRunSummary.ts). The commit status `greenline` stays as it was
+ * (statusCheck effects).
  *
- * After a restart the check run of a head is found again through `GET .../commits/{sha}/check-runs?check_name=`.
+ * A write goes through the queue's outbox like the engine's other GitHub effects (a `checkRun` effect in the PR's own
+ * slot: engine/runtime/outsideEffects.ts), done by the GitHub host (checkRunWrites.ts), which finds the check run
+ * again by its external id (the PR's queue entry): a write is retried with the outbox's backoff, survives a crash,
+ * and done twice makes one check run. While a PR's write waits in the outbox its next one waits here (the queue stays
+ * marked), so the latest text is the one written last. At start every queue is marked: what changed while no pass
+ * ran (a crash between a change and its pass) is written then.
  */
 import type { Engine, QueueKey } from '../../engine.js';
 import type { QueueRecord, RepoRef } from '../../model/queues.js';
 import { isEnqueued } from '../../../machines/vocabulary.js';
 import type { GitHubApp } from './client.js';
-import { CHECK_RUN_NAME, checkRunOutput, type CheckRunOutput } from './checkRunSummary.js';
+import { checkRunOutput } from './checkRunSummary.js';
 
 export interface CheckRunOptions {
   /** The host name of this GitHub's queues (`repo.host`). */
@@ -24,12 +29,12 @@ export interface CheckRunOptions {
 
 interface Published {
   sha: string;
-  checkRunId: number;
   text: string;
-  completed: boolean;
 }
 
 const TIMER = 'github:check-runs';
+/** At start, the PRs that left the queue this recently get their last write again (it may not have been made). */
+const RECENT_MS = 60 * 60_000;
 
 export class CheckRunPublisher {
   private readonly dirty = new Set<string>();
@@ -39,14 +44,18 @@ export class CheckRunPublisher {
   private flushing: Promise<void> | undefined;
   private scheduled = false;
 
+  /** `_github`: unused since the writes go through the outbox and the GitHub host (kept for its callers). */
   constructor(
     private readonly engine: Engine,
-    private readonly github: GitHubApp,
+    _github: GitHubApp,
     private readonly options: CheckRunOptions,
   ) {}
 
+  /** Follows every queue's inputs, and marks every queue now: its check runs are written at the first pass. */
   start(): void {
-    this.unsubscribe ??= this.engine.onInput((queueId) => this.mark(queueId));
+    if (this.unsubscribe !== undefined) return;
+    this.unsubscribe = this.engine.onInput((queueId) => this.mark(queueId));
+    for (const queueId of this.engine.queueIds()) this.mark(queueId);
   }
 
   stop(): void {
@@ -111,6 +120,7 @@ export class CheckRunPublisher {
     if (record === undefined || record.repo.host !== this.options.hostName) return;
     const key: QueueKey = { org: record.org, repo: record.repo, branch: record.branch };
     const { queue, enqueued } = this.engine.getQueue(key);
+    const first = !this.published.has(queueId);
     const kept = this.published.get(queueId) ?? new Map<number, Published>();
     this.published.set(queueId, kept);
     if (!queue.settings.statusCheckEnabled) return;
@@ -120,7 +130,9 @@ export class CheckRunPublisher {
     const now = this.engine.scheduler.now();
     const present = new Set(enqueued.map((pr) => pr.number));
     const gone = [...kept.keys()].filter((number) => !present.has(number)).map((number) => this.engine.getSubmittedPullRequest(key, number).pr);
-    let failed: unknown;
+    // The first pass of this process: the PRs that left lately may have left after the last pass of the one before.
+    if (first) gone.push(...this.engine.listPullRequests(key).filter((pr) => !isEnqueued(pr.state) && Date.parse(pr.stateChangedAt) >= now - RECENT_MS));
+    let waiting = false;
     for (const pr of [...enqueued, ...gone]) {
       if (pr.sha === '') continue;
       const index = lineup.indexOf(pr.number);
@@ -137,43 +149,26 @@ export class CheckRunPublisher {
         ...(base === undefined ? {} : { dashboardUrl: `${base}/queues/${encodeURIComponent(queue.id)}/prs/${pr.number}` }),
         now,
       });
-      try {
-        await this.write(key, pr.number, pr.id, pr.sha, output, kept);
+      const text = JSON.stringify(output);
+      const previous = kept.get(pr.number);
+      if (previous?.sha === pr.sha && previous.text === text) {
         if (!isEnqueued(pr.state)) kept.delete(pr.number);
-      } catch (error) {
-        failed ??= error;
+        continue;
       }
+      const outcome = this.engine.putEffect(queueId, `checkRun:${pr.number}`, {
+        kind: 'checkRun',
+        repo: record.repo,
+        number: pr.number,
+        sha: pr.sha,
+        externalId: pr.id,
+        check: { ...output, ...(output.conclusion === undefined ? {} : { completedAt: new Date(now).toISOString() }) },
+      });
+      if (outcome === 'busy') waiting = true;
+      if (outcome !== 'put') continue;
+      if (isEnqueued(pr.state)) kept.set(pr.number, { sha: pr.sha, text });
+      else kept.delete(pr.number);
     }
-    if (failed !== undefined) throw failed;
-  }
-
-  private async write(key: QueueKey, number: number, entryId: string, sha: string, output: CheckRunOutput, kept: Map<number, Published>): Promise<void> {
-    const text = JSON.stringify(output);
-    const previous = kept.get(number);
-    if (previous?.sha === sha && previous.text === text) return;
-    const octokit = await this.github.forRepo(key.repo);
-    const where = { owner: key.repo.owner, repo: key.repo.name };
-    const fields = {
-      status: output.status,
-      ...(output.conclusion === undefined ? {} : { conclusion: output.conclusion, completed_at: new Date(this.engine.scheduler.now()).toISOString() }),
-      external_id: entryId,
-      output: { title: output.title, summary: output.summary.slice(0, 65_000) },
-    };
-    let found = previous?.sha === sha ? { id: previous.checkRunId, completed: previous.completed } : undefined;
-    if (found === undefined) {
-      const { data } = await octokit.rest.checks.listForRef({ ...where, ref: sha, check_name: CHECK_RUN_NAME, filter: 'latest', per_page: 1 });
-      const latest = data.check_runs[0];
-      if (latest !== undefined) found = { id: Number(latest.id), completed: latest.status === 'completed' };
-    }
-    let id: number;
-    // A completed check run stays completed: a PR queued again (re-run) gets a new one.
-    if (found === undefined || (found.completed && output.status !== 'completed')) {
-      const { data } = await octokit.rest.checks.create({ ...where, name: CHECK_RUN_NAME, head_sha: sha, ...fields });
-      id = Number(data.id);
-    } else {
-      id = found.id;
-      await octokit.rest.checks.update({ ...where, check_run_id: id, ...fields });
-    }
-    kept.set(number, { sha, checkRunId: id, text, completed: output.status === 'completed' });
+    // A write still in the outbox: this one is put at a later pass.
+    if (waiting) this.mark(queueId);
   }
 }

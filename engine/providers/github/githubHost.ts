@@ -5,9 +5,10 @@
  * edited in place, and the commit status `greenline`. Failed requests throw: the engine's outbox retries them.
  */
 import type { RepoRef } from '../../model/queues.js';
-import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
+import type { CheckRunWrite, GitHost, MergeRequest, MergeResult, PullRequestFacts, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import type { GitHubApp, GitHubClient } from './client.js';
 import { merge } from './merges.js';
+import { CheckRunWriter } from './checkRunWrites.js';
 import { buildTestBranch, statusOf } from './testBranches.js';
 import { setStateLabel } from './labels.js';
 import { missingApprovals } from './reviews.js';
@@ -23,6 +24,8 @@ export { mergeMessage } from './testBranches.js';
 
 export class GitHubHost implements GitHost {
   readonly name = 'github';
+
+  private readonly checkRuns = new CheckRunWriter();
 
   constructor(private readonly github: GitHubApp) {}
 
@@ -126,6 +129,11 @@ export class GitHubHost implements GitHost {
 
   async setStateLabel(repo: RepoRef, number: number, state: PullRequestState): Promise<void> {
     return setStateLabel(await this.client(repo), repo, number, state);
+  }
+
+  /** The `greenline` check run of a PR's head, found again by its external id (checkRunWrites.ts). */
+  async setCheckRun(repo: RepoRef, sha: string, externalId: string, check: CheckRunWrite): Promise<void> {
+    await this.checkRuns.write(await this.client(repo), repo, sha, externalId, check);
   }
 
   async setStatusCheck(repo: RepoRef, sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<void> {

@@ -12,6 +12,7 @@ import type { GitHubClient } from './client.js';
 import { commitsToReplay, statusOf, type BranchHost } from './testBranches.js';
 
 type Where = { owner: string; repo: string };
+type Comparison = Awaited<ReturnType<GitHubClient['rest']['repos']['compareCommitsWithBasehead']>>['data'];
 
 export async function merge(octokit: GitHubClient, host: BranchHost, request: MergeRequest): Promise<MergeResult> {
   const where = { owner: request.repo.owner, repo: request.repo.name };
@@ -51,22 +52,34 @@ export async function merge(octokit: GitHubClient, host: BranchHost, request: Me
 }
 
 /**
- * The commit that applied the PR on the test branch, and its parent below the PR's commits. `merge_commit` and
- * `squash`: walking first parents from the branch's SHA, the commit whose message names the PR. `rebase`: the
- * replayed commits keep their messages and authors, so the PR's are the lowest commits above the expected head that
- * match its own commits in order (commits whose replay changed nothing were dropped).
+ * The commit that applied the PR on the test branch, and its parent below the PR's commits. The test branch's commits
+ * above the expected head are listed by comparing the two (`GET .../compare/{head}...{branch}`, every page of 100 by
+ * `octokit.paginate`): the list stops at the expected head, however long the branch is, and the walk below stops when
+ * it reaches the expected head or leaves the list (the branch is not on top of it). `merge_commit` and `squash`:
+ * walking first parents from the branch's SHA, the commit whose message names the PR. `rebase`: the replayed commits
+ * keep their messages and authors, so the PR's are the lowest commits above the expected head that match its own
+ * commits in order (commits whose replay changed nothing were dropped).
  */
 async function testedCommit(octokit: GitHubClient, where: Where, request: MergeRequest): Promise<{ sha: string; parent: string } | undefined> {
   const number = request.pullRequest.number;
+  const bySha = new Map<string, Comparison['commits'][number]>();
+  const pages = octokit.paginate.iterator(octokit.rest.repos.compareCommitsWithBasehead, {
+    ...where,
+    basehead: `${request.expectedHead}...${request.testBranchSha as string}`,
+    per_page: PAGE,
+  });
+  // A comparison's answer has a `url` of its own, so the plugin hands each page whole (its types say otherwise) and
+  // asks for the next while `page × per_page < total_commits` (or a `link` names one).
+  for await (const page of pages) for (const commit of (page.data as unknown as Comparison).commits) bySha.set(commit.sha, commit);
   const chain: { sha: string; parent: string; message: string; author: string }[] = [];
   let sha = request.testBranchSha as string;
-  for (let steps = 0; steps < 200 && sha !== request.expectedHead; steps++) {
-    const { data: commit } = await octokit.rest.git.getCommit({ ...where, commit_sha: sha });
+  for (let commit = bySha.get(sha); commit !== undefined && sha !== request.expectedHead; commit = bySha.get(sha)) {
     const parent = commit.parents[0]?.sha;
     if (parent === undefined) break;
-    const link = { sha, parent, message: commit.message, author: `${commit.author.name} <${commit.author.email}>` };
+    const message = commit.commit.message;
+    const link = { sha, parent, message, author: `${commit.commit.author?.name} <${commit.commit.author?.email}>` };
     if (request.mergeMethod !== 'rebase') {
-      if (commit.message.startsWith(`Merge pull request #${number} from `) || commit.message.split('\n')[0]!.endsWith(`(#${number})`)) return link;
+      if (message.startsWith(`Merge pull request #${number} from `) || message.split('\n')[0]!.endsWith(`(#${number})`)) return link;
     }
     chain.unshift(link);
     sha = parent;
@@ -80,6 +93,9 @@ async function testedCommit(octokit: GitHubClient, where: Where, request: MergeR
   }
   return matched === 0 ? undefined : { sha: chain[matched - 1]!.sha, parent: chain[0]!.parent };
 }
+
+/** The most items GitHub gives in one page. */
+const PAGE = 100;
 
 /**
  * GitHub's merge API (`PUT .../pulls/{number}/merge`) with the queue's method, pinned to the PR head the queue checked
