@@ -47,10 +47,11 @@ export const PAIRS: Pair[] = [
   },
 ];
 
-type Draws = 'before' | 'after';
+type Draws = 'before' | 'after' | 'unmerged';
 const CIS: Record<Draws, NonNullable<Parameters<typeof runQueue>[0]['ci']>> = {
   before: (scheduler, options) => new SetAttemptCi(scheduler, options),
   after: (scheduler, options) => new ScenarioCi(scheduler, options),
+  unmerged: (scheduler, options) => new ScenarioCi(scheduler, { ...options, treeScope: 'unmerged' }),
 };
 
 export interface PairFigures {
@@ -90,11 +91,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const seeds = (option('--seeds') ?? '1,2,3,4,5,6,7,8,9,10').split(',').map(Number);
   const only = option('--pairs')?.split(',');
   const pairs = PAIRS.filter((pair) => only === undefined || only.includes(pair.name));
+  const DRAWS = (option('--draws') ?? 'before,after').split(',') as Draws[];
   console.log(`Paired P50 difference (a − b, minutes) over seeds ${seeds.join(',')}: draws before issue 35 (per attempt of a set) and after (per verdict on a tree)`);
   const summary: string[] = [];
   for (const pair of pairs) {
     const figures: Partial<Record<Draws, PairFigures>> = {};
-    for (const draws of ['before', 'after'] as const) {
+    for (const draws of DRAWS) {
       const started = performance.now();
       const result = await measurePair(pair, seeds, draws);
       figures[draws] = result;
@@ -110,11 +112,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
         `  mean a − b ${result.meanDifference.toFixed(2)}, sd ${result.sdDifference.toFixed(2)}; a/b from ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}`,
       );
     }
-    const before = figures.before as PairFigures;
-    const after = figures.after as PairFigures;
-    summary.push(
-      `${pair.name.padEnd(10)} ${`${pair.a.name} vs ${pair.b.name}`.padEnd(40)} sd before ${before.sdDifference.toFixed(2).padStart(6)}  after ${after.sdDifference.toFixed(2).padStart(6)}  = ${(after.sdDifference / Math.max(1e-9, before.sdDifference)).toFixed(2)}×   mean before ${before.meanDifference.toFixed(2)}, after ${after.meanDifference.toFixed(2)}`,
-    );
+    const before = figures.before;
+    for (const draws of DRAWS.filter((draws) => draws !== 'before')) {
+      const after = figures[draws] as PairFigures;
+      summary.push(
+        `${pair.name.padEnd(10)} ${`${pair.a.name} vs ${pair.b.name}`.padEnd(40)} ${draws.padEnd(8)} sd ${after.sdDifference.toFixed(2).padStart(6)}${before === undefined ? '' : ` against before ${before.sdDifference.toFixed(2).padStart(6)} = ${(after.sdDifference / Math.max(1e-9, before.sdDifference)).toFixed(2)}×`}   mean a − b ${after.meanDifference.toFixed(2)}${before === undefined ? '' : ` (before ${before.meanDifference.toFixed(2)})`}`,
+      );
+    }
   }
   console.log(`\nStandard deviation of the paired P50 difference (minutes), after against before:\n${summary.join('\n')}`);
 }

@@ -7,9 +7,10 @@
  * Every draw is a keyed hash (`uniforms`: SHA-256 of the seed and a name, a counter-based generator whose counter is
  * the name), so a draw depends on what it is named after and on nothing else — not on how many draws came before it:
  *
- * - **duration**: drawn from the seed and the set of PRs under test (not its base, not the attempt): the same changes
- *   take the same time to test. A PR tested alone — every run of a queue without batching — always lasts its own
- *   duration, `prDurationMs`, the one the oracle gives it (so the oracle is a true lower bound: see oracle.ts).
+ * - **duration**: drawn from the seed and the PRs under test (not its base, not the attempt): the same changes take
+ *   the same time to test. A PR tested alone — every run of a queue without batching — always lasts its own
+ *   duration, `prDurationMs`, the one the oracle gives it (so the oracle is a true lower bound: see oracle.ts); a
+ *   set's duration combines its PRs' deviates (`runDurationMs`).
  * - **outcome**: drawn from the seed, the tested tree (trees.ts: the set of PRs it holds, each with whether it is
  *   broken) and the number of verdicts that tree has had before in this queue. The k-th verdict on a tree is the same
  *   in every configuration that reaches it; a retest of the same tree draws anew; a run cancelled before its verdict
@@ -31,6 +32,11 @@ export interface CiDurations {
 export interface ScenarioCiOptions extends CiDurations {
   flakeRate: number;
   isBroken: (number: number) => boolean;
+  /**
+   * What of the tested tree names an outcome: `whole` (the default) — the PRs merged at its base too; `unmerged` —
+   * only the PRs ahead and under test (bench/variance.ts compares the two).
+   */
+  treeScope?: 'whole' | 'unmerged';
 }
 
 /** What a run's test branch holds, found when the run starts. */
@@ -50,10 +56,27 @@ export function testedSetKey(prs: readonly number[]): string {
   return [...prs].sort((a, b) => a - b).join(',');
 }
 
-/** How long a run testing these PRs lasts (ms): a function of the seed and the set alone. */
+/** A PR's standard normal deviate of duration (Box–Muller on its two uniforms), and the uniforms. */
+function prDeviate(seed: number, number: number): { z: number; u1: number; u2: number } {
+  const [u1, u2] = uniforms(seed, `duration:${number}`);
+  return { z: Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2), u1, u2 };
+}
+
+/**
+ * How long a run testing these PRs lasts (ms): log-normal, from the deviates of its PRs, z = Σ zᵢ / √k — a standard
+ * normal again, so every run's duration has the scenario's median and p90, whatever its size. A PR alone lasts its
+ * own duration; sets that share PRs have correlated durations (a batch of 2 and a batch of 4 holding it, √(2/4)), so
+ * configurations that group the same PRs differently still meet related luck.
+ */
 export function runDurationMs(options: CiDurations, prs: readonly number[]): number {
-  const [u1, u2] = uniforms(options.seed, `duration:${testedSetKey(prs)}`);
-  return logNormalMs(options.medianMinutes, options.p90Minutes, u1, u2);
+  const distinct = [...new Set(prs)];
+  if (distinct.length === 1) {
+    const { u1, u2 } = prDeviate(options.seed, distinct[0] as number);
+    return logNormalMs(options.medianMinutes, options.p90Minutes, u1, u2);
+  }
+  const z = distinct.reduce((sum, number) => sum + prDeviate(options.seed, number).z, 0) / Math.sqrt(Math.max(1, distinct.length));
+  // Box–Muller backwards: u2 = 0 gives +√(−2 ln u1), u2 = ½ its negative.
+  return logNormalMs(options.medianMinutes, options.p90Minutes, Math.exp((-z * z) / 2), z >= 0 ? 0 : 0.5);
 }
 
 /** A PR's own CI duration: how long every run testing it alone lasts. */
@@ -84,7 +107,8 @@ export class ScenarioCi implements CI {
 
   /** The tree a run tests: its base tree with the PRs ahead and under test. */
   treeOf(contents: RunContents): bigint {
-    return treeDigest(treeDigest(contents.baseTree ?? EMPTY_TREE, contents.basePrs, this.options.isBroken), contents.prs, this.options.isBroken);
+    const base = this.options.treeScope === 'unmerged' ? EMPTY_TREE : (contents.baseTree ?? EMPTY_TREE);
+    return treeDigest(treeDigest(base, contents.basePrs, this.options.isBroken), contents.prs, this.options.isBroken);
   }
 
   /** Whether the `verdict`-th run (from 0) to reach a verdict on this tree passes, and how long a run of it takes. */
