@@ -85,6 +85,8 @@ export interface QueueRunOptions {
   onProgress?: (at: number) => void;
   /** Called after each step has settled, with the engine and the queue (benchmarks read estimates there). */
   onStep?: (engine: Engine, key: QueueKey) => void;
+  /** Tests: the store to run the queue in (a data folder, to fit it back with `sim --from-queue`); else a memory one. */
+  store?: Store;
   /** Benchmarks: another scenario CI (bench/variance.ts measures the draws of an earlier one against today's). */
   ci?: (scheduler: VirtualScheduler, options: ScenarioCiOptions) => ScenarioCi;
 }
@@ -94,7 +96,7 @@ export class SimulationError extends Error {}
 export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> {
   const { scenario, arrivals } = options;
   const scheduler = new VirtualScheduler(SIM_START);
-  const store: Store = options.record === true ? new RecordingStore(createMemoryStore()) : createMemoryStore();
+  const store: Store = options.record === true ? new RecordingStore(options.store ?? createMemoryStore()) : (options.store ?? createMemoryStore());
   const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
   const isBroken = (number: number) => broken.has(number);
   const ciOptions: ScenarioCiOptions = {
