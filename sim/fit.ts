@@ -70,10 +70,15 @@ export function fitHistory(history: QueueHistory, name = 'fitted'): Fit {
   const hours = prs.map((pr) => hourOf(pr.arrivedAt));
   const cycle = dailyCycle(hours);
   const cycleBand = bootstrap(hours, (sample) => dailyCycle(sample).amplitude);
-  add('daily cycle amplitude', '', { value: cycle.amplitude, ...cycleBand, n: prs.length });
-  // Bootstrapped amplitudes are biased up (noise alone gives about 2/√n): keep the cycle only when clearly there.
+  // Amplitudes are biased up (noise alone gives about 2/√n, and a bootstrap of it never reaches 0): keep the cycle
+  // only when clearly there; otherwise the fitted amplitude is 0, its interval from 0 to the bootstrap's top.
   const noise = 2 / Math.sqrt(prs.length);
   const keepCycle = spanHours >= 24 && cycle.amplitude > 2 * noise;
+  add(
+    'daily cycle amplitude',
+    '',
+    keepCycle ? { value: cycle.amplitude, ...cycleBand, n: prs.length } : { value: 0, low: 0, high: Math.max(cycleBand.high, cycle.amplitude), n: prs.length },
+  );
   if (keepCycle) {
     // The peak's interval: bootstrapped as its distance from the fitted peak (on the circle), so 23 h and 1 h are close.
     const offset = (hour: number) => ((hour - cycle.peakHour + 36) % 24) - 12;
