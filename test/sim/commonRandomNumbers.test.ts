@@ -105,6 +105,25 @@ describe('common random numbers', () => {
     expect(pairs.some(([one, other]) => one !== other)).toBe(true);
   });
 
+  test("a set of PRs lasts the scenario's log-normal, related to its PRs' own durations", () => {
+    const options = { seed: 2, medianMinutes: 30, p90Minutes: 50 };
+    const batches = Array.from({ length: 4000 }, (_, i) => [4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4]);
+    const minutes = batches.map((prs) => runDurationMs(options, prs) / MINUTE_MS).sort((a, b) => a - b);
+    expect(minutes[2000] as number).toBeGreaterThan(28.5);
+    expect(minutes[2000] as number).toBeLessThan(31.5);
+    expect(minutes[3600] as number).toBeGreaterThan(47);
+    expect(minutes[3600] as number).toBeLessThan(53);
+    // A batch of 2 and the batch of 4 that holds it: correlated (√(2/4) on the log scale), not unrelated draws.
+    const logs = batches.map((prs) => [Math.log(runDurationMs(options, prs.slice(0, 2))), Math.log(runDurationMs(options, prs))] as const);
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const [mx, my] = [mean(logs.map(([x]) => x)), mean(logs.map(([, y]) => y))];
+    const cov = mean(logs.map(([x, y]) => (x - mx) * (y - my)));
+    const sd = (pick: (pair: readonly [number, number]) => number, m: number) => Math.sqrt(mean(logs.map((pair) => (pick(pair) - m) ** 2)));
+    const correlation = cov / (sd(([x]) => x, mx) * sd(([, y]) => y, my));
+    expect(correlation).toBeGreaterThan(0.6);
+    expect(correlation).toBeLessThan(0.8);
+  });
+
   test("the simulated host's tree: the PRs merged up to a head, in any order, without the broken ones (reverted)", async () => {
     const repo = { host: 'h', owner: 'o', name: 'n' };
     const host = new TreeGitHost((number) => number === 3);
