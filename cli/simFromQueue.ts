@@ -36,6 +36,7 @@ export interface FromQueueArgs {
 
 /** The command line's options as fromQueueCommand takes them (the store as `serve` finds it: --data, GREENLINE_STORE). */
 export function fromQueueArgs(values: OptionValues, dataDir: string, env: NodeJS.ProcessEnv): FromQueueArgs {
+  if (values.out !== undefined) throw new UsageError('--out goes with a scenario file; with --from-queue / --from-log, --write-scenario FILE writes the fitted scenario');
   const seed = values.seed;
   if (seed !== undefined && !/^[0-9]{1,10}$/.test(seed)) throw new UsageError(`--seed must be an integer from 0 to 4294967295, not "${seed}"`);
   const args: FromQueueArgs = { dataDir };

@@ -114,6 +114,8 @@ describe('greenline sim --from-queue / --from-log', () => {
     expect(await main(['sim', '--from-log', notALog])).toBe(2);
     expect(await main(['sim', '--from-log', join(dir, 'missing.jsonl')])).toBe(2);
     expect(io.err.join('\n')).toMatch(/cannot read the event log .*missing\.jsonl: ENOENT/);
+    expect(await main(['sim', '--from-log', notALog, '--out', dir])).toBe(2);
+    expect(io.err.join('\n')).toMatch(/--out goes with a scenario file/);
     expect(await main(['sim', 'scenario.json', '--from-log', notALog])).toBe(2);
     expect(io.err.join('\n')).toMatch(/take no scenario file/);
   }, 60_000);
