@@ -33,13 +33,18 @@ for (const [draws, ci] of [
   ['after', (scheduler, options) => new ScenarioCi(scheduler, options)],
 ] as const satisfies readonly (readonly [string, NonNullable<Parameters<typeof runQueue>[0]['ci']>])[]) {
   const rows: { label: string; figures: Figures }[] = [];
-  for (const window of windows) rows.push({ label: `fixed ${window}`, figures: figuresOf(await runQueue({ scenario, seed, settings: { ...config.settings, concurrency: window }, arrivals, ci })) });
+  for (const window of windows)
+    rows.push({ label: `fixed ${window}`, figures: figuresOf(await runQueue({ scenario, seed, settings: { ...config.settings, concurrency: window }, arrivals, ci })) });
   const adaptive = figuresOf(await runQueue({ scenario, seed, settings: { ...config.settings, adaptiveWindow: true, adaptiveWindowFloor: 1 }, arrivals, ci }));
   console.log(`\ndraws ${draws}`);
   for (const { label, figures } of [...rows, { label: `adaptive 1..${limit}`, figures: adaptive }]) {
-    console.log(`${label.padEnd(14)} p50 ${figures.p50.padStart(6)}  merged/h ${figures.mergedPerHour.toFixed(2).padStart(6)}  runs/change ${figures.runsPerChange.toFixed(3)}${figures.saturated ? '  (saturated)' : ''}`);
+    console.log(
+      `${label.padEnd(14)} p50 ${figures.p50.padStart(6)}  merged/h ${figures.mergedPerHour.toFixed(2).padStart(6)}  runs/change ${figures.runsPerChange.toFixed(3)}${figures.saturated ? '  (saturated)' : ''}`,
+    );
   }
   const kept = rows.filter(({ figures }) => !figures.saturated);
   const best = (kept.length > 0 ? kept : rows).reduce((a, b) => (b.figures.p50Minutes < a.figures.p50Minutes ? b : a));
-  console.log(`adaptive vs best fixed by P50 (${best.label}): P50 ${(adaptive.p50Minutes / best.figures.p50Minutes).toFixed(2)}×, merged/h ${(adaptive.mergedPerHour / best.figures.mergedPerHour).toFixed(2)}×, runs/change ${(adaptive.runsPerChange / best.figures.runsPerChange).toFixed(2)}×`);
+  console.log(
+    `adaptive vs best fixed by P50 (${best.label}): P50 ${(adaptive.p50Minutes / best.figures.p50Minutes).toFixed(2)}×, merged/h ${(adaptive.mergedPerHour / best.figures.mergedPerHour).toFixed(2)}×, runs/change ${(adaptive.runsPerChange / best.figures.runsPerChange).toFixed(2)}×`,
+  );
 }
