@@ -15,6 +15,7 @@ const PROCESSES = [
   'test/web/dashboard.browser.test.ts',
   'test/metrics/prometheus.test.ts',
   'test/engine/store.postgres.test.ts',
+  'test/sim/**/*.postgres.test.ts',
   'test/engine/store.lmdb.test.ts',
   'test/flaky/cli.test.ts',
   'test/flaky/repoRoot.test.ts',

@@ -33,6 +33,9 @@ export const OPTIONS = {
   json: { type: 'boolean' },
   recommend: { type: 'boolean' },
   budget: { type: 'string' },
+  'from-queue': { type: 'string' },
+  'from-log': { type: 'string' },
+  'write-scenario': { type: 'string' },
   runs: { type: 'string' },
   wait: { type: 'string' },
   only: { type: 'string' },
@@ -129,7 +132,13 @@ export const COMMANDS: Record<string, Command> = {
   },
   sim: {
     help: SIM_HELP,
-    run: async ({ values, rest }) => {
+    run: async (context) => {
+      const { values, rest } = context;
+      if (values['from-queue'] !== undefined || values['from-log'] !== undefined) {
+        if (rest.length > 0) throw new UsageError('sim --from-queue / --from-log take no scenario file (the scenario is fitted)');
+        const { fromQueueArgs, fromQueueCommand } = await import('./simFromQueue.js');
+        return fromQueueCommand(fromQueueArgs(values, await dataDir(context), context.env));
+      }
       if (rest.length !== 1) throw new UsageError('sim needs one scenario file: greenline sim SCENARIO.json');
       const { seed, json, out, recommend, budget } = values;
       return (await import('./sim.js')).simCommand({ scenario: rest[0] as string, ...given({ seed, json, out, recommend, budget }) });

@@ -27,7 +27,13 @@ export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--ou
       --recommend        search the settings (mode, concurrency, batching, anti-flake, optimizationMode, adaptive
                          window, parallel bases) for the best P50 time to merge among those that keep up with
                          the load, and print it with the runners-up and why (or say that none keeps up)
-      --budget N         with --recommend: at most N CI runs per merged PR`;
+      --budget N         with --recommend: at most N CI runs per merged PR
+  greenline sim --from-queue HOST/OWNER/NAME@BRANCH | --from-log FILE [--write-scenario FILE] [--recommend]
+                                         fit the workload to a queue's history (the data folder, or PostgreSQL
+                                         with GREENLINE_STORE; or an exported event log) and print it with 95 %
+                                         intervals; --recommend compares the current settings with the pick
+      --write-scenario FILE  write the fitted scenario (for greenline sim FILE)
+      --org ORG          the queue's organization (default: default)`;
 
 export const UPLOAD_HELP = `  greenline upload --junit GLOB --repo REPO --sha SHA [options]
                                          upload JUnit XML reports of a CI job for flaky-test detection

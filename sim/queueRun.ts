@@ -8,13 +8,13 @@
 import { Engine, type QueueKey } from '../engine/engine.js';
 import type { FailurePredictor } from '../engine/model/likelihood.js';
 import type { QueuePatch } from '../engine/model/queues.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import type { PullRequestState, TestRunStatus } from '../machines/vocabulary.js';
 import type { Arrival } from './arrivals.js';
-import { SCENARIO_CI_CONTEXT, ScenarioCi } from './ci.js';
+import { SCENARIO_CI_CONTEXT, ScenarioCi, type ScenarioCiOptions } from './ci.js';
+import { TreeGitHost } from './trees.js';
 import { eventLogOf, RecordingStore, type EventLog } from '../engine/runtime/eventLog.js';
 import type { Scenario } from './scenario.js';
 import { applyTargets } from './targets.js';
@@ -85,6 +85,10 @@ export interface QueueRunOptions {
   onProgress?: (at: number) => void;
   /** Called after each step has settled, with the engine and the queue (benchmarks read estimates there). */
   onStep?: (engine: Engine, key: QueueKey) => void;
+  /** Tests: the store to run the queue in (a data folder, to fit it back with `sim --from-queue`); else a memory one. */
+  store?: Store;
+  /** Benchmarks: another scenario CI (bench/variance.ts measures the draws of an earlier one against today's). */
+  ci?: (scheduler: VirtualScheduler, options: ScenarioCiOptions) => ScenarioCi;
 }
 
 export class SimulationError extends Error {}
@@ -92,18 +96,20 @@ export class SimulationError extends Error {}
 export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> {
   const { scenario, arrivals } = options;
   const scheduler = new VirtualScheduler(SIM_START);
-  const store: Store = options.record === true ? new RecordingStore(createMemoryStore()) : createMemoryStore();
+  const store: Store = options.record === true ? new RecordingStore(options.store ?? createMemoryStore()) : (options.store ?? createMemoryStore());
   const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
-  const ci = new ScenarioCi(scheduler, {
+  const isBroken = (number: number) => broken.has(number);
+  const ciOptions: ScenarioCiOptions = {
     seed: options.seed,
     medianMinutes: scenario.ci.medianMinutes,
     p90Minutes: scenario.ci.p90Minutes,
     flakeRate: scenario.flakeRate,
-    isBroken: (number) => broken.has(number),
-  });
+    isBroken,
+  };
+  const ci = options.ci?.(scheduler, ciOptions) ?? new ScenarioCi(scheduler, ciOptions);
   const failures: string[] = [];
   const byNumber = new Map(arrivals.map((arrival) => [arrival.number, arrival]));
-  const gitHost = new SimGitHost((number) => {
+  const gitHost = new TreeGitHost(isBroken, (number) => {
     const arrival = byNumber.get(number);
     return arrival?.author === undefined ? {} : { author: arrival.author, changedLines: arrival.changedLines ?? 0 };
   });
@@ -119,7 +125,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   ci.attach((runId) => {
     const run = engine.testRun(queueId, runId);
     if (run === undefined) throw new SimulationError(`run ${runId} started, but the engine does not know it`);
-    return { prs: run.prs, basePrs: run.basePrs };
+    return { prs: run.prs, basePrs: run.basePrs, baseTree: gitHost.treeOf(run.baseSha) };
   });
   let events = 0;
   engine.onInput(() => events++);
