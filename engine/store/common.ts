@@ -33,6 +33,7 @@ const COLLECTIONS: Record<CollectionName, true> = {
   webhookDeliveryTimes: true,
   webhookInbox: true,
   mergedHeads: true,
+  endedPullRequests: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

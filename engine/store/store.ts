@@ -74,6 +74,8 @@ export interface StoreSchema {
   webhookInbox: import('../deliveries.js').InboxEntry;
   /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
   mergedHeads: number;
+  /** A queue's ended PRs by when they ended, for its history. Key: [queueId, endedAtMs, prNumber] (history/endedIndex.ts). */
+  endedPullRequests: import('../history/endedIndex.js').EndedPullRequest;
 }
 
 export type CollectionName = keyof StoreSchema;

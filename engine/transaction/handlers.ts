@@ -14,6 +14,7 @@ import type { QueueTx } from './queueTx.js';
 import { headPushed, recheckedInPlace } from './headPushed.js';
 import { built, merged, observeTarget, targetPushed } from './hostResults.js';
 import { prune } from './prune.js';
+import { forgetEnded } from '../history/endedIndex.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -100,6 +101,8 @@ function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): 
     return;
   }
   if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
+  // Its earlier entry ended: it is in the queue again, so out of the history of ended PRs.
+  if (existing !== undefined) forgetEnded(q.tx, q.queue.id, existing);
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
