@@ -197,12 +197,12 @@ export class Engine extends ServiceReads {
     this.runtime.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
   }
 
-  cancelPullRequest(key: QueueKey, number: number): void {
-    this.runtime.transact(key, { type: 'cancelled', number });
+  cancelPullRequest(key: QueueKey, number: number, by?: string): void {
+    this.runtime.transact(key, { type: 'cancelled', number, ...(by === undefined ? {} : { by }) });
   }
 
-  restartTestsOnPullRequest(key: QueueKey, number: number): void {
-    this.runtime.transact(key, { type: 'restarted', number });
+  restartTestsOnPullRequest(key: QueueKey, number: number, by?: string): void {
+    this.runtime.transact(key, { type: 'restarted', number, ...(by === undefined ? {} : { by }) });
   }
 
   getSubmittedPullRequest(key: QueueKey, number: number, includeTimeline = false): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
