@@ -127,6 +127,11 @@ export interface GitHost {
    * idempotent. Hosts without labels leave it out.
    */
   setStateLabel?(repo: RepoRef, number: number, state: PullRequestState): Promise<void>;
+  /**
+   * Where people read the PR on the host (GitHub: its html_url); hosts without pages of their own leave it out, and
+   * the dashboard's PR page is then the PR's page.
+   */
+  pullRequestUrl?(repo: RepoRef, number: number): string;
   /** Creates the queue's repository when the host keeps repositories itself and it is missing (createQueue). */
   prepareRepository?(repo: RepoRef, branch: string): Promise<void>;
 }
