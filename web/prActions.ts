@@ -21,6 +21,6 @@ export function prActions(pr: PullRequestRecord, prPath: string, canWrite: boole
 <form method="post" action="${prPath}/retest"><button type="submit">Restart tests</button></form>
 <form method="post" action="${prPath}/priority" class="inline-field"><label>Priority <select name="priority">${options}</select></label> <button type="submit">Set priority</button></form>
 <form method="post" action="${prPath}/skip-the-line"><input type="hidden" name="skipTheLine" value="${pr.skipTheLine ? 'false' : 'true'}"><button type="submit">${pr.skipTheLine ? 'Stop skipping the line' : 'Skip the line'}</button></form>
-<details class="confirm"><summary>Cancel…</summary><form method="post" action="${prPath}/cancel"><p>Cancel #${pr.number}? It leaves the queue and its run is stopped; it comes back only if submitted again.</p><button type="submit" class="danger">Yes, cancel #${pr.number}</button></form></details>
+<details class="confirm" id="confirm-cancel"><summary>Cancel…</summary><form method="post" action="${prPath}/cancel"><p>Cancel #${pr.number}? It leaves the queue and its run is stopped; it comes back only if submitted again.</p><button type="submit" class="danger">Yes, cancel #${pr.number}</button></form></details>
 </div>`;
 }

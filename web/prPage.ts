@@ -79,7 +79,7 @@ ${hostLinks(engine, queue, pr, runs)}</dl>
 <style>${raw(highlightCss('pr-path', [], pr.state))}
 ${raw(highlightCss('pr-chart', path, pr.state))}</style>
 <div class="chart fit" id="pr-path">${raw(pathSvg(path))}</div>
-<details class="full-chart"><summary>The full state chart</summary><div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="full state chart of pull requests">${raw(machineSvg('pullRequest'))}</div></details>
+<details class="full-chart" id="full-chart"><summary>The full state chart</summary><div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="full state chart of pull requests">${raw(machineSvg('pullRequest'))}</div></details>
 <h2>Timeline</h2>${timelineList(timeline, now)}
 <h2>Test runs (${runs.length})</h2>${runsTable(queue, runs, now)}`;
 }
