@@ -10,7 +10,7 @@
  * before the index is filled once at start (`backfillEndedIndex`).
  */
 import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../../machines/vocabulary.js';
-import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
 import { StorageFullError, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface EndedPullRequest {
@@ -34,9 +34,16 @@ const endKey = (queueId: string, record: PullRequestRecord) => [queueId, Date.pa
 
 /** What the history shows of an ended record: its timeline gives when it was submitted and the runs that tested it. */
 export function endedEntry(tx: ReadTx, record: PullRequestRecord): EndedPullRequest {
+  return entryOf(
+    record,
+    [...tx.scan('timeline', { prefix: [record.queueId, record.number] })].map((entry) => entry.value),
+  );
+}
+
+function entryOf(record: PullRequestRecord, timeline: Iterable<TimelineEntry>): EndedPullRequest {
   let submittedAt: string | null = null;
   const runIds: string[] = [];
-  for (const { value } of tx.scan('timeline', { prefix: [record.queueId, record.number] })) {
+  for (const value of timeline) {
     if (value.entryId !== record.id) continue;
     submittedAt ??= value.at;
     if (value.runId !== undefined && !runIds.includes(value.runId)) runIds.push(value.runId);
@@ -80,8 +87,27 @@ export function backfillEndedIndex(store: Store, onWarning: (message: string) =>
     const queueIds = store.read((tx) => [...tx.scan('queues')].map((entry) => entry.value.id));
     for (const queueId of queueIds) {
       store.write((tx) => {
-        const ended = [...tx.scan('pullRequests', { prefix: [queueId] })].map((entry) => entry.value).filter((record) => isFinal(record.state));
-        indexEnded(tx, queueId, ended);
+        const ended = new Map<number, PullRequestRecord>();
+        for (const { value } of tx.scan('pullRequests', { prefix: [queueId] })) if (isFinal(value.state)) ended.set(value.number, value);
+        // One pass over the queue's timelines (keyed [queueId, number, seq]: each PR's lines together, in order).
+        let number: number | undefined;
+        let lines: TimelineEntry[] = [];
+        const flush = () => {
+          const record = number === undefined ? undefined : ended.get(number);
+          if (record !== undefined) tx.put('endedPullRequests', endKey(queueId, record), entryOf(record, lines));
+          if (number !== undefined) ended.delete(number);
+        };
+        for (const { key, value } of tx.scan('timeline', { prefix: [queueId] })) {
+          if (key[1] !== number) {
+            flush();
+            number = key[1] as number;
+            lines = [];
+          }
+          if (number !== undefined && ended.has(number)) lines.push(value);
+        }
+        flush();
+        // Ended records whose timelines are gone.
+        for (const record of ended.values()) tx.put('endedPullRequests', endKey(queueId, record), entryOf(record, []));
       });
     }
     store.write((tx) => tx.put('meta', ENDED_INDEX_COMPLETE, true));
