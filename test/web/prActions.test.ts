@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createToken } from '../../engine/tokens.js';
 import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
+import { junitXml } from '../flaky/helpers.js';
 
 let api: Api;
 beforeEach(async () => {
@@ -63,7 +64,7 @@ describe('acting on a PR from its page', () => {
     ).toBe(true);
 
     // Cancel is asked again on the page before it is sent.
-    expect(page.body).toMatch(/<details class="confirm"><summary>Cancel…<\/summary><form method="post" action="[^"]+\/prs\/2\/cancel">/);
+    expect(page.body).toMatch(/<details class="confirm" id="confirm-cancel"><summary>Cancel…<\/summary><form method="post" action="[^"]+\/prs\/2\/cancel">/);
     expect((await post(`/queues/${id}/prs/2/cancel`, `_csrf=${csrf}`, cookie)).statusCode).toBe(303);
     expect(state(2).state).toBe('CANCELLED');
     expect(lastLine(2)).toMatchObject({ event: 'cancelled', message: `cancelled by token ${tokenId} (dashboard)` });
@@ -157,5 +158,24 @@ describe('the PR, run and history pages', () => {
     const bad = await get(`/queues/${id}/history?after=zzz`, cookie);
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('is not a page of this history');
+  });
+});
+
+describe('flaky tests', () => {
+  test("the landing page shows the first repository's failing tests on arrival, not an empty form", async () => {
+    const cookie = await signIn(TOKENS.acme);
+    expect((await get('/flaky', cookie)).body).not.toContain('table class="tests"');
+    const cases = [{ name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' }, { name: 'steady' }];
+    const uploaded = await api.post('flaky-tests/upload', {
+      repo: queueBody().repo,
+      org_url_slug: 'acme',
+      commit_sha: 'b'.repeat(40),
+      branch: 'main',
+      reports: [{ file: 'junit.xml', xml: junitXml(cases) }],
+    });
+    expect(uploaded.statusCode).toBe(200);
+    const page = (await get('/flaky', cookie)).body;
+    expect(page).toContain('shaky_login');
+    expect(page).toMatch(/<option value="github.com\/acme\/widgets" selected>/);
   });
 });
