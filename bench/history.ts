@@ -58,7 +58,11 @@ export async function benchHistory(): Promise<void> {
           const title = `${WORDS[number % WORDS.length]} ${WORDS[(number * 7) % WORDS.length]} #${number}`;
           tx.put('pullRequests', [queueId, number], { ...template, id, number, title, author: AUTHORS[number % AUTHORS.length]!, stateChangedAt: endedAt });
           timelines.get(template.number)!.forEach((line, seq) => {
-            tx.put('timeline', [queueId, number, 1_000_000 + number * 4 + seq], { ...line, entryId: id, at: seq === 0 ? new Date(Date.parse(endedAt) - 60_000).toISOString() : endedAt });
+            tx.put('timeline', [queueId, number, 1_000_000 + number * 4 + seq], {
+              ...line,
+              entryId: id,
+              at: seq === 0 ? new Date(Date.parse(endedAt) - 60_000).toISOString() : endedAt,
+            });
           });
         }
       });
