@@ -164,14 +164,20 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
     return words.every((word) => text.includes(word));
   };
   const rows: EndedPullRequest[] = [];
-  const options = { prefix: [queueId], reverse: true, ...(end === undefined ? {} : { end }), ...(words.length === 0 ? { limit: query.take + 1 } : {}) };
-  for (const { value } of tx.scan('endedPullRequests', options)) {
-    if (!matches(value)) continue;
-    if (rows.length === query.take) {
-      const last = rows.at(-1)!;
-      return { rows, next: `${Date.parse(last.endedAt)}.${last.number}` };
+  // Stores read a scan whole: the index is walked in chunks, newest first, until the page is full and one more
+  // match says another page follows (without words, the first chunk is the page).
+  const chunk = words.length === 0 ? query.take + 1 : Math.max(256, 4 * query.take);
+  for (;;) {
+    const entries = [...tx.scan('endedPullRequests', { prefix: [queueId], reverse: true, limit: chunk, ...(end === undefined ? {} : { end }) })];
+    for (const { value } of entries) {
+      if (!matches(value)) continue;
+      if (rows.length === query.take) {
+        const last = rows.at(-1)!;
+        return { rows, next: `${Date.parse(last.endedAt)}.${last.number}` };
+      }
+      rows.push(value);
     }
-    rows.push(value);
+    if (entries.length < chunk) return { rows };
+    end = entries.at(-1)!.key;
   }
-  return { rows };
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FINAL_PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
+import { readHistory } from '../../engine/history/endedIndex.js';
 import { RetentionSweep } from '../../engine/retention/sweep.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import { openPostgresStore } from '../../engine/store/postgresStore.js';
@@ -153,3 +154,43 @@ for (const [kind, open] of Object.entries(STORES)) {
     });
   });
 }
+
+describe('pages of the history', () => {
+  test('paged by words or not, every match comes once, newest first, across the chunks the index is read in', () => {
+    const store = createMemoryStore();
+    const entries = Array.from({ length: 1500 }, (_, index) => ({
+      number: index + 1,
+      entryId: `e${index}`,
+      title: `change ${index % 3 === 0 ? 'parser' : 'cache'} ${index}`,
+      author: `dev${index % 7}`,
+      state: 'MERGED' as const,
+      reason: null,
+      submittedAt: null,
+      // Some end in the same millisecond: the number orders them.
+      endedAt: new Date(Date.parse('2026-01-01T00:00:00Z') + Math.floor(index / 2) * 1000).toISOString(),
+      runIds: [],
+      mergedSha: null,
+    }));
+    store.write((tx) => {
+      for (const entry of entries) tx.put('endedPullRequests', ['q_1', Date.parse(entry.endedAt), entry.number], entry);
+      tx.put('endedPullRequests', ['q_2', 0, 1], entries[0]!);
+    });
+    const newestFirst = [...entries].reverse();
+    for (const [search, expected] of [
+      ['', newestFirst],
+      ['parser dev3', newestFirst.filter((entry) => entry.title.includes('parser') && entry.author === 'dev3')],
+      ['DEV6', newestFirst.filter((entry) => entry.author === 'dev6')],
+    ] as const) {
+      const seen: number[] = [];
+      let after: string | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const page = store.read((tx) => readHistory(tx, 'q_1', { search, take: 37, ...(after === undefined ? {} : { after }) }));
+        if (page === 'unknown cursor') throw new Error('unexpected');
+        seen.push(...page.rows.map((row) => row.number));
+        if (page.next === undefined) break;
+        after = page.next;
+      }
+      expect(seen, search).toEqual(expected.map((entry) => entry.number));
+    }
+  });
+});
