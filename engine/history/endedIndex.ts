@@ -181,3 +181,8 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
     end = entries.at(-1)!.key;
   }
 }
+
+/** The queue's PRs that ended at or after `since` (ms), oldest first: the days the organization page draws. */
+export function readEndedSince(tx: ReadTx, queueId: string, since: number): EndedPullRequest[] {
+  return [...tx.scan('endedPullRequests', { prefix: [queueId], start: [queueId, since] })].map((entry) => entry.value);
+}
