@@ -59,8 +59,21 @@ const panel = (field: keyof DayFigures, title: string, color: string) => ({
   },
 });
 
+/** Drawn charts by their figures: they change only when a PR ends or a day turns, and a page redraws on any change. */
+const drawn = new Map<string, string>();
+
 /** The three charts as one SVG, with an accessible name that says every figure in words. */
 export async function dailySvg(days: readonly DayFigures[]): Promise<string> {
+  const key = JSON.stringify(days);
+  const cached = drawn.get(key);
+  if (cached !== undefined) return cached;
+  const svg = await drawDaily(days);
+  if (drawn.size >= 256) drawn.delete(drawn.keys().next().value!);
+  drawn.set(key, svg);
+  return svg;
+}
+
+async function drawDaily(days: readonly DayFigures[]): Promise<string> {
   const values = days.map((day) => ({ ...day, label: day.day.slice(5), medianMinutesToMerge: day.medianMinutesToMerge ?? 0 }));
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
