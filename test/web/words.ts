@@ -1,6 +1,7 @@
 /**
- * Words a page breaks in the middle (at a narrow width): every word of letters in the page's text, outside drawings,
- * code and the tables that scroll sideways, whose letters the browser laid out on more than one line.
+ * Words a page breaks in the middle (at a narrow width): every word of letters in the page's text (tables included:
+ * a table too wide scrolls sideways in its box rather than breaking its words), outside drawings and code, whose
+ * letters the browser laid out on more than one line.
  */
 import type { Page } from 'playwright-core';
 
@@ -9,7 +10,7 @@ const SCRIPT = `(() => {
   const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (parent === null || parent.closest('svg, code, .scroll, script, style, .visually-hidden, details:not([open]) > :not(summary)')) continue;
+    if (parent === null || parent.closest('svg, code, script, style, .visually-hidden, details:not([open]) > :not(summary)')) continue;
     for (const match of node.textContent.matchAll(/[A-Za-z]{2,}/g)) {
       const range = document.createRange();
       range.setStart(node, match.index);
