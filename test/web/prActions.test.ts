@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createToken } from '../../engine/tokens.js';
 import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
 import { junitXml } from '../flaky/helpers.js';
+import { GitHubHost } from '../../engine/providers/github/githubHost.js';
+import { SimGitHost } from '../../engine/providers/simGitHost.js';
 
 let api: Api;
 beforeEach(async () => {
@@ -177,5 +179,24 @@ describe('flaky tests', () => {
     const page = (await get('/flaky', cookie)).body;
     expect(page).toContain('shaky_login');
     expect(page).toMatch(/<option value="github.com\/acme\/widgets" selected>/);
+  });
+});
+
+describe('links to the host', () => {
+  test("the PR page links to the PR on a host with pages (GitHub's html_url) and to its checks", async () => {
+    await api.close();
+    // The simulated host, with GitHub's PR addresses (GitHubHost.pullRequestUrl: no request made).
+    class HostWithPages extends SimGitHost {
+      pullRequestUrl = GitHubHost.prototype.pullRequestUrl;
+    }
+    api = await makeApi(undefined, { gitHost: new HostWithPages() });
+    const id = await queueWith(1);
+    const run = api.engine.getQueue(KEY).queue.runtime.activeRuns[0]!;
+    const sha = api.engine.getTestRun(KEY, run).run.testBranchSha;
+    await api.post('setCommitStatus', { repo: queueBody().repo, sha, context: 'ci/build', state: 'pending', url: 'https://ci.example/build/7' });
+    const cookie = await signIn(TOKENS.acme);
+    const page = (await get(`/queues/${id}/prs/1`, cookie)).body;
+    expect(page).toContain('<a href="https://github.com/acme/widgets/pull/1" rel="noreferrer">#1 on github.com</a>');
+    expect(page).toContain('<a href="https://ci.example/build/7" rel="noreferrer">CI: ci/build (pending)</a>');
   });
 });
