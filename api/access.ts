@@ -10,7 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import type { TokenScope } from '../engine/tokens.js';
 import { authenticate, type AuthResult } from './auth.js';
 import { refusedTarget } from './canonicalPath.js';
-import { sessionOf, signinPage } from './dashboardHttp.js';
+import { sessionOf, withoutSession } from './dashboardHttp.js';
 import { errorReply, type ErrorReply } from './errors.js';
 
 export type Access = 'token' | 'session' | 'public';
@@ -66,7 +66,7 @@ export function accessHook(engine: Engine) {
     const access = accessOf(request);
     if (access === 'public') return;
     if (access === 'session') {
-      if (sessionOf(engine, request) === undefined) return signinPage(reply, request.method === 'GET' ? request.url : '/');
+      if (sessionOf(engine, request) === undefined) return withoutSession(request, reply);
       return;
     }
     // Anything else needs a token.

@@ -10,18 +10,18 @@ import { chartsBody } from '../web/chartsPage.js';
 import { html, type Html } from '../web/html.js';
 import { page, type PageOptions } from '../web/layout.js';
 import { orgPage } from '../web/orgPage.js';
-import { prBody, runBody } from '../web/prPage.js';
 import { queueById, queueName, queuePath } from '../web/queueAccess.js';
 import { queueBody, readQueue } from '../web/queuePage.js';
-import { clearedCookie, openSession, sessionCookie, type Session } from '../web/session.js';
+import { clearedCookie, csrfMatches, csrfToken, openSession, sessionCookie, type Session } from '../web/session.js';
 import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
-import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
+import { withoutSession, csrfOf, errorBlock, errorPage, formOf, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
 import { errorReply, HttpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import type { DeviceCodes } from '../engine/deviceCodes.js';
+import { canAdmin, registerPrPages } from './dashboardPr.js';
 import { createCaller } from './router.js';
 
 export interface DashboardOptions {
@@ -46,9 +46,17 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     (handler: Handler) =>
     async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       const session = sessionOf(engine, request);
-      if (session === undefined) return signinPage(reply, request.method === 'GET' ? request.url : '/');
+      if (session === undefined) return withoutSession(request, reply);
       if (request.method === 'POST' && !sameOrigin(request)) {
         return errorPage(reply, request, new HttpError('cross_origin', 'cross-origin post'), session.org);
+      }
+      if (request.method === 'POST' && !csrfMatches(engine, session, csrfOf(request))) {
+        return errorPage(
+          reply,
+          request,
+          new HttpError('cross_origin', 'this form was not sent from a page of this session (missing or wrong CSRF token): reload the page and try again'),
+          session.org,
+        );
       }
       try {
         return await handler(request, reply, session);
@@ -57,7 +65,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
     };
   const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
-    sendPage(reply, status, page({ ...options, org: session.org, version: events.version }));
+    sendPage(reply, status, page({ ...options, org: session.org, version: events.version, csrf: csrfToken(engine, session) }));
 
   await app.register(async (scope) => {
     // Every page and action here needs a session unless it says otherwise (access.ts checks it before the route).
@@ -75,6 +83,14 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send(`no asset ${request.params.name}`);
       return reply.type(asset.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(asset.body);
     });
+
+    // The icon, for every page (named in their head) and for a browser that asks /favicon.ico of its own accord.
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      scope.get(path, open, async (_request, reply) => {
+        const icon = assets.get('favicon.svg')!;
+        return reply.type(icon.type).header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(icon.body);
+      });
+    }
 
     scope.get<{ Querystring: { next?: string } }>('/signin', open, async (request, reply) => {
       if (sessionOf(engine, request) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
@@ -121,31 +137,12 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       '/queues/:queueId',
       signedIn((request, reply, session) => {
         const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
-        return show(reply, session, { title: queueName(queue), live: queue.id, aside: settingsForm(queue), body: queueBody(readQueue(engine, queue)) });
+        const admin = canAdmin(engine, session);
+        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(readQueue(engine, queue, admin)) });
       }),
     );
 
-    scope.get(
-      '/queues/:queueId/prs/:number',
-      signedIn((request, reply, session) => {
-        const params = request.params as { queueId: string; number: string };
-        const queue = queueById(engine, session.org, params.queueId);
-        const number = prNumber(params.number);
-        if (number === undefined) throw new HttpError('invalid_field', `"${params.number}" is not a pull request number (1 to 2147483647)`);
-        return show(reply, session, { title: `Pull request #${number}`, live: queue.id, body: prBody(engine, queue, number) });
-      }),
-    );
-
-    scope.get(
-      '/queues/:queueId/runs/:runId',
-      signedIn((request, reply, session) => {
-        const params = request.params as { queueId: string; runId: string };
-        const queue = queueById(engine, session.org, params.queueId);
-        return show(reply, session, { title: `Test run ${params.runId}`, live: queue.id, body: runBody(engine, queue, params.runId) });
-      }),
-    );
-
-    const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, engine, publicUrl: publicUrl() });
+    const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, actor: `token ${session.tokenId} (dashboard)`, engine, publicUrl: publicUrl() });
     const identity = (queueId: string, org: string) => {
       const queue = queueById(engine, org, queueId);
       return { queue, body: { repo: queue.repo, targetBranch: queue.branch } };
@@ -178,7 +175,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
           // htmx shows the queue's own address, not the form's.
           reply.header('hx-replace-url', queuePath(fresh));
-          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh)) }, mapped.status);
+          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh, true)) }, mapped.status);
         }
         return reply.redirect(queuePath(queue), 303);
       }),
@@ -192,6 +189,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       );
     }
 
+    registerPrPages(scope, { engine, signedIn, show, caller });
     registerFlakyPages(scope, { engine, signedIn, show });
     registerDevicePages(scope, { engine, devices: options.devices, signedIn, show });
   });

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { scopeAllows, scopeOf, type TokenScope } from '../engine/tokens.js';
 import type { Engine } from '../engine/engine.js';
 import { html, type Html } from '../web/html.js';
-import { page } from '../web/layout.js';
+import { CSRF_FIELD, CSRF_HEADER, page } from '../web/layout.js';
 import { cookieValue, readSession, SESSION_COOKIE, type Session } from '../web/session.js';
 import { signinBody } from '../web/signinPage.js';
 import { HttpError, toErrorReply, type ErrorReply } from './errors.js';
@@ -41,6 +41,17 @@ export function sessionOf(engine: Engine, request: FastifyRequest): Session | un
   return readSession(engine, cookieValue(request.headers.cookie, SESSION_COOKIE), Date.now());
 }
 
+/**
+ * A request without a valid session: a page opened (a browser's navigation or htmx's redraw asks for HTML) goes to the
+ * sign-in page, to come back after (303: a 401 would be logged by the browser as an error); anything else (a post, the
+ * live stream, a script's question) is answered 401 with the sign-in page.
+ */
+export function withoutSession(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const wantsPage = (request.headers.accept ?? '').includes('text/html') || request.headers['hx-request'] === 'true';
+  if (request.method === 'GET' && wantsPage) return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 303);
+  return signinPage(reply, request.method === 'GET' ? request.url : '/');
+}
+
 /** The sign-in page, answered to any page asked for without a valid session (401: it needs one). */
 export function signinPage(reply: FastifyReply, next: string, message?: string, status = 401): FastifyReply {
   return sendPage(reply, status, page({ title: 'Sign in', body: signinBody(message, next) }));
@@ -68,6 +79,13 @@ export function errorPage(reply: FastifyReply, request: FastifyRequest, error: u
 /** A form post (application/x-www-form-urlencoded, parsed by the dashboard's scope into URLSearchParams). */
 export function formOf(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+}
+
+/** The CSRF token a post carries: its form field, or the header htmx sends (web/layout.ts). */
+export function csrfOf(request: FastifyRequest): string | undefined {
+  const header = request.headers[CSRF_HEADER];
+  if (typeof header === 'string') return header;
+  return formOf(request).get(CSRF_FIELD) ?? undefined;
 }
 
 /**

@@ -20,6 +20,12 @@ function queueKey(org: string, input: schemas.QueueIdentityBody): QueueKey {
   return { org, repo: input.repo, branch: input.targetBranch };
 }
 
+/** Who asked, for the PR's timeline: the caller's words, else the request's token. */
+function whoOf(ctx: Context): { by?: string } {
+  if (ctx.actor !== undefined) return { by: ctx.actor };
+  return ctx.tokenId === undefined ? {} : { by: `token ${ctx.tokenId}` };
+}
+
 function patchOf(input: schemas.UpdateQueueBody): QueuePatch {
   const { repo: _repo, targetBranch: _branch, ...patch } = withCanonicalNames(input);
   return patch;
@@ -54,14 +60,15 @@ const mergeQueueRouter = t.router({
       ...(input.priority == null ? {} : { priority: input.priority }),
       ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
       ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
+      ...whoOf(ctx),
     }),
   ),
   cancelPullRequest: procedure
     .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr))),
+    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), whoOf(ctx).by)),
   restartTestsOnPullRequest: procedure
     .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr))),
+    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), whoOf(ctx).by)),
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,

@@ -8,6 +8,8 @@ export interface Context {
   org: string;
   /** The id of the request's token (absent for the dashboard's reads): recorded with every change of queue settings. */
   tokenId?: string;
+  /** Who asks, in words, for a PR's timeline (the dashboard says so); otherwise `token <tokenId>`. */
+  actor?: string;
   engine: Engine;
   /** Where this service is reachable by people (GREENLINE_PUBLIC_URL), for links in responses. */
   publicUrl: string;

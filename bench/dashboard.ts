@@ -51,6 +51,9 @@ export async function benchDashboard(): Promise<void> {
       await measure('GET organization page (vega-lite trend)', 60, () => get('/')),
       await measure('GET PR page (timeline, chart)', 60, () => get(`/queues/${queue.id}/prs/1`)),
       await measure('GET state charts page (counts of 500 PRs)', 60, () => get('/charts')),
+      await measure('GET history page (first 50 ended PRs)', 60, () => get(`/queues/${queue.id}/history`)),
+      await measure('GET run page', 60, () => get(`/queues/${queue.id}/runs/${queue.runtime.activeRuns[0]}`)),
+      await measure(`engine.estimates (the ${QUEUE_SIZE} PRs' merge estimates: queue and PR pages)`, 60, () => engine.estimates(key)),
     ]);
     await browserFigures(app, engine, key, queue.id, cookie);
   } finally {

@@ -31,6 +31,7 @@ import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metri
 import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
 import { estimateQueue, type MergeEstimate } from './estimate/index.js';
+import { backfillEndedIndex, readHistory, type HistoryPage, type HistoryQuery } from './history/endedIndex.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
@@ -62,6 +63,7 @@ export class Engine extends ServiceReads {
       predictor: options.predictor,
     });
     checkStoreFormat(store);
+    backfillEndedIndex(store);
   }
 
   /**
@@ -201,16 +203,21 @@ export class Engine extends ServiceReads {
     this.runtime.transact(key, { type: 'prPushed', number, sha: sha.toLowerCase() });
   }
 
-  cancelPullRequest(key: QueueKey, number: number): void {
-    this.runtime.transact(key, { type: 'cancelled', number });
+  cancelPullRequest(key: QueueKey, number: number, by?: string): void {
+    this.runtime.transact(key, { type: 'cancelled', number, ...(by === undefined ? {} : { by }) });
   }
 
-  restartTestsOnPullRequest(key: QueueKey, number: number): void {
-    this.runtime.transact(key, { type: 'restarted', number });
+  restartTestsOnPullRequest(key: QueueKey, number: number, by?: string): void {
+    this.runtime.transact(key, { type: 'restarted', number, ...(by === undefined ? {} : { by }) });
   }
 
   getSubmittedPullRequest(key: QueueKey, number: number, includeTimeline = false): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
     return this.store.read((tx) => reads.readPullRequest(tx, this.queues, key, number, includeTimeline));
+  }
+
+  /** The queue's ended PRs, newest first, a page at a time (history/endedIndex.ts). */
+  history(key: QueueKey, query: HistoryQuery): HistoryPage | 'unknown cursor' {
+    return this.store.read((tx) => readHistory(tx, findQueue(tx, key).id, query));
   }
 
   /** Every pull request ever submitted to the queue, in it now or not (listPullRequests pages them). */

@@ -47,6 +47,8 @@ export interface SubmitOptions {
   priority?: number | string;
   noBatch?: boolean;
   skipTheLine?: boolean;
+  /** Who asked (the PR's timeline says so): `token tok_…` through the API or the dashboard. */
+  by?: string;
 }
 
 export interface CommitStatusInput {

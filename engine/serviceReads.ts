@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { findToken, type TokenRecord } from './tokens.js';
 import { DeviceCodes } from './deviceCodes.js';
 import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
+import { readEndedSince, type EndedPullRequest } from './history/endedIndex.js';
 
 export class ServiceReads {
   readonly clock: Clock;
@@ -36,6 +37,11 @@ export class ServiceReads {
     } catch (error) {
       throw new DependencyUnavailableError('store', `the store could not make its writes durable: ${error instanceof Error ? error.message : String(error)}`, 5, { cause: error });
     }
+  }
+
+  /** A queue's PRs that ended since `since` (ms), oldest first (history/endedIndex.ts): the organization page's days. */
+  endedSince(queueId: string, since: number): EndedPullRequest[] {
+    return this.store.read((tx) => readEndedSince(tx, queueId, since));
   }
 
   /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */

@@ -5,6 +5,7 @@
  * store opens read-only instead of failing.
  */
 import { createTokenSecret, hasTokenSecret } from './flaky/pageToken.js';
+import { ENDED_INDEX_COMPLETE } from './history/endedIndex.js';
 import { StorageFullError, type Store } from './store/store.js';
 
 export const STORE_FORMAT = 2;
@@ -30,7 +31,11 @@ export function checkStoreFormat(store: Store, onWarning: (message: string) => v
   if (found.format !== undefined && found.tokenSecret) return;
   try {
     store.write((tx) => {
-      if (tx.get('meta', ['format']) === undefined) tx.put('meta', ['format'], STORE_FORMAT);
+      if (tx.get('meta', ['format']) === undefined) {
+        tx.put('meta', ['format'], STORE_FORMAT);
+        // A new store: the index of ended PRs is complete from the start (nothing to fill in).
+        if (tx.count('queues', { limit: 1 }) === 0) tx.put('meta', ENDED_INDEX_COMPLETE, true);
+      }
       if (!hasTokenSecret(tx)) createTokenSecret(tx);
     });
   } catch (error) {

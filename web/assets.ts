@@ -1,4 +1,4 @@
-/** The dashboard's static files: its script and style sheet (web/assets), and htmx from its npm package. */
+/** The dashboard's static files: its script, style sheet and icon (web/assets), and htmx from its npm package. */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -24,5 +24,6 @@ export function loadAssets(): Map<string, Asset> {
     ['htmx.min.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(htmx) }],
     ['dashboard.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(`${dir}dashboard.js`) }],
     ['dashboard.css', { type: 'text/css; charset=utf-8', body: readFileSync(`${dir}dashboard.css`) }],
+    ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(`${dir}favicon.svg`) }],
   ]);
 }

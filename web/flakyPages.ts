@@ -32,8 +32,11 @@ export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
 
 /** Reads and checks the listing's query string; every bad value is refused by name. */
 export function listingQuery(engine: Engine, org: string, query: Record<string, string | undefined>): ListingQuery | undefined {
-  if (query.repo === undefined || query.repo === '') return undefined;
-  const repo = repositoriesOf(engine, org).find((candidate) => repoSlug(candidate) === query.repo!.toLowerCase());
+  const repos = repositoriesOf(engine, org);
+  // Without a repository named, the first one with results: the page shows a listing on arrival, not an empty form.
+  const slug = query.repo === undefined || query.repo === '' ? (repos[0] === undefined ? undefined : repoSlug(repos[0])) : query.repo.toLowerCase();
+  if (slug === undefined) return undefined;
+  const repo = repos.find((candidate) => repoSlug(candidate) === slug);
   if (repo === undefined) throw new EngineError('repo_not_found', `no flaky-test data for repository ${query.repo}`);
   const list = (query.list ?? 'failing') as ListName;
   if (!LISTS.includes(list)) throw invalid(`list must be one of ${LISTS.join(', ')}`);

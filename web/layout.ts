@@ -9,6 +9,8 @@ export interface PageOptions {
   live?: string;
   /** The live feed's version when the page was made: the page redraws at once if the feed has moved on since. */
   version?: string;
+  /** The session's CSRF token: every form that posts carries it (a field), and so do htmx's requests (a header). */
+  csrf?: string;
   /** Markup outside the live region (forms that must not be redrawn while someone types). */
   aside?: Html;
   body: Html;
@@ -27,6 +29,17 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
+/** The name of the CSRF field of a form, and of the header htmx sends it in. */
+export const CSRF_FIELD = '_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** Every form of the page that posts gets the session's CSRF token as a hidden field (its first). */
+function withCsrf(markup: string, csrf: string | undefined): string {
+  if (csrf === undefined) return markup;
+  const field = html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">`.text;
+  return markup.replace(/<form\b[^>]*\bmethod="post"[^>]*>/g, (tag) => tag + field);
+}
+
 export function page(options: PageOptions): string {
   const nav =
     options.org === undefined
@@ -37,12 +50,13 @@ export function page(options: PageOptions): string {
     options.live === undefined
       ? html`<div id="live">${options.body}</div>`
       : html`<div id="live" data-live="${options.live}" data-version="${options.version ?? ''}">${options.body}</div>`;
-  return html`<!doctype html>
+  const markup = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content="${HTMX_CONFIG}">
-<title>${options.title} — Greenline</title><link rel="stylesheet" href="/assets/dashboard.css">
+<title>${options.title} — Greenline</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/dashboard.css">
 <script src="/assets/htmx.min.js" defer></script><script src="/assets/dashboard.js" defer></script></head>
-<body hx-boost="true"><header><a class="brand" href="/">Greenline</a>${nav}</header>
+<body hx-boost="true"${options.csrf === undefined ? '' : html` hx-headers="${JSON.stringify({ [CSRF_HEADER]: options.csrf })}"`}><header><a class="brand" href="/">Greenline</a>${nav}</header>
 <main><h1>${options.title}</h1>${options.aside}${live}</main></body></html>
 `.text;
+  return withCsrf(markup, options.csrf);
 }

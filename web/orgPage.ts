@@ -1,9 +1,13 @@
-/** The organization page: every queue with its state, depth, runs in progress and its last hour. */
+/**
+ * The organization page: every queue with its state, depth, runs in progress, its last hour, and its last days (merges,
+ * median time to merge and test runs per day: dailyCharts.ts).
+ */
 import type { Engine } from '../engine/engine.js';
 import { html, raw, type Html } from './html.js';
 import { queueName, queuePath } from './queueAccess.js';
 import { formatDuration, lastHour } from './stats.js';
 import { trendSvg } from './trend.js';
+import { DAYS, dailyFigures, dailySvg, daysSince } from './dailyCharts.js';
 
 export async function orgPage(engine: Engine, org: string): Promise<Html> {
   const queues = engine.listQueues(org);
@@ -15,6 +19,7 @@ export async function orgPage(engine: Engine, org: string): Promise<Html> {
     queues.map(async (queue) => {
       const hour = lastHour(engine, queue.id, now);
       const trend = await trendSvg(hour.trend, `merges per 5 minutes over the last hour: ${hour.trend.join(', ')}`);
+      const days = await dailySvg(dailyFigures(engine.endedSince(queue.id, daysSince(now)), now));
       return html`<section class="card" data-queue="${queue.id}"><h2><a href="${queuePath(queue)}">${queueName(queue)}</a></h2>
 <p class="muted">${queue.repo.host} · ${queue.settings.mode} mode</p>
 <dl class="figures"><dt>State</dt><dd><span class="state state-${queue.state}" data-field="state">${queue.state}</span></dd>
@@ -23,7 +28,8 @@ export async function orgPage(engine: Engine, org: string): Promise<Html> {
 <dt>Runs in progress</dt><dd data-field="runs">${queue.runtime.activeRuns.length}</dd>
 <dt>Merges, last hour</dt><dd data-field="merges">${hour.merges}</dd>
 <dt>P50 time in queue of the PRs merged, last hour</dt><dd data-field="p50">${formatDuration(hour.p50InQueueMs)}</dd></dl>
-<div class="trend">${raw(trend)}</div></section>`;
+<div class="trend">${raw(trend)}</div>
+<h3>Last ${DAYS} days</h3><div class="daily">${raw(days)}</div></section>`;
     }),
   );
   return html`<div class="cards">${cards}</div>`;

@@ -1,52 +1,85 @@
-/** The PR page: where it stands, its state chart with the path it took, its timeline and its test runs. */
+/**
+ * The PR page, read at a glance: its state in words, its place, when it should merge (the estimate) or how long it has
+ * been in the queue, what it waits for, links to it and its checks on the host; what a person may do to it; the path
+ * it took (the full state chart on demand); its timeline in plain words; its runs with their durations.
+ */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
+import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
 import type { QueueRecord } from '../engine/model/queues.js';
+import { hasPullRequestTag } from '../machines/index.js';
+import { isEnqueued } from '../machines/vocabulary.js';
 import { html, raw, type Html } from './html.js';
+import { pathSvg } from './pathChart.js';
+import { prActions } from './prActions.js';
 import { keyOf, queueName, queuePath } from './queueAccess.js';
 import { waitsFor } from './queuePage.js';
+import { runsTable, safeUrl } from './runPage.js';
 import { highlightCss, machineSvg, pathTaken } from './stateCharts.js';
-import { hasPullRequestTag } from '../machines/index.js';
+import { durationBetween, exact, relative, timeAgo } from './time.js';
+import { STATE_WORDS, timelineList } from './timelineView.js';
 
-const safeUrl = (url: string) => /^https?:\/\//i.test(url);
-
-function runSection(queue: QueueRecord, details: TestRunDetails): Html {
-  const run = details.run;
-  return html`<article class="run ${run.kind}" data-run="${run.id}"><h3>${run.id} <span class="state state-${run.status}">${run.status}</span></h3>
-<p class="muted">${run.kind === 'bisection' ? `bisection ${run.bisectionId ?? ''}` : 'main line'} · tested ${run.prs.map((number) => `#${number}`).join(', ')}${run.basePrs.length > 0 ? ` on top of ${run.basePrs.map((number) => `#${number}`).join(', ')}` : ''} · branch ${run.testBranch}${run.testBranchSha === '' ? '' : ` at ${run.testBranchSha.slice(0, 12)}`}${run.reason === null ? '' : ` · ${run.reason}`}</p>
-${
-  run.statusChecks.length === 0
-    ? html`<p class="muted">No status check yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>`
-    : html`<div class="scroll" tabindex="0" role="region" aria-label="status checks of ${run.id}"><table><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Link</th></tr></thead><tbody>${run.statusChecks.map(
-        (check) =>
-          html`<tr><td>${check.context}</td><td><span class="state state-${check.state}">${check.state}</span></td><td>${check.description}</td><td>${safeUrl(check.url) ? html`<a href="${check.url}" rel="noreferrer">details<span class="visually-hidden"> of ${check.context}</span></a>` : check.url}</td></tr>`,
-      )}</tbody></table></div>`
-}
-<p><a href="${queuePath(queue)}/runs/${run.id}">Run page</a></p></article>`;
+export interface PrPageOptions {
+  /** Whether the session's token may act on PRs (scope write or wider). */
+  canWrite: boolean;
 }
 
-export function prBody(engine: Engine, queue: QueueRecord, number: number): Html {
-  const key = keyOf(queue);
-  const { pr, timeline = [] } = engine.getSubmittedPullRequest(key, number, true);
-  const runIds = [...new Set(timeline.flatMap((entry) => (entry.runId === undefined ? [] : [entry.runId])))];
-  const runs = runIds.flatMap((runId) => {
+/** The runs that tested the PR, from its timeline, oldest first (those since pruned are left out). */
+function runsOf(engine: Engine, queue: QueueRecord, timeline: readonly TimelineEntry[]): TestRunDetails[] {
+  const ids = [...new Set(timeline.flatMap((entry) => (entry.runId === undefined ? [] : [entry.runId])))];
+  return ids.flatMap((runId) => {
     try {
-      return [engine.getTestRun(key, runId)];
+      return [engine.getTestRun(keyOf(queue), runId)];
     } catch {
       return [];
     }
   });
-  const path = pathTaken(timeline, pr.state);
-  const position = queue.runtime.lineup.indexOf(number);
-  return html`<p><a href="${queuePath(queue)}">${queueName(queue)}</a> · ${pr.title} by ${pr.author} · head ${pr.sha.slice(0, 12)}</p>
-<p>State <span class="state state-${pr.state}" data-field="pr-state">${pr.state}</span>${position >= 0 ? ` · position ${position + 1}` : ''} · priority ${pr.priorityName} (${pr.priorityValue})${pr.reason === null ? '' : ` · ${pr.reason}`}</p>
-${position >= 0 || hasPullRequestTag(pr.state, 'notReady') ? html`<p>Waits for: ${waitsFor(pr, queue)}</p>` : ''}
-<h2>State chart</h2><p class="muted">Path taken: <span data-field="path">${path.join(' → ')}</span>; the current state is filled.</p>
-<style>${raw(highlightCss('pr-chart', path, pr.state))}</style>
-<div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="state chart of this pull request">${raw(machineSvg('pullRequest'))}</div>
-<h2>Timeline</h2><ol class="timeline">${timeline.map((entry) => html`<li><time datetime="${entry.at}">${entry.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time> <strong>${entry.event}</strong> ${entry.message}</li>`)}</ol>
-<h2>Test runs (${runs.length})</h2>${runs.length === 0 ? html`<p class="muted">Not tested yet.</p>` : runs.map((details) => runSection(queue, details))}`;
 }
 
-export function runBody(engine: Engine, queue: QueueRecord, runId: string): Html {
-  return runSection(queue, engine.getTestRun(keyOf(queue), runId));
+/** When it should merge (median, and by when 9 times in 10), or, with no estimate, how long it has been in. */
+function whenItMerges(pr: PullRequestRecord, estimate: { at: number; p90: number } | undefined, submittedAt: string | null, now: number): Html {
+  if (hasPullRequestTag(pr.state, 'merged'))
+    return html`<dt>Merged</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in the queue</dd>`;
+  if (!isEnqueued(pr.state)) return html`<dt>Left the queue</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in it</dd>`;
+  const inQueue = html`<dt>In the queue for</dt><dd data-field="in-queue">${durationBetween(submittedAt, null, now)}</dd>`;
+  if (estimate === undefined) return inQueue;
+  return html`${inQueue}<dt>Should merge</dt><dd data-field="estimate"><time datetime="${new Date(estimate.at).toISOString()}" title="${exact(estimate.at)}">${relative(estimate.at, now)}</time> <span class="muted">(9 times in 10 <time datetime="${new Date(estimate.p90).toISOString()}" title="${exact(estimate.p90)}">${relative(estimate.p90, now)}</time>)</span></dd>`;
+}
+
+function hostLinks(engine: Engine, queue: QueueRecord, pr: PullRequestRecord, runs: readonly TestRunDetails[]): Html {
+  const prUrl = engine.gitHost.pullRequestUrl?.(queue.repo, pr.number);
+  const latest = runs.at(-1)?.run;
+  const checks = (latest?.statusChecks ?? []).filter((check) => safeUrl(check.url));
+  return html`<dt>On the host</dt><dd data-field="host-links">${
+    prUrl !== undefined && safeUrl(prUrl)
+      ? html`<a href="${prUrl}" rel="noreferrer">#${pr.number} on ${queue.repo.host}</a>`
+      : html`<span class="muted">${engine.gitHost.name} has no page of its own for PRs: this is its page</span>`
+  }${checks.map((check) => html` · <a href="${check.url}" rel="noreferrer">CI: ${check.context} (${check.state})</a>`)}</dd>`;
+}
+
+export function prBody(engine: Engine, queue: QueueRecord, number: number, options: PrPageOptions): Html {
+  const key = keyOf(queue);
+  const { pr, timeline = [] } = engine.getSubmittedPullRequest(key, number, true);
+  const now = engine.clock.now();
+  const entry = timeline.filter((line) => line.entryId === pr.id);
+  const submittedAt = entry[0]?.at ?? null;
+  const runs = runsOf(engine, queue, timeline);
+  const path = pathTaken(timeline, pr.state);
+  const position = queue.runtime.lineup.indexOf(number);
+  const estimate = isEnqueued(pr.state) ? engine.estimates(key).get(number) : undefined;
+  const prPath = `${queuePath(queue)}/prs/${number}`;
+  return html`<p><a href="${queuePath(queue)}">${queueName(queue)}</a> · <span data-field="title">${pr.title || '(title not known yet)'}</span> by ${pr.author || 'someone'}${pr.sha === '' ? '' : html` · head <code>${pr.sha.slice(0, 12)}</code>`}</p>
+<dl class="glance"><dt>State</dt><dd><span class="state state-${pr.state}" data-field="pr-state" data-state="${pr.state}">${STATE_WORDS[pr.state]}</span>${pr.reason === null ? '' : html` <span data-field="reason">${pr.reason}</span>`}</dd>
+${position >= 0 ? html`<dt>Position</dt><dd data-field="position">${position + 1} of ${queue.runtime.lineup.length}</dd>` : ''}
+${whenItMerges(pr, estimate, submittedAt, now)}
+${position >= 0 || hasPullRequestTag(pr.state, 'notReady') ? html`<dt>Waits for</dt><dd data-field="waits-for">${waitsFor(pr, queue)}</dd>` : ''}
+<dt>Priority</dt><dd data-field="priority">${pr.priorityName}${pr.skipTheLine ? ', skipping the line' : ''}</dd>
+${hostLinks(engine, queue, pr, runs)}</dl>
+<h2>Actions</h2>${prActions(pr, prPath, options.canWrite)}
+<h2>Path taken</h2><p class="muted">States it went through, in order: <span data-field="path">${path.map((state) => STATE_WORDS[state as keyof typeof STATE_WORDS] ?? state).join(' → ')}</span>. The current state is filled.</p>
+<style>${raw(highlightCss('pr-path', [], pr.state))}
+${raw(highlightCss('pr-chart', path, pr.state))}</style>
+<div class="chart fit" id="pr-path">${raw(pathSvg(path))}</div>
+<details class="full-chart" id="full-chart"><summary>The full state chart</summary><div class="chart" id="pr-chart" tabindex="0" role="region" aria-label="full state chart of pull requests">${raw(machineSvg('pullRequest'))}</div></details>
+<h2>Timeline</h2>${timelineList(timeline, now)}
+<h2>Test runs (${runs.length})</h2>${runsTable(queue, runs, now)}`;
 }

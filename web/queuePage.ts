@@ -1,13 +1,18 @@
 /**
  * The queue page: state and controls, runs in progress (batches, bisection runs, lanes in parallel mode), the
- * line-up in order with what each PR waits for, and the settings form (outside the live region).
+ * line-up in order with what each PR waits for and when it should merge, the PRs not ready, a link to its history,
+ * and the settings form (outside the live region). The page is a list of sections (`QUEUE_SECTIONS`): a new panel
+ * is one more function there.
  */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
+import type { MergeEstimate } from '../engine/estimate/index.js';
 import type { PullRequestRecord } from '../engine/model/pullRequests.js';
 import type { QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
+import { historyPath } from './historyPage.js';
 import { keyOf, queuePath } from './queueAccess.js';
+import { exact, formatDurationSince, relative } from './time.js';
 import { hasPullRequestTag, hasQueueTag, type PullRequestTag } from '../machines/index.js';
 
 export interface QueueView {
@@ -15,9 +20,14 @@ export interface QueueView {
   lineup: PullRequestRecord[];
   waiting: PullRequestRecord[];
   runs: TestRunDetails[];
+  /** When each ready PR should merge (engine/estimate). */
+  estimates: ReadonlyMap<number, MergeEstimate>;
+  now: number;
+  /** Whether the session's token may pause, resume, drain and configure the queue (scope admin). */
+  canAdmin: boolean;
 }
 
-export function readQueue(engine: Engine, queue: QueueRecord): QueueView {
+export function readQueue(engine: Engine, queue: QueueRecord, canAdmin: boolean): QueueView {
   const key = keyOf(queue);
   const { queue: fresh, enqueued } = engine.getQueue(key);
   const byNumber = new Map(enqueued.map((pr) => [pr.number, pr]));
@@ -29,7 +39,7 @@ export function readQueue(engine: Engine, queue: QueueRecord): QueueView {
       return []; // ended and removed between the two reads
     }
   });
-  return { queue: fresh, lineup: pick(fresh.runtime.lineup), waiting: pick(fresh.runtime.waiting), runs };
+  return { queue: fresh, lineup: pick(fresh.runtime.lineup), waiting: pick(fresh.runtime.waiting), runs, estimates: engine.estimates(key), now: engine.clock.now(), canAdmin };
 }
 
 /** What a PR is waiting for, in words. */
@@ -126,22 +136,45 @@ function stateButton(queue: QueueRecord, state: 'running' | 'paused' | 'draining
   return html`<form method="post" action="${queuePath(queue)}/state"><input type="hidden" name="state" value="${state}"><button type="submit"${queue.state === state ? html` disabled` : ''}>${label}</button></form>`;
 }
 
+function estimateCell(view: QueueView, number: number): Html {
+  const estimate = view.estimates.get(number);
+  if (estimate === undefined) return html`<span class="muted">—</span>`;
+  return html`<time datetime="${new Date(estimate.at).toISOString()}" title="${`${exact(estimate.at)}; 9 times in 10 by ${exact(estimate.p90)}`}">${relative(estimate.at, view.now)}</time>`;
+}
+
 function lineupRows(view: QueueView): Html {
   const { queue } = view;
   return html`${view.lineup.map(
     (pr, index) => html`<tr data-pr="${pr.number}"><td>${index + 1}</td><td>${prLink(queue, pr.number)}</td><td>${pr.title}</td>
-<td><span class="state state-${pr.state}">${pr.state}</span></td><td>${pr.priorityName} (${pr.priorityValue})</td><td>${waitsFor(pr, queue)}</td></tr>`,
+<td><span class="state state-${pr.state}">${pr.state}</span></td><td>${pr.priorityName}${pr.skipTheLine ? ', skips the line' : ''}</td><td>${formatDurationSince(pr.readyAt, view.now)}</td><td>${estimateCell(view, pr.number)}</td><td>${waitsFor(pr, queue)}</td></tr>`,
   )}`;
 }
 
-export function queueBody(view: QueueView): Html {
+/** The queue's state, and the controls a token of scope admin has. */
+function stateSection(view: QueueView): Html {
   const { queue } = view;
-  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize}` : ''}</p>
-<div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>
-<h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}
-${bisectionTrees(view)}
-<h2>Line-up (${view.lineup.length})</h2>
-${view.lineup.length === 0 ? html`<p class="muted">No PR in the line-up.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="line-up"><table class="lineup"><thead><tr><th scope="col">Position</th><th scope="col">PR</th><th scope="col">Title</th><th scope="col">State</th><th scope="col">Priority</th><th scope="col">Waits for</th></tr></thead><tbody>${lineupRows(view)}</tbody></table></div>`}
-<h2>Not ready (${view.waiting.length})</h2>
+  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize}` : ''} · <a href="${historyPath(queue)}">History of ended PRs</a></p>
+${view.canAdmin ? html`<div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>` : html`<p class="muted">This token may not pause, drain or configure the queue (that needs scope admin).</p>`}`;
+}
+
+function runsInProgress(view: QueueView): Html {
+  return html`<h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}`;
+}
+
+function lineupSection(view: QueueView): Html {
+  return html`<h2>Line-up (${view.lineup.length})</h2>
+${view.lineup.length === 0 ? html`<p class="muted">No PR in the line-up.</p>` : html`<div class="scroll" tabindex="0" role="region" aria-label="line-up"><table class="lineup"><thead><tr><th scope="col">Position</th><th scope="col">PR</th><th scope="col">Title</th><th scope="col">State</th><th scope="col">Priority</th><th scope="col">Ready for</th><th scope="col">Should merge</th><th scope="col">Waits for</th></tr></thead><tbody>${lineupRows(view)}</tbody></table></div>`}`;
+}
+
+function notReadySection(view: QueueView): Html {
+  const { queue } = view;
+  return html`<h2>Not ready (${view.waiting.length})</h2>
 ${view.waiting.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${view.waiting.map((pr) => html`<li>${prLink(queue, pr.number)} ${pr.title}: ${waitsFor(pr, queue)}</li>`)}</ul>`}`;
+}
+
+/** The queue page's sections, in order: each draws one part of the live region from the view. */
+export const QUEUE_SECTIONS: readonly ((view: QueueView) => Html)[] = [stateSection, runsInProgress, bisectionTrees, lineupSection, notReadySection];
+
+export function queueBody(view: QueueView): Html {
+  return html`${QUEUE_SECTIONS.map((section) => section(view))}`;
 }

@@ -59,6 +59,22 @@ export function readSession(engine: SessionEngine, cookie: string | undefined, n
   return token !== undefined && token.org === org ? { org, tokenId, expiresAt } : undefined;
 }
 
+/**
+ * The session's CSRF token: an HMAC of the session under the session key (a different message than the cookie's MAC),
+ * so a page's forms carry it and a forged post, which cannot read the page, cannot.
+ */
+export function csrfToken(engine: SessionEngine, session: Session): string {
+  return mac(sessionKey(engine), `csrf\n${session.tokenId}\n${session.org}\n${session.expiresAt}`).toString('base64url');
+}
+
+/** Whether a posted CSRF token is the session's (compared in constant time). */
+export function csrfMatches(engine: SessionEngine, session: Session, given: string | undefined): boolean {
+  if (given === undefined || given === '') return false;
+  const expected = Buffer.from(csrfToken(engine, session));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
 /** The value of one cookie in a Cookie header. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {

@@ -7,9 +7,10 @@ export type QueueInput =
   /** `by`: the id of the API token that made the change, when one did (the queue's settings history). */
   | { type: 'created'; patch: QueuePatch; by?: string }
   | { type: 'configured'; patch: QueuePatch; by?: string }
-  | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean }
-  | { type: 'cancelled'; number: number }
-  | { type: 'restarted'; number: number }
+  /** On a PR's operations, `by` says who asked, for its timeline (`token tok_…`, `@login with /greenline`). */
+  | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean; by?: string }
+  | { type: 'cancelled'; number: number; by?: string }
+  | { type: 'restarted'; number: number; by?: string }
   | { type: 'status'; runId: string; context: string; state: CommitState; url: string; description: string }
   | { type: 'timer'; name: string }
   | { type: 'targetHead'; sha: string }

@@ -18,14 +18,16 @@ interface Submission {
   priority: string;
   noBatch: boolean;
   skipTheLine: boolean;
+  /** Who asked, when known (`token tok_…`). */
+  by?: string;
 }
 
 /** A line of a PR's timeline; `kind` names the text, the table gives the line's stored `event` and its message. */
 export type TimelineText =
   | ({ kind: 'submitted' } & Submission)
   | ({ kind: 'resubmitted' } & Submission)
-  | { kind: 'restartRechecked' }
-  | { kind: 'restartWaiting' }
+  | { kind: 'restartRechecked'; by?: string }
+  | { kind: 'restartWaiting'; by?: string }
   | { kind: 'quarantinePassed'; context: string; verdict: VerdictFacts }
   | { kind: 'unknownToHost' }
   | { kind: 'notReady'; why: string }
@@ -56,14 +58,15 @@ export type TimelineText =
 export type TimelineKind = TimelineText['kind'];
 type Of<U extends { kind: string }, K extends U['kind']> = Extract<U, { kind: K }>;
 
+const byWhom = (by: string | undefined) => (by === undefined ? '' : ` by ${by}`);
 const submission = (s: Submission) => `${s.noBatch ? ', not batched' : ''}${s.skipTheLine ? ', skipping the line' : ''}`;
 
 /** Each timeline kind: the `event` stored with the line, and its message. */
 export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t: Of<TimelineText, K>) => string } } = {
-  submitted: { event: 'submitted', text: (t) => `submitted with priority ${t.priority}${submission(t)}` },
-  resubmitted: { event: 'resubmitted', text: (t) => `submitted again: priority ${t.priority}${submission(t)}` },
-  restartRechecked: { event: 'restarted', text: () => 'readiness checked again' },
-  restartWaiting: { event: 'restarted', text: () => 'restart asked; it is already waiting to be tested' },
+  submitted: { event: 'submitted', text: (t) => `submitted${byWhom(t.by)} with priority ${t.priority}${submission(t)}` },
+  resubmitted: { event: 'resubmitted', text: (t) => `submitted again${byWhom(t.by)}: priority ${t.priority}${submission(t)}` },
+  restartRechecked: { event: 'restarted', text: (t) => (t.by === undefined ? 'readiness checked again' : `restart asked by ${t.by}: readiness checked again`) },
+  restartWaiting: { event: 'restarted', text: (t) => `restart asked${byWhom(t.by)}; it is already waiting to be tested` },
   quarantinePassed: { event: 'quarantine_passed', text: (t) => `${t.context} ${describeVerdict(t.verdict)}` },
   unknownToHost: { event: 'not_ready', text: () => 'the git host does not know this pull request' },
   notReady: { event: 'not_ready', text: (t) => `not ready: ${t.why}` },

@@ -145,6 +145,11 @@ export interface GitHost {
    * second one. Hosts without check runs leave it out.
    */
   setCheckRun?(repo: RepoRef, sha: string, externalId: string, check: CheckRunWrite): Promise<void>;
+  /**
+   * Where people read the PR on the host (GitHub: its html_url); hosts without pages of their own leave it out, and
+   * the dashboard's PR page is then the PR's page.
+   */
+  pullRequestUrl?(repo: RepoRef, number: number): string;
   /** Creates the queue's repository when the host keeps repositories itself and it is missing (createQueue). */
   prepareRepository?(repo: RepoRef, branch: string): Promise<void>;
 }

@@ -35,6 +35,7 @@ const COLLECTIONS: Record<CollectionName, true> = {
   mergedHeads: true,
   deviceCodes: true,
   deviceCodeHashes: true,
+  endedPullRequests: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

@@ -13,4 +13,5 @@ export const QUEUE_COLLECTIONS = [
   'metricsPrs',
   'metricsTotals',
   'mergedHeads',
+  'endedPullRequests',
 ] as const;

@@ -78,6 +78,8 @@ export interface StoreSchema {
   deviceCodes: import('../deviceCodes.js').DeviceCodeRecord;
   /** The same sign-ins by the SHA-256 of their device code. Key: [deviceHash] → userCode. */
   deviceCodeHashes: string;
+  /** A queue's ended PRs by when they ended, for its history. Key: [queueId, endedAtMs, prNumber] (history/endedIndex.ts). */
+  endedPullRequests: import('../history/endedIndex.js').EndedPullRequest;
 }
 
 export type CollectionName = keyof StoreSchema;

@@ -14,6 +14,7 @@ import type { QueueTx } from './queueTx.js';
 import { headPushed, recheckedInPlace } from './headPushed.js';
 import { built, merged, observeTarget, targetPushed } from './hostResults.js';
 import { prune } from './prune.js';
+import { forgetEnded } from '../history/endedIndex.js';
 
 const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
 
@@ -29,14 +30,14 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'submitted':
       return submit(q, input);
     case 'cancelled': {
-      const reason = 'cancelled through the API';
+      const reason = input.by === undefined ? 'cancelled through the API' : `cancelled by ${input.by}`;
       enqueued(q, input.number);
       if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
       q.sendPr(input.number, { type: 'CANCEL', reason });
       return;
     }
     case 'restarted':
-      return restart(q, input.number);
+      return restart(q, input.number, input.by);
     case 'status':
       return status(q, input);
     case 'timer':
@@ -100,6 +101,8 @@ function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): 
     return;
   }
   if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
+  // Its earlier entry ended: it is in the queue again, so out of the history of ended PRs.
+  if (existing !== undefined) forgetEnded(q.tx, q.queue.id, existing);
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
@@ -138,7 +141,13 @@ function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): 
   };
   q.enterPr(record);
   q.runtime.waiting.push(input.number);
-  q.timeline(input.number, { kind: 'submitted', priority: priority.name, noBatch: record.noBatch, skipTheLine: record.skipTheLine });
+  q.timeline(input.number, {
+    kind: 'submitted',
+    priority: priority.name,
+    noBatch: record.noBatch,
+    skipTheLine: record.skipTheLine,
+    ...(input.by === undefined ? {} : { by: input.by }),
+  });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: input.number, entryId: record.id });
 }
 
@@ -154,7 +163,13 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   }
   if (input.noBatch !== undefined) record.noBatch = input.noBatch;
   if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
-  q.timeline(pr.number, { kind: 'resubmitted', priority: record.priorityName, noBatch: record.noBatch, skipTheLine: record.skipTheLine });
+  q.timeline(pr.number, {
+    kind: 'resubmitted',
+    priority: record.priorityName,
+    noBatch: record.noBatch,
+    skipTheLine: record.skipTheLine,
+    ...(input.by === undefined ? {} : { by: input.by }),
+  });
   // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
   if (hasPullRequestTag(record.state, 'notReady')) {
     q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: pr.number, entryId: record.id });
@@ -166,15 +181,16 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   }
 }
 
-function restart(q: QueueTx, number: number): void {
+function restart(q: QueueTx, number: number, by: string | undefined): void {
   const pr = enqueued(q, number);
   if (!q.canPr(number, { type: 'RESTART' })) throw new EngineError('pr_being_merged', `pull request #${number} is being merged`);
-  const reason = 'tests restarted through the API';
+  const reason = by === undefined ? 'tests restarted through the API' : `tests restarted by ${by}`;
+  const asked = by === undefined ? {} : { by };
   if (hasPullRequestTag(pr.state, 'notReady')) {
-    q.timeline(number, { kind: 'restartRechecked' });
+    q.timeline(number, { kind: 'restartRechecked', ...asked });
     q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
   } else if (hasPullRequestTag(pr.state, 'waiting')) {
-    q.timeline(number, { kind: 'restartWaiting' });
+    q.timeline(number, { kind: 'restartWaiting', ...asked });
   } else if (hasPullRequestTag(pr.state, 'testing')) {
     if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
   } else {

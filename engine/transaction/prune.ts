@@ -12,6 +12,7 @@ import type { QueueRecord } from '../model/queues.js';
 import type { ReadTx } from '../store/store.js';
 import type { QueueTx } from './queueTx.js';
 import { hasTestRunTag } from '../../machines/index.js';
+import { forgetEnded } from '../history/endedIndex.js';
 
 type PruneInput = Extract<QueueInput, { type: 'prune' }>;
 
@@ -49,6 +50,7 @@ export function prune(q: QueueTx, input: PruneInput): void {
     if (kept.has(number)) continue;
     const pr = tx.get('pullRequests', [id, number]);
     if (pr === undefined || !FINAL_PULL_REQUEST_STATES.includes(pr.state) || !(pr.stateChangedAt < input.before)) continue;
+    forgetEnded(tx, id, pr);
     tx.remove('pullRequests', [id, number]);
     tx.remove('actors', [id, 'pr', number]);
     for (const collection of ['timeline', 'impactedTargets'] as const) {

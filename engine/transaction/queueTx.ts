@@ -25,6 +25,7 @@ import type { WriteTx } from '../store/store.js';
 import type { CachedTargets, WorkingSet } from '../runtime/workingSet.js';
 import type { PlanPullRequest } from '../planner/planner.js';
 import { RunsTx } from './runsTx.js';
+import { indexEnded } from '../history/endedIndex.js';
 
 /** Timer changes to apply to the scheduler after commit. */
 export interface TimerChange {
@@ -204,6 +205,11 @@ export class QueueTx extends RunsTx {
   commit(input: QueueInput): number {
     const id = this.queue.id;
     this.actors.write();
+    indexEnded(
+      this.tx,
+      id,
+      [...this.statesBefore.keys()].flatMap((number) => this.actors.prs.get(number)?.record ?? []),
+    );
     this.stateLabels();
     for (const effect of this.effects) {
       this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0, decidedAt: this.now });

@@ -29,8 +29,16 @@ async function signIn(token: string): Promise<string> {
   return String(response.headers['set-cookie']).split(';')[0] as string;
 }
 
-function approve(cookie: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
-  return api.app.inject({ method: 'POST', url: '/device', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+/** Approves as the device page's form does: with the session's CSRF token, which every form that posts carries. */
+async function approve(cookie: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  const page = await api.app.inject({ method: 'GET', url: '/device', headers: { cookie } });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  return api.app.inject({
+    method: 'POST',
+    url: '/device',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+  });
 }
 
 const initiate = (body: unknown) => api.post('device-auth/initiate', body, null);

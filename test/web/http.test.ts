@@ -28,14 +28,21 @@ async function signIn(token: string): Promise<string> {
   return cookie.split(';')[0]!;
 }
 
-const get = (url: string, cookie?: string) => api.app.inject({ method: 'GET', url, headers: cookie === undefined ? {} : { cookie } });
-const post = (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
-  api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie, ...extra }, payload });
+/** A page opened by a browser (which asks for HTML). */
+const get = (url: string, cookie?: string) => api.app.inject({ method: 'GET', url, headers: { accept: 'text/html,*/*', ...(cookie === undefined ? {} : { cookie }) } });
+/** The session's CSRF token, as its pages carry it in every form that posts. */
+async function csrfOf(cookie: string): Promise<string> {
+  const token = /name="_csrf" value="([^"]+)"/.exec((await get('/', cookie)).body)?.[1];
+  if (token === undefined) throw new Error('no CSRF token on the page');
+  return token;
+}
+const post = async (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
+  api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie, ...extra }, payload: `_csrf=${await csrfOf(cookie)}${payload === '' ? '' : `&${payload}`}` });
 
-function expectSignIn(response: LightMyRequestResponse) {
-  expect(response.statusCode).toBe(401);
-  expect(response.headers['content-type']).toContain('text/html');
-  expect(response.body).toContain('action="/signin"');
+/** A page opened without a (valid) session goes to the sign-in page, to come back after. */
+function expectSignIn(response: LightMyRequestResponse, url: string) {
+  expect(response.statusCode).toBe(303);
+  expect(response.headers.location).toBe(`/signin?next=${encodeURIComponent(url)}`);
 }
 
 async function makeQueue(): Promise<string> {
@@ -51,17 +58,20 @@ describe('sessions', () => {
     const [payload, mac] = value.split('.') as [string, string];
     const forged = `${name}=${Buffer.from(JSON.stringify(['tok_x', 'acme', Date.now() + 1e9])).toString('base64url')}.${mac}`;
     for (const url of ['/', '/charts', '/flaky', `/queues/${id}`, `/queues/${id}/prs/1`, '/tests/abc']) {
-      expectSignIn(await get(url));
-      expectSignIn(await get(url, forged));
-      expectSignIn(await get(url, `${name}=${payload}`));
-      expect((await get(url, cookie)).statusCode).not.toBe(401);
+      expectSignIn(await get(url), url);
+      expectSignIn(await get(url, forged), url);
+      expectSignIn(await get(url, `${name}=${payload}`), url);
+      expect((await get(url, cookie)).statusCode).not.toBe(303);
     }
-    expect((await get('/events')).statusCode).toBe(401);
+    expect((await api.app.inject({ method: 'GET', url: '/events', headers: { accept: 'text/event-stream' } })).statusCode).toBe(401);
+    // A script's request (not a page opened) is told 401 with the sign-in page.
+    expect((await api.app.inject({ method: 'GET', url: '/charts' })).statusCode).toBe(401);
   });
 
   test('a wrong or empty token is refused; revoking the token ends its sessions; signing out clears the cookie', async () => {
     const wrong = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: 'token=nope-nope-nope-nope' });
-    expectSignIn(wrong);
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('action="/signin"');
     expect(wrong.body).toContain('not valid');
     expect(wrong.headers['set-cookie']).toBeUndefined();
     const empty = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: 'token=' });
@@ -70,12 +80,13 @@ describe('sessions', () => {
     const cookie = await signIn(TOKENS.acme);
     expect((await get('/', cookie)).statusCode).toBe(200);
     const out = await post('/signout', '', cookie);
+    expect((await get('/signin?next=%2Fcharts', cookie)).headers.location).toBe('/charts');
     expect(out.statusCode).toBe(303);
     expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
 
     const token = listTokens(api.store).find((record) => record.org === 'acme')!;
     revokeToken(api.store, token.id);
-    expectSignIn(await get('/', cookie));
+    expectSignIn(await get('/', cookie), '/');
   });
 
   test('after sign-in only a path of this site is followed', async () => {

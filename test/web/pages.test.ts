@@ -10,6 +10,7 @@ import { lanesOf } from '../../web/queuePage.js';
 import { settingsForm, settingsFromForm } from '../../web/settingsForm.js';
 import { highlightCss, machineSvg, pathTaken } from '../../web/stateCharts.js';
 import { median } from '../../web/stats.js';
+import { dailyFigures, dailySvg } from '../../web/dailyCharts.js';
 
 const entry = (event: string): TimelineEntry => ({ at: '2026-11-22T12:00:00.000Z', entryId: 'e', event, message: '' });
 
@@ -130,5 +131,40 @@ describe('a bisection as a tree', () => {
       ['group g9', [7]],
     ]);
     expect(bisectionTree([], new Map())).toEqual([]);
+  });
+});
+
+describe('the days of the organization page', () => {
+  test('merges, median time to merge and test runs per UTC day, from the ended PRs; the chart says them in words', async () => {
+    const now = Date.parse('2026-11-22T12:00:00Z');
+    const ended = (endedAt: string, state: 'MERGED' | 'FAILED', minutes: number, runIds: string[]) => ({
+      number: 1,
+      entryId: 'e',
+      title: '',
+      author: '',
+      state,
+      reason: null,
+      submittedAt: new Date(Date.parse(endedAt) - minutes * 60_000).toISOString(),
+      endedAt,
+      runIds,
+      mergedSha: null,
+    });
+    const days = dailyFigures(
+      [
+        ended('2026-11-16T01:00:00Z', 'MERGED', 10, ['a']),
+        ended('2026-11-22T01:00:00Z', 'MERGED', 10, ['b', 'c']),
+        ended('2026-11-22T02:00:00Z', 'MERGED', 30, ['c']),
+        ended('2026-11-22T03:00:00Z', 'FAILED', 5, ['d']),
+        ended('2026-11-15T23:59:59Z', 'MERGED', 1, ['old']),
+      ],
+      now,
+    );
+    expect(days.map((day) => day.day)).toEqual(['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22']);
+    expect(days[0]).toEqual({ day: '2026-11-16', merges: 1, medianMinutesToMerge: 10, runs: 1 });
+    expect(days[6]).toEqual({ day: '2026-11-22', merges: 2, medianMinutesToMerge: 20, runs: 3 });
+    expect(days[3]).toEqual({ day: '2026-11-19', merges: 0, medianMinutesToMerge: null, runs: 0 });
+    const svg = await dailySvg(days);
+    expect(svg).toContain('aria-label="last 7 days: 2026-11-16: 1 merged in a median 10 minutes, 1 test runs;');
+    for (const title of ['merges', 'median min to merge', 'test runs (CI)']) expect(svg).toContain(title);
   });
 });

@@ -92,5 +92,23 @@
     });
   }
 
+  // What a person opened in the live region (a confirmation, the full chart) stays open across a redraw: such
+  // disclosures have an id, and those open just before the swap are opened again just after it.
+  let opened = [];
+  document.addEventListener('htmx:beforeSwap', function (event) {
+    const target = event.detail.target;
+    if (target === null || target.id !== 'live') return;
+    opened = Array.prototype.map.call(target.querySelectorAll('details[open][id]'), function (details) {
+      return details.id;
+    });
+  });
+  document.addEventListener('htmx:afterSwap', function () {
+    opened.forEach(function (id) {
+      const details = document.getElementById(id);
+      if (details !== null && details.tagName === 'DETAILS') details.open = true;
+    });
+    opened = [];
+  });
+
   document.addEventListener('DOMContentLoaded', connect);
 })();

@@ -29,6 +29,11 @@ export class GitHubHost implements GitHost {
 
   constructor(private readonly github: GitHubApp) {}
 
+  /** A PR's html_url, as GitHub forms it (on github.com and GitHub Enterprise alike: https://<host>/<owner>/<repo>/pull/<n>). */
+  pullRequestUrl(repo: RepoRef, number: number): string {
+    return `https://${repo.host}/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}/pull/${number}`;
+  }
+
   private client(repo: RepoRef): Promise<GitHubClient> {
     return this.github.forRepo(repo);
   }

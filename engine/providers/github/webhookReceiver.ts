@@ -260,14 +260,14 @@ export class GitHubWebhookReceiver {
     for (const queue of queues) {
       const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
       if (command.kind === 'merge') {
-        const options = { noBatch: command.noBatch, ...(command.priority === undefined ? {} : { priority: command.priority }) };
+        const options = { noBatch: command.noBatch, by: `@${login} with /greenline`, ...(command.priority === undefined ? {} : { priority: command.priority }) };
         this.engine.submitPullRequest(key, number, options);
         await answer({ kind: 'submitted', number, branch: queue.branch, login });
       } else if (this.enqueued(key, number) === undefined) {
         await answer({ kind: 'notQueued', number, branch: queue.branch });
       } else {
         try {
-          this.engine.cancelPullRequest(key, number);
+          this.engine.cancelPullRequest(key, number, `@${login} with /greenline`);
         } catch (error) {
           if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
           await answer({ kind: 'beingMerged', number });
