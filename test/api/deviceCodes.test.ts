@@ -41,11 +41,14 @@ async function approveAt(app: Api, userCode: string, scope: string): Promise<num
     payload: new URLSearchParams({ token: TOKENS.acme, next: '/' }).toString(),
   });
   const cookie = String(signin.headers['set-cookie']).split(';')[0] as string;
+  // The dashboard's forms carry the session's CSRF token (web/layout.ts); a post without it is refused.
+  const page = await app.app.inject({ method: 'GET', url: '/device', headers: { cookie } });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
   const answer = await app.app.inject({
     method: 'POST',
     url: '/device',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ user_code: userCode, scope, decision: 'approve' }).toString(),
+    payload: new URLSearchParams({ _csrf: csrf, user_code: userCode, scope, decision: 'approve' }).toString(),
   });
   return answer.statusCode;
 }

@@ -29,7 +29,10 @@ async function approve(server: Running, userCode: string, scope: string): Promis
   const headers = { 'content-type': 'application/x-www-form-urlencoded' };
   const signin = await fetch(`${server.url}/signin`, { method: 'POST', headers, body: form({ token: TOKEN, next: '/' }), redirect: 'manual' });
   const cookie = (signin.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const answer = await fetch(`${server.url}/device`, { method: 'POST', headers: { ...headers, cookie }, body: form({ user_code: userCode, scope, decision: 'approve' }) });
+  // The dashboard's forms carry the session's CSRF token (web/layout.ts); a post without it is refused.
+  const page = await (await fetch(`${server.url}/device`, { headers: { cookie } })).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+  const answer = await fetch(`${server.url}/device`, { method: 'POST', headers: { ...headers, cookie }, body: form({ _csrf: csrf, user_code: userCode, scope, decision: 'approve' }) });
   return answer.status;
 }
 
