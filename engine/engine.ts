@@ -30,6 +30,7 @@ import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metri
 import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
 import { estimateQueue, type MergeEstimate } from './estimate/index.js';
+import { Webhooks } from './notifications/service.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
@@ -41,6 +42,8 @@ export class Engine extends ServiceReads {
   private readonly ownership: QueueOwnership;
   private started = false;
   private readonly runtime: QueueRuntime;
+  /** Outgoing webhooks: endpoints, their messages, the sender (notifications/). */
+  readonly webhooks: Webhooks;
   private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
@@ -50,12 +53,15 @@ export class Engine extends ServiceReads {
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;
+    const onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
+    this.webhooks = new Webhooks(store, this.scheduler, options.webhooks ?? {}, onError);
     this.runtime = new QueueRuntime({
       store,
       scheduler: this.scheduler,
       gitHost: this.gitHost,
       ci: this.ci,
-      onError: options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error)),
+      onError,
+      notify: (queueId, key, effect) => this.webhooks.perform(this.ownership, queueId, key, effect),
       holdEffects: options.holdEffects ?? false,
       ownership: this.ownership,
       predictor: options.predictor,
@@ -70,6 +76,7 @@ export class Engine extends ServiceReads {
   start(): void {
     this.started = true;
     this.runtime.restore((queueId) => this.ownership.owns(queueId));
+    this.webhooks.start(this.store.kind !== 'postgres');
   }
 
   /** This process now drives these queues (it took their leases): restores them as start() does. */
@@ -90,12 +97,14 @@ export class Engine extends ServiceReads {
 
   /** Stops doing anything: no timer fires, no effect runs, nothing more is written (a crash, for tests, or shutdown). */
   stop(): void {
+    this.webhooks.stop();
     this.runtime.stop();
   }
 
   /** Resolves once no effect is left to run (timers aside). */
   async settle(): Promise<void> {
     await this.runtime.settle();
+    await this.webhooks.settle();
   }
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {

@@ -2,6 +2,7 @@
 import type { CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
 import type { RepoRef } from './queues.js';
 import type { PullRequestState } from '../../machines/vocabulary.js';
+import type { NotifyEffect } from '../notifications/events.js';
 
 export type Effect =
   | { kind: 'fetchTargetHead'; repo: RepoRef; branch: string }
@@ -13,7 +14,9 @@ export type Effect =
   | { kind: 'comment'; repo: RepoRef; number: number; body: string }
   | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number }
   /** `stateLabelsEnabled`: the PR's label names its queue state now (one label, the others of Greenline removed). */
-  | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState };
+  | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState }
+  /** Outgoing webhooks: the transaction's events, made into messages for the organization's endpoints (notifications/). */
+  | NotifyEffect;
 
 export interface OutboxEntry {
   effect: Effect;

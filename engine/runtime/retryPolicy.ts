@@ -72,6 +72,8 @@ export const RETRY_POLICIES: { readonly [K in EffectKind]: RetryPolicy<K> } = {
   comment: BACKOFF,
   statusCheck: BACKOFF,
   stateLabel: BACKOFF,
+  /** Writing the messages fails only with the store (the sending has its own retries: notifications/backoff.ts). */
+  notify: BACKOFF,
 };
 
 export function retryPolicyOf<K extends EffectKind>(kind: K): RetryPolicy<K> {

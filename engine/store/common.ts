@@ -33,6 +33,10 @@ const COLLECTIONS: Record<CollectionName, true> = {
   webhookDeliveryTimes: true,
   webhookInbox: true,
   mergedHeads: true,
+  webhookEndpoints: true,
+  webhookOrgs: true,
+  webhookMessages: true,
+  webhookPending: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

@@ -25,6 +25,7 @@ const SAMPLES: { [K in EffectKind]: EffectOf<K> } = {
   comment: { kind: 'comment', repo, number: 1, body: 'hello' },
   statusCheck: { kind: 'statusCheck', repo, sha: 's', state: 'pending', description: 'testing' },
   stateLabel: { kind: 'stateLabel', repo, number: 1, state: 'PENDING' },
+  notify: { kind: 'notify', org: 'o', events: [] },
 };
 const KINDS = Object.keys(SAMPLES) as EffectKind[];
 /** Every code the engine raises, and so every kind of EngineError (the catalogue's, engine/model/errors.ts). */
