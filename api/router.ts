@@ -8,6 +8,7 @@ import { pagePullRequests } from '../engine/pullRequestListing.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { withCanonicalNames } from './clientSpellings.js';
 import { flakyRouter } from './flakyRouter.js';
+import { webhookRouter } from './webhookRouter.js';
 import * as schemas from './schemas.js';
 import { procedure, t } from './trpc.js';
 
@@ -103,7 +104,7 @@ const mergeQueueRouter = t.router({
 });
 
 /** One flat router: the REST facade calls every procedure by its name. */
-export const appRouter = t.mergeRouters(mergeQueueRouter, flakyRouter);
+export const appRouter = t.mergeRouters(mergeQueueRouter, flakyRouter, webhookRouter);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = t.createCallerFactory(appRouter);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { EngineError } from '../model/errors.js';
 import type { Store, WriteTx } from '../store/store.js';
-import type { EventType } from './events.js';
+import { queueFilterKey, type EventType, type QueueRef } from './events.js';
 import { NO_OUTCOMES, type EndpointKind, type EndpointRecord } from './records.js';
 import { refusedUrl, type UrlPolicy } from './urlPolicy.js';
 
@@ -20,11 +20,21 @@ export interface EndpointInput {
   url: string;
   description?: string;
   eventTypes?: EventType[];
-  queues?: string[];
+  queues?: QueueRef[];
   enabled?: boolean;
 }
 
 export type EndpointPatch = Partial<EndpointInput>;
+
+/** Each queue once (a repository's host, owner and name compare without case, as the queue index's do). */
+function distinctQueues(queues: QueueRef[]): QueueRef[] {
+  const seen = new Map<string, QueueRef>();
+  for (const queue of queues) {
+    const ref = { repo: { host: queue.repo.host, owner: queue.repo.owner, name: queue.repo.name }, targetBranch: queue.targetBranch };
+    if (!seen.has(queueFilterKey(ref))) seen.set(queueFilterKey(ref), ref);
+  }
+  return [...seen.values()];
+}
 
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
@@ -56,7 +66,7 @@ export function createEndpoint(store: Store, org: string, input: EndpointInput, 
     url: input.url,
     description: input.description ?? '',
     eventTypes: [...new Set(input.eventTypes ?? [])],
-    queues: [...new Set(input.queues ?? [])],
+    queues: distinctQueues(input.queues ?? []),
     enabled: input.enabled ?? true,
     secrets: [{ secret, createdAt: at }],
     nextSeq: 1,
@@ -88,7 +98,7 @@ export function updateEndpoint(store: Store, org: string, id: string, patch: End
     if (patch.url !== undefined) endpoint.url = patch.url;
     if (patch.description !== undefined) endpoint.description = patch.description;
     if (patch.eventTypes !== undefined) endpoint.eventTypes = [...new Set(patch.eventTypes)];
-    if (patch.queues !== undefined) endpoint.queues = [...new Set(patch.queues)];
+    if (patch.queues !== undefined) endpoint.queues = distinctQueues(patch.queues);
     if (patch.enabled !== undefined) endpoint.enabled = patch.enabled;
     tx.put('webhookEndpoints', [org, id], endpoint);
     return endpoint;

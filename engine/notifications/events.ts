@@ -74,9 +74,9 @@ export interface NotifyEffect {
   events: WebhookEvent[];
 }
 
-/** The key an event is filtered by per queue (`host/owner/name:branch`), when it is a queue's. */
+/** How queues compare in an endpoint's filter: the repository without case (as the queue index), the branch as is. */
 export function queueFilterKey(queue: QueueRef): string {
-  return `${queue.repo.host}/${queue.repo.owner}/${queue.repo.name}:${queue.targetBranch}`;
+  return JSON.stringify([queue.repo.host.toLowerCase(), queue.repo.owner.toLowerCase(), queue.repo.name.toLowerCase(), queue.targetBranch]);
 }
 
 export function queueOf(event: WebhookEvent): QueueRef | undefined {

@@ -20,7 +20,9 @@ export function wants(endpoint: EndpointRecord, event: WebhookEvent): boolean {
   if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) return false;
   if (endpoint.queues.length === 0) return true;
   const queue = queueOf(event);
-  return queue !== undefined && endpoint.queues.includes(queueFilterKey(queue));
+  if (queue === undefined) return false;
+  const key = queueFilterKey(queue);
+  return endpoint.queues.some((wanted) => queueFilterKey(wanted) === key);
 }
 
 /** The body an endpoint of this kind is sent for the event. */

@@ -1,5 +1,5 @@
 /** What outgoing webhooks keep in the store: endpoints and messages (one event for one endpoint, with its attempts). */
-import type { EventType } from './events.js';
+import type { EventType, QueueRef } from './events.js';
 
 export const ENDPOINT_KINDS = ['webhook', 'slack'] as const;
 /** `webhook`: Standard Webhooks (signed JSON); `slack`: a Slack incoming webhook (Block Kit, unsigned: Slack's URL is the secret). */
@@ -21,8 +21,8 @@ export interface EndpointRecord {
   description: string;
   /** The event types delivered; empty: every type. */
   eventTypes: EventType[];
-  /** The queues whose events are delivered (`host/owner/name:branch`); empty: every queue (and the flaky-test events). */
-  queues: string[];
+  /** The queues whose events are delivered; empty: every queue's (and the flaky-test events). */
+  queues: QueueRef[];
   enabled: boolean;
   /** The current secret first, then rotated-out ones still signing. */
   secrets: EndpointSecret[];
