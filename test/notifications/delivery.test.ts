@@ -116,5 +116,11 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
     expect(again.log.at(-1)).toMatchObject({ status: 200, manual: true });
     expect(receiver.events.map((event) => event.id)).toEqual([message?.messageId]);
     expect(h.engine.webhooks.stats(KEY.org).outcomes).toEqual({ delivered: 1, retried: MAX_ATTEMPTS - 1, failed: 1 });
+    // The scrape shows the outcomes (metrics/ families, kept in the store).
+    const { text } = await h.engine.metrics(KEY.org);
+    expect(text).toContain('greenline_webhook_deliveries_total{outcome="delivered"} 1');
+    expect(text).toContain(`greenline_webhook_deliveries_total{outcome="retried"} ${MAX_ATTEMPTS - 1}`);
+    expect(text).toContain('greenline_webhook_deliveries_total{outcome="failed"} 1');
+    expect(text).toContain('greenline_webhook_messages_pending 0');
   });
 });
