@@ -21,6 +21,7 @@ import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOr
 import { errorReply, HttpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
+import { registerWebhookPages } from './webhookPages.js';
 import type { DeviceAuthorizations } from './deviceAuthorizations.js';
 import { createCaller } from './router.js';
 
@@ -193,6 +194,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     }
 
     registerFlakyPages(scope, { engine, signedIn, show });
+    registerWebhookPages(scope, { engine, publicUrl, signedIn, show });
     registerDevicePages(scope, { engine, devices: options.devices, signedIn, show });
   });
 }

@@ -58,7 +58,10 @@ test('Slack gets Block Kit for the queue and event types it chose, escaped', asy
   expect(slack.bodies).toHaveLength(2);
   const [merged, failed] = slack.bodies as { text: string; blocks: { type: string; text?: { type: string; text: string }; elements?: { type: string; text: string }[] }[] }[];
   expect(merged?.blocks.map((block) => block.type)).toEqual(['section', 'context']);
-  expect(merged?.blocks[0]?.text).toEqual({ type: 'mrkdwn', text: expect.stringMatching(/^\*:white_check_mark: Merged\* <https:\/\/github\.com\/acme\/widgets\/pull\/1\|acme\/widgets#1>/) });
+  expect(merged?.blocks[0]?.text).toEqual({
+    type: 'mrkdwn',
+    text: expect.stringMatching(/^\*:white_check_mark: Merged\* <https:\/\/github\.com\/acme\/widgets\/pull\/1\|acme\/widgets#1>/),
+  });
   expect(merged?.text).toBe(merged?.blocks[0]?.text?.text);
   expect(failed?.text).toMatch(/Removed: failed/);
   // The reason is in the context line, and nothing in it is a link or a mention.
