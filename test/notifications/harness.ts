@@ -46,10 +46,13 @@ export class WebhookHarness {
   readonly engine: Engine;
   readonly errors: string[] = [];
 
-  constructor(readonly store: Store) {
+  constructor(
+    readonly store: Store,
+    pollMs?: number,
+  ) {
     this.engine = new Engine(store, {
       scheduler: this.scheduler,
-      webhooks: { allowPrivate: true },
+      webhooks: { allowPrivate: true, ...(pollMs === undefined ? {} : { pollMs }) },
       onError: (message) => void this.errors.push(message),
     });
     this.engine.start();
