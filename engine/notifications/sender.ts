@@ -46,8 +46,8 @@ interface Taken {
 
 export class WebhookSender {
   readonly processId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  private running: Promise<void> | undefined;
-  private again = false;
+  /** The delivery under way per endpoint (one at a time each, so each endpoint's messages keep their order). */
+  private readonly inFlight = new Map<string, Promise<void>>();
   private started = false;
 
   constructor(private readonly deps: SenderDeps) {}
@@ -77,40 +77,47 @@ export class WebhookSender {
     this.deps.scheduler.cancel(TIMER);
   }
 
-  /** Sends what is due now, or right after the pass under way. */
+  /**
+   * Sends what is due now: the head of each endpoint that has none in flight. Each endpoint goes at its own pace: one
+   * that is slow or never answers (up to the transport's deadline) holds back only its own messages.
+   */
   kick(): void {
     if (!this.started) return;
-    if (this.running !== undefined) {
-      this.again = true;
+    let taken: Taken[];
+    try {
+      taken = this.claimHeads();
+    } catch (error) {
+      this.deps.onError('webhook messages wait: the store failed; trying again in 5 s', error);
+      this.wake(this.deps.scheduler.now() + 5_000);
       return;
     }
-    this.running = this.drain()
-      .catch((error: unknown) => {
-        this.deps.onError('webhook messages wait: the store failed; trying again in 5 s', error);
-        this.wake(this.deps.scheduler.now() + 5_000);
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
+    for (const one of taken) {
+      const endpointId = one.endpoint.id;
+      const delivery = this.deliver(one)
+        .catch((error: unknown) => this.deps.onError(`webhook message ${one.message.id}: recording its attempt failed; it is sent again`, error))
+        .finally(() => {
+          this.inFlight.delete(endpointId);
           this.kick();
-        }
-      });
-  }
-
-  /** Resolves once no pass is under way (timers aside). */
-  async settle(): Promise<void> {
-    while (this.running !== undefined) await this.running;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.started) {
-      const taken = this.claimHeads();
-      if (taken.length === 0) break;
-      await Promise.all(taken.map((one) => this.deliver(one)));
+        });
+      this.inFlight.set(endpointId, delivery);
     }
-    if (!this.started) return;
-    const next = this.nextDue();
+    this.sleep();
+  }
+
+  /** Resolves once no delivery is under way (timers aside). */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
+  }
+
+  /** Nothing more to send now: wakes when the next head is due (or to look for messages it was not told of). */
+  private sleep(): void {
+    let next: number | undefined;
+    try {
+      next = this.nextDue();
+    } catch (error) {
+      this.deps.onError('webhook messages wait: the store failed; trying again in 5 s', error);
+      next = this.deps.scheduler.now() + 5_000;
+    }
     const poll = this.deps.pollMs === undefined ? undefined : this.deps.scheduler.now() + this.deps.pollMs;
     const at = Math.min(next ?? Number.POSITIVE_INFINITY, poll ?? Number.POSITIVE_INFINITY);
     if (at !== Number.POSITIVE_INFINITY) this.wake(at);
@@ -135,7 +142,7 @@ export class WebhookSender {
 
   private claimHeads(): Taken[] {
     const now = this.deps.scheduler.now();
-    const due = ({ message }: Taken) => message.dueAt <= now && (message.claimedBy === this.processId || message.claimedUntil <= now);
+    const due = ({ endpoint, message }: Taken) => !this.inFlight.has(endpoint.id) && message.dueAt <= now && (message.claimedBy === this.processId || message.claimedUntil <= now);
     // Most passes find nothing due: a read, without a durable write.
     if (!this.deps.store.read((tx) => this.heads(tx).some(due))) return [];
     return this.deps.store.write((tx) => {
@@ -221,7 +228,8 @@ export class WebhookSender {
   private nextDue(): number | undefined {
     return this.deps.store.read((tx) => {
       let next: number | undefined;
-      for (const { message } of this.heads(tx)) {
+      for (const { endpoint, message } of this.heads(tx)) {
+        if (this.inFlight.has(endpoint.id)) continue;
         const at = Math.max(message.dueAt, message.claimedUntil);
         next = next === undefined ? at : Math.min(next, at);
       }

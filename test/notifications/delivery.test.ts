@@ -124,3 +124,35 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
     expect(text).toContain('greenline_webhook_messages_pending 0');
   });
 });
+
+describe('endpoints go at their own pace', () => {
+  test('an endpoint that never answers holds back only its own messages', async () => {
+    const opened = lmdbStore();
+    const h = new WebhookHarness(opened.store);
+    const silent = new Receiver();
+    const healthy = new Receiver();
+    await silent.up();
+    await healthy.up();
+    try {
+      silent.hold = true;
+      let held = 0;
+      silent.onHeld = () => void held++;
+      silent.secret = h.engine.webhooks.create(KEY.org, { url: silent.url }).secret;
+      healthy.secret = h.engine.webhooks.create(KEY.org, { url: healthy.url }).secret;
+      h.engine.createQueue(KEY, { requiredStatuses: ['ci'] });
+      h.engine.submitPullRequest(KEY, 1);
+      h.engine.submitPullRequest(KEY, 2);
+      // Not settle(): the silent endpoint's delivery is under way until its deadline. Wait for the healthy one's.
+      while (healthy.events.length < 3 || held === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(Object.fromEntries(healthy.byPr())).toEqual({ 1: ['submitted', 'testing'], 2: ['submitted'] });
+      // …while the silent one's first request is still open: nothing waited for it to end.
+      expect(held).toBe(1);
+      expect(silent.waiting).toBe(1);
+    } finally {
+      await silent.down();
+      await h.close();
+      await healthy.down();
+      await opened.cleanup();
+    }
+  });
+});

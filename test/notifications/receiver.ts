@@ -34,6 +34,11 @@ export class Receiver {
     return `http://127.0.0.1:${this.port}/hooks`;
   }
 
+  /** Requests held and still open (their sender has not given up on them). */
+  get waiting(): number {
+    return this.held.length;
+  }
+
   get duplicates(): number {
     return this.arrivals.filter((a) => a.verified).length - this.events.length;
   }
@@ -52,7 +57,7 @@ export class Receiver {
   async down(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    for (const response of this.held.splice(0)) response.destroy();
+    for (const response of [...this.held]) response.destroy();
     if (server === undefined) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -79,6 +84,7 @@ export class Receiver {
     }
     if (this.hold) {
       this.held.push(response);
+      response.on('close', () => this.held.splice(this.held.indexOf(response), 1));
       this.onHeld?.();
       return;
     }
