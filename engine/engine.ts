@@ -42,8 +42,7 @@ export class Engine extends ServiceReads {
   private readonly ownership: QueueOwnership;
   private started = false;
   private readonly runtime: QueueRuntime;
-  /** Outgoing webhooks: endpoints, their messages, the sender (notifications/). */
-  readonly webhooks: Webhooks;
+  readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
   private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
