@@ -24,6 +24,7 @@ const PROCESSES = [
   'test/hardening/pathSpellings.test.ts',
   'test/readme/readme.test.ts',
   'test/conformance/**/*.test.ts',
+  'test/notifications/**/*.test.ts',
 ];
 /** The fast lane (`npm run test:fast`): the machines, the planner and the API in process. */
 const FAST = ['test/machines/**/*.test.ts', 'test/planner/**/*.test.ts', 'test/api/**/*.test.ts'];

@@ -22,6 +22,7 @@ import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { canAdmin, registerPrPages } from './dashboardPr.js';
+import { registerWebhookPages } from './webhookPages.js';
 import { createCaller } from './router.js';
 
 export interface DashboardOptions {
@@ -65,7 +66,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
     };
   const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
-    sendPage(reply, status, page({ ...options, org: session.org, version: events.version, csrf: csrfToken(engine, session) }));
+    sendPage(reply, status, page({ ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }));
 
   await app.register(async (scope) => {
     // Every page and action here needs a session unless it says otherwise (access.ts checks it before the route).
@@ -191,6 +192,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
     registerPrPages(scope, { engine, signedIn, show, caller });
     registerFlakyPages(scope, { engine, signedIn, show });
+    registerWebhookPages(scope, { engine, publicUrl, signedIn, show });
     registerDevicePages(scope, { engine, devices: options.devices, signedIn, show });
   });
 }

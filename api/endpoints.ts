@@ -1,6 +1,7 @@
 /** The merge-queue endpoints of the REST facade (mounted under /v1/), then the flaky-test ones. */
 import { empty, endpoint, type Endpoint } from './endpoint.js';
 import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
+import { WEBHOOK_ENDPOINTS } from './webhookEndpoints.js';
 import * as out from './responseSchemas.js';
 import * as schemas from './schemas.js';
 import { getQueueView, pullRequestListView, queueView, settingsHistoryView, submittedPullRequestView, testRunView } from './views.js';
@@ -114,6 +115,6 @@ const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   }),
 ];
 
-export const POST_ENDPOINTS: Endpoint[] = [...MERGE_QUEUE_ENDPOINTS, ...FLAKY_ENDPOINTS];
+export const POST_ENDPOINTS: Endpoint[] = [...MERGE_QUEUE_ENDPOINTS, ...FLAKY_ENDPOINTS, ...WEBHOOK_ENDPOINTS];
 export const METRICS_PATH = 'getMergeQueueMetrics';
 export const OPENAPI_PATH = 'openapi.json';

@@ -9,6 +9,7 @@ import type { QueuePatch } from '../engine/model/queues.js';
 import { withCanonicalNames } from './clientSpellings.js';
 import { flakyRouter } from './flakyRouter.js';
 import { prNumberOf } from './prByBranch.js';
+import { webhookRouter } from './webhookRouter.js';
 import * as schemas from './schemas.js';
 import { procedure, t } from './trpc.js';
 
@@ -116,7 +117,7 @@ const mergeQueueRouter = t.router({
 });
 
 /** One flat router: the REST facade calls every procedure by its name. */
-export const appRouter = t.mergeRouters(mergeQueueRouter, flakyRouter);
+export const appRouter = t.mergeRouters(mergeQueueRouter, flakyRouter, webhookRouter);
 
 export type AppRouter = typeof appRouter;
 export const createCaller = t.createCallerFactory(appRouter);

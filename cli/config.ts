@@ -64,6 +64,7 @@ const EnvSchema = z.object({
   GREENLINE_RETAIN_EVENTS_DAYS: days(DEFAULT_RETENTION.eventsDays),
   GREENLINE_RETAIN_RESULTS_DAYS: days(DEFAULT_RETENTION.testResultsDays),
   GREENLINE_RETAIN_DELIVERIES_DAYS: days(DEFAULT_RETENTION.deliveriesDays),
+  GREENLINE_WEBHOOKS_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
   GREENLINE_RETENTION_SWEEP: z.coerce.number().int('must be a whole number of seconds').min(0).max(604_800).default(DEFAULT_RETENTION.sweepSeconds),
 });
 
@@ -101,6 +102,8 @@ export interface ServiceConfig {
   rateLimit: { perToken: number; scrapePerToken: number };
   /** How long what ended is kept, and how often the sweep runs (engine/retention). */
   retention: RetentionSettings;
+  /** GREENLINE_WEBHOOKS_ALLOW_PRIVATE=1: webhook endpoints may be loopback or private addresses (tests, a network that means it). */
+  webhooksAllowPrivate: boolean;
 }
 
 export interface GitHubConfig {
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),
     lmdbSync: values.GREENLINE_LMDB_SYNC,
+    webhooksAllowPrivate: values.GREENLINE_WEBHOOKS_ALLOW_PRIVATE === '1',
     rateLimit: { perToken: values.GREENLINE_RATE_LIMIT, scrapePerToken: values.GREENLINE_SCRAPE_RATE_LIMIT },
     retention: {
       ...DEFAULT_RETENTION,

@@ -33,5 +33,7 @@ export const ENVIRONMENT = {
   GREENLINE_RETAIN_RESULTS_DAYS: 'days flaky-test results (uploads, per-commit results, failures) are kept (default 30; 0 forever)',
   GREENLINE_RETAIN_DELIVERIES_DAYS: 'days webhook delivery ids are kept to apply a redelivery once (default 30; 0 forever)',
   GREENLINE_RETENTION_SWEEP: 'seconds between retention sweeps, which delete what is older in batches (default 3600; 0: no sweep)',
+  GREENLINE_WEBHOOKS_ALLOW_PRIVATE:
+    '1: outgoing webhook endpoints may be loopback, private or link-local addresses (tests, a private network that means it); refused otherwise, against SSRF (default 0)',
   GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
 } as const;

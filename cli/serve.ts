@@ -56,6 +56,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     scheduler,
     gitHost,
     sessionKey: () => sessionKey.key(),
+    // The sender looks every few seconds for messages it was not told of (flaky-test events, other processes).
+    webhooks: { allowPrivate: config.webhooksAllowPrivate, pollMs: 5_000 },
     ...(ci === undefined ? {} : { ci }),
     ...(leases === undefined ? {} : { ownership: leases }),
   });

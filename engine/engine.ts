@@ -32,6 +32,7 @@ import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
 import { estimateQueue, type MergeEstimate } from './estimate/index.js';
 import { backfillEndedIndex, readHistory, type HistoryPage, type HistoryQuery } from './history/endedIndex.js';
+import { Webhooks } from './notifications/service.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
@@ -43,6 +44,7 @@ export class Engine extends ServiceReads {
   private readonly ownership: QueueOwnership;
   private started = false;
   private readonly runtime: QueueRuntime;
+  readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
   private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
@@ -52,12 +54,15 @@ export class Engine extends ServiceReads {
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;
+    const onError = options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error));
+    this.webhooks = new Webhooks(store, this.scheduler, options.webhooks ?? {}, onError);
     this.runtime = new QueueRuntime({
       store,
       scheduler: this.scheduler,
       gitHost: this.gitHost,
       ci: this.ci,
-      onError: options.onError ?? ((message, error) => console.error(`greenline: ${message}:`, error)),
+      onError,
+      notify: (queueId, key, effect) => this.webhooks.perform(this.ownership, queueId, key, effect),
       holdEffects: options.holdEffects ?? false,
       ownership: this.ownership,
       predictor: options.predictor,
@@ -73,6 +78,7 @@ export class Engine extends ServiceReads {
   start(): void {
     this.started = true;
     this.runtime.restore((queueId) => this.ownership.owns(queueId));
+    this.webhooks.start(this.store.kind !== 'postgres');
   }
 
   /** This process now drives these queues (it took their leases): restores them as start() does. */
@@ -93,12 +99,14 @@ export class Engine extends ServiceReads {
 
   /** Stops doing anything: no timer fires, no effect runs, nothing more is written (a crash, for tests, or shutdown). */
   stop(): void {
+    this.webhooks.stop();
     this.runtime.stop();
   }
 
   /** Resolves once no effect is left to run (timers aside). */
   async settle(): Promise<void> {
     await this.runtime.settle();
+    await this.webhooks.settle();
   }
 
   /** An effect decided outside the queue's transactions (a check run), put in its outbox (runtime/outsideEffects.ts). */

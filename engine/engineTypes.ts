@@ -41,6 +41,8 @@ export interface EngineOptions {
    * Unless given, a random key of this engine: sessions end with the process.
    */
   sessionKey?: () => Buffer;
+  /** Outgoing webhooks: private addresses allowed, how messages are posted, the signatures' clock (notifications/service.ts). */
+  webhooks?: import('./notifications/service.js').WebhookOptions;
 }
 
 export interface SubmitOptions {

@@ -11,6 +11,8 @@ export interface PageOptions {
   version?: string;
   /** The session's CSRF token: every form that posts carries it (a field), and so do htmx's requests (a header). */
   csrf?: string;
+  /** Whether the session may administer the organization: its navigation then links the webhooks page. */
+  admin?: boolean;
   /** Markup outside the live region (forms that must not be redrawn while someone types). */
   aside?: Html;
   body: Html;
@@ -44,7 +46,7 @@ export function page(options: PageOptions): string {
   const nav =
     options.org === undefined
       ? html``
-      : html`<nav aria-label="Main"><a href="/">Queues</a> <a href="/charts">State charts</a> <a href="/flaky">Flaky tests</a></nav>
+      : html`<nav aria-label="Main"><a href="/">Queues</a> <a href="/charts">State charts</a> <a href="/flaky">Flaky tests</a>${options.admin === true ? html` <a href="/webhooks">Webhooks</a>` : ''}</nav>
 <form method="post" action="/signout" class="signout"><span class="org">Organization <strong>${options.org}</strong></span> <button type="submit">Sign out</button></form>`;
   const live =
     options.live === undefined

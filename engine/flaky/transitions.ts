@@ -7,6 +7,7 @@ import { INITIAL_REASON, type Evaluation } from './monitors.js';
 import { isQuarantined } from './quarantine.js';
 import type { FlakyTestRecord, MembershipList } from './records.js';
 import type { RepoSettings } from './settings.js';
+import { noteTestEvent } from '../notifications/testEvents.js';
 
 const KEPT_HISTORY = 10;
 
@@ -83,6 +84,7 @@ export function saveTest(context: ChangeContext, before: FlakyTestRecord | undef
   for (const list of ['flaky', 'broken', 'quarantined'] as const) {
     if (was[list] !== is[list]) {
       setMember(context.tx, { org: context.org, repoId: context.repoId, list, testId: after.id }, is[list], context.seq, context.now);
+      if (is[list]) noteTestEvent(context, list, saved);
     }
   }
   context.tx.put('flakyTests', [context.org, context.repoId, after.id], saved);

@@ -7,6 +7,7 @@
 import { isEnqueued } from '../../machines/vocabulary.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { WorkingSet } from '../runtime/workingSet.js';
+import { NO_OUTCOMES, type Outcome } from '../notifications/records.js';
 import type { ReadTx, Store } from '../store/store.js';
 import { readTotals, WINDOW_MS, type MetricsLogEntry, type MetricsTotals, type QueueType } from './records.js';
 import { hasPullRequestTag } from '../../machines/index.js';
@@ -43,6 +44,8 @@ export interface MetricsSnapshot {
   queues: QueueSample[];
   /** Bytes the whole store occupies (every organization). */
   storeSizeBytes: number;
+  /** The organization's outgoing webhooks: attempts by outcome, messages waiting (notifications/). */
+  webhooks: { outcomes: Record<Outcome, number>; pending: number };
 }
 
 const zero = (): PerType => ({ main: 0, bisection: 0 });
@@ -97,6 +100,14 @@ function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number, set: WorkingSe
   };
 }
 
+/** The organization's webhook outcomes and waiting messages (these are few: the sender drains them as it goes). */
+function webhookSample(tx: ReadTx, org: string): MetricsSnapshot['webhooks'] {
+  const outcomes = { ...NO_OUTCOMES, ...tx.get('webhookOrgs', [org])?.outcomes };
+  let pending = 0;
+  if ((tx.get('webhookOrgs', [org])?.endpoints ?? 0) > 0) for (const { value } of tx.scan('webhookPending')) if (value === org) pending++;
+  return { outcomes, pending };
+}
+
 export function collectMetrics(
   store: Store,
   org: string,
@@ -104,6 +115,9 @@ export function collectMetrics(
   now: number,
   workingSet: (queue: QueueRecord) => WorkingSet | undefined = () => undefined,
 ): MetricsSnapshot {
-  const queues = store.read((tx) => queuesOf(tx, org, filter).map((queue) => sampleQueue(tx, queue, now, workingSet(queue))));
-  return { now, queues, storeSizeBytes: store.stats().sizeBytes };
+  const { queues, webhooks } = store.read((tx) => ({
+    queues: queuesOf(tx, org, filter).map((queue) => sampleQueue(tx, queue, now, workingSet(queue))),
+    webhooks: webhookSample(tx, org),
+  }));
+  return { now, queues, storeSizeBytes: store.stats().sizeBytes, webhooks };
 }

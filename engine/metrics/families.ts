@@ -226,6 +226,18 @@ export const FAMILIES = {
     labels: [...QUEUE_LABELS, 'kind'],
     help: 'Live actors of the queue: enqueued PRs (kind pull_request) and test runs in progress (kind test_run).',
   }),
+  webhookDeliveries: family({
+    name: 'greenline_webhook_deliveries_total',
+    type: 'counter',
+    labels: ['outcome'],
+    help: "Attempts at delivering the organization's outgoing webhooks, by outcome: delivered (2xx), retried (failed, tried again later), failed (the last attempt failed: given up).",
+  }),
+  webhookPending: family({
+    name: 'greenline_webhook_messages_pending',
+    type: 'gauge',
+    labels: [],
+    help: 'Outgoing webhook messages of the organization not yet delivered nor given up.',
+  }),
   storeSize: family({
     name: 'greenline_store_size_bytes',
     type: 'gauge',

@@ -58,6 +58,8 @@ function registryFor() {
     eventLag: gauge(FAMILIES.eventLag),
     outboxEffects: gauge(FAMILIES.outboxEffects),
     actors: gauge(FAMILIES.actors),
+    webhookDeliveries: counter(FAMILIES.webhookDeliveries),
+    webhookPending: gauge(FAMILIES.webhookPending),
     storeSize: gauge(FAMILIES.storeSize),
   } satisfies Record<keyof typeof FAMILIES, Gauge | Counter | Histogram | StoredHistogram>;
   return { registry, m };
@@ -172,5 +174,7 @@ export async function renderSnapshot(snapshot: MetricsSnapshot): Promise<Rendere
   for (const sample of snapshot.queues) zeroDocumented(m, sample);
   for (const sample of snapshot.queues) addQueue(m, sample, snapshot.now);
   m.storeSize.set(snapshot.storeSizeBytes);
+  for (const [outcome, count] of Object.entries(snapshot.webhooks.outcomes)) m.webhookDeliveries.inc({ outcome }, count);
+  m.webhookPending.set(snapshot.webhooks.pending);
   return { contentType: registry.contentType, text: await registry.metrics() };
 }

@@ -2,6 +2,7 @@
 import type { CheckRunWrite, CiRun, MergeRequest, TestBranchRequest } from '../providers/types.js';
 import type { RepoRef } from './queues.js';
 import type { PullRequestState } from '../../machines/vocabulary.js';
+import type { NotifyEffect } from '../notifications/events.js';
 
 export type Effect =
   | { kind: 'fetchTargetHead'; repo: RepoRef; branch: string }
@@ -18,7 +19,9 @@ export type Effect =
    * The check run of a PR's head (GitHub's `greenline`), decided outside the queue's transactions, throttled
    * (engine/providers/github/checkRuns.ts): `externalId` is the PR's queue entry, which finds the check run again.
    */
-  | { kind: 'checkRun'; repo: RepoRef; number: number; sha: string; externalId: string; check: CheckRunWrite };
+  | { kind: 'checkRun'; repo: RepoRef; number: number; sha: string; externalId: string; check: CheckRunWrite }
+  /** Outgoing webhooks: the transaction's events, made into messages for the organization's endpoints (notifications/). */
+  | NotifyEffect;
 
 export interface OutboxEntry {
   effect: Effect;

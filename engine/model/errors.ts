@@ -59,6 +59,13 @@ export const ERRORS = {
     kind: 'unavailable',
   },
   invalid_settings: invalid('test monitor settings that contradict each other (a resolution threshold over its activation)'),
+  // Outgoing webhooks.
+  webhook_endpoint_not_found: notFound('a webhook endpoint id unknown in the organization'),
+  webhook_delivery_not_found: notFound('a webhook delivery id unknown in the organization (or pruned by retention)'),
+  invalid_webhook_url: invalid(
+    'a webhook endpoint URL that is not http(s), holds credentials, or names a loopback, private, link-local or other non-public address (unless the service allows private addresses)',
+  ),
+  too_many_webhook_endpoints: conflict('webhooks/create when the organization has 50 endpoints already'),
   // The device authorization grant (RFC 8628; its `error` is in the body too).
   authorization_pending: http(400, 'bad_request', 'device-auth/tokens before a person approved the user code (poll again after `interval`)'),
   slow_down: http(400, 'bad_request', 'device-auth/tokens polled faster than `interval` (which grows by 5 seconds)'),

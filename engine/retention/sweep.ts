@@ -9,12 +9,15 @@ import type { Clock } from '../runtime/clock.js';
 import type { Store } from '../store/store.js';
 import { pruneQueue, type PruneCounts } from './queues.js';
 import { pruneResults, type ResultCounts } from './results.js';
+import { pruneWebhookMessages } from '../notifications/retention.js';
 import { cutoff, DEFAULT_RETENTION, type RetentionSettings } from './settings.js';
 
 export interface SweepReport {
   at: string;
   queues: PruneCounts;
   results: ResultCounts;
+  /** Outgoing webhook messages delivered or given up before the deliveries' cutoff, deleted. */
+  webhookMessages: number;
 }
 
 export interface SweepOptions {
@@ -89,6 +92,7 @@ export class RetentionSweep {
     const results = this.stopped
       ? { uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 }
       : await pruneResults(store, cutoff(now, testResultsDays), cutoff(now, deliveriesDays), batch, () => !this.stopped);
-    return { at: new Date(now).toISOString(), queues, results };
+    const webhookMessages = this.stopped || deliveriesDays <= 0 ? 0 : await pruneWebhookMessages(store, now - deliveriesDays * 86_400_000, batch, () => !this.stopped);
+    return { at: new Date(now).toISOString(), queues, results, webhookMessages };
   }
 }

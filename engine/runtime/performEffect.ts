@@ -7,6 +7,7 @@ import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
 import type { CI, CiRun, GitHost } from '../providers/types.js';
 import type { Key } from '../store/store.js';
+import type { NotifyEffect } from '../notifications/events.js';
 
 export interface EffectEdge {
   gitHost: GitHost;
@@ -16,6 +17,8 @@ export interface EffectEdge {
   /** Removes the outbox entry `key` (as the queue's driver). */
   done: (queueId: string, key: Key) => void;
   startCi: (run: CiRun) => void;
+  /** Outgoing webhooks: writes the effect's messages in the write that removes the outbox entry `key`. */
+  notify: (queueId: string, key: Key, effect: NotifyEffect) => void;
 }
 
 export async function performEffect(edge: EffectEdge, queueId: string, key: Key, effect: Effect): Promise<void> {
@@ -50,6 +53,8 @@ export async function performEffect(edge: EffectEdge, queueId: string, key: Key,
       if (note === undefined) return done();
       return dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'comment', message: note.message }, key);
     }
+    case 'notify':
+      return edge.notify(queueId, key, effect);
     case 'stateLabel':
       await gitHost.setStateLabel?.(effect.repo, effect.number, effect.state);
       return done();

@@ -12,6 +12,7 @@ import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
 import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
 import type { Key, ReadTx, Store, WriteTx } from '../store/store.js';
+import type { NotifyEffect } from '../notifications/events.js';
 import { handle } from '../transaction/handlers.js';
 import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
 import { reconcile } from '../transaction/reconcile.js';
@@ -41,6 +42,8 @@ export interface QueueRuntimeDeps {
   ownership: QueueOwnership;
   /** Benchmarks only: a failure predictor that replaces the likelihood model. */
   predictor: FailurePredictor | undefined;
+  /** Outgoing webhooks: writes a `notify` effect's messages in the write that removes its outbox entry (as the driver). */
+  notify: (queueId: string, key: Key, effect: NotifyEffect) => void;
 }
 
 export class QueueRuntime {
@@ -73,6 +76,7 @@ export class QueueRuntime {
             dispatch: (id, input, entry) => this.dispatch(id, input, entry),
             done: (id, entry) => this.ownership.asOwner(id, () => this.store.write((tx) => void tx.remove('outbox', entry))),
             startCi: (run) => this.startCi(run),
+            notify: (id, entry, effect) => deps.notify(id, entry, effect),
           },
           queueId,
           key,

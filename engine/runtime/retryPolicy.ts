@@ -73,6 +73,8 @@ export const RETRY_POLICIES: { readonly [K in EffectKind]: RetryPolicy<K> } = {
   statusCheck: BACKOFF,
   stateLabel: BACKOFF,
   checkRun: BACKOFF,
+  /** Writing the messages fails only with the store (the sending has its own retries: notifications/backoff.ts). */
+  notify: BACKOFF,
 };
 
 export function retryPolicyOf<K extends EffectKind>(kind: K): RetryPolicy<K> {

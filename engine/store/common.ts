@@ -36,6 +36,10 @@ const COLLECTIONS: Record<CollectionName, true> = {
   deviceCodes: true,
   deviceCodeHashes: true,
   endedPullRequests: true,
+  webhookEndpoints: true,
+  webhookOrgs: true,
+  webhookMessages: true,
+  webhookPending: true,
 };
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

@@ -72,6 +72,14 @@ export interface StoreSchema {
   webhookDeliveryTimes: true;
   /** Deliveries accepted (answered 202) and not yet applied, with their retries. Key: [deliveryId]. */
   webhookInbox: import('../deliveries.js').InboxEntry;
+  /** Outgoing webhooks: endpoints of an organization. Key: [org, endpointId]. */
+  webhookEndpoints: import('../notifications/records.js').EndpointRecord;
+  /** Outgoing webhooks: an organization's endpoint count (read by queue transactions without a lock) and delivery outcomes. Key: [org]. */
+  webhookOrgs: import('../notifications/records.js').OrgWebhooks;
+  /** Outgoing webhooks: one event for one endpoint, with its attempts. Key: [org, endpointId, seq]. */
+  webhookMessages: import('../notifications/records.js').MessageRecord;
+  /** Outgoing webhooks: messages not yet delivered nor given up, in order per endpoint. Key: [endpointId, seq] → org. */
+  webhookPending: string;
   /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
   mergedHeads: number;
   /** Device sign-ins waiting for a person or a poll (RFC 8628, deviceCodes.ts). Key: [userCode]. */

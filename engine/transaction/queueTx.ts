@@ -26,6 +26,7 @@ import type { CachedTargets, WorkingSet } from '../runtime/workingSet.js';
 import type { PlanPullRequest } from '../planner/planner.js';
 import { RunsTx } from './runsTx.js';
 import { indexEnded } from '../history/endedIndex.js';
+import { QueueNotices } from '../notifications/queueNotices.js';
 
 /** Timer changes to apply to the scheduler after commit. */
 export interface TimerChange {
@@ -41,6 +42,8 @@ export class QueueTx extends RunsTx {
   readonly timerChanges: TimerChange[] = [];
   /** The state each PR was in before this transaction first moved it (null: it entered the queue in it). */
   private readonly statesBefore = new Map<number, PullRequestState | null>();
+  /** Webhook events of this transaction, written at commit as one `notify` effect (notifications/queueNotices.ts). */
+  private readonly notices = new QueueNotices();
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
 
@@ -64,7 +67,9 @@ export class QueueTx extends RunsTx {
   }
 
   sendQueue(event: QueueEvent): void {
+    const before = this.queueState;
     this.queueSnapshot = step('queue', this.queueSnapshot, event);
+    this.notices.queueMoved(before, this.queueState);
     this.queue.state = this.queueState;
     // Settings are replaced, never changed in place: the working set shares them with the record it keeps.
     if (this.queue.settings.mode !== this.queueContext.mode) this.queue.settings = { ...this.queue.settings, mode: this.queueContext.mode };
@@ -123,6 +128,7 @@ export class QueueTx extends RunsTx {
   enterPr(record: PullRequestRecord): void {
     this.actors.addPr({ record, snapshot: initial('pullRequest', { number: record.number }) });
     this.statesBefore.set(record.number, null);
+    this.notices.prMoved(record, null);
   }
 
   /**
@@ -149,6 +155,7 @@ export class QueueTx extends RunsTx {
       // Metrics count the move in the queue type the entry was in (its group not yet shown): a move that leaves its
       // group is a bisection's.
       this.metrics.prMoved(record, before, event);
+      this.notices.prMoved(record, before);
     }
     record.bisectionId = context.bisection?.id ?? null;
     record.group = context.bisection?.group ?? null;
@@ -211,6 +218,8 @@ export class QueueTx extends RunsTx {
       [...this.statesBefore.keys()].flatMap((number) => this.actors.prs.get(number)?.record ?? []),
     );
     this.stateLabels();
+    const notify = this.notices.effect(this.tx, this.queue, this.runtime.counters.event, this.isoNow);
+    if (notify !== undefined) this.effect(notify);
     for (const effect of this.effects) {
       this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0, decidedAt: this.now });
     }

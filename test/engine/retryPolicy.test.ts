@@ -26,6 +26,7 @@ const SAMPLES: { [K in EffectKind]: EffectOf<K> } = {
   statusCheck: { kind: 'statusCheck', repo, sha: 's', state: 'pending', description: 'testing' },
   stateLabel: { kind: 'stateLabel', repo, number: 1, state: 'PENDING' },
   checkRun: { kind: 'checkRun', repo, number: 1, sha: 's', externalId: 'e1', check: { status: 'queued', title: 't', summary: 's' } },
+  notify: { kind: 'notify', org: 'o', events: [] },
 };
 const KINDS = Object.keys(SAMPLES) as EffectKind[];
 /** Every code the engine raises, and so every kind of EngineError (the catalogue's, engine/model/errors.ts). */

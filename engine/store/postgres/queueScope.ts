@@ -21,6 +21,11 @@ const WHOLE: Partial<Record<CollectionName, string>> = {
   webhookInbox: 'deliveries',
   deviceCodes: 'devices',
   deviceCodeHashes: 'devices',
+  // Outgoing webhooks: one scope (webhookOrgs reads without a lock: a queue transaction asks it, and locking would
+  // serialise every queue's transactions; it is written under this scope with the endpoints).
+  webhookEndpoints: 'notifications',
+  webhookMessages: 'notifications',
+  webhookPending: 'notifications',
 };
 
 /** The collection whose puts lock at commit, with the check that keys read as absent still are. */
