@@ -38,6 +38,7 @@ export const QueueBody = z.object({
   batch: z.boolean(),
   batchingMaxWaitTimeMinutes: Count,
   batchingMinSize: Count,
+  batchingMaxSize: Count.meta({ description: 'The largest batch: a batch takes the ready PRs of its chain up to this many (absent from updateQueue: twice batchingMinSize)' }),
   createPrsForTestingBranches: z.boolean(),
   commentsEnabled: z.boolean(),
   commandsEnabled: z.boolean(),

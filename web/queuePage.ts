@@ -4,7 +4,7 @@
  */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
 import type { PullRequestRecord } from '../engine/model/pullRequests.js';
-import type { QueueRecord } from '../engine/model/queues.js';
+import { batchingMaxSizeOf, type QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { keyOf, queuePath } from './queueAccess.js';
@@ -136,7 +136,7 @@ function lineupRows(view: QueueView): Html {
 
 export function queueBody(view: QueueView): Html {
   const { queue } = view;
-  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize}` : ''}</p>
+  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize} to ${batchingMaxSizeOf(queue.settings)}` : ''}</p>
 <div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>
 <h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}
 ${bisectionTrees(view)}

@@ -1,7 +1,16 @@
 /**
- * New runs: the main line's, up to `concurrency` (or the adaptive window) across all lanes, and the bisections', in their own pool of
- * `bisectionConcurrency`.
+ * New runs, from one pool of CI slots: `concurrency` + `bisectionConcurrency`. The main line holds at most
+ * `concurrency` of them (or the adaptive window) across all lanes; bisection groups (and anti-flake retests, and PRs
+ * isolated by speculation) may take any free slot, and take it first: their PRs are the oldest of the queue, and a
+ * group that passes merges ahead of the PRs still waiting, so a failed batch's bisection never waits for new
+ * main-line work. `bisectionConcurrency` is thus what the pool holds beyond the main line's slots: the bisections'
+ * own, which the main line never takes.
+ *
+ * With batching, a batch starts once `batchingMinSize` PRs wait (or the oldest has waited
+ * `batchingMaxWaitTimeMinutes`) and takes every ready PR of its chain up to the largest batch (`largestBatch`): under
+ * a backlog batches grow, so the main line keeps up; below it they stay at `batchingMinSize` (batches.ts).
  */
+import { largestBatch } from './batches.js';
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
 import { hasQueueTag, PR_IS } from '../../machines/index.js';
@@ -10,8 +19,15 @@ import { sameList, type LineupView } from './view.js';
 export function startRuns(view: LineupView): Plan {
   const { input } = view;
   if (!hasQueueTag(input.state, 'startsWork')) return { decisions: [], wakeAt: null };
-  const main = mainRuns(view);
-  return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
+  const bisections = bisectionRuns(view);
+  const started = bisections.filter((decision) => decision.kind === 'startRun').length;
+  const main = mainRuns(view, started);
+  return { decisions: [...main.decisions, ...bisections], wakeAt: main.wakeAt };
+}
+
+/** The CI slots of the queue, the main line's and the bisections' together. */
+export function poolOf(view: LineupView): number {
+  return view.input.settings.concurrency + view.input.bisectionConcurrency;
 }
 
 const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && PR_IS.waiting(pr.state) && pr.group === null && !pr.mergeRequested;
@@ -21,12 +37,14 @@ const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !
  * base and the members before it. A batch that must still wait holds back the PRs that depend on it (in single
  * mode, every PR behind it).
  */
-function mainRuns(view: LineupView): Plan {
+function mainRuns(view: LineupView, bisectionsStarted: number): Plan {
   const { lineup, settings, activeRuns, now } = view.input;
   const decisions: Decision[] = [];
   let wakeAt: number | null = null;
   let running = activeRuns.filter((run) => run.kind === 'main').length;
-  const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
+  // The main line's share of the pool, less the main-line slots that bisections hold now.
+  const free = poolOf(view) - activeRuns.length - bisectionsStarted;
+  const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency, running + Math.max(0, free));
   const taken = new Set<number>();
   const held = new Set<number>();
   for (let at = 0; at < lineup.length && running < limit; at++) {
@@ -57,13 +75,14 @@ function mainRuns(view: LineupView): Plan {
   return { decisions, wakeAt };
 }
 
-/** The batch starting at `at`: ready PRs behind it that extend its chain, up to batchingMinSize. */
+/** The batch starting at `at`: ready PRs behind it that extend its chain, up to the largest batch. */
 function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
   const { lineup, settings } = view.input;
   const first = lineup[at] as PlanPullRequest;
   const segment = [first];
   const chain = [...view.expected(at), first.number];
-  for (let next = at + 1; next < lineup.length && segment.length < settings.batchingMinSize; next++) {
+  const largest = largestBatch(settings);
+  for (let next = at + 1; next < lineup.length && segment.length < largest; next++) {
     const candidate = lineup[next] as PlanPullRequest;
     if (candidate.group !== null) continue; // in a bisection: off the main line
     if (!sameList(view.expected(next), chain)) {
@@ -87,7 +106,8 @@ function bisectionRuns(view: LineupView): Decision[] {
   const { lineup, settings, bisections } = view.input;
   const decisions: Decision[] = [];
   if (lineup.some((pr) => pr.mergeRequested)) return decisions;
-  let running = view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
+  // Any slot of the pool the main line does not hold.
+  let free = poolOf(view) - view.input.activeRuns.length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
   const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
   for (const pr of lineup) {
@@ -114,9 +134,9 @@ function bisectionRuns(view: LineupView): Decision[] {
       decisions.push(prs.length > 1 ? { kind: 'split', prs, bisectionId } : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId });
       continue;
     }
-    if (running >= view.input.bisectionConcurrency) continue;
+    if (free <= 0) continue;
     decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
-    running++;
+    free--;
   }
   return decisions;
 }
