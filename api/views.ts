@@ -31,7 +31,7 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     batch: settings.batch,
     batchingMaxWaitTimeMinutes: settings.batchingMaxWaitTimeMinutes,
     batchingMinSize: settings.batchingMinSize,
-    batchingMaxSize: batchingMaxSizeOf(settings),
+    batchingMaxSize: batchingMaxSizeOf(queue),
     createPrsForTestingBranches: settings.createPrsForTestingBranches,
     commentsEnabled: settings.commentsEnabled,
     commandsEnabled: settings.commandsEnabled,

@@ -136,7 +136,7 @@ function lineupRows(view: QueueView): Html {
 
 export function queueBody(view: QueueView): Html {
   const { queue } = view;
-  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize} to ${batchingMaxSizeOf(queue.settings)}` : ''}</p>
+  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize} to ${batchingMaxSizeOf(queue)}` : ''}</p>
 <div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>
 <h2>Runs in progress (${view.runs.length})</h2>${runsSection(view)}
 ${bisectionTrees(view)}

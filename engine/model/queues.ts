@@ -4,6 +4,7 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import { largestBatch } from '../planner/batches.js';
+import { policyOf } from './policy.js';
 import type { BisectionMemory } from '../planner/bisection.js';
 import { countVerdict, nextWindow, type VerdictCounts } from '../planner/window.js';
 import type { LikelihoodModel } from './likelihood.js';
@@ -179,6 +180,8 @@ export interface QueueRuntime {
   windowVerdicts?: VerdictCounts;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
   tidied?: number;
+  /** The queue policy it was created under (model/policy.ts); absent: 1. */
+  policy?: number;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
 }
 
@@ -256,8 +259,8 @@ export function bisectionConcurrencyOf(settings: QueueSettings): number {
 }
 
 /** The largest batch (see QueueSettings.batchingMaxSize) as getQueue reports it: within the API's integers. */
-export function batchingMaxSizeOf(settings: QueueSettings): number {
-  return Math.min(UINT32_MAX, largestBatch(settings));
+export function batchingMaxSizeOf(queue: Pick<QueueRecord, 'settings' | 'runtime'>): number {
+  return Math.min(UINT32_MAX, largestBatch(queue.settings, policyOf(queue.runtime)));
 }
 
 const UINT32_MAX = 4_294_967_295;

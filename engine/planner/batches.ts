@@ -9,9 +9,15 @@
  * 16; at 2 %: 0.241 and 0.213) and one more bisection level when it fails, and it doubles what one main-line slot
  * merges per CI run.
  */
+import { QUEUE_POLICY } from '../model/policy.js';
+
 export const DEFAULT_BATCH_GROWTH = 2;
 
-/** The largest batch: `batchingMaxSize` (absent: twice `batchingMinSize`), never below `batchingMinSize`. */
-export function largestBatch(settings: { batchingMinSize: number; batchingMaxSize?: number }): number {
-  return Math.max(settings.batchingMinSize, settings.batchingMaxSize ?? DEFAULT_BATCH_GROWTH * settings.batchingMinSize);
+/**
+ * The largest batch: `batchingMaxSize` (absent: twice `batchingMinSize`), never below `batchingMinSize`. Under queue
+ * policy 1 (model/policy.ts) an absent `batchingMaxSize` is `batchingMinSize`: batches did not grow.
+ */
+export function largestBatch(settings: { batchingMinSize: number; batchingMaxSize?: number }, policy: number = QUEUE_POLICY): number {
+  const growth = policy >= 2 ? DEFAULT_BATCH_GROWTH : 1;
+  return Math.max(settings.batchingMinSize, settings.batchingMaxSize ?? growth * settings.batchingMinSize);
 }

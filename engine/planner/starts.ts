@@ -10,6 +10,7 @@
  * `batchingMaxWaitTimeMinutes`) and takes every ready PR of its chain up to the largest batch (`largestBatch`): under
  * a backlog batches grow, so the main line keeps up; below it they stay at `batchingMinSize` (batches.ts).
  */
+import { QUEUE_POLICY } from '../model/policy.js';
 import { largestBatch } from './batches.js';
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
@@ -23,6 +24,11 @@ export function startRuns(view: LineupView): Plan {
   const started = bisections.filter((decision) => decision.kind === 'startRun').length;
   const main = mainRuns(view, started);
   return { decisions: [...main.decisions, ...bisections], wakeAt: main.wakeAt };
+}
+
+/** Whether the queue runs one pool of CI slots (queue policy 2, model/policy.ts), or a bisection pool of its own (1). */
+function onePool(view: LineupView): boolean {
+  return (view.input.policy ?? QUEUE_POLICY) >= 2;
 }
 
 /** The CI slots of the queue, the main line's and the bisections' together. */
@@ -43,7 +49,7 @@ function mainRuns(view: LineupView, bisectionsStarted: number): Plan {
   let wakeAt: number | null = null;
   let running = activeRuns.filter((run) => run.kind === 'main').length;
   // The main line's share of the pool, less the main-line slots that bisections hold now.
-  const free = poolOf(view) - activeRuns.length - bisectionsStarted;
+  const free = onePool(view) ? poolOf(view) - activeRuns.length - bisectionsStarted : Number.POSITIVE_INFINITY;
   const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency, running + Math.max(0, free));
   const taken = new Set<number>();
   const held = new Set<number>();
@@ -81,7 +87,7 @@ function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
   const first = lineup[at] as PlanPullRequest;
   const segment = [first];
   const chain = [...view.expected(at), first.number];
-  const largest = largestBatch(settings);
+  const largest = largestBatch(settings, view.input.policy);
   for (let next = at + 1; next < lineup.length && segment.length < largest; next++) {
     const candidate = lineup[next] as PlanPullRequest;
     if (candidate.group !== null) continue; // in a bisection: off the main line
@@ -106,8 +112,9 @@ function bisectionRuns(view: LineupView): Decision[] {
   const { lineup, settings, bisections } = view.input;
   const decisions: Decision[] = [];
   if (lineup.some((pr) => pr.mergeRequested)) return decisions;
-  // Any slot of the pool the main line does not hold.
-  let free = poolOf(view) - view.input.activeRuns.length;
+  // Any slot of the pool the main line does not hold (policy 1: the bisections' own pool).
+  const shared = onePool(view);
+  let free = shared ? poolOf(view) - view.input.activeRuns.length : view.input.bisectionConcurrency - view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
   const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
   for (const pr of lineup) {
@@ -116,6 +123,7 @@ function bisectionRuns(view: LineupView): Decision[] {
     group.members.push(pr);
     groups.set(pr.group, group);
   }
+  const testing = testingGroups(view);
   for (const [name, { bisectionId, members }] of groups) {
     if (!members.every((member) => PR_IS.waiting(member.state) && !member.mergeRequested)) continue;
     const memory = bisections[bisectionId];
@@ -135,8 +143,29 @@ function bisectionRuns(view: LineupView): Decision[] {
       continue;
     }
     if (free <= 0) continue;
+    const under = view.unmerged(basePrs);
+    const alongside = shared ? testing.filter((other) => other.bisectionId === bisectionId) : [];
+    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under))) continue;
     decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
+    testing.push({ bisectionId, prs });
     free--;
   }
   return decisions;
+}
+
+/**
+ * The groups being tested, by bisection. A group does not start while a group of its own bisection that could pass
+ * along with it is being tested (their union is not known to fail): both were tested on the same base, so the first
+ * to merge would move the base the other's pass was tested on, and it would be tested again. Halves of a set known to
+ * fail are tested at once (at most one of them passes); a group split from one of them waits for the other's verdict,
+ * as the closed forms of sim/theory.ts count (one group after another).
+ */
+function testingGroups(view: LineupView): { bisectionId: string; prs: readonly number[] }[] {
+  const groups: { bisectionId: string; prs: readonly number[] }[] = [];
+  for (const run of view.input.activeRuns) {
+    if (run.kind !== 'bisection') continue;
+    const first = view.input.lineup[view.at(run.prs[0] as number) ?? -1];
+    if (first?.bisectionId !== null && first?.bisectionId !== undefined) groups.push({ bisectionId: first.bisectionId, prs: run.prs });
+  }
+  return groups;
 }

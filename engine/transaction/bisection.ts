@@ -7,6 +7,7 @@
  * engine/planner/bisection.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
  */
 import { hasPullRequestTag } from '../../machines/index.js';
+import { policyOf } from '../model/policy.js';
 import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
@@ -19,8 +20,8 @@ import { fail } from './runs.js';
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
  * run without batching). Its pass stands when the results behind it cost no more.
  */
-export function retestCost(settings: QueueSettings, prs: number): number {
-  return settings.batch ? prs / largestBatch(settings) : prs;
+export function retestCost(settings: QueueSettings, prs: number, policy?: number): number {
+  return settings.batch ? prs / largestBatch(settings, policy) : prs;
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
@@ -96,12 +97,15 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
   const place = behindSiblings(q, bisectionId, from);
-  const stale = moved || resultsBehind(q, place) > retestCost(q.queue.settings, prs.length);
-  q.runtime.lineup.splice(stale ? afterResults(q) : place, 0, ...prs);
+  // Queue policy 1 (model/policy.ts): it always went back behind the results.
+  const policy = policyOf(q.runtime);
+  const stands = policy >= 2 && !moved && resultsBehind(q, place) <= retestCost(q.queue.settings, prs.length, policy);
+  q.runtime.lineup.splice(stands ? place : afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {
     q.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
-    if (stale) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
+    // Behind the results, a pass on a base that did not move is found not to hold by the planner (view.ts).
+    if (moved) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
   }
   if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
 }
