@@ -12,8 +12,10 @@ import { runOracle } from '../sim/oracle.js';
 import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { halvingRunsPerChange, skipRedundantRunsPerChange } from '../sim/theory.js';
+import { QUEUE_POLICY } from '../engine/model/policy.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { figuresOf, type Figures } from './failures.js';
+import { describeExcess, excessProfile } from './pressureProfile.js';
 
 const MINUTE_MS = 60_000;
 
@@ -195,29 +197,52 @@ export function pressureFiguresOf(outcome: QueueOutcome, settings: QueuePatch): 
 const percent = (share: number | null) => (share === null ? '-' : `${(share * 100).toFixed(0)}%`);
 
 /** Runs every workload on each seed and prints each figure beside its goal; whether every goal was met. */
+/** One row of the table: a seed's figures under one queue policy. */
+function printRow(label: string, arrivals: number, row: PressureFigures, oracle: Figures, seconds: number): void {
+  const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
+  console.log(
+    `  ${label.padEnd(9)} ${String(arrivals).padStart(5)} ${row.runsPerChange.toFixed(3).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${oracle.p50.padStart(7)} ${row.mergedPerHour.toFixed(2).padStart(9)} ${String(row.unfinished).padStart(7)} ${wait.padStart(9)} ${percent(row.retestedShare).padStart(9)} ${percent(row.mainBusy).padStart(10)} ${percent(row.bisectionBusy).padStart(10)} ${String(row.cancelledRuns).padStart(10)}  (${seconds.toFixed(1)} s)`,
+  );
+}
+
+/**
+ * Runs every workload on each seed, under the queue policy before issue 28 (1: a bisection pool of its own, batches
+ * of batchingMinSize; engine/model/policy.ts) and the current one, in the same run, and prints each figure of the
+ * current one beside its goal, with what is still in excess; whether every goal was met.
+ */
 export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]): Promise<boolean> {
-  console.log('\nBatching and bisection under pressure (issue 28): time to merge in minutes over every good PR');
+  console.log('\nBatching and bisection under pressure (issue 28): time to merge in minutes over every good PR; "before" is queue policy 1');
   let allMet = true;
   for (const workload of PRESSURE_WORKLOADS) {
     console.log(`\n${workload.name}\n  settings ${JSON.stringify(workload.settings)}`);
     console.log(
-      `  ${'seed'.padEnd(5)} ${'PRs'.padStart(5)} ${'runs/chg'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'oracle'.padStart(7)} ${'merged/h'.padStart(9)} ${'unfin.'.padStart(7)} ${'bis.wait'.padStart(9)} ${'retested'.padStart(9)} ${'main busy'.padStart(10)} ${'bis. busy'.padStart(10)} ${'cancelled'.padStart(10)}`,
+      `  ${'seed'.padEnd(9)} ${'PRs'.padStart(5)} ${'runs/chg'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'oracle'.padStart(7)} ${'merged/h'.padStart(9)} ${'unfin.'.padStart(7)} ${'bis.wait'.padStart(9)} ${'retested'.padStart(9)} ${'main busy'.padStart(10)} ${'bis. busy'.padStart(10)} ${'cancelled'.padStart(10)}`,
     );
     for (const seed of seeds) {
       const scenario = parseScenario({ ...workload.scenario, seed, configs: [{ name: 'queue', ...workload.settings }] });
       const arrivals = drawArrivals(scenario, seed);
       const oracle = figuresOf(runOracle(scenario, seed, arrivals, workload.settings.testingTimeoutMinutes ?? 300));
-      const started = performance.now();
-      const row = pressureFiguresOf(await runQueue({ scenario, seed, settings: workload.settings, arrivals }), workload.settings);
-      const seconds = (performance.now() - started) / 1000;
-      const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
+      const rows: PressureFigures[] = [];
+      let outcome: QueueOutcome | undefined;
+      for (const [label, policy] of [
+        [`${seed} before`, 1],
+        [`${seed} after`, QUEUE_POLICY],
+      ] as const) {
+        const started = performance.now();
+        outcome = await runQueue({ scenario, seed, settings: workload.settings, arrivals, policy });
+        const row = pressureFiguresOf(outcome, workload.settings);
+        printRow(label, arrivals.length, row, oracle, (performance.now() - started) / 1000);
+        rows.push(row);
+      }
+      const [before, after] = rows as [PressureFigures, PressureFigures];
       console.log(
-        `  ${String(seed).padEnd(5)} ${String(arrivals.length).padStart(5)} ${row.runsPerChange.toFixed(3).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${oracle.p50.padStart(7)} ${row.mergedPerHour.toFixed(2).padStart(9)} ${String(row.unfinished).padStart(7)} ${wait.padStart(9)} ${percent(row.retestedShare).padStart(9)} ${percent(row.mainBusy).padStart(10)} ${percent(row.bisectionBusy).padStart(10)} ${String(row.cancelledRuns).padStart(10)}  (${seconds.toFixed(1)} s)`,
+        `    after/before: runs per change ${(after.runsPerChange / before.runsPerChange).toFixed(2)}×, P50 ${(after.p50Minutes / before.p50Minutes).toFixed(2)}×, merged/h ${(after.mergedPerHour / before.mergedPerHour).toFixed(2)}×`,
       );
-      for (const goal of workload.goals(row, oracle, scenario)) {
+      for (const goal of workload.goals(after, oracle, scenario)) {
         allMet &&= goal.met;
         console.log(`    goal: ${goal.text}: ${goal.figure} — ${goal.met ? 'met' : 'NOT MET'}`);
       }
+      if (outcome?.runs.some((run) => run.kind === 'bisection') === true) console.log(`    ${describeExcess(excessProfile(outcome))}`);
     }
   }
   return allMet;

@@ -83,6 +83,8 @@ export interface QueueRunOptions {
   predictor?: (arrival: Arrival) => number;
   /** Called now and then with the virtual time reached (ms since SIM_START). */
   onProgress?: (at: number) => void;
+  /** The queue policy to create the queue under (engine/model/policy.ts); absent: the current one. Benchmarks: before and after. */
+  policy?: number;
 }
 
 export class SimulationError extends Error {}
@@ -126,7 +128,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   };
 
   engine.start();
-  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }).id;
+  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }, undefined, options.policy).id;
   await engine.settle();
   const parallel = options.settings.mode === 'parallel';
   const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;
