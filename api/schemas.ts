@@ -93,7 +93,7 @@ const settingsShape = {
   concurrency: uint32.optional(),
   bisectionConcurrency: uint32.optional().meta({
     description:
-      'CI slots beyond concurrency: the queue runs one pool of concurrency + bisectionConcurrency slots; the main line takes at most concurrency of them, and bisections any free slot, before new main-line work. Absent until set: equal to concurrency',
+      'CI slots beyond concurrency: the queue runs one pool of concurrency + bisectionConcurrency slots; the main line takes at most concurrency of them, and bisections any free slot, before new main-line work (a queue created before queue policy 2 keeps a bisection pool of this many runs). Absent until set: equal to concurrency',
   }),
   testingTimeoutMinutes: uint32.optional(),
   pendingFailureDepth: uint32.optional(),
@@ -103,7 +103,7 @@ const settingsShape = {
   batchingMinSize: uint32.optional().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
   batchingMaxSize: uint32.optional().meta({
     description:
-      'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent: twice batchingMinSize; below batchingMinSize, batchingMinSize',
+      'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent: twice batchingMinSize (batchingMinSize for a queue created before queue policy 2); below batchingMinSize, batchingMinSize',
   }),
   commentsEnabled: z.boolean().optional(),
   commandsEnabled: z.boolean().optional(),

@@ -3,6 +3,7 @@
  * posts becomes an updateQueue body, which the API's own schema then validates (so the form refuses exactly what the
  * API refuses, with the same messages).
  */
+import { policyOf } from '../engine/model/policy.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueueRecord } from '../engine/model/queues.js';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
@@ -68,7 +69,9 @@ function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: 
       : name === 'pendingFailureDepth'
         ? html` placeholder="off"`
         : name === 'batchingMaxSize'
-          ? html` placeholder="twice the minimum size"`
+          ? policyOf(queue.runtime) >= 2
+            ? html` placeholder="twice the minimum size"`
+            : html` placeholder="the minimum size"`
           : '';
   return html`<label>${label}<input name="${name}" inputmode="numeric" value="${value}"${hint}></label>`;
 }
