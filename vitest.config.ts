@@ -1,13 +1,46 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that start servers, databases, browsers or other processes: under load (several suites on two cores) their
+ * set-up alone can take longer than any fixed per-test timeout, so they wait on readiness and progress (the
+ * "listening" line, a state reached) and get a budget that only stops a test that is stuck, not one that is slow.
+ */
+const PROCESSES = [
+  'test/e2e/**/*.test.ts',
+  'test/postgres/**/*.test.ts',
+  'test/git/**/*.test.ts',
+  'test/hardening/dependencyDown.test.ts',
+  'test/github/serve.test.ts',
+  'test/github/standIn.test.ts',
+  'test/web/dashboard.browser.test.ts',
+  'test/metrics/prometheus.test.ts',
+  'test/engine/store.postgres.test.ts',
+  'test/engine/store.lmdb.test.ts',
+  'test/flaky/cli.test.ts',
+  'test/flaky/repoRoot.test.ts',
+  'test/hardening/diskFull.test.ts',
+  'test/hardening/expectContinue.test.ts',
+  'test/hardening/pathSpellings.test.ts',
+  'test/readme/readme.test.ts',
+  'test/conformance/**/*.test.ts',
+];
+/** The fast lane (`npm run test:fast`): the machines, the planner and the API in process. */
+const FAST = ['test/machines/**/*.test.ts', 'test/planner/**/*.test.ts', 'test/api/**/*.test.ts'];
+/** A budget for a stuck test, not a speed requirement: a loaded machine may take many times a quiet one's time. */
+const PROCESS_BUDGET_MS = 600_000;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Every response an API server of the suite sends is checked against the generated OpenAPI document.
     setupFiles: ['test/openapi/setup.ts'],
     // LMDB is a native module: keep the default `forks` pool, one process per file.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: FAST } },
+      { extends: true, test: { name: 'processes', include: PROCESSES, testTimeout: PROCESS_BUDGET_MS, hookTimeout: PROCESS_BUDGET_MS } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...FAST, ...PROCESSES, '**/node_modules/**'] } },
+    ],
   },
 });

@@ -16,6 +16,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorReply, type ErrorReply } from './errors.js';
+import { jsonLine } from './textLines.js';
 
 export const LINGER_MS = 5_000;
 
@@ -25,7 +26,7 @@ const AWAITING_CONTINUE = Symbol('greenline.awaitingContinue');
 type Expecting = IncomingMessage & { [AWAITING_CONTINUE]?: boolean };
 
 function rawAnswer(error: ErrorReply, reason: string): string {
-  const body = JSON.stringify(error.body);
+  const body = jsonLine(error.body);
   return `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -71,7 +72,7 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
     if (declared > bodyLimit) {
       const error = errorReply('payload_too_large', `the request body is larger than ${limitText}`);
       response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      response.end(JSON.stringify(error.body));
+      response.end(jsonLine(error.body));
       return;
     }
     (request as Expecting)[AWAITING_CONTINUE] = true;
@@ -100,7 +101,7 @@ export async function continueBeforeBody<Payload>(request: FastifyRequest, reply
 function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
   const error = errorReply('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
   response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-  response.end(JSON.stringify(error.body));
+  response.end(jsonLine(error.body));
 }
 
 /** Fastify's `clientErrorHandler`: the parser's refusals in the one error shape, and a lingering close. */

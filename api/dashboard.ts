@@ -19,13 +19,17 @@ import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
 import { errorBlock, errorPage, formOf, prNumber, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
 import { errorReply, HttpError } from './errors.js';
+import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
+import type { DeviceAuthorizations } from './deviceAuthorizations.js';
 import { createCaller } from './router.js';
 
 export interface DashboardOptions {
   engine: Engine;
   /** Where people reach this service (known once it listens, when its port is picked at start). */
   publicUrl: () => string;
+  /** Terminals waiting for a person to approve their sign-in at /device. */
+  devices: DeviceAuthorizations;
 }
 
 const FORM_LIMIT = 64 * 1024;
@@ -189,5 +193,6 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     }
 
     registerFlakyPages(scope, { engine, signedIn, show });
+    registerDevicePages(scope, { engine, devices: options.devices, signedIn, show });
   });
 }

@@ -57,6 +57,9 @@ export const QueueBody = z.object({
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),
   stateLabelsEnabled: z.boolean(),
+  testingTimeoutMins: Count.meta({ description: 'testingTimeoutMinutes under the name older clients read', deprecated: true }),
+  isBatching: z.boolean().meta({ description: 'batch under the name older clients read', deprecated: true }),
+  batchingMaxWaitTimeMins: Count.meta({ description: 'batchingMaxWaitTimeMinutes under the name older clients read', deprecated: true }),
 });
 
 const PrState = z.enum(PULL_REQUEST_STATES);
@@ -122,6 +125,13 @@ export const SubmittedPullRequestBody = z.object({
       features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number(), headFailures: z.number().optional() }),
     })
     .optional(),
+  /**
+   * Fields beyond the seed (ours): when the PR is expected to merge, the median and the 90th percentile of the
+   * queue's forecast (engine/estimate) from its position, the CI durations, concurrency, batching and failure rate
+   * this queue has seen and the PR's failure likelihood. Only on a PR ready in the queue, while the queue has run CI.
+   */
+  estimatedMergeAt: Timestamp.optional().describe('When the PR is expected to merge (median of the forecast); ours, beyond the seed'),
+  estimatedMergeAtP90: Timestamp.optional().describe('The 90th percentile of the forecast: 9 in 10 PRs placed like it merge by then; ours, beyond the seed'),
   timeline: z.array(TimelineEntryBody).optional(),
 });
 

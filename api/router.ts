@@ -6,19 +6,34 @@ import type { QueueKey } from '../engine/engine.js';
 import { EngineError } from '../engine/model/errors.js';
 import { pagePullRequests } from '../engine/pullRequestListing.js';
 import type { QueuePatch } from '../engine/model/queues.js';
+import { withCanonicalNames } from './clientSpellings.js';
 import { flakyRouter } from './flakyRouter.js';
 import * as schemas from './schemas.js';
 import { procedure, t } from './trpc.js';
 
-export type { Context } from './trpc.js';
+import type { Context } from './trpc.js';
+
+export type { Context };
 
 function queueKey(org: string, input: schemas.QueueIdentityBody): QueueKey {
   return { org, repo: input.repo, branch: input.targetBranch };
 }
 
 function patchOf(input: schemas.UpdateQueueBody): QueuePatch {
-  const { repo: _repo, targetBranch: _branch, ...patch } = input;
+  const { repo: _repo, targetBranch: _branch, ...patch } = withCanonicalNames(input);
   return patch;
+}
+
+/**
+ * The head SHA of a PR the queue knows, for a setImpactedTargets without `pr.sha`: 404 when the PR was never
+ * submitted, 409 while the git host has not yet told its head (the targets would apply to no head).
+ */
+function headOf(engine: Context['engine'], key: QueueKey, number: number): string {
+  const { pr } = engine.getSubmittedPullRequest(key, number);
+  if (pr.sha === '') {
+    throw new EngineError('pr_head_unknown', `the head of pull request #${number} is not known yet; send pr.sha with the targets, or try again once the PR is checked`);
+  }
+  return pr.sha;
 }
 
 const mergeQueueRouter = t.router({
@@ -45,6 +60,7 @@ const mergeQueueRouter = t.router({
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
     ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), input.pr.number, input.includeTimeline === true),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
+    estimates: ctx.engine.estimates(queueKey(ctx.org, input)),
   })),
   listPullRequests: procedure.input(schemas.ListPullRequestsInput).query(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);
@@ -56,17 +72,16 @@ const mergeQueueRouter = t.router({
       take: input.take,
     });
     if (page === 'unknown cursor') throw new EngineError('invalid_cursor', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
-    return { ...page, queue: ctx.engine.getQueue(key).queue };
+    return { ...page, queue: ctx.engine.getQueue(key).queue, estimates: ctx.engine.estimates(key) };
   }),
-  setImpactedTargets: procedure
-    .input(schemas.SetImpactedTargetsInput)
-    .mutation(({ ctx, input }) =>
-      ctx.engine.setImpactedTargets(
-        queueKey(ctx.org, input),
-        { number: input.pr.number, sha: input.pr.sha },
-        typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
-      ),
-    ),
+  setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) => {
+    const key = queueKey(ctx.org, input);
+    return ctx.engine.setImpactedTargets(
+      key,
+      { number: input.pr.number, sha: input.pr.sha ?? headOf(ctx.engine, key, input.pr.number) },
+      typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
+    );
+  }),
   getMergeQueueTestingDetails: procedure.input(schemas.TestingDetailsInput).query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
   setCommitStatus: procedure.input(schemas.SetCommitStatusInput).mutation(({ ctx, input }) =>
     ctx.engine.setCommitStatus(ctx.org, {

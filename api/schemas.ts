@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PULL_REQUEST_STATES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES } from '../engine/model/queues.js';
+import { CLIENT_ALIASES, refusedClientFields } from './clientSpellings.js';
 
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -86,49 +87,60 @@ const QueueRequest = z.object({ repo: RepoSchema, targetBranch: BranchSchema });
 
 const StatusName = z.string().min(1).max(255);
 
-/** The settings of updateQueue (spec 4.2 table), every one optional. */
+/**
+ * The settings of updateQueue (spec 4.2 table), every one optional. `null` is "back to the default": the seed's
+ * ranges start at 1, so a default outside them (pendingFailureDepth 0, off) or one that follows another setting
+ * (bisectionConcurrency follows concurrency) has no other way back.
+ */
 const settingsShape = {
   state: anyCaseEnum(REQUESTABLE_QUEUE_STATES).optional(),
   mode: anyCaseEnum(QUEUE_MODES).optional(),
-  concurrency: uint32.optional(),
-  bisectionConcurrency: uint32.optional().meta({
+  concurrency: uint32.nullish(),
+  bisectionConcurrency: uint32.nullish().meta({
     description:
       'CI slots beyond concurrency: the queue runs one pool of concurrency + bisectionConcurrency slots; the main line takes at most concurrency of them, and bisections any free slot, before new main-line work (a queue created before queue policy 2 keeps a bisection pool of this many runs). Absent until set: equal to concurrency',
   }),
-  testingTimeoutMinutes: uint32.optional(),
-  pendingFailureDepth: uint32.optional(),
-  canOptimisticallyMerge: z.boolean().optional(),
-  batch: z.boolean().optional(),
-  batchingMaxWaitTimeMinutes: uint32.optional(),
-  batchingMinSize: uint32.optional().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
-  batchingMaxSize: uint32.optional().meta({
+  testingTimeoutMinutes: uint32.nullish(),
+  pendingFailureDepth: uint32.nullish(),
+  canOptimisticallyMerge: z.boolean().nullish(),
+  batch: z.boolean().nullish(),
+  batchingMaxWaitTimeMinutes: uint32.nullish(),
+  batchingMinSize: uint32.nullish().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
+  batchingMaxSize: uint32.nullish().meta({
     description:
       'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent: twice batchingMinSize (batchingMinSize for a queue created before queue policy 2); below batchingMinSize, batchingMinSize',
   }),
-  commentsEnabled: z.boolean().optional(),
-  commandsEnabled: z.boolean().optional(),
-  createPrsForTestingBranches: z.boolean().optional(),
-  directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).optional(),
-  optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).optional(),
-  mergeMethod: anyCaseEnum(MERGE_METHODS).optional(),
-  adaptiveWindow: z.boolean().optional(),
-  adaptiveWindowFloor: uint32.optional(),
-  speculationRunsPercent: uint32.optional(),
-  parallelBases: anyCaseEnum(PARALLEL_BASES).optional(),
-  statusCheckEnabled: z.boolean().optional(),
+  commentsEnabled: z.boolean().nullish(),
+  commandsEnabled: z.boolean().nullish(),
+  createPrsForTestingBranches: z.boolean().nullish(),
+  directMergeMode: anyCaseEnum(DIRECT_MERGE_MODES).nullish(),
+  optimizationMode: anyCaseEnum(OPTIMIZATION_MODES).nullish(),
+  mergeMethod: anyCaseEnum(MERGE_METHODS).nullish(),
+  adaptiveWindow: z.boolean().nullish(),
+  adaptiveWindowFloor: uint32.nullish(),
+  speculationRunsPercent: uint32.nullish(),
+  parallelBases: anyCaseEnum(PARALLEL_BASES).nullish(),
+  statusCheckEnabled: z.boolean().nullish(),
   requiredStatuses: z.array(StatusName).max(100).optional(),
   deleteRequiredStatuses: z.boolean().optional(),
-  extensionEnabled: z.boolean().optional(),
+  extensionEnabled: z.boolean().nullish(),
   /** A GitHub label name (at most 50 characters); '' is none. */
   enqueueingLabel: z
     .string()
     .max(50)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: finding (or refusing) control characters is what it is for
     .regex(/^[^\x00-\x1f\x7f]*$/, 'must not contain control characters')
-    .optional(),
-  labelCommandsEnabled: z.boolean().optional(),
-  stateLabelsEnabled: z.boolean().optional(),
+    .nullish(),
+  labelCommandsEnabled: z.boolean().nullish(),
+  stateLabelsEnabled: z.boolean().nullish(),
 };
+
+/** The older spellings a known client sends (clientSpellings.ts), validated as the settings they stand for. */
+const aliasShape = {
+  testingTimeoutMins: settingsShape.testingTimeoutMinutes,
+  isBatching: settingsShape.batch,
+  batchingMaxWaitTimeMins: settingsShape.batchingMaxWaitTimeMinutes,
+} satisfies Record<keyof typeof CLIENT_ALIASES, z.ZodType>;
 
 function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStatuses?: boolean }, ctx: z.RefinementCtx) {
   if (body.requiredStatuses !== undefined && body.deleteRequiredStatuses === true) {
@@ -140,7 +152,16 @@ function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStat
   }
 }
 
-export const UpdateQueueInput = QueueRequest.extend(settingsShape).superRefine(noContradiction);
+export const UpdateQueueInput = QueueRequest.extend({ ...settingsShape, ...aliasShape, ...refusedClientFields }).superRefine((body, ctx) => {
+  noContradiction(body, ctx);
+  for (const [alias, name] of Object.entries(CLIENT_ALIASES)) {
+    const given = (body as Record<string, unknown>)[alias];
+    const canonical = (body as Record<string, unknown>)[name];
+    if (given !== undefined && canonical !== undefined && given !== canonical) {
+      ctx.addIssue({ code: 'custom', path: [alias], message: `${alias} is an older spelling of ${name}; send one of them, or both with the same value` });
+    }
+  }
+});
 export const CreateQueueInput = UpdateQueueInput;
 export const QueueIdentityInput = QueueRequest;
 
@@ -182,7 +203,11 @@ export const MAX_IMPACTED_TARGETS = 100_000;
 export const SetImpactedTargetsInput = QueueRequest.extend({
   pr: z.object({
     number: PrNumberSchema,
-    sha: z.string().regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)'),
+    /** The head SHA the targets were computed for; absent (the seed does not require it): the PR's head as the queue knows it. */
+    sha: z
+      .string()
+      .regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)')
+      .optional(),
   }),
   impactedTargets: z.union([z.array(z.string().min(1).max(4096)).max(MAX_IMPACTED_TARGETS), anyCaseEnum(ALL_TARGETS, true)]),
 });

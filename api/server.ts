@@ -18,7 +18,10 @@ import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES, type MetricsQueryInput } from './schemas.js';
 import { openApiDocument } from './openapi.js';
+import { DeviceAuthorizations } from './deviceAuthorizations.js';
+import { registerServiceRoutes, SERVICE_PATHS } from './serviceRoutes.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
+import { endAnswersWithNewline } from './textLines.js';
 import { findMalformedText } from './wellFormed.js';
 
 export interface ServerOptions {
@@ -92,9 +95,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     closing = true;
   });
   // Requests that were in flight when closing began end their connection, so close() need not wait for keep-alive.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // Group commit: no answer before what was committed for it (and before it) is on disk; the health checks show
+    // nothing stored, and answer even while the disk is slow.
+    if (request.routeOptions.url === '/healthz' || request.routeOptions.url === '/readyz') return;
+    await engine.durable().catch((error: unknown) => {
+      if (reply.statusCode < 400) throw error;
+    });
   });
+
+  // Every JSON or plain-text answer ends with a newline (textLines.ts).
+  endAnswersWithNewline(app);
 
   // Security headers on every answer (the dashboard's pages send their own, stricter content security policy).
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
@@ -131,6 +143,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return send(reply, mapped);
   });
 
+  const devices = new DeviceAuthorizations(() => engine.clock.now());
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
@@ -160,7 +173,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   // The web dashboard (web/): its pages, including /tests/<id> where every test's html_url points.
-  await registerDashboard(app, { engine, publicUrl: publicUrlOf });
+  await registerDashboard(app, { engine, publicUrl: publicUrlOf, devices });
+
+  // The hosted service's newer paths: status, device sign-in, create-ci-run (serviceRoutes.ts).
+  await registerServiceRoutes(app, { engine, devices, publicUrl: publicUrlOf, version: options.version ?? '0.0.0' });
 
   // CI output may hold anything a build prints, so it takes the same token as the API: a link opens with
   // `curl -H "x-api-token: ..."`, and another organization's run is not found.
@@ -193,6 +209,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ...POST_ENDPOINTS.map((endpoint) => [`/v1/${endpoint.path}`, 'POST'] as const),
     [`/v1/${METRICS_PATH}`, 'GET'],
     [`/v1/${OPENAPI_PATH}`, 'GET'],
+    ...SERVICE_PATHS,
     ['/healthz', 'GET'],
     ...(options.githubWebhooks === undefined ? [] : [[GITHUB_WEBHOOKS_PATH, 'POST'] as const]),
     ['/readyz', 'GET'],

@@ -1,4 +1,5 @@
 /** The spec's response bodies, shaped from the engine's records. */
+import type { MergeEstimate } from '../engine/estimate/index.js';
 import { isEnqueued } from '../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullRequests.js';
 import {
@@ -47,6 +48,10 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     speculationRunsPercent: settings.speculationRunsPercent ?? DEFAULT_SPECULATION_RUNS_PERCENT,
     parallelBases: settings.parallelBases ?? 'transitive',
     ...integrationSettingsOf(settings),
+    // The older spellings the hosted service's Terraform provider reads from getQueue (api/clientSpellings.ts).
+    testingTimeoutMins: settings.testingTimeoutMinutes,
+    isBatching: settings.batch,
+    batchingMaxWaitTimeMins: settings.batchingMaxWaitTimeMinutes,
   };
 }
 
@@ -77,8 +82,14 @@ export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequest
  * getSubmittedPullRequest: the addendum's fields, plus `testRunId` (its current or latest run, so CI automation can
  * find it), `reason` (why it is in its state) and, when asked, its timeline.
  */
-export function submittedPullRequestView(result: { pr: PullRequestRecord; timeline?: TimelineEntry[]; queue: QueueRecord }): z.infer<typeof SubmittedPullRequestBody> {
+export function submittedPullRequestView(result: {
+  pr: PullRequestRecord;
+  timeline?: TimelineEntry[];
+  queue: QueueRecord;
+  estimates?: ReadonlyMap<number, MergeEstimate>;
+}): z.infer<typeof SubmittedPullRequestBody> {
   const pr = result.pr;
+  const estimate = isEnqueued(pr.state) ? result.estimates?.get(pr.number) : undefined;
   return {
     id: pr.id,
     state: pr.state,
@@ -103,14 +114,20 @@ export function submittedPullRequestView(result: { pr: PullRequestRecord; timeli
     reason: pr.reason ?? '',
     ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
     ...(pr.likelihood === undefined ? {} : { failureLikelihood: { probability: pr.likelihood.p, features: pr.likelihood.features } }),
+    ...(estimate === undefined ? {} : { estimatedMergeAt: new Date(estimate.at).toISOString(), estimatedMergeAtP90: new Date(estimate.p90).toISOString() }),
     ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
   };
 }
 
 /** listPullRequests: each PR as getSubmittedPullRequest shows it (without timeline), and the next page's cursor. */
-export function pullRequestListView(result: { rows: PullRequestRecord[]; nextCursor?: string; queue: QueueRecord }): z.infer<typeof PullRequestListBody> {
+export function pullRequestListView(result: {
+  rows: PullRequestRecord[];
+  nextCursor?: string;
+  queue: QueueRecord;
+  estimates?: ReadonlyMap<number, MergeEstimate>;
+}): z.infer<typeof PullRequestListBody> {
   return {
-    pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue })),
+    pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue, ...(result.estimates === undefined ? {} : { estimates: result.estimates }) })),
     ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
   };
 }

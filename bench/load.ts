@@ -3,6 +3,9 @@
  * traffic from autocannon — submits, cancels, getQueue, setImpactedTargets, JUnit uploads, metrics scrapes, one
  * autocannon instance per endpoint, all at once, on many queues — then a check that every acknowledged submit is
  * stored exactly once. Prints throughput and latency percentiles per endpoint, 5xx counts and the server's RSS.
+ * In the same run, two baselines: a bare Fastify route (a child process answering `{}`) under the same connections,
+ * and the service with every LMDB commit synced on its own (GREENLINE_LMDB_SYNC=each) beside group commit (group);
+ * durable submits/s are given as a ratio of the bare route's requests/s.
  * `-- --seconds N --connections N --queues N` (defaults 60, 200, 100; the issue's figure is 600 s).
  */
 import { spawn } from 'node:child_process';
@@ -45,8 +48,55 @@ async function rssMb(pid: number): Promise<number> {
 
 const JUNIT = `<testsuite name="s">${Array.from({ length: 50 }, (_, i) => `<testcase classname="pkg.C" name="t${i}"${i % 10 === 0 ? '><failure message="boom"/></testcase>' : '/>'}`).join('')}</testsuite>`;
 
-/** `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build). */
-export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean }): Promise<LoadFigures> {
+/** Requests per second of a bare Fastify route (in a child process, as the service is) under `connections`. */
+export async function runBare(options: { seconds: number; connections: number }): Promise<number> {
+  const script = `import Fastify from 'fastify';
+const app = Fastify();
+app.post('/bare', async () => ({}));
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+console.log('listening on ' + address);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await listening(child);
+    const result = await autocannon({
+      url: `${url}/bare`,
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+      connections: options.connections,
+      duration: options.seconds,
+    });
+    return result.requests.average;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+/** The service's (or the bare route's) address, once the child says it listens. */
+export function listening(child: ReturnType<typeof spawn>): Promise<string> {
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1] as string);
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${out}`));
+    });
+  });
+}
+
+/**
+ * `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build).
+ * `sync`: GREENLINE_LMDB_SYNC (the bench's default group; the service's default is each).
+ */
+export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean; sync?: 'group' | 'each' }): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
   const token = 'load-token-0123456789abcdef';
   const child = spawn(process.execPath, [...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
@@ -62,22 +112,12 @@ export async function runLoad(options: { seconds: number; connections: number; q
       GREENLINE_LOG_LEVEL: 'error',
       GREENLINE_RATE_LIMIT: '10000000',
       GREENLINE_SCRAPE_RATE_LIMIT: '10000000',
+      GREENLINE_LMDB_SYNC: options.sync ?? 'group',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (match) {
-          clearInterval(timer);
-          resolve(match[1]!);
-        }
-      }, 50);
-      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)));
-    });
+    const url = await listening(child);
     const headers = { 'x-api-token': token, 'content-type': 'application/json' };
     const repoOf = (q: number) => ({ host: 'github.com', owner: 'acme', name: `repo${q}` });
     for (let q = 0; q < options.queues; q++) {
@@ -232,10 +272,21 @@ export function printLoad(figures: LoadFigures): void {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' } } });
-  const figures = await runLoad({
-    seconds: Number(values.seconds ?? 60),
-    connections: Number(values.connections ?? 200),
-    queues: Number(values.queues ?? 100),
-  });
-  printLoad(figures);
+  const options = { seconds: Number(values.seconds ?? 60), connections: Number(values.connections ?? 200), queues: Number(values.queues ?? 100) };
+  const bare = await runBare(options);
+  console.log(`bare Fastify route, ${options.connections} connections: ${bare.toFixed(0)} requests/s\n`);
+  const submitsOf = (figures: LoadFigures) => figures.endpoints.find((e) => e.endpoint === 'submitPullRequest')?.perSecond ?? 0;
+  const worstP99 = (figures: LoadFigures) => Math.max(...figures.endpoints.filter((e) => e.endpoint !== 'flaky-tests/upload').map((e) => e.p99));
+  const runs: [string, LoadFigures][] = [];
+  for (const sync of ['each', 'group'] as const) {
+    console.log(`GREENLINE_LMDB_SYNC=${sync}:`);
+    const figures = await runLoad({ ...options, sync });
+    printLoad(figures);
+    console.log(`durable submits/s ${submitsOf(figures).toFixed(0)} = ${(submitsOf(figures) / bare).toFixed(3)}× the bare route; worst non-upload P99 ${worstP99(figures)} ms\n`);
+    runs.push([sync, figures]);
+  }
+  const [each, group] = [runs[0]?.[1], runs[1]?.[1]] as [LoadFigures, LoadFigures];
+  console.log(
+    `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
+  );
 }

@@ -15,7 +15,7 @@ import { halvingRunsPerChange, skipRedundantRunsPerChange } from '../sim/theory.
 import { QUEUE_POLICY } from '../engine/model/policy.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { figuresOf, type Figures } from './failures.js';
-import { describeExcess, excessProfile } from './pressureProfile.js';
+import { describeExcess, excessProfile } from './pressureExcess.js';
 
 const MINUTE_MS = 60_000;
 

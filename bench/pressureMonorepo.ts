@@ -6,6 +6,8 @@
  * speculation along the build graph (a run starts only on a base likely to hold), both at concurrency 200 with
  * anti-flake protection (2% flaky runs would otherwise kick good PRs).
  *
+ * Each row is followed by its profile (bench/pressureProfile.ts): where its runs went, and merges by target heat.
+ *
  * `tsx bench/pressureMonorepo.ts [--seeds 1,2,3] [--hours 24] [--depth 500] [--skew 1] [--all 0.01] [--config NAME]`: a
  * queue deeper than `--depth` PRs is saturated and its simulation stops there (the scenario's saturationDepth);
  * `--skew` and `--all` change the targets' Zipf exponent and `ALL` share, to see where a setting keeps up.
@@ -17,6 +19,7 @@ import { runOracle } from '../sim/oracle.js';
 import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { figuresOf, type Figures } from './failures.js';
+import { profileOf } from './pressureProfile.js';
 
 export const MONOREPO = {
   name: 'busy-monorepo',
@@ -121,6 +124,7 @@ export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3]
       console.log(
         `${config.name.padEnd(16)} ${row.mergedPerHour.toFixed(1).padStart(9)} ${row.arrivingPerHour.toFixed(1).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.brokenMerged).padStart(13)} ${String(row.goodKicked).padStart(11)} ${String(row.unfinished).padStart(10)} ${wall.toFixed(0).padStart(7)}${row.saturated ? '  (saturated)' : ''}`,
       );
+      for (const line of profileOf(outcome, oracleOutcome, arrivals)) console.log(`  ${line}`);
       for (const goal of monorepoGoals(row, oracle)) {
         if (config === configs[configs.length - 1]) allMet &&= goal.met;
         console.log(`  goal: ${goal.text}: ${goal.figure} — ${goal.met ? 'met' : 'NOT MET'}`);

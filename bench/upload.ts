@@ -2,7 +2,9 @@
  * Storing one large JUnit upload (issue 19): 200,000 test cases parsed off the event loop, then stored in one
  * transaction (the baseline, as before) or in batches of TESTS_PER_TRANSACTION (ingestBatches.ts) on LMDB. For each,
  * in a fresh child process: the time to store, the longest the event loop was held (a timer sampling every 5 ms),
- * and the process's peak RSS. `npx tsx bench/upload.ts [-- CASES]`.
+ * and the process's peak RSS. Then, over HTTP on the built service (bench/uploadIsolation.ts): getQueue on an idle
+ * queue alone and during such an upload, and the time to refuse an upload over the limit.
+ * `npm run build && npx tsx bench/upload.ts [-- CASES [SECONDS]]`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { TESTS_PER_TRANSACTION, uploadInBatches } from '../engine/flaky/ingestBatches.js';
 import { prepareOffThread } from '../engine/flaky/prepareOffThread.js';
 import { openLmdbStore } from '../engine/store/index.js';
+import { runIsolation } from './uploadIsolation.js';
 
 const REPO = { host: 'github.com', owner: 'bench', name: 'upload' };
 
@@ -80,14 +83,18 @@ if (process.argv[2] === '--child') {
 } else {
   const cases = Number(process.argv[2] ?? 200_000);
   const one = run(cases, Number.MAX_SAFE_INTEGER);
+  const before = run(cases, 5000);
   const batched = run(cases, TESTS_PER_TRANSACTION);
   const row = (name: string, r: Figures) =>
     `${name.padEnd(28)} ${r.ms.toFixed(0).padStart(6)} ms, longest loop block ${r.longest.toFixed(0).padStart(5)} ms, peak RSS ${r.peakRssMb.toFixed(0)} MB ` +
     `(anonymous ${r.peakAnon.toFixed(0)}, file-backed ${r.peakFile.toFixed(0)}), data file ${r.fileMb.toFixed(0)} MB, ${r.tests} tests`;
   console.log(`storing one upload of ${cases.toLocaleString('en')} test cases on LMDB (parsing on a worker, not counted):`);
   console.log(row('one transaction (baseline)', one));
+  console.log(row('batches of 5000 (before)', before));
   console.log(row(`batches of ${TESTS_PER_TRANSACTION}`, batched));
+  console.log(`ratios batches of ${TESTS_PER_TRANSACTION} / of 5000: time ${(batched.ms / before.ms).toFixed(2)}, longest block ${(batched.longest / before.longest).toFixed(3)}`);
   console.log(
     `ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`,
   );
+  await runIsolation({ cases, seconds: Number(process.argv[3] ?? 20), connections: 4 });
 }

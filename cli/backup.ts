@@ -10,13 +10,7 @@ import { BackupError, backupStore, restoreStore } from '../engine/store/backup.j
 import { backupPostgres, copyLmdbIntoPostgres, redact } from '../engine/store/postgres/backup.js';
 import { UsageError } from './config.js';
 
-export const BACKUP_HELP = `  greenline backup --to FILE             a consistent, compacted copy of the store, taken while the service runs;
-                                         written 0600, with its SHA-256 in FILE.sha256
-  greenline restore --from FILE          put a backup into an empty data folder (then start the service on it), once
-                                         it matches FILE.sha256 and its length and header check
-                                         (with GREENLINE_STORE=postgres://… both work on that database instead)
-  greenline migrate --from DATA_DIR --to postgres://…
-                                         copy a data folder's store (LMDB) into an empty PostgreSQL database`;
+export { BACKUP_HELP } from './helpTexts.js';
 
 const isPostgres = (url: string | undefined): url is string => url !== undefined && /^postgres(ql)?:\/\//.test(url);
 

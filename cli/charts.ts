@@ -4,8 +4,9 @@ import { join, resolve } from 'node:path';
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import { MACHINES } from '../machines/index.js';
 import { toMermaid } from '../machines/mermaid.js';
+import { endLine } from './lines.js';
 
-export const CHARTS_HELP = '  greenline charts [--out DIR]           write every lifecycle machine as Mermaid and SVG (default ./charts)';
+export { CHARTS_HELP } from './helpTexts.js';
 
 /** Writes `<name>.mmd` and `<name>.svg` for every machine into `outDir` (created if missing); prints each path. */
 export async function chartsCommand(outDir: string): Promise<number> {
@@ -19,7 +20,7 @@ export async function chartsCommand(outDir: string): Promise<number> {
       [join(dir, `${name}.mmd`), mermaid],
       [join(dir, `${name}.svg`), svg],
     ] as const) {
-      await writeFile(path, text);
+      await writeFile(path, endLine(text));
       console.log(path);
     }
   }

@@ -9,11 +9,7 @@ import { EventLogError, exportEventLog, formatEventLog, parseEventLog, replayEve
 import { UsageError } from './config.js';
 import { parseRepoArgument, UploadUsageError } from './upload.js';
 
-export const REPLAY_HELP = `  greenline replay LOG [--json]          feed a queue's event log (sim --out, or greenline events) back through the
-                                         engine; reports the first event whose outcome differs (exit 1)
-  greenline events --repo REPO [--branch NAME] [--org ORG] [--out FILE]
-                                         export a queue's event log from the data folder (--data), for replay
-                                         (default branch main, organization default; stdout unless --out)`;
+export { REPLAY_HELP } from './helpTexts.js';
 
 export async function replayCommand(path: string | undefined, options: { json?: boolean }): Promise<number> {
   if (path === undefined) throw new UsageError('replay needs the path of an event log');

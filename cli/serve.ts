@@ -38,7 +38,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const sessionKey = new KeyFile(config.sessionKeyFile);
   sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
-  const store = pgStore ?? openLmdbStore({ dir: config.dataDir, ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
+  const store =
+    pgStore ?? openLmdbStore({ dir: config.dataDir, groupCommit: config.lmdbSync === 'group', ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
   const leases = pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();
@@ -69,7 +70,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const githubWebhooks =
     githubApp === undefined || githubHost === undefined || config.github === undefined
       ? undefined
-      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName);
+      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName, undefined, { publicUrl: () => config.publicUrl });
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   let listeningPort = config.port;
   const app = await buildServer({
@@ -130,7 +131,11 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       // open (a client that stalled mid-body) are closed.
       const grace = setTimeout(() => {
         engine.flakyTests.interruptUploads();
-        void engine.flakyTests.settleUploads().then(() => setImmediate(() => app.server.closeAllConnections()));
+        // Their answers are sent once what they stored is durable (group commit), then the connections close.
+        void engine.flakyTests
+          .settleUploads()
+          .then(() => engine.durable().catch(() => undefined))
+          .then(() => setImmediate(() => app.server.closeAllConnections()));
       }, config.timeouts.shutdownGraceMs);
       await app.close();
       // Uploads whose clients left are not requests in flight any more, but still end (or are stopped) before the

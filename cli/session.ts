@@ -3,9 +3,7 @@ import { join, resolve } from 'node:path';
 import { rotateKeyFile, SESSION_KEY_FILE } from '../engine/store/keyFile.js';
 import { UsageError } from './config.js';
 
-export const SESSION_HELP = `  greenline session rotate-key           a new key for dashboard sessions (GREENLINE_SESSION_KEY_FILE, else
-                                         session.key in the data folder): every session ends at once, running
-                                         service included; people sign in again`;
+export { SESSION_HELP } from './helpTexts.js';
 
 export function sessionCommand(action: string | undefined, options: { dataDir: string; keyFile: string | undefined }): number {
   if (action !== 'rotate-key') throw new UsageError('session takes one action: rotate-key');

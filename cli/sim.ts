@@ -17,18 +17,9 @@ import { formatRecommendation, recommend } from '../sim/recommend.js';
 import { parseScenarioText, ScenarioError, type Scenario } from '../sim/scenario.js';
 import { simulate, type Progress, type SimulatedQueue, type Simulation } from '../sim/simulate.js';
 import { UsageError } from './config.js';
+import { endLine } from './lines.js';
 
-export const SIM_HELP = `  greenline sim SCENARIO.json [--seed N] [--json] [--out DIR] [--recommend [--budget RUNS_PER_MERGE]]
-                                         simulate a scenario's queue configurations on the real engine (virtual
-                                         clock), beside the oracle and single-queue baselines; prints a table
-      --seed N           the seed of the workload and CI (default: the scenario's, else 1)
-      --json             print the report as JSON instead of a table
-      --out DIR          also write report.json, charts (SVG), index.html and event logs (events/*.jsonl; the
-                         single-queue baseline's in events/baselines/)
-      --recommend        search the settings (mode, concurrency, batching, anti-flake, optimizationMode, adaptive
-                         window, parallel bases) for the best P50 time to merge among those that keep up with
-                         the load, and print it with the runners-up and why (or say that none keeps up)
-      --budget N         with --recommend: at most N CI runs per merged PR`;
+export { SIM_HELP } from './helpTexts.js';
 
 export interface SimArgs {
   scenario: string;
@@ -107,7 +98,7 @@ export async function writeOutputs(dir: string, simulation: Simulation): Promise
   await prepareOutputDir(dir);
   const written: string[] = [];
   const write = async (file: string, text: string) => {
-    await writeFile(join(dir, file), text);
+    await writeFile(join(dir, file), endLine(text));
     written.push(join(dir, file));
   };
   await write('report.json', `${JSON.stringify(simulation.report, null, 2)}\n`);

@@ -8,20 +8,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 
-export const UPLOAD_HELP = `  greenline upload --junit GLOB --repo REPO --sha SHA [options]
-                                         upload JUnit XML reports of a CI job for flaky-test detection
-      --junit GLOB       report files, e.g. 'reports/**/*.xml' (quote it; several globs: comma-separated)
-      --repo REPO        host/owner/name, owner/name (host github.com) or the repository's https URL
-      --sha SHA          the commit the tests ran on
-      --branch NAME      the branch (default: $GITHUB_HEAD_REF, $GITHUB_REF_NAME, else main)
-      --pr NUMBER        the pull request, when the job ran for one
-      --variant NAME     the environment (OS, matrix cell) when one test runs in several
-      --codeowners FILE  a CODEOWNERS file to upload with the reports
-      --repo-root DIR    the repository's root on this runner: absolute test paths under it (mocha writes them)
-                         are stored relative to it (default: the git work tree around the current folder, else it)
-      --org SLUG         the organization (default: the token's)
-      --url URL          the service (default: $GREENLINE_URL, else http://127.0.0.1:8080)
-      --token TOKEN      the API token (default: $GREENLINE_TOKEN)`;
+export { UPLOAD_HELP } from './helpTexts.js';
 
 export interface UploadArgs {
   junit: string;

@@ -30,6 +30,7 @@ import { checkStoreFormat } from './storeFormat.js';
 import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
 import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
+import { estimateQueue, type MergeEstimate } from './estimate/index.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
@@ -144,6 +145,14 @@ export class Engine extends ServiceReads {
   /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
   getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
     return this.store.read((tx) => reads.readQueue(tx, this.queues, key));
+  }
+
+  /** When each ready PR of the queue will merge (median and 90th percentile, ms): estimate/index.ts. */
+  estimates(key: QueueKey): Map<number, MergeEstimate> {
+    return this.store.read((tx) => {
+      const { queue, enqueued } = reads.readQueue(tx, this.queues, key);
+      return estimateQueue(tx, queue, enqueued, (runId) => reads.readRunRecord(tx, this.queues, queue.id, runId), this.scheduler.now());
+    });
   }
 
   /** For tests: the queue's working set as the engine holds it, and as rebuilt from the store now. */

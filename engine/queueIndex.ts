@@ -7,23 +7,7 @@ import type { QueueFilter, QueueKey } from './engineTypes.js';
 import { EngineError } from './model/errors.js';
 import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
 import type { Key, ReadTx, WriteTx } from './store/store.js';
-
-/** The collections that hold a queue's data under keys starting with its id. */
-const QUEUE_COLLECTIONS = [
-  'pullRequests',
-  'timeline',
-  'testRuns',
-  'actors',
-  'events',
-  'timers',
-  'outbox',
-  'impactedTargets',
-  'impactedTargetShas',
-  'metricsLog',
-  'metricsPrs',
-  'metricsTotals',
-  'mergedHeads',
-] as const;
+import { QUEUE_COLLECTIONS } from './store/queueCollections.js';
 
 /**
  * Hosts, owners and repository names are case-insensitive on every git host, so a queue is found whatever case a

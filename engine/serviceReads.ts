@@ -6,9 +6,10 @@
 import type { Clock } from './runtime/clock.js';
 import type { Scheduler } from './runtime/scheduler.js';
 import type { Store } from './store/store.js';
+import { DependencyUnavailableError } from './model/unavailable.js';
 import { flakyTestsFor, type FlakyTests } from './flaky/index.js';
 import { randomBytes } from 'node:crypto';
-import { findToken, type TokenRecord } from './tokens.js';
+import { createToken, findToken, type TokenRecord, type TokenScope } from './tokens.js';
 import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
 
 export class ServiceReads {
@@ -21,6 +22,19 @@ export class ServiceReads {
     private readonly signingKey: () => Buffer = ephemeralKey(),
   ) {
     this.clock = scheduler;
+  }
+
+  /**
+   * Resolves once everything committed so far is on disk (group commit: store/groupCommit.ts); an answer is sent
+   * only after it, so no client is told of a write a crash of the machine could still undo. A sync that fails
+   * rejects with the store unavailable (503).
+   */
+  async durable(): Promise<void> {
+    try {
+      await this.store.durable?.();
+    } catch (error) {
+      throw new DependencyUnavailableError('store', `the store could not make its writes durable: ${error instanceof Error ? error.message : String(error)}`, 5, { cause: error });
+    }
   }
 
   /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
@@ -36,6 +50,11 @@ export class ServiceReads {
   /** The stored token a presented one is (compared in constant time), or undefined. */
   findToken(presented: string): TokenRecord | undefined {
     return findToken(this.store, presented);
+  }
+
+  /** A new token of `org`, for a device a person approved (the device authorization flow); its text is shown once. */
+  issueDeviceToken(org: string, scope: TokenScope): { token: string; record: TokenRecord } {
+    return createToken(this.store, org, new Date(this.clock.now()).toISOString(), scope, 'device');
   }
 
   /** A stored token by id (a dashboard session checks that its token still exists). */

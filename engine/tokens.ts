@@ -30,7 +30,8 @@ export interface TokenRecord {
   scope?: TokenScope;
   /** SHA-256 of the token, hex. The token itself is never stored. */
   hash: string;
-  source: 'env' | 'cli' | 'bootstrap';
+  /** `device`: issued to a terminal signed in with the device authorization flow (greenline login), on a person's approval. */
+  source: 'env' | 'cli' | 'bootstrap' | 'device';
   createdAt: string;
 }
 
@@ -84,7 +85,7 @@ function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecor
 }
 
 /** Adds a token for an organization (the CLI's `token create`). Returns the token text, to be shown once. */
-export function createToken(store: Store, org: string, now: string, scope: TokenScope = 'admin'): { token: string; record: TokenRecord } {
+export function createToken(store: Store, org: string, now: string, scope: TokenScope = 'admin', source: 'cli' | 'device' = 'cli'): { token: string; record: TokenRecord } {
   if (!ORG_NAME.test(org)) {
     throw new TokenConfigError(`invalid organization name "${org}": use letters, digits, '.', '_' or '-' (at most 64)`);
   }
@@ -92,7 +93,7 @@ export function createToken(store: Store, org: string, now: string, scope: Token
   if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) {
     throw new TokenConfigError(`invalid scope "${String(scope)}": use ${TOKEN_SCOPES.join(', ')}`);
   }
-  const record = store.write((tx) => insertToken(tx, org, token, 'cli', now, scope));
+  const record = store.write((tx) => insertToken(tx, org, token, source, now, scope));
   return { token, record };
 }
 

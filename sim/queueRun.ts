@@ -85,6 +85,8 @@ export interface QueueRunOptions {
   onProgress?: (at: number) => void;
   /** The queue policy to create the queue under (engine/model/policy.ts); absent: the current one. Benchmarks: before and after. */
   policy?: number;
+  /** Called after each step has settled, with the engine and the queue (benchmarks read estimates there). */
+  onStep?: (engine: Engine, key: QueueKey) => void;
 }
 
 export class SimulationError extends Error {}
@@ -168,6 +170,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     }
     await engine.settle();
     check();
+    options.onStep?.(engine, key);
     // Only an arrival deepens the queue. Past the bound the queue cannot keep up, and every event would cost more.
     if (arrived && enqueued() > scenario.saturationDepth) {
       saturated = true;

@@ -17,7 +17,11 @@ import { repoId as repoIdOf } from './identity.js';
 import { beginUpload, resultOf, writeTests, type UploadInProgress, type UploadMeta, type UploadResult } from './ingest.js';
 import { storedUpload, type UploadIdentity } from './uploadIdentity.js';
 
-export const TESTS_PER_TRANSACTION = 5000;
+/**
+ * Small enough that one batch holds the event loop for tens of milliseconds, not seconds: under group commit
+ * (store/groupCommit.ts) a transaction no longer costs a sync of its own, so more, smaller ones cost little more.
+ */
+export const TESTS_PER_TRANSACTION = 500;
 
 export interface BatchOptions {
   /** The upload's identity: when given, a partly stored upload of that identity is resumed, a stored one answered. */

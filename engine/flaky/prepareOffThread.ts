@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EngineError, type EngineErrorCode } from '../model/errors.js';
 import type { AggregatedUpload } from './aggregate.js';
-import type { PrepareInput } from './prepare.js';
+import { checkTestCaseLimit } from './ingestLimits.js';
+import { MAX_TEST_CASES_PER_UPLOAD, type PrepareInput } from './prepare.js';
 
 const MAX_PARSING = Math.max(1, Math.min(4, availableParallelism() - 1));
 let running = 0;
@@ -67,6 +68,8 @@ function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: ()
  */
 export async function prepareOffThread(input: PrepareInput, signal?: AbortSignal, abort: () => Error = () => new Error('the upload was interrupted')): Promise<AggregatedUpload> {
   if (signal?.aborted === true) throw abort();
+  // An oversize upload is refused now, from one pass over its text: not after waiting for a turn and a full parse.
+  checkTestCaseLimit(input.reports, MAX_TEST_CASES_PER_UPLOAD);
   if (running >= MAX_PARSING) {
     await new Promise<void>((resolve, reject) => {
       const turn = () => {

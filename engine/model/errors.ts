@@ -35,6 +35,7 @@ export const ERRORS = {
   queue_draining: conflict('submitPullRequest while the queue is draining'),
   pr_not_found: notFound('getSubmittedPullRequest for a PR never submitted to that queue'),
   pr_not_queued: notFound('cancelPullRequest or restartTestsOnPullRequest for a PR not in the queue'),
+  pr_head_unknown: conflict('setImpactedTargets without pr.sha for a PR whose head the git host has not reported yet'),
   pr_already_merged: conflict('submitPullRequest for a PR the queue merged already'),
   pr_being_merged: conflict('submitting again, cancelling or restarting a PR whose merge is under way'),
   test_run_not_found: notFound('getMergeQueueTestingDetails for an unknown test run'),
@@ -56,6 +57,14 @@ export const ERRORS = {
     kind: 'unavailable',
   },
   invalid_settings: invalid('test monitor settings that contradict each other (a resolution threshold over its activation)'),
+  // The device authorization grant (RFC 8628; its `error` is in the body too).
+  authorization_pending: http(400, 'bad_request', 'device-auth/tokens before a person approved the user code (poll again after `interval`)'),
+  slow_down: http(400, 'bad_request', 'device-auth/tokens polled faster than `interval` (which grows by 5 seconds)'),
+  access_denied: http(400, 'bad_request', 'device-auth/tokens for a user code a person denied'),
+  expired_token: http(400, 'bad_request', 'device-auth/tokens for a device code older than its `expires_in`'),
+  invalid_grant: http(400, 'bad_request', 'device-auth/tokens with a device code that is unknown or spent'),
+  unsupported_grant_type: http(400, 'bad_request', 'device-auth/tokens with a grant_type other than the device code'),
+  not_implemented: http(501, 'not_implemented', 'a path of the hosted service whose request shape is not published (flaky-ci/create-ci-run)'),
   // The HTTP layer.
   invalid_field: invalid('a field (or the body) fails its schema, or a dashboard form or query holds a bad value; `details` names each field of a body'),
   invalid_json: http(400, 'bad_request', 'a body that is not valid JSON, or an empty one'),
@@ -80,6 +89,7 @@ export const ERRORS = {
     'the store’s database (PostgreSQL) is unreachable, restarting, or did not answer in time, with `retry-after`: the request was not acknowledged; send it again then',
   ),
   dependency_unavailable: http(503, 'unavailable', 'the git host or CI that the request needs is unreachable or did not answer in time, with `retry-after`'),
+  device_authorizations_full: http(503, 'unavailable', 'device-auth/initiate while a thousand sign-ins wait already, with `retry-after`'),
   storage_full: http(507, 'storage_full', 'the disk or the store is full (`GREENLINE_MAX_DB_SIZE`): nothing of the request was stored; reads still work'),
 } as const satisfies Record<string, ErrorSpec>;
 

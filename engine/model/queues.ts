@@ -197,8 +197,12 @@ export function newRuntime(): QueueRuntime {
   };
 }
 
-/** What updateQueue (and createQueue) may carry, already validated. */
-export interface QueuePatch extends Partial<QueueSettings> {
+/**
+ * What updateQueue (and createQueue) may carry, already validated. A setting sent as `null` goes back to its
+ * default (`mode` has no null: `single` is one request away).
+ */
+export type SettingsPatch = { [K in keyof QueueSettings]?: QueueSettings[K] | (K extends 'mode' ? never : null) };
+export interface QueuePatch extends SettingsPatch {
   state?: RequestableQueueState;
   requiredStatuses?: string[];
   deleteRequiredStatuses?: boolean;
@@ -272,8 +276,14 @@ const UINT32_MAX = 4_294_967_295;
 export function applyPatch(queue: QueueRecord, patch: Omit<QueuePatch, 'state'>, now: string): QueueRecord {
   const { requiredStatuses, deleteRequiredStatuses, ...settingsPatch } = patch;
   const settings: QueueSettings = { ...queue.settings };
+  const writable = settings as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(settingsPatch) as [keyof QueueSettings, unknown][]) {
-    if (value !== undefined) (settings as unknown as Record<string, unknown>)[name] = value;
+    if (value === undefined) continue;
+    if (value !== null) writable[name] = value;
+    // Back to the default: the documented value, or absent where absent is the default (bisectionConcurrency
+    // follows concurrency again).
+    else if (DEFAULT_SETTINGS[name] !== undefined) writable[name] = DEFAULT_SETTINGS[name];
+    else delete writable[name];
   }
   let statuses = queue.requiredStatuses;
   if (deleteRequiredStatuses === true) statuses = null;

@@ -47,7 +47,8 @@ export type TimelineText =
   | { kind: 'merged'; branch: string; head: string }
   | { kind: 'mergeFailed'; reason: string }
   | { kind: 'headPushed'; before: string; after: string }
-  | { kind: 'speculating'; likelihood: number; behind: number }
+  /** `line`: speculation along the build graph; `behind` is then the PRs ahead of it in its line whose outcome is open. */
+  | { kind: 'speculating'; likelihood: number; behind: number; line?: true }
   /** What the git host recorded on the PR (a comment, the status check), as its note says. */
   | { kind: 'hostComment'; message: string }
   | { kind: 'hostStatusCheck'; message: string };
@@ -101,7 +102,10 @@ export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t
   },
   speculating: {
     event: 'speculating',
-    text: (t) => `failure likelihood ${(t.likelihood * 100).toFixed(1)}% with ${t.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`,
+    text: (t) =>
+      t.line === true
+        ? `failure likelihood ${(t.likelihood * 100).toFixed(1)}% with ${t.behind} PR(s) ahead of it in its line not yet passed: tested alone first, then on top of the PRs ahead once they passed alone`
+        : `failure likelihood ${(t.likelihood * 100).toFixed(1)}% with ${t.behind} PR(s) behind it in the window: tested alone first, the PRs behind it go on without it`,
   },
   hostComment: { event: 'comment', text: (t) => t.message },
   hostStatusCheck: { event: 'status_check', text: (t) => t.message },

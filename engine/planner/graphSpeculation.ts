@@ -9,6 +9,7 @@
  */
 import { PR_IS } from '../../machines/index.js';
 import type { BitSet } from './graph.js';
+import { failureChance } from './lineSpeculation.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
 import { LineupView } from './view.js';
 
@@ -55,9 +56,6 @@ export function gateStarts(view: LineupView, startRuns: (view: LineupView) => Pl
 /** How many times the starts are asked again for the slots of held-back runs. */
 const MAX_ROUNDS = 4;
 
-/** A PR's chance of failing for want of a better estimate: the failure share the likelihood model starts from. */
-export const PRIOR_FAILURE = 0.05;
-
 /**
  * Direct bases: whether a failure on an unsettled base is likelier the failed PR's own than that of the unsettled PRs
  * under it. Each PR of the base fails with its likelihood (one that failed already: for certain); the failed PR's own
@@ -66,12 +64,12 @@ export const PRIOR_FAILURE = 0.05;
  * resetting them now and again when the PR ahead fails.
  */
 export function likelierItsOwn(pr: PlanPullRequest, lineup: readonly PlanPullRequest[], deps: readonly number[], unsettled: BitSet): boolean {
-  const own = pr.likelihood ?? PRIOR_FAILURE;
+  const own = failureChance(pr);
   let basePasses = 1;
   for (const position of deps) {
     if (!unsettled.has(position)) continue;
     const dep = lineup[position] as PlanPullRequest;
-    basePasses *= PR_IS.failing(dep.state) ? 0 : 1 - (dep.likelihood ?? PRIOR_FAILURE);
+    basePasses *= PR_IS.failing(dep.state) ? 0 : 1 - failureChance(dep);
     if (1 - basePasses > own) return false;
   }
   return true;

@@ -22,6 +22,7 @@ import type { BisectionMemory } from './bisection.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';
 import { gateStarts } from './graphSpeculation.js';
+import { lineSpeculations } from './lineSpeculation.js';
 import { merges } from './merges.js';
 import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
@@ -94,7 +95,7 @@ export type Decision =
   | { kind: 'split'; prs: number[]; bisectionId: string }
   | { kind: 'failAtOnce'; pr: number; basePrs: number[]; bisectionId: string }
   /** Speculation by likelihood: test a PR likely to fail alone, off the main line, before the PRs behind it build on it. */
-  | { kind: 'isolate'; pr: number; likelihood: number; behind: number }
+  | { kind: 'isolate'; pr: number; likelihood: number; behind: number; line?: true }
   | { kind: 'settle' };
 
 export interface Plan {
@@ -105,7 +106,7 @@ export interface Plan {
 
 export function plan(input: PlanInput): Plan {
   const view = new LineupView(input);
-  for (const phase of [invalidations, resolutions, merges, speculations]) {
+  for (const phase of [invalidations, resolutions, merges, speculations, lineSpeculations]) {
     const decisions = phase(view);
     if (decisions.length > 0) return { decisions, wakeAt: null };
   }

@@ -17,7 +17,8 @@
  */
 import { PR_IS } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
-import { likelierItsOwn, PRIOR_FAILURE } from './graphSpeculation.js';
+import { likelierItsOwn } from './graphSpeculation.js';
+import { failureChance } from './lineSpeculation.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
@@ -151,7 +152,8 @@ export class LineupView {
     const failed = PR_IS.failing(pr.state) && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
-    this.settled[at] = !graph.dependsOnAny(at, unsettled);
+    // A PR isolated is tested on the target branch alone: what fails there is its own, whatever is still testing ahead.
+    this.settled[at] = isolated(pr) || !graph.dependsOnAny(at, unsettled);
     this.doomed[at] =
       failed &&
       (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number)))) &&
@@ -221,9 +223,17 @@ export class LineupView {
     for (const position of this.baseGraph.deps(at)) {
       if (!this.unsettled.has(position)) continue;
       const dep = lineup[position] as PlanPullRequest;
-      if (!PR_IS.failing(dep.state)) chance *= 1 - (dep.likelihood ?? PRIOR_FAILURE);
+      if (!PR_IS.failing(dep.state)) chance *= 1 - failureChance(dep);
     }
     return chance;
+  }
+
+  /** How many PRs ahead it depends on have not passed: the depth of its line (lineSpeculation.ts). */
+  unsettledAhead(at: number, only: (pr: PlanPullRequest) => boolean = () => true): number {
+    this.baseGraph.ensure(at);
+    let count = 0;
+    for (const position of this.baseGraph.deps(at)) if (this.unsettled.has(position) && only(this.input.lineup[position] as PlanPullRequest)) count++;
+    return count;
   }
 
   /** How many PRs ahead it depends on, bisections left out: it merges once none is left. */

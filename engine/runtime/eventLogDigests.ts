@@ -83,6 +83,10 @@ export class RecordingStore implements Store {
     return this.inner.read(fn);
   }
 
+  durable(): Promise<void> {
+    return this.inner.durable?.() ?? Promise.resolve();
+  }
+
   write<R>(fn: (tx: WriteTx) => R): R {
     const writes: Write[] = [];
     let logged: { queueId: string; seq: number } | undefined;

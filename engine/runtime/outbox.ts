@@ -81,6 +81,9 @@ export class OutboxRunner {
       if (!deps.alive(queueId)) return;
       const next = store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
       if (next === undefined) return;
+      // An effect acts outside (the git host, CI) on what its transaction decided: only once that is on disk.
+      await store.durable?.();
+      if (!deps.alive(queueId)) return;
       try {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {

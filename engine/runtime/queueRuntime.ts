@@ -23,6 +23,14 @@ import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
 import { copyRuntime, WorkingSet } from './workingSet.js';
 
+/** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
+const NAMES = new Intl.Collator('en', { numeric: true });
+
+/** Timers in due order, and those due at the same instant in the order they were made. */
+function madeFirst(a: { name: string; dueAt: number }, b: { name: string; dueAt: number }): number {
+  return a.dueAt - b.dueAt || NAMES.compare(a.name, b.name);
+}
+
 export interface QueueRuntimeDeps {
   store: Store;
   scheduler: Scheduler;
@@ -100,6 +108,9 @@ export class QueueRuntime {
           }),
         ),
     }));
+    // Armed in the order they were made, not the store's byte order (`run:tr_…_10` before `run:tr_…_9`): timers due
+    // at the same instant then fire in the order they would have without the restart (test/engine/engine.properties).
+    timers.sort(madeFirst);
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
     // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
     // timer armed in the past only when it next moves), earliest first.
@@ -137,8 +148,8 @@ export class QueueRuntime {
   /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
   refresh(queueId: string): void {
     if (!this.running || !this.ownership.owns(queueId)) return;
-    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })]);
-    for (const { key, value } of timers) this.arm(queueId, { name: String(key[1]), dueAt: value });
+    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })].map(({ key, value }) => ({ name: String(key[1]), dueAt: value })));
+    for (const timer of timers.sort(madeFirst)) this.arm(queueId, timer);
     this.kick(queueId);
   }
 

@@ -3,7 +3,9 @@
  * and keys encoded by keyCodec into binary LMDB keys (LMDB orders them with memcmp, which is the documented order).
  *
  * Writes run in `transactionSync`: LMDB's write lock (shared by every process that opens the file) serialises them,
- * a throw aborts the transaction, and the commit is synced unless `noSync`. Reads run on one read transaction — an
+ * and a throw aborts the transaction. A commit is not synced by itself: with group commit (the default) one sync on a
+ * pool thread makes every transaction committed before it durable at once, and `durable()` resolves after it
+ * (groupCommit.ts); `groupCommit: false` syncs each commit on the event loop (the old way); `noSync` never syncs. Reads run on one read transaction — an
  * MVCC snapshot that takes no lock — renewed at the start of every `read`, so they see everything committed before
  * it, by this or any other process. Scans are materialised inside the transaction, so results stay valid after it.
  */
@@ -17,6 +19,7 @@ import { InvalidKeyError, StorageFullError } from './store.js';
 import { PRIVATE_FILE_MODE } from './backupFile.js';
 import { secureDataDir } from './fileModes.js';
 import { LmdbSpace } from './lmdbSpace.js';
+import { GroupCommit } from './groupCommit.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
 export interface LmdbStoreOptions {
@@ -24,6 +27,13 @@ export interface LmdbStoreOptions {
   dir: string;
   /** Skip the fsync at each commit: faster, but a machine crash may lose recent commits (never corrupts). */
   noSync?: boolean;
+  /**
+   * Commits are synced in groups, off the event loop, and `durable()` says when (default true; groupCommit.ts).
+   * false: each commit is synced on the event loop before `write` returns. Ignored with `noSync`.
+   */
+  groupCommit?: boolean;
+  /** Awaited before each group sync starts (tests hold a sync with it, to see that nothing answers before it). */
+  beforeSync?: () => Promise<void>;
   /** Initial map size; LMDB-js grows the map when it fills. */
   mapSizeBytes?: number;
   /**
@@ -76,19 +86,28 @@ function asStorageFull(error: unknown): StorageFullError | undefined {
   return undefined;
 }
 
-export function openLmdbStore(options: LmdbStoreOptions): Store {
+/** The LMDB store, with the count of its group syncs (the metric and the tests read it). */
+export interface LmdbStore extends Store {
+  readonly kind: 'lmdb';
+  /** Group syncs finished, and transactions committed but not yet synced (0 without group commit). */
+  syncStats(): { syncs: number; pending: number };
+}
+
+export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   for (const warning of secureDataDir(options.dir)) (options.onWarning ?? warn)(warning);
   const file = path.join(options.dir, options.fileName ?? LMDB_FILE);
   // The store file and its lock file: the owner's only, whatever the umask (lmdb-js's default is 0664). lmdb-js takes
   // the option (env.cpp) but its types leave it out.
   const modes = { permissionsMode: PRIVATE_FILE_MODE } as object;
+  const groupCommit = options.noSync !== true && options.groupCommit !== false;
   const env = open<unknown, Buffer>({
     ...modes,
     path: file,
     encoding: 'json',
     keyEncoding: 'binary',
     maxDbs: 64,
-    noSync: options.noSync ?? false,
+    // Under group commit LMDB itself never syncs at a commit (MDB_NOSYNC); GroupCommit syncs the file for it.
+    noSync: (options.noSync ?? false) || groupCommit,
     ...(options.mapSizeBytes !== undefined && { mapSize: options.mapSizeBytes }),
   });
   const dbs = new Map<CollectionName, Db>();
@@ -96,6 +115,11 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     dbs.set(name, env.openDB<unknown, Buffer>(name, { encoding: 'json', keyEncoding: 'binary' }));
   }
   const life = new Lifecycle();
+  // mdb_env_sync(force) on libuv's pool: flushes every page and meta page written by the commits before it.
+  const syncFile = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve())));
+  const { beforeSync } = options;
+  const group = groupCommit ? new GroupCommit(beforeSync === undefined ? syncFile : () => beforeSync().then(syncFile)) : undefined;
   const db = (name: CollectionName): Db => {
     checkCollection(name);
     return dbs.get(name) as Db;
@@ -149,7 +173,7 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
   const space = new LmdbSpace({ dir: options.dir, maxBytes: options.maxBytes, diskReserveBytes: options.diskReserveBytes, liveBytes });
 
   return {
-    kind: 'lmdb',
+    kind: 'lmdb' as const,
     read<R>(fn: (tx: ReadTx) => R): R {
       life.begin('read');
       // Drop lmdb-js's shared read snapshot (it is reused until the next macrotask) so this read starts a fresh one
@@ -209,11 +233,18 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
         } catch (error) {
           throw asStorageFull(error) ?? error;
         }
+        if (wrote || removed) group?.committedOne();
         return result as R;
       } finally {
         life.inWrite = false;
         scope.active = false;
       }
+    },
+    durable(): Promise<void> {
+      return group?.durable() ?? Promise.resolve();
+    },
+    syncStats() {
+      return { syncs: group?.syncs ?? 0, pending: group?.pending ?? 0 };
     },
     fullReason(): string | undefined {
       life.begin('stats');
@@ -232,6 +263,9 @@ export function openLmdbStore(options: LmdbStoreOptions): Store {
     async close(): Promise<void> {
       life.begin('write');
       life.closed = true;
+      // Under MDB_NOSYNC closing does not sync: what was committed is made durable first.
+      await group?.durable().catch(() => undefined);
+      if (group !== undefined && group.pending > 0) await syncFile().catch(() => undefined);
       await env.close();
     },
   };

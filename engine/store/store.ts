@@ -125,6 +125,13 @@ export interface Store {
    * Transactions are serialised. `fn` must be synchronous and must not call `read` or `write` itself.
    */
   write<R>(fn: (tx: WriteTx) => R): R;
+  /**
+   * Resolves once every transaction committed before the call is durable. With group commit (LMDB's default:
+   * groupCommit.ts) `write` returns once its transaction is committed and visible, and one sync off the event loop
+   * makes many transactions durable together: whatever must not run before its transaction is on disk (an answer,
+   * an effect at the edge) awaits this first. Stores whose commits are durable when `write` returns leave it out.
+   */
+  durable?(): Promise<void>;
   stats(): StoreStats;
   /**
    * Why the store refuses writes now (full: its limit or its disk), or undefined when it takes them. A full store

@@ -13,6 +13,7 @@ import { largestBatch } from '../planner/batches.js';
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { afterResults, requeue } from './moves.js';
+import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
 import { fail } from './runs.js';
 
@@ -92,7 +93,13 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const memory = q.runtime.bisections[bisectionId];
   const group = q.requirePr(prs[0] as number).group;
   const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
-  const moved = mergedSince === undefined || mergedSince.some((number) => !run.basePrs.includes(number));
+  const moved =
+    mergedSince === undefined ||
+    mergesReach(
+      q,
+      mergedSince.filter((number) => !run.basePrs.includes(number)),
+      run.prs,
+    );
   const from = firstAt(q, prs);
   for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));

@@ -97,7 +97,8 @@ describe('setImpactedTargets and parallel lanes over HTTP', () => {
     const sha = 'a'.repeat(40);
     expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: 'SOME' })), 400);
     expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [''] })), 400);
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1 }, impactedTargets: [] })), 400);
+    // Without pr.sha the targets are for the head the queue knows: a PR never submitted has none.
+    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1 }, impactedTargets: [] })), 404, 'not_found');
     expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 0, sha }, impactedTargets: [] })), 400);
     expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }, 'other')), 404, 'not_found');
     expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }), TOKENS.globex), 404, 'not_found');

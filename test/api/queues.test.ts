@@ -38,6 +38,9 @@ const DEFAULTS = {
   enqueueingLabel: 'greenline-merge',
   labelCommandsEnabled: false,
   stateLabelsEnabled: false,
+  testingTimeoutMins: 300,
+  isBatching: false,
+  batchingMaxWaitTimeMins: 5,
 };
 
 describe('createQueue', () => {

@@ -115,7 +115,7 @@ describe('greenline serve', () => {
           setTimeout(() => req.end(body.slice(20)), 300);
         }, 200);
       });
-      expect(await answer).toEqual({ status: 200, text: '{}' });
+      expect(await answer).toEqual({ status: 200, text: '{}\n' });
       expect(await server.exited).toEqual({ code: 0, signal: null });
       const after = await start({ GREENLINE_DATA: dir, GREENLINE_API_TOKENS: 'acme:acme-secret-token-123456' });
       expect(await (await call(after, '/v1/getQueue', 'acme-secret-token-123456', QUEUE)).json()).toMatchObject({ concurrency: 2 });
@@ -186,6 +186,6 @@ describe('greenline command line', () => {
     const wrong = await runCli(['launch'], {});
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('unknown command "launch"');
-    expect((await runCli(['serve', '--verbose'], {})).code).toBe(2);
+    expect((await runCli(['serve', '--no-such-option'], {})).code).toBe(2);
   });
 });

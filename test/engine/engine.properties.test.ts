@@ -199,4 +199,29 @@ describe('engine properties', () => {
     // Every workload crashed once.
     expect(crashes).toBe(150);
   });
+
+  test('a crash while CI stays silent: run deadlines survive the restore and fire as in the run without the crash', async () => {
+    // CI that rarely answers and time that passes in long steps, so runs reach their testing timeout: a deadline kept
+    // only in memory would be lost at the restore and the crashed run would never time out.
+    const silent = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('submit' as const), number }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 10, max: 60 }) }) },
+    );
+    const short = fc.record({ concurrency: fc.integer({ min: 1, max: 3 }), batch: fc.boolean(), testingTimeoutMinutes: fc.integer({ min: 30, max: 45 }) });
+    let timedOut = 0;
+    await fc.assert(
+      fc.asyncProperty(short, fc.array(silent, { minLength: 5, maxLength: 25 }), fc.nat(), async (initial, actions, pick) => {
+        const clean = await play(initial, actions);
+        timedOut += snapshotOf(clean.h).runs.filter((run) => run.status === 'cancelled' && /testing timeout/.test(run.reason ?? '')).length;
+        const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
+        const crashed = await play(initial, actions, crashAfter);
+        expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
+        checkInvariants(crashed.h, crashed.submitted);
+      }),
+      { numRuns: 100 },
+    );
+    // The workloads reach the deadlines the property speaks of.
+    expect(timedOut).toBeGreaterThan(20);
+  });
 });

@@ -151,9 +151,10 @@ describe('parallel mode properties', () => {
       ),
       { numRuns: 250 },
     );
-    // The workloads exercise what the properties speak of.
+    // The workloads exercise what the properties speak of (with direct bases, a PR resting on one whose outcome is
+    // open is tested alone first, on no base: fewer runs have one).
     expect(merges).toBeGreaterThan(100);
-    expect(bases).toBeGreaterThan(50);
+    expect(bases).toBeGreaterThan(30);
     expect(pairs).toBeGreaterThan(50);
   });
 

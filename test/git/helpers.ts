@@ -252,9 +252,13 @@ export class GitQueue {
     return out === '' ? [] : out.split('\n');
   }
 
-  /** Polls (real time: a CI process is at work) until `check` holds. */
-  async until<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
-    const deadline = Date.now() + ms;
+  /**
+   * Polls (real time: a CI process is at work) until `check` holds. No deadline of its own unless `ms` is given: on a
+   * loaded machine a CI process may take many times its quiet time, and the test's budget (vitest.config.ts) stops
+   * one that is stuck.
+   */
+  async until<T>(read: () => T | Promise<T>, check: (value: T) => boolean, what: string, ms?: number): Promise<T> {
+    const deadline = ms === undefined ? Number.POSITIVE_INFINITY : Date.now() + ms;
     for (;;) {
       await this.engine.settle();
       const value = await read();

@@ -16,7 +16,7 @@ interface Operation {
   template: string;
   segments: string[];
   pointer: string;
-  operation: { operationId: string; requestBody?: unknown; responses: Record<string, unknown> };
+  operation: { operationId: string; requestBody?: unknown; responses: Record<string, unknown>; parameters?: unknown[] };
 }
 
 export interface MatchedOperation {
@@ -143,6 +143,30 @@ export class GitHubOpenApi {
     if (body === undefined) return requestBody?.required === true ? 'a body is required' : undefined;
     const validate = this.validator(`${match.method} ${match.template} request`, schema);
     return validate(body) ? undefined : this.problems(validate);
+  }
+
+  /**
+   * Why GitHub would not take these query parameters: one the operation does not declare, a value off its schema,
+   * or more than the `(max N)` its description documents (`per_page`: GitHub caps it silently, so a caller asking for
+   * more gets fewer than it asked and takes the list for complete).
+   */
+  checkQuery(match: MatchedOperation, query: URLSearchParams): string | undefined {
+    const declared = new Map<string, { schema?: Record<string, unknown>; description?: string }>();
+    for (const parameter of this.operationOf(match).operation.parameters ?? []) {
+      const resolved = this.resolve(parameter) as { name: string; in: string; schema?: Record<string, unknown>; description?: string } | undefined;
+      if (resolved?.in === 'query') declared.set(resolved.name, resolved);
+    }
+    for (const [name, value] of query) {
+      const parameter = declared.get(name);
+      if (parameter === undefined) return `the query parameter ${name} is not one of ${match.operationId}'s (${[...declared.keys()].join(', ') || 'none'})`;
+      const type = parameter.schema?.type;
+      if (type === 'integer' && !/^\d+$/.test(value)) return `${name}=${value} is not an integer`;
+      const values = parameter.schema?.enum as string[] | undefined;
+      if (values !== undefined && !values.includes(value)) return `${name}=${value} is not one of ${values.join(', ')}`;
+      const max = /\(max (\d+)\)/.exec(parameter.description ?? '')?.[1];
+      if (max !== undefined && Number(value) > Number(max)) return `${name}=${value} is over the documented maximum of ${max}`;
+    }
+    return undefined;
   }
 
   /** Why GitHub could not send this response (an undocumented status, or a body off its schema). */

@@ -16,8 +16,12 @@ import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { GitHubStandIn, OWNER, REPO } from './standIn.js';
 import { example, signedDelivery } from './webhookExamples.js';
+import { webhookSchemas } from './webhookSchemas.js';
 
 export const SECRET = 'webhook-secret-for-tests';
+export const PUBLIC_URL = 'https://greenline.example.com';
+/** How often the `greenline` check runs are written (the engine's clock). */
+export const CHECK_RUN_THROTTLE_MS = 10_000;
 export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: OWNER, name: REPO }, branch: 'main' };
 const START = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -73,7 +77,10 @@ export class GitHubQueue {
       onError: (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
     });
     this.engine.start();
-    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`));
+    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`), {
+      publicUrl: () => PUBLIC_URL,
+      throttleMs: CHECK_RUN_THROTTLE_MS,
+    });
     this.receiver.start();
     this.app = await buildServer({ engine: this.engine, githubWebhooks: this.receiver });
   }
@@ -114,6 +121,12 @@ export class GitHubQueue {
     throw new Error(`effects still waiting after 200 rounds: ${this.errors.slice(-3).join(' | ')}`);
   }
 
+  /** Moves the clock past the check runs' throttle, and lets them be written. */
+  async publishCheckRuns(): Promise<void> {
+    this.clock.advanceBy(CHECK_RUN_THROTTLE_MS);
+    await this.settle();
+  }
+
   /** Delivers a webhook and lets every effect it causes finish. */
   async deliver(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
     const response = await this.send(name, payload, id, secret);
@@ -123,6 +136,9 @@ export class GitHubQueue {
 
   /** Delivers a webhook and lets effects run once, without moving the clock: a failed one waits for its retry. */
   async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
+    // What the test made of GitHub's example must still be a payload GitHub could send.
+    const wrong = webhookSchemas().check(name, payload, exampleOf(name, payload));
+    if (wrong !== undefined) this.github.violations.push(`webhook ${name}: GitHub could not send this payload: ${wrong}`);
     const delivery = await signedDelivery(secret, name, payload, id);
     const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
     await this.settle();
@@ -170,5 +186,15 @@ export class GitHubQueue {
   inputs(type: string): unknown[] {
     const queueId = this.engine.getQueue(KEY).queue.id;
     return this.engine.eventLog(queueId).filter((event) => event.input.type === type);
+  }
+}
+
+/** GitHub's example the payload was made from (its event and action), when there is one. */
+function exampleOf(name: string, payload: unknown): unknown {
+  const action = (payload as { action?: unknown } | null)?.action;
+  try {
+    return example(name, typeof action === 'string' ? action : undefined);
+  } catch {
+    return undefined;
   }
 }

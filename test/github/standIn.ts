@@ -15,38 +15,15 @@ import { StandInReviews } from './standInReviews.js';
 import { StandInGitData } from './standInGitData.js';
 import { StandInPulls } from './standInPulls.js';
 import { INSTALLATION_ID, OWNER, REPO, StandInBodies } from './standInBodies.js';
+import { APP_PERMISSIONS } from '../../engine/providers/github/manifest.js';
+import { missingPermission, REF_UPDATES, workflowChanges, workflowRefusal } from './standInPermissions.js';
+import { StandInRepo } from './standInRepo.js';
+import type { Exchange, Fault, Pull } from './standInTypes.js';
+import { StandInChecks } from './standInChecks.js';
 
 export { OWNER, REPO };
 
-export interface Pull {
-  number: number;
-  title: string;
-  author: string;
-  head: string;
-  headRef: string;
-  base: string;
-  draft: boolean;
-  state: 'open' | 'closed';
-  merged: boolean;
-  /** GitHub computes mergeability in the background: null until the first read after a change has "computed" it. */
-  mergeableComputed: boolean;
-}
-
-export interface Fault {
-  method: string;
-  path: RegExp;
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-  times: number;
-}
-
-export interface Exchange {
-  method: string;
-  path: string;
-  operationId: string;
-  status: number;
-}
+export type { Exchange, Fault, Pull };
 
 let openApi: GitHubOpenApi | undefined;
 
@@ -66,6 +43,12 @@ export class GitHubStandIn {
   private readonly bodies = new StandInBodies(this);
   private readonly gitData = new StandInGitData(this, this.bodies);
   private readonly pullsApi = new StandInPulls(this, this.bodies);
+  private readonly repoApi = new StandInRepo(this, this.bodies);
+  /** Check runs made through the checks API (Greenline's own `greenline` check run). */
+  readonly checks = new StandInChecks(
+    () => this.url,
+    (sha) => this.pullsOf(sha),
+  );
   readonly reviews = new StandInReviews(
     () => this.url,
     (login) => this.bodies.user(login),
@@ -78,7 +61,13 @@ export class GitHubStandIn {
   /** While set, GitHub hangs: every request waits for it before it is answered (`held` counts them). */
   hold: Promise<void> | undefined;
   held = 0;
-  private readonly tokens = new Set<string>();
+  /** The permissions the installation has: the App manifest's, unless a test changes them. */
+  granted: Record<string, string> = { ...APP_PERMISSIONS };
+  /** Installation tokens handed out, with the permissions each carries. */
+  private readonly tokens = new Map<string, Record<string, string>>();
+  /** The permissions of the request being answered (a ref update checks workflow files against them). */
+  private acting: { permissions: Record<string, string>; operationId: string } | undefined;
+  private tokensMade = 0;
   private readonly api: GitHubOpenApi;
   private server: Server | undefined;
   url = '';
@@ -136,6 +125,11 @@ export class GitHubStandIn {
     return commit;
   }
 
+  /** The open PRs whose head is this commit. */
+  pullsOf(sha: string): Pull[] {
+    return [...this.pulls.values()].filter((pull) => pull.state === 'open' && pull.head === sha);
+  }
+
   head(branch: string): string | undefined {
     return this.git.refs.get(`heads/${branch}`);
   }
@@ -143,6 +137,11 @@ export class GitHubStandIn {
   files(branch: string): Files | undefined {
     const sha = this.head(branch);
     return sha === undefined ? undefined : this.git.commits.get(sha)!.files;
+  }
+
+  /** Every installation token stops working (revoked, or expired early): GitHub answers 401 until a new one is made. */
+  revokeTokens(): void {
+    this.tokens.clear();
   }
 
   fail(fault: Omit<Fault, 'times'> & { times?: number }): void {
@@ -157,6 +156,14 @@ export class GitHubStandIn {
 
   /** Moves a ref, as GitHub does: a PR whose head reaches its base branch is merged, and mergeability is computed again. */
   setRef(ref: string, sha: string): void {
+    if (this.acting !== undefined) {
+      // A new branch is compared with the default branch, as GitHub checks the commits it brings.
+      const before = this.git.refs.get(ref) ?? this.head('main');
+      const changed = workflowChanges(before === undefined ? {} : this.git.commits.get(before)!.files, this.git.commits.get(sha)!.files);
+      const status = this.acting.operationId.startsWith('git/') ? 422 : 403;
+      const refusal = workflowRefusal(status, changed, this.acting.permissions);
+      if (refusal !== undefined) throw new Refused(refusal);
+    }
     this.git.refs.set(ref, sha);
     // GitHub marks a PR merged when its head reaches its base branch.
     for (const pull of this.pulls.values()) {
@@ -186,6 +193,9 @@ export class GitHubStandIn {
       answer = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
     } else {
       const body = text === '' ? undefined : JSON.parse(text);
+      // GitHub caps a page at 100 and ignores what it does not know: a caller would take a cut list for the whole.
+      const queryProblem = this.api.checkQuery(match, url.searchParams);
+      if (queryProblem !== undefined) this.violations.push(`${method} ${match.template}: GitHub would not honour the query: ${queryProblem}`);
       const problem = this.api.checkRequest(match, body);
       const fault = this.outage()
         ? { method, path: /./, status: 503, times: 1, body: { message: 'Service unavailable' } }
@@ -199,7 +209,7 @@ export class GitHubStandIn {
         checked = false;
         answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
       } else {
-        answer = this.authorized(request, match) ?? this.answer(match, body, url.searchParams);
+        answer = this.authorized(request, match) ?? this.permitted(request, match, body, url);
         if (answer.githubWide === true) checked = false;
       }
       if (checked) {
@@ -224,8 +234,28 @@ export class GitHubStandIn {
       return undefined;
     }
     const token = /^(?:token|bearer) (.+)$/i.exec(header)?.[1];
-    if (token === undefined || !this.tokens.has(token)) return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' } };
+    if (token === undefined || !this.tokens.has(token))
+      return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }, githubWide: true };
     return undefined;
+  }
+
+  /** The answer, when the token's permissions allow the operation (a 403 as GitHub gives when they do not). */
+  private permitted(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer {
+    const appLevel = match.template.startsWith('/app/') || match.template === '/repos/{owner}/{repo}/installation';
+    if (appLevel) return this.answer(match, body, url.searchParams);
+    const permissions = this.tokens.get(/^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '') ?? {};
+    const missing = missingPermission(match.operationId, permissions);
+    if (missing === 'unknown') this.violations.push(`${match.method} ${match.template}: the stand-in does not know what permission ${match.operationId} needs`);
+    else if (missing !== undefined) return missing;
+    this.acting = REF_UPDATES.has(match.operationId) ? { permissions, operationId: match.operationId } : undefined;
+    try {
+      return this.answer(match, body, url.searchParams);
+    } catch (error) {
+      if (error instanceof Refused) return error.answer;
+      throw error;
+    } finally {
+      this.acting = undefined;
+    }
   }
 
   private answer(match: MatchedOperation, body: Record<string, unknown> | undefined, query: URLSearchParams): Answer {
@@ -237,67 +267,29 @@ export class GitHubStandIn {
         return this.installed ? { status: 200, body: this.bodies.installationBody() } : NOT_FOUND;
       case 'apps/create-installation-access-token': {
         if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return NOT_FOUND;
-        const token = `ghs_standin${this.tokens.size}`;
-        this.tokens.add(token);
-        return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { contents: 'write' }, repository_selection: 'selected' } };
-      }
-      case 'repos/get-branch': {
-        const sha = this.head(p.branch!);
-        if (sha === undefined) return NOT_FOUND;
-        return { status: 200, body: this.bodies.branchBody(p.branch!, sha) };
-      }
-      case 'repos/get-branch-rules': {
-        const required = this.rulesets.get(p.branch!) ?? [];
-        const rules =
-          required.length === 0
-            ? []
-            : [
-                {
-                  type: 'required_status_checks',
-                  ruleset_source_type: 'Repository',
-                  ruleset_source: `${OWNER}/${REPO}`,
-                  ruleset_id: 42,
-                  parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
-                },
-              ];
-        return { status: 200, body: [...rules, ...this.reviews.rules(p.branch!)] };
-      }
-      case 'issues/list-comments': {
-        const page = Number(query.get('page') ?? '1');
-        const perPage = Number(query.get('per_page') ?? '30');
-        const all = this.comments.filter((comment) => comment.issue === Number(p.issue_number));
-        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map((comment) => this.bodies.commentBody(comment)) };
-      }
-      case 'issues/create-comment': {
-        const comment = { id: 1000 + this.comments.length, issue: Number(p.issue_number), body: String(input.body), bot: true };
-        this.comments.push(comment);
-        return { status: 201, body: this.bodies.commentBody(comment) };
-      }
-      case 'issues/update-comment': {
-        const comment = this.comments.find((candidate) => candidate.id === Number(p.comment_id));
-        if (comment === undefined) return NOT_FOUND;
-        comment.body = String(input.body);
-        return { status: 200, body: this.bodies.commentBody(comment) };
-      }
-      case 'repos/create-commit-status': {
-        const status = { sha: p.sha!, context: String(input.context ?? 'default'), state: String(input.state), description: String(input.description ?? '') };
-        this.statuses.push(status);
-        return { status: 201, body: this.bodies.statusBody(status, this.statuses.length) };
-      }
-      case 'repos/get-collaborator-permission-level': {
-        const permission = this.permissions.get(p.username!) ?? 'read';
-        return { status: 200, body: { permission, role_name: permission, user: { ...this.bodies.user(p.username!), role_name: permission } } };
+        const token = `ghs_standin${++this.tokensMade}`;
+        this.tokens.set(token, { ...this.granted });
+        return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { ...this.granted }, repository_selection: 'selected' } };
       }
       default: {
         const answered =
-          this.gitData.answer(match.operationId, p, input) ??
+          this.repoApi.answer(match.operationId, p, input, query) ??
+          this.checks.answer(match.operationId, p, input, query) ??
+          this.gitData.answer(match.operationId, p, input, query) ??
           this.pullsApi.answer(match.operationId, p, input, query) ??
-          this.labels.answer(match.operationId, p, input) ??
+          this.labels.answer(match.operationId, p, input, query) ??
           this.reviews.answer(match.operationId, p, query);
         if (answered !== undefined) return answered;
         this.violations.push(`${match.method} ${match.template}: the stand-in does not answer ${match.operationId}`);
         return NOT_FOUND;
       }
     }
+  }
+}
+
+/** A request GitHub refuses part-way (a ref update touching workflows without the permission). */
+class Refused extends Error {
+  constructor(readonly answer: Answer) {
+    super('refused');
   }
 }

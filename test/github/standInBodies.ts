@@ -15,6 +15,8 @@ export interface StandInState {
   readonly url: string;
   readonly git: GitModel;
   readonly protection: Map<string, string[]>;
+  /** The installation's permissions. */
+  readonly granted: Record<string, string>;
   head(branch: string): string | undefined;
 }
 
@@ -54,7 +56,7 @@ export class StandInBodies {
       app_slug: 'greenline',
       target_id: account.id,
       target_type: 'User',
-      permissions: { contents: 'write', pull_requests: 'write', issues: 'write', statuses: 'write', checks: 'read', metadata: 'read' },
+      permissions: { ...this.stand.granted },
       events: ['pull_request', 'issue_comment', 'check_suite', 'check_run', 'status', 'push'],
       created_at: '2026-01-01T00:00:00Z',
       updated_at: '2026-01-01T00:00:00Z',

@@ -6,6 +6,7 @@ import type { Commit, Person } from './gitModel.js';
 import type { GitHubStandIn } from './standIn.js';
 import { OWNER, REPO, type StandInBodies } from './standInBodies.js';
 import { invalid, NOT_FOUND, type Answer } from './standInAnswers.js';
+import { linkHeader, pageOf } from './standInPaging.js';
 
 export class StandInGitData {
   constructor(
@@ -13,7 +14,7 @@ export class StandInGitData {
     private readonly bodies: StandInBodies,
   ) {}
 
-  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>): Answer | undefined {
+  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>, query = new URLSearchParams()): Answer | undefined {
     switch (operationId) {
       case 'repos/compare-commits-with-basehead': {
         const [base, head] = params.basehead!.split('...');
@@ -22,8 +23,15 @@ export class StandInGitData {
         if (baseCommit === undefined || headCommit === undefined) return NOT_FOUND;
         const mergeBase = this.standIn.git.mergeBase(base!, head!) ?? base!;
         const status = base === head ? 'identical' : mergeBase === base ? 'ahead' : mergeBase === head ? 'behind' : 'diverged';
+        // GitHub lists up to 250 commits without paging parameters, and pages of per_page (at most 100) with them.
+        const all = this.between(mergeBase, head!);
+        const paging = query.has('page') || query.has('per_page');
+        const { page, perPage } = pageOf(query);
+        const commits = paging ? all.slice((page - 1) * perPage, page * perPage) : all.slice(0, 250);
+        const selfUrl = `${this.standIn.url}/repos/${OWNER}/${REPO}/compare/${params.basehead}`;
         return {
           status: 200,
+          headers: paging ? linkHeader(selfUrl, query, page, perPage, all.length) : {},
           body: {
             url: `${this.standIn.url}/repos/${OWNER}/${REPO}/compare/${params.basehead}`,
             html_url: `https://github.com/${OWNER}/${REPO}/compare/${params.basehead}`,
@@ -35,8 +43,8 @@ export class StandInGitData {
             status,
             ahead_by: this.standIn.git.ancestors(head!).size - this.standIn.git.ancestors(mergeBase).size,
             behind_by: this.standIn.git.ancestors(base!).size - this.standIn.git.ancestors(mergeBase).size,
-            total_commits: this.between(mergeBase, head!).length,
-            commits: this.between(mergeBase, head!).map((commit) => this.bodies.commitBody(commit)),
+            total_commits: all.length,
+            commits: commits.map((commit) => this.bodies.commitBody(commit)),
           },
         };
       }

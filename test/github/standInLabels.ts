@@ -1,5 +1,6 @@
 /** The stand-in's labels on issues and pull requests: list, add (creating a label the repository lacks), remove. */
 import type { Answer } from './standInAnswers.js';
+import { paged } from './standInPaging.js';
 
 export class StandInLabels {
   /** Label names by issue (PR) number, in the order they were added. */
@@ -12,12 +13,16 @@ export class StandInLabels {
     return this.byIssue.get(number) ?? [];
   }
 
-  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>): Answer | undefined {
+  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>, query = new URLSearchParams()): Answer | undefined {
     const number = Number(params.issue_number);
     const current = this.of(number);
     switch (operationId) {
       case 'issues/list-labels-on-issue':
-        return { status: 200, body: current.map((name) => this.body(name)) };
+        return paged(
+          current.map((name) => this.body(name)),
+          query,
+          `${this.base()}/repos/Codertocat/Hello-World/issues/${number}/labels`,
+        );
       case 'issues/add-labels': {
         const names = (Array.isArray(input.labels) ? input.labels : []).map(String);
         this.byIssue.set(number, [...current, ...names.filter((name) => !current.includes(name))]);

@@ -3,6 +3,7 @@
  * review count (404 without it, as GitHub answers), and rulesets' `pull_request` rules.
  */
 import type { Answer } from './standInAnswers.js';
+import { paged } from './standInPaging.js';
 
 export class StandInReviews {
   /** Reviews by PR number, oldest first. */
@@ -61,8 +62,6 @@ export class StandInReviews {
       }
       case 'pulls/list-reviews': {
         const number = Number(params.pull_number);
-        const page = Number(query.get('page') ?? '1');
-        const perPage = Number(query.get('per_page') ?? '30');
         const all = (this.byPull.get(number) ?? []).map((review, index) => ({
           id: 7000 + index,
           node_id: `PRR_${number}_${index}`,
@@ -76,7 +75,7 @@ export class StandInReviews {
           submitted_at: '2026-01-01T00:00:00Z',
           author_association: 'COLLABORATOR',
         }));
-        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage) };
+        return paged(all, query, `${root}/pulls/${number}/reviews`);
       }
       default:
         return undefined;

@@ -29,10 +29,11 @@ it('writes every machine as Mermaid and SVG, creating the folder, and prints the
   expect(log.mock.calls.map(([path]) => path)).toEqual(expected.map((file) => join(out, file)));
 
   for (const [name, machine] of Object.entries(MACHINES)) {
-    expect(await readFile(join(out, `${name}.mmd`), 'utf8')).toBe(toMermaid(machine));
+    // Text files end with a newline.
+    expect(await readFile(join(out, `${name}.mmd`), 'utf8')).toBe(`${toMermaid(machine).replace(/\n$/, '')}\n`);
     const svg = await readFile(join(out, `${name}.svg`), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
-    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg.endsWith('</svg>\n')).toBe(true);
     // Every state is drawn.
     for (const state of Object.keys(machine.root.states)) expect(svg).toContain(`>${state}</text>`);
   }

@@ -113,8 +113,8 @@ describe('speculation by likelihood', () => {
       ['main', [3], [1]],
       ['bisection', [2], []],
     ]);
-    // Its run holds whatever happens ahead of it; a failure there is its own (nothing under it): it is kicked once the
-    // PRs ahead of it are settled.
+    // Its run holds whatever happens ahead of it; a failure there is its own (nothing under it): it is kicked at once,
+    // while the PRs ahead of it still test.
     const testing = [
       pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }),
       pr(2, { state: 'TESTING', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true }),
@@ -124,7 +124,7 @@ describe('speculation by likelihood', () => {
       pr(1, { state: 'TESTING', runId: 'r1', testedBase: [] }),
       pr(2, { state: 'PENDING_FAILURE', runId: 's', testedBase: [], group: 'g0', bisectionId: 's0', speculated: true }),
     ];
-    expect(plan(input(failed, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([]);
+    expect(plan(input(failed, mode, { bisections: { s0: newBisection() } })).decisions).toEqual([{ kind: 'kick', pr: 2 }]);
     expect(plan(input(failed.slice(1), mode, { bisections: { s0: newBisection() }, merged: new Set([1]) })).decisions).toEqual([{ kind: 'kick', pr: 2 }]);
   });
 });

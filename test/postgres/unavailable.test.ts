@@ -1,13 +1,13 @@
 /**
- * The PostgreSQL store when its database is not there or not answering: the write lock held by another session, a
- * table locked, the server stopped, the server down when the store opens. Each call ends in a
+ * The PostgreSQL store when its database is not there or not answering: a queue's lock held by another session (it
+ * stalls that queue's writes only), a table locked, the server stopped, the server down when the store opens. Each call ends in a
  * DependencyUnavailableError (the API's 503 with retry-after) within its bound, never a hang or another error, and the
  * same store works again once the database does.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import pg from 'pg';
 import { DependencyUnavailableError } from '../../engine/model/unavailable.js';
-import { WRITE_LOCK } from '../../engine/store/postgres/schema.js';
+import { SCOPE_LOCK_KEY } from '../../engine/store/postgres/schema.js';
 import { openPostgresStore, type PostgresStore } from '../../engine/store/postgresStore.js';
 import { startPostgres, type PgCluster } from './cluster.js';
 
@@ -37,7 +37,7 @@ async function session(url: string): Promise<pg.Client> {
 }
 
 describe.skipIf(cluster === undefined)('the PostgreSQL store with its database unavailable', () => {
-  test('the write lock or a table held by another session: unavailable after the lock timeout, fine once released', async () => {
+  test("a queue's lock held by another session: that queue's writes are unavailable after the lock timeout, other queues' and other writes go on; a table held: unavailable", async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     const store: PostgresStore = openPostgresStore({ url, applicationName: 'unavailable-test', timeouts: TIMEOUTS });
@@ -45,12 +45,16 @@ describe.skipIf(cluster === undefined)('the PostgreSQL store with its database u
     try {
       store.write((tx) => tx.put('meta', ['a'], 1));
       await other.query('BEGIN');
-      await other.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-      expect(storeDown(() => store.write((tx) => tx.put('meta', ['b'], 2))).message).toMatch(/lock timeout/);
-      // Reads take no write lock.
-      expect(store.read((tx) => tx.get('meta', ['a']))).toBe(1);
-      await other.query('COMMIT');
+      await other.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, ['queue:q1']);
+      expect(storeDown(() => store.write((tx) => tx.put('queues', ['q1'], { n: 1 } as never))).message).toMatch(/lock timeout/);
+      expect(storeDown(() => store.write((tx) => tx.get('pullRequests', ['q1', 3]))).message).toMatch(/lock timeout/);
+      // Another queue, and what belongs to no queue, commit while q1 is held; reads take no lock.
+      store.write((tx) => tx.put('queues', ['q2'], { n: 2 } as never));
       store.write((tx) => tx.put('meta', ['b'], 2));
+      expect(store.read((tx) => [tx.get('meta', ['a']), tx.get('queues', ['q2'])])).toEqual([1, { n: 2 }]);
+      await other.query('COMMIT');
+      store.write((tx) => tx.put('queues', ['q1'], { n: 1 } as never));
+      expect(store.read((tx) => tx.get('queues', ['q1']))).toEqual({ n: 1 });
 
       await other.query('BEGIN');
       await other.query('LOCK TABLE greenline_kv IN ACCESS EXCLUSIVE MODE');

@@ -34,7 +34,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'greenline-readme-'));
   for (const sub of ['home', 'tmp', 'data']) await mkdir(join(dir, sub));
   // What `npm ci` (its prepare script) and `npm start` do first: the build bin/greenline.js runs.
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT });
   server = spawn(process.execPath, [join(ROOT, 'bin/greenline.js'), 'serve'], {
     cwd: ROOT,
     env: { ...baseEnv(), HOST: '127.0.0.1', PORT: '0', GREENLINE_LOG_LEVEL: 'warn' },
@@ -105,6 +105,11 @@ describe('README.md', () => {
 
     // What the examples show happened.
     expect(out).toMatch(/"prNumber":42[^\n]*"state":"MERGED"|"state":"MERGED"[^\n]*"prNumber":42/);
+    // The "Real repositories" example: PR 7 merges (its statuses reported as an external CI would).
+    expect(out).toMatch(/"prNumber":7[^\n]*"state":"MERGED"|"state":"MERGED"[^\n]*"prNumber":7/);
+    // The client commands: their JSON, and a refusal on stderr with exit 1.
+    expect(out).toContain('"isCurrentlySubmittedToQueue": false');
+    expect(err).toContain('greenline: 409 pr_already_merged');
     expect(out).toContain('"file_path":"test/widgets.spec.js"');
     expect(out).toContain('{"test":{');
     expect(out).toContain('"external_id":"KAN-123"');

@@ -38,6 +38,7 @@ describe('the failure policy on random workloads', () => {
     let kicked = 0;
     let bisected = 0;
     let speculative = 0;
+    let speculating = 0;
     await fc.assert(
       fc.asyncProperty(workload, fc.array(config, { minLength: 1, maxLength: 2 }), async (load, configs) => {
         const scenario = parseScenario({
@@ -58,6 +59,7 @@ describe('the failure policy on random workloads', () => {
           })),
         });
         const { report, queues } = await simulate(scenario, { seed: load.seed, record: true });
+        speculating += configs.filter((c) => c.optimizationMode === 'speculate_by_likelihood').length;
         for (const row of report.configs) {
           expect(row.brokenMerged, row.name).toBe(0);
           if (load.flakeRate === 0) expect(row.goodKicked, row.name).toBe(0);
@@ -68,7 +70,10 @@ describe('the failure policy on random workloads', () => {
         for (const queue of queues) {
           if (queue.kind !== 'config' || queue.outcome.log === undefined) continue;
           bisected += queue.outcome.runs.filter((run) => run.kind === 'bisection').length;
-          speculative += queue.outcome.runs.filter((run) => run.speculative === true).length;
+          const isolated = queue.outcome.runs.filter((run) => run.speculative === true);
+          speculative += isolated.length;
+          // A speculative run tests one PR alone, off the main line, on the target branch.
+          for (const run of isolated) expect(run.prs.length, queue.name).toBe(1);
           const replay = replayEventLog(queue.outcome.log);
           expect(replay.divergence, queue.name).toBeNull();
           expect(replay.finalChecked).toBe(true);
@@ -79,8 +84,13 @@ describe('the failure policy on random workloads', () => {
     // The workloads exercise what the property speaks of.
     expect(kicked).toBeGreaterThan(10);
     expect(bisected).toBeGreaterThan(10);
-    // Speculation by likelihood is exercised too (its own test, test/sim/speculation.test.ts, makes sure it isolates).
-    expect(speculative).toBeGreaterThanOrEqual(0);
-    // 25 random simulations take 20–35 s on a loaded two-core machine: the default 30 s is no budget for them.
-  }, 120_000);
+    // Speculation by likelihood is configured in some queues, and what it isolates is checked above. On these
+    // workloads (3 hours, windows of at most 5) it rarely finds a PR worth isolating (0 runs in 25 at the time of
+    // writing), so that it isolates likely failures is test/sim/speculation.test.ts's (a deep window, a learned model).
+    // `speculative >= 0` was true of any count; these can fail.
+    expect(speculating).toBeGreaterThan(0);
+    expect(speculative).toBeLessThanOrEqual(bisected);
+    // 25 random simulations take 20–35 s on a quiet two-core machine and two minutes at a load of 14: a budget, not the
+    // default 30 s.
+  }, 300_000);
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../../cli/main.js';
 import { drawArrivals } from '../../sim/arrivals.js';
-import { better, evaluate, formatRecommendation, gridFor, recommend, settingsOfSetup, type Evaluation } from '../../sim/recommend.js';
+import { better, evaluate, formatRecommendation, gridFor, mergesPerHourWhileArriving, recommend, settingsOfSetup, type Evaluation } from '../../sim/recommend.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { captureConsole } from '../console.js';
 
@@ -68,6 +68,22 @@ describe('--recommend keeps up with the load (issue 28)', () => {
     keepsUp: false,
     oracleMergedPerHour: 180,
     ...fields,
+  });
+
+  test('keeping up is counted in the second half of the arrivals: a time to merge is not a shortfall of throughput', () => {
+    const HOUR = 3_600_000;
+    // 200 PRs over two hours, one every 36 s; the oracle merges each after 30 minutes, a queue that keeps up after 47.
+    const outcome = (lag: number) => ({
+      endAt: 3 * HOUR,
+      prs: Array.from({ length: 200 }, (_, i) => ({ state: 'MERGED' as const, leftAt: i * 36_000 + lag * 60_000 })),
+    });
+    const oracle = mergesPerHourWhileArriving(outcome(30), 2 * HOUR);
+    const queue = mergesPerHourWhileArriving(outcome(47), 2 * HOUR);
+    // Counted from the start, the same queue merged 0.79× the oracle's: (120 − 47) / (120 − 30) of it.
+    expect(queue / oracle).toBeGreaterThanOrEqual(0.99);
+    expect(oracle).toBeCloseTo(100, 0);
+    // A queue that stopped (saturated) before the arrivals end is counted from the start: PRs 0 to 50 merged by then.
+    expect(mergesPerHourWhileArriving({ ...outcome(30), endAt: HOUR }, 2 * HOUR)).toBe(51);
   });
 
   test('the grid reaches the concurrency the load needs, and in parallel mode both kinds of bases', () => {

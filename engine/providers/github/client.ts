@@ -1,11 +1,18 @@
 /**
  * The GitHub App's clients, from the Octokit libraries: `@octokit/app` signs the App's JWTs and creates, caches and
  * renews installation tokens; every request goes through the REST client with the throttling plugin (GitHub's
- * primary and secondary rate limits, waiting `retry-after`) and the retry plugin (server errors). What still fails is
- * thrown, and the engine's outbox tries the effect again later with its backoff.
+ * primary and secondary rate limits, waiting `retry-after`), the retry plugin (server errors) and the pagination
+ * plugin (`octokit.paginate`, pages of 100 followed by their `link` headers). What still fails is thrown, and the
+ * engine's outbox tries the effect again later with its backoff.
+ *
+ * Installation tokens: `@octokit/auth-app` keeps each for 59 minutes. A token revoked or expired early (the App
+ * uninstalled and installed again, its permissions changed, a key rotated) answers 401: the request is then sent once
+ * more with a token made anew, rather than failing for the rest of the hour. `installation` and
+ * `installation_repositories` events drop the tokens kept (forgetInstallations): the next request makes a new one.
  */
 import { App } from '@octokit/app';
 import { Octokit as OctokitCore } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
@@ -40,13 +47,16 @@ function fetchWithTimeout(ms: number): typeof fetch {
   };
 }
 
-const GreenlineOctokit = OctokitCore.plugin(restEndpointMethods, retry, throttling);
+const GreenlineOctokit = OctokitCore.plugin(restEndpointMethods, paginateRest, retry, throttling);
 export type GitHubClient = InstanceType<typeof GreenlineOctokit>;
 
 export class GitHubApp {
   readonly app: App<{ Octokit: typeof GreenlineOctokit }>;
   /** Installation ids by repository (lower case `owner/name`), forgotten when an installation changes. */
   private readonly installations = new Map<string, number>();
+  /** Installations whose kept token is not to be used again: the next client for them makes a new one first. */
+  private readonly staleTokens = new Set<number>();
+  private readonly knownInstallations = new Set<number>();
 
   constructor(options: GitHubAppOptions) {
     const retries = options.rateLimitRetries ?? 2;
@@ -80,11 +90,30 @@ export class GitHubApp {
       }
       this.installations.set(key, id);
     }
-    return this.app.getInstallationOctokit(id);
+    const installation = id;
+    this.knownInstallations.add(installation);
+    const octokit = await this.app.getInstallationOctokit(installation);
+    const renew = () => octokit.auth({ type: 'installation', refresh: true });
+    if (this.staleTokens.delete(installation)) await renew();
+    // Outermost (after the auth hook): a 401 is a token GitHub no longer takes; one retry with a new token.
+    octokit.hook.wrap('request', async (request, options) => {
+      try {
+        return await request(options);
+      } catch (error) {
+        if ((error as { status?: number }).status !== 401) throw error;
+        await renew();
+        return request(options);
+      }
+    });
+    return octokit;
   }
 
-  /** An installation was added, removed, suspended or changed its repositories: look installations up again. */
+  /**
+   * An installation was added, removed, suspended or changed its repositories (or its permissions): look
+   * installations up again, and make new tokens rather than use those kept.
+   */
   forgetInstallations(): void {
     this.installations.clear();
+    for (const id of this.knownInstallations) this.staleTokens.add(id);
   }
 }

@@ -11,6 +11,7 @@ import { merge } from './merges.js';
 import { buildTestBranch, statusOf } from './testBranches.js';
 import { setStateLabel } from './labels.js';
 import { missingApprovals } from './reviews.js';
+import { repoConfigAt } from './repoConfig.js';
 import type { PullRequestState } from '../../../machines/vocabulary.js';
 
 /** Marks the one comment Greenline keeps on a PR, so that it is found and edited rather than added again. */
@@ -29,19 +30,23 @@ export class GitHubHost implements GitHost {
     return this.github.forRepo(repo);
   }
 
-  /** The branch's head and the status checks its protection and rulesets require. */
+  /**
+   * The branch's head, the status checks its protection and rulesets require, and those `.greenline.yaml` at that
+   * head requires (read through the contents API).
+   */
   async target(repo: RepoRef, branch: string): Promise<TargetState> {
     const octokit = await this.client(repo);
     const where = { owner: repo.owner, repo: repo.name };
     const { data } = await octokit.rest.repos.getBranch({ ...where, branch });
     const required = new Set(data.protection?.required_status_checks?.contexts ?? []);
     for (const check of data.protection?.required_status_checks?.checks ?? []) required.add(check.context);
-    const { data: rules } = await octokit.rest.repos.getBranchRules({ ...where, branch, per_page: 100 });
+    const rules = await octokit.paginate(octokit.rest.repos.getBranchRules, { ...where, branch, per_page: 100 });
     for (const rule of rules) {
       if (rule.type !== 'required_status_checks') continue;
       for (const check of rule.parameters?.required_status_checks ?? []) required.add(check.context);
     }
-    return { head: data.commit.sha, protectionStatuses: [...required].sort() };
+    const config = await repoConfigAt(octokit, repo, data.commit.sha);
+    return { head: data.commit.sha, protectionStatuses: [...required].sort(), ...config };
   }
 
   async targetHead(repo: RepoRef, branch: string): Promise<string> {
@@ -110,10 +115,9 @@ export class GitHubHost implements GitHost {
     const where = { owner: repo.owner, repo: repo.name };
     const text = `${COMMENT_MARKER}\n${body}`;
     let mine: { id: number | bigint; body?: string | undefined } | undefined;
-    for (let page = 1; mine === undefined; page++) {
-      const { data: comments } = await octokit.rest.issues.listComments({ ...where, issue_number: number, per_page: 100, page });
+    for await (const { data: comments } of octokit.paginate.iterator(octokit.rest.issues.listComments, { ...where, issue_number: number, per_page: 100 })) {
       mine = comments.find((comment) => comment.user?.type === 'Bot' && comment.body?.startsWith(COMMENT_MARKER) === true);
-      if (comments.length < 100) break;
+      if (mine !== undefined) break;
     }
     if (mine === undefined) await octokit.rest.issues.createComment({ ...where, issue_number: number, body: text });
     else if (mine.body !== text) await octokit.rest.issues.updateComment({ ...where, comment_id: Number(mine.id), body: text });

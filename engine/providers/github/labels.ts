@@ -17,7 +17,7 @@ export function stateLabel(state: PullRequestState): string {
 export async function setStateLabel(octokit: GitHubClient, repo: RepoRef, number: number, state: PullRequestState): Promise<void> {
   const where = { owner: repo.owner, repo: repo.name, issue_number: number };
   const label = stateLabel(state);
-  const { data: labels } = await octokit.rest.issues.listLabelsOnIssue({ ...where, per_page: 100 });
+  const labels = await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...where, per_page: 100 });
   for (const { name } of labels) {
     if (!name.startsWith(STATE_LABEL_PREFIX) || name === label) continue;
     try {

@@ -13,7 +13,7 @@ import { statusOf } from './testBranches.js';
 export async function requiredApprovals(octokit: GitHubClient, repo: RepoRef, branch: string): Promise<number> {
   const where = { owner: repo.owner, repo: repo.name };
   let required = 0;
-  const { data: rules } = await octokit.rest.repos.getBranchRules({ ...where, branch, per_page: 100 });
+  const rules = await octokit.paginate(octokit.rest.repos.getBranchRules, { ...where, branch, per_page: 100 });
   for (const rule of rules) {
     if (rule.type === 'pull_request') required = Math.max(required, rule.parameters?.required_approving_review_count ?? 0);
   }
@@ -28,12 +28,10 @@ export async function requiredApprovals(octokit: GitHubClient, repo: RepoRef, br
 
 export async function approvals(octokit: GitHubClient, repo: RepoRef, number: number): Promise<number> {
   const latest = new Map<string, string>();
-  for (let page = 1; page <= 10; page++) {
-    const { data: reviews } = await octokit.rest.pulls.listReviews({ owner: repo.owner, repo: repo.name, pull_number: number, per_page: 100, page });
-    for (const review of reviews) {
-      if (review.user !== null && review.state !== 'COMMENTED' && review.state !== 'PENDING') latest.set(review.user.login, review.state);
-    }
-    if (reviews.length < 100) break;
+  // Every page, oldest first: a PR's latest deciding review may be its 1001st.
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, { owner: repo.owner, repo: repo.name, pull_number: number, per_page: 100 });
+  for (const review of reviews) {
+    if (review.user !== null && review.state !== 'COMMENTED' && review.state !== 'PENDING') latest.set(review.user.login, review.state);
   }
   return [...latest.values()].filter((state) => state === 'APPROVED').length;
 }

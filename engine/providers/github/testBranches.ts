@@ -135,11 +135,23 @@ async function mergeOrSquash(octokit: GitHubClient, where: Where, branch: string
   return { sha: made.sha, date };
 }
 
-/** The PR's non-merge commits not on `head`, oldest first, with what a replay needs. */
+/**
+ * The PR's non-merge commits not on `head`, oldest first, with what a replay needs: every page of GitHub's compare
+ * (100 commits a page, the most it gives; without paging it lists 250 and stops).
+ */
 export async function commitsToReplay(octokit: GitHubClient, where: Where, head: string, prSha: string) {
-  const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...where, basehead: `${head}...${prSha}`, per_page: 250 });
-  return data.commits.filter((commit) => commit.parents.length === 1);
+  type Commits = Awaited<ReturnType<GitHubClient['rest']['repos']['compareCommitsWithBasehead']>>['data']['commits'];
+  const commits: Commits = [];
+  for (let page = 1; ; page++) {
+    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...where, basehead: `${head}...${prSha}`, per_page: PAGE, page });
+    commits.push(...data.commits);
+    if (data.commits.length < PAGE || commits.length >= data.total_commits) break;
+  }
+  return commits.filter((commit) => commit.parents.length === 1);
 }
+
+/** The most items GitHub gives in one page. */
+const PAGE = 100;
 
 async function rebase(octokit: GitHubClient, where: Where, branch: string, head: Tip, prSha: string): Promise<Applied> {
   let tip = head;

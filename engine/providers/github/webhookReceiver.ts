@@ -23,6 +23,11 @@ import { EngineError } from '../../model/errors.js';
 import { commandAnswerText, type CommandAnswerText } from '../../model/texts.js';
 import type { QueueRecord, RepoRef } from '../../model/queues.js';
 import type { CommitState } from '../../../machines/testRun.js';
+import { stateOfConclusion } from './conclusions.js';
+import { CheckRunPublisher } from './checkRuns.js';
+import { CHECK_RUN_NAME } from './checkRunSummary.js';
+
+export { stateOfConclusion } from './conclusions.js';
 import { isEnqueued } from '../../../machines/vocabulary.js';
 import type { GitHubApp } from './client.js';
 import type { ReceivedDelivery } from '../../deliveries.js';
@@ -54,6 +59,8 @@ interface RepositoryPayload {
 export class GitHubWebhookReceiver {
   private readonly webhooks: Webhooks;
   private readonly runner: DeliveryRunner;
+  /** The `greenline` check run on each queued PR's head (checkRuns.ts). */
+  readonly checkRuns: CheckRunPublisher;
 
   constructor(
     private readonly engine: Engine,
@@ -64,7 +71,10 @@ export class GitHubWebhookReceiver {
     private readonly hostName: string,
     /** Where failures of deliveries applied in the background are reported. */
     onError: (message: string, error: unknown) => void = (message, error) => console.error(`greenline: ${message}:`, error),
+    /** The `greenline` check runs: the dashboard's address for their links, and how often they are written. */
+    checkRunOptions: { publicUrl?: () => string | undefined; throttleMs?: number } = {},
   ) {
+    this.checkRuns = new CheckRunPublisher(engine, github, { hostName, onError, ...checkRunOptions });
     this.webhooks = new Webhooks({ secret });
     this.runner = new DeliveryRunner({
       inbox: engine.webhookInbox,
@@ -80,6 +90,8 @@ export class GitHubWebhookReceiver {
     });
     this.webhooks.on('check_run', (event) => {
       const run = event.payload.check_run;
+      // Greenline's own check run on PR heads is not a CI result; its Re-run button resubmits the PR.
+      if (run.name === CHECK_RUN_NAME) return event.payload.action === 'rerequested' ? this.checkRuns.rerequested(this.repoOf(event.payload.repository), run.pull_requests) : undefined;
       const state = run.status === 'completed' ? stateOfConclusion(run.conclusion) : 'pending';
       this.status(event.payload.repository, run.head_sha, run.name, state, run.details_url ?? run.html_url ?? '', run.output?.title ?? '');
     });
@@ -140,16 +152,19 @@ export class GitHubWebhookReceiver {
   /** Starts applying accepted deliveries, those left from before first (call once the engine runs). */
   start(): void {
     this.runner.start();
+    this.checkRuns.start();
   }
 
   /** Stops applying deliveries (what is left stays in the inbox for the next start). */
   stop(): void {
     this.runner.stop();
+    this.checkRuns.stop();
   }
 
   /** Resolves once no delivery is being applied (retry timers aside). */
   async settle(): Promise<void> {
     await this.runner.settle();
+    await this.checkRuns.settle();
   }
 
   /** Applies one accepted delivery: its handlers, which may call GitHub's API. */
@@ -274,22 +289,5 @@ export class GitHubWebhookReceiver {
         if (!(error instanceof EngineError && error.kind === 'not_found')) throw error;
       }
     }
-  }
-}
-
-/** A check's conclusion as a commit status: passing ones succeed, a cancelled one is an error, the rest fail. */
-export function stateOfConclusion(conclusion: string | null | undefined): CommitState {
-  switch (conclusion) {
-    case null:
-    case undefined:
-      return 'pending';
-    case 'success':
-    case 'neutral':
-    case 'skipped':
-      return 'success';
-    case 'cancelled':
-      return 'error';
-    default:
-      return 'failure';
   }
 }

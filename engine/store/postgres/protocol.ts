@@ -14,21 +14,28 @@ export interface Fence {
   token: string;
 }
 
+/**
+ * `locks`: in a write transaction, scopes (queueScope.ts) whose lock to take, in this order, before the statement:
+ * the first time the transaction touches each (worker.ts).
+ */
 export type Request =
-  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array }
-  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number }
-  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range }
+  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[] }
+  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number; locks?: string[] }
+  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range; locks?: string[] }
   /** Which of `keys` exist in the collection (a write transaction's count needs it). */
-  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[] }
+  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[]; locks?: string[] }
   | {
       op: 'commit';
       begin: boolean;
+      locks?: string[];
+      /** Keys of one collection read as absent before their scope was locked, and put: checked absent still. */
+      absent?: { coll: string; key: Uint8Array }[];
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
       notify: string[];
     }
-  /** Ends the connection's transaction (read: commit; write: rollback). No answer. */
+  /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */
   | { op: 'end'; conn: Conn }
   | { op: 'stats' }
   | { op: 'close' };

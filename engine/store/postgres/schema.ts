@@ -30,9 +30,15 @@ export const MIGRATIONS: readonly string[] = [
    )`,
 ];
 
-/** Advisory lock keys (one 64-bit space per database): migrations, and the lock every write transaction takes. */
+/** Advisory lock keys (one 64-bit space per database): migrations. */
 export const MIGRATION_LOCK = 0x67726e_01;
-export const WRITE_LOCK = 0x67726e_02;
+
+/**
+ * The SQL of a scope's advisory lock key ($1: the scope, queueScope.ts): a write transaction takes the lock of each
+ * scope it touches (a queue, a repository's flaky tests…), so that the writes of one scope are serialised while those
+ * of others commit at the same time (worker.ts). A 64-bit hash of a name of its own, so it meets no other lock.
+ */
+export const SCOPE_LOCK_KEY = "hashtextextended('greenline-lock:' || $1, 0)";
 
 /** The channel a process notifies when it committed an input to a queue another process drives. */
 export const QUEUE_CHANNEL = 'greenline_queue';

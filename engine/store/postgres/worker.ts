@@ -2,13 +2,16 @@
  * The worker thread of the PostgreSQL store: it owns two `pg` connections (reads, writes), takes one request at a
  * time from the main thread in order, and after posting each answer bumps the shared counter the main thread waits
  * on with Atomics.wait (the technique of `synckit`). A request marked `begin` opens its connection's transaction
- * first: a read is a REPEATABLE READ snapshot; a write takes the database-wide write lock, so write transactions of
- * every process are serialised as LMDB's are. A write's changes arrive as one `commit` request: one round trip,
- * checked against the queue leases (fencing tokens) inside the same transaction.
+ * first: a read is a REPEATABLE READ snapshot; a write (READ COMMITTED) takes the lock of each scope it touches —
+ * a queue, a flaky-test repository, the tokens… (queueScope.ts) — before its first statement on it, so every read
+ * of the scope after that sees its latest commit and the inputs of one queue are serialised, while writes of other
+ * queues, in this process or any other, commit at the same time. A write's changes arrive as one `commit` request:
+ * one round trip, checked against the queue leases (fencing tokens) inside the same transaction.
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { migrate, WRITE_LOCK } from './schema.js';
+import { migrate, SCOPE_LOCK_KEY } from './schema.js';
+import { STALE_READ } from './queueScope.js';
 import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -19,6 +22,18 @@ const port = setup.port;
 class LeaseLostError extends Error {
   override name = 'LeaseLostError';
 }
+
+/** A write transaction to run again (queueScope.ts: RETRYABLE_CODES): what it read as absent is there now. */
+class StaleReadError extends Error {
+  override name = 'StaleReadError';
+  readonly code = STALE_READ;
+}
+
+/**
+ * The scopes whose lock the write connection holds: session locks, taken the first time a write transaction touches
+ * the scope and released when it ends (committed or rolled back).
+ */
+const heldLocks = new Set<string>();
 
 const connections = new Map<Conn, pg.Client>();
 /** Connections with a transaction open. One that broke lost it: its next request fails rather than run outside one. */
@@ -67,6 +82,8 @@ function drop(conn: Conn): void {
   connections.delete(conn);
   inTransaction.delete(conn);
   if (conn === 'r') readBegun = false;
+  // Closing the session releases its locks.
+  else heldLocks.clear();
   // Not awaited: on a server that does not answer, a polite end would wait as long.
   if (client !== undefined) void client.end().catch(() => undefined);
 }
@@ -109,9 +126,18 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
     if (!readBegun) await client.query(BEGIN_READ);
     readBegun = false;
   } else {
-    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+    await client.query('BEGIN');
   }
   inTransaction.add(conn);
+}
+
+/** Takes the locks of these queues for the rest of the write transaction, each waiting at most lock_timeout. */
+async function lockQueues(client: pg.Client, locks: readonly string[] | undefined): Promise<void> {
+  for (const scope of locks ?? []) {
+    if (heldLocks.has(scope)) continue;
+    await client.query(`SELECT pg_advisory_lock(${SCOPE_LOCK_KEY})`, [scope]);
+    heldLocks.add(scope);
+  }
 }
 
 /** The WHERE clause of a range within a collection ($1 is the collection). */
@@ -130,6 +156,7 @@ async function handle(request: Request): Promise<unknown> {
     case 'exist': {
       const client = await connection(request.conn);
       await begin(client, request.conn, request.begin);
+      if (request.conn === 'w') await lockQueues(client, request.locks);
       const params: unknown[] = [request.coll];
       if (request.op === 'get') {
         const { rows } = await client.query('SELECT v::text AS v FROM greenline_kv WHERE coll = $1 AND k = $2', [request.coll, Buffer.from(request.key)]);
@@ -153,6 +180,15 @@ async function handle(request: Request): Promise<unknown> {
       const client = await connection('w');
       try {
         await begin(client, 'w', request.begin);
+        await lockQueues(client, request.locks);
+        // Keys the transaction read as absent (before it held their scope) and now puts: still absent, or it runs again.
+        if (request.absent !== undefined && request.absent.length > 0) {
+          const { rows } = await client.query('SELECT 1 FROM greenline_kv WHERE coll = $1 AND k = ANY($2::bytea[]) LIMIT 1', [
+            request.absent[0]?.coll,
+            request.absent.map((entry) => Buffer.from(entry.key)),
+          ]);
+          if (rows.length > 0) throw new StaleReadError('a key the transaction read as absent was written meanwhile; it runs again');
+        }
         for (const fence of request.fences) {
           const { rows } = await client.query('SELECT 1 FROM greenline_leases WHERE queue_id = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE', [
             fence.queueId,
@@ -174,10 +210,18 @@ async function handle(request: Request): Promise<unknown> {
           ],
         );
         for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
-        await client.query('COMMIT');
+        // One round trip: the commit, and the locks let go after it.
+        if (heldLocks.size === 0) await client.query('COMMIT');
+        else {
+          heldLocks.clear();
+          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+        }
       } catch (error) {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
-        if (!isUnavailable(error)) await client.query('ROLLBACK').catch(() => undefined);
+        if (!isUnavailable(error)) {
+          heldLocks.clear();
+          await client.query('ROLLBACK; SELECT pg_advisory_unlock_all()').catch(() => undefined);
+        }
         throw error;
       } finally {
         inTransaction.delete('w');
@@ -187,9 +231,13 @@ async function handle(request: Request): Promise<unknown> {
     case 'end': {
       const client = connections.get(request.conn);
       const open = inTransaction.delete(request.conn);
-      if (client === undefined || !open) return undefined;
+      if (client === undefined || (!open && (request.conn === 'r' || heldLocks.size === 0))) return undefined;
       if (request.conn === 'w') {
-        await client.query('ROLLBACK');
+        if (heldLocks.size === 0) await client.query('ROLLBACK');
+        else {
+          heldLocks.clear();
+          await client.query(open ? 'ROLLBACK; SELECT pg_advisory_unlock_all()' : 'SELECT pg_advisory_unlock_all()');
+        }
       } else {
         await client.query(`COMMIT; ${BEGIN_READ}`);
         readBegun = true;

@@ -1,0 +1,45 @@
+/**
+ * Merge estimates of a queue's PRs (model.ts, the forecast; history.ts, what it learns from): the ready PRs in queue
+ * order, each with its failure likelihood and the run testing it, the queue's concurrency and mode, and the CI
+ * durations, batch sizes and failure rate it has seen. PRs not ready have no estimate (nothing says when they will be).
+ */
+import { mainWindowOf, type QueueRecord } from '../model/queues.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { TestRunRecord } from '../model/runs.js';
+import type { ReadTx } from '../store/store.js';
+import { readQueueHistory } from './history.js';
+import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js';
+
+export type { EstimateInput, EstimatePr, MergeEstimate } from './model.js';
+export { estimateMerges } from './model.js';
+export { readQueueHistory } from './history.js';
+
+export function estimateQueue(
+  tx: ReadTx,
+  queue: QueueRecord,
+  enqueued: readonly PullRequestRecord[],
+  runOf: (runId: string) => TestRunRecord | undefined,
+  now: number,
+): Map<number, MergeEstimate> {
+  const history = readQueueHistory(tx, queue.id, now);
+  const lineup = new Set(queue.runtime.lineup);
+  const prs: EstimatePr[] = [];
+  for (const pr of enqueued) {
+    if (!lineup.has(pr.number)) continue;
+    const run = pr.state === 'TESTING' && pr.runId !== null ? runOf(pr.runId) : undefined;
+    prs.push({
+      number: pr.number,
+      failureP: pr.likelihood?.p ?? history.failureRate,
+      ...(run !== undefined && run.status === 'in_progress' ? { run: { id: run.id, startedAt: Date.parse(run.createdAt) } } : {}),
+    });
+  }
+  const settings = queue.settings;
+  return estimateMerges({
+    now,
+    parallel: settings.mode === 'parallel',
+    concurrency: mainWindowOf(settings, queue.runtime),
+    batchSize: settings.batch ? Math.max(1, history.batchSize) : 1,
+    lineup: prs,
+    runDurationsMs: history.runDurationsMs,
+  });
+}
