@@ -242,7 +242,8 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         allMet &&= goal.met;
         console.log(`    goal: ${goal.text}: ${goal.figure} — ${goal.met ? 'met' : 'NOT MET'}`);
       }
-      if (outcome?.runs.some((run) => run.kind === 'bisection') === true) console.log(`    ${describeExcess(excessProfile(outcome))}`);
+      if (outcome?.runs.some((run) => run.kind === 'bisection') === true)
+        console.log(`    ${describeExcess(excessProfile(outcome, workload.settings.optimizationMode === 'bisection_skip_redundant_tests'))}`);
     }
   }
   return allMet;

@@ -19,9 +19,43 @@ export interface ExcessProfile {
   /** Bisection passes whose PRs were tested again afterwards, of all bisection passes. */
   stalePasses: number;
   passes: number;
+  /**
+   * The runs had every PR been resolved on its first main-line trip: each main-line batch of PRs on their first trip
+   * (the batches as the queue formed them), one run, then bisected with every pass standing, on the PRs' actual
+   * outcomes (halving, or skip-redundant). Per change: the closed form's figure for the batches as they were.
+   */
+  idealRuns: number;
+  resolved: number;
 }
 
-export function excessProfile(outcome: QueueOutcome): ExcessProfile {
+/** Runs to find the broken PRs of a group known to fail, with every pass standing (a PR alone: none). */
+function bisectionRuns(members: readonly number[], broken: ReadonlySet<number>, skip: boolean): number {
+  if (members.length <= 1) return 0;
+  const half = Math.ceil(members.length / 2);
+  const [first, second] = [members.slice(0, half), members.slice(half)];
+  const fails = (group: readonly number[]) => group.some((number) => broken.has(number));
+  if (!skip) return 2 + [first, second].reduce((sum, group) => sum + (fails(group) ? bisectionRuns(group, broken, skip) : 0), 0);
+  // Skip-redundant: the first half first; if it passes the second is known to fail; if not, the second is tested too.
+  if (!fails(first)) return 1 + bisectionRuns(second, broken, skip);
+  return 2 + bisectionRuns(first, broken, skip) + (fails(second) ? bisectionRuns(second, broken, skip) : 0);
+}
+
+/** The ideal runs of the first trips (see ExcessProfile.idealRuns). */
+export function idealRuns(outcome: QueueOutcome, skip: boolean): number {
+  const broken = new Set(outcome.prs.filter((pr) => pr.broken).map((pr) => pr.number));
+  const seen = new Set<number>();
+  let runs = 0;
+  for (const run of [...outcome.runs].sort((a, b) => a.startedAt - b.startedAt)) {
+    if (run.kind !== 'main' || run.status === 'cancelled') continue;
+    const first = run.prs.filter((number) => !seen.has(number));
+    for (const number of first) seen.add(number);
+    if (first.length === 0) continue;
+    runs += 1 + (first.some((number) => broken.has(number)) ? bisectionRuns(first, broken, skip) : 0);
+  }
+  return runs;
+}
+
+export function excessProfile(outcome: QueueOutcome, skip = false): ExcessProfile {
   const cost = new Map<number, number>();
   const mainRuns = new Map<number, number>();
   const add = (map: Map<number, number>, key: number, value: number) => map.set(key, (map.get(key) ?? 0) + value);
@@ -64,6 +98,8 @@ export function excessProfile(outcome: QueueOutcome): ExcessProfile {
     cancelledShare: cancelled / total,
     stalePasses: stale,
     passes,
+    idealRuns: idealRuns(outcome, skip),
+    resolved: outcome.prs.filter((pr) => pr.leftAt !== null).length,
   };
 }
 
@@ -72,6 +108,6 @@ export function describeExcess(profile: ExcessProfile): string {
   return (
     `excess: ${profile.stalePasses} of ${profile.passes} bisection passes could not stand; ${profile.retested} good PRs tested on the main line again ` +
     `took ${percent(profile.retestedShare)} of the runs (${profile.againRunsPerPr.toFixed(2)} runs each, against ${profile.onceRunsPerPr.toFixed(2)} for one tested once); ` +
-    `cancelled runs ${percent(profile.cancelledShare)}`
+    `cancelled runs ${percent(profile.cancelledShare)}; the batches as formed, every pass standing: ${(profile.idealRuns / Math.max(1, profile.resolved)).toFixed(3)} runs per change`
   );
 }
