@@ -108,7 +108,7 @@ const settingsShape = {
   batchingMinSize: uint32.nullish().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
   batchingMaxSize: uint32.nullish().meta({
     description:
-      'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent: twice batchingMinSize (batchingMinSize for a queue created before queue policy 2); below batchingMinSize, batchingMinSize',
+      'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent, or below batchingMinSize: batchingMinSize (batches do not grow unless it is set)',
   }),
   commentsEnabled: z.boolean().nullish(),
   commandsEnabled: z.boolean().nullish(),

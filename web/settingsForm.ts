@@ -3,7 +3,6 @@
  * posts becomes an updateQueue body, which the API's own schema then validates (so the form refuses exactly what the
  * API refuses, with the same messages).
  */
-import { policyOf } from '../engine/model/policy.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueueRecord } from '../engine/model/queues.js';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
@@ -55,7 +54,7 @@ export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Rec
 }
 
 function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: string): Html {
-  // Bisection concurrency follows concurrency until set, the largest batch is twice the minimum until set, and a
+  // Bisection concurrency follows concurrency until set, the largest batch is the minimum until set, and a
   // pending failure depth of 0 is off (the API takes 1 and up): left empty, each stays as it is.
   const value =
     name === 'bisectionConcurrency' || name === 'batchingMaxSize'
@@ -69,9 +68,7 @@ function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: 
       : name === 'pendingFailureDepth'
         ? html` placeholder="off"`
         : name === 'batchingMaxSize'
-          ? policyOf(queue.runtime) >= 2
-            ? html` placeholder="twice the minimum size"`
-            : html` placeholder="the minimum size"`
+          ? html` placeholder="the minimum size"`
           : '';
   return html`<label>${label}<input name="${name}" inputmode="numeric" value="${value}"${hint}></label>`;
 }

@@ -7,8 +7,8 @@
  * - 1: the bisections have a pool of their own (`bisectionConcurrency` runs), a batch is `batchingMinSize` PRs (or
  *   `batchingMaxSize`, when set), and a bisection group that passes goes back behind the main line's results.
  * - 2 (issue 28): one pool of CI slots, `concurrency` + `bisectionConcurrency`, where bisections take any free slot
- *   before new main-line work; batches grow with the backlog up to `batchingMaxSize` (absent: twice
- *   `batchingMinSize`); a group that passes keeps its place when its pass can stand, and otherwise waits behind the
+ *   before new main-line work; batches grow with the backlog up to `batchingMaxSize` when it is set
+ *   (absent: `batchingMinSize`, as under version 1); a group that passes keeps its place when its pass can stand, and otherwise waits behind the
  *   runs in progress for their outcome (planner/waitingPass.ts). In a log of version 1 the first
  *   of these changes the decision where a failed batch's bisection waited for a bisection slot while a main-line
  *   slot was free (the v1 fixture `log-v1-batch4` has one, at event 89): any policy that starts it there diverges,

@@ -4,7 +4,6 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import { largestBatch } from '../planner/batches.js';
-import { policyOf } from './policy.js';
 import type { BisectionMemory } from '../planner/bisection.js';
 import { countVerdict, nextWindow, type VerdictCounts } from '../planner/window.js';
 import type { LikelihoodModel } from './likelihood.js';
@@ -67,7 +66,7 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   batchingMinSize: number;
   /**
    * The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a
-   * backlog (engine/planner/starts.ts). Absent: twice `batchingMinSize`; below `batchingMinSize`, `batchingMinSize`.
+   * backlog (engine/planner/starts.ts). Absent, or below `batchingMinSize`: `batchingMinSize` (planner/batches.ts).
    */
   batchingMaxSize?: number;
   createPrsForTestingBranches: boolean;
@@ -264,7 +263,7 @@ export function bisectionConcurrencyOf(settings: QueueSettings): number {
 
 /** The largest batch (see QueueSettings.batchingMaxSize) as getQueue reports it: within the API's integers. */
 export function batchingMaxSizeOf(queue: Pick<QueueRecord, 'settings' | 'runtime'>): number {
-  return Math.min(UINT32_MAX, largestBatch(queue.settings, policyOf(queue.runtime)));
+  return Math.min(UINT32_MAX, largestBatch(queue.settings));
 }
 
 const UINT32_MAX = 4_294_967_295;

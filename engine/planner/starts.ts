@@ -87,7 +87,7 @@ function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
   const first = lineup[at] as PlanPullRequest;
   const segment = [first];
   const chain = [...view.expected(at), first.number];
-  const largest = largestBatch(settings, view.input.policy);
+  const largest = largestBatch(settings);
   for (let next = at + 1; next < lineup.length && segment.length < largest; next++) {
     const candidate = lineup[next] as PlanPullRequest;
     if (candidate.group !== null) continue; // in a bisection: off the main line

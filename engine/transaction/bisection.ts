@@ -21,8 +21,8 @@ import { fail } from './runs.js';
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
  * run without batching). Its pass stands when the results behind it cost no more.
  */
-export function retestCost(settings: QueueSettings, prs: number, policy?: number): number {
-  return settings.batch ? prs / largestBatch(settings, policy) : prs;
+export function retestCost(settings: QueueSettings, prs: number): number {
+  return settings.batch ? prs / largestBatch(settings) : prs;
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
@@ -106,7 +106,7 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const place = behindSiblings(q, bisectionId, from);
   // Queue policy 1 (model/policy.ts): it always went back behind the results.
   const policy = policyOf(q.runtime);
-  const stands = policy >= 2 && !moved && resultsBehind(q, place) <= retestCost(q.queue.settings, prs.length, policy);
+  const stands = policy >= 2 && !moved && resultsBehind(q, place) <= retestCost(q.queue.settings, prs.length);
   q.runtime.lineup.splice(stands ? place : afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {

@@ -64,9 +64,9 @@ function applyToModel(model: Model, patch: Record<string, unknown>, bisectionSet
   if (next.state === 'draining') next.state = 'paused'; // the queue is empty: nothing to drain (the addendum)
   const setNow = bisectionSet || patch.bisectionConcurrency !== undefined;
   if (!setNow) next.bisectionConcurrency = next.concurrency;
-  // The largest batch: as set, or twice batchingMinSize; never below batchingMinSize, within 32 bits.
+  // The largest batch: as set, or batchingMinSize; never below batchingMinSize, within 32 bits.
   const min = next.batchingMinSize as number;
-  next.batchingMaxSize = Math.min(4_294_967_295, Math.max(min, maxSizeSet ?? 2 * min));
+  next.batchingMaxSize = Math.min(4_294_967_295, Math.max(min, maxSizeSet ?? min));
   // The older spellings (for the hosted service's Terraform provider) say the same as the settings they name.
   next.testingTimeoutMins = next.testingTimeoutMinutes;
   next.isBatching = next.batch;

@@ -77,15 +77,15 @@ describe('batches grow with the backlog', () => {
     expect(starts(plan(input(lineup, { ...batching, batchingMaxSize: 5 })).decisions)).toEqual([['main', [1, 2, 3, 4, 5], []]]);
   });
 
-  test('absent, the largest batch is twice batchingMinSize; never below batchingMinSize', () => {
+  test('absent, the largest batch is batchingMinSize (batches grow only where batchingMaxSize is set); never below it', () => {
     const lineup = [1, 2, 3, 4, 5, 6].map((n) => pr(n));
-    expect(starts(plan(input(lineup, batching)).decisions)).toEqual([['main', [1, 2, 3, 4], []]]);
+    expect(starts(plan(input(lineup, batching)).decisions)).toEqual([['main', [1, 2], []]]);
     expect(starts(plan(input(lineup, { ...batching, batchingMaxSize: 1 })).decisions)).toEqual([['main', [1, 2], []]]);
-    expect(largestBatch({ batchingMinSize: 8 })).toBe(16);
+    expect(largestBatch({ batchingMinSize: 8 })).toBe(8);
+    expect(largestBatch({ batchingMinSize: 8, batchingMaxSize: 16 })).toBe(16);
     expect(largestBatch({ batchingMinSize: 8, batchingMaxSize: 3 })).toBe(8);
-    // Queue policy 1: batchingMinSize unless batchingMaxSize is set.
+    // Queue policy 1 likewise.
     expect(starts(plan(input(lineup, batching, { policy: 1 })).decisions)).toEqual([['main', [1, 2], []]]);
-    expect(largestBatch({ batchingMinSize: 8 }, 1)).toBe(8);
   });
 
   test('without a backlog a batch still waits for batchingMinSize (or the longest wait)', () => {

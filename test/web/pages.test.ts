@@ -63,11 +63,11 @@ describe('the settings form', () => {
     const form = new URLSearchParams('concurrency=4&batchingMinSize=x&bisectionConcurrency=&batch=true&commentsEnabled=false&statusCheckEnabled=maybe&mode=parallel');
     expect(settingsFromForm(form, queue)).toEqual({ concurrency: 4, batchingMinSize: 'x', batch: true, commentsEnabled: false, statusCheckEnabled: 'maybe', mode: 'parallel' });
   });
-  test('the largest batch: posted like every number, shown empty (twice the minimum size; the minimum size under queue policy 1) until set', () => {
+  test('the largest batch: posted like every number, shown empty (the minimum size) until set', () => {
     expect(settingsFromForm(new URLSearchParams('batchingMaxSize=12'), queue)).toEqual({ batchingMaxSize: 12 });
     expect(settingsFromForm(new URLSearchParams('batchingMaxSize='), queue)).toEqual({});
     const unset = String(settingsForm({ ...queue, runtime: { ...queue.runtime, policy: 2 } }));
-    expect(unset).toContain('<input name="batchingMaxSize" inputmode="numeric" value="" placeholder="twice the minimum size">');
+    expect(unset).toContain('<input name="batchingMaxSize" inputmode="numeric" value="" placeholder="the minimum size">');
     expect(String(settingsForm({ ...queue, runtime: { ...queue.runtime, policy: undefined } }))).toContain('value="" placeholder="the minimum size"');
     expect(String(settingsForm({ ...queue, settings: { ...queue.settings, batchingMaxSize: 12 } }))).toContain('name="batchingMaxSize" inputmode="numeric" value="12"');
   });
