@@ -38,6 +38,9 @@ export const QueueBody = z.object({
   batch: z.boolean(),
   batchingMaxWaitTimeMinutes: Count,
   batchingMinSize: Count,
+  batchingMaxSize: Count.meta({
+    description: 'The largest batch: a batch takes the ready PRs of its chain up to this many (absent from updateQueue: batchingMinSize, so batches do not grow)',
+  }),
   createPrsForTestingBranches: z.boolean(),
   commentsEnabled: z.boolean(),
   commandsEnabled: z.boolean(),

@@ -96,13 +96,20 @@ const settingsShape = {
   state: anyCaseEnum(REQUESTABLE_QUEUE_STATES).optional(),
   mode: anyCaseEnum(QUEUE_MODES).optional(),
   concurrency: uint32.nullish(),
-  bisectionConcurrency: uint32.nullish(),
+  bisectionConcurrency: uint32.nullish().meta({
+    description:
+      'CI slots beyond concurrency: the queue runs one pool of concurrency + bisectionConcurrency slots; the main line takes at most concurrency of them, and bisections any free slot, before new main-line work (a queue created before queue policy 2 keeps a bisection pool of this many runs). Absent until set: equal to concurrency',
+  }),
   testingTimeoutMinutes: uint32.nullish(),
   pendingFailureDepth: uint32.nullish(),
   canOptimisticallyMerge: z.boolean().nullish(),
   batch: z.boolean().nullish(),
   batchingMaxWaitTimeMinutes: uint32.nullish(),
-  batchingMinSize: uint32.nullish(),
+  batchingMinSize: uint32.nullish().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
+  batchingMaxSize: uint32.nullish().meta({
+    description:
+      'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent, or below batchingMinSize: batchingMinSize (batches do not grow unless it is set)',
+  }),
   commentsEnabled: z.boolean().nullish(),
   commandsEnabled: z.boolean().nullish(),
   createPrsForTestingBranches: z.boolean().nullish(),

@@ -5,6 +5,7 @@ import type { PullRequestRecord, TimelineEntry } from '../engine/model/pullReque
 import {
   adaptiveWindowFloorOf,
   DEFAULT_SPECULATION_RUNS_PERCENT,
+  batchingMaxSizeOf,
   bisectionConcurrencyOf,
   effectiveRequiredStatuses,
   integrationSettingsOf,
@@ -31,6 +32,7 @@ export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
     batch: settings.batch,
     batchingMaxWaitTimeMinutes: settings.batchingMaxWaitTimeMinutes,
     batchingMinSize: settings.batchingMinSize,
+    batchingMaxSize: batchingMaxSizeOf(queue),
     createPrsForTestingBranches: settings.createPrsForTestingBranches,
     commentsEnabled: settings.commentsEnabled,
     commandsEnabled: settings.commandsEnabled,

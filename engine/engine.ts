@@ -9,6 +9,7 @@
  * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
  */
 import { EngineError } from './model/errors.js';
+import { QUEUE_POLICY } from './model/policy.js';
 import { DependencyUnavailableError } from './model/unavailable.js';
 import type { QueueInput } from './model/events.js';
 import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime/outsideEffects.js';
@@ -120,9 +121,13 @@ export class Engine extends ServiceReads {
 
   // Queues
 
-  /** `by`: the id of the token making the change, recorded in the queue's log (its settings history). */
-  createQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
-    return this.runtime.transact(undefined, { type: 'created', patch, ...(by === undefined ? {} : { by }) }, (tx, now) => openNewQueue(tx, key, patch, now));
+  /**
+   * `by`: the id of the token making the change, recorded in the queue's log (its settings history). `policy`: the
+   * queue policy (model/policy.ts), the current one unless a replay gives the recorded one (null: none recorded, 1).
+   */
+  createQueue(key: QueueKey, patch: QueuePatch, by?: string, policy: number | null = QUEUE_POLICY): QueueRecord {
+    const input: QueueInput = { type: 'created', patch, ...(by === undefined ? {} : { by }), ...(policy === null ? {} : { policy }) };
+    return this.runtime.transact(undefined, input, (tx, now) => openNewQueue(tx, key, patch, now));
   }
 
   /**

@@ -83,6 +83,8 @@ export interface QueueRunOptions {
   predictor?: (arrival: Arrival) => number;
   /** Called now and then with the virtual time reached (ms since SIM_START). */
   onProgress?: (at: number) => void;
+  /** The queue policy to create the queue under (engine/model/policy.ts); absent: the current one. Benchmarks: before and after. */
+  policy?: number;
   /** Called after each step has settled, with the engine and the queue (benchmarks read estimates there). */
   onStep?: (engine: Engine, key: QueueKey) => void;
   /** Tests: the store to run the queue in (a data folder, to fit it back with `sim --from-queue`); else a memory one. */
@@ -134,7 +136,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   };
 
   engine.start();
-  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }).id;
+  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }, undefined, options.policy).id;
   await engine.settle();
   const parallel = options.settings.mode === 'parallel';
   const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;

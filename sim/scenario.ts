@@ -29,6 +29,7 @@ export const QueueConfigSchema = z.strictObject({
   batch: z.boolean().optional(),
   batchingMaxWaitTimeMinutes: positiveInt.optional(),
   batchingMinSize: positiveInt.optional(),
+  batchingMaxSize: positiveInt.optional(),
   directMergeMode: z.enum(DIRECT_MERGE_MODES).optional(),
   optimizationMode: z.enum(OPTIMIZATION_MODES).optional(),
   mergeMethod: z.enum(MERGE_METHODS).optional(),

@@ -7,7 +7,7 @@
 import type { Engine, TestRunDetails } from '../engine/engine.js';
 import type { MergeEstimate } from '../engine/estimate/index.js';
 import type { PullRequestRecord } from '../engine/model/pullRequests.js';
-import type { QueueRecord } from '../engine/model/queues.js';
+import { batchingMaxSizeOf, type QueueRecord } from '../engine/model/queues.js';
 import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { historyPath } from './historyPage.js';
@@ -153,7 +153,7 @@ function lineupRows(view: QueueView): Html {
 /** The queue's state, and the controls a token of scope admin has. */
 function stateSection(view: QueueView): Html {
   const { queue } = view;
-  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize}` : ''} · <a href="${historyPath(queue)}">History of ended PRs</a></p>
+  return html`<p>State <span class="state state-${queue.state}" data-field="queue-state">${queue.state}</span> · ${queue.settings.mode} mode · concurrency ${queue.settings.concurrency}${queue.settings.batch ? ` · batches of ${queue.settings.batchingMinSize} to ${batchingMaxSizeOf(queue)}` : ''} · <a href="${historyPath(queue)}">History of ended PRs</a></p>
 ${view.canAdmin ? html`<div class="controls">${stateButton(queue, 'paused', 'Pause')}${stateButton(queue, 'running', 'Resume')}${stateButton(queue, 'draining', 'Drain')}</div>` : html`<p class="muted">This token may not pause, drain or configure the queue (that needs scope admin).</p>`}`;
 }
 

@@ -15,6 +15,7 @@ const NUMBERS = [
   'pendingFailureDepth',
   'batchingMaxWaitTimeMinutes',
   'batchingMinSize',
+  'batchingMaxSize',
   'adaptiveWindowFloor',
   'speculationRunsPercent',
 ] as const;
@@ -53,11 +54,22 @@ export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Rec
 }
 
 function numberField(queue: QueueRecord, name: (typeof NUMBERS)[number], label: string): Html {
-  // Bisection concurrency follows concurrency until set, and a pending failure depth of 0 is off (the API takes
-  // 1 and up): left empty, either stays as it is.
+  // Bisection concurrency follows concurrency until set, the largest batch is the minimum until set, and a
+  // pending failure depth of 0 is off (the API takes 1 and up): left empty, each stays as it is.
   const value =
-    name === 'bisectionConcurrency' ? (queue.settings.bisectionConcurrency ?? '') : name === 'pendingFailureDepth' && queue.settings[name] === 0 ? '' : (queue.settings[name] ?? '');
-  const hint = name === 'bisectionConcurrency' ? html` placeholder="follows concurrency"` : name === 'pendingFailureDepth' ? html` placeholder="off"` : '';
+    name === 'bisectionConcurrency' || name === 'batchingMaxSize'
+      ? (queue.settings[name] ?? '')
+      : name === 'pendingFailureDepth' && queue.settings[name] === 0
+        ? ''
+        : (queue.settings[name] ?? '');
+  const hint =
+    name === 'bisectionConcurrency'
+      ? html` placeholder="follows concurrency"`
+      : name === 'pendingFailureDepth'
+        ? html` placeholder="off"`
+        : name === 'batchingMaxSize'
+          ? html` placeholder="the minimum size"`
+          : '';
   return html`<label>${label}<input name="${name}" inputmode="numeric" value="${value}"${hint}></label>`;
 }
 
@@ -76,7 +88,7 @@ export function settingsForm(queue: QueueRecord): Html {
 <form method="post" action="${queuePath(queue)}/settings" class="settings-form"><div class="settings-grid">
 ${choiceField(queue, 'mode', 'Mode')}${choiceField(queue, 'parallelBases', 'Parallel bases')}${numberField(queue, 'concurrency', 'Concurrency')}${numberField(queue, 'bisectionConcurrency', 'Bisection concurrency')}
 ${numberField(queue, 'testingTimeoutMinutes', 'Testing timeout (minutes)')}${numberField(queue, 'pendingFailureDepth', 'Pending failure depth')}
-${numberField(queue, 'batchingMinSize', 'Batching minimum size')}${numberField(queue, 'batchingMaxWaitTimeMinutes', 'Batching max wait (minutes)')}
+${numberField(queue, 'batchingMinSize', 'Batching minimum size')}${numberField(queue, 'batchingMaxSize', 'Batching maximum size')}${numberField(queue, 'batchingMaxWaitTimeMinutes', 'Batching max wait (minutes)')}
 ${choiceField(queue, 'directMergeMode', 'Direct merge')}${choiceField(queue, 'optimizationMode', 'Optimization')}${choiceField(queue, 'mergeMethod', 'Merge method')}
 <label>Required statuses (comma-separated)<input name="requiredStatuses" value="${(queue.requiredStatuses ?? []).join(', ')}"></label>
 ${booleanField(queue, 'batch', 'Batch')}${booleanField(queue, 'canOptimisticallyMerge', 'Optimistic merge')}${booleanField(queue, 'createPrsForTestingBranches', 'PRs for testing branches')}

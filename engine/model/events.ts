@@ -5,7 +5,8 @@ import type { QueuePatch } from './queues.js';
 
 export type QueueInput =
   /** `by`: the id of the API token that made the change, when one did (the queue's settings history). */
-  | { type: 'created'; patch: QueuePatch; by?: string }
+  /** `policy`: the queue policy it is created under (model/policy.ts); absent in logs recorded before versions: 1. */
+  | { type: 'created'; patch: QueuePatch; by?: string; policy?: number }
   | { type: 'configured'; patch: QueuePatch; by?: string }
   /** On a PR's operations, `by` says who asked, for its timeline (`token tok_…`, `@login with /greenline`). */
   | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean; by?: string }

@@ -3,6 +3,7 @@
  * functions; the engine stores the result.
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
+import { largestBatch } from '../planner/batches.js';
 import type { BisectionMemory } from '../planner/bisection.js';
 import { countVerdict, nextWindow, type VerdictCounts } from '../planner/window.js';
 import type { LikelihoodModel } from './likelihood.js';
@@ -61,12 +62,23 @@ export interface QueueSettings extends Partial<IntegrationSettings> {
   pendingFailureDepth: number;
   batch: boolean;
   batchingMaxWaitTimeMinutes: number;
+  /** The PRs a batch waits for (or `batchingMaxWaitTimeMinutes`) before it starts. */
   batchingMinSize: number;
+  /**
+   * The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a
+   * backlog (engine/planner/starts.ts). Absent, or below `batchingMinSize`: `batchingMinSize` (planner/batches.ts).
+   */
+  batchingMaxSize?: number;
   createPrsForTestingBranches: boolean;
   commentsEnabled: boolean;
   commandsEnabled: boolean;
   statusCheckEnabled: boolean;
-  /** Absent until set: then it follows `concurrency`, as the documented default "equal to concurrency" says. */
+  /**
+   * The CI slots the queue holds beyond the main line's `concurrency`: one pool of `concurrency` + this many slots,
+   * of which the main line takes at most `concurrency` and bisections any that is free, before new main-line work
+   * (engine/planner/starts.ts). Absent until set: then it follows `concurrency`, as the documented default "equal to
+   * concurrency" says.
+   */
   bisectionConcurrency?: number;
   directMergeMode: DirectMergeMode;
   optimizationMode: OptimizationMode;
@@ -167,6 +179,8 @@ export interface QueueRuntime {
   windowVerdicts?: VerdictCounts;
   /** How many merged PRs and bisections the last tidy kept: the next one is due once there are twice as many. */
   tidied?: number;
+  /** The queue policy it was created under (model/policy.ts); absent: 1. */
+  policy?: number;
   counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
 }
 
@@ -246,6 +260,13 @@ export function speculationAllowance(settings: QueueSettings, runtime: QueueRunt
 export function bisectionConcurrencyOf(settings: QueueSettings): number {
   return settings.bisectionConcurrency ?? settings.concurrency;
 }
+
+/** The largest batch (see QueueSettings.batchingMaxSize) as getQueue reports it: within the API's integers. */
+export function batchingMaxSizeOf(queue: Pick<QueueRecord, 'settings' | 'runtime'>): number {
+  return Math.min(UINT32_MAX, largestBatch(queue.settings));
+}
+
+const UINT32_MAX = 4_294_967_295;
 
 /**
  * Applies a patch's settings and required statuses to a queue: only the fields sent change. The state it asks for is

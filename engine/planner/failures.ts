@@ -31,7 +31,7 @@ export function invalidations(view: LineupView): Decision[] {
   const testedBy = new Map<number, string>();
   view.input.lineup.forEach((pr, at) => {
     if (PR_IS.testing(pr.state) && pr.runId !== null) testedBy.set(pr.number, pr.runId);
-    if (!PR_IS.hasResult(pr.state) || view.holdsAt(at)) return;
+    if (!PR_IS.hasResult(pr.state) || view.holdsAt(at) || view.waitsAt(at)) return;
     const reason = 'the pull requests ahead of it changed';
     if (PR_IS.testing(pr.state) && pr.runId !== null) cancel(pr.runId, reason);
     else decisions.push({ kind: 'requeue', pr: pr.number, reason: `retesting: ${reason}` });

@@ -65,6 +65,8 @@ export interface PlanInput {
   state: QueueState;
   settings: QueueSettings;
   bisectionConcurrency: number;
+  /** The queue policy (model/policy.ts); absent: the current one. */
+  policy?: number;
   /** Speculation by likelihood: how many more PRs the CI budget lets it isolate, and the queue's failure share. */
   speculation?: { allowance: number; failureShare: number };
   /** How many main-line runs may be in flight (the adaptive window); absent is `settings.concurrency`. */

@@ -1,7 +1,17 @@
 /**
- * New runs: the main line's, up to `concurrency` (or the adaptive window) across all lanes, and the bisections', in their own pool of
- * `bisectionConcurrency`.
+ * New runs, from one pool of CI slots: `concurrency` + `bisectionConcurrency`. The main line holds at most
+ * `concurrency` of them (or the adaptive window) across all lanes; bisection groups (and anti-flake retests, and PRs
+ * isolated by speculation) may take any free slot, and take it first: their PRs are the oldest of the queue, and a
+ * group that passes merges ahead of the PRs still waiting, so a failed batch's bisection never waits for new
+ * main-line work. `bisectionConcurrency` is thus what the pool holds beyond the main line's slots: the bisections'
+ * own, which the main line never takes.
+ *
+ * With batching, a batch starts once `batchingMinSize` PRs wait (or the oldest has waited
+ * `batchingMaxWaitTimeMinutes`) and takes every ready PR of its chain up to the largest batch (`largestBatch`): under
+ * a backlog batches grow, so the main line keeps up; below it they stay at `batchingMinSize` (batches.ts).
  */
+import { QUEUE_POLICY } from '../model/policy.js';
+import { largestBatch } from './batches.js';
 import { knownToFail } from './bisection.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
 import { hasQueueTag, PR_IS } from '../../machines/index.js';
@@ -10,8 +20,20 @@ import { sameList, type LineupView } from './view.js';
 export function startRuns(view: LineupView): Plan {
   const { input } = view;
   if (!hasQueueTag(input.state, 'startsWork')) return { decisions: [], wakeAt: null };
-  const main = mainRuns(view);
-  return { decisions: [...main.decisions, ...bisectionRuns(view)], wakeAt: main.wakeAt };
+  const bisections = bisectionRuns(view);
+  const started = bisections.filter((decision) => decision.kind === 'startRun').length;
+  const main = mainRuns(view, started);
+  return { decisions: [...main.decisions, ...bisections], wakeAt: main.wakeAt };
+}
+
+/** Whether the queue runs one pool of CI slots (queue policy 2, model/policy.ts), or a bisection pool of its own (1). */
+function onePool(view: LineupView): boolean {
+  return (view.input.policy ?? QUEUE_POLICY) >= 2;
+}
+
+/** The CI slots of the queue, the main line's and the bisections' together. */
+export function poolOf(view: LineupView): number {
+  return view.input.settings.concurrency + view.input.bisectionConcurrency;
 }
 
 const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && PR_IS.waiting(pr.state) && pr.group === null && !pr.mergeRequested;
@@ -21,12 +43,14 @@ const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !
  * base and the members before it. A batch that must still wait holds back the PRs that depend on it (in single
  * mode, every PR behind it).
  */
-function mainRuns(view: LineupView): Plan {
+function mainRuns(view: LineupView, bisectionsStarted: number): Plan {
   const { lineup, settings, activeRuns, now } = view.input;
   const decisions: Decision[] = [];
   let wakeAt: number | null = null;
   let running = activeRuns.filter((run) => run.kind === 'main').length;
-  const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);
+  // The main line's share of the pool, less the main-line slots that bisections hold now.
+  const free = onePool(view) ? poolOf(view) - activeRuns.length - bisectionsStarted : Number.POSITIVE_INFINITY;
+  const limit = Math.min(settings.concurrency, view.input.window ?? settings.concurrency, running + Math.max(0, free));
   const taken = new Set<number>();
   const held = new Set<number>();
   for (let at = 0; at < lineup.length && running < limit; at++) {
@@ -57,13 +81,14 @@ function mainRuns(view: LineupView): Plan {
   return { decisions, wakeAt };
 }
 
-/** The batch starting at `at`: ready PRs behind it that extend its chain, up to batchingMinSize. */
+/** The batch starting at `at`: ready PRs behind it that extend its chain, up to the largest batch. */
 function batchFrom(view: LineupView, at: number): PlanPullRequest[] {
   const { lineup, settings } = view.input;
   const first = lineup[at] as PlanPullRequest;
   const segment = [first];
   const chain = [...view.expected(at), first.number];
-  for (let next = at + 1; next < lineup.length && segment.length < settings.batchingMinSize; next++) {
+  const largest = largestBatch(settings);
+  for (let next = at + 1; next < lineup.length && segment.length < largest; next++) {
     const candidate = lineup[next] as PlanPullRequest;
     if (candidate.group !== null) continue; // in a bisection: off the main line
     if (!sameList(view.expected(next), chain)) {
@@ -87,7 +112,9 @@ function bisectionRuns(view: LineupView): Decision[] {
   const { lineup, settings, bisections } = view.input;
   const decisions: Decision[] = [];
   if (lineup.some((pr) => pr.mergeRequested)) return decisions;
-  let running = view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
+  // Any slot of the pool the main line does not hold (policy 1: the bisections' own pool).
+  const shared = onePool(view);
+  let free = shared ? poolOf(view) - view.input.activeRuns.length : view.input.bisectionConcurrency - view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
   const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
   for (const pr of lineup) {
@@ -96,6 +123,7 @@ function bisectionRuns(view: LineupView): Decision[] {
     group.members.push(pr);
     groups.set(pr.group, group);
   }
+  const testing = testingGroups(view);
   for (const [name, { bisectionId, members }] of groups) {
     if (!members.every((member) => PR_IS.waiting(member.state) && !member.mergeRequested)) continue;
     const memory = bisections[bisectionId];
@@ -114,9 +142,30 @@ function bisectionRuns(view: LineupView): Decision[] {
       decisions.push(prs.length > 1 ? { kind: 'split', prs, bisectionId } : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId });
       continue;
     }
-    if (running >= view.input.bisectionConcurrency) continue;
+    if (free <= 0) continue;
+    const under = view.unmerged(basePrs);
+    const alongside = shared ? testing.filter((other) => other.bisectionId === bisectionId) : [];
+    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under))) continue;
     decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
-    running++;
+    testing.push({ bisectionId, prs });
+    free--;
   }
   return decisions;
+}
+
+/**
+ * The groups being tested, by bisection. A group does not start while a group of its own bisection that could pass
+ * along with it is being tested (their union is not known to fail): both were tested on the same base, so the first
+ * to merge would move the base the other's pass was tested on, and it would be tested again. Halves of a set known to
+ * fail are tested at once (at most one of them passes); a group split from one of them waits for the other's verdict,
+ * as the closed forms of sim/theory.ts count (one group after another).
+ */
+function testingGroups(view: LineupView): { bisectionId: string; prs: readonly number[] }[] {
+  const groups: { bisectionId: string; prs: readonly number[] }[] = [];
+  for (const run of view.input.activeRuns) {
+    if (run.kind !== 'bisection') continue;
+    const first = view.input.lineup[view.at(run.prs[0] as number) ?? -1];
+    if (first?.bisectionId !== null && first?.bisectionId !== undefined) groups.push({ bisectionId: first.bisectionId, prs: run.prs });
+  }
+  return groups;
 }

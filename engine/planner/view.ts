@@ -20,6 +20,7 @@ import { BitSet, DependencyGraph } from './graph.js';
 import { likelierItsOwn } from './graphSpeculation.js';
 import { failureChance } from './lineSpeculation.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
+import { lacksOnlyTesting } from './waitingPass.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
@@ -55,6 +56,8 @@ export class LineupView {
   private readonly holds: boolean[] = [];
   private readonly settled: boolean[] = [];
   private readonly doomed: boolean[] = [];
+  /** Per position: a pass that does not hold yet, but will if the runs it lacks fail (see waitsAt). */
+  private readonly waits: boolean[] = [];
   /** The first doomed position found so far, if any. */
   private firstDoomed = Number.POSITIVE_INFINITY;
   /** What a PR's test must have in its base, silent PRs left out. */
@@ -118,6 +121,12 @@ export class LineupView {
     return this.holds[at] === true;
   }
 
+  /** Whether its pass waits for the runs ahead of it that its tested base lacks (waitingPass.ts). */
+  waitsAt(at: number): boolean {
+    this.baseGraph.ensure(at);
+    return this.waits[at] === true;
+  }
+
   /** Whether every PR of its base (its circle aside) passed or is being merged. */
   settledAt(at: number): boolean {
     this.baseGraph.ensure(at);
@@ -152,6 +161,13 @@ export class LineupView {
     const failed = PR_IS.failing(pr.state) && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
+    this.waits[at] =
+      !holds &&
+      pr.testedBase !== null &&
+      PR_IS.passed(pr.state) &&
+      pr.group === null &&
+      pr.speculated !== true &&
+      lacksOnlyTesting(this.input, this.expectedFrom(at, graph), pr.testedBase, (number) => this.at(number));
     // A PR isolated is tested on the target branch alone: what fails there is its own, whatever is still testing ahead.
     this.settled[at] = isolated(pr) || !graph.dependsOnAny(at, unsettled);
     this.doomed[at] =

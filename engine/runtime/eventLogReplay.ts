@@ -130,7 +130,7 @@ export function replayEventLog(log: EventLog): ReplayResult {
     try {
       if (entry.input.type === 'created') {
         if (index !== 0) return diverge('a second created event');
-        queueId = engine.createQueue(header.queue, entry.input.patch, entry.input.by).id;
+        queueId = engine.createQueue(header.queue, entry.input.patch, entry.input.by, entry.input.policy ?? null).id;
         const replayed = idPart(queueId);
         const recorded = idPart(header.queueId);
         if (replayed !== recorded) {

@@ -6,12 +6,24 @@
  * the same pool (a bisection of one). What a bisection remembers, and what it may infer from it, is pure:
  * engine/planner/bisection.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
  */
+import { hasPullRequestTag } from '../../machines/index.js';
+import { policyOf } from '../model/policy.js';
+import type { QueueSettings } from '../model/queues.js';
+import { largestBatch } from '../planner/batches.js';
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
 import { afterResults, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
 import { fail } from './runs.js';
+
+/**
+ * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
+ * run without batching). Its pass stands when the results behind it cost no more.
+ */
+export function retestCost(settings: QueueSettings, prs: number): number {
+  return settings.batch ? prs / largestBatch(settings) : prs;
+}
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
@@ -66,32 +78,79 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
 }
 
 /**
- * A bisection group passed: its PRs go back to the main line, behind the runs in progress (which they would
- * invalidate) and ahead of the PRs still waiting. Their pass stands if nothing merged since their run began but the
- * PRs it was tested on; otherwise they are tested again. With skip-redundant, the half that waited for them is now
- * known to fail, if their set failed on the same base.
+ * A bisection group passed: its PRs go back to the main line. Their pass stands, and they merge on it, when it can and
+ * when that costs no more than testing them again: nothing merged since their run began but the PRs it was tested on,
+ * no PR behind them is being merged, and the results behind them (predicted without them, so they would be tested
+ * again on top of them) cost no more runs than the group's PRs would in the main line (`retestCost`). They then keep
+ * their place (a group is tested on the head of the line: the target and the PRs ahead of it, which passed), behind
+ * the rest of their own bisection. Otherwise they go behind the runs in progress (which they would invalidate), ahead
+ * of the PRs still waiting, and are tested again. Either way the view of the line (planner/view.ts) checks that a
+ * result's tested base is the base expected where it stands. With skip-redundant, the half that waited for them is
+ * now known to fail, if their set failed on the same base.
  */
 export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const bisectionId = run.bisectionId as string;
   const memory = q.runtime.bisections[bisectionId];
   const group = q.requirePr(prs[0] as number).group;
   const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
-  const stale =
+  const moved =
     mergedSince === undefined ||
     mergesReach(
       q,
       mergedSince.filter((number) => !run.basePrs.includes(number)),
       run.prs,
     );
+  const from = firstAt(q, prs);
   for (const number of prs) q.sendPr(number, { type: 'LEAVE_GROUP' });
   q.runtime.lineup = q.runtime.lineup.filter((number) => !prs.includes(number));
-  q.runtime.lineup.splice(afterResults(q), 0, ...prs);
+  const place = behindSiblings(q, bisectionId, from);
+  // Queue policy 1 (model/policy.ts): it always went back behind the results.
+  const policy = policyOf(q.runtime);
+  const stands = policy >= 2 && !moved && resultsBehind(q, place) <= retestCost(q.queue.settings, prs.length);
+  q.runtime.lineup.splice(stands ? place : afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {
     q.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
-    if (stale) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
+    // Behind the results, a pass on a base that did not move is found not to hold by the planner (view.ts).
+    if (moved) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
   }
   if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
+}
+
+/** The position of the group's first PR in the line-up. */
+function firstAt(q: QueueTx, prs: readonly number[]): number {
+  return Math.min(...prs.map((number) => q.runtime.lineup.indexOf(number)).filter((at) => at >= 0));
+}
+
+/**
+ * Where a group whose pass stands goes, its PRs out of the line-up (`from`: where its first PR was): where it was,
+ * but behind the groups of its own bisection that were behind it, whose runs are on the same base and would not hold
+ * with it ahead of them.
+ */
+function behindSiblings(q: QueueTx, bisectionId: string, from: number): number {
+  const lineup = q.runtime.lineup;
+  let at = from;
+  while (at < lineup.length) {
+    const pr = q.requirePr(lineup[at] as number);
+    if (pr.group === null || pr.bisectionId !== bisectionId) break;
+    at++;
+  }
+  return at;
+}
+
+/**
+ * The runs a group standing at `place` would cost: the results behind it (runs in progress, passes, failures still
+ * pending), which were predicted without it and no longer hold. Infinite when a PR behind it is being merged: the
+ * group cannot merge ahead of it.
+ */
+function resultsBehind(q: QueueTx, place: number): number {
+  const runs = new Set<string>();
+  for (const number of q.runtime.lineup.slice(place)) {
+    const pr = q.requirePr(number);
+    if (pr.mergeRequested) return Number.POSITIVE_INFINITY;
+    if (hasPullRequestTag(pr.state, 'hasResult')) runs.add(pr.runId ?? `#${number}`);
+  }
+  return runs.size;
 }
 
 function inferSecondHalf(q: QueueTx, memory: BisectionMemory, bisectionId: string, group: string, run: TestRunRecord): void {

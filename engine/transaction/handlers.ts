@@ -21,6 +21,7 @@ const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { runnin
 export function handle(q: QueueTx, input: QueueInput): void {
   switch (input.type) {
     case 'created':
+      if (input.policy !== undefined && input.policy !== 1) q.runtime.policy = input.policy;
       q.touchQueue();
       configure(q, { state: input.patch.state });
       q.effect({ kind: 'fetchTargetHead', repo: q.queue.repo, branch: q.queue.branch });

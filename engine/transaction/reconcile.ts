@@ -1,6 +1,7 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
 import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
+import { policyOf } from '../model/policy.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
 import { bisect, failAtOnce, retest, split } from './bisection.js';
 import { requestMerge } from './merging.js';
@@ -20,6 +21,7 @@ export function reconcile(q: QueueTx): void {
       state: q.queueState,
       settings: q.queue.settings,
       bisectionConcurrency: bisectionConcurrencyOf(q.queue.settings),
+      policy: policyOf(q.runtime),
       window: mainWindowOf(q.queue.settings, q.runtime),
       ...(q.queue.settings.optimizationMode === 'speculate_by_likelihood' ? { speculation: speculationInput(q) } : {}),
       lineup: q.runtime.lineup.map((number) => planView(q, number)),

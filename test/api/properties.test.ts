@@ -31,6 +31,7 @@ const patchArbitrary = fc
       batch: fc.boolean(),
       batchingMaxWaitTimeMinutes: uint32,
       batchingMinSize: uint32,
+      batchingMaxSize: uint32,
       commentsEnabled: fc.boolean(),
       commandsEnabled: fc.boolean(),
       createPrsForTestingBranches: fc.boolean(),
@@ -47,9 +48,13 @@ const patchArbitrary = fc
 
 type Model = Record<string, unknown> & { requiredStatuses: string[] };
 
+/** The batchingMaxSize set by the patches so far in the current sequence (undefined: never set). */
+let maxSizeSet: number | undefined;
+
 /** What getQueue must show after a patch: an independent statement of the updateQueue rules. */
 function applyToModel(model: Model, patch: Record<string, unknown>, bisectionSet: boolean): [Model, boolean] {
   const next: Model = { ...model };
+  if (patch.batchingMaxSize !== undefined) maxSizeSet = patch.batchingMaxSize as number;
   for (const [field, value] of Object.entries(patch)) {
     if (field === 'requiredStatuses') next.requiredStatuses = [...new Set(value as string[])];
     else if (field === 'deleteRequiredStatuses') {
@@ -59,6 +64,9 @@ function applyToModel(model: Model, patch: Record<string, unknown>, bisectionSet
   if (next.state === 'draining') next.state = 'paused'; // the queue is empty: nothing to drain (the addendum)
   const setNow = bisectionSet || patch.bisectionConcurrency !== undefined;
   if (!setNow) next.bisectionConcurrency = next.concurrency;
+  // The largest batch: as set, or batchingMinSize; never below batchingMinSize, within 32 bits.
+  const min = next.batchingMinSize as number;
+  next.batchingMaxSize = Math.min(4_294_967_295, Math.max(min, maxSizeSet ?? min));
   // The older spellings (for the hosted service's Terraform provider) say the same as the settings they name.
   next.testingTimeoutMins = next.testingTimeoutMinutes;
   next.isBatching = next.batch;
@@ -76,6 +84,7 @@ describe('properties', () => {
         let model: Model = (await api.post('getQueue', queueBody({}, branch))).json();
         delete model.enqueuedPullRequests;
         let bisectionSet = false;
+        maxSizeSet = undefined;
         for (const patch of patches) {
           [model, bisectionSet] = applyToModel(model, patch, bisectionSet);
           const response = await api.post('updateQueue', queueBody(patch, branch));

@@ -20,6 +20,7 @@ const DEFAULTS = {
   batch: false,
   batchingMaxWaitTimeMinutes: 5,
   batchingMinSize: 4,
+  batchingMaxSize: 8,
   createPrsForTestingBranches: false,
   commentsEnabled: true,
   commandsEnabled: true,

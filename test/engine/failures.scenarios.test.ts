@@ -23,29 +23,49 @@ describe('a failed batch leaves the main line', () => {
     expect(h.runs().find((run) => run.prs.join() === '3,4' && run.basePrs.join() === '1,2')?.status).toBe('cancelled');
   });
 
-  test('a good group returns behind the runs in progress and ahead of the waiting PRs, and is tested again on top of them', async () => {
+  test('a pass off the main line that costs no more than a second run stands: it merges on that run, and the run behind it is tested again on top of it', async () => {
     const h = new QueueHarness();
-    await h.create({ batch: true, batchingMinSize: 2, concurrency: 1, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
-    await h.submit(1, 2, 3, 4);
+    await h.create({ concurrency: 2, pendingFailureDepth: 1 });
+    await h.submit(1);
+    await h.fail(1);
+    // Nothing behind #1 can vouch for it: it is retested alone, off the main line, and #2 goes on without it.
+    await h.submit(2);
+    expect(activeRuns(h)).toEqual([
+      ['bisection', [1], []],
+      ['main', [2], []],
+    ]);
+    await h.pass(1);
+    // Testing #1 again would cost a run, as does testing #2 again on top of it: #1, the older, merges on its retest.
+    expect(h.states(1)).toEqual(['MERGED']);
+    expect(h.runs().filter((run) => run.prs.includes(1))).toHaveLength(2);
+    expect(activeRuns(h)).toEqual([['main', [2], [1]]]);
+    await h.pass(2);
+    expect(h.mergeOrder()).toEqual([1, 2]);
+  });
+
+  test('a good group whose pass would cost more runs behind it than its share of a batch returns behind the runs in progress, and is tested again on top of them', async () => {
+    const h = new QueueHarness();
+    await h.create({ batch: true, batchingMinSize: 2, batchingMaxSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
+    await h.submit(1, 2, 3, 4, 5, 6);
     await h.fail(1, 2);
     expect(activeRuns(h)).toEqual([
       ['main', [3, 4], []],
+      ['main', [5, 6], [3, 4]],
       ['bisection', [1], []],
       ['bisection', [2], []],
     ]);
-    await h.submit(5);
+    await h.submit(7);
     await h.pass(1);
+    // Standing would cost the two runs behind it, testing #1 again half a batch: #1 goes behind them, ahead of #7
+    // (waiting), and is tested again.
+    expect(h.engine.getQueue(KEY).queue.runtime.lineup).toEqual([2, 3, 4, 5, 6, 1, 7]);
     await h.fail(2);
-    expect(h.states(2)).toEqual(['FAILED']);
-    // #1 came back behind [3, 4] (testing) and ahead of #5 (waiting); its pass was on a base without [3, 4].
-    const lineup = h.engine.getQueue(KEY).queue.runtime.lineup;
-    expect(lineup).toEqual([3, 4, 1, 5]);
     await h.pass(3, 4);
+    await h.pass(5, 6);
     await h.advanceMinutes(1);
-    expect(h.runOf(1, 5).basePrs).toEqual([3, 4]);
-    await h.pass(1, 5);
-    expect(h.mergeOrder()).toEqual([3, 4, 1, 5]);
-    expect(h.timeline().some((entry) => entry.value.event === 'rescued' && entry.key[1] === 1)).toBe(true);
+    expect(h.runOf(1, 7).basePrs).toEqual([3, 4, 5, 6]);
+    await h.pass(1, 7);
+    expect(h.mergeOrder()).toEqual([3, 4, 5, 6, 1, 7]);
   });
 
   test('a good group merges on its bisection run when nothing changed under it', async () => {
@@ -81,11 +101,13 @@ describe('bisection_skip_redundant_tests', () => {
     await h.submit(1, 2, 3, 4);
     await h.fail(1, 2, 3, 4);
     await h.fail(1, 2);
-    expect(
-      activeRuns(h)
-        .map(([, prs]) => prs)
-        .sort(),
-    ).toEqual([[1], [3, 4]]);
+    // [1] is tested first: [3, 4] could pass along with it, and the first to merge would move the base the other
+    // was tested on, so [3, 4] waits for its verdict (as the closed form counts: one group after another).
+    expect(activeRuns(h).map(([, prs]) => prs)).toEqual([[1]]);
+    await h.pass(1);
+    // [2] is known to fail without a run; [3, 4] is tested on top of [1], which merged.
+    expect(h.states(1, 2)).toEqual(['MERGED', 'FAILED']);
+    expect(activeRuns(h)).toEqual([['bisection', [3, 4], []]]);
   });
 
   test('a cached failure is forgotten when the base changes: nothing is inferred on another base', async () => {

@@ -207,18 +207,20 @@ describe('metrics after known scenarios', () => {
     await q.create({ batch: true, batchingMinSize: 2 });
     await q.submit(1, 2); // t0: one batch of two.
     await q.advance(10);
-    await q.fail(1); // t0+10: the batch fails; both go back to PENDING and #1 is tested alone in the bisection.
+    // t0+10: the batch fails; both go back to PENDING, and #1 and #2 are each tested alone in the bisection (the
+    // pool holds concurrency + bisectionConcurrency slots, and the main line has nothing to test).
+    await q.fail(1);
     let scraped = await scrape(api);
     expect(documented(scraped, MAIN)).toEqual({ ...quiet, restarts: 2, wait: histogramOf(0, 0) });
-    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, depth: 2, testing: 1 });
+    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, depth: 2, testing: 2 });
     await q.advance(10);
-    await q.pass(1); // t0+20: #1 is found good: it goes back to the main line and merges; #2 is tested next.
+    await q.pass(1); // t0+20: #1 is found good: it goes back to the main line and merges on that run.
     await q.advance(5);
     await q.fail(2); // t0+25: #2 is the culprit.
 
     scraped = await scrape(api);
     // #1 merged from the main line (10 min in the batch, 10 alone); #2 failed in the bisection (10 min in the batch,
-    // then it waited for the bisection's one run at a time, and failed after 5).
+    // then 15 alone).
     expect(documented(scraped, MAIN)).toEqual({
       ...quiet,
       merged: 1,
@@ -227,14 +229,14 @@ describe('metrics after known scenarios', () => {
       test: histogramOf(1200),
       inQueue: histogramOf(1200),
     });
-    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, failed: 1, test: histogramOf(900), inQueue: histogramOf(1500) });
+    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, failed: 1, test: histogramOf(1500), inQueue: histogramOf(1500) });
     expect(scraped.value('greenline_bisections_total', QUEUE)).toBe(1);
     expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'main' })).toBe(1);
     expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'bisection' })).toBe(2);
     expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })).toMatchObject({ count: 1, sum: 2 });
     expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'bisection' })).toMatchObject({ count: 2, sum: 2 });
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(3);
-    expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(25 * 60);
+    expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(35 * 60);
   });
 
   test('optimistic merge and a pending-failure rescue', async () => {

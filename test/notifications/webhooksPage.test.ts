@@ -28,8 +28,7 @@ async function signIn(token: string): Promise<string> {
 }
 const get = (url: string, cookie: string) => api.app.inject({ method: 'GET', url, headers: { cookie } });
 /** The session's CSRF token, as every dashboard form carries it (web/layout.ts). */
-const csrfOf = async (cookie: string) =>
-  /name="_csrf" value="([^"]+)"/.exec((await api.app.inject({ method: 'GET', url: '/', headers: { cookie } })).body)?.[1] ?? '';
+const csrfOf = async (cookie: string) => /name="_csrf" value="([^"]+)"/.exec((await api.app.inject({ method: 'GET', url: '/', headers: { cookie } })).body)?.[1] ?? '';
 const post = async (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
   api.app.inject({
     method: 'POST',

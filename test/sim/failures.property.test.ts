@@ -13,6 +13,7 @@ const config = fc.record({
   concurrency: fc.integer({ min: 1, max: 5 }),
   batch: fc.boolean(),
   batchingMinSize: fc.integer({ min: 2, max: 6 }),
+  batchingMaxSize: fc.integer({ min: 1, max: 12 }),
   batchingMaxWaitTimeMinutes: fc.integer({ min: 1, max: 30 }),
   bisectionConcurrency: fc.integer({ min: 1, max: 4 }),
   optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const, 'speculate_by_likelihood' as const),

@@ -45,6 +45,12 @@ describe('scenarios', () => {
     expect(scenario.priorityMix).toEqual({ high: 1, medium: 9 });
   });
 
+  test('a configuration may set the largest batch (batchingMaxSize), a positive integer', () => {
+    const scenario = parseScenario({ ...valid, configs: [{ name: 'grow', batch: true, batchingMinSize: 4, batchingMaxSize: 12 }] });
+    expect(settingsOf(scenario.configs[0] as (typeof scenario.configs)[number])).toEqual({ batch: true, batchingMinSize: 4, batchingMaxSize: 12 });
+    expect(issuesOf({ ...valid, configs: [{ name: 'a', batchingMaxSize: 0 }] }).map((issue) => issue.path)).toEqual(['configs[0].batchingMaxSize']);
+  });
+
   test('parallelBases: transitive or direct, anything else named', () => {
     const targets = { count: 10, perPr: 2 };
     const config = (parallelBases: string) => ({ ...valid, targets, configs: [{ name: 'p', mode: 'parallel', parallelBases }] });

@@ -135,46 +135,51 @@ describe('batching with bisection in halves', () => {
     // One bisection run at a time, as in the models: with more, a group that passes while a PR found good merges
     // is tested again (its pass was on a target without that PR), which the models do not count.
     { optimizationMode: 'bisection_skip_redundant_tests' as const, bisectionConcurrency: 1, model: skipRuns, formula: skipRedundantRunsPerChange },
-  ])('costs close to c runs per change under independent failures (optimizationMode $optimizationMode)', async ({ optimizationMode, bisectionConcurrency, model, formula }) => {
-    const p = 0.05;
-    const size = 8;
-    const T = 10;
-    const bursts = 200;
-    // Bursts of exactly one batch, far enough apart that each is resolved before the next: the formula's setting.
-    const spacing = 30 * T * MINUTE_MS;
-    const random = new Random(11, 'theory-bisection');
-    const arrivals: Arrival[] = [];
-    for (let burst = 0; burst < bursts; burst++) {
-      for (let i = 0; i < size; i++) arrivals.push({ number: arrivals.length + 1, at: burst * spacing, broken: random.chance(p) });
-    }
-    const s = scenario({ hours: (bursts * spacing) / 3_600_000, brokenRate: p, ci: { medianMinutes: T, p90Minutes: T } });
-    const outcome = await runQueue({
-      scenario: s,
-      seed: 3,
-      // Each group is tested on the known-good line (the target and what merged), as in the model.
-      settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency, optimizationMode },
-      arrivals,
-    });
-    let modelRuns = 0;
-    for (let burst = 0; burst < bursts; burst++) {
-      const broken = arrivals.slice(burst * size, (burst + 1) * size).map((arrival) => arrival.broken);
-      const runs = outcome.runs.filter((run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing);
-      // The engine runs exactly the groups the model runs, for every burst.
-      expect({ burst, runs: runs.length }).toEqual({ burst, runs: model(broken) });
-      modelRuns += runs.length;
-    }
-    const report = summarise('batch', outcome);
-    // Every broken PR kicked, every good one merged: bisection found each culprit, and only the culprits.
-    expect(report.failed).toBe(arrivals.filter((arrival) => arrival.broken).length);
-    expect(report.merged + report.failed).toBe(arrivals.length);
-    expect(report.goodKicked).toBe(0);
-    expect(report.brokenMerged).toBe(0);
-    const measured = outcome.runs.length / arrivals.length;
-    expect(measured).toBe(modelRuns / arrivals.length);
-    const { variance } = bisectionMoments(p, size, model);
-    const tolerance = (3 * Math.sqrt(variance / bursts)) / size;
-    expect(Math.abs(measured - formula(p, size))).toBeLessThan(tolerance);
-  });
+  ])(
+    'costs close to c runs per change under independent failures (optimizationMode $optimizationMode)',
+    async ({ optimizationMode, bisectionConcurrency, model, formula }) => {
+      const p = 0.05;
+      const size = 8;
+      const T = 10;
+      const bursts = 200;
+      // Bursts of exactly one batch, far enough apart that each is resolved before the next: the formula's setting.
+      const spacing = 30 * T * MINUTE_MS;
+      const random = new Random(11, 'theory-bisection');
+      const arrivals: Arrival[] = [];
+      for (let burst = 0; burst < bursts; burst++) {
+        for (let i = 0; i < size; i++) arrivals.push({ number: arrivals.length + 1, at: burst * spacing, broken: random.chance(p) });
+      }
+      const s = scenario({ hours: (bursts * spacing) / 3_600_000, brokenRate: p, ci: { medianMinutes: T, p90Minutes: T } });
+      const outcome = await runQueue({
+        scenario: s,
+        seed: 3,
+        // Each group is tested on the known-good line (the target and what merged), as in the model.
+        settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency, optimizationMode },
+        arrivals,
+      });
+      let modelRuns = 0;
+      for (let burst = 0; burst < bursts; burst++) {
+        const broken = arrivals.slice(burst * size, (burst + 1) * size).map((arrival) => arrival.broken);
+        const runs = outcome.runs.filter((run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing);
+        // The engine runs exactly the groups the model runs, for every burst.
+        expect({ burst, runs: runs.length }).toEqual({ burst, runs: model(broken) });
+        modelRuns += runs.length;
+      }
+      const report = summarise('batch', outcome);
+      // Every broken PR kicked, every good one merged: bisection found each culprit, and only the culprits.
+      expect(report.failed).toBe(arrivals.filter((arrival) => arrival.broken).length);
+      expect(report.merged + report.failed).toBe(arrivals.length);
+      expect(report.goodKicked).toBe(0);
+      expect(report.brokenMerged).toBe(0);
+      const measured = outcome.runs.length / arrivals.length;
+      expect(measured).toBe(modelRuns / arrivals.length);
+      const { variance } = bisectionMoments(p, size, model);
+      const tolerance = (3 * Math.sqrt(variance / bursts)) / size;
+      expect(Math.abs(measured - formula(p, size))).toBeLessThan(tolerance);
+      // 200 simulated bursts take 10–45 s on a loaded two-core machine: a budget, not the default 30 s.
+    },
+    180_000,
+  );
 });
 
 /**

@@ -64,6 +64,14 @@ describe('the settings form', () => {
     const form = new URLSearchParams('concurrency=4&batchingMinSize=x&bisectionConcurrency=&batch=true&commentsEnabled=false&statusCheckEnabled=maybe&mode=parallel');
     expect(settingsFromForm(form, queue)).toEqual({ concurrency: 4, batchingMinSize: 'x', batch: true, commentsEnabled: false, statusCheckEnabled: 'maybe', mode: 'parallel' });
   });
+  test('the largest batch: posted like every number, shown empty (the minimum size) until set', () => {
+    expect(settingsFromForm(new URLSearchParams('batchingMaxSize=12'), queue)).toEqual({ batchingMaxSize: 12 });
+    expect(settingsFromForm(new URLSearchParams('batchingMaxSize='), queue)).toEqual({});
+    const unset = String(settingsForm({ ...queue, runtime: { ...queue.runtime, policy: 2 } }));
+    expect(unset).toContain('<input name="batchingMaxSize" inputmode="numeric" value="" placeholder="the minimum size">');
+    expect(String(settingsForm({ ...queue, runtime: { ...queue.runtime, policy: undefined } }))).toContain('value="" placeholder="the minimum size"');
+    expect(String(settingsForm({ ...queue, settings: { ...queue.settings, batchingMaxSize: 12 } }))).toContain('name="batchingMaxSize" inputmode="numeric" value="12"');
+  });
   test('the parallel bases: a choice the form shows, transitive until set, and posts', () => {
     expect(settingsFromForm(new URLSearchParams('parallelBases=direct'), queue)).toEqual({ parallelBases: 'direct' });
     const shown = settingsForm(queue).text;
