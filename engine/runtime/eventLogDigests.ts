@@ -19,14 +19,23 @@ interface Write {
   json: string | null;
 }
 
-/** Not the queue's state: store-wide facts. Outbox removals are left out separately (see above). */
-const IGNORED: readonly CollectionName[] = ['meta'];
+/**
+ * Not the queue's state: store-wide facts, and the index of ended PRs (derived from the PR records the digest holds;
+ * history/endedIndex.ts). Outbox removals, and the outbox's outgoing-webhook effects (they follow the organization's
+ * endpoints, which are not the queue's: a replay without them must not diverge), are left out separately.
+ */
+const IGNORED: readonly CollectionName[] = ['meta', 'endedPullRequests'];
+
+/** An outbox write that is not the queue's state: a removal, or an outgoing-webhook effect (notifications/). */
+function outsideTheQueue(write: Write): boolean {
+  return write.collection === 'outbox' && (write.json === null || (JSON.parse(write.json) as { effect?: { kind?: string } }).effect?.kind === 'notify');
+}
 
 /**
  * The collections whose keys start with a queue id hold that queue's state (the others are keyed by organization or
  * are store-wide); of these the outbox is bookkeeping, and two index the queue from elsewhere (handled apart).
  */
-const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter((name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha'].includes(name));
+const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter((name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha', 'endedPullRequests'].includes(name));
 
 /** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (actorStore.ts). */
 function digestJson(collection: CollectionName, value: unknown): string {
@@ -41,7 +50,7 @@ export function sha256(text: string): string {
 function canonical(writes: Iterable<Write>, rename: (text: string) => string): string {
   const last = new Map<string, Write>();
   for (const write of writes) {
-    if (IGNORED.includes(write.collection) || (write.collection === 'outbox' && write.json === null)) continue;
+    if (IGNORED.includes(write.collection) || outsideTheQueue(write)) continue;
     last.set(`${write.collection}\u0000${write.key}`, write);
   }
   const lines = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, write]) => `${write.collection}\t${write.key}\t${write.json ?? '-'}`);
