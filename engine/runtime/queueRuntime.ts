@@ -22,6 +22,7 @@ import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
 import { copyRuntime, WorkingSet } from './workingSet.js';
+import { recordMetrics } from '../metrics/recorder.js';
 
 /** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
 const NAMES = new Intl.Collator('en', { numeric: true });
@@ -214,7 +215,8 @@ export class QueueRuntime {
       const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
       const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
       if (queue === undefined) throw new EngineError('queue_not_found', key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
+      const set = this.workingSetOf(tx, queue);
+      const q = new QueueTx(tx, queue, now(), set, recordMetrics(set.metrics));
       q.predictor = this.deps.predictor;
       handle(q, input);
       reconcile(q);

@@ -8,10 +8,9 @@
  */
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
-import { afterResults, requeue } from './moves.js';
+import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
-import { fail } from './runs.js';
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
