@@ -8,7 +8,7 @@
 import { Engine, type QueueKey } from '../engine/engine.js';
 import type { FailurePredictor } from '../engine/model/likelihood.js';
 import type { QueuePatch } from '../engine/model/queues.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';

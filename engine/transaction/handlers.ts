@@ -2,7 +2,7 @@
 import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueEvent } from '../../machines/index.js';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { becomeReady, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { cancelRun, concludeRun } from './runs.js';
@@ -31,7 +31,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'cancelled': {
       const reason = 'cancelled through the API';
       enqueued(q, input.number);
-      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
+      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw engineError('pr_being_merged', { number: input.number });
       q.sendPr(input.number, { type: 'CANCEL', reason });
       return;
     }
@@ -81,7 +81,7 @@ function configure(q: QueueTx, patch: QueuePatch): void {
 
 function enqueued(q: QueueTx, number: number): PullRequestRecord {
   const pr = q.pr(number);
-  if (pr === undefined || !isEnqueued(pr.state)) throw new EngineError('pr_not_queued', `pull request #${number} is not in the queue`);
+  if (pr === undefined || !isEnqueued(pr.state)) throw engineError('pr_not_queued', { number });
   return pr;
 }
 
@@ -93,13 +93,13 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 }
 
 function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw new EngineError('queue_draining', 'the queue is draining: it takes no new pull requests');
+  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw engineError('queue_draining');
   const existing = q.pr(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
   }
-  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
+  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw engineError('pr_already_merged', { number: input.number });
   const priority = priorityOf(input.priority);
   const record: PullRequestRecord = {
     id: `${q.queue.id.replace(/^q_/, 'pr_')}_${input.number}_${q.runtime.counters.entry++}`,
@@ -168,7 +168,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
 
 function restart(q: QueueTx, number: number): void {
   const pr = enqueued(q, number);
-  if (!q.canPr(number, { type: 'RESTART' })) throw new EngineError('pr_being_merged', `pull request #${number} is being merged`);
+  if (!q.canPr(number, { type: 'RESTART' })) throw engineError('pr_being_merged', { number });
   const reason = 'tests restarted through the API';
   if (hasPullRequestTag(pr.state, 'notReady')) {
     q.timeline(number, { kind: 'restartRechecked' });
