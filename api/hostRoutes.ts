@@ -4,7 +4,7 @@
  * catalogue; anything else with the host's status and message.
  */
 import type { FastifyInstance } from 'fastify';
-import type { InboundRoute } from '../engine/providers/hostPlugin.js';
+import type { InboundRoute } from '../hosts/hostPlugin.js';
 import { errorReply } from './errors.js';
 
 export async function registerHostRoutes(app: FastifyInstance, routes: readonly InboundRoute[]): Promise<void> {

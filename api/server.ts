@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
-import type { InboundRoute } from '../engine/providers/hostPlugin.js';
+import type { InboundRoute } from '../hosts/hostPlugin.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';

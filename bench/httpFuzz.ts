@@ -17,7 +17,7 @@ import { createMemoryStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { rawRequest } from './rawHttp.js';
 import { concretePath, SPELLINGS } from './spellings.js';
-import { gitHubWebhookRoute } from '../engine/providers/github/webhookRoute.js';
+import { gitHubWebhookRoute } from '../hosts/github/webhookRoute.js';
 
 export const HTTP_TOKEN = 'fuzz-http-token-0123456789abcdef';
 const QUEUE_BODY = JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'a' }, targetBranch: 'main' });

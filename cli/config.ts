@@ -1,7 +1,7 @@
 /** The service's configuration, read from the environment and checked before anything starts. */
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { HOSTS, hostNamed, type HostSettings } from '../engine/providers/hosts.js';
+import { HOSTS, hostNamed, type HostSettings } from '../hosts/index.js';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
 import { SESSION_KEY_FILE } from '../engine/store/keyFile.js';
@@ -55,8 +55,8 @@ const EnvSchema = z.object({
   GREENLINE_RETENTION_SWEEP: z.coerce.number().int('must be a whole number of seconds').min(0).max(604_800).default(DEFAULT_RETENTION.sweepSeconds),
 });
 
-/** With each host's own variables, checked whichever host is chosen (engine/providers/<host>/host.ts). */
-const FullEnvSchema = EnvSchema.extend(Object.assign({}, ...HOSTS.map((host) => host.schema)) as z.ZodRawShape);
+/** With each host's own variables, checked whichever host is chosen (hosts/<host>/host.ts). */
+const FullEnvSchema = EnvSchema.extend(Object.assign({}, ...HOSTS.map((host) => host.schema(z))) as z.ZodRawShape);
 
 /** A whole number of days, 0 (forever) to 100 years. */
 function days(fallback: number) {
@@ -73,7 +73,7 @@ export interface ServiceConfig extends HostSettings {
   postgres?: { url: string; leaseMs: number };
   tokens: { org: string; token: string }[];
   logLevel: string;
-  /** GREENLINE_PROVIDER: the git host (engine/providers/hosts.ts); its settings are fields of this configuration. */
+  /** GREENLINE_PROVIDER: the git host (hosts/index.ts); its settings are fields of this configuration. */
   provider: string;
   /** The synthetic CI's settings, when it is on. */
   simCi?: SimCiOptions;

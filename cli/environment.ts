@@ -1,4 +1,4 @@
-import { HOSTS } from '../engine/providers/hosts.js';
+import { HOSTS } from '../hosts/index.js';
 
 /** The environment `greenline serve` reads, as `--help` lists it (config.ts reads and checks it). */
 export const ENVIRONMENT: Record<string, string> = {
@@ -13,7 +13,7 @@ export const ENVIRONMENT: Record<string, string> = {
   GREENLINE_PROVIDER: `the git host: ${HOSTS.slice(0, -1)
     .map((host) => host.summary)
     .join(', ')} or ${HOSTS[HOSTS.length - 1]?.summary}`,
-  // Each host's own variables, as it declares them (engine/providers/<host>/host.ts).
+  // Each host's own variables, as it declares them (hosts/<host>/host.ts).
   ...Object.assign({}, ...HOSTS.map((host) => host.environment)),
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',

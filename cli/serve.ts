@@ -2,7 +2,7 @@
 import { buildServer } from '../api/server.js';
 import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
-import { hostNamed } from '../engine/providers/hosts.js';
+import { hostNamed } from '../hosts/index.js';
 import { SimCi } from '../engine/providers/simCi.js';
 import { WallScheduler } from '../engine/runtime/scheduler.js';
 import { Engine } from '../engine/engine.js';
@@ -18,7 +18,7 @@ import { ConfigError, loadConfig } from './config.js';
 
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
-  // The chosen git host (engine/providers/hosts.ts), with its settings, which are fields of the configuration.
+  // The chosen git host (hosts/index.ts), with its settings, which are fields of the configuration.
   const hostPlugin = hostNamed(config.provider);
   if (hostPlugin === undefined) throw new ConfigError(`no git host ${config.provider}`);
   try {

@@ -17,7 +17,7 @@ import type { Store } from '../../engine/store/store.js';
 import { GitHubStandIn, OWNER, REPO } from './standIn.js';
 import { example, signedDelivery } from './webhookExamples.js';
 import { webhookSchemas } from './webhookSchemas.js';
-import { gitHubWebhookRoute } from '../../engine/providers/github/webhookRoute.js';
+import { gitHubWebhookRoute } from '../../hosts/github/webhookRoute.js';
 
 export const SECRET = 'webhook-secret-for-tests';
 export const PUBLIC_URL = 'https://greenline.example.com';

@@ -17,7 +17,7 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';
 import { START, TOKENS } from '../api/harness.js';
-import { gitHubWebhookRoute } from '../../engine/providers/github/webhookRoute.js';
+import { gitHubWebhookRoute } from '../../hosts/github/webhookRoute.js';
 
 let app: FastifyInstance;
 let engine: Engine;

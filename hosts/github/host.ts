@@ -1,7 +1,5 @@
-/** GREENLINE_PROVIDER=github: Greenline as a GitHub App (docs/github.md), declared for the registry (../hosts.ts). */
+/** GREENLINE_PROVIDER=github: Greenline as a GitHub App (docs/github.md; engine/providers/github/), declared for the registry (../index.ts). */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { sharedSecretWarning } from '../../store/fileModes.js';
 import { defineHost } from '../hostPlugin.js';
 import { GITHUB_WEBHOOKS_PATH, gitHubWebhookRoute } from './webhookRoute.js';
 
@@ -28,7 +26,7 @@ export const gitHubHostPlugin = defineHost<{ github: GitHubConfig }>({
     GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
     GREENLINE_GITHUB_HOST: "GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL's host)",
   },
-  schema: {
+  schema: (z) => ({
     GREENLINE_GITHUB_APP_ID: z
       .string()
       .regex(/^\d{1,12}$/, 'an App id is a number')
@@ -40,7 +38,7 @@ export const gitHubHostPlugin = defineHost<{ github: GitHubConfig }>({
       .string()
       .regex(/^[a-z0-9.-]+$/i, 'a host name')
       .optional(),
-  },
+  }),
   help: `GitHub mode (GREENLINE_PROVIDER=github): Greenline is a GitHub App; deliveries arrive at POST ${GITHUB_WEBHOOKS_PATH}, PRs
 are queued with a comment "/greenline merge" (or the API). The App manifest and the setup: docs/github.md.`,
 
@@ -72,7 +70,12 @@ are queued with a comment "/greenline merge" (or the API). The App manifest and 
 
   async open({ github }, context) {
     // Loaded when chosen: Octokit and the webhooks library are not for the other hosts' starts.
-    const [{ GitHubApp }, { GitHubHost }, { GitHubWebhookReceiver }] = await Promise.all([import('./client.js'), import('./githubHost.js'), import('./webhookReceiver.js')]);
+    const [{ GitHubApp }, { GitHubHost }, { GitHubWebhookReceiver }, { sharedSecretWarning }] = await Promise.all([
+      import('../../engine/providers/github/client.js'),
+      import('../../engine/providers/github/githubHost.js'),
+      import('../../engine/providers/github/webhookReceiver.js'),
+      import('../../engine/store/fileModes.js'),
+    ]);
     const app = new GitHubApp({ appId: github.appId, privateKey: github.privateKey, baseUrl: github.apiUrl });
     const gitHost = new GitHubHost(app);
     const shared = sharedSecretWarning(github.privateKeyFile, "the GitHub App's private key");

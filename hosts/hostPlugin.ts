@@ -1,14 +1,14 @@
 /**
- * What a git host declares to plug in (one folder each: engine/providers/<host>/host.ts, listed once in hosts.ts):
+ * What a git host declares to plug in (one folder each: hosts/<host>/host.ts, listed once in hosts/index.ts):
  * its configuration (the environment variables it reads, their help text and their zod validation), what it makes
  * of them, its inbound routes (webhooks), and its factory. The command line, the HTTP server and the engine name
  * no host: they ask the registry for the one GREENLINE_PROVIDER chose.
  */
 import type { z } from 'zod';
-import type { Engine } from '../engine.js';
-import type { ErrorCode } from '../model/errors.js';
-import type { Scheduler } from '../runtime/scheduler.js';
-import type { CI, CiLogSource, GitHost } from './types.js';
+import type { Engine } from '../engine/engine.js';
+import type { ErrorCode } from '../engine/model/errors.js';
+import type { Scheduler } from '../engine/runtime/scheduler.js';
+import type { CI, CiLogSource, GitHost } from '../engine/providers/types.js';
 
 /** A request to an inbound route, its body as the sender sent it (a signature may be over the raw bytes). */
 export interface InboundRequest {
@@ -69,8 +69,11 @@ export interface HostPlugin<Settings extends object = object> {
   summary: string;
   /** The environment variables it reads, with their help text, in the order `--help` lists them. */
   environment: Record<string, string>;
-  /** Their validation (zod), each optional: checked at every start, whichever host is chosen. */
-  schema: z.ZodRawShape;
+  /**
+   * Their validation (zod, handed in by the caller, so that `--help` loads neither zod nor the engine), each optional:
+   * checked at every start, whichever host is chosen.
+   */
+  schema(zod: typeof z): z.ZodRawShape;
   /** A paragraph of `--help` about it, if any. */
   help?: string;
   /**

@@ -1,13 +1,11 @@
 /**
  * GREENLINE_PROVIDER=local (the default): bare repositories in the data folder, and their built-in CI
- * (GREENLINE_LOCAL_CI), declared for the registry (../hosts.ts).
+ * (GREENLINE_LOCAL_CI: engine/providers/local/), declared for the registry (../index.ts).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { z } from 'zod';
-import { defineHost } from '../hostPlugin.js';
-import { NOTHING_INBOUND } from '../hostPlugin.js';
+import { defineHost, NOTHING_INBOUND } from '../hostPlugin.js';
 
 /** "1" (or on, true) or "jobs=N". */
 export function parseLocalCi(text: string): { jobs?: number } {
@@ -24,7 +22,7 @@ export const localHostPlugin = defineHost<{ localCi?: { jobs?: number } }>({
   environment: {
     GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   },
-  schema: { GREENLINE_LOCAL_CI: z.string().optional() },
+  schema: (z) => ({ GREENLINE_LOCAL_CI: z.string().optional() }),
   onlyWith: { GREENLINE_LOCAL_CI: 'it runs commands on real repositories' },
 
   configure(values, common) {
@@ -55,7 +53,7 @@ export const localHostPlugin = defineHost<{ localCi?: { jobs?: number } }>({
   },
 
   async open({ localCi: settings }, context) {
-    const [{ LocalGitHost }, { LocalCi }] = await Promise.all([import('./localGitHost.js'), import('./localCi.js')]);
+    const [{ LocalGitHost }, { LocalCi }] = await Promise.all([import('../../engine/providers/local/localGitHost.js'), import('../../engine/providers/local/localCi.js')]);
     const gitHost = new LocalGitHost({ dataDir: context.dataDir });
     const localCi = settings === undefined ? undefined : new LocalCi({ dataDir: context.dataDir, host: gitHost, ...(settings.jobs === undefined ? {} : { jobs: settings.jobs }) });
     const ci = localCi ?? context.simCi;

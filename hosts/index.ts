@@ -1,11 +1,12 @@
 /**
  * The git hosts the service can run with: the one list (GREENLINE_PROVIDER names one; the first is the default).
- * Adding a host is a folder that declares it (engine/providers/hostPlugin.ts) and a line here.
+ * Adding a host is a folder that declares it (hostPlugin.ts) and a line here. Its implementation (the GitHost, a CI,
+ * a webhook receiver) is loaded by its `open`, from engine/providers/<host>/: what `--help` reads loads none of it.
  */
 import { gitHubHostPlugin } from './github/host.js';
 import type { HostPlugin } from './hostPlugin.js';
 import { localHostPlugin } from './local/host.js';
-import { simHostPlugin } from './sim/host.js';
+import { simHostPlugin } from './simulated/host.js';
 
 export const HOSTS = [localHostPlugin, gitHubHostPlugin, simHostPlugin] as const;
 

@@ -1,12 +1,12 @@
 /**
  * POST /github/webhooks: GitHub's deliveries, handed as received (the signature is over the raw bytes) to the
- * receiver (webhookReceiver.ts). 401 for a missing or wrong signature (nothing changes), 400 for a delivery without
+ * receiver (engine/providers/github/webhookReceiver.ts). 401 for a missing or wrong signature (nothing changes), 400 for a delivery without
  * its id or event or with a body that is not JSON, 202 once stored (it is applied right after, in the background, and
  * tried again while GitHub's API or the store is down), 200 for a redelivery accepted before; 503 with retry-after
  * when the store cannot take it.
  */
 import type { InboundRoute } from '../hostPlugin.js';
-import type { Delivery, DeliveryAnswer } from './webhookReceiver.js';
+import type { Delivery, DeliveryAnswer } from '../../engine/providers/github/webhookReceiver.js';
 
 export const GITHUB_WEBHOOKS_PATH = '/github/webhooks';
 

@@ -1,16 +1,15 @@
-/** GREENLINE_PROVIDER=sim: a simulated git host that keeps nothing (demos, load tests), declared for the registry (../hosts.ts). */
+/** GREENLINE_PROVIDER=sim: a simulated git host that keeps nothing (demos, load tests), declared for the registry (../index.ts). */
 import { defineHost, NOTHING_INBOUND } from '../hostPlugin.js';
-import { SimGitHost } from './simGitHost.js';
 
 export const simHostPlugin = defineHost<object>({
   name: 'sim',
   summary: 'sim (simulated)',
   environment: {},
-  schema: {},
+  schema: () => ({}),
   configure: () => ({}),
   async open(_settings, context) {
     return {
-      gitHost: new SimGitHost(),
+      gitHost: new (await import('../../engine/providers/sim/simGitHost.js')).SimGitHost(),
       ...(context.simCi === undefined ? {} : { ci: context.simCi }),
       where: 'simulated git host',
       warnings: [],
