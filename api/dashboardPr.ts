@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import { scopeAllows, scopeOf } from '../engine/tokens.js';
 import { isEnqueued } from '../machines/vocabulary.js';
 import { HISTORY_PAGE_SIZE, historyBody } from '../web/historyPage.js';
@@ -94,7 +94,7 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
     else {
       // Priority and skip-the-line are a submission again (as through the API), which must not bring back a PR that left.
       if (!isEnqueued(engine.getSubmittedPullRequest(keyOf(queue), number).pr.state)) {
-        throw new EngineError('pr_not_queued', `pull request #${number} is not in the queue`);
+        throw engineError('pr_not_queued', { number });
       }
       if (action === 'priority') {
         const priority = form.get('priority');

@@ -1,5 +1,5 @@
 /** The flaky-test procedures (spec 4.3, the addendum's Flaky tests part, and our upload and quarantine endpoints). */
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import { repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
 import { procedure, t, type Context } from './trpc.js';
@@ -99,7 +99,7 @@ export const flakyRouter = t.router({
   getTestDetails: procedure.input(schemas.GetTestDetailsInput).query(({ ctx, input }) => {
     const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
     if (repoIdOf(repo) !== repoIdOf(input.repo)) {
-      throw new EngineError('test_not_found', `no test ${input.test_id} in ${input.repo.host}/${input.repo.owner}/${input.repo.name}`);
+      throw engineError('test_not_found', { testId: input.test_id, repo: `${input.repo.host}/${input.repo.owner}/${input.repo.name}` });
     }
     return { test: testDetailView(row, repo, ctx.publicUrl) };
   }),

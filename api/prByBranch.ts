@@ -5,7 +5,7 @@
  * branch the git host never said (the local host) is taken by its number.
  */
 import type { Engine, QueueKey } from '../engine/engine.js';
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import { isEnqueued } from '../machines/vocabulary.js';
 
 export interface PrName {
@@ -17,19 +17,19 @@ export function prNumberOf(engine: Engine, key: QueueKey, pr: PrName): number {
   const { number, branch } = pr;
   if (branch === undefined) {
     // The schema lets neither through; a number is what is left.
-    if (number === undefined) throw new EngineError('pr_branch_not_found', 'name the pull request by number or branch');
+    if (number === undefined) throw engineError('pr_branch_not_found', {});
     return number;
   }
   const records = engine.listPullRequests(key);
   if (number !== undefined) {
     const named = records.find((record) => record.number === number)?.headBranch;
     if (named !== undefined && named !== branch) {
-      throw new EngineError('pr_branch_mismatch', `pr.number ${number} is the pull request of branch ${named}, not ${branch}: send one of them, or both of the same PR`);
+      throw engineError('pr_branch_mismatch', { number, named, branch });
     }
     return number;
   }
   const ofBranch = records.filter((record) => record.headBranch === branch);
   const chosen = ofBranch.find((record) => isEnqueued(record.state)) ?? ofBranch.sort((a, b) => Date.parse(b.stateChangedAt) - Date.parse(a.stateChangedAt))[0];
-  if (chosen === undefined) throw new EngineError('pr_branch_not_found', `no pull request of branch ${branch} was submitted to this queue`);
+  if (chosen === undefined) throw engineError('pr_branch_not_found', { branch });
   return chosen.number;
 }

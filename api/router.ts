@@ -3,7 +3,7 @@
  * a caller; procedures return domain data and views.ts shapes the spec's bodies.
  */
 import type { QueueKey } from '../engine/engine.js';
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import { pagePullRequests } from '../engine/pullRequestListing.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { withCanonicalNames } from './clientSpellings.js';
@@ -39,7 +39,7 @@ function patchOf(input: schemas.UpdateQueueBody): QueuePatch {
 function headOf(engine: Context['engine'], key: QueueKey, number: number): string {
   const { pr } = engine.getSubmittedPullRequest(key, number);
   if (pr.sha === '') {
-    throw new EngineError('pr_head_unknown', `the head of pull request #${number} is not known yet; send pr.sha with the targets, or try again once the PR is checked`);
+    throw engineError('pr_head_unknown', { number });
   }
   return pr.sha;
 }
@@ -84,7 +84,7 @@ const mergeQueueRouter = t.router({
       ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
       take: input.take,
     });
-    if (page === 'unknown cursor') throw new EngineError('invalid_cursor', `cursor ${JSON.stringify(input.cursor)} is not a cursor of this listing`);
+    if (page === 'unknown cursor') throw engineError('invalid_cursor', { cursor: input.cursor });
     return { ...page, queue: ctx.engine.getQueue(key).queue, estimates: ctx.engine.estimates(key) };
   }),
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) => {

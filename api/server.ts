@@ -7,13 +7,14 @@ import type { z } from 'zod';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
+import type { InboundRoute } from '../hosts/hostPlugin.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
 import { clientErrorHandler, continueBeforeBody, guardConnections, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
-import { GITHUB_WEBHOOKS_PATH, registerGitHubWebhooks, type WebhookReceiver } from './githubWebhooks.js';
+import { registerHostRoutes } from './hostRoutes.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
 import { MAX_BODY_BYTES, type MetricsQueryInput } from './schemas.js';
@@ -32,8 +33,8 @@ export interface ServerOptions {
   ciLogs?: CiLogSource;
   /** The service's version, for the OpenAPI document. */
   version?: string;
-  /** GREENLINE_PROVIDER=github: the App's webhook deliveries, at POST /github/webhooks. */
-  githubWebhooks?: WebhookReceiver;
+  /** The git host's inbound routes (webhooks: engine/providers/hostPlugin.ts), e.g. a GitHub App's deliveries. */
+  routes?: readonly InboundRoute[];
   /**
    * Milliseconds a client has to send a whole request (408 after), a connection may stay silent, and an idle
    * keep-alive connection is kept. Defaults 60 s, 120 s, 5 s: a stalled client never holds a socket for good.
@@ -189,7 +190,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
   }
 
-  if (options.githubWebhooks !== undefined) await registerGitHubWebhooks(app, options.githubWebhooks);
+  await registerHostRoutes(app, options.routes ?? []);
 
   // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs;
   // a full store is ready for reads only, which it says (200, so that reads keep being routed to it).
@@ -211,7 +212,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     [`/v1/${OPENAPI_PATH}`, 'GET'],
     ...SERVICE_PATHS,
     ['/healthz', 'GET'],
-    ...(options.githubWebhooks === undefined ? [] : [[GITHUB_WEBHOOKS_PATH, 'POST'] as const]),
+    ...(options.routes ?? []).map((route) => [route.path, route.method] as const),
     ['/readyz', 'GET'],
   ]);
   app.setNotFoundHandler((request, reply) => {

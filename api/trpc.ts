@@ -1,7 +1,6 @@
-/** The tRPC instance every router of the service builds on: its context and the error-mapping procedure. */
-import { initTRPC, TRPCError } from '@trpc/server';
+/** The tRPC instance every router of the service builds on: its context and its procedure. */
+import { initTRPC } from '@trpc/server';
 import type { Engine } from '../engine/engine.js';
-import { EngineError, type EngineErrorKind } from '../engine/model/errors.js';
 
 export interface Context {
   /** The organization of the request's token. */
@@ -17,19 +16,8 @@ export interface Context {
 
 export const t = initTRPC.context<Context>().create();
 
-const TRPC_CODE: Record<EngineErrorKind, TRPCError['code']> = {
-  not_found: 'NOT_FOUND',
-  conflict: 'CONFLICT',
-  invalid: 'BAD_REQUEST',
-  unavailable: 'SERVICE_UNAVAILABLE',
-};
-
-/** Engine errors become the matching tRPC error (the API answers the catalogue's entry of its code); anything else stays an internal error. */
-export const procedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof EngineError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.kind], message: cause.message, cause });
-  }
-  return result;
-});
+/**
+ * The procedures of every router. An engine error thrown in one reaches the HTTP layer as tRPC wraps it (the error's
+ * `cause`), and api/errors.ts answers the catalogue's entry of its code: no tRPC error code stands between the two.
+ */
+export const procedure = t.procedure;

@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Engine, type QueueKey } from '../engine/engine.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import { random, rawXState, type Figure } from './measure.js';

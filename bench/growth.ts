@@ -17,7 +17,7 @@ import { Engine, type QueueKey } from '../engine/engine.js';
 import type { AggregatedUpload } from '../engine/flaky/aggregate.js';
 import { uploadNow } from '../engine/flaky/ingestBatches.js';
 import { prepareUpload } from '../engine/flaky/prepare.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import { DEFAULT_RETENTION } from '../engine/retention/settings.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';

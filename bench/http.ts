@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { buildServer } from '../api/server.js';
 import { Engine } from '../engine/engine.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { measure, report } from './measure.js';

@@ -17,6 +17,7 @@ import { createMemoryStore } from '../engine/store/index.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { rawRequest } from './rawHttp.js';
 import { concretePath, SPELLINGS } from './spellings.js';
+import { gitHubWebhookRoute } from '../hosts/github/webhookRoute.js';
 
 export const HTTP_TOKEN = 'fuzz-http-token-0123456789abcdef';
 const QUEUE_BODY = JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'a' }, targetBranch: 'main' });
@@ -44,7 +45,9 @@ export async function httpFuzzServer(): Promise<HttpFuzzServer> {
     // Short: a request that never completes (a content-length above its body) ends in a 408 soon.
     timeouts: { requestMs: 1_000 },
     ciLogs: { openLog: async () => undefined },
-    githubWebhooks: { receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 401, message: 'bad signature' }) },
+    routes: [
+      gitHubWebhookRoute({ receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 401, message: 'bad signature' }) }),
+    ],
   });
   const entered = new Map<string, string>();
   app.routeTable.watchers.add((request, route) => {

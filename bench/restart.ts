@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Engine, type QueueKey } from '../engine/engine.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../engine/store/index.js';
 import type { CollectionName, Key, Store } from '../engine/store/store.js';

@@ -1,7 +1,7 @@
 /** The service's configuration, read from the environment and checked before anything starts. */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { HOSTS, hostNamed, type HostSettings } from '../hosts/index.js';
 import { parseSimCi, type SimCiOptions } from '../engine/providers/simCi.js';
 import { parseTokenList } from '../engine/tokens.js';
 import { SESSION_KEY_FILE } from '../engine/store/keyFile.js';
@@ -32,19 +32,7 @@ const EnvSchema = z.object({
   GREENLINE_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5000),
   GREENLINE_API_TOKENS: z.string().default(''),
   GREENLINE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  GREENLINE_PROVIDER: z.enum(['local', 'sim', 'github']).default('local'),
-  GREENLINE_GITHUB_APP_ID: z
-    .string()
-    .regex(/^\d{1,12}$/, 'an App id is a number')
-    .optional(),
-  GREENLINE_GITHUB_PRIVATE_KEY_FILE: z.string().optional(),
-  GREENLINE_GITHUB_WEBHOOK_SECRET: z.string().optional(),
-  GREENLINE_GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.github.com'),
-  GREENLINE_GITHUB_HOST: z
-    .string()
-    .regex(/^[a-z0-9.-]+$/i, 'a host name')
-    .optional(),
-  GREENLINE_LOCAL_CI: z.string().optional(),
+  GREENLINE_PROVIDER: z.enum(HOSTS.map((host) => host.name) as [string, ...string[]]).default(HOSTS[0].name),
   GREENLINE_SIM_CI: z.string().optional(),
   GREENLINE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GREENLINE_REQUEST_TIMEOUT: seconds(60),
@@ -68,12 +56,15 @@ const EnvSchema = z.object({
   GREENLINE_RETENTION_SWEEP: z.coerce.number().int('must be a whole number of seconds').min(0).max(604_800).default(DEFAULT_RETENTION.sweepSeconds),
 });
 
+/** With each host's own variables, checked whichever host is chosen (hosts/<host>/host.ts). */
+const FullEnvSchema = EnvSchema.extend(Object.assign({}, ...HOSTS.map((host) => host.schema(z))) as z.ZodRawShape);
+
 /** A whole number of days, 0 (forever) to 100 years. */
 function days(fallback: number) {
   return z.coerce.number().int('must be a whole number of days').min(0).max(36_500).default(fallback);
 }
 
-export interface ServiceConfig {
+export interface ServiceConfig extends HostSettings {
   host: string;
   port: number;
   dataDir: string;
@@ -83,13 +74,10 @@ export interface ServiceConfig {
   postgres?: { url: string; leaseMs: number };
   tokens: { org: string; token: string }[];
   logLevel: string;
-  provider: 'local' | 'sim' | 'github';
-  /** GREENLINE_PROVIDER=github: the App's credentials and where its API is. */
-  github?: GitHubConfig;
+  /** GREENLINE_PROVIDER: the git host (hosts/index.ts); its settings are fields of this configuration. */
+  provider: string;
   /** The synthetic CI's settings, when it is on. */
   simCi?: SimCiOptions;
-  /** The built-in CI of the local host, when it is on: `jobs` commands at once (default: the number of CPUs). */
-  localCi?: { jobs?: number };
   /** Absent when not configured: serve derives it from the address it listens on. */
   publicUrl?: string;
   /** Milliseconds: a whole request, a silent connection, an idle keep-alive connection, SIGTERM's wait. */
@@ -106,60 +94,18 @@ export interface ServiceConfig {
   webhooksAllowPrivate: boolean;
 }
 
-export interface GitHubConfig {
-  appId: string;
-  privateKey: string;
-  webhookSecret: string;
-  apiUrl: string;
-  /** The host name queues use in `repo.host`: github.com for api.github.com, else the API's host. */
-  hostName: string;
-}
-
-function githubConfig(values: z.infer<typeof EnvSchema>): GitHubConfig {
-  const missing = (['GREENLINE_GITHUB_APP_ID', 'GREENLINE_GITHUB_PRIVATE_KEY_FILE', 'GREENLINE_GITHUB_WEBHOOK_SECRET'] as const).filter((name) => values[name] === undefined);
-  if (missing.length > 0) throw new ConfigError(`invalid environment: GREENLINE_PROVIDER=github needs ${missing.join(', ')} (see docs/github.md)`);
-  const keyFile = values.GREENLINE_GITHUB_PRIVATE_KEY_FILE as string;
-  let privateKey: string;
-  try {
-    privateKey = readFileSync(keyFile, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`invalid environment: GREENLINE_GITHUB_PRIVATE_KEY_FILE: cannot read ${keyFile}: ${(error as Error).message}`);
-  }
-  if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
-    throw new ConfigError(`invalid environment: GREENLINE_GITHUB_PRIVATE_KEY_FILE: ${keyFile} is not a PEM private key`);
-  }
-  const apiUrl = values.GREENLINE_GITHUB_API_URL.replace(/\/+$/, '');
-  const apiHost = new URL(apiUrl).host;
-  return {
-    appId: values.GREENLINE_GITHUB_APP_ID as string,
-    privateKey,
-    webhookSecret: values.GREENLINE_GITHUB_WEBHOOK_SECRET as string,
-    apiUrl,
-    hostName: values.GREENLINE_GITHUB_HOST ?? (apiHost === 'api.github.com' ? 'github.com' : apiHost),
-  };
-}
-
 export function dataDirFrom(env: NodeJS.ProcessEnv): string {
   return resolve(env.GREENLINE_DATA || DEFAULT_DATA_DIR);
 }
 
-/** "1" (or on, true) or "jobs=N". */
-export function parseLocalCi(text: string): { jobs?: number } {
-  const lower = text.trim().toLowerCase();
-  if (lower === '1' || lower === 'on' || lower === 'true') return {};
-  const match = /^jobs=(\d{1,4})$/.exec(lower);
-  if (match === null || Number(match[1]) < 1) throw new Error(`"${text}" is not 1 or jobs=N (N at least 1)`);
-  return { jobs: Number(match[1]) };
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const present = Object.fromEntries(Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
-  const parsed = EnvSchema.safeParse(present);
+  const parsed = FullEnvSchema.safeParse(present);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues);
     throw new ConfigError(`invalid environment: ${problems}`);
   }
-  const values = parsed.data;
+  const values = parsed.data as z.infer<typeof EnvSchema> & Record<string, unknown>;
   let simCi: SimCiOptions | undefined;
   if (values.GREENLINE_SIM_CI !== undefined && values.GREENLINE_SIM_CI !== '0') {
     try {
@@ -168,24 +114,26 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
       throw new ConfigError(`invalid environment: GREENLINE_SIM_CI: ${(error as Error).message}`);
     }
   }
-  let localCi: { jobs?: number } | undefined;
-  if (values.GREENLINE_LOCAL_CI !== undefined && values.GREENLINE_LOCAL_CI !== '0') {
-    try {
-      localCi = parseLocalCi(values.GREENLINE_LOCAL_CI);
-    } catch (error) {
-      throw new ConfigError(`invalid environment: GREENLINE_LOCAL_CI: ${(error as Error).message}`);
-    }
-    if (values.GREENLINE_PROVIDER !== 'local') {
-      throw new ConfigError('invalid environment: GREENLINE_LOCAL_CI needs GREENLINE_PROVIDER=local (it runs commands on real repositories)');
-    }
-    if (simCi !== undefined) throw new ConfigError('invalid environment: GREENLINE_LOCAL_CI and GREENLINE_SIM_CI are both on; choose one CI');
+  const host = hostNamed(values.GREENLINE_PROVIDER);
+  if (host === undefined) throw new ConfigError(`invalid environment: GREENLINE_PROVIDER: no host ${values.GREENLINE_PROVIDER}`);
+  let settings: HostSettings;
+  try {
+    settings = host.configure(values, { simCi: simCi !== undefined });
+  } catch (error) {
+    throw new ConfigError(`invalid environment: ${(error as Error).message}`);
   }
-  const github = values.GREENLINE_PROVIDER === 'github' ? githubConfig(values) : undefined;
+  // A variable of another host that means nothing without it stops the start rather than being ignored.
+  for (const other of HOSTS) {
+    if (other === host) continue;
+    for (const [name, why] of Object.entries(other.onlyWith ?? {})) {
+      const value = values[name];
+      if (value !== undefined && value !== '0') throw new ConfigError(`invalid environment: ${name} needs GREENLINE_PROVIDER=${other.name} (${why})`);
+    }
+  }
   return {
     provider: values.GREENLINE_PROVIDER,
-    ...(github === undefined ? {} : { github }),
+    ...settings,
     ...(simCi === undefined ? {} : { simCi }),
-    ...(localCi === undefined ? {} : { localCi }),
     host: values.HOST,
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),

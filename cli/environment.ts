@@ -1,5 +1,7 @@
+import { HOSTS } from '../hosts/index.js';
+
 /** The environment `greenline serve` reads, as `--help` lists it (config.ts reads and checks it). */
-export const ENVIRONMENT = {
+export const ENVIRONMENT: Record<string, string> = {
   HOST: 'address to listen on (default 127.0.0.1)',
   PORT: 'port to listen on (default 8080; 0 picks a free one)',
   GREENLINE_DATA: 'data folder; the LMDB store lives in it (default ./.greenline)',
@@ -8,13 +10,11 @@ export const ENVIRONMENT = {
   GREENLINE_LEASE_MS: 'GREENLINE_STORE=postgres: how long a process drives a queue without renewing its lease, the failover time, in ms (default 5000)',
   GREENLINE_API_TOKENS: 'API tokens as "org:token,org2:token2" (default: none; see below)',
   GREENLINE_PUBLIC_URL: 'the address people use to reach this service, for links in responses (default http://HOST:PORT)',
-  GREENLINE_PROVIDER: 'the git host: local (bare repositories in the data folder; the default), github (a GitHub App) or sim (simulated)',
-  GREENLINE_GITHUB_APP_ID: "GREENLINE_PROVIDER=github: the GitHub App's id",
-  GREENLINE_GITHUB_PRIVATE_KEY_FILE: "GREENLINE_PROVIDER=github: the App's private key (a .pem file GitHub generated)",
-  GREENLINE_GITHUB_WEBHOOK_SECRET: "GREENLINE_PROVIDER=github: the App's webhook secret (deliveries arrive at POST /github/webhooks)",
-  GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
-  GREENLINE_GITHUB_HOST: "GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL's host)",
-  GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
+  GREENLINE_PROVIDER: `the git host: ${HOSTS.slice(0, -1)
+    .map((host) => host.summary)
+    .join(', ')} or ${HOSTS[HOSTS.length - 1]?.summary}`,
+  // Each host's own variables, as it declares them (hosts/<host>/host.ts).
+  ...Object.assign({}, ...HOSTS.map((host) => host.environment)),
   GREENLINE_SIM_CI: 'a synthetic CI that reports on every test run: "1", or "pass=0.9,median=2,p90=4,seed=1" (default: off; statuses come through setCommitStatus)',
   GREENLINE_LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent (default info); logs go to stderr as JSON',
   GREENLINE_REQUEST_TIMEOUT: 'seconds a client has to send a whole request, body included, before it is answered 408 and closed (default 60)',
@@ -36,4 +36,7 @@ export const ENVIRONMENT = {
   GREENLINE_WEBHOOKS_ALLOW_PRIVATE:
     '1: outgoing webhook endpoints may be loopback, private or link-local addresses (tests, a private network that means it); refused otherwise, against SSRF (default 0)',
   GREENLINE_SCRAPE_RATE_LIMIT: 'requests per minute per token (or address) to the metrics scrape and /healthz, /readyz (default 600)',
-} as const;
+};
+
+/** What `--help` says of the hosts, each as it declares it. */
+export const HOSTS_HELP = HOSTS.flatMap((host) => (host.help === undefined ? [] : [host.help])).join('\n\n');

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { COMMANDS, OPTIONS } from './commands.js';
-import { ENVIRONMENT } from './environment.js';
+import { ENVIRONMENT, HOSTS_HELP } from './environment.js';
 import { ConfigError, UsageError } from './usage.js';
 import { version } from './version.js';
 
@@ -26,8 +26,7 @@ ${Object.entries(ENVIRONMENT)
   .map(([name, meaning]) => `  ${name.padEnd(33)} ${meaning}`)
   .join('\n')}
 
-GitHub mode (GREENLINE_PROVIDER=github): Greenline is a GitHub App; deliveries arrive at POST /github/webhooks, PRs
-are queued with a comment "/greenline merge" (or the API). The App manifest and the setup: docs/github.md.
+${HOSTS_HELP}
 
 When no token is configured and the store holds none, the first start creates a token for organization
 "default" and prints it once. The dashboard (http://HOST:PORT/) signs in with such a token once and keeps a session

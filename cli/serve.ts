@@ -1,24 +1,15 @@
 /** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { buildServer } from '../api/server.js';
 import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
-import { LocalCi } from '../engine/providers/local/localCi.js';
-import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
-import { GitHubApp } from '../engine/providers/github/client.js';
-import { GitHubHost } from '../engine/providers/github/githubHost.js';
-import { GitHubWebhookReceiver } from '../engine/providers/github/webhookReceiver.js';
+import { hostNamed } from '../hosts/index.js';
 import { SimCi } from '../engine/providers/simCi.js';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
-import type { CI, GitHost } from '../engine/providers/types.js';
 import { WallScheduler } from '../engine/runtime/scheduler.js';
 import { Engine } from '../engine/engine.js';
 import { RetentionSweep } from '../engine/retention/sweep.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import { openPostgresStore } from '../engine/store/postgresStore.js';
-import { secureDataDir, sharedSecretWarning } from '../engine/store/fileModes.js';
+import { secureDataDir } from '../engine/store/fileModes.js';
 import { KeyFile } from '../engine/store/keyFile.js';
 import { StorageFullError, type Store } from '../engine/store/store.js';
 import { QueueLeases } from '../engine/cluster/leases.js';
@@ -27,14 +18,18 @@ import { ConfigError, loadConfig } from './config.js';
 
 export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfig(env);
-  if (config.provider === 'local') await requireGit();
+  // The chosen git host (hosts/index.ts), with its settings, which are fields of the configuration.
+  const hostPlugin = hostNamed(config.provider);
+  if (hostPlugin === undefined) throw new ConfigError(`no git host ${config.provider}`);
+  try {
+    await hostPlugin.preflight?.(config);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   // Everything the service writes (store, key, repositories, CI logs) is its owner's only, whatever the umask was;
   // what is already there and looser is tightened, saying so.
   process.umask(0o077);
   for (const warning of secureDataDir(config.dataDir)) console.warn(`greenline: ${warning}`);
-  const keyFile = env.GREENLINE_GITHUB_PRIVATE_KEY_FILE;
-  const shared = keyFile === undefined || config.github === undefined ? undefined : sharedSecretWarning(keyFile, "the GitHub App's private key");
-  if (shared !== undefined) console.warn(`greenline: ${shared}`);
   const sessionKey = new KeyFile(config.sessionKeyFile);
   sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
@@ -43,18 +38,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
   const leases = pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();
-  const localHost = config.provider === 'local' ? new LocalGitHost({ dataDir: config.dataDir }) : undefined;
-  const githubApp = config.github === undefined ? undefined : new GitHubApp({ appId: config.github.appId, privateKey: config.github.privateKey, baseUrl: config.github.apiUrl });
-  const githubHost = githubApp === undefined ? undefined : new GitHubHost(githubApp);
-  const gitHost: GitHost = localHost ?? githubHost ?? new SimGitHost();
-  const localCi =
-    localHost !== undefined && config.localCi !== undefined
-      ? new LocalCi({ dataDir: config.dataDir, host: localHost, ...(config.localCi.jobs === undefined ? {} : { jobs: config.localCi.jobs }) })
-      : undefined;
-  const ci: CI | undefined = localCi ?? (config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi));
+  const simCi = config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi);
+  const host = await hostPlugin.open(config, { dataDir: config.dataDir, scheduler, publicUrl: () => config.publicUrl, simCi });
+  for (const warning of host.warnings) console.warn(`greenline: ${warning}`);
+  const { ci, ciLogs } = host;
   const engine = new Engine(store, {
     scheduler,
-    gitHost,
+    gitHost: host.gitHost,
     sessionKey: () => sessionKey.key(),
     // The sender looks every few seconds for messages it was not told of (flaky-test events, other processes).
     webhooks: { allowPrivate: config.webhooksAllowPrivate, pollMs: 5_000 },
@@ -69,10 +59,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
         `Send it as the x-api-token header. More tokens: greenline token create --org NAME`,
     );
   }
-  const githubWebhooks =
-    githubApp === undefined || githubHost === undefined || config.github === undefined
-      ? undefined
-      : new GitHubWebhookReceiver(engine, githubApp, githubHost, config.github.webhookSecret, config.github.hostName, undefined, { publicUrl: () => config.publicUrl });
+  // The host's inbound routes (webhooks) and what it runs beside them.
+  const inbound = host.connect(engine);
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   let listeningPort = config.port;
   const app = await buildServer({
@@ -83,17 +71,17 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     version: version(),
     timeouts: config.timeouts,
     rateLimit: config.rateLimit,
-    ...(localCi === undefined ? {} : { ciLogs: localCi }),
-    ...(githubWebhooks === undefined ? {} : { githubWebhooks }),
+    ...(ciLogs === undefined ? {} : { ciLogs }),
+    routes: inbound.routes,
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   listeningPort = port;
-  localCi?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
+  ciLogs?.setPublicUrl(config.publicUrl ?? `http://${shownHost}:${port}`);
   engine.start();
-  // Deliveries accepted and not applied before a stop are applied now.
-  githubWebhooks?.start();
+  // E.g. deliveries accepted and not applied before a stop are applied now.
+  inbound.start();
   await leases?.start({
     acquired: (queueIds) => engine.adopt(queueIds),
     lost: (queueIds) => engine.release(queueIds),
@@ -109,15 +97,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     onSwept: (report) => app.log.info({ retention: report }, 'retention sweep done'),
   });
   retention.start();
-  const where =
-    leases !== undefined
-      ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms`
-      : localHost !== undefined
-        ? `repositories in ${join(config.dataDir, 'repos')}`
-        : config.github !== undefined
-          ? `GitHub App ${config.github.appId} on ${config.github.apiUrl}, webhooks at /github/webhooks`
-          : 'simulated git host';
-  console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where}${localCi === undefined ? '' : ', built-in CI'})`);
+  const where = leases !== undefined ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms${ciLogs === undefined ? '' : ', built-in CI'}` : host.where;
+  console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
   const full = engine.storeFull();
   if (full !== undefined) console.warn(`greenline: the store is full and serves reads only until there is room (${full}); /readyz says so`);
@@ -145,14 +126,14 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
       await engine.flakyTests.settleUploads();
       clearTimeout(grace);
       await retention.stop();
-      // A delivery being applied goes back to the inbox for the next start.
-      githubWebhooks?.stop();
+      // E.g. a delivery being applied goes back to the inbox for the next start.
+      inbound.stop();
       engine.stop();
       await engine.settle();
       // The queues it drove go to the other processes at once, not after the lease time.
       await leases?.stop();
-      // Commands still running are ended; they run again at the next start.
-      await localCi?.close();
+      // E.g. commands still running are ended; they run again at the next start.
+      await host.close();
       await store.close();
       console.log('greenline: stopped');
       resolve(0);
@@ -170,19 +151,5 @@ function configuredTokens(store: Store, configured: { org: string; token: string
     if (!(error instanceof StorageFullError)) throw error;
     console.warn(`greenline: the store is full, so tokens new in GREENLINE_API_TOKENS were not added (removed ones are gone): ${error.message}`);
     return {};
-  }
-}
-
-/** The local host needs git 2.38 or later (`git merge-tree --write-tree`); say so at the start, not on the first PR. */
-async function requireGit(): Promise<void> {
-  let version: string;
-  try {
-    version = (await promisify(execFile)('git', ['--version'])).stdout.trim();
-  } catch {
-    throw new ConfigError('GREENLINE_PROVIDER=local needs git on the PATH (2.38 or later); install it, or set GREENLINE_PROVIDER=sim');
-  }
-  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
-  if (major < 2 || (major === 2 && minor < 38)) {
-    throw new ConfigError(`GREENLINE_PROVIDER=local needs git 2.38 or later (${version} found); upgrade it, or set GREENLINE_PROVIDER=sim`);
   }
 }

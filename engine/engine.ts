@@ -8,9 +8,8 @@
  * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts), and what it answers of the
  * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
  */
-import { EngineError } from './model/errors.js';
+import { engineError } from './model/errors.js';
 import { QUEUE_POLICY } from './model/policy.js';
-import { DependencyUnavailableError } from './model/unavailable.js';
 import type { QueueInput } from './model/events.js';
 import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime/outsideEffects.js';
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
@@ -18,28 +17,50 @@ import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
 import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
 import type { TestRunRecord } from './model/runs.js';
 import type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
-import { SimGitHost } from './providers/simGitHost.js';
+import { SimGitHost } from './providers/sim/simGitHost.js';
 import { externalCi, type CI, type GitHost } from './providers/types.js';
-import { deleteQueueRecords, findQueue, listQueues, openNewQueue, queuesOfRepo, repositoryOfAnotherOrg } from './queueIndex.js';
+import { deleteQueueRecords, findQueue, listQueues, openNewQueue, prepareRepository, queuesOfRepo } from './queueIndex.js';
 import * as reads from './queueReads.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import { QueueRuntime } from './runtime/queueRuntime.js';
-import { WallScheduler } from './runtime/scheduler.js';
+import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
+import type { Clock } from './runtime/clock.js';
+import type { WebhookInbox } from './deliveries.js';
+import type { FlakyTests } from './flaky/index.js';
+import type { TokenRecord } from './tokens.js';
 import type { WorkingSet } from './runtime/workingSet.js';
 import type { Store } from './store/store.js';
 import { checkStoreFormat } from './storeFormat.js';
-import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
-import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
+import type { MetricsFilter, RenderedMetrics } from './metrics/index.js';
+import type { StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
 import { estimateQueue, type MergeEstimate } from './estimate/index.js';
-import { backfillEndedIndex, readHistory, type HistoryPage, type HistoryQuery } from './history/endedIndex.js';
+import { backfillEndedIndex, readHistory, type EndedPullRequest, type HistoryPage, type HistoryQuery } from './history/endedIndex.js';
+import type { DeviceCodes } from './deviceCodes.js';
 import { Webhooks } from './notifications/service.js';
 
 export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 
 export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
-export class Engine extends ServiceReads {
+export class Engine {
+  readonly scheduler: Scheduler;
+  readonly clock: Clock;
+  /** What it answers of the service rather than of a queue (serviceReads.ts): held, each call passed on below. */
+  private readonly service: ServiceReads;
+  readonly durable = (): Promise<void> => this.service.durable();
+  readonly pruneDeliveries = (retentionMs?: number, batch?: number): number => this.service.pruneDeliveries(retentionMs, batch);
+  readonly findToken = (presented: string): TokenRecord | undefined => this.service.findToken(presented);
+  readonly token = (id: string): TokenRecord | undefined => this.service.token(id);
+  readonly sessionKey = (): Buffer => this.service.sessionKey();
+  readonly queueOrg = (queueId: string): string | undefined => this.service.queueOrg(queueId);
+  readonly storeFull = (): string | undefined => this.service.storeFull();
+  readonly ready = (): boolean => this.service.ready();
+  readonly metrics = (org: string, filter?: MetricsFilter): Promise<RenderedMetrics> => this.service.metrics(org, filter);
+  readonly mergesInLastHour = (queueId: string): { at: number; inQueueMs: number | null }[] => this.service.mergesInLastHour(queueId);
+  readonly stateCounts = (org: string): StateCounts => this.service.stateCounts(org);
+  readonly queueIds = (): string[] => this.service.queueIds();
+  readonly endedSince = (queueId: string, since: number): EndedPullRequest[] => this.service.endedSince(queueId, since);
   readonly gitHost: GitHost;
   readonly ci: CI;
   private readonly ownership: QueueOwnership;
@@ -50,8 +71,13 @@ export class Engine extends ServiceReads {
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
   private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
 
-  constructor(store: Store, options: EngineOptions = {}) {
-    super(store, options.scheduler ?? new WallScheduler(), options.sessionKey);
+  constructor(
+    private readonly store: Store,
+    options: EngineOptions = {},
+  ) {
+    this.scheduler = options.scheduler ?? new WallScheduler();
+    this.clock = this.scheduler;
+    this.service = new ServiceReads(store, this.scheduler, options.sessionKey, this.current);
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;
@@ -70,6 +96,21 @@ export class Engine extends ServiceReads {
     });
     checkStoreFormat(store);
     backfillEndedIndex(store);
+  }
+
+  /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
+  get webhookInbox(): WebhookInbox {
+    return this.service.webhookInbox;
+  }
+
+  /** Device sign-ins (RFC 8628) waiting for a person or a poll (deviceCodes.ts). */
+  get deviceCodes(): DeviceCodes {
+    return this.service.deviceCodes;
+  }
+
+  /** The flaky-test service of this engine's store and clock. */
+  get flakyTests(): FlakyTests {
+    return this.service.flakyTests;
   }
 
   /**
@@ -135,19 +176,7 @@ export class Engine extends ServiceReads {
    * host creates a missing one, adopts an existing one). createQueue's caller awaits it first.
    */
   async prepareRepository(key: QueueKey): Promise<void> {
-    if (this.gitHost.prepareRepository === undefined) return;
-    // A repository this service keeps belongs to one organization: another one's queue would merge into it.
-    if (this.store.read((tx) => repositoryOfAnotherOrg(tx, key))) {
-      throw new EngineError('repo_of_another_org', `${key.repo.host}/${key.repo.owner}/${key.repo.name} is a repository of another organization on this service`);
-    }
-    try {
-      await this.gitHost.prepareRepository(key.repo, key.branch);
-    } catch (error) {
-      if (error instanceof EngineError) throw error;
-      // The host failing (git, its disk): a 503 with retry-after, the cause logged, none of its paths answered.
-      console.error('greenline: the git host could not prepare a repository:', error);
-      throw new DependencyUnavailableError('git host', `the git host could not prepare ${key.repo.owner}/${key.repo.name}; nothing was created`, 30, { cause: error });
-    }
+    await prepareRepository(this.store, this.gitHost, key);
   }
 
   /** How many PRs the queue holds, ready or not (from its working set when that is live). */
@@ -275,7 +304,7 @@ export class Engine extends ServiceReads {
    * The log's first input, `created`, is replayed with `createQueue`.
    */
   replayInput(queueId: string, input: QueueInput): void {
-    if (input.type === 'created') throw new EngineError('event_not_replayable', 'a queue is created with createQueue, not replayed into');
+    if (input.type === 'created') throw engineError('event_not_replayable');
     this.runtime.dispatch(queueId, input);
   }
 
@@ -287,23 +316,6 @@ export class Engine extends ServiceReads {
   /** The queue's event log, in order. */
   eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
     return this.store.read((tx) => reads.readEventLog(tx, queueId));
-  }
-
-  // What the API and the dashboard read besides queues and PRs (they never reach the store themselves)
-
-  /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
-  metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
-    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now(), workingSet: this.current });
-  }
-
-  /** A queue's merges in the last hour, with their times in queue. */
-  mergesInLastHour(queueId: string): { at: number; inQueueMs: number | null }[] {
-    return mergesInLastHour(this.store, queueId, this.clock.now());
-  }
-
-  /** How many of the organization's queues, PRs and runs are in each state now. */
-  stateCounts(org: string): StateCounts {
-    return stateCountsOf(this.store, this.listQueues(org));
   }
 
   /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */

@@ -4,9 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { QueueFilter, QueueKey } from './engineTypes.js';
-import { EngineError } from './model/errors.js';
+import { EngineError, engineError } from './model/errors.js';
+import { DependencyUnavailableError } from './model/unavailable.js';
+import type { GitHost } from './providers/types.js';
 import { newQueue, type QueuePatch, type QueueRecord, type RepoRef } from './model/queues.js';
-import type { Key, ReadTx, WriteTx } from './store/store.js';
+import type { Key, ReadTx, Store, WriteTx } from './store/store.js';
 import { QUEUE_COLLECTIONS } from './store/queueCollections.js';
 
 /**
@@ -33,19 +35,19 @@ const fromStore: LoadQueue = (tx, queueId) => tx.get('queues', [queueId]);
 /** The queue for `key` (not to be changed when `load` is a working set's). */
 export function findQueue(tx: ReadTx, key: QueueKey, load: LoadQueue = fromStore): QueueRecord {
   const queue = load(tx, findQueueId(tx, key));
-  if (queue === undefined) throw new EngineError('queue_not_found', `no queue for ${describeQueue(key)}`);
+  if (queue === undefined) throw engineError('queue_not_found', { queue: describeQueue(key) });
   return queue;
 }
 
 export function findQueueId(tx: ReadTx, key: QueueKey): string {
   const id = tx.get('queueIndex', indexKey(key));
-  if (id === undefined) throw new EngineError('queue_not_found', `no queue for ${describeQueue(key)}`);
+  if (id === undefined) throw engineError('queue_not_found', { queue: describeQueue(key) });
   return id;
 }
 
 /** A new queue's record, indexed under its key (createQueue's transaction; the 'created' input then applies). */
 export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now: () => number): QueueRecord {
-  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw new EngineError('queue_exists', `a queue for ${describeQueue(key)} already exists`);
+  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw engineError('queue_exists', { queue: describeQueue(key) });
   const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
   tx.put('meta', ['queueSerial'], serial + 1);
   const id = `q_${createHash('sha256')
@@ -64,7 +66,7 @@ export function deleteQueueRecords(tx: WriteTx, key: QueueKey): { id: string; ti
   const queue = findQueue(tx, key);
   const enqueued = queue.runtime.lineup.length + queue.runtime.waiting.length;
   if (enqueued > 0) {
-    throw new EngineError('queue_not_empty', `the queue for ${describeQueue(key)} still has ${enqueued} enqueued pull request(s): cancel or merge them first`);
+    throw engineError('queue_not_empty', { queue: describeQueue(key), enqueued });
   }
   for (const { value: run } of [...tx.scan('testRuns', { prefix: [queue.id] })]) {
     if (run.testBranchSha !== '') tx.remove('runsBySha', [queue.org, run.testBranchSha.toLowerCase()]);
@@ -96,4 +98,24 @@ export function queuesOfRepo(tx: ReadTx, repo: RepoRef): QueueRecord[] {
 /** Whether another organization than `org` has a queue for the repository (a repository this service keeps is one organization's). */
 export function repositoryOfAnotherOrg(tx: ReadTx, key: QueueKey): boolean {
   return [...tx.scan('queues')].some(({ value }) => value.org !== key.org && sameRepo(value.repo, key.repo));
+}
+
+/**
+ * Makes sure the git host has the queue's repository, for hosts that keep repositories themselves (the local host
+ * creates a missing one, adopts an existing one). createQueue's caller awaits it first.
+ */
+export async function prepareRepository(store: Store, gitHost: GitHost, key: QueueKey): Promise<void> {
+  if (gitHost.prepareRepository === undefined) return;
+  // A repository this service keeps belongs to one organization: another one's queue would merge into it.
+  if (store.read((tx) => repositoryOfAnotherOrg(tx, key))) {
+    throw engineError('repo_of_another_org', { repo: `${key.repo.host}/${key.repo.owner}/${key.repo.name}` });
+  }
+  try {
+    await gitHost.prepareRepository(key.repo, key.branch);
+  } catch (error) {
+    if (error instanceof EngineError) throw error;
+    // The host failing (git, its disk): a 503 with retry-after, the cause logged, none of its paths answered.
+    console.error('greenline: the git host could not prepare a repository:', error);
+    throw new DependencyUnavailableError('git host', `the git host could not prepare ${key.repo.owner}/${key.repo.name}; nothing was created`, 30, { cause: error });
+  }
 }

@@ -4,7 +4,7 @@
  * records from the queue's working set when that is current (`QueueSource`), else from the store.
  */
 import type { QueueKey, TestRunDetails } from './engineTypes.js';
-import { EngineError } from './model/errors.js';
+import { engineError } from './model/errors.js';
 import type { QueueInput } from './model/events.js';
 import { getTargets, unionOf } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
@@ -32,7 +32,7 @@ export function readQueue(tx: ReadTx, source: QueueSource, key: QueueKey): { que
 export function readPullRequest(tx: ReadTx, source: QueueSource, key: QueueKey, number: number, includeTimeline: boolean): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
   const queue = findQueue(tx, key, source.load);
   const pr = source.current(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
-  if (pr === undefined) throw new EngineError('pr_not_found', `pull request #${number} was never submitted to the queue for ${describeQueue(key)}`);
+  if (pr === undefined) throw engineError('pr_not_found', { number, queue: describeQueue(key) });
   if (!includeTimeline) return { pr };
   return { pr, timeline: [...tx.scan('timeline', { prefix: [queue.id, number] })].map((entry) => entry.value) };
 }
@@ -46,7 +46,7 @@ export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runI
   const queue = findQueue(tx, key, source.load);
   const set = source.current(queue);
   const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
-  if (run === undefined) throw new EngineError('test_run_not_found', `no test run ${runId} in the queue for ${describeQueue(key)}`);
+  if (run === undefined) throw engineError('test_run_not_found', { runId, queue: describeQueue(key) });
   const prs = new Map([...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const));
   const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
   const targetsOf = (number: number, sha: string) => {

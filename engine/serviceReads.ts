@@ -1,7 +1,7 @@
 /**
  * What the engine answers of the service rather than of a queue: webhook deliveries seen, tokens, the service's
  * secrets, which organization a queue is of, the flaky-test service, and whether the store answers. The Engine
- * (engine.ts) adds the queues; the API and the dashboard reach the store only through these.
+ * (engine.ts) holds one and passes these calls on, beside the queues; the API and the dashboard reach the store only through these.
  */
 import type { Clock } from './runtime/clock.js';
 import type { Scheduler } from './runtime/scheduler.js';
@@ -13,15 +13,22 @@ import { findToken, type TokenRecord } from './tokens.js';
 import { DeviceCodes } from './deviceCodes.js';
 import { pruneDeliveries, webhookInbox, type WebhookInbox } from './deliveries.js';
 import { readEndedSince, type EndedPullRequest } from './history/endedIndex.js';
+import { renderMetrics, type MetricsFilter, type RenderedMetrics } from './metrics/index.js';
+import type { QueueRecord } from './model/queues.js';
+import { listQueues } from './queueIndex.js';
+import { mergesInLastHour, stateCountsOf, type StateCounts } from './reads.js';
+import type { WorkingSet } from './runtime/workingSet.js';
 
 export class ServiceReads {
   readonly clock: Clock;
 
   constructor(
-    protected readonly store: Store,
+    private readonly store: Store,
     readonly scheduler: Scheduler,
     /** The key dashboard sessions are signed with (serve: a key file, never the store); else one for this process. */
     private readonly signingKey: () => Buffer = ephemeralKey(),
+    /** The queue's working set when it is current (the runtime's), for reads that may take it instead of the store. */
+    private readonly current: (queue: QueueRecord) => WorkingSet | undefined = () => undefined,
   ) {
     this.clock = scheduler;
   }
@@ -92,6 +99,26 @@ export class ServiceReads {
   /** Why the store refuses writes now (it is full), or undefined when it takes them (or cannot tell). */
   storeFull(): string | undefined {
     return this.store.fullReason?.();
+  }
+
+  // What the API and the dashboard read besides queues and PRs (they never reach the store themselves)
+
+  /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
+  metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
+    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now(), workingSet: this.current });
+  }
+
+  /** A queue's merges in the last hour, with their times in queue. */
+  mergesInLastHour(queueId: string): { at: number; inQueueMs: number | null }[] {
+    return mergesInLastHour(this.store, queueId, this.clock.now());
+  }
+
+  /** How many of the organization's queues, PRs and runs are in each state now. */
+  stateCounts(org: string): StateCounts {
+    return stateCountsOf(
+      this.store,
+      this.store.read((tx) => listQueues(tx, org, {})),
+    );
   }
 
   /** Whether the store is open and answers (a readiness check). */

@@ -12,7 +12,7 @@ export const MACHINES = {
 export type MachineName = keyof typeof MACHINES;
 
 /**
- * Bumped when a machine changes shape, so stored snapshots can be migrated (engine/runtime/actorStore.ts). pullRequest
+ * Bumped when a machine changes shape, so stored snapshots can be migrated (engine/model/machineSnapshots.ts). pullRequest
  * 2: the merge under way (context `merge`) and bisection membership (`bisection`), which version 1 kept in the PR record
  * only; 3: the base it was tested on (`testedBase`) and the runs behind it that ended (`runsBehindEnded`,
  * `runsBehindFailed`), record fields before.

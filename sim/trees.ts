@@ -11,7 +11,7 @@
  * ci.ts), so it is not part of the trees after it.
  */
 import { createHash } from 'node:crypto';
-import { SimGitHost } from '../engine/providers/simGitHost.js';
+import { SimGitHost } from '../engine/providers/sim/simGitHost.js';
 import type { RepoRef } from '../engine/model/queues.js';
 import type { MergeRequest, MergeResult } from '../engine/providers/types.js';
 

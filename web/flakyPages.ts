@@ -4,7 +4,7 @@
  * quarantine override). Read through the flaky-tests service, as the API reads them.
  */
 import type { Engine } from '../engine/engine.js';
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import { repoSlug, type RepoRef, type TestRow } from '../engine/flaky/index.js';
 import { DAY_MS, HOUR_MS } from '../engine/flaky/buckets.js';
 import type { PageInfo } from '../engine/flaky/index.js';
@@ -24,7 +24,7 @@ export interface ListingQuery {
   hours: number;
 }
 
-const invalid = (message: string) => new EngineError('invalid_field', message);
+const invalid = (message: string) => engineError('invalid_field', { problem: message });
 
 export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
   return engine.flakyTests.repositories(org);
@@ -37,7 +37,7 @@ export function listingQuery(engine: Engine, org: string, query: Record<string, 
   const slug = query.repo === undefined || query.repo === '' ? (repos[0] === undefined ? undefined : repoSlug(repos[0])) : query.repo.toLowerCase();
   if (slug === undefined) return undefined;
   const repo = repos.find((candidate) => repoSlug(candidate) === slug);
-  if (repo === undefined) throw new EngineError('repo_not_found', `no flaky-test data for repository ${query.repo}`);
+  if (repo === undefined) throw engineError('repo_not_found', { repo: slug });
   const list = (query.list ?? 'failing') as ListName;
   if (!LISTS.includes(list)) throw invalid(`list must be one of ${LISTS.join(', ')}`);
   const pageSize = Number(query.pageSize ?? '25');

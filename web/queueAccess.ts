@@ -3,7 +3,7 @@
  * Another organization's queue, PR or run is "not found", exactly as in the API.
  */
 import type { Engine, QueueKey } from '../engine/engine.js';
-import { EngineError } from '../engine/model/errors.js';
+import { engineError } from '../engine/model/errors.js';
 import type { QueueRecord } from '../engine/model/queues.js';
 
 export function keyOf(queue: QueueRecord): QueueKey {
@@ -13,7 +13,7 @@ export function keyOf(queue: QueueRecord): QueueKey {
 /** The organization's queue with this id; not found for any other organization's. */
 export function queueById(engine: Engine, org: string, queueId: string): QueueRecord {
   const queue = engine.listQueues(org).find((candidate) => candidate.id === queueId);
-  if (queue === undefined) throw new EngineError('queue_not_found', `no queue ${queueId}`);
+  if (queue === undefined) throw engineError('queue_not_found', { queueId });
   return queue;
 }
 

@@ -10,7 +10,7 @@
  * commit's verdict for the merge queue (`flakyShas.storing`) vouches for nothing, so a failure is never passed as
  * quarantined on a partial upload.
  */
-import { EngineError } from '../model/errors.js';
+import { type EngineError, engineError } from '../model/errors.js';
 import type { Store, WriteTx } from '../store/store.js';
 import type { AggregatedUpload, UploadedTest } from './aggregate.js';
 import { repoId as repoIdOf } from './identity.js';
@@ -75,7 +75,7 @@ export function* uploadSteps(
   const { job, size } = start;
   if (!start.complete && job.batches !== Math.max(1, Math.ceil(tests.length / size))) {
     // Same digest, other tests: only a parser that changed between the two sends could do it.
-    throw new EngineError('upload_key_conflict', `upload ${job.upload.id} was begun with other tests than these; send this one under another upload_key`);
+    throw engineError('upload_key_conflict', { upload: job.upload.id, begun: true });
   }
   release(0, size);
   for (let index = start.next; index < job.batches; index++) {
@@ -92,7 +92,7 @@ export function interruptedError(progress: BatchProgress | undefined): EngineErr
     progress === undefined
       ? 'nothing of it was stored'
       : `${progress.stored} of its ${progress.batches} batches of tests are stored and the rest is not; sending the same upload again stores the rest, counting nothing twice`;
-  return new EngineError('upload_interrupted', `the upload was interrupted: the service is shutting down; ${kept}`);
+  return engineError('upload_interrupted', { kept });
 }
 
 /** Stores the upload, yielding to the event loop between transactions; stops between two when `signal` aborts. */

@@ -5,7 +5,7 @@
  * is refused within milliseconds of the case that crosses the limit, without the full parse (seconds, hundreds of
  * MB) and without waiting for a parser's turn. The parse that follows counts the cases again, exactly.
  */
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 
 /** What, after a `<`, skips to where: comments, CDATA sections, processing instructions and declarations. */
 const SKIPS: readonly (readonly [string, string])[] = [
@@ -47,6 +47,6 @@ export function checkTestCaseLimit(reports: readonly { xml: string }[], limit: n
   let total = 0;
   for (const report of reports) {
     total += countTestCases(report.xml, limit - total);
-    if (total > limit) throw new EngineError('too_many_test_cases', `an upload holds at most ${limit} test cases; this one has more`);
+    if (total > limit) throw engineError('too_many_test_cases', { limit });
   }
 }

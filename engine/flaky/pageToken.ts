@@ -6,7 +6,7 @@
  * row before the page: keyset pagination over an immutable snapshot, so pages stay stable while uploads arrive.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import { StorageFullError, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface TokenState {
@@ -65,7 +65,7 @@ export function encodePageToken(secret: Buffer, state: TokenState): string {
   return `${payload}.${sign(secret, payload)}`;
 }
 
-const invalid = (message: string) => new EngineError('invalid_page_token', message);
+const invalid = (message: string) => engineError('invalid_page_token', { problem: message });
 
 /** The token's state; throws an invalid-input error when it is forged, damaged or from another query. */
 export function decodePageToken(secret: Buffer, token: string, query: string): TokenState {

@@ -3,7 +3,7 @@
  * cases against the limit, and aggregate them into tests. It touches no store, so it can run on a worker thread
  * (`prepareOffThread`) while the event loop serves other requests.
  */
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import { aggregateUpload, parseReports, ReportError, type AggregatedUpload } from './aggregate.js';
 import type { RepoRef } from './identity.js';
 
@@ -21,12 +21,12 @@ export function prepareUpload(input: PrepareInput): AggregatedUpload {
   try {
     parsed = parseReports(input.reports);
   } catch (error) {
-    if (error instanceof ReportError) throw new EngineError('invalid_report', `${error.message}; nothing of this upload was stored`);
+    if (error instanceof ReportError) throw engineError('invalid_report', { problem: error.message });
     throw error;
   }
   const cases = parsed.reduce((sum, report) => sum + report.cases.length, 0);
   if (cases > MAX_TEST_CASES_PER_UPLOAD) {
-    throw new EngineError('too_many_test_cases', `an upload holds at most ${MAX_TEST_CASES_PER_UPLOAD} test cases; this one has ${cases}`);
+    throw engineError('too_many_test_cases', { limit: MAX_TEST_CASES_PER_UPLOAD, cases });
   }
   return aggregateUpload(input.repo, input.variant, parsed, input.repoRoot);
 }

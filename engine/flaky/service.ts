@@ -5,7 +5,7 @@
  * 404, whether or not such an organization exists.
  */
 import type { Clock } from '../runtime/clock.js';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { Store } from '../store/store.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
 import { prepareUpload, type PrepareInput } from './prepare.js';
@@ -72,7 +72,7 @@ export class FlakyTests {
    * upload stored before under the same identity (uploadIdentity.ts) is answered as it was, without parsing it again.
    */
   upload(org: string, input: UploadInput, slug?: string): UploadResult {
-    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw engineError('org_not_found', { slug: slug as string });
     const identity = uploadIdentity(input, input.uploadKey);
     const stored = this.storedResult(org, input, identity);
     if (stored !== undefined) return stored;
@@ -84,7 +84,7 @@ export class FlakyTests {
    * between them (what the API calls): other requests go on meanwhile. `interruptUploads` stops it (503).
    */
   async uploadOffThread(org: string, input: UploadInput, slug?: string): Promise<UploadResult> {
-    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw engineError('org_not_found', { slug: slug as string });
     const identity = uploadIdentity(input, input.uploadKey);
     const stored = this.storedResult(org, input, identity);
     if (stored !== undefined) return stored;
@@ -172,7 +172,7 @@ export class FlakyTests {
   }
 
   listFailing(org: string, slug: string, query: FailingQuery): Listing<FailingRow> {
-    if (query.start < 0 || query.end < query.start) throw new EngineError('invalid_time_range', 'start_time must be after 1970 and not after end_time');
+    if (query.start < 0 || query.end < query.start) throw engineError('invalid_time_range');
     const scope = sameOrg(org, slug) ? org : `\u0001other:${slug}`;
     return this.listing(org, slug, query, (tx, secret, now) => listFailing(tx, scope, query, secret, now));
   }
@@ -211,7 +211,7 @@ export class FlakyTests {
     testId: string,
     change: (before: FlakyTestRecord, now: number) => FlakyTestRecord,
   ): { saved: FlakyTestRecord; settings: RepoSettings } {
-    const missing = () => new EngineError('test_not_found', `no test ${testId} in ${repo.host}/${repo.owner}/${repo.name}`);
+    const missing = () => engineError('test_not_found', { testId, repo: `${repo.host}/${repo.owner}/${repo.name}` });
     if (!sameOrg(org, slug)) throw missing();
     const id = repoIdOf(repo);
     const now = this.now();
@@ -228,7 +228,7 @@ export class FlakyTests {
   }
 
   getSettings(org: string, slug: string, repo: RepoRef): RepoSettings {
-    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw engineError('org_not_found', { slug: slug as string });
     return this.store.read((tx) => withDefaults(tx.get('flakyRepos', [org, repoIdOf(repo)])?.settings));
   }
 
@@ -238,7 +238,7 @@ export class FlakyTests {
    * the next listing.
    */
   updateSettings(org: string, slug: string, repo: RepoRef, patch: SettingsPatch): RepoSettings {
-    if (!sameOrg(org, slug)) throw new EngineError('org_not_found', `no organization ${JSON.stringify(slug)} for this token`);
+    if (!sameOrg(org, slug)) throw engineError('org_not_found', { slug: slug as string });
     const id = repoIdOf(repo);
     const now = this.now();
     return this.store.write((tx) => {
@@ -247,7 +247,7 @@ export class FlakyTests {
       try {
         settings = applySettingsPatch(repoRecord.settings, patch);
       } catch (error) {
-        throw new EngineError('invalid_settings', (error as Error).message);
+        throw engineError('invalid_settings', { problem: (error as Error).message });
       }
       const seq = repoRecord.seq + 1;
       const context: ChangeContext = { tx, org, repoId: id, seq, now, settings };
@@ -275,7 +275,7 @@ export class FlakyTests {
   /** One test of the caller's organization by its id, for its page; 404 when there is none. */
   testDetail(org: string, slug: string, testId: string): { repo: RepoRef; row: FailingRow } {
     const found = sameOrg(org, slug) ? this.store.read((tx) => testDetail(tx, org, testId, this.now())) : undefined;
-    if (found === undefined) throw new EngineError('test_not_found', `no test ${testId}`);
+    if (found === undefined) throw engineError('test_not_found', { testId });
     return found;
   }
 

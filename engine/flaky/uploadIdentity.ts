@@ -12,7 +12,7 @@
  * kept; the same key with other content is refused (409 upload_key_conflict).
  */
 import { createHash } from 'node:crypto';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { ReadTx } from '../store/store.js';
 import { DAY_MS } from './buckets.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
@@ -61,10 +61,7 @@ export function storedUpload(tx: ReadTx, org: string, repo: RepoRef, identity: U
   const stored = seq === undefined ? undefined : tx.get('flakyUploads', [org, repoKey, seq]);
   if (stored === undefined) return undefined;
   if (stored.digest !== identity.digest) {
-    throw new EngineError(
-      'upload_key_conflict',
-      `upload_key ${JSON.stringify(identity.key.slice(4))} names upload ${stored.id}, whose reports or fields differ from these; send other content under another upload_key`,
-    );
+    throw engineError('upload_key_conflict', { key: identity.key.slice(4), upload: stored.id });
   }
   const partial = stored.progress !== undefined;
   return partial || identity.named || now - stored.receivedAt < RETRY_WINDOW_MS ? stored : undefined;

@@ -16,8 +16,9 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { WriteTx } from '../store/store.js';
+import type { TxRecorder, TxRecorderFactory } from '../transaction/queueCache.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
-import { cloneJson } from '../runtime/cloneJson.js';
+import { cloneJson } from '../model/cloneJson.js';
 import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
 import { hasPullRequestTag, hasTestRunTag, PR_IS } from '../../machines/index.js';
 
@@ -31,7 +32,16 @@ export interface MetricsCache {
   clocks: Map<number, PrClock>;
 }
 
-export class MetricsRecorder {
+/**
+ * The recorder of each transaction of a queue whose working set keeps `kept` (its metrics): read through when the set
+ * is current, and given what the transaction wrote once the store committed.
+ */
+export const recordMetrics =
+  (kept: MetricsCache): TxRecorderFactory =>
+  (tx, queue, now, runOf, current) =>
+    new MetricsRecorder(tx, queue, now, runOf, current ? kept : undefined, kept);
+
+export class MetricsRecorder implements TxRecorder {
   private readonly entries: MetricsLogEntry[] = [];
   private readonly clocks = new Map<number, PrClock | null>();
   private readonly finishedRuns: string[] = [];
@@ -46,6 +56,8 @@ export class MetricsRecorder {
     private readonly runOf: (runId: string) => TestRunRecord | undefined,
     /** The queue's working set's metrics, when the set is current (else the store is read). */
     private readonly cache?: MetricsCache,
+    /** The working set's metrics, which take in what this transaction wrote once the store committed. */
+    private readonly keep?: MetricsCache,
   ) {
     this.bisectionsBefore = queue.runtime.counters.bisection;
   }
@@ -188,6 +200,10 @@ export class MetricsRecorder {
     const cached = this.cache?.totals;
     this.totals ??= cached !== undefined ? cloneJson(cached) : readTotals(this.tx.get('metricsTotals', [this.queue.id]));
     return this.totals;
+  }
+
+  committed(): void {
+    if (this.keep !== undefined) this.absorbInto(this.keep);
   }
 
   /** After the store committed: the totals and clocks this transaction wrote are the working set's from now on. */

@@ -5,7 +5,7 @@
  * note their events at all.
  */
 import { randomBytes } from 'node:crypto';
-import { EngineError } from '../model/errors.js';
+import { type EngineError, engineError } from '../model/errors.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { queueFilterKey, type EventType, type QueueRef } from './events.js';
 import { NO_OUTCOMES, type EndpointKind, type EndpointRecord } from './records.js';
@@ -42,11 +42,11 @@ export function newSecret(): string {
 
 function checkUrl(url: string, policy: UrlPolicy): void {
   const refused = refusedUrl(url, policy);
-  if (refused !== undefined) throw new EngineError('invalid_webhook_url', `the endpoint URL is refused: ${refused}`);
+  if (refused !== undefined) throw engineError('invalid_webhook_url', { refused });
 }
 
 function notFound(id: string): EngineError {
-  return new EngineError('webhook_endpoint_not_found', `no webhook endpoint ${JSON.stringify(id)} in this organization`);
+  return engineError('webhook_endpoint_not_found', { id });
 }
 
 export function requireEndpoint(tx: { get: WriteTx['get'] }, org: string, id: string): EndpointRecord {
@@ -75,7 +75,7 @@ export function createEndpoint(store: Store, org: string, input: EndpointInput, 
   };
   store.write((tx) => {
     const count = tx.count('webhookEndpoints', { prefix: [org] });
-    if (count >= MAX_ENDPOINTS) throw new EngineError('too_many_webhook_endpoints', `the organization has ${MAX_ENDPOINTS} webhook endpoints already; delete one first`);
+    if (count >= MAX_ENDPOINTS) throw engineError('too_many_webhook_endpoints', { max: MAX_ENDPOINTS });
     tx.put('webhookEndpoints', [org, endpoint.id], endpoint);
     setEndpointCount(tx, org, count + 1);
   });

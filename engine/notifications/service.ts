@@ -2,7 +2,7 @@
  * Outgoing webhooks as the engine offers them (Engine.webhooks): endpoints (endpoints.ts), their messages and
  * redelivery, the fan-out of a queue's `notify` effect into messages (messages.ts), and the sender (sender.ts).
  */
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { Scheduler } from '../runtime/scheduler.js';
 import type { Key, Store, WriteTx } from '../store/store.js';
 import * as endpoints from './endpoints.js';
@@ -112,7 +112,7 @@ export class Webhooks {
     const [id, seq] = deliveryId.split('.');
     const number = Number(seq);
     if (id !== endpointId || !Number.isSafeInteger(number) || number < 1) {
-      throw new EngineError('webhook_delivery_not_found', `no delivery ${JSON.stringify(deliveryId)} of endpoint ${endpointId}`);
+      throw engineError('webhook_delivery_not_found', { deliveryId, endpointId });
     }
     return number;
   }
@@ -124,7 +124,7 @@ export class Webhooks {
 
   message(org: string, deliveryId: string): MessageRecord {
     const message = this.store.read((tx) => tx.get('webhookMessages', this.messageKey(org, deliveryId)));
-    if (message === undefined) throw new EngineError('webhook_delivery_not_found', `no delivery ${JSON.stringify(deliveryId)} in this organization`);
+    if (message === undefined) throw engineError('webhook_delivery_not_found', { deliveryId });
     return message;
   }
 
@@ -136,7 +136,7 @@ export class Webhooks {
     const key = this.messageKey(org, deliveryId);
     const message = this.store.write((tx) => {
       const current = tx.get('webhookMessages', key);
-      if (current === undefined) throw new EngineError('webhook_delivery_not_found', `no delivery ${JSON.stringify(deliveryId)} in this organization`);
+      if (current === undefined) throw engineError('webhook_delivery_not_found', { deliveryId });
       const again: MessageRecord = { ...current, status: 'pending', attempts: 0, dueAt: this.now, claimedBy: '', claimedUntil: 0, redelivered: true };
       tx.put('webhookMessages', key, again);
       tx.put('webhookPending', key.slice(1), org);

@@ -17,7 +17,7 @@
  */
 import { PR_IS } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
-import { likelierItsOwn } from './graphSpeculation.js';
+import { likelierItsOwn } from './baseChances.js';
 import { failureChance } from './lineSpeculation.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 import { lacksOnlyTesting } from './waitingPass.js';

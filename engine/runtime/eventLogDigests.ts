@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { QueueKey } from '../engineTypes.js';
 import { COLLECTION_NAMES } from '../store/common.js';
 import type { CollectionName, Key, ReadTx, Store, WriteTx } from '../store/store.js';
-import { storedForDigest, type StoredSnapshot } from './actorStore.js';
+import { storedForDigest, type StoredSnapshot } from '../model/machineSnapshots.js';
 import { EVENT_LOG_FORMAT, EVENT_LOG_VERSION, EventLogError, type Changes, type EventLog, type EventLogEntry } from './eventLogFormat.js';
 
 /** A write of a transaction: the JSON of the value written, or null for a removal. */
@@ -37,7 +37,7 @@ function outsideTheQueue(write: Write): boolean {
  */
 const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter((name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha', 'endedPullRequests'].includes(name));
 
-/** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (actorStore.ts). */
+/** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (model/machineSnapshots.ts). */
 function digestJson(collection: CollectionName, value: unknown): string {
   return JSON.stringify(collection === 'actors' ? storedForDigest(value as StoredSnapshot) : value);
 }

@@ -54,7 +54,7 @@ export interface EventLog {
 export class EventLogError extends Error {}
 
 export function formatEventLog(log: EventLog): string {
-  return [log.header, ...log.entries].map((line) => JSON.stringify(line)).join('\n') + '\n';
+  return `${[log.header, ...log.entries].map((line) => JSON.stringify(line)).join('\n')}\n`;
 }
 
 const RepoSchema = z.object({ host: z.string().min(1), owner: z.string().min(1), name: z.string().min(1) });

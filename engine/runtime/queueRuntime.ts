@@ -6,7 +6,7 @@
  */
 import type { FailurePredictor } from '../model/likelihood.js';
 import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
@@ -23,6 +23,7 @@ import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
 import { copyRuntime, WorkingSet } from './workingSet.js';
+import { recordMetrics } from '../metrics/recorder.js';
 
 /** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
 const NAMES = new Intl.Collator('en', { numeric: true });
@@ -209,7 +210,7 @@ export class QueueRuntime {
    * (with any writes that belong with the input).
    */
   transact(key: QueueKey | undefined, input: QueueInput, open?: (tx: WriteTx, now: () => number) => QueueRecord, outboxKey?: Key, queueId?: string): QueueRecord {
-    if (!this.running) throw new EngineError('engine_stopped', 'the engine is stopped');
+    if (!this.running) throw engineError('engine_stopped');
     const outcome = this.store.write((tx) => {
       // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
       // read once the transaction holds the store (after its first read), so times follow the order of commits.
@@ -217,8 +218,9 @@ export class QueueRuntime {
       const now = (): number => (at ??= this.clock.now());
       const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
       const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
-      if (queue === undefined) throw new EngineError('queue_not_found', key !== undefined ? `no queue for ${describeQueue(key)}` : `queue ${queueId ?? ''} no longer exists`);
-      const q = new QueueTx(tx, queue, now(), this.workingSetOf(tx, queue));
+      if (queue === undefined) throw engineError('queue_not_found', key !== undefined ? { queue: describeQueue(key) } : { queueId: queueId ?? '', gone: true });
+      const set = this.workingSetOf(tx, queue);
+      const q = new QueueTx(tx, queue, now(), set, recordMetrics(set.metrics));
       q.predictor = this.deps.predictor;
       handle(q, input);
       reconcile(q);
@@ -251,7 +253,7 @@ export class QueueRuntime {
       const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
       return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
     });
-    if (found === undefined) throw new EngineError('commit_not_tested', `no test run of ${status.repo.owner}/${status.repo.name} has the SHA ${status.sha}`);
+    if (found === undefined) throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
     this.dispatch(found.queueId, {
       type: 'status',
       runId: found.runId,

@@ -13,33 +13,18 @@
  * again: `liveIn` tells, from the keys at the end of the queue's event log (every commit appends one event at the
  * version it reaches), whether the store still holds that version without reading the record.
  */
-import { fromStored, type Snapshot } from './actorStore.js';
-import { cloneJson } from './cloneJson.js';
-import type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
+import { fromStored, type Snapshot } from '../model/machineSnapshots.js';
+import { cloneJson } from '../model/cloneJson.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord, QueueRuntime } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
 import type { ReadTx } from '../store/store.js';
 import type { MetricsCache } from '../metrics/recorder.js';
-import type { PlanPullRequest } from '../planner/planner.js';
+import type { Actor, CachedTargets, KeptView, QueueCache } from '../transaction/queueCache.js';
 
-export interface Actor<R> {
-  record: R;
-  snapshot: Snapshot;
-}
+export type { Actor, CachedTargets, KeptView } from '../transaction/queueCache.js';
 
-export interface CachedTargets {
-  sha: string;
-  record: ImpactedTargetsRecord | undefined;
-}
-
-export interface KeptView {
-  record: PullRequestRecord;
-  parallel: boolean;
-  view: PlanPullRequest;
-}
-
-export class WorkingSet {
+export class WorkingSet implements QueueCache {
   readonly prs = new Map<number, Actor<PullRequestRecord>>();
   readonly runs = new Map<string, Actor<TestRunRecord>>();
   /** Impacted targets read for a PR's head SHA (record undefined: none uploaded for that head). */

@@ -11,6 +11,34 @@
  * booleans, null); what is read back is equal to what was written, never the same object.
  */
 
+import type {
+  FlakyCommitRecord,
+  FlakyFailureRecord,
+  FlakyMembershipRecord,
+  FlakyRepoRecord,
+  FlakyShaRecord,
+  FlakyTestRecord,
+  FlakyUploadRecord,
+  DeviceCodeRecord,
+  EndedPullRequest,
+  EndpointRecord,
+  ImpactedTargetsRecord,
+  InboxEntry,
+  LoggedEvent,
+  MessageRecord,
+  MetricsLogEntry,
+  MetricsTotals,
+  OrgWebhooks,
+  OutboxEntry,
+  PrClock,
+  PullRequestRecord,
+  QueueRecord,
+  StoredSnapshot,
+  TestRunRecord,
+  TimelineEntry,
+  TokenRecord,
+} from './recordTypes.js';
+
 export type KeyPart = string | number;
 export type Key = readonly KeyPart[];
 
@@ -19,75 +47,75 @@ export interface StoreSchema {
   /** Store-wide facts: format version, counters. Key: [name]. */
   meta: unknown;
   /** API tokens by id. Key: [tokenId]. */
-  tokens: import('../tokens.js').TokenRecord;
+  tokens: TokenRecord;
   /** Queue configuration by queue id. Key: [queueId]. */
-  queues: import('../model/queues.js').QueueRecord;
+  queues: QueueRecord;
   /** Queue ids by identity. Key: [org, host, owner, name, branch] → queueId. */
   queueIndex: string;
   /** Pull requests of a queue. Key: [queueId, prNumber]. */
-  pullRequests: import('../model/pullRequests.js').PullRequestRecord;
+  pullRequests: PullRequestRecord;
   /** A PR's timeline. Key: [queueId, prNumber, seq]. */
-  timeline: import('../model/pullRequests.js').TimelineEntry;
+  timeline: TimelineEntry;
   /** Test runs of a queue. Key: [queueId, runId]. */
-  testRuns: import('../model/runs.js').TestRunRecord;
+  testRuns: TestRunRecord;
   /** Test runs by test-branch SHA, for setCommitStatus. Key: [org, sha] → [queueId, runId]. */
   runsBySha: [string, string];
   /** Persisted machine snapshots. Key: [queueId, 'queue'] | [queueId, 'pr', number] | [queueId, 'run', runId]. */
-  actors: import('../runtime/actorStore.js').StoredSnapshot;
+  actors: StoredSnapshot;
   /** Each queue's event log. Key: [queueId, seq]. */
-  events: import('../model/events.js').LoggedEvent;
+  events: LoggedEvent;
   /** Deadlines. Key: [queueId, name] → due time (ms). */
   timers: number;
   /** Effects decided but not yet done. Key: [queueId, seq]. */
-  outbox: import('../model/effects.js').OutboxEntry;
+  outbox: OutboxEntry;
   /** Impacted targets uploaded for a PR's head SHA. Key: [queueId, number, sha]. */
-  impactedTargets: import('../model/impactedTargets.js').ImpactedTargetsRecord;
+  impactedTargets: ImpactedTargetsRecord;
   /** The head SHAs of a PR with uploaded targets, latest first. Key: [queueId, number]. */
   impactedTargetShas: string[];
   /** Metrics: observations by time, about the last hour. Key: [queueId, atMs, eventSeq, index]. */
-  metricsLog: import('../metrics/records.js').MetricsLogEntry;
+  metricsLog: MetricsLogEntry;
   /** Metrics: the clock of each enqueued PR's queue entry. Key: [queueId, prNumber]. */
-  metricsPrs: import('../metrics/records.js').PrClock;
+  metricsPrs: PrClock;
   /** Metrics: a queue's cumulative counters. Key: [queueId]. */
-  metricsTotals: import('../metrics/records.js').MetricsTotals;
+  metricsTotals: MetricsTotals;
   /** Flaky tests: per-repository state and settings. Key: [org, repoId]. */
-  flakyRepos: import('../flaky/records.js').FlakyRepoRecord;
+  flakyRepos: FlakyRepoRecord;
   /** Flaky tests: uploads. Key: [org, repoId, seq]. */
-  flakyUploads: import('../flaky/records.js').FlakyUploadRecord;
+  flakyUploads: FlakyUploadRecord;
   /** Flaky tests: uploads by identity (upload_key, else the digest of the content). Key: [org, repoId, key] → seq. */
   flakyUploadKeys: number;
   /** Flaky tests: one record per test. Key: [org, repoId, testId]. */
-  flakyTests: import('../flaky/records.js').FlakyTestRecord;
+  flakyTests: FlakyTestRecord;
   /** Flaky tests: a test's results on one commit. Key: [org, repoId, sha, testId]. */
-  flakyCommits: import('../flaky/records.js').FlakyCommitRecord;
+  flakyCommits: FlakyCommitRecord;
   /** Flaky tests: failing tests of one commit. Key: [org, repoId, sha]. */
-  flakyShas: import('../flaky/records.js').FlakyShaRecord;
+  flakyShas: FlakyShaRecord;
   /** Flaky tests: failures by time. Key: [org, repoId, timeMs, seq, testId]. */
-  flakyFailures: import('../flaky/records.js').FlakyFailureRecord;
+  flakyFailures: FlakyFailureRecord;
   /** Flaky tests: list membership over sequence numbers. Key: [org, repoId, list, testId]. */
-  flakyMembership: import('../flaky/records.js').FlakyMembershipRecord;
+  flakyMembership: FlakyMembershipRecord;
   /** Webhook deliveries already applied (a redelivery is applied once). Key: [deliveryId] → when it arrived (ISO). */
   webhookDeliveries: string;
   /** The same deliveries by arrival, for pruning the old ones. Key: [arrivedAtMs, deliveryId] → true. */
   webhookDeliveryTimes: true;
   /** Deliveries accepted (answered 202) and not yet applied, with their retries. Key: [deliveryId]. */
-  webhookInbox: import('../deliveries.js').InboxEntry;
+  webhookInbox: InboxEntry;
   /** Outgoing webhooks: endpoints of an organization. Key: [org, endpointId]. */
-  webhookEndpoints: import('../notifications/records.js').EndpointRecord;
+  webhookEndpoints: EndpointRecord;
   /** Outgoing webhooks: an organization's endpoint count (read by queue transactions without a lock) and delivery outcomes. Key: [org]. */
-  webhookOrgs: import('../notifications/records.js').OrgWebhooks;
+  webhookOrgs: OrgWebhooks;
   /** Outgoing webhooks: one event for one endpoint, with its attempts. Key: [org, endpointId, seq]. */
-  webhookMessages: import('../notifications/records.js').MessageRecord;
+  webhookMessages: MessageRecord;
   /** Outgoing webhooks: messages not yet delivered nor given up, in order per endpoint. Key: [endpointId, seq] → org. */
   webhookPending: string;
   /** Heads the queue's own merges made on its target branch. Key: [queueId, sha] → the PR number. */
   mergedHeads: number;
   /** Device sign-ins waiting for a person or a poll (RFC 8628, deviceCodes.ts). Key: [userCode]. */
-  deviceCodes: import('../deviceCodes.js').DeviceCodeRecord;
+  deviceCodes: DeviceCodeRecord;
   /** The same sign-ins by the SHA-256 of their device code. Key: [deviceHash] → userCode. */
   deviceCodeHashes: string;
   /** A queue's ended PRs by when they ended, for its history. Key: [queueId, endedAtMs, prNumber] (history/endedIndex.ts). */
-  endedPullRequests: import('../history/endedIndex.js').EndedPullRequest;
+  endedPullRequests: EndedPullRequest;
 }
 
 export type CollectionName = keyof StoreSchema;

@@ -12,10 +12,9 @@ import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
 import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
 import type { TestRunRecord } from '../model/runs.js';
-import { afterResults, requeue } from './moves.js';
+import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
-import { fail } from './runs.js';
 
 /**
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole

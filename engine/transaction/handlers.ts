@@ -2,7 +2,7 @@
 import { isEnqueued, type RequestableQueueState } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasQueueTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueEvent } from '../../machines/index.js';
-import { EngineError } from '../model/errors.js';
+import { engineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { becomeReady, DEFAULT_PRIORITY, insertIntoLineup, PRIORITIES, requeue, targetReadiness } from './moves.js';
 import { cancelRun, concludeRun } from './runs.js';
@@ -33,7 +33,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'cancelled': {
       const reason = input.by === undefined ? 'cancelled through the API' : `cancelled by ${input.by}`;
       enqueued(q, input.number);
-      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw new EngineError('pr_being_merged', `pull request #${input.number} is being merged`);
+      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw engineError('pr_being_merged', { number: input.number });
       q.sendPr(input.number, { type: 'CANCEL', reason });
       return;
     }
@@ -83,7 +83,7 @@ function configure(q: QueueTx, patch: QueuePatch): void {
 
 function enqueued(q: QueueTx, number: number): PullRequestRecord {
   const pr = q.pr(number);
-  if (pr === undefined || !isEnqueued(pr.state)) throw new EngineError('pr_not_queued', `pull request #${number} is not in the queue`);
+  if (pr === undefined || !isEnqueued(pr.state)) throw engineError('pr_not_queued', { number });
   return pr;
 }
 
@@ -95,13 +95,13 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 }
 
 function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw new EngineError('queue_draining', 'the queue is draining: it takes no new pull requests');
+  if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw engineError('queue_draining');
   const existing = q.pr(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
   }
-  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw new EngineError('pr_already_merged', `pull request #${input.number} is already merged`);
+  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw engineError('pr_already_merged', { number: input.number });
   // Its earlier entry ended: it is in the queue again, so out of the history of ended PRs.
   if (existing !== undefined) forgetEnded(q.tx, q.queue.id, existing);
   const priority = priorityOf(input.priority);
@@ -184,7 +184,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
 
 function restart(q: QueueTx, number: number, by: string | undefined): void {
   const pr = enqueued(q, number);
-  if (!q.canPr(number, { type: 'RESTART' })) throw new EngineError('pr_being_merged', `pull request #${number} is being merged`);
+  if (!q.canPr(number, { type: 'RESTART' })) throw engineError('pr_being_merged', { number });
   const reason = by === undefined ? 'tests restarted through the API' : `tests restarted by ${by}`;
   const asked = by === undefined ? {} : { by };
   if (hasPullRequestTag(pr.state, 'notReady')) {

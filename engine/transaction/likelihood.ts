@@ -2,7 +2,7 @@
 import { explain, featuresOf, newLikelihoodModel, predict, train } from '../model/likelihood.js';
 import { repoId } from '../flaky/identity.js';
 import type { QueueTx } from './queueTx.js';
-import { cloneJson } from '../runtime/cloneJson.js';
+import { cloneJson } from '../model/cloneJson.js';
 
 /** Estimates a PR's failure likelihood with the queue's model, stores it on its record, and says it for people. */
 export function estimate(q: QueueTx, number: number): string {

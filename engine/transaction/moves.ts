@@ -138,3 +138,9 @@ export function statusCheck(q: QueueTx, number: number, text: StatusCheckText): 
     q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, ...statusCheckText(text), number });
   }
 }
+
+/** The PR failed (its machine starts counting the runs behind it again); `testedBase`: known to fail on it without a run. */
+export function fail(q: QueueTx, number: number, runId: string | null, reason: string, testedBase?: number[]): void {
+  // FAIL names its move: reportFailing.
+  q.sendPr(number, { type: 'FAIL', runId, reason, ...(testedBase === undefined ? {} : { testedBase }) });
+}

@@ -11,7 +11,7 @@
  */
 import type { PullRequestContext, PullRequestMerge, QueueContext } from '../../machines/index.js';
 import type { PullRequestState, QueueState } from '../../machines/vocabulary.js';
-import { fromStored, initial, step, toStored, type Snapshot } from '../runtime/actorStore.js';
+import { fromStored, initial, step, toStored, type Snapshot } from '../model/machineSnapshots.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
 import type { FailurePredictor } from '../model/likelihood.js';
@@ -22,8 +22,8 @@ import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js'
 import type { QueueRecord } from '../model/queues.js';
 import { timelineLine, type TimelineText } from '../model/texts.js';
 import type { WriteTx } from '../store/store.js';
-import type { CachedTargets, WorkingSet } from '../runtime/workingSet.js';
 import type { PlanPullRequest } from '../planner/planner.js';
+import type { CachedTargets, QueueCache, TxRecorderFactory } from './queueCache.js';
 import { RunsTx } from './runsTx.js';
 import { indexEnded } from '../history/endedIndex.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
@@ -47,8 +47,8 @@ export class QueueTx extends RunsTx {
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
 
-  constructor(tx: WriteTx, queue: QueueRecord, now: number, workingSet?: WorkingSet) {
-    super(tx, queue, now, workingSet?.current(queue) === true ? workingSet : undefined);
+  constructor(tx: WriteTx, queue: QueueRecord, now: number, workingSet: QueueCache | undefined, recorder: TxRecorderFactory) {
+    super(tx, queue, now, workingSet?.current(queue) === true ? workingSet : undefined, recorder);
     const cached = this.cache?.queueSnapshot;
     const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
     this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
@@ -262,8 +262,8 @@ export class QueueTx extends RunsTx {
   }
 
   /** After the store committed: what this transaction changed or read becomes the queue's working set. */
-  absorbInto(workingSet: WorkingSet): void {
+  absorbInto(workingSet: QueueCache): void {
     workingSet.absorb(this.queue, this.queueSnapshot, this.actors.prs, this.actors.runs, this.targets);
-    this.metrics.absorbInto(workingSet.metrics);
+    this.metrics.committed();
   }
 }

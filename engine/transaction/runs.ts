@@ -6,7 +6,7 @@ import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
 import { testBranchName, type TestRunRecord } from '../model/runs.js';
 import { rescue } from './bisection.js';
-import { cancelPr, requeue } from './moves.js';
+import { cancelPr, fail, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
 export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null }): TestRunRecord {
@@ -149,10 +149,4 @@ export function concludeRun(q: QueueTx, runId: string): void {
   } else {
     for (const number of testing) cancelPr(q, number, run.reason ?? 'the run was cancelled');
   }
-}
-
-/** The PR failed (its machine starts counting the runs behind it again); `testedBase`: known to fail on it without a run. */
-export function fail(q: QueueTx, number: number, runId: string | null, reason: string, testedBase?: number[]): void {
-  // FAIL names its move: reportFailing.
-  q.sendPr(number, { type: 'FAIL', runId, reason, ...(testedBase === undefined ? {} : { testedBase }) });
 }

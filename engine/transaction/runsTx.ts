@@ -5,19 +5,18 @@
  */
 import type { TestRunContext, TestRunEvent } from '../../machines/index.js';
 import type { TestRunStatus } from '../../machines/vocabulary.js';
-import { MetricsRecorder } from '../metrics/recorder.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { TestRunRecord } from '../model/runs.js';
-import { initial, step } from '../runtime/actorStore.js';
-import type { WorkingSet } from '../runtime/workingSet.js';
+import { initial, step } from '../model/machineSnapshots.js';
 import type { WriteTx } from '../store/store.js';
+import type { QueueCache, TxRecorder, TxRecorderFactory } from './queueCache.js';
 import { TxActors } from './txActors.js';
 
 export abstract class RunsTx {
   /** The PR and run actors this transaction reads and owns. */
   protected readonly actors: TxActors;
   /** What metrics need of this transaction, written with it. */
-  protected readonly metrics: MetricsRecorder;
+  protected readonly metrics: TxRecorder;
   readonly isoNow: string;
 
   constructor(
@@ -25,11 +24,13 @@ export abstract class RunsTx {
     readonly queue: QueueRecord,
     readonly now: number,
     /** The queue's working set, when it is the state of the queue this transaction starts from. */
-    protected readonly cache: WorkingSet | undefined,
+    protected readonly cache: QueueCache | undefined,
+    /** Makes what metrics need of this transaction (the runtime passes it in). */
+    recorder: TxRecorderFactory,
   ) {
     this.isoNow = new Date(now).toISOString();
     this.actors = new TxActors(tx, queue.id, cache);
-    this.metrics = new MetricsRecorder(tx, queue, now, (id) => this.run(id), cache?.metrics);
+    this.metrics = recorder(tx, queue, now, (id) => this.run(id), cache !== undefined);
   }
 
   run(id: string): TestRunRecord | undefined {

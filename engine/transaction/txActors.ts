@@ -7,9 +7,9 @@
 import type { MachineName } from '../../machines/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/runs.js';
-import { fromStored, toStored, type StoredRecordFacts } from '../runtime/actorStore.js';
-import { cloneJson } from '../runtime/cloneJson.js';
-import type { Actor, WorkingSet } from '../runtime/workingSet.js';
+import { fromStored, toStored, type StoredRecordFacts } from '../model/machineSnapshots.js';
+import { cloneJson } from '../model/cloneJson.js';
+import type { Actor, QueueCache } from './queueCache.js';
 import type { StoreSchema, WriteTx } from '../store/store.js';
 
 export class TxActors {
@@ -23,7 +23,7 @@ export class TxActors {
     private readonly tx: WriteTx,
     private readonly queueId: string,
     /** The queue's working set, when it is the state of the queue the transaction starts from. */
-    private readonly cache: WorkingSet | undefined,
+    private readonly cache: QueueCache | undefined,
   ) {}
 
   pr(number: number): Actor<PullRequestRecord> | undefined {

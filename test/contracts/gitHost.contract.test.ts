@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { testBranchName } from '../../engine/model/runs.js';
 import type { GitHost, MergeRequest, PullRequestFacts, TestBranchRequest } from '../../engine/providers/types.js';
+import { HOSTS } from '../../hosts/index.js';
 import { GIT_HOSTS, type GitHostFixture } from './gitHost.fixtures.js';
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -40,8 +41,12 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-describe.each(Object.keys(GIT_HOSTS))('the git host contract: %s', (name) => {
-  const open = async () => (fixture = await GIT_HOSTS[name]!());
+describe.each(HOSTS.map((host) => host.name))('the git host contract: %s', (name) => {
+  const open = async () => {
+    const make = GIT_HOSTS[name];
+    if (make === undefined) throw new Error(`the registered host ${name} has no fixture in gitHost.fixtures.ts`);
+    return (fixture = await make());
+  };
 
   test('the target head is a SHA, the same when asked again', async () => {
     const { host, repo } = await open();

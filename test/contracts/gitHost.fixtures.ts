@@ -12,8 +12,10 @@ import { expect } from 'vitest';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { GitHubApp } from '../../engine/providers/github/client.js';
 import { GitHubHost } from '../../engine/providers/github/githubHost.js';
-import { LocalGitHost } from '../../engine/providers/local/localGitHost.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import type { HostContext } from '../../hosts/hostPlugin.js';
+import { hostNamed } from '../../hosts/index.js';
+import type { LocalGitHost } from '../../engine/providers/local/localGitHost.js';
+import { WallScheduler } from '../../engine/runtime/scheduler.js';
 import type { GitHost } from '../../engine/providers/types.js';
 import { Clone } from '../git/helpers.js';
 import { GitHubStandIn, OWNER, REPO } from '../github/standIn.js';
@@ -36,9 +38,18 @@ export interface GitHostFixture {
 
 const FILES = { readme: { 'README.md': 'hello\n' }, 1: { 'a.txt': 'a\n' }, 2: { 'c.txt': 'two\n' }, 3: { 'c.txt': 'three\n' } };
 
+/** The host as the registry (engine/providers/hosts.ts) opens it for the service, with its default settings. */
+async function opened(name: string, dataDir: string): Promise<GitHost> {
+  const plugin = hostNamed(name);
+  if (plugin === undefined) throw new Error(`no registered host ${name}`);
+  const context: HostContext = { dataDir, scheduler: new WallScheduler(), publicUrl: () => undefined, simCi: undefined };
+  return (await plugin.open(plugin.configure({}, { simCi: false }), context)).gitHost;
+}
+
+/** A fixture for each host of the registry, by its name (the contract runs over the registry: one missing fails it). */
 export const GIT_HOSTS: Record<string, () => Promise<GitHostFixture>> = {
   sim: async () => ({
-    host: new SimGitHost(),
+    host: await opened('sim', tmpdir()),
     repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
     stateful: false,
     namesConflictFiles: false,
@@ -48,7 +59,7 @@ export const GIT_HOSTS: Record<string, () => Promise<GitHostFixture>> = {
   local: async () => {
     const root = await mkdtemp(join(tmpdir(), 'greenline-contract-'));
     const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
-    const host = new LocalGitHost({ dataDir: join(root, 'data') });
+    const host = (await opened('local', join(root, 'data'))) as LocalGitHost;
     await host.prepareRepository(repo, 'main');
     const clone = await Clone.create(join(root, 'clone'), host.repositoryPath(repo));
     const base = await clone.commit('Initial', FILES.readme);

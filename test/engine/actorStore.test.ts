@@ -1,7 +1,7 @@
 /** Snapshots as the engine makes and restores them. */
 import { initialTransition, transition, type AnyStateMachine } from 'xstate';
 import { describe, expect, test } from 'vitest';
-import { fromStored, initial, quickStartAvailable, step, toStored } from '../../engine/runtime/actorStore.js';
+import { fromStored, initial, quickStartAvailable, step, toStored } from '../../engine/model/machineSnapshots.js';
 import { pullRequestModel, queueModel, testRunModel } from '../machines/models.js';
 import { MACHINES, PULL_REQUEST_MOVES, type MachineName, type PullRequestEvent } from '../../machines/index.js';
 import { PR_MOVES } from '../../engine/transaction/prMoves.js';

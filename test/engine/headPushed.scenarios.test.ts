@@ -1,7 +1,7 @@
 /** A push to a queued PR's branch reported by the git host (GitHub's pull_request.synchronize): the input `prPushed`. */
 import { describe, expect, test } from 'vitest';
 import type { GitHost, PullRequestFacts } from '../../engine/providers/types.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
 const NEW_HEAD = 'e'.repeat(40);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { SimGitHost, simSha } from '../../engine/providers/simGitHost.js';
+import { SimGitHost, simSha } from '../../engine/providers/sim/simGitHost.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TestBranchRequest, TestBranchResult } from '../../engine/providers/types.js';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';

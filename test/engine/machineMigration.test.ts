@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { EngineError } from '../../engine/model/errors.js';
-import { fromStored, migrateStored, storedForDigest, type StoredSnapshot } from '../../engine/runtime/actorStore.js';
+import { fromStored, migrateStored, storedForDigest, type StoredSnapshot } from '../../engine/model/machineSnapshots.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';

@@ -1,7 +1,7 @@
 /** A merge the git host refuses with the target where expected: tested again, a bounded number of times, then cancelled. */
 import { describe, expect, test } from 'vitest';
 import { MAX_MERGE_REFUSALS } from '../../engine/transaction/hostResults.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import type { MergeResult } from '../../engine/providers/types.js';
 import { QueueHarness } from './queueHarness.js';
 

@@ -5,7 +5,7 @@
  */
 import { expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import type { QueueOwnership } from '../../engine/runtime/ownership.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';

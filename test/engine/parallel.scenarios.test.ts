@@ -1,6 +1,6 @@
 /** Parallel mode, scenario by scenario: impacted targets, the dependency graph, lanes, and switching modes. */
 import { describe, expect, test } from 'vitest';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import type { PullRequestFacts } from '../../engine/providers/types.js';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { bases, enqueue, KEY, QueueHarness } from './queueHarness.js';

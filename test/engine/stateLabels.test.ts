@@ -1,7 +1,7 @@
 /** stateLabelsEnabled: one `stateLabel` effect per PR whose state a transaction changed, through the outbox. */
 import { describe, expect, test } from 'vitest';
 import type { PullRequestState } from '../../machines/vocabulary.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
 class LabellingHost extends SimGitHost {

@@ -32,7 +32,7 @@ describe('countTestCases', () => {
   });
 
   test('stops once the count passes the limit', () => {
-    const xml = '<testsuite>' + '<testcase/>'.repeat(50) + '<!-- never closed';
+    const xml = `<testsuite>${'<testcase/>'.repeat(50)}<!-- never closed`;
     expect(countTestCases(xml, 10)).toBe(11);
     expect(countTestCases(xml, 1000)).toBe(50);
   });

@@ -17,6 +17,7 @@ import type { Store } from '../../engine/store/store.js';
 import { GitHubStandIn, OWNER, REPO } from './standIn.js';
 import { example, signedDelivery } from './webhookExamples.js';
 import { webhookSchemas } from './webhookSchemas.js';
+import { gitHubWebhookRoute } from '../../hosts/github/webhookRoute.js';
 
 export const SECRET = 'webhook-secret-for-tests';
 export const PUBLIC_URL = 'https://greenline.example.com';
@@ -82,7 +83,7 @@ export class GitHubQueue {
       throttleMs: CHECK_RUN_THROTTLE_MS,
     });
     this.receiver.start();
-    this.app = await buildServer({ engine: this.engine, githubWebhooks: this.receiver });
+    this.app = await buildServer({ engine: this.engine, routes: [gitHubWebhookRoute(this.receiver)] });
   }
 
   /** Stops the service as a crash would leave it: the store keeps what was committed. */

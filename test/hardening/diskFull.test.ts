@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import { openLmdbStore } from '../../engine/store/index.js';
 import { expectErrorBody, makeApi, REPO } from '../api/harness.js';
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import { openLmdbStore } from '../../engine/store/index.js';
 import { RetentionSweep } from '../../engine/retention/sweep.js';
 import { expectErrorBody, makeApi, REPO, TOKENS, type Api } from '../api/harness.js';

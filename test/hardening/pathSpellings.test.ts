@@ -17,6 +17,7 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import { syncConfiguredTokens } from '../../engine/tokens.js';
 import { START, TOKENS } from '../api/harness.js';
+import { gitHubWebhookRoute } from '../../hosts/github/webhookRoute.js';
 
 let app: FastifyInstance;
 let engine: Engine;
@@ -32,7 +33,7 @@ beforeAll(async () => {
     engine,
     ciLogs: { openLog: async () => Readable.from(['a log']) },
     // A receiver as GitHub's: a delivery without its signature is refused, 401.
-    githubWebhooks: { receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 202, message: 'applied' }) },
+    routes: [gitHubWebhookRoute({ receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 202, message: 'applied' }) })],
   });
   app.routeTable.watchers.add((request, route) => {
     if (route.access() !== 'public') entered.push(`${request.method} ${request.originalUrl} -> ${route.url}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { openLmdbStore } from '../../engine/store/index.js';
 import { expectErrorBody, makeApi, REPO, type Api } from '../api/harness.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 
 let dir: string | undefined;
 let api: Api | undefined;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { EngineError } from '../../engine/model/errors.js';
 import { renderMetrics, WINDOW_MS } from '../../engine/metrics/index.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import type { MergeRequest, MergeResult } from '../../engine/providers/types.js';
 import { openLmdbStore } from '../../engine/store/index.js';
 import { makeApi, START, type Api } from '../api/harness.js';

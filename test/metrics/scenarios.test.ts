@@ -4,7 +4,7 @@
  * observation exactly one hour after it was made.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import type { PullRequestFacts } from '../../engine/providers/types.js';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { makeApi, START, type Api } from '../api/harness.js';

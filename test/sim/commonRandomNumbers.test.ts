@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { runDurationMs, ScenarioCi, type RunContents } from '../../sim/ci.js';
 import { EMPTY_TREE, TreeGitHost, treeDigest } from '../../sim/trees.js';

@@ -8,7 +8,7 @@ import { createToken } from '../../engine/tokens.js';
 import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
 import { junitXml } from '../flaky/helpers.js';
 import { GitHubHost } from '../../engine/providers/github/githubHost.js';
-import { SimGitHost } from '../../engine/providers/simGitHost.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
 
 let api: Api;
 beforeEach(async () => {

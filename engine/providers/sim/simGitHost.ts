@@ -4,9 +4,9 @@
  * keeps no state: the engine tells it the target head it expects, and merging answers the next head.
  */
 import { createHash } from 'node:crypto';
-import type { RepoRef } from '../model/queues.js';
-import { testBranchName } from '../model/runs.js';
-import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from './types.js';
+import type { RepoRef } from '../../model/queues.js';
+import { testBranchName } from '../../model/runs.js';
+import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from '../types.js';
 
 export function simSha(...parts: (string | number)[]): string {
   return createHash('sha1').update(parts.join('\u0000')).digest('hex');
