@@ -221,7 +221,11 @@ export class QueueTx extends RunsTx {
     const notify = this.notices.effect(this.tx, this.queue, this.runtime.counters.event, this.isoNow);
     if (notify !== undefined) this.effect(notify);
     for (const effect of this.effects) {
-      this.tx.put('outbox', [id, this.runtime.counters.effect++], { effect, attempts: 0, decidedAt: this.now });
+      // The webhook effect takes no number of the queue's effects: it follows the organization's endpoints, not the
+      // queue, so the queue's state (and its log's replay) is the same with endpoints or without. Keyed by the event
+      // it belongs to, it runs after the numbered effects, in the order of the queue's events.
+      const key = effect.kind === 'notify' ? [id, 'notify', this.runtime.counters.event] : [id, this.runtime.counters.effect++];
+      this.tx.put('outbox', key, { effect, attempts: 0, decidedAt: this.now });
     }
     if (this.queueDirty) this.tx.put('actors', [id, 'queue'], toStored('queue', this.queueSnapshot));
     const seq = this.runtime.counters.event++;

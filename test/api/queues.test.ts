@@ -20,7 +20,7 @@ const DEFAULTS = {
   batch: false,
   batchingMaxWaitTimeMinutes: 5,
   batchingMinSize: 4,
-  batchingMaxSize: 8,
+  batchingMaxSize: 4, // batchingMinSize until set: batches grow only where a team sets it (planner/batches.ts)
   createPrsForTestingBranches: false,
   commentsEnabled: true,
   commandsEnabled: true,

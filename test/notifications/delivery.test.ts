@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { MAX_ATTEMPTS } from '../../engine/notifications/backoff.js';
+import { exportEventLog, replayEventLog } from '../../engine/runtime/eventLog.js';
 import { startPostgres, type PgCluster } from '../postgres/cluster.js';
 import { KEY, lmdbStore, postgresStore, WebhookHarness, type OpenedStore } from './harness.js';
 import { Receiver } from './receiver.js';
@@ -65,6 +66,8 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
     expect(failed?.data.pr?.reason).toMatch(/\S/);
     expect(receiver.events.filter((event) => event.type === 'queue.state_changed').map((event) => event.data.state)).toEqual(['paused', 'running']);
     expect(h.pending()).toBe(0);
+    // The queue's log replays without the organization's endpoints: the webhook effects are not the queue's state.
+    expect(replayEventLog(exportEventLog(opened.store, KEY, 'test')).divergence).toBeNull();
   });
 
   test('the receiver down for five minutes, then up: everything arrives, once, in order', async () => {
