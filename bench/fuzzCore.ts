@@ -162,7 +162,9 @@ export async function fuzzServer(): Promise<FuzzServer> {
   const doc = openApiDocument({ publicUrl: 'http://127.0.0.1', version: 'fuzz' }) as { paths: Record<string, any> };
   const paths = Object.entries(doc.paths).flatMap(([path, item]) => {
     const schema = item.post?.requestBody?.content?.['application/json']?.schema;
-    return schema === undefined ? [] : [{ path: path.slice(1), schema }];
+    // An operation the document gives no success answer (flaky-ci/create-ci-run: 501 not_implemented to every body).
+    const implemented = Object.keys(item.post?.responses ?? {}).some((status) => status.startsWith('2'));
+    return schema === undefined || !implemented ? [] : [{ path: path.slice(1), schema }];
   });
   return {
     store,

@@ -26,6 +26,8 @@ export class GitHubHost implements GitHost {
   readonly name = 'github';
 
   private readonly checkRuns = new CheckRunWriter();
+  /** Repositories whose check runs GitHub refused (403), so that it is said once. */
+  private readonly checkRunsRefused = new Set<string>();
 
   constructor(private readonly github: GitHubApp) {}
 
@@ -137,8 +139,20 @@ export class GitHubHost implements GitHost {
   }
 
   /** The `greenline` check run of a PR's head, found again by its external id (checkRunWrites.ts). */
+  /**
+   * A 403 (the App without `checks: write`, as an installation that has not accepted issue 32's permissions) is not
+   * tried again: the check run only informs, and an effect retried for ever would hold up the queue's outbox behind
+   * it. It is said once per repository.
+   */
   async setCheckRun(repo: RepoRef, sha: string, externalId: string, check: CheckRunWrite): Promise<void> {
-    await this.checkRuns.write(await this.client(repo), repo, sha, externalId, check);
+    try {
+      await this.checkRuns.write(await this.client(repo), repo, sha, externalId, check);
+    } catch (error) {
+      if (statusOf(error) !== 403) throw error;
+      const name = `${repo.owner}/${repo.name}`;
+      if (!this.checkRunsRefused.has(name)) console.warn(`greenline: GitHub refused the check runs of ${name} (403: does the App have \`checks: write\`?); they are not written`);
+      this.checkRunsRefused.add(name);
+    }
   }
 
   async setStatusCheck(repo: RepoRef, sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<void> {
