@@ -61,7 +61,7 @@ export function webhooksBody(engine: Engine, org: string, secret?: string): Html
   const table =
     endpoints.length === 0
       ? html`<p>No endpoint yet: nobody is told of anything unless they look.</p>`
-      : html`<table><caption>Endpoints</caption><thead><tr><th scope="col">Endpoint</th><th scope="col">Kind</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Queues</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead><tbody>${endpoints.map(endpointRow)}</tbody></table>`;
+      : html`<div class="scroll" tabindex="0" role="region" aria-label="endpoints"><table><caption>Endpoints</caption><thead><tr><th scope="col">Endpoint</th><th scope="col">Kind</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Queues</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead><tbody>${endpoints.map(endpointRow)}</tbody></table></div>`;
   return html`<h1>Webhooks</h1>${secretBlock(secret)}
 <p>Attempts so far: ${stats.delivered} delivered, ${stats.retried} to be retried, ${stats.failed} given up.</p>
 ${table}${createForm(engine, org)}`;
@@ -86,6 +86,6 @@ export function deliveriesBody(engine: Engine, org: string, endpointId: string, 
 ${
   page.messages.length === 0
     ? html`<p>No delivery yet.</p>`
-    : html`<table><caption>Newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Event</th><th scope="col">PR</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Body</th><th scope="col">Duration</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<div class="scroll" tabindex="0" role="region" aria-label="deliveries"><table><caption>Newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Event</th><th scope="col">PR</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Body</th><th scope="col">Duration</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }${next}`;
 }

@@ -27,6 +27,8 @@ const ENV = {
   // Every run passes, in about two seconds.
   GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04,seed=7',
   GREENLINE_API_TOKENS: `acme:${ACME},globex:${GLOBEX}`,
+  // The webhook endpoint below is on loopback (nothing listens there: its deliveries are retried, never sent away).
+  GREENLINE_WEBHOOKS_ALLOW_PRIVATE: '1',
 };
 
 describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
@@ -210,6 +212,22 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('.error', { hasText: 'list must be one of' }).waitFor();
   }, 30_000);
 
+  test('an admin adds a webhook endpoint from the navigation, sees its secret once, then its deliveries', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.waitForURL(/\/webhooks$/);
+    await page.fill('input[name="url"]', 'http://127.0.0.1:9/greenline');
+    await page.fill('input[name="description"]', 'build bot');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.locator('.notice code').textContent()).toMatch(/^whsec_/);
+    await check('webhooks');
+    await page.goto(`${server.url}/webhooks`);
+    expect(await page.locator('.notice code').count()).toBe(0);
+    await page.getByRole('link', { name: 'build bot' }).click();
+    await page.waitForURL(/\/webhooks\/[^/]+$/);
+    await check('webhook-deliveries');
+  });
+
   test("another organization's queue is not found", async () => {
     const signin = await fetch(`${server.url}/signin`, {
       method: 'POST',
@@ -287,7 +305,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
   test('every page was screenshotted', async () => {
     const files = await readdir(shots);
-    for (const name of ['signin', 'organization', 'queue', 'pull-request', 'state-charts', 'flaky-failing', 'flaky-test']) {
+    for (const name of ['signin', 'organization', 'queue', 'pull-request', 'state-charts', 'flaky-failing', 'flaky-test', 'webhooks', 'webhook-deliveries']) {
       expect(files).toContain(`${name}.png`);
       expect((await stat(join(shots, `${name}.png`))).size).toBeGreaterThan(1000);
     }
