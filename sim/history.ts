@@ -7,7 +7,7 @@ import { Engine, type QueueKey } from '../engine/engine.js';
 import type { QueueInput } from '../engine/model/events.js';
 import type { QueueSettings } from '../engine/model/queues.js';
 import type { EventLog } from '../engine/runtime/eventLog.js';
-import type { Scheduler } from '../engine/runtime/scheduler.js';
+import { ReplayClock } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/store.js';
 import type { PullRequestState, TestRunStatus } from '../machines/vocabulary.js';
@@ -109,20 +109,6 @@ export function historyOf(store: Store, key: QueueKey): QueueHistory {
   });
 }
 
-/** A clock set to each event's time that arms nothing: every timer that fired is in the log. */
-class LogClock implements Scheduler {
-  constructor(private time: number) {}
-  set(time: number): void {
-    this.time = time;
-  }
-  now(): number {
-    return this.time;
-  }
-  schedule(): void {}
-  cancel(): void {}
-  clear(): void {}
-}
-
 /**
  * The history of an exported event log (`greenline events`, `greenline sim --out`): the log fed through a fresh
  * engine on a memory store, as `greenline replay` does (without comparing digests), then read like a store.
@@ -132,7 +118,7 @@ export function historyOfLog(log: EventLog): QueueHistory {
   const first = entries[0];
   if (header.startsAt !== undefined) throw new HistoryError('the log was cut by retention: only a whole log can be fitted (export it before its events go)');
   if (first === undefined || first.input.type !== 'created') throw new HistoryError('the log does not start with the queue being created: it is not a whole queue log');
-  const clock = new LogClock(Date.parse(first.at));
+  const clock = new ReplayClock(Date.parse(first.at));
   const store = createMemoryStore();
   const failures: unknown[] = [];
   const engine = new Engine(store, { scheduler: clock, holdEffects: true, onError: (_message, error) => failures.push(error) });

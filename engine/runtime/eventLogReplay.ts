@@ -9,30 +9,11 @@ import type { QueueInput } from '../model/events.js';
 import { createMemoryStore } from '../store/index.js';
 import { RecordingStore, stateDigest } from './eventLogDigests.js';
 import type { Changes, EventLog } from './eventLogFormat.js';
-import type { Scheduler } from './scheduler.js';
+import { ReplayClock } from './scheduler.js';
 
 /** The hex part of a queue id (`q_<hex>`): what run ids, entry ids and branches derived from it contain. */
 function idPart(queueId: string): string {
   return queueId.replace(/^q_/, '');
-}
-
-/** A clock the replay sets to each event's time. It arms nothing: every timer that fired is in the log. */
-class ReplayClock implements Scheduler {
-  constructor(private time: number) {}
-
-  set(time: number): void {
-    this.time = time;
-  }
-
-  now(): number {
-    return this.time;
-  }
-
-  schedule(): void {}
-
-  cancel(): void {}
-
-  clear(): void {}
 }
 
 export interface Divergence {

@@ -114,3 +114,25 @@ export class WallScheduler implements Scheduler {
     this.timers.clear();
   }
 }
+
+/**
+ * A clock a replay sets to each logged event's time. It arms nothing: every timer that fired is in the log (event-log
+ * replay, and the simulator's fit of a queue's history).
+ */
+export class ReplayClock implements Scheduler {
+  constructor(private time: number) {}
+
+  set(time: number): void {
+    this.time = time;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  schedule(): void {}
+
+  cancel(): void {}
+
+  clear(): void {}
+}
