@@ -11,7 +11,7 @@ import { FINAL_PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
 import { readHistory } from '../../engine/history/endedIndex.js';
 import { RetentionSweep } from '../../engine/retention/sweep.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
-import { openPostgresStore } from '../../engine/store/postgresStore.js';
+import { postgresStore } from '../postgres/testStore.js';
 import type { Store } from '../../engine/store/store.js';
 import { startPostgres, type PgCluster } from '../postgres/cluster.js';
 import { KEY, QueueHarness } from './queueHarness.js';
@@ -29,14 +29,7 @@ const STORES: Record<string, (() => Promise<Opened>) | undefined> = {
     const store = openLmdbStore({ dir, noSync: true });
     return { store, cleanup: async () => (await store.close(), await rm(dir, { recursive: true, force: true })) };
   },
-  postgres:
-    cluster === undefined
-      ? undefined
-      : async () => {
-          const url = await cluster.createDatabase();
-          const store = openPostgresStore({ url });
-          return { store, cleanup: async () => (await store.close().catch(() => undefined), await cluster.dropDatabase(url)) };
-        },
+  postgres: cluster === undefined ? undefined : () => postgresStore(cluster),
 };
 
 /** The index as stored, and what it must be: one key per final record, [queueId, endedAtMs, number]. */

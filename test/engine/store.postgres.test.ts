@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { openPostgresStore } from '../../engine/store/postgresStore.js';
 import { describeStoreConformance } from './store.conformance.js';
 import { startPostgres, type PgCluster } from '../postgres/cluster.js';
+import { postgresStore } from '../postgres/testStore.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
@@ -13,17 +14,7 @@ if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL store tests: ${(sta
 afterAll(async () => cluster?.stop());
 
 if (cluster !== undefined) {
-  describeStoreConformance('postgres', async () => {
-    const url = await cluster.createDatabase();
-    const store = openPostgresStore({ url });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close().catch(() => undefined);
-        await cluster.dropDatabase(url);
-      },
-    };
-  });
+  describeStoreConformance('postgres', () => postgresStore(cluster));
   describe('PostgreSQL store connections', () => {
     test('a broken connection is opened again; a transaction it broke fails whole', async () => {
       const url = await cluster.createDatabase();

@@ -6,16 +6,12 @@ import { Engine, type QueueKey } from '../../engine/engine.js';
 import type { QueuePatch } from '../../engine/model/queues.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../../engine/store/index.js';
-import { openPostgresStore } from '../../engine/store/postgresStore.js';
 import type { Store } from '../../engine/store/store.js';
-import type { PgCluster } from '../postgres/cluster.js';
+import type { OpenedStore } from '../postgres/testStore.js';
 
 export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
 
-export interface OpenedStore {
-  store: Store;
-  cleanup: () => Promise<void>;
-}
+export { postgresStore, type OpenedStore } from '../postgres/testStore.js';
 
 export function lmdbStore(): OpenedStore {
   const dir = mkdtempSync(join(tmpdir(), 'greenline-webhooks-'));
@@ -25,18 +21,6 @@ export function lmdbStore(): OpenedStore {
     cleanup: async () => {
       await store.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-export async function postgresStore(cluster: PgCluster): Promise<OpenedStore> {
-  const url = await cluster.createDatabase();
-  const store = openPostgresStore({ url });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close().catch(() => undefined);
-      await cluster.dropDatabase(url);
     },
   };
 }
