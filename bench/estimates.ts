@@ -20,7 +20,7 @@ import { normalCdf } from '../engine/estimate/durations.js';
 import { normalQuantile } from '../engine/estimate/model.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runDurationMs } from '../sim/ci.js';
-import { runQueue, SIM_START } from '../sim/queueRun.js';
+import { runQueue, SIM_START, type QueueRunOptions } from '../sim/queueRun.js';
 import { parseScenarioText, settingsOf } from '../sim/scenario.js';
 import { estimatorAt } from './estimatesBefore.js';
 
@@ -56,47 +56,49 @@ const median = (values: number[]) => {
 
 const Z90 = 1.2815515655446004;
 
-export async function measureEstimates(configName: string, seed: number, hours: number, before: Awaited<ReturnType<typeof estimatorAt>>): Promise<Figures> {
+/** A configuration of the bundled example (sim/examples/monorepo.json) shortened to `hours`: its CI, and a run of it. */
+export function exampleQueue(configName: string, seed: number, hours: number) {
   const scenario = parseScenarioText(readFileSync(new URL('../sim/examples/monorepo.json', import.meta.url), 'utf8'), 'monorepo.json');
   const config = scenario.configs.find((candidate) => candidate.name === configName);
   if (config === undefined) throw new Error(`no configuration ${configName} in the example`);
   const shortened = { ...scenario, hours };
-  const ci = { seed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes };
+  return {
+    ci: { seed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes },
+    run: (onStep: QueueRunOptions['onStep']) => runQueue({ scenario: shortened, seed, settings: settingsOf(config), arrivals: drawArrivals(shortened, seed), onStep }),
+  };
+}
+
+export async function measureEstimates(configName: string, seed: number, hours: number, before: Awaited<ReturnType<typeof estimatorAt>>): Promise<Figures> {
+  const { ci, run: runExample } = exampleQueue(configName, seed, hours);
   const mu = Math.log(ci.medianMinutes * 60_000);
   const sigma = Math.log(ci.p90Minutes / ci.medianMinutes) / Z90;
   const ready = new Map<number, Sample>();
   const head = new Map<number, Sample>();
-  const outcome = await runQueue({
-    scenario: shortened,
-    seed,
-    settings: settingsOf(config),
-    arrivals: drawArrivals(shortened, seed),
-    onStep: (engine, key) => {
-      const { queue, enqueued } = engine.getQueue(key);
-      const lineup = queue.runtime.lineup;
-      if (!lineup.some((number, index) => !ready.has(number) || (index === 0 && !head.has(number)))) return;
-      const now = engine.scheduler.now();
-      const after = engine.estimates(key);
-      const earlier = before(engine, key);
-      for (const [index, number] of lineup.entries()) {
-        const estimate = after.get(number);
-        if (estimate === undefined) continue;
-        const old = earlier.get(number);
-        const sample: Sample = { at: now, after: estimate, ...(old === undefined ? {} : { before: old }) };
-        if (index === 0 && !head.has(number)) {
-          const runId = enqueued.find((pr) => pr.number === number)?.runId;
-          const run = runId == null ? undefined : engine.testRun(queue.id, runId);
-          if (run?.status === 'in_progress') {
-            const elapsed = now - Date.parse(run.createdAt);
-            const from = normalCdf((Math.log(Math.max(1, elapsed)) - mu) / sigma);
-            const remaining = Math.exp(mu + sigma * normalQuantile(from + (1 - from) / 2)) - elapsed;
-            sample.bound = { remaining, trueRemaining: runDurationMs(ci, run.prs) - elapsed };
-          }
-          head.set(number, sample);
+  const outcome = await runExample((engine, key) => {
+    const { queue, enqueued } = engine.getQueue(key);
+    const lineup = queue.runtime.lineup;
+    if (!lineup.some((number, index) => !ready.has(number) || (index === 0 && !head.has(number)))) return;
+    const now = engine.scheduler.now();
+    const after = engine.estimates(key);
+    const earlier = before(engine, key);
+    for (const [index, number] of lineup.entries()) {
+      const estimate = after.get(number);
+      if (estimate === undefined) continue;
+      const old = earlier.get(number);
+      const sample: Sample = { at: now, after: estimate, ...(old === undefined ? {} : { before: old }) };
+      if (index === 0 && !head.has(number)) {
+        const runId = enqueued.find((pr) => pr.number === number)?.runId;
+        const run = runId == null ? undefined : engine.testRun(queue.id, runId);
+        if (run?.status === 'in_progress') {
+          const elapsed = now - Date.parse(run.createdAt);
+          const from = normalCdf((Math.log(Math.max(1, elapsed)) - mu) / sigma);
+          const remaining = Math.exp(mu + sigma * normalQuantile(from + (1 - from) / 2)) - elapsed;
+          sample.bound = { remaining, trueRemaining: runDurationMs(ci, run.prs) - elapsed };
         }
-        if (!ready.has(number)) ready.set(number, sample);
+        head.set(number, sample);
       }
-    },
+      if (!ready.has(number)) ready.set(number, sample);
+    }
   });
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null);
   const judged = (samples: Map<number, Sample>) =>

@@ -6,12 +6,10 @@
  *
  * `npx tsx bench/estimatesProfile.ts [workload] [seed] [--hours H]`
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { drawArrivals } from '../sim/arrivals.js';
 import { runDurationMs } from '../sim/ci.js';
-import { runQueue, SIM_START } from '../sim/queueRun.js';
-import { parseScenarioText, settingsOf } from '../sim/scenario.js';
+import { SIM_START } from '../sim/queueRun.js';
+import { exampleQueue } from './estimates.js';
 import { normalCdf } from '../engine/estimate/durations.js';
 import { normalQuantile } from '../engine/estimate/model.js';
 
@@ -32,38 +30,29 @@ const median = (values: number[]) => {
 };
 
 export async function profile(configName: string, seed: number, hours: number): Promise<void> {
-  const scenario = parseScenarioText(readFileSync(new URL('../sim/examples/monorepo.json', import.meta.url), 'utf8'), 'monorepo.json');
-  const config = scenario.configs.find((candidate) => candidate.name === configName)!;
-  const shortened = { ...scenario, hours };
-  const ci = { seed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes };
+  const { ci, run } = exampleQueue(configName, seed, hours);
   const head = new Map<number, Point>();
   const ready = new Map<number, Point>();
-  const outcome = await runQueue({
-    scenario: shortened,
-    seed,
-    settings: settingsOf(config),
-    arrivals: drawArrivals(shortened, seed),
-    onStep: (engine, key) => {
-      const { queue, enqueued } = engine.getQueue(key);
-      const lineup = queue.runtime.lineup;
-      if (!lineup.some((number, index) => !ready.has(number) || (index === 0 && !head.has(number)))) return;
-      const now = engine.scheduler.now();
-      const estimates = engine.estimates(key);
-      for (const [index, number] of lineup.entries()) {
-        const estimate = estimates.get(number);
-        if (estimate === undefined) continue;
-        const pr = enqueued.find((candidate) => candidate.number === number);
-        const run = pr?.runId == null ? undefined : engine.testRun(queue.id, pr.runId);
-        const point: Point = { at: now, median: estimate.at, p90: estimate.p90, index };
-        if (run !== undefined && run.status === 'in_progress') {
-          point.elapsed = now - Date.parse(run.createdAt);
-          point.trueDuration = runDurationMs(ci, run.prs);
-          point.runSize = run.prs.length;
-        }
-        if (!ready.has(number)) ready.set(number, point);
-        if (index === 0 && !head.has(number)) head.set(number, point);
+  const outcome = await run((engine, key) => {
+    const { queue, enqueued } = engine.getQueue(key);
+    const lineup = queue.runtime.lineup;
+    if (!lineup.some((number, index) => !ready.has(number) || (index === 0 && !head.has(number)))) return;
+    const now = engine.scheduler.now();
+    const estimates = engine.estimates(key);
+    for (const [index, number] of lineup.entries()) {
+      const estimate = estimates.get(number);
+      if (estimate === undefined) continue;
+      const pr = enqueued.find((candidate) => candidate.number === number);
+      const run = pr?.runId == null ? undefined : engine.testRun(queue.id, pr.runId);
+      const point: Point = { at: now, median: estimate.at, p90: estimate.p90, index };
+      if (run !== undefined && run.status === 'in_progress') {
+        point.elapsed = now - Date.parse(run.createdAt);
+        point.trueDuration = runDurationMs(ci, run.prs);
+        point.runSize = run.prs.length;
       }
-    },
+      if (!ready.has(number)) ready.set(number, point);
+      if (index === 0 && !head.has(number)) head.set(number, point);
+    }
   });
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null);
   for (const [name, samples] of [
