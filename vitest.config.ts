@@ -25,6 +25,8 @@ const PROCESSES = [
   'test/readme/readme.test.ts',
   'test/conformance/**/*.test.ts',
   'test/notifications/**/*.test.ts',
+  // Twelve connections of load for seconds: on a busy machine it takes many times its quiet 9 s.
+  'test/hardening/load.test.ts',
 ];
 /** The fast lane (`npm run test:fast`): the machines, the planner and the API in process. */
 const FAST = ['test/machines/**/*.test.ts', 'test/planner/**/*.test.ts', 'test/api/**/*.test.ts'];

@@ -11,4 +11,4 @@ test('a short mixed load: zero 5xx, every acknowledged submit stored once', asyn
   expect(figures.acknowledgedSubmits).toBeGreaterThan(0);
   expect(figures.lost).toBe(0);
   expect(figures.duplicated).toBe(0);
-}, 120_000);
+});
