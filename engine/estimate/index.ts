@@ -15,6 +15,14 @@ export { estimateMerges } from './model.js';
 export { readQueueHistory } from './history.js';
 export { fitDurations, type DurationSample } from './durations.js';
 
+/** The run testing a PR, for the forecast: under way, or passed (the PR waits for those ahead); otherwise none. */
+function runOfPr(run: TestRunRecord): Pick<EstimatePr, 'run'> {
+  const startedAt = Date.parse(run.createdAt);
+  if (run.status === 'in_progress') return { run: { id: run.id, startedAt } };
+  if (run.status === 'succeeded' && run.endedAt !== null) return { run: { id: run.id, startedAt, endedAt: Date.parse(run.endedAt) } };
+  return {};
+}
+
 export function estimateQueue(
   tx: ReadTx,
   queue: QueueRecord,
@@ -27,14 +35,14 @@ export function estimateQueue(
   const prs: EstimatePr[] = [];
   for (const pr of enqueued) {
     if (!lineup.has(pr.number)) continue;
-    const run = pr.state === 'TESTING' && pr.runId !== null ? runOf(pr.runId) : undefined;
+    const run = (pr.state === 'TESTING' || pr.state === 'TESTS_PASSED') && pr.runId !== null ? runOf(pr.runId) : undefined;
     prs.push({
       number: pr.number,
       failureP: pr.likelihood?.p ?? history.failureRate,
       ...(pr.readyAt === null ? {} : { readyAt: pr.readyAt }),
       // Speculation by likelihood's isolation is a bisection of one: off the main line, then back to it.
       ...(pr.group !== null ? { bisecting: true } : {}),
-      ...(run !== undefined && run.status === 'in_progress' ? { run: { id: run.id, startedAt: Date.parse(run.createdAt) } } : {}),
+      ...(run === undefined ? {} : runOfPr(run)),
     });
   }
   const settings = queue.settings;

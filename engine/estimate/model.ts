@@ -25,8 +25,11 @@ export interface EstimatePr {
   number: number;
   /** The chance its run fails because of it (its failure likelihood, or the queue's failure rate). */
   failureP: number;
-  /** The run testing it now and when that run started (ms), when it is being tested. */
-  run?: { id: string; startedAt: number };
+  /**
+   * The run testing it and when that run started (ms), when it is being tested; `endedAt` when that run passed
+   * already and the PR waits for those ahead (it merges with them, or is tested again if one of them fails).
+   */
+  run?: { id: string; startedAt: number; endedAt?: number };
   /** When it became ready (ms): a batch short of its least size waits from its oldest PR's. */
   readyAt?: number;
   /** In a bisection (off the main line): once its group passes there, it is tested again on the main line. */
@@ -84,6 +87,8 @@ interface Group {
   notBefore: number;
   /** Its PRs are in a bisection: passing, they are tested again on the main line before they merge. */
   retest?: true;
+  /** Its run passed already: it merges once those ahead have, unless one of them fails and it is tested again. */
+  passed?: true;
 }
 
 /** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */
@@ -124,6 +129,7 @@ export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate>
   const merges = new Map<number, number[]>(input.lineup.map((pr) => [pr.number, []]));
   const trials = input.trials ?? 400;
   for (let trial = 0; trial < trials; trial++) {
+    // A PR whose run passed already fails only if tested again (a PR ahead failed): its draw stands for that retest.
     const bad = new Set(input.lineup.filter((pr) => random() < pr.failureP).map((pr) => pr.number));
     const groups = groupsOf(input.lineup, batching, input.now, draw);
     const record = (prs: EstimatePr[], at: number) => {
@@ -152,7 +158,9 @@ function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: 
     if (pr.run !== undefined) {
       let group = byRun.get(pr.run.id);
       if (group === undefined) {
-        group = { prs: [], startedAt: pr.run.startedAt, durationMs: draw(Math.max(0, now - pr.run.startedAt)), notBefore: now };
+        const { startedAt, endedAt } = pr.run;
+        group = { prs: [], startedAt, durationMs: endedAt === undefined ? draw(Math.max(0, now - startedAt)) : endedAt - startedAt, notBefore: now };
+        if (endedAt !== undefined) group.passed = true;
         byRun.set(pr.run.id, group);
         groups.push(group);
       }
@@ -204,7 +212,7 @@ function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now:
   let t = now;
   const line = groups.filter((group) => group.retest !== true);
   const offLine = groups.filter((group) => group.retest === true);
-  const isGood = (group: Group) => group.prs.every((pr) => !bad.has(pr.number));
+  const isGood = (group: Group) => group.passed === true || group.prs.every((pr) => !bad.has(pr.number));
   const bisected = (prs: EstimatePr[]) => {
     if (prs.length <= 1) return;
     const half = Math.ceil(prs.length / 2);
@@ -240,7 +248,10 @@ function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now:
       if (isGood(head)) record(head.prs, t);
       else {
         bisected(head.prs);
-        for (const group of line) group.startedAt = null;
+        for (const group of line) {
+          group.startedAt = null;
+          group.passed = undefined;
+        }
       }
       continue;
     }
@@ -269,7 +280,7 @@ function playParallel(groups: Group[], bad: Set<number>, concurrency: number, no
   while (groups.length > 0) {
     const next = running().reduce((first, group) => (endOf(group) < endOf(first) ? group : first));
     t = Math.max(t, endOf(next));
-    const passed = next.prs.every((pr) => !bad.has(pr.number));
+    const passed = next.passed === true || next.prs.every((pr) => !bad.has(pr.number));
     if (passed && next.retest === true) {
       next.retest = undefined;
       start(next, t, draw);

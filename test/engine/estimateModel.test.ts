@@ -81,4 +81,32 @@ describe('batches', () => {
     expect(runs(4)).toBe(3);
     expect(runs(2)).toBe(4);
   });
+
+  test('a PR whose run passed while the one ahead still tests merges with it, not a whole run later', () => {
+    // Every run lasts 30 minutes; #1 has run 10 of them, #2's run passed already (it waits for #1).
+    const runDurationsMs = Array.from({ length: 20 }, () => 30 * MINUTE);
+    const lineup = [
+      { number: 1, failureP: 0, run: { id: 'r1', startedAt: NOW - 10 * MINUTE } },
+      { number: 2, failureP: 0.5, run: { id: 'r2', startedAt: NOW - 25 * MINUTE, endedAt: NOW - MINUTE } },
+    ];
+    const minutes = (at: number) => Math.round((at - NOW) / MINUTE);
+    const estimates = estimateMerges(input({ lineup, runDurationsMs, concurrency: 2 }));
+    expect(Math.abs(minutes(estimates.get(1)!.at) - 20)).toBeLessThanOrEqual(2);
+    // Its own failure chance no longer counts: its run passed; it merges when #1 does.
+    expect(estimates.get(2)!.at).toBe(estimates.get(1)!.at);
+    expect(estimates.get(2)!.p90).toBe(estimates.get(1)!.p90);
+    // If #1 may fail, #2 is tested again after it: the P90 moves out by a run, the median stays.
+    const risky = estimateMerges(
+      input({
+        lineup: [
+          { ...lineup[0]!, failureP: 0.3 },
+          { ...lineup[1]!, failureP: 0 },
+        ],
+        runDurationsMs,
+        concurrency: 2,
+      }),
+    );
+    expect(Math.abs(minutes(risky.get(2)!.at) - 20)).toBeLessThanOrEqual(4);
+    expect(Math.abs(minutes(risky.get(2)!.p90) - 50)).toBeLessThanOrEqual(4);
+  });
 });
