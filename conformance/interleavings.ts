@@ -83,6 +83,16 @@ export const EXAMPLES: Scenario[] = [
       { kind: 'ci', pick: 1 },
     ],
   },
+  // #2's run (on top of #1, both good) passes first: #2 merges only after #1, the tree its run tested.
+  {
+    settings: { ...TWO_AT_ONCE, canOptimisticallyMerge: false },
+    bad: GOOD,
+    commands: [
+      { kind: 'submit', pr: 1 },
+      { kind: 'submit', pr: 2 },
+      { kind: 'ci', pick: 1 },
+    ],
+  },
 ];
 
 /** The PR states each state can reach in the PR machine (every event): what an observed change may be. */
