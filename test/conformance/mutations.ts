@@ -73,7 +73,7 @@ async function bySuite(dir: string, id: string): Promise<Verdict> {
     if (result.steering !== undefined) return { caught: true, detail: `CI could not be steered: ${result.steering.slice(0, 160)}` };
     const first = result.failures[0];
     if (first === undefined) return { caught: false, detail: 'passed' };
-    return { caught: true, detail: `${first.name.slice(0, 100)}: ${first.message.slice(0, 160)}` };
+    return { caught: true, detail: `${first.name.slice(0, 200)}: ${first.message.slice(0, 200)}` };
   } finally {
     await server.stop();
   }
