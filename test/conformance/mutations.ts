@@ -8,7 +8,8 @@
  *
  *   npm run mutations -- [ids...]     (default: every row and `none`)
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,31 @@ const TOKEN = 'mutation-token-0123456789abcdef';
 const SEED = 1;
 const SKIPPED = new Set(['node_modules', '.git', 'dist', '.data']);
 
+/** What a run has under way (servers, vitest, scratch copies): an interrupted run ends and removes them. */
+const children = new Set<ChildProcess>();
+const scratch = new Set<string>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    // Each child leads its own process group (vitest's workers and tsx's node are in it).
+    for (const child of children) {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // It ended meanwhile.
+      }
+    }
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
+/** Starts a child in a process group of its own, tracked until it exits. */
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+
 interface Verdict {
   caught: boolean;
   /** What failed first (the check or test and its message), or why nothing did. */
@@ -29,6 +55,7 @@ interface Verdict {
 
 async function serve(dir: string, data: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'cli/greenline.ts'), 'serve'], {
+    detached: true,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -42,6 +69,7 @@ async function serve(dir: string, data: string): Promise<{ url: string; stop: ()
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(child);
   let out = '';
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -90,7 +118,9 @@ async function byVitest(dir: string, file: string): Promise<Verdict> {
       cwd: dir,
       env: { ...process.env, CI: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    track(child);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -116,6 +146,7 @@ async function byVitest(dir: string, file: string): Promise<Verdict> {
 
 async function scratchCopy(id: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `greenline-mutant-${id}-`));
+  scratch.add(dir);
   await cp(ROOT, dir, { recursive: true, filter: (source) => !SKIPPED.has(source.slice(ROOT.length).split('/')[0] ?? '') });
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
@@ -155,6 +186,7 @@ async function row(mutant: Mutant): Promise<{ line: string; ok: boolean }> {
     return { line, ok: caughtBy !== undefined || mutant.equivalent === true };
   } finally {
     await rm(dir, { recursive: true, force: true });
+    scratch.delete(dir);
   }
 }
 
@@ -174,6 +206,7 @@ async function unmutated(rows: readonly Mutant[]): Promise<{ line: string; ok: b
     return { line: `| none | – | – | no bug: every catcher must pass | ${cell(results.join('; '))} | ${SEED} | ${((Date.now() - started) / 1000).toFixed(0)} s |`, ok };
   } finally {
     await rm(dir, { recursive: true, force: true });
+    scratch.delete(dir);
   }
 }
 
@@ -184,6 +217,7 @@ async function main(): Promise<number> {
   const rows = MUTANTS.filter((mutant) => wanted.length === 0 || wanted.includes(mutant.id));
   // Every patch must apply before anything runs: a table that drifted from the sources fails here, loudly.
   const check = await mkdtemp(join(tmpdir(), 'greenline-mutant-check-'));
+  scratch.add(check);
   try {
     for (const mutant of MUTANTS) {
       const copies = [...new Set(mutant.patches.map((patch) => patch.file))];
@@ -211,7 +245,9 @@ async function main(): Promise<number> {
     if (!result.ok) failed++;
   }
   const counted = rows.filter((mutant) => mutant.equivalent !== true);
-  console.log(`\n${counted.length} rows counted (${rows.length - counted.length} equivalent); ${failed === 0 ? `every row caught${ranNone ? ', the unmutated copy passes' : ''}` : `${failed} failed`}`);
+  console.log(
+    `\n${counted.length} rows counted (${rows.length - counted.length} equivalent); ${failed === 0 ? `every row caught${ranNone ? ', the unmutated copy passes' : ''}` : `${failed} failed`}`,
+  );
   return failed === 0 ? 0 : 1;
 }
 
