@@ -6,11 +6,10 @@
  * shrinks to a minimal command sequence, printed as the curl calls of its last (smallest) run.
  */
 import fc from 'fast-check';
-import { FULL } from './alphabets.js';
 import type { ApiClient } from './client.js';
-import { machineGraph } from './paths.js';
 import { ConformanceFailure, QueueApi, type RunView } from './queueApi.js';
 import type { Failure } from './runPaths.js';
+import { checkProperties } from './properties.js';
 import { newWorld, type Observation, observe, runOf, settle, targetsOf, type World } from './world.js';
 
 export type Command =
@@ -60,7 +59,7 @@ const TWO_AT_ONCE = { mode: 'single', concurrency: 2, batch: false, batchingMinS
 
 /**
  * Fixed interleavings, run first in every run (fast-check's `examples`), for the safety rules random ones reach only
- * by chance: two PRs tested at once, the second on top of the first.
+ * by chance: two PRs tested at once, the second on top of the first; and a PR that flakes twice under anti-flake.
  */
 export const EXAMPLES: Scenario[] = [
   // Optimistic merge: #1 is broken; #2's run behind it has not passed (it has no result yet), so nothing vouches for #1.
@@ -83,30 +82,26 @@ export const EXAMPLES: Scenario[] = [
       { kind: 'ci', pick: 1 },
     ],
   },
+  // #2's run (on top of #1, both good) passes first: #2 merges only after #1, the tree its run tested.
+  {
+    settings: { ...TWO_AT_ONCE, canOptimisticallyMerge: false },
+    bad: GOOD,
+    commands: [
+      { kind: 'submit', pr: 1 },
+      { kind: 'submit', pr: 2 },
+      { kind: 'ci', pick: 1 },
+    ],
+  }, // Anti-flake depth 1: good #1 flakes twice (its run, then its retest); it needs a third failed run to be removed.
+  {
+    settings: { ...TWO_AT_ONCE, concurrency: 1, canOptimisticallyMerge: false, pendingFailureDepth: 1 },
+    bad: GOOD,
+    commands: [
+      { kind: 'submit', pr: 1 },
+      { kind: 'flake', pick: 0 },
+      { kind: 'flake', pick: 0 },
+    ],
+  },
 ];
-
-/** The PR states each state can reach in the PR machine (every event): what an observed change may be. */
-const REACHES: Map<string, Set<string>> = (() => {
-  const next = new Map<string, Set<string>>();
-  for (const edge of machineGraph(FULL.pullRequest).edges) {
-    const [, from, to] = /^(\S+) --\S+--> (\S+)$/.exec(edge) ?? [];
-    if (from !== undefined && to !== undefined) next.set(from, (next.get(from) ?? new Set()).add(to));
-  }
-  const closure = new Map<string, Set<string>>();
-  for (const start of next.keys()) {
-    const seen = new Set<string>([start]);
-    const todo = [start];
-    while (todo.length > 0) {
-      for (const to of next.get(todo.pop() as string) ?? []) {
-        if (seen.has(to)) continue;
-        seen.add(to);
-        todo.push(to);
-      }
-    }
-    closure.set(start, seen);
-  }
-  return closure;
-})();
 
 /** The run a CI command reports on: the `pick`-th in progress, in a stable order. */
 async function pickRun(world: World, pick: number): Promise<{ id: string; run: RunView } | undefined> {
@@ -177,61 +172,6 @@ export async function runEndedBy(world: World, runId: string, what: string): Pro
   if ((run.status ?? 'in_progress') === 'in_progress') throw new ConformanceFailure(`run ${runId} is still in progress after ${what}, which it was testing`);
 }
 
-/** The safety properties on what was observed (`history`: every observation, in order) and the final one. */
-export function checkProperties(world: World, history: readonly Observation[]): void {
-  const last = history[history.length - 1] as Observation;
-  // The states of each PR (by id) change only as the machine allows; final states never change.
-  const seen = new Map<string, string>();
-  for (const observation of history) {
-    for (const [id, view] of observation.prs) {
-      const before = seen.get(id);
-      if (before !== undefined && before !== view.state && REACHES.get(before)?.has(view.state) !== true) {
-        throw new ConformanceFailure(`PR #${view.number} (${id}) went from ${before} to ${view.state}, which its lifecycle does not allow`);
-      }
-      seen.set(id, view.state);
-    }
-    // A queue asked to drain never runs again by itself: it drains, then pauses.
-    if (observation.requested === 'draining' && observation.queue === 'running') throw new ConformanceFailure('the queue was asked to drain and is running');
-  }
-  const merged = [...last.prs.values()].filter((view) => view.state === 'MERGED').sort((a, b) => a.mergedAt - b.mergedAt);
-  for (const view of merged) {
-    if (world.bad[view.number - 1]) throw new ConformanceFailure(`PR #${view.number} is broken and merged`);
-    // The tree it merged as: what merged before it. A run that vouches for it tested the target head of its start
-    // (what had merged by then), its base and its own PRs: the same PRs, in the merge order.
-    const before = merged.filter((other) => other !== view && other.mergedAt <= view.mergedAt);
-    // Its own run, or (optimistic merging) a run behind it, with it in its base.
-    const vouching = world.succeededRuns().filter((run) => run.prs.includes(view.number) || run.base.includes(view.number));
-    const fits = vouching.some((run) => {
-      const order = [...run.base, ...run.prs];
-      const ahead = order.slice(0, order.indexOf(view.number));
-      const mergedAhead = ahead.every((n) => before.some((other) => other.number === n));
-      // In a parallel run, a PR that impacts none of its targets is not part of its tree.
-      const independent = (other: number) => run.parallel && !targetsOf(other).some((target) => targetsOf(view.number).includes(target));
-      const nothingElse = before.every((other) => ahead.includes(other.number) || other.mergedAt <= run.createdAt || independent(other.number));
-      return mergedAhead && nothingElse;
-    });
-    if (!fits) {
-      throw new ConformanceFailure(
-        `PR #${view.number} merged on top of [${before.map((other) => other.number).join(', ')}], a tree no succeeded run tested (runs with it: ${JSON.stringify(vouching)})`,
-      );
-    }
-  }
-  for (const [id, number] of world.acknowledged) {
-    const view = last.prs.get(id);
-    if (view === undefined) throw new ConformanceFailure(`PR #${number} (${id}) was acknowledged and is gone`);
-    if (!['MERGED', 'FAILED', 'CANCELLED'].includes(view.state)) throw new ConformanceFailure(`PR #${number} (${id}) never finished: ${view.state}`);
-    if (view.state === 'FAILED' && !world.bad[number - 1] && !world.flaked.has(number)) throw new ConformanceFailure(`PR #${number} is good, saw no flake, and was removed as failed`);
-  }
-  // Every PR is final: no run it saw may still be in progress (settle read each one last).
-  for (const run of world.runs.values()) {
-    if (run.status === 'in_progress') throw new ConformanceFailure(`run ${run.id} (PRs [${run.prs.join(', ')}]) is still in progress, and every PR is final`);
-  }
-  for (const id of world.cancelled) {
-    const view = last.prs.get(id);
-    if (view !== undefined && view.state !== 'CANCELLED') throw new ConformanceFailure(`PR #${view.number} (${id}): its cancel was acknowledged, and it is ${view.state}`);
-  }
-}
-
 export interface InterleavingsResult {
   runs: number;
   failure?: Failure;
@@ -257,7 +197,7 @@ export async function runInterleavings(
         history.push(await observe(world));
       }
       history.push(...(await settle(world)));
-      checkProperties(world, history);
+      checkProperties(world, history, s.settings.pendingFailureDepth ?? 0);
       options.log?.(`  interleaving ${attempt}: ${s.commands.length} commands, ${world.acknowledged.size} PRs, ${Date.now() - began} ms`);
     } catch (error) {
       last = { name: `interleaving ${JSON.stringify(s)}`, message: error instanceof Error ? error.message : String(error), curl: client.curl(client.since(mark)) };

@@ -26,6 +26,8 @@ export interface ConformanceOptions {
   prefix?: string;
   /** Shrink a failing interleaving to a minimal one (default); false stops at the first failure (a mutation run). */
   shrink?: boolean;
+  /** Stop at the first failure, leaving the rest unrun (a mutation run: one failure is the answer). */
+  failFast?: boolean;
   /** Which parts: the generated paths, the interleavings, the spec's checks (default: all). */
   parts?: readonly Part[];
   log?: (line: string) => void;
@@ -69,26 +71,29 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     parts.delete('paths');
     parts.delete('interleavings');
   }
+  const failed = () => options.failFast === true && [...paths, ...checks].some((result) => result.failure !== undefined);
   if (parts.has('paths')) {
     for (const machine of Object.keys(API) as MachineKey[]) {
+      if (failed()) break;
       const alphabet = API[machine];
       const actuator = ACTUATORS[machine]();
       const selected = selectPaths(alphabet, generatePaths(alphabet), options.allPaths === true);
       log(`${machine}: ${selected.length} paths`);
       for (const [index, path] of selected.entries()) {
+        if (failed()) break;
         const result = await runPath(client, machine, alphabet, actuator, path, index, { prefix, waitMs: options.waitMs });
         paths.push(result);
         if (result.failure !== undefined) log(`  FAIL ${result.name}: ${result.failure.message}`);
       }
     }
   }
-  if (parts.has('spec')) {
-    for (const check of await runSpecChecks(client, { prefix, waitMs: options.waitMs })) {
+  if (parts.has('spec') && !failed()) {
+    for (const check of await runSpecChecks(client, { prefix, waitMs: options.waitMs, failFast: options.failFast === true })) {
       checks.push(check);
       log(`spec: ${check.failure === undefined ? 'ok  ' : 'FAIL'} ${check.name}${check.failure === undefined ? '' : `: ${check.failure.message}`}`);
     }
   }
-  if (parts.has('interleavings')) {
+  if (parts.has('interleavings') && !failed()) {
     const at = Date.now();
     const result = await runInterleavings(client, { runs: options.runs, seed: options.seed, waitMs: options.waitMs, prefix, log, shrink: options.shrink !== false });
     checks.push({ name: `interleavings: ${result.runs} runs, seed ${result.seed}`, ms: Date.now() - at, ...(result.failure === undefined ? {} : { failure: result.failure }) });
@@ -96,7 +101,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
   const coverage = (Object.keys(API) as MachineKey[]).map((machine) => coverageOf(machine, paths));
   const failures = [...paths, ...checks].flatMap((result) => (result.failure === undefined ? [] : [result.failure]));
-  if (parts.has('paths')) {
+  if (parts.has('paths') && !failed()) {
     for (const c of coverage) for (const edge of c.missed) failures.push({ name: `coverage ${c.machine}`, message: `reachable through the API, not reached: ${edge}`, curl: '' });
   }
   return { ...(steering === undefined ? {} : { steering }), paths, checks, coverage, failures, ms: Date.now() - started };

@@ -135,7 +135,7 @@ export const SPEC_CHECKS: Record<string, SpecCheck> = {
   },
 };
 
-export async function runSpecChecks(client: ApiClient, options: { prefix: string; waitMs: number }): Promise<Check[]> {
+export async function runSpecChecks(client: ApiClient, options: { prefix: string; waitMs: number; failFast?: boolean }): Promise<Check[]> {
   const checks: Check[] = [];
   for (const [index, [name, check]] of Object.entries(SPEC_CHECKS).entries()) {
     const api = new QueueApi(client, `${options.prefix}-spec-${index}`, options.waitMs);
@@ -150,6 +150,7 @@ export async function runSpecChecks(client: ApiClient, options: { prefix: string
     const left = await api.call<{ enqueuedPullRequests?: { prNumber: number }[] }>('getQueue');
     for (const pr of left.body.enqueuedPullRequests ?? []) await api.call('cancelPullRequest', { pr: { number: pr.prNumber } });
     await api.call('deleteQueue');
+    if (options.failFast === true && checks.at(-1)?.failure !== undefined) break;
   }
   return checks;
 }
