@@ -93,12 +93,20 @@ export async function checkFidelity(
   scenario: Scenario,
   config: QueueConfig,
   dir: string,
-  options: { seed?: number; onProgress?: (message: string) => void } = {},
+  options: { seed?: number; from?: 'dist' | 'source'; onProgress?: (message: string) => void } = {},
 ): Promise<FidelityRun> {
   const seed = options.seed ?? scenario.seed;
   const arrivals = drawArrivals(scenario, seed);
   const sim = await simulateOne(scenario, config, seed, arrivals);
-  const real = await runReal({ scenario, config, seed, arrivals, dir, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) });
+  const real = await runReal({
+    scenario,
+    config,
+    seed,
+    arrivals,
+    dir,
+    ...(options.from === undefined ? {} : { from: options.from }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
   return { row: compare(`${scenario.name}/${config.name}`, real, sim), real, sim };
 }
 

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { QueueKey } from '../engine/engine.js';
 import { openLmdbStore } from '../engine/store/index.js';
@@ -35,6 +35,12 @@ export interface RealRunOptions {
   arrivals: readonly Arrival[];
   /** An empty folder of the caller's: the data folder, the clone and the verdicts go there. */
   dir: string;
+  /**
+   * Run the service and the scripted command from `dist` (the build: `npm run build` first; the benchmark) or from the
+   * `source` through tsx (tests: always the code under test, at a second or so more per command, which the command's
+   * wait for its run's end absorbs).
+   */
+  from?: 'dist' | 'source';
   /** Called on each PR submitted and each poll (for a progress line). */
   onProgress?: (message: string) => void;
 }
@@ -75,9 +81,21 @@ interface Service {
   stop: () => Promise<void>;
 }
 
+/** How to run the CLI and the scripted command: node's arguments before the script's own. */
+function entries(root: string, from: 'dist' | 'source'): { cli: string[]; command: string[] } {
+  if (from === 'dist') {
+    const command = join(root, 'dist', 'sim', 'fidelityCommand.js');
+    if (!existsSync(command)) throw new Error(`${command} is missing: run \`npm run build\` first`);
+    return { cli: [join(root, 'bin', 'greenline.js')], command: [command] };
+  }
+  // The command runs in the CI's worktree, where `tsx` alone would not resolve: its loader by path.
+  const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  return { cli: ['--import', tsx, join(root, 'cli', 'greenline.ts')], command: ['--import', tsx, join(root, 'sim', 'fidelityCommand.ts')] };
+}
+
 /** Starts `greenline serve` and waits for its "listening" line (readiness, no deadline), or fails with its log. */
-async function startService(root: string, env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'greenline.js'), 'serve'], {
+async function startService(cli: string[], env: Record<string, string>): Promise<Service> {
+  const child = spawn(process.execPath, [...cli, 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', GREENLINE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -149,9 +167,7 @@ const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, 
 export async function runReal(options: RealRunOptions): Promise<RealRun> {
   const { scenario, arrivals, dir } = options;
   if (options.config.mode === 'parallel') throw new Error('the fidelity run plays single-lane queues (no impacted targets are uploaded)');
-  const root = repoRoot();
-  const command = join(root, 'dist', 'sim', 'fidelityCommand.js');
-  if (!existsSync(command)) throw new Error(`${command} is missing: run \`npm run build\` first`);
+  const { cli, command } = entries(repoRoot(), options.from ?? 'dist');
   const token = randomBytes(24).toString('hex');
   const key: QueueKey = { org: 'fidelity', repo: { host: 'fidelity.local', owner: 'fidelity', name: 'scenario' }, branch: 'main' };
   const queue = { repo: key.repo, targetBranch: key.branch };
@@ -159,7 +175,7 @@ export async function runReal(options: RealRunOptions): Promise<RealRun> {
   const verdictsDir = join(dir, 'verdicts');
   await mkdir(verdictsDir, { recursive: true });
   // Enough CI slots that no run waits for one: the simulator's CI has no limit.
-  const service = await startService(root, {
+  const service = await startService(cli, {
     GREENLINE_DATA: dataDir,
     GREENLINE_PROVIDER: 'local',
     GREENLINE_LOCAL_CI: 'jobs=64',
@@ -182,7 +198,7 @@ export async function runReal(options: RealRunOptions): Promise<RealRun> {
     await writeFile(configPath, JSON.stringify(config, null, 2), { mode: 0o600 });
     await post(service.url, token, 'createQueue', { ...queue, ...settingsOf(options.config) });
     const remote = join(dataDir, 'repos', key.repo.host, key.repo.owner, `${key.repo.name}.git`);
-    await pushRepository(join(dir, 'clone'), remote, [process.execPath, command, configPath].map(shellQuote).join(' '), arrivals);
+    await pushRepository(join(dir, 'clone'), remote, [process.execPath, ...command, configPath].map(shellQuote).join(' '), arrivals);
 
     const start = Date.now() + 500;
     const limit = start + (scenario.hours + scenario.drainHours) * HOUR_MS;
