@@ -4,7 +4,7 @@
  * the simulator; the table compares the PRs merged, their order, the runs and the P50 time to merge (the ratio is real
  * over simulated: the simulation is the baseline, measured in the same run). Each real run takes a few minutes: the
  * scenarios are written in seconds (CI median 15 s). `npm run bench:fidelity` (it builds first: the service and the
- * command run from dist/); `-- --seed N` plays another seed.
+ * command run from dist/); `-- --seed N` plays another seed, `-- --only batching` one scenario.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,8 +30,10 @@ export const FIDELITY_SCENARIOS = [
 async function main(): Promise<void> {
   const seedArg = process.argv.indexOf('--seed');
   const seed = seedArg >= 0 ? Number(process.argv[seedArg + 1]) : 1;
+  const onlyArg = process.argv.indexOf('--only');
+  const only = onlyArg >= 0 ? process.argv[onlyArg + 1] : undefined;
   const rows: FidelityRow[] = [];
-  for (const scenario of FIDELITY_SCENARIOS) {
+  for (const scenario of FIDELITY_SCENARIOS.filter((candidate) => only === undefined || candidate.name === only)) {
     for (const config of scenario.configs) {
       const dir = await mkdtemp(join(tmpdir(), 'greenline-fidelity-'));
       try {

@@ -36,6 +36,12 @@ export interface FidelityRow {
   p50Sim: number | null;
   /** p50Real / p50Sim. */
   ratio: number | null;
+  /**
+   * Where the real service's time goes, against the simulator's (mean seconds over the runs and PRs both have): how
+   * much later a run started, how much later it ended (its verdict, or its cancellation), and how much later a PR left
+   * the queue (merged or kicked). The simulator spends no time between events; the service runs git and processes.
+   */
+  lag: { start: number | null; end: number | null; left: number | null };
   /** Each difference found, in words (empty when the two agree on merges, order and runs). */
   differences: string[];
 }
@@ -44,6 +50,40 @@ function runsPerPr(outcome: FidelityOutcome): Map<number, number> {
   const counts = new Map<number, number>();
   for (const run of outcome.runs) for (const number of run.prs) counts.set(number, (counts.get(number) ?? 0) + 1);
   return counts;
+}
+
+const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length / 1000);
+
+/** The lags of the real run behind the simulated one: runs matched by what they test (and their rank among those). */
+export function lagsOf(real: FidelityOutcome, sim: FidelityOutcome): FidelityRow['lag'] {
+  const keyed = (outcome: FidelityOutcome) => {
+    const seen = new Map<string, number>();
+    return new Map(
+      [...outcome.runs]
+        .sort((a, b) => a.startedAt - b.startedAt)
+        .map((run) => {
+          const key = `${run.kind}:${run.basePrs.join(',')}|${run.prs.join(',')}`;
+          const rank = seen.get(key) ?? 0;
+          seen.set(key, rank + 1);
+          return [`${key}#${rank}`, run] as const;
+        }),
+    );
+  };
+  const simRuns = keyed(sim);
+  const start: number[] = [];
+  const end: number[] = [];
+  for (const [key, run] of keyed(real)) {
+    const other = simRuns.get(key);
+    if (other === undefined) continue;
+    start.push(run.startedAt - other.startedAt);
+    end.push(run.endedAt - other.endedAt);
+  }
+  const simLeft = new Map(sim.prs.map((pr) => [pr.number, pr.leftAt]));
+  const left = real.prs.flatMap((pr) => {
+    const other = simLeft.get(pr.number);
+    return pr.leftAt === null || other === undefined || other === null ? [] : [pr.leftAt - other];
+  });
+  return { start: mean(start), end: mean(end), left: mean(left) };
 }
 
 export function compare(name: string, real: FidelityOutcome, sim: FidelityOutcome): FidelityRow {
@@ -78,6 +118,7 @@ export function compare(name: string, real: FidelityOutcome, sim: FidelityOutcom
     p50Real,
     p50Sim,
     ratio: p50Real === null || p50Sim === null || p50Sim === 0 ? null : p50Real / p50Sim,
+    lag: lagsOf(real, sim),
     differences,
   };
 }
@@ -112,9 +153,26 @@ export async function checkFidelity(
 
 const seconds = (minutes: number | null) => (minutes === null ? '-' : (minutes * 60).toFixed(1));
 
+const lagText = (lag: number | null) => (lag === null ? '-' : lag.toFixed(2));
+
 /** The table of rows: PRs, merges, whether the order is equal, runs and P50 (seconds) real against simulated. */
 export function fidelityTable(rows: readonly FidelityRow[]): string {
-  const header = ['scenario', 'PRs', 'merged real', 'merged sim', 'same PRs', 'same order', 'runs real', 'runs sim', 'P50 real s', 'P50 sim s', 'ratio'];
+  const header = [
+    'scenario',
+    'PRs',
+    'merged real',
+    'merged sim',
+    'same PRs',
+    'same order',
+    'runs real',
+    'runs sim',
+    'P50 real s',
+    'P50 sim s',
+    'ratio',
+    'lag: start s',
+    'verdict s',
+    'left s',
+  ];
   const lines = rows.map((row) => [
     row.name,
     String(row.prs),
@@ -127,6 +185,9 @@ export function fidelityTable(rows: readonly FidelityRow[]): string {
     seconds(row.p50Real),
     seconds(row.p50Sim),
     row.ratio === null ? '-' : row.ratio.toFixed(3),
+    lagText(row.lag.start),
+    lagText(row.lag.end),
+    lagText(row.lag.left),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] as string).length)));
   const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join('  ');
