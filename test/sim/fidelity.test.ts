@@ -11,13 +11,13 @@ import { expect, test } from 'vitest';
 import { checkFidelity } from '../../sim/fidelity.js';
 import { parseScenario } from '../../sim/scenario.js';
 
-/** About 8 PRs in a minute, CI median 9 s, a broken PR and flakes to get past. */
+/** 6 PRs in a minute, CI median 12 s (well above the seconds a command takes to start from source on a busy machine), a broken PR and a flake. */
 const SCENARIO = parseScenario({
   name: 'fidelity-small',
   hours: 1 / 60,
   drainHours: 0.2,
   arrivalsPerHour: 480,
-  ci: { medianMinutes: 0.15, p90Minutes: 0.25 },
+  ci: { medianMinutes: 0.2, p90Minutes: 0.3 },
   brokenRate: 0.15,
   flakeRate: 0.1,
   configs: [{ name: 'predictive3', concurrency: 3 }],
