@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { checkFidelity, fidelityTable, type FidelityRow } from '../sim/fidelity.js';
 import { parseScenario, type ScenarioInput } from '../sim/scenario.js';
 
@@ -51,4 +52,5 @@ async function main(): Promise<void> {
   console.log(fidelityTable(rows));
 }
 
-await main();
+// Run alone, not when another file imports the scenarios.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
