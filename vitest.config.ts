@@ -16,6 +16,8 @@ const PROCESSES = [
   'test/metrics/prometheus.test.ts',
   'test/engine/store.postgres.test.ts',
   'test/sim/**/*.postgres.test.ts',
+  // The simulator against a real `greenline serve` with real git and the built-in CI, in real time.
+  'test/sim/fidelity.test.ts',
   'test/engine/store.lmdb.test.ts',
   'test/flaky/cli.test.ts',
   'test/flaky/repoRoot.test.ts',

@@ -84,6 +84,16 @@ export function prDurationMs(options: CiDurations, number: number): number {
   return runDurationMs(options, [number]);
 }
 
+/**
+ * Whether the `verdict`-th verdict (from 0) on a tree passes: never when the tree holds a broken PR, else unless the
+ * tree's flake draw says it flakes. The scripted command of the real-service fidelity run (fidelityCommand.ts) calls
+ * the same function on the tree it finds checked out, so the simulator and the real run meet the same luck.
+ */
+export function treePasses(options: Pick<ScenarioCiOptions, 'seed' | 'flakeRate'>, tree: bigint, broken: boolean, verdict: number): boolean {
+  const [u] = uniforms(options.seed, `flake:${tree.toString(16)}#${verdict}`);
+  return !broken && u >= options.flakeRate;
+}
+
 export interface RunPlan {
   passes: boolean;
   durationMs: number;
@@ -114,8 +124,7 @@ export class ScenarioCi implements CI {
   /** Whether the `verdict`-th run (from 0) to reach a verdict on this tree passes, and how long a run of it takes. */
   plan(contents: RunContents, verdict: number): RunPlan {
     const broken = [...contents.basePrs, ...contents.prs].some((number) => this.options.isBroken(number));
-    const [u] = uniforms(this.options.seed, `flake:${this.treeOf(contents).toString(16)}#${verdict}`);
-    return { passes: !broken && u >= this.options.flakeRate, durationMs: runDurationMs(this.options, contents.prs) };
+    return { passes: treePasses(this.options, this.treeOf(contents), broken, verdict), durationMs: runDurationMs(this.options, contents.prs) };
   }
 
   protected lookup(runId: string): RunContents {
