@@ -8,9 +8,7 @@
  *
  * Each row is followed by its profile (bench/pressureProfile.ts): where its runs went, and merges by target heat.
  *
- * `tsx bench/pressureMonorepo.ts [--seeds 1,2,3] [--hours 24] [--depth 500] [--skew 1] [--all 0.01] [--config NAME]
- * [--before]`: `--before` runs each configuration under queue policy 2 as well (before shared main-line runs,
- * engine/planner/sharedRuns.ts), beside it in the same run; a
+ * `tsx bench/pressureMonorepo.ts [--seeds 1,2,3] [--hours 24] [--depth 500] [--skew 1] [--all 0.01] [--config NAME]`: a
  * queue deeper than `--depth` PRs is saturated and its simulation stops there (the scenario's saturationDepth);
  * `--skew` and `--all` change the targets' Zipf exponent and `ALL` share, to see where a setting keeps up.
  */
@@ -35,14 +33,7 @@ export const MONOREPO = {
 
 const antiFlake: QueuePatch = { pendingFailureDepth: 1, canOptimisticallyMerge: true };
 
-export interface MonorepoConfig {
-  name: string;
-  settings: QueuePatch;
-  /** The queue policy to create it under (engine/model/policy.ts); absent: the current one. */
-  policy?: number;
-}
-
-export const MONOREPO_CONFIGS: MonorepoConfig[] = [
+export const MONOREPO_CONFIGS: { name: string; settings: QueuePatch }[] = [
   { name: 'parallel-c200', settings: { mode: 'parallel', concurrency: 200, ...antiFlake } },
   { name: 'graph-c200', settings: { mode: 'parallel', concurrency: 200, ...antiFlake, parallelBases: 'direct' } },
 ];
@@ -94,11 +85,7 @@ function arrivingPerHour(outcome: QueueOutcome, hours: number): number {
   return outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null && pr.leftAt <= until).length / (until / 3_600_000);
 }
 
-export async function benchPressureMonorepo(
-  seeds: readonly number[] = [1, 2, 3],
-  options: MonorepoOptions = {},
-  configs: readonly MonorepoConfig[] = MONOREPO_CONFIGS,
-): Promise<boolean> {
+export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3], options: MonorepoOptions = {}, configs = MONOREPO_CONFIGS): Promise<boolean> {
   const { hours = MONOREPO.hours, saturationDepth, skew = MONOREPO.targets.skew, allShare = MONOREPO.targets.allShare } = options;
   const targets = { ...MONOREPO.targets, skew, allShare };
   console.log(
@@ -126,7 +113,7 @@ export async function benchPressureMonorepo(
     );
     for (const config of configs) {
       const started = performance.now();
-      const outcome = await runQueue({ scenario, seed, settings: config.settings, arrivals, ...(config.policy === undefined ? {} : { policy: config.policy }) });
+      const outcome = await runQueue({ scenario, seed, settings: config.settings, arrivals });
       const row: MonorepoRow = {
         ...figuresOf(outcome),
         brokenMerged: outcome.prs.filter((pr) => pr.state === 'MERGED' && broken.has(pr.number)).length,
@@ -155,9 +142,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const seeds = (option('--seeds') ?? '1,2,3').split(',').map(Number);
   const number = (name: string) => (option(name) === undefined ? undefined : Number(option(name)));
   const only = option('--config');
-  const chosen = only === undefined ? MONOREPO_CONFIGS : MONOREPO_CONFIGS.filter((config) => config.name === only);
-  // --before: each configuration also under queue policy 2 (before shared main-line runs), in the same run.
-  const configs = process.argv.includes('--before') ? chosen.flatMap((config) => [{ ...config, name: `${config.name}-p2`, policy: 2 }, config]) : chosen;
+  const configs = only === undefined ? MONOREPO_CONFIGS : MONOREPO_CONFIGS.filter((config) => config.name === only);
   const options: MonorepoOptions = { hours: number('--hours'), saturationDepth: number('--depth'), skew: number('--skew'), allShare: number('--all') };
   const met = await benchPressureMonorepo(seeds, options, configs);
   console.log(`\n${met ? 'every goal met' : 'some goals NOT met'} (the last configuration; seeds ${seeds.join(',')})`);
