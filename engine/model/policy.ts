@@ -13,11 +13,8 @@
  *   of these changes the decision where a failed batch's bisection waited for a bisection slot while a main-line
  *   slot was free (the v1 fixture `log-v1-batch4` has one, at event 89): any policy that starts it there diverges,
  *   and one that does not keeps failed batches waiting for hours under load (issue 28).
- * - 3 (issue 28, the busy monorepo): in parallel mode with direct bases and optimistic merge, the PRs of a line that
- *   passed alone share their main-line runs (planner/sharedRuns.ts): one does not start while a run in progress or
- *   starting covers it, nor, covering no PR, while a PR it overlaps is in its first run alone.
  */
-export const QUEUE_POLICY = 3;
+export const QUEUE_POLICY = 2;
 
 /** The policy of a queue, from its runtime (absent: 1, the policy before versions were recorded). */
 export function policyOf(runtime: { policy?: number }): number {

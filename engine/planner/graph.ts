@@ -236,12 +236,3 @@ export function dependencies(targets: readonly Targets[], parallel: boolean, sil
   graph.ensure(targets.length - 1);
   return targets.map((_, at) => [...graph.deps(at)]);
 }
-
-/** Whether two PRs' targets overlap: `ALL` (or unknown) overlaps every PR with targets; `[]` overlaps nothing. */
-export function overlaps(a: Targets, b: Targets): boolean {
-  if (Array.isArray(a) && a.length === 0) return false;
-  if (Array.isArray(b) && b.length === 0) return false;
-  if (!Array.isArray(a) || !Array.isArray(b)) return true;
-  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
-  return small.some((target) => large.includes(target));
-}

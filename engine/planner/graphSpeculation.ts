@@ -8,7 +8,6 @@
  * starts once enough of its base has passed; nothing else changes (bases, merges, failures).
  */
 import type { Decision, Plan } from './planner.js';
-import { shareRuns } from './sharedRuns.js';
 import { LineupView } from './view.js';
 
 /** The most runs a result may cost on average: a run starts when its base holds with at least the inverse. */
@@ -48,7 +47,7 @@ export function gateStarts(view: LineupView, startRuns: (view: LineupView) => Pl
     room--;
     return true;
   });
-  return { ...plan, decisions: shareRuns(view, decisions) };
+  return { ...plan, decisions };
 }
 
 /** How many times the starts are asked again for the slots of held-back runs. */
