@@ -103,7 +103,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { runOracle } = await import('../sim/oracle.js');
   const { runQueue } = await import('../sim/queueRun.js');
   const { parseScenario } = await import('../sim/scenario.js');
-  const { MONOREPO, MONOREPO_CONFIGS } = await import('./pressureMonorepo.js');
+  const { MONOREPO, MONOREPO_CONFIGS } = await import('./monorepoWorkload.js');
   const option = (name: string) => {
     const at = process.argv.indexOf(name);
     return at === -1 ? undefined : process.argv[at + 1];
