@@ -120,9 +120,9 @@ export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[],
 
 /**
  * Better: keeping up first, then within the budget; among setups that keep up the lower P50; among those that fall
- * behind more merges per hour first (a P50 of a queue falling behind grows with the horizon, and one that drained
- * after the arrivals ranked before one merging more: on an overloaded workload the pick merged 0/h while PRs arrived
- * for the lower P50 of the few it merged); then fewer runs per merge.
+ * behind more merges per hour first (the P50 of a queue falling behind grows with the horizon: ranked first, it
+ * could pick a setup that merges less, against the README's "the pick is the one that merges most"); then fewer runs
+ * per merge.
  */
 export function better(budget: number | undefined) {
   return (a: Evaluation, b: Evaluation): number => {
