@@ -29,6 +29,8 @@ const PROCESSES = [
   'test/notifications/**/*.test.ts',
   // Twelve connections of load for seconds: on a busy machine it takes many times its quiet 9 s.
   'test/hardening/load.test.ts',
+  // Two whole --recommend searches (tens of simulations each): 50–70 s beside the simulator benches, 30 s budget.
+  'test/sim/recommend.test.ts',
 ];
 /** The fast lane (`npm run test:fast`): the machines, the planner and the API in process. */
 const FAST = ['test/machines/**/*.test.ts', 'test/planner/**/*.test.ts', 'test/api/**/*.test.ts'];

@@ -13,30 +13,15 @@
  * `--skew` and `--all` change the targets' Zipf exponent and `ALL` share, to see where a setting keeps up.
  */
 import { pathToFileURL } from 'node:url';
-import type { QueuePatch } from '../engine/model/queues.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runOracle } from '../sim/oracle.js';
 import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { figuresOf, type Figures } from './failures.js';
+import { MONOREPO, MONOREPO_CONFIGS } from './monorepoWorkload.js';
 import { profileOf } from './pressureProfile.js';
 
-export const MONOREPO = {
-  name: 'busy-monorepo',
-  hours: 24,
-  arrivalsPerHour: 200,
-  ci: { medianMinutes: 30, p90Minutes: 60 },
-  brokenRate: 0.05,
-  flakeRate: 0.02,
-  targets: { count: 1_000, perPr: 3, allShare: 0.01, skew: 1 },
-} as const;
-
-const antiFlake: QueuePatch = { pendingFailureDepth: 1, canOptimisticallyMerge: true };
-
-export const MONOREPO_CONFIGS: { name: string; settings: QueuePatch }[] = [
-  { name: 'parallel-c200', settings: { mode: 'parallel', concurrency: 200, ...antiFlake } },
-  { name: 'graph-c200', settings: { mode: 'parallel', concurrency: 200, ...antiFlake, parallelBases: 'direct' } },
-];
+export { MONOREPO, MONOREPO_CONFIGS } from './monorepoWorkload.js';
 
 export interface MonorepoRow extends Figures {
   brokenMerged: number;

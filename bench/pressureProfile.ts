@@ -46,14 +46,18 @@ const minutes = (ms: number) => (Number.isNaN(ms) ? '-' : (ms / 60_000).toFixed(
 export function profileOf(outcome: QueueOutcome, oracle: QueueOutcome, arrivals: readonly Arrival[]): string[] {
   const lines: string[] = [];
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED').length;
-  const kinds = new Map<string, { passed: number; failed: number; cancelled: number; other: number }>();
+  const kinds = new Map<string, { passed: number; failed: number; cancelled: number; vouched: number; other: number }>();
+  const leftAt = new Map(outcome.prs.map((pr) => [pr.number, pr.state === 'MERGED' ? pr.leftAt : null]));
   for (const run of outcome.runs) {
     const kind = run.kind === 'main' ? 'main line' : run.speculative === true ? 'alone first' : 'bisection/retest';
-    const row = kinds.get(kind) ?? { passed: 0, failed: 0, cancelled: 0, other: 0 };
+    const row = kinds.get(kind) ?? { passed: 0, failed: 0, cancelled: 0, vouched: 0, other: 0 };
     if (run.status === 'succeeded') row.passed++;
     else if (run.status === 'failed') row.failed++;
-    else if (run.status === 'cancelled') row.cancelled++;
-    else row.other++;
+    else if (run.status === 'cancelled') {
+      // Cancelled as its PRs merged on a later run that held them (vouched for), or reset.
+      if (run.prs.every((number) => Math.abs((leftAt.get(number) ?? Number.NaN) - run.endedAt) < 1_000)) row.vouched++;
+      else row.cancelled++;
+    } else row.other++;
     kinds.set(kind, row);
   }
   const ciMinutes = (of: QueueOutcome) => of.runs.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / 60_000;
@@ -64,9 +68,9 @@ export function profileOf(outcome: QueueOutcome, oracle: QueueOutcome, arrivals:
     `runs: ${outcome.runs.length} for ${merged} merged (${(outcome.runs.length / Math.max(1, merged)).toFixed(2)} per merge); CI time ${perMerge.toFixed(0)} min per merge = ${(perMerge / oraclePerMerge).toFixed(2)}× the oracle's ${oraclePerMerge.toFixed(0)}`,
   );
   for (const [kind, row] of kinds) {
-    const total = row.passed + row.failed + row.cancelled + row.other;
+    const total = row.passed + row.failed + row.cancelled + row.vouched + row.other;
     lines.push(
-      `  ${kind.padEnd(17)} ${String(total).padStart(6)} = ${(total / Math.max(1, merged)).toFixed(2)}/merge: passed ${row.passed}, failed ${row.failed}, cancelled ${row.cancelled} (reset), in progress or timed out ${row.other}`,
+      `  ${kind.padEnd(17)} ${String(total).padStart(6)} = ${(total / Math.max(1, merged)).toFixed(2)}/merge: passed ${row.passed}, failed ${row.failed}, cancelled ${row.cancelled} (reset) and ${row.vouched} (its PRs merged on a later run), in progress or timed out ${row.other}`,
     );
   }
   const heat = targetHeat(arrivals);
@@ -99,7 +103,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { runOracle } = await import('../sim/oracle.js');
   const { runQueue } = await import('../sim/queueRun.js');
   const { parseScenario } = await import('../sim/scenario.js');
-  const { MONOREPO, MONOREPO_CONFIGS } = await import('./pressureMonorepo.js');
+  const { MONOREPO, MONOREPO_CONFIGS } = await import('./monorepoWorkload.js');
   const option = (name: string) => {
     const at = process.argv.indexOf(name);
     return at === -1 ? undefined : process.argv[at + 1];

@@ -119,14 +119,20 @@ export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[],
 }
 
 /**
- * Better: keeping up first, then within the budget, then the lower P50, then (among setups that fall behind) more
- * merges per hour, then fewer runs per merge.
+ * Better: keeping up first, then within the budget; among setups that keep up the lower P50; among those that fall
+ * behind more merges per hour first (the P50 of a queue falling behind grows with the horizon: ranked first, it
+ * could pick a setup that merges less, against the README's "the pick is the one that merges most"); then fewer runs
+ * per merge.
  */
 export function better(budget: number | undefined) {
   return (a: Evaluation, b: Evaluation): number => {
     const over = (e: Evaluation) => (budget !== undefined && e.runsPerMerge > budget ? 1 : 0);
     const behind = (e: Evaluation) => (e.keepsUp === false ? 1 : 0);
-    return behind(a) - behind(b) || over(a) - over(b) || a.p50 - b.p50 || b.mergedPerHour - a.mergedPerHour || a.runsPerMerge - b.runsPerMerge;
+    const first = behind(a) - behind(b) || over(a) - over(b);
+    if (first !== 0) return first;
+    const merges = b.mergedPerHour - a.mergedPerHour;
+    const p50 = a.p50 - b.p50;
+    return (behind(a) === 1 ? merges || p50 : p50 || merges) || a.runsPerMerge - b.runsPerMerge;
   };
 }
 

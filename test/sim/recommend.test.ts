@@ -99,6 +99,10 @@ describe('--recommend keeps up with the load (issue 28)', () => {
     const order = better(undefined);
     expect(order(evaluation({ keepsUp: true, p50: 500 }), evaluation({ keepsUp: false, p50: 50 }))).toBeLessThan(0);
     expect(order(evaluation({ p50: Infinity, mergedPerHour: 60 }), evaluation({ p50: Infinity, mergedPerHour: 40 }))).toBeLessThan(0);
+    // Both behind: more merges per hour first, even against a lower P50 (a queue that drained after the arrivals).
+    expect(order(evaluation({ keepsUp: false, p50: 900, mergedPerHour: 10 }), evaluation({ keepsUp: false, p50: 400, mergedPerHour: 0 }))).toBeLessThan(0);
+    // Both keeping up: the lower P50 first.
+    expect(order(evaluation({ keepsUp: true, p50: 40, mergedPerHour: 10 }), evaluation({ keepsUp: true, p50: 60, mergedPerHour: 12 }))).toBeLessThan(0);
   });
 
   test('a queue that keeps up is told apart from one that falls behind, against the oracle on the same arrivals', async () => {
