@@ -23,6 +23,7 @@ import { registerServiceRoutes, SERVICE_PATHS } from './serviceRoutes.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { endAnswersWithNewline } from './textLines.js';
 import { findMalformedText } from './wellFormed.js';
+import { countCasesWhileReading, UPLOAD_PATH } from './uploadStream.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -148,7 +149,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
-    app.post(`/v1/${endpoint.path}`, async (request, reply) => {
+    // An upload's test cases are counted as its body arrives: over the limit, refused before the rest is read.
+    const routeOptions = endpoint.path === UPLOAD_PATH ? { preParsing: countCasesWhileReading } : {};
+    app.post(`/v1/${endpoint.path}`, routeOptions, async (request, reply) => {
       if (!scopeAllows(request.scope, endpoint.scope)) return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
       const malformed = findMalformedText(request.body);
       if (malformed !== undefined) {
