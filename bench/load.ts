@@ -94,7 +94,7 @@ export function listening(child: ReturnType<typeof spawn>): Promise<string> {
 
 /**
  * `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build).
- * `sync`: GREENLINE_LMDB_SYNC (the bench's default group; the service's default is each).
+ * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given).
  */
 export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean; sync?: 'group' | 'each' }): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
