@@ -11,7 +11,7 @@ import type { InboundRoute } from '../hosts/hostPlugin.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
-import { clientErrorHandler, continueBeforeBody, guardConnections, requireHost } from './connections.js';
+import { clientErrorHandler, continueBeforeBody, guardConnections, noIdleTimeoutWhileWorking, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { registerHostRoutes } from './hostRoutes.js';
@@ -137,6 +137,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', accessHook(engine));
   // `100 Continue` only for a request let through to its body (connections.ts).
   app.addHook('preParsing', continueBeforeBody);
+  // Read whole: the server's work on a request (a large upload, a slow sync) is not the client idling (connections.ts).
+  app.addHook('preHandler', noIdleTimeoutWhileWorking);
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toErrorReply(error);
