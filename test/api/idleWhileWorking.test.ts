@@ -33,8 +33,8 @@ test('an answer that waits longer than the idle timeout still reaches the client
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
-    let release = () => undefined as void;
-    let onReached = () => undefined as void;
+    let release: () => void = () => undefined;
+    let onReached: () => void = () => undefined;
     reached = new Promise<void>((resolve) => (onReached = resolve));
     hold = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release(), reached: () => onReached() };
 
