@@ -97,6 +97,23 @@ export async function continueBeforeBody<Payload>(request: FastifyRequest, reply
   return payload;
 }
 
+/**
+ * A preHandler hook: the request is read whole, and what remains is the server's work (a large upload stored in
+ * batches, an answer waiting for the sync that makes its write durable), which may outlast the idle timeout
+ * (GREENLINE_IDLE_TIMEOUT) on a slow or busy machine: Node then destroyed the socket, and the client got no answer to
+ * a request that still completed. The client owes nothing now, so the idle timeout is lifted until the answer is sent;
+ * then Node arms the keep-alive timeout (or, without one, the idle timeout is put back).
+ */
+export async function noIdleTimeoutWhileWorking(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const socket = request.raw.socket as Socket | null;
+  if (socket === null || socket.timeout === undefined || socket.timeout === 0) return;
+  const idle = socket.timeout;
+  socket.setTimeout(0);
+  reply.raw.once('finish', () => {
+    if (socket.timeout === 0 && !socket.destroyed) socket.setTimeout(idle);
+  });
+}
+
 /** Node answers an `Expect` it does not know with a bare 417: the error shape instead. */
 function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
   const error = errorReply('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);

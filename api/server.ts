@@ -11,7 +11,7 @@ import type { InboundRoute } from '../hosts/hostPlugin.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
-import { clientErrorHandler, continueBeforeBody, guardConnections, requireHost } from './connections.js';
+import { clientErrorHandler, continueBeforeBody, guardConnections, noIdleTimeoutWhileWorking, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
 import { registerHostRoutes } from './hostRoutes.js';
@@ -23,6 +23,7 @@ import { registerServiceRoutes, SERVICE_PATHS } from './serviceRoutes.js';
 import { registerRateLimits, type RateLimitOptions } from './rateLimits.js';
 import { endAnswersWithNewline } from './textLines.js';
 import { findMalformedText } from './wellFormed.js';
+import { countCasesWhileReading, UPLOAD_PATH } from './uploadStream.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -136,6 +137,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', accessHook(engine));
   // `100 Continue` only for a request let through to its body (connections.ts).
   app.addHook('preParsing', continueBeforeBody);
+  // Read whole: the server's work on a request (a large upload, a slow sync) is not the client idling (connections.ts).
+  app.addHook('preHandler', noIdleTimeoutWhileWorking);
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toErrorReply(error);
@@ -148,7 +151,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
-    app.post(`/v1/${endpoint.path}`, async (request, reply) => {
+    // An upload's test cases are counted as its body arrives: over the limit, refused before the rest is read.
+    const routeOptions = endpoint.path === UPLOAD_PATH ? { preParsing: countCasesWhileReading } : {};
+    app.post(`/v1/${endpoint.path}`, routeOptions, async (request, reply) => {
       if (!scopeAllows(request.scope, endpoint.scope)) return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
       const malformed = findMalformedText(request.body);
       if (malformed !== undefined) {

@@ -29,6 +29,8 @@ export interface EndpointFigures {
   max: number;
   non2xx: number;
   serverErrors: number;
+  /** Requests autocannon gave up on (no answer within its 10 s) or lost to a socket error: in no latency above. */
+  timeouts: number;
 }
 
 export interface LoadFigures {
@@ -94,7 +96,7 @@ export function listening(child: ReturnType<typeof spawn>): Promise<string> {
 
 /**
  * `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build).
- * `sync`: GREENLINE_LMDB_SYNC (the bench's default group; the service's default is each).
+ * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given).
  */
 export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean; sync?: 'group' | 'each' }): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
@@ -228,6 +230,7 @@ export async function runLoad(options: { seconds: number; connections: number; q
               max: result.latency.max,
               non2xx: result.non2xx,
               serverErrors: serverErrors.count,
+              timeouts: result.timeouts + result.errors,
             });
           },
         );
@@ -260,10 +263,10 @@ export async function runLoad(options: { seconds: number; connections: number; q
 }
 
 export function printLoad(figures: LoadFigures): void {
-  console.log('endpoint                   requests    req/s   p50 ms   p99 ms   max ms   non-2xx   5xx');
+  console.log('endpoint                   requests    req/s   p50 ms   p99 ms   max ms   non-2xx   5xx  no answer in 10 s');
   for (const e of figures.endpoints) {
     console.log(
-      `${e.endpoint.padEnd(26)} ${String(e.requests).padStart(8)} ${e.perSecond.toFixed(0).padStart(8)} ${String(e.p50).padStart(8)} ${String(e.p99).padStart(8)} ${String(e.max).padStart(8)} ${String(e.non2xx).padStart(9)} ${String(e.serverErrors).padStart(5)}`,
+      `${e.endpoint.padEnd(26)} ${String(e.requests).padStart(8)} ${e.perSecond.toFixed(0).padStart(8)} ${String(e.p50).padStart(8)} ${String(e.p99).padStart(8)} ${String(e.max).padStart(8)} ${String(e.non2xx).padStart(9)} ${String(e.serverErrors).padStart(5)} ${String(e.timeouts).padStart(18)}`,
     );
   }
   console.log(`acknowledged submits ${figures.acknowledgedSubmits}, lost ${figures.lost}, duplicated ${figures.duplicated}`);

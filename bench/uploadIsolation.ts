@@ -5,6 +5,7 @@
  * Prints P50/P99/max of getQueue in both phases and their ratio, from the same run.
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,34 +65,97 @@ export async function runIsolation(options: { cases: number; seconds: number; co
         }),
       });
 
-    const alone = await getQueue(options.seconds);
-    const began = performance.now();
-    const uploading = upload(options.cases, 'https://ci.example.com/big').then(async (response) => ({
-      status: response.status,
-      ms: performance.now() - began,
-      body: await response.text(),
-    }));
-    const during = await getQueue(options.seconds);
-    const stored = await uploading;
-    const oversizeStart = performance.now();
-    const oversize = await upload(MAX_TEST_CASES_PER_UPLOAD + 1, 'https://ci.example.com/oversize');
-    const oversizeMs = performance.now() - oversizeStart;
-    const reason = ((await oversize.json()) as { reason?: string }).reason;
-
     const row = (name: string, l: Latency) =>
       `${name.padEnd(34)} ${String(l.requests).padStart(7)} ${String(l.p50).padStart(7)} ${String(l.p99).padStart(7)} ${String(l.max).padStart(7)}`;
     console.log(`\ngetQueue on an idle queue over HTTP, ${options.connections} connections, ${options.seconds} s each:`);
     console.log(`${''.padEnd(34)} requests  p50 ms  p99 ms  max ms`);
+    const alone = await getQueue(options.seconds);
     console.log(row('alone', alone));
+    const began = performance.now();
+    const uploading = upload(options.cases, 'https://ci.example.com/big').then(
+      async (response) => ({ status: response.status, ms: performance.now() - began, body: await response.text() }),
+      (error: unknown) => ({ status: 0, ms: performance.now() - began, body: `no answer: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}` }),
+    );
+    const during = await getQueue(options.seconds);
     console.log(row(`during a ${options.cases.toLocaleString('en')}-case upload`, during));
     console.log(`ratio during/alone: p99 ${(during.p99 / Math.max(1, alone.p99)).toFixed(2)}×, max ${(during.max / Math.max(1, alone.max)).toFixed(2)}×`);
+    const stored = await uploading;
     console.log(`the upload: ${stored.status} after ${(stored.ms / 1000).toFixed(1)} s${stored.status === 200 ? '' : ` (${stored.body.slice(0, 200)})`}`);
+    const oversize = await oversizeUpload(url);
     console.log(
-      `an upload of ${(MAX_TEST_CASES_PER_UPLOAD + 1).toLocaleString('en')} cases: ${oversize.status} ${reason ?? ''} after ${oversizeMs.toFixed(0)} ms (sending its body included)`,
+      `an upload of ${(MAX_TEST_CASES_PER_UPLOAD + 1).toLocaleString('en')} cases, sent in 64 KiB pieces: ${oversize.status} ${oversize.reason} ` +
+        `${oversize.beforeEnd ? 'before' : 'after'} its body ended, ${oversize.sinceCrossingMs.toFixed(0)} ms after the piece that crossed the limit was sent ` +
+        `(${(oversize.sentBytes / 2 ** 20).toFixed(1)} of ${(oversize.totalBytes / 2 ** 20).toFixed(1)} MiB sent)`,
     );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An upload one case over the limit, its body sent in 64 KiB pieces as the socket takes them: when the answer came,
+ * counted from the piece that held the case crossing the limit, and whether the body had been sent whole by then.
+ */
+async function oversizeUpload(url: string): Promise<{ status: number; reason: string; beforeEnd: boolean; sinceCrossingMs: number; sentBytes: number; totalBytes: number }> {
+  const head = JSON.stringify({
+    repo: { host: 'github.com', owner: 'acme', name: 'big' },
+    commit_sha: 'abcdef1',
+    branch: 'main',
+    job_url: 'https://ci.example.com/oversize',
+    reports: [{ file: 'r.xml', xml: '' }],
+  });
+  const open = head.slice(0, head.lastIndexOf('"'));
+  const caseText = '<testcase classname=\\"pkg.C\\" name=\\"t\\"/>';
+  const crossingAt = Buffer.byteLength(open) + Buffer.byteLength(caseText) * (MAX_TEST_CASES_PER_UPLOAD + 1);
+  // After the crossing, more cases up to 19 MiB (under the 20 MiB body limit): what a server reading it all would wait for.
+  const tail = Math.floor((19 * 2 ** 20 - crossingAt) / Buffer.byteLength(caseText));
+  const body = Buffer.from(`${open}${caseText.repeat(MAX_TEST_CASES_PER_UPLOAD + 1 + tail)}"}]}`);
+  const { hostname, port } = new URL(url);
+  const request = http.request({
+    host: hostname,
+    port,
+    method: 'POST',
+    path: '/v1/flaky-tests/upload',
+    headers: { 'x-api-token': TOKEN, 'content-type': 'application/json', 'content-length': body.length },
+  });
+  request.on('error', () => undefined);
+  let crossedAt: number | undefined;
+  let sent = 0;
+  let answeredAt: number | undefined;
+  const answer = new Promise<{ status: number; text: string }>((resolve) =>
+    request.on('response', (response) => {
+      answeredAt = performance.now();
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      response.on('error', () => resolve({ status: response.statusCode ?? 0, text }));
+    }),
+  );
+  const piece = 64 * 1024;
+  for (; sent < body.length && answeredAt === undefined; ) {
+    const next = Math.min(body.length, sent + piece);
+    const ok = request.write(body.subarray(sent, next));
+    if (crossedAt === undefined && next >= crossingAt) crossedAt = performance.now();
+    sent = next;
+    if (!ok) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          request.off('drain', done).off('close', done);
+          resolve();
+        };
+        request.on('drain', done).on('close', done);
+      });
+    }
+  }
+  const beforeEnd = sent < body.length;
+  if (!beforeEnd) request.end();
+  const { status, text } = await answer;
+  request.destroy();
+  let reason = '';
+  try {
+    reason = (JSON.parse(text) as { reason?: string }).reason ?? '';
+  } catch {}
+  return { status, reason, beforeEnd, sinceCrossingMs: (answeredAt ?? performance.now()) - (crossedAt ?? performance.now()), sentBytes: sent, totalBytes: body.length };
 }

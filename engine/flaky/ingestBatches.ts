@@ -34,6 +34,11 @@ export interface BatchOptions {
 export interface BatchProgress {
   stored: number;
   batches: number;
+  /**
+   * The next transaction's work: a driver that runs it itself (off the event loop: uploadInBatches) resumes the steps
+   * with `next(true)`; resumed with `next()`, the steps run it in `store.write`.
+   */
+  batch?: (tx: WriteTx) => void;
 }
 
 /** The upload's batch `index`, if it is the next one to store (a request sending the same upload may have stored it). */
@@ -56,7 +61,7 @@ export function* uploadSteps(
   aggregated: AggregatedUpload,
   now: () => number,
   options: BatchOptions = {},
-): Generator<BatchProgress, UploadResult> {
+): Generator<BatchProgress, UploadResult, boolean | undefined> {
   const tests: (UploadedTest | undefined)[] = [...aggregated.tests.values()];
   aggregated.tests.clear();
   const slice = (index: number, size: number) => tests.slice(index * size, (index + 1) * size) as UploadedTest[];
@@ -79,8 +84,9 @@ export function* uploadSteps(
   }
   release(0, size);
   for (let index = start.next; index < job.batches; index++) {
-    yield { stored: index, batches: job.batches };
-    store.write((tx) => writeBatch(tx, job, slice(index, size), index, now()));
+    const batch = (tx: WriteTx) => writeBatch(tx, job, slice(index, size), index, now());
+    const ran = yield { stored: index, batches: job.batches, batch };
+    if (ran !== true) store.write(batch);
     release(index, size);
   }
   return resultOf(job.upload, start.complete);
@@ -95,7 +101,11 @@ export function interruptedError(progress: BatchProgress | undefined): EngineErr
   return engineError('upload_interrupted', { kept });
 }
 
-/** Stores the upload, yielding to the event loop between transactions; stops between two when `signal` aborts. */
+/**
+ * Stores the upload, yielding to the event loop between transactions; stops between two when `signal` aborts. A store
+ * that commits off the event loop (`writeAsync`: LMDB on lmdb-js's write thread) takes the batches after the first:
+ * their commits, most of a batch's time, no longer hold up other requests, and queue transactions stay their own.
+ */
 export async function uploadInBatches(
   store: Store,
   org: string,
@@ -107,10 +117,17 @@ export async function uploadInBatches(
   const aborted = () => options.signal?.aborted === true;
   if (aborted()) throw interruptedError(undefined);
   const steps = uploadSteps(store, org, meta, aggregated, now, options);
-  for (let step = steps.next(); ; step = steps.next()) {
+  for (let step = steps.next(); ; ) {
     if (step.done === true) return step.value;
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (aborted()) throw interruptedError(step.value);
+    const { batch } = step.value;
+    if (store.writeAsync !== undefined && batch !== undefined) {
+      await store.writeAsync(batch);
+      step = steps.next(true);
+    } else {
+      step = steps.next();
+    }
   }
 }
 

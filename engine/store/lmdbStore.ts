@@ -2,8 +2,8 @@
  * The LMDB store: one environment file (`<dir>/greenline.mdb`), one named sub-database per collection, JSON values,
  * and keys encoded by keyCodec into binary LMDB keys (LMDB orders them with memcmp, which is the documented order).
  *
- * Writes run in `transactionSync`: LMDB's write lock (shared by every process that opens the file) serialises them,
- * and a throw aborts the transaction. A commit is not synced by itself: with group commit (the default) one sync on a
+ * Writes run in `transactionSync` (`writeAsync`: in lmdb-js's batch, committed on its write thread): LMDB's write
+ * lock (shared by every process that opens the file) serialises them, and a throw aborts the transaction. A commit is not synced by itself: with group commit (the default) one sync on a
  * pool thread makes every transaction committed before it durable at once, and `durable()` resolves after it
  * (groupCommit.ts); `groupCommit: false` syncs each commit on the event loop (the old way); `noSync` never syncs. Reads run on one read transaction — an
  * MVCC snapshot that takes no lock — renewed at the start of every `read`, so they see everything committed before
@@ -54,7 +54,6 @@ export interface LmdbStoreOptions {
 }
 
 const warn = (message: string) => console.warn(`greenline: ${message}`);
-
 export const LMDB_FILE = 'greenline.mdb';
 
 type Db = Database<unknown, Buffer>;
@@ -118,8 +117,8 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   // mdb_env_sync(force) on libuv's pool: flushes every page and meta page written by the commits before it.
   const syncFile = (): Promise<void> =>
     new Promise<void>((resolve, reject) => (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve())));
-  const { beforeSync } = options;
-  const group = groupCommit ? new GroupCommit(beforeSync === undefined ? syncFile : () => beforeSync().then(syncFile)) : undefined;
+  const beforeSync = options.beforeSync;
+  const group = groupCommit ? new GroupCommit(beforeSync ? () => beforeSync().then(syncFile) : syncFile) : undefined;
   const db = (name: CollectionName): Db => {
     checkCollection(name);
     return dbs.get(name) as Db;
@@ -155,6 +154,35 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
         return opts.limit === undefined ? count : Math.min(count, opts.limit);
       },
     };
+  }
+
+  /** A write transaction's operations (in `transactionSync` or lmdb-js's batch) and whether it wrote. */
+  function makeWriteTx(scope: TxScope): { tx: WriteTx; changes: { put: boolean; removed: boolean } } {
+    const changes = { put: false, removed: false };
+    const tx: WriteTx = {
+      ...makeReadTx(scope, undefined),
+      put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
+        scope.check();
+        const store = db(name);
+        changes.put = true;
+        const enc = encodeKey(key);
+        checkValue(value);
+        try {
+          store.putSync(enc, value);
+        } catch (error) {
+          // JSON.stringify's TypeError: a cycle or a nested bigint.
+          if (error instanceof TypeError) throw new InvalidKeyError(`value is not JSON: ${error.message}`);
+          throw error;
+        }
+      },
+      remove(name: CollectionName, key: Key): boolean {
+        scope.check();
+        const had = db(name).removeSync(encodeKey(key));
+        changes.removed ||= had;
+        return had;
+      },
+    };
+    return { tx, changes };
   }
 
   /**
@@ -195,32 +223,7 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
       // checked before it commits (lmdbSpace.ts): over the limit, or growing a full store, it is refused whole.
       env.resetReadTxn();
       const check = space.begin();
-      let wrote = false;
-      let removed = false;
-      const tx: WriteTx = {
-        ...makeReadTx(scope, undefined),
-        put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
-          scope.check();
-          const store = db(name);
-          wrote = true;
-          const enc = encodeKey(key);
-          checkValue(value);
-          try {
-            store.putSync(enc, value);
-          } catch (error) {
-            // JSON.stringify's TypeError: a cycle or a nested bigint.
-            if (error instanceof TypeError) throw new InvalidKeyError(`value is not JSON: ${error.message}`);
-            throw error;
-          }
-        },
-        remove(name: CollectionName, key: Key): boolean {
-          scope.check();
-          const store = db(name);
-          const had = store.removeSync(encodeKey(key));
-          removed ||= had;
-          return had;
-        },
-      };
+      const { tx, changes } = makeWriteTx(scope);
       let result: R | undefined;
       life.inWrite = true;
       try {
@@ -228,17 +231,41 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
         try {
           env.transactionSync(() => {
             result = fn(tx);
-            if (wrote || removed) check.beforeCommit({ put: wrote, removed });
+            if (changes.put || changes.removed) check.beforeCommit(changes);
           });
         } catch (error) {
           throw asStorageFull(error) ?? error;
         }
-        if (wrote || removed) group?.committedOne();
+        if (changes.put || changes.removed) group?.committedOne();
         return result as R;
       } finally {
         life.inWrite = false;
         scope.active = false;
       }
+    },
+    async writeAsync<R>(fn: (tx: WriteTx) => R): Promise<R> {
+      life.begin('write');
+      env.resetReadTxn();
+      const [check, scope] = [space.begin(), new TxScope()];
+      const { tx, changes } = makeWriteTx(scope);
+      let result: R | undefined;
+      try {
+        // fn runs in a child transaction (a throw aborts it alone) of the batch lmdb-js's write thread then commits.
+        await env.childTransaction(() => {
+          life.inWrite = true;
+          try {
+            result = fn(tx);
+            if (changes.put || changes.removed) check.beforeCommit(changes);
+          } finally {
+            life.inWrite = false;
+            scope.active = false;
+          }
+        });
+      } catch (error) {
+        throw asStorageFull(error) ?? error;
+      }
+      if (changes.put || changes.removed) group?.committedOne();
+      return result as R;
     },
     durable(): Promise<void> {
       return group?.durable() ?? Promise.resolve();

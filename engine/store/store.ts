@@ -174,6 +174,14 @@ export interface Store {
    * an effect at the edge) awaits this first. Stores whose commits are durable when `write` returns leave it out.
    */
   durable?(): Promise<void>;
+  /**
+   * One transaction as `write`, for work that need not see its result in the same turn of the loop (a large upload's
+   * batches): where the store can, it is run and committed in a turn of its own and committed off the event loop
+   * (LMDB: lmdb-js's write thread), so the commit's page writes hold up no other request. Resolves once committed and
+   * visible (durable as `write`'s: `durable()`); rejects, with nothing of it written, when `fn` throws. Stores
+   * without it are written with `write`.
+   */
+  writeAsync?<R>(fn: (tx: WriteTx) => R): Promise<R>;
   stats(): StoreStats;
   /**
    * Why the store refuses writes now (full: its limit or its disk), or undefined when it takes them. A full store
