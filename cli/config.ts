@@ -45,7 +45,7 @@ const EnvSchema = z.object({
     .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
     .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
     .optional(),
-  GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('group'),
+  GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('each'),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
   GREENLINE_RETAIN_PRS_DAYS: days(DEFAULT_RETENTION.prsDays),

@@ -25,7 +25,7 @@ export const ENVIRONMENT: Record<string, string> = {
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_LMDB_SYNC:
-    'group: commits to the LMDB store synced in groups off the event loop, each answer sent only once its write is on disk (the default); each: every commit synced on its own, on the event loop, before it is answered: slower under load, and the choice for a store you cannot restore from a backup, since with group a power loss between a commit and its sync can corrupt the store on file systems that do not write pages in order (see Durability in the README) (default group)',
+    'group: commits to the LMDB store synced in groups off the event loop, each answer sent only once its write is on disk, many times faster under load, but a power loss between a commit and its sync can corrupt the store on file systems that do not write pages in order (see Durability in the README): for a store restored from backups; each: every commit synced on its own, on the event loop, before it is answered (default each)',
   GREENLINE_RATE_LIMIT:
     'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS: 'days ended PRs (merged, failed, cancelled), their timelines and ended test runs are kept (default 90; 0 keeps them forever)',
