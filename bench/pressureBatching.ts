@@ -13,6 +13,7 @@ import { runQueue, type QueueOutcome } from '../sim/queueRun.js';
 import { parseScenario, type Scenario } from '../sim/scenario.js';
 import { halvingRunsPerChange, skipRedundantRunsPerChange } from '../sim/theory.js';
 import { QUEUE_POLICY } from '../engine/model/policy.js';
+import { largestBatch } from '../engine/planner/batches.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { figuresOf, type Figures } from './failures.js';
 import { describeExcess, excessProfile } from './pressureExcess.js';
@@ -196,7 +197,6 @@ export function pressureFiguresOf(outcome: QueueOutcome, settings: QueuePatch): 
 
 const percent = (share: number | null) => (share === null ? '-' : `${(share * 100).toFixed(0)}%`);
 
-/** Runs every workload on each seed and prints each figure beside its goal; whether every goal was met. */
 /** One row of the table: a seed's figures under one queue policy. */
 function printRow(label: string, arrivals: number, row: PressureFigures, oracle: Figures, seconds: number): void {
   const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
@@ -207,11 +207,14 @@ function printRow(label: string, arrivals: number, row: PressureFigures, oracle:
 
 /**
  * Runs every workload on each seed, under the queue policy before issue 28 (1: a bisection pool of its own, batches
- * of batchingMinSize; engine/model/policy.ts) and the current one, in the same run, and prints each figure of the
- * current one beside its goal, with what is still in excess; whether every goal was met.
+ * of batchingMinSize; engine/model/policy.ts), the one before the current one (QUEUE_POLICY − 1, main's before the
+ * current one was added) and the current one, in the same run, and prints each figure of the current one beside its
+ * goal, with what is still in excess; whether every goal was met.
  */
 export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]): Promise<boolean> {
-  console.log('\nBatching and bisection under pressure (issue 28): time to merge in minutes over every good PR; "before" is queue policy 1');
+  console.log(
+    '\nBatching and bisection under pressure (issue 28): time to merge in minutes over every good PR; "v1" is queue policy 1, "before" the policy before the current one (main\'s), "after" the current one',
+  );
   let allMet = true;
   for (const workload of PRESSURE_WORKLOADS) {
     console.log(`\n${workload.name}\n  settings ${JSON.stringify(workload.settings)}`);
@@ -225,7 +228,8 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
       const rows: PressureFigures[] = [];
       let outcome: QueueOutcome | undefined;
       for (const [label, policy] of [
-        [`${seed} before`, 1],
+        [`${seed} v1`, 1],
+        [`${seed} before`, QUEUE_POLICY - 1],
         [`${seed} after`, QUEUE_POLICY],
       ] as const) {
         const started = performance.now();
@@ -234,7 +238,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         printRow(label, arrivals.length, row, oracle, (performance.now() - started) / 1000);
         rows.push(row);
       }
-      const [before, after] = rows as [PressureFigures, PressureFigures];
+      const [, before, after] = rows as [PressureFigures, PressureFigures, PressureFigures];
       console.log(
         `    after/before: runs per change ${(after.runsPerChange / before.runsPerChange).toFixed(2)}×, P50 ${(after.p50Minutes / before.p50Minutes).toFixed(2)}×, merged/h ${(after.mergedPerHour / before.mergedPerHour).toFixed(2)}×`,
       );
@@ -243,7 +247,9 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         console.log(`    goal: ${goal.text}: ${goal.figure} — ${goal.met ? 'met' : 'NOT MET'}`);
       }
       if (outcome?.runs.some((run) => run.kind === 'bisection') === true)
-        console.log(`    ${describeExcess(excessProfile(outcome, workload.settings.optimizationMode === 'bisection_skip_redundant_tests'))}`);
+        console.log(
+          `    ${describeExcess(excessProfile(outcome, workload.settings.optimizationMode === 'bisection_skip_redundant_tests', workload.settings.batchingMinSize ?? 4, scenario.brokenRate, largestBatch({ batchingMinSize: workload.settings.batchingMinSize ?? 4, batchingMaxSize: workload.settings.batchingMaxSize ?? undefined })))}`,
+        );
     }
   }
   return allMet;

@@ -6,6 +6,7 @@
  * bisection share when that batch fails too. Cancelled runs are counted apart.
  */
 import type { QueueOutcome } from '../sim/queueRun.js';
+import { halvingRunsPerChange, skipRedundantRunsPerChange } from '../sim/theory.js';
 
 export interface ExcessProfile {
   /** Share of all runs spent on good PRs tested on the main line more than once, and how many such PRs. */
@@ -26,6 +27,64 @@ export interface ExcessProfile {
    */
   idealRuns: number;
   resolved: number;
+  /** Every run, cancelled ones too. */
+  runs: number;
+  /**
+   * The passes that could not stand at their PRs' share of a full batch (PRs / the largest batch), runs per change:
+   * what testing them again costs when their batch passes. (A batch that would have been partial anyway takes them for
+   * less; one that fails bisects them again, for more.)
+   */
+  staleFloor: number;
+  /** The batches' first trips (see batchSizes). */
+  sizes: BatchSizes;
+}
+
+/**
+ * The sizes of the main-line batches as the queue formed them, counting only the PRs on their first trip (a PR tested
+ * there again after a bisection found it good is not new work), and what the closed form says of those sizes.
+ */
+export interface BatchSizes {
+  batches: number;
+  /** Mean PRs on their first trip per batch, and the mean PRs tested again per batch that had first-trip PRs. */
+  meanFirstTrip: number;
+  meanAgain: number;
+  /** Share of batches with fewer first-trip PRs than batchingMinSize. */
+  partialShare: number;
+  /** The closed form at each batch's first-trip size, per change (Σ n · c(n) / Σ n), for broken rate `p`. */
+  closedFormAsFormed: number;
+  /** The closed form at batchingMinSize, per change (the goal's). */
+  closedForm: number;
+}
+
+/** The batch sizes of the first trips (see BatchSizes); `minSize` is batchingMinSize, `p` the scenario's broken rate. */
+export function batchSizes(outcome: QueueOutcome, skip: boolean, minSize: number, p: number): BatchSizes {
+  const form = skip ? skipRedundantRunsPerChange : halvingRunsPerChange;
+  const seen = new Set<number>();
+  let batches = 0;
+  let first = 0;
+  let again = 0;
+  let partial = 0;
+  let runs = 0;
+  for (const run of [...outcome.runs].sort((a, b) => a.startedAt - b.startedAt)) {
+    if (run.kind !== 'main' || run.status === 'cancelled') continue;
+    const fresh = run.prs.filter((number) => !seen.has(number));
+    for (const number of fresh) seen.add(number);
+    if (fresh.length === 0) continue;
+    batches++;
+    first += fresh.length;
+    again += run.prs.length - fresh.length;
+    if (fresh.length < minSize) partial++;
+    runs += fresh.length * form(p, fresh.length);
+  }
+  const per = (value: number) => (batches === 0 ? 0 : value / batches);
+  return {
+    batches,
+    meanFirstTrip: per(first),
+    meanAgain: per(again),
+    partialShare: per(partial),
+    closedFormAsFormed: first === 0 ? 0 : runs / first,
+    closedForm: form(p, minSize),
+  };
 }
 
 /** Runs to find the broken PRs of a group known to fail, with every pass standing (a PR alone: none). */
@@ -55,7 +114,7 @@ export function idealRuns(outcome: QueueOutcome, skip: boolean): number {
   return runs;
 }
 
-export function excessProfile(outcome: QueueOutcome, skip = false): ExcessProfile {
+export function excessProfile(outcome: QueueOutcome, skip = false, minSize = 1, p = 0, largest = minSize): ExcessProfile {
   const cost = new Map<number, number>();
   const mainRuns = new Map<number, number>();
   const add = (map: Map<number, number>, key: number, value: number) => map.set(key, (map.get(key) ?? 0) + value);
@@ -83,13 +142,18 @@ export function excessProfile(outcome: QueueOutcome, skip = false): ExcessProfil
   const runs = [...outcome.runs].sort((a, b) => a.startedAt - b.startedAt);
   let passes = 0;
   let stale = 0;
+  let staleShares = 0;
   runs.forEach((run, at) => {
     if (run.kind !== 'bisection' || run.status !== 'succeeded') return;
     passes++;
     const members = new Set(run.prs);
-    if (runs.slice(at + 1).some((later) => later.startedAt >= run.endedAt && later.prs.some((number) => members.has(number)))) stale++;
+    if (runs.slice(at + 1).some((later) => later.startedAt >= run.endedAt && later.prs.some((number) => members.has(number)))) {
+      stale++;
+      staleShares += run.prs.length / largest;
+    }
   });
   const total = Math.max(1, outcome.runs.length);
+  const resolved = outcome.prs.filter((pr) => pr.leftAt !== null).length;
   return {
     retestedShare: againCost / total,
     retested: again,
@@ -99,7 +163,10 @@ export function excessProfile(outcome: QueueOutcome, skip = false): ExcessProfil
     stalePasses: stale,
     passes,
     idealRuns: idealRuns(outcome, skip),
-    resolved: outcome.prs.filter((pr) => pr.leftAt !== null).length,
+    resolved,
+    runs: outcome.runs.length,
+    sizes: batchSizes(outcome, skip, minSize, p),
+    staleFloor: staleShares / Math.max(1, resolved),
   };
 }
 
@@ -108,6 +175,29 @@ export function describeExcess(profile: ExcessProfile): string {
   return (
     `excess: ${profile.stalePasses} of ${profile.passes} bisection passes could not stand; ${profile.retested} good PRs tested on the main line again ` +
     `took ${percent(profile.retestedShare)} of the runs (${profile.againRunsPerPr.toFixed(2)} runs each, against ${profile.onceRunsPerPr.toFixed(2)} for one tested once); ` +
-    `cancelled runs ${percent(profile.cancelledShare)}; the batches as formed, every pass standing: ${(profile.idealRuns / Math.max(1, profile.resolved)).toFixed(3)} runs per change`
+    `cancelled runs ${percent(profile.cancelledShare)}; the batches as formed, every pass standing: ${(profile.idealRuns / Math.max(1, profile.resolved)).toFixed(3)} runs per change` +
+    `\n    batches as formed: ${profile.sizes.batches} with ${profile.sizes.meanFirstTrip.toFixed(2)} PRs on their first trip (+ ${profile.sizes.meanAgain.toFixed(2)} tested again), ` +
+    `${percent(profile.sizes.partialShare)} below batchingMinSize; the closed form at those sizes: ${profile.sizes.closedFormAsFormed.toFixed(3)} runs per change` +
+    `\n    ${profileLine(profile)}`
+  );
+}
+
+/**
+ * Runs per change from the closed form at batchingMinSize to what the queue ran, step by step: the batch sizes as
+ * formed, the PRs' actual outcomes (every pass standing), the passes that could not stand (at least their batch
+ * share: staleFloor) and the rest of their retests, cancelled runs.
+ */
+export function profileLine(profile: ExcessProfile): string {
+  const { closedForm, closedFormAsFormed } = profile.sizes;
+  const perChange = (runs: number) => runs / Math.max(1, profile.resolved);
+  const ideal = perChange(profile.idealRuns);
+  const ran = perChange(profile.runs);
+  const cancelled = perChange(profile.runs * profile.cancelledShare);
+  const sign = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
+  return (
+    `profile (runs per change): closed form ${closedForm.toFixed(3)}; sizes as formed ${sign(closedFormAsFormed - closedForm)}; ` +
+    `the PRs' outcomes, every pass standing ${sign(ideal - closedFormAsFormed)} = ${ideal.toFixed(3)}; ` +
+    `passes that could not stand, their batch shares ${sign(profile.staleFloor)} and the rest of their retests ${sign(ran - cancelled - ideal - profile.staleFloor)}; ` +
+    `cancelled runs ${sign(cancelled)}; ran ${ran.toFixed(3)} = ${(ran / closedForm).toFixed(2)}×`
   );
 }

@@ -13,8 +13,10 @@
  *   of these changes the decision where a failed batch's bisection waited for a bisection slot while a main-line
  *   slot was free (the v1 fixture `log-v1-batch4` has one, at event 89): any policy that starts it there diverges,
  *   and one that does not keeps failed batches waiting for hours under load (issue 28).
+ * - 3 (issue 28f): a group waits for a group of its own bisection being tested only while the main line is quiet
+ *   (planner/starts.ts siblingsWait); under version 2 it always waited.
  */
-export const QUEUE_POLICY = 2;
+export const QUEUE_POLICY = 3;
 
 /** The policy of a queue, from its runtime (absent: 1, the policy before versions were recorded). */
 export function policyOf(runtime: { policy?: number }): number {
