@@ -7,7 +7,6 @@
 import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag } from '../../machines/index.js';
 import type { QueueTx } from './queueTx.js';
-import { policyOf } from '../model/policy.js';
 import { commentText, statusCheckText, type CommentText, type StatusCheckText } from '../model/texts.js';
 
 export const PRIORITIES: Record<string, number> = { urgent: 0, high: 10, medium: 100, low: 200 };
@@ -107,19 +106,9 @@ export function removeFromLineup(q: QueueTx, number: number): void {
   runtime.waiting = runtime.waiting.filter((other) => other !== number);
 }
 
-/**
- * Back to waiting for a run: REQUEUE (its machine forgets the base it was tested on, and reportRequeued says why).
- *
- * Under queue policy 3 a PR whose pass could not stand (a group a bisection found good, tested again once the main
- * line moved) waits for a batch anew from here: its `readyAt` is now, so it joins the PRs arriving rather than
- * starting a batch at once with the few PRs waiting (its first wait ran out long ago). Before, such PRs started a
- * batch the moment they were back, and split the new PRs into small batches: batch 8 at 10 % broken, 4.2–4.5 PRs on
- * their first trip per batch, 5.0–5.3 with this rule (bench:pressure, seeds 1–3), at 0.96–0.92× the runs per change.
- */
+/** Back to waiting for a run: REQUEUE (its machine forgets the base it was tested on, and reportRequeued says why). */
 export function requeue(q: QueueTx, number: number, reason: string): void {
-  const passed = hasPullRequestTag(q.requirePr(number).state, 'passed');
   q.sendPr(number, { type: 'REQUEUE', reason });
-  if (passed && policyOf(q.runtime) >= 3) q.markPr(number).readyAt = q.now;
 }
 
 /** Kicked for its failure: KICK, whose moves teach the likelihood model, leave the line-up and tell people. */
