@@ -15,13 +15,15 @@ export type MachineName = keyof typeof MACHINES;
  * Bumped when a machine changes shape, so stored snapshots can be migrated (engine/model/machineSnapshots.ts). pullRequest
  * 2: the merge under way (context `merge`) and bisection membership (`bisection`), which version 1 kept in the PR record
  * only; 3: the base it was tested on (`testedBase`) and the runs behind it that ended (`runsBehindEnded`,
- * `runsBehindFailed`), record fields before.
+ * `runsBehindFailed`), record fields before; 4: the rest of the failure policy's facts (`failureRetests`,
+ * `mergeRefusals`, `failedAttempts`, `speculated`), which were counters of the record only.
  */
-export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 3, testRun: 1, queue: 1 };
+export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 4, testRun: 1, queue: 1 };
 
 export { pullRequestMachine, queueMachine, testRunMachine };
 export { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
-export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestMerge } from './pullRequest.js';
+export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestFacts, PullRequestInput, PullRequestMerge } from './pullRequestContext.js';
+export { PULL_REQUEST_COUNTERS, pullRequestFacts } from './pullRequestContext.js';
 export { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS } from './pullRequestTags.js';
 export type { PullRequestTag } from './pullRequestTags.js';
 export { hasQueueTag, QUEUE_TAGS } from './queue.js';

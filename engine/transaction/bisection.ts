@@ -34,9 +34,9 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
  * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
  */
 export function retest(q: QueueTx, number: number): void {
-  const pr = q.markPr(number);
-  pr.failureRetests = (pr.failureRetests ?? 0) + 1;
-  const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${pr.failureRetests}`;
+  const pr = q.requirePr(number);
+  // RETEST counts it in the machine (failureRetests).
+  const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${(pr.failureRetests ?? 0) + 1}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
   q.sendPr(number, { type: 'RETEST', reason });

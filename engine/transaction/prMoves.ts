@@ -73,9 +73,7 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   },
   reportFailing: (q, number, event) => {
     if (event.type !== 'FAIL') return;
-    const pr = q.markPr(number);
-    // Counted before the estimate: its failed attempts are one of the likelihood's features.
-    pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
+    // Its machine counted the attempt (countAttempt) before: its failed attempts are one of the likelihood's features.
     q.timeline(number, { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) }, event.runId === null ? {} : { runId: event.runId });
   },
   reportBisecting: (q, number, event) => {

@@ -1,4 +1,5 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
+import { pullRequestFacts, type PullRequestContext } from '../../machines/index.js';
 import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { policyOf } from '../model/policy.js';
@@ -45,27 +46,19 @@ export function reconcile(q: QueueTx): void {
 }
 
 /**
- * A PR as the planner sees it. The working set keeps the view of a PR nothing happened to (its record and targets
- * unchanged), so a plan costs little for the PRs deep in the line-up.
+ * A PR as the planner sees it: the facts its machine holds (machines/pullRequestContext.ts), and what the record adds
+ * (its batching wishes, readiness, targets, likelihood). The working set keeps the view of a PR nothing happened to
+ * (its record and targets unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  return q.planView(number, (pr) => ({
+  return q.planView(number, ({ record: pr, snapshot }) => ({
     number,
-    state: pr.state,
+    ...pullRequestFacts(snapshot.value, snapshot.context as PullRequestContext, snapshot.status === 'active'),
     noBatch: pr.noBatch,
     readyAt: pr.readyAt,
-    testedBase: pr.testedBase,
-    runId: pr.runId,
-    bisectionId: pr.bisectionId,
-    group: pr.group,
-    mergeRequested: pr.mergeRequested,
-    runsBehindEnded: pr.runsBehindEnded,
-    runsBehindFailed: pr.runsBehindFailed ?? 0,
-    failureRetests: pr.failureRetests ?? 0,
     upToDate: pr.upToDate,
     targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
     likelihood: pr.readyLikelihood?.p ?? null,
-    speculated: pr.speculated === true,
   }));
 }
 

@@ -133,8 +133,8 @@ export function concludeRun(q: QueueTx, runId: string): void {
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
     if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
-    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests.
-    for (const number of testing) q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
+    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests (the machine's).
+    for (const number of testing) q.sendPr(number, { type: 'PASS' });
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (hasTestRunTag(run.status, 'failed')) {
     const failedFirst = run.basePrs.find((number) => failing(q, number));

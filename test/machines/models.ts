@@ -2,7 +2,7 @@
  * The models the machines are explored with: concrete inputs and event payloads, with variants that satisfy and
  * that fail each guard.
  */
-import { pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
+import { PULL_REQUEST_COUNTERS, pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
 import type { MachineModel } from './graph.js';
 
 export const DEADLINE = Date.UTC(2030, 0, 1);
@@ -10,9 +10,11 @@ export const DEADLINE = Date.UTC(2030, 0, 1);
 export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
   machine: pullRequestMachine,
   inputs: [{ number: 42 }],
-  // The runs behind a failing PR are counted without bound, and no guard reads them: a snapshot's key leaves them out.
+  // The counters (runs behind a failing PR, retests, refusals, failed attempts) are counted without bound, and no guard
+  // reads them: a snapshot's key leaves them out.
   serialize: (snapshot) => {
-    const { runsBehindEnded: _ended, runsBehindFailed: _failed, ...context } = snapshot.context as { runsBehindEnded?: number; runsBehindFailed?: number };
+    const context = { ...(snapshot.context as Record<string, unknown>) };
+    for (const counter of PULL_REQUEST_COUNTERS) delete context[counter];
     return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
   },
   events: [
@@ -44,9 +46,12 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'REQUEST_MERGE', direct: true },
     { type: 'REQUEST_MERGE', vouchedBy: 'run-2' },
     { type: 'MERGE_REFUSED' },
+    { type: 'MERGE_REFUSED', counted: true },
     { type: 'RESTART' },
     { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] },
     { type: 'LEAVE_GROUP' },
+    // notSpeculated: isolated once, then not again.
+    { type: 'ISOLATE' },
     { type: 'KICK', reason: 'failed' },
     { type: 'CANCEL', reason: 'closed' },
   ],
