@@ -1,4 +1,5 @@
 /** Every lifecycle machine, by name: what the engine runs and `greenline charts` draws. */
+import { bisectionMachine } from './bisection.js';
 import { pullRequestMachine } from './pullRequest.js';
 import { queueMachine } from './queue.js';
 import { testRunMachine } from './testRun.js';
@@ -7,6 +8,7 @@ export const MACHINES = {
   pullRequest: pullRequestMachine,
   testRun: testRunMachine,
   queue: queueMachine,
+  bisection: bisectionMachine,
 } as const;
 
 export type MachineName = keyof typeof MACHINES;
@@ -18,9 +20,11 @@ export type MachineName = keyof typeof MACHINES;
  * `runsBehindFailed`), record fields before; 4: the rest of the failure policy's facts (`failureRetests`,
  * `mergeRefusals`, `failedAttempts`, `speculated`), which were counters of the record only.
  */
-export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 4, testRun: 1, queue: 1 };
+export const MACHINE_VERSION: Record<MachineName, number> = { pullRequest: 4, testRun: 1, queue: 1, bisection: 1 };
 
-export { pullRequestMachine, queueMachine, testRunMachine };
+export { bisectionMachine, pullRequestMachine, queueMachine, testRunMachine };
+export type { BisectionContext, BisectionEvent, BisectionGroup, BisectionTag } from './bisection.js';
+export { BISECTION_TAGS } from './bisection.js';
 export { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
 export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestFacts, PullRequestInput, PullRequestMerge } from './pullRequestContext.js';
 export { PULL_REQUEST_COUNTERS, pullRequestFacts } from './pullRequestContext.js';

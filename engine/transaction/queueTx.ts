@@ -25,6 +25,7 @@ import type { WriteTx } from '../store/store.js';
 import type { PlanPullRequest } from '../planner/planner.js';
 import type { Actor, CachedTargets, QueueCache, TxRecorderFactory } from './queueCache.js';
 import { RunsTx } from './runsTx.js';
+import { BisectionActors } from './bisectionActors.js';
 import { indexEnded } from '../history/endedIndex.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
 
@@ -44,11 +45,14 @@ export class QueueTx extends RunsTx {
   private readonly statesBefore = new Map<number, PullRequestState | null>();
   /** Webhook events of this transaction, written at commit as one `notify` effect (notifications/queueNotices.ts). */
   private readonly notices = new QueueNotices();
+  /** The machines of the queue's bisections, driven by their PRs' moves (bisectionActors.ts). */
+  readonly bisections: BisectionActors;
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
 
   constructor(tx: WriteTx, queue: QueueRecord, now: number, workingSet: QueueCache | undefined, recorder: TxRecorderFactory) {
     super(tx, queue, now, workingSet?.current(queue) === true ? workingSet : undefined, recorder);
+    this.bisections = new BisectionActors(tx, queue.id);
     const cached = this.cache?.queueSnapshot;
     const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
     this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
@@ -147,9 +151,11 @@ export class QueueTx extends RunsTx {
     const actor = this.actors.ownPr(number);
     if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
     const before = actor.snapshot.value as PullRequestState;
+    const contextBefore = actor.snapshot.context as PullRequestContext;
     const moves: string[] = [];
     actor.snapshot = step('pullRequest', actor.snapshot, event, moves);
     const context = actor.snapshot.context as PullRequestContext;
+    if (context.bisection !== undefined || contextBefore.bisection !== undefined) this.bisections.followPr(number, event, contextBefore, context);
     const record = actor.record;
     record.state = actor.snapshot.value as PullRequestState;
     record.runId = context.runId;
@@ -224,6 +230,7 @@ export class QueueTx extends RunsTx {
   commit(input: QueueInput): number {
     const id = this.queue.id;
     this.actors.write();
+    this.bisections.write();
     indexEnded(
       this.tx,
       id,
