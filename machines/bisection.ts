@@ -9,7 +9,7 @@
  * The engine drives it from the moves of the PRs in the bisection (engine/transaction/bisectionActors.ts): the PR
  * machine holds each PR's membership (`bisection` in its context), this one the bisection's progress, which the
  * dashboard and `greenline charts` draw. What the bisection remembers to infer with (its failed sets, its merges) is
- * the planner's (engine/planner/bisection.ts).
+ * the planner's (engine/planner/bisectionMemory.ts).
  */
 import { assign, setup } from 'xstate';
 

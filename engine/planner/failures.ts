@@ -2,7 +2,7 @@
  * Results that no longer hold, and failures that are ready to be acted on, as the failure policy says
  * (failurePolicy.ts: the rule for bisecting, kicking and retesting, stated there once).
  */
-import { vouchedFor } from './merges.js';
+import { vouchedFor } from './mergeDecisions.js';
 import type { Decision } from './planner.js';
 import { hasQueueTag, PR_IS } from '../../machines/index.js';
 import { failedSetOf, type LineupView } from './view.js';

@@ -13,25 +13,25 @@
  *
  * The failure policy (failures.ts): a failure counts only on a settled base (every PR under it passed); until then
  * the failed PRs wait and the PRs behind them wait too, so that one failure resets the PRs behind it once. A failed
- * set of several PRs is bisected off the main line (bisection.ts); a PR that failed alone is kicked, or, with
+ * set of several PRs is bisected off the main line (bisectionMemory.ts); a PR that failed alone is kicked, or, with
  * anti-flake protection, vouched for by a run behind it or retested once when nothing behind it can vouch.
  */
 import type { PullRequestFacts } from '../../machines/index.js';
 import type { QueueState } from '../../machines/vocabulary.js';
 import type { QueueSettings } from '../model/queues.js';
-import type { BisectionMemory } from './bisection.js';
+import type { BisectionMemory } from './bisectionMemory.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';
 import { gateStarts } from './graphSpeculation.js';
 import { lineSpeculations } from './lineSpeculation.js';
-import { merges } from './merges.js';
+import { merges } from './mergeDecisions.js';
 import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
 import { LineupView } from './view.js';
 import { hasQueueTag } from '../../machines/index.js';
 
 export type { Targets } from './graph.js';
-export type { BisectionMemory, FailedSet } from './bisection.js';
+export type { BisectionMemory, FailedSet } from './bisectionMemory.js';
 
 /**
  * A PR as the planner sees it: the facts of its machine (state, run, tested base, bisection group, merge under way,

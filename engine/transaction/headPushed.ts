@@ -7,7 +7,7 @@ import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueInput } from '../model/events.js';
 import { requeue } from './moves.js';
-import { cancelRun } from './runs.js';
+import { cancelRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPushed' }>): void {

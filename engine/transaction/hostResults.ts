@@ -10,7 +10,7 @@ import { commentText } from '../model/texts.js';
 import type { TargetState } from '../providers/types.js';
 import { completeMerge } from './merging.js';
 import { cancelPr, kick, requeue } from './moves.js';
-import { cancelRun } from './runs.js';
+import { cancelRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 /** How many refusals of its merge (with the target where expected) send a PR back to testing before it leaves. */

@@ -14,7 +14,7 @@ import type { PullRequestState, QueueState } from '../../machines/vocabulary.js'
 import { fromStored, initial, step, toStored, type Snapshot } from '../model/machineSnapshots.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
-import type { FailurePredictor } from '../model/likelihood.js';
+import type { FailurePredictor } from '../model/likelihoodModel.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestEvent, PullRequestMove, QueueEvent } from '../../machines/index.js';
 import { PR_MOVES } from './prMoves.js';

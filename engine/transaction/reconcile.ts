@@ -4,10 +4,10 @@ import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { policyOf } from '../model/policy.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
-import { bisect, failAtOnce, retest, split } from './bisection.js';
+import { bisect, failAtOnce, retest, split } from './bisectionMoves.js';
 import { requestMerge } from './merging.js';
 import { kick, modeApplied, requeue } from './moves.js';
-import { cancelRun, startRun } from './runs.js';
+import { cancelRun, startRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 import { isolate } from './speculate.js';
 

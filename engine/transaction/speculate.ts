@@ -1,6 +1,6 @@
 /** Speculation by likelihood, applied (engine/planner/speculation.ts decides). */
-import { newBisection } from '../planner/bisection.js';
-import { split } from './bisection.js';
+import { newBisection } from '../planner/bisectionMemory.js';
+import { split } from './bisectionMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 /**

@@ -4,8 +4,8 @@
  */
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
-import { testBranchName, type TestRunRecord } from '../model/runs.js';
-import { rescue } from './bisection.js';
+import { testBranchName, type TestRunRecord } from '../model/testRuns.js';
+import { rescue } from './bisectionMoves.js';
 import { cancelPr, fail, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 

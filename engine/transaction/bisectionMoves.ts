@@ -4,14 +4,14 @@
  * (rescue), one that fails is split again, a PR that fails alone is the culprit. With skip-redundant, the half that
  * waited for a passing half is known to fail without a run. Anti-flake retests and speculation's isolated PRs use
  * the same pool (a bisection of one). What a bisection remembers, and what it may infer from it, is pure:
- * engine/planner/bisection.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
+ * engine/planner/bisectionMemory.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
  */
 import { hasPullRequestTag } from '../../machines/index.js';
 import { policyOf } from '../model/policy.js';
 import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
-import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
-import type { TestRunRecord } from '../model/runs.js';
+import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisectionMemory.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
