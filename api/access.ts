@@ -61,7 +61,7 @@ function send(reply: FastifyReply, error: ErrorReply): FastifyReply {
 export function accessHook(engine: Engine) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const refused = refusedTarget(request.raw);
-    if (refused !== undefined) return send(reply, errorReply('bad_request', `invalid request target: ${refused}`));
+    if (refused !== undefined) return send(reply, errorReply('bad_request', { target: refused }));
     if (request.is404) return;
     const access = accessOf(request);
     if (access === 'public') return;

@@ -25,8 +25,8 @@ export function presentedToken(headers: IncomingHttpHeaders): string | undefined
 
 export function authenticate(engine: Engine, headers: IncomingHttpHeaders): AuthResult {
   const token = presentedToken(headers);
-  if (token === undefined) return errorReply('unauthorized', 'missing API token: send it in x-api-token or as Authorization: Bearer <token>');
-  if (typeof token !== 'string') return errorReply('unauthorized', token.malformed);
+  if (token === undefined) return errorReply('unauthorized', { token: 'missing' });
+  if (typeof token !== 'string') return errorReply('unauthorized', { problem: token.malformed });
   const record = engine.findToken(token);
-  return record === undefined ? errorReply('unauthorized', 'invalid API token') : { org: record.org, tokenId: record.id, scope: scopeOf(record) };
+  return record === undefined ? errorReply('unauthorized', { token: 'invalid' }) : { org: record.org, tokenId: record.id, scope: scopeOf(record) };
 }

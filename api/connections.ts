@@ -59,7 +59,7 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
   });
   // CONNECT is no method of this service; Node would drop the connection without a word.
   server.on('connect', (_request: IncomingMessage, socket: Socket) => {
-    socket.write(rawAnswer(errorReply('method_not_allowed', 'CONNECT is not allowed here'), 'Method Not Allowed'));
+    socket.write(rawAnswer(errorReply('method_not_allowed', { method: 'CONNECT' }), 'Method Not Allowed'));
     lingeringClose(socket);
   });
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
@@ -70,7 +70,7 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
     (request.socket as Tracked)[REQUEST] = request;
     const declared = Number(request.headers['content-length']);
     if (declared > bodyLimit) {
-      const error = errorReply('payload_too_large', `the request body is larger than ${limitText}`);
+      const error = errorReply('payload_too_large', { limit: limitText });
       response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       response.end(jsonLine(error.body));
       return;
@@ -83,7 +83,7 @@ export function guardConnections(server: Server, bodyLimit: number, limitText: s
 /** An onRequest hook: HTTP/1.1 requires a Host header (Node would answer a bare 400; we check it, in the error shape). */
 export async function requireHost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return;
-  const error = errorReply('bad_request', 'an HTTP/1.1 request needs a Host header');
+  const error = errorReply('bad_request', { noHost: true });
   await reply.code(error.status).header('connection', 'close').type('application/json; charset=utf-8').send(error.body);
 }
 
@@ -116,7 +116,7 @@ export async function noIdleTimeoutWhileWorking(request: FastifyRequest, reply: 
 
 /** Node answers an `Expect` it does not know with a bare 417: the error shape instead. */
 function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
-  const error = errorReply('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
+  const error = errorReply('expectation_failed', { expect: String(request.headers.expect) });
   response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
   response.end(jsonLine(error.body));
 }
@@ -126,11 +126,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      socket.write(rawAnswer(errorReply('request_timeout', 'the request was not received whole in time'), 'Request Timeout'));
+      socket.write(rawAnswer(errorReply('request_timeout'), 'Request Timeout'));
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      socket.write(rawAnswer(errorReply('headers_too_large', 'the request line and headers are larger than 16 KiB'), 'Request Header Fields Too Large'));
+      socket.write(rawAnswer(errorReply('headers_too_large'), 'Request Header Fields Too Large'));
     } else {
-      socket.write(rawAnswer(errorReply('bad_request', `malformed HTTP request (${error.code ?? 'parse error'})`), 'Bad Request'));
+      socket.write(rawAnswer(errorReply('bad_request', { malformed: error.code ?? 'parse error' }), 'Bad Request'));
     }
   }
   lingeringClose(socket);

@@ -17,7 +17,7 @@ import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
 import { withoutSession, csrfOf, errorBlock, errorPage, formOf, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
-import { errorReply, HttpError } from './errors.js';
+import { errorReply, httpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import type { DeviceCodes } from '../engine/deviceCodes.js';
@@ -49,15 +49,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       const session = sessionOf(engine, request);
       if (session === undefined) return withoutSession(request, reply);
       if (request.method === 'POST' && !sameOrigin(request)) {
-        return errorPage(reply, request, new HttpError('cross_origin', 'cross-origin post'), session.org);
+        return errorPage(reply, request, httpError('cross_origin', { post: 'crossOrigin' }), session.org);
       }
       if (request.method === 'POST' && !csrfMatches(engine, session, csrfOf(request))) {
-        return errorPage(
-          reply,
-          request,
-          new HttpError('cross_origin', 'this form was not sent from a page of this session (missing or wrong CSRF token): reload the page and try again'),
-          session.org,
-        );
+        return errorPage(reply, request, httpError('cross_origin', { post: 'withoutCsrf' }), session.org);
       }
       try {
         return await handler(request, reply, session);
@@ -99,7 +94,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
 
     scope.post('/signin', open, async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', 'sign-in from another site refused')) }));
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', { action: 'sign-in' })) }));
       const form = formOf(request);
       const next = safeNext(form.get('next') ?? undefined);
       const token = form.get('token') ?? '';
@@ -110,13 +105,13 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
 
     scope.post('/signout', open, async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', 'sign-out from another site refused')) }));
+      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', { action: 'sign-out' })) }));
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });
 
     scope.get('/events', async (request, reply) => {
       const session = sessionOf(engine, request);
-      if (session === undefined) return reply.code(401).send(errorReply('unauthorized', 'sign in first').body);
+      if (session === undefined) return reply.code(401).send(errorReply('unauthorized', { token: 'signedOut' }).body);
       // HEAD: the page asking whether its session still stands, after its stream was refused.
       if (request.method === 'HEAD') return reply.code(204).send();
       reply.hijack();
@@ -155,7 +150,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         requireScope(engine, session, 'admin', 'changing a queue');
         const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
         const state = formOf(request).get('state');
-        if (state === null) throw new HttpError('invalid_field', 'missing the field "state" (running, paused or draining)');
+        if (state === null) throw httpError('invalid_field', { missing: 'state', oneOf: ['running', 'paused', 'draining'] });
         await caller(session).updateQueue({ ...body, state });
         return reply.redirect(queuePath(queue), 303);
       }),

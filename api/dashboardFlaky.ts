@@ -1,7 +1,7 @@
 /** The flaky-test pages' routes: listings, a test's page (where every listing's html_url points) and its quarantine toggle. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
-import { HttpError } from './errors.js';
+import { httpError } from './errors.js';
 import type { QuarantineOverride } from '../engine/flaky/index.js';
 import { flakyBody, listingQuery, testBody } from '../web/flakyPages.js';
 import type { PageOptions } from '../web/layout.js';
@@ -42,7 +42,7 @@ export function registerFlakyPages(scope: FastifyInstance, options: FlakyPagesOp
       requireScope(engine, session, 'write', 'quarantining a test');
       const id = (request.params as { id: string }).id;
       const setting = formOf(request).get('setting') ?? '';
-      if (!(setting in SETTINGS)) throw new HttpError('invalid_field', 'setting must be ALWAYS_QUARANTINE, NEVER_QUARANTINE or clear');
+      if (!(setting in SETTINGS)) throw httpError('invalid_field', { field: 'setting', oneOf: ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE', 'clear'] });
       const service = engine.flakyTests;
       const { repo } = service.testDetail(session.org, session.org, id);
       service.setQuarantine(session.org, session.org, repo, id, SETTINGS[setting] ?? null);

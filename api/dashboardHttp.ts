@@ -9,7 +9,7 @@ import { html, type Html } from '../web/html.js';
 import { CSRF_FIELD, CSRF_HEADER, page } from '../web/layout.js';
 import { cookieValue, readSession, SESSION_COOKIE, type Session } from '../web/session.js';
 import { signinBody } from '../web/signinPage.js';
-import { HttpError, toErrorReply, type ErrorReply } from './errors.js';
+import { httpError, toErrorReply, type ErrorReply } from './errors.js';
 
 const CSP = [
   "default-src 'self'",
@@ -114,6 +114,6 @@ export function requireScope(engine: Engine, session: Session, needed: TokenScop
   const token = engine.token(session.tokenId);
   const held = token === undefined ? 'read' : scopeOf(token);
   if (!scopeAllows(held, needed)) {
-    throw new HttpError('insufficient_scope', `this token's scope is ${held}; ${what} needs a token of scope ${needed} or wider`);
+    throw httpError('insufficient_scope', { scope: held, what, needed });
   }
 }

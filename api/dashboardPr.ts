@@ -16,7 +16,7 @@ import { keyOf, queueById, queueName, queuePath } from '../web/queueAccess.js';
 import { runBody } from '../web/runPage.js';
 import type { Session } from '../web/session.js';
 import { formOf, prNumber, requireScope, type Handler } from './dashboardHttp.js';
-import { HttpError } from './errors.js';
+import { httpError } from './errors.js';
 import type { createCaller } from './router.js';
 
 export interface PrPagesOptions {
@@ -40,7 +40,7 @@ export function canAdmin(engine: Engine, session: Session): boolean {
 
 function numberOf(text: string): number {
   const number = prNumber(text);
-  if (number === undefined) throw new HttpError('invalid_field', `"${text}" is not a pull request number (1 to 2147483647)`);
+  if (number === undefined) throw httpError('invalid_field', { notPrNumber: text });
   return number;
 }
 
@@ -76,7 +76,7 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       const search = typeof query.q === 'string' ? query.q.slice(0, 200) : '';
       const after = typeof query.after === 'string' ? query.after : '';
       const page = engine.history(keyOf(queue), { search, after, take: HISTORY_PAGE_SIZE });
-      if (page === 'unknown cursor') throw new HttpError('invalid_field', `after: "${after}" is not a page of this history (follow the page's Older link)`);
+      if (page === 'unknown cursor') throw httpError('invalid_field', { notPage: after });
       return show(reply, session, { title: `History of ${queueName(queue)}`, live: queue.id, body: historyBody(queue, page, { search, after }, engine.clock.now()) });
     }),
   );
@@ -98,11 +98,11 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       }
       if (action === 'priority') {
         const priority = form.get('priority');
-        if (priority === null || priority === '') throw new HttpError('invalid_field', 'missing the field "priority" (urgent, high, medium or low)');
+        if (priority === null || priority === '') throw httpError('invalid_field', { missing: 'priority', oneOf: ['urgent', 'high', 'medium', 'low'] });
         await api.submitPullRequest({ ...body, priority });
       } else {
         const skip = form.get('skipTheLine');
-        if (skip !== 'true' && skip !== 'false') throw new HttpError('invalid_field', 'skipTheLine must be true or false');
+        if (skip !== 'true' && skip !== 'false') throw httpError('invalid_field', { field: 'skipTheLine', oneOf: ['true', 'false'] });
         await api.submitPullRequest({ ...body, skipTheLine: skip === 'true' });
       }
     }

@@ -7,7 +7,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
-import { EngineError, ERRORS, type ErrorCode, isErrorCode } from '../engine/model/errors.js';
+import { EngineError, ERRORS, errorMessage, type ErrorCode, isErrorCode, type MessageValues } from '../engine/model/errors.js';
 import { StorageFullError } from '../engine/store/store.js';
 import { fieldErrors as issueErrors, type FieldError } from '../engine/validationMessages.js';
 import { dependencyDown } from '../engine/model/unavailable.js';
@@ -30,13 +30,35 @@ export interface ErrorReply {
   retryAfterSeconds?: number;
 }
 
-/** The reply for a condition of the catalogue: its status, its category as `code`, and itself as `reason`. */
-export function errorReply(reason: ErrorCode, message: string, details?: FieldError[]): ErrorReply {
+/**
+ * The reply for a condition of the catalogue: its status, its category as `code`, itself as `reason`, and its message
+ * made by the catalogue from the values the raise site passes (engine/model/errors.ts, httpErrors.ts).
+ */
+export function errorReply<C extends ErrorCode>(reason: C, ...values: MessageValues<C>): ErrorReply {
+  return replyWith(reason, errorMessage(reason, ...values));
+}
+
+/**
+ * The reply with its message made already: an EngineError's (by the catalogue), or words from elsewhere that are
+ * passed on (a host's refusal of a delivery, Fastify's and tRPC's own refusals).
+ */
+export function replyWith(reason: ErrorCode, message: string, details?: FieldError[]): ErrorReply {
   const { status, category: code } = ERRORS[reason];
   return { status, body: details === undefined ? { code, reason, message } : { code, reason, message, details } };
 }
 
-/** An error for a Fastify handler to throw: the error handler answers it with its catalogue entry. */
+/** The reply for fields that fail their schema: each named in `details`. */
+export function fieldsReply(details: FieldError[]): ErrorReply {
+  const fields = [...new Set(details.map((detail) => detail.field))];
+  return replyWith('invalid_field', errorMessage('invalid_field', { fields }), details);
+}
+
+/** An error for a Fastify handler to throw, its message made by the catalogue from `values`. */
+export function httpError<C extends ErrorCode>(reason: C, ...values: MessageValues<C>): HttpError {
+  return new HttpError(reason, errorMessage(reason, ...values));
+}
+
+/** An error for a Fastify handler to throw (`httpError` makes it): the error handler answers it with its catalogue entry. */
 export class HttpError extends Error {
   readonly statusCode: number;
 
@@ -74,9 +96,7 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 }
 
 function validationReply(error: z.ZodError): ErrorReply {
-  const details = fieldErrors(error);
-  const fields = [...new Set(details.map((detail) => detail.field))].join(', ');
-  return errorReply('invalid_field', `invalid request: ${fields}`, details);
+  return fieldsReply(fieldErrors(error));
 }
 
 /** Fastify's own errors carry a statusCode and an FST_ERR_* code. */
@@ -90,11 +110,11 @@ function isFastifyClientError(error: unknown): error is { statusCode: number; co
   );
 }
 
-const FASTIFY_ERRORS: Record<string, { reason: ErrorCode; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { reason: 'payload_too_large', message: 'the request body is larger than 20 MiB' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { reason: 'unsupported_media_type', message: 'request bodies must be JSON (Content-Type: application/json)' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { reason: 'invalid_json', message: 'the request body is empty; send a JSON object' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { reason: 'invalid_json', message: 'the request body is not valid JSON' },
+const FASTIFY_ERRORS: Record<string, () => ErrorReply> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => errorReply('payload_too_large', { limit: '20 MiB' }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => errorReply('unsupported_media_type'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => errorReply('invalid_json', { empty: true }),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => errorReply('invalid_json', { empty: false }),
 };
 
 /** Maps any error to its status and body. `unexpected` is true for a 500: a bug, to be logged. */
@@ -102,29 +122,31 @@ export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean
   const down = dependencyDown(error);
   if (down !== undefined) {
     const reason = down.dependency === 'store' ? 'store_unavailable' : 'dependency_unavailable';
-    const message = `${down.message}; try again in ${down.retryAfterSeconds} s`;
-    return { ...errorReply(reason, message), retryAfterSeconds: down.retryAfterSeconds, unexpected: false };
+    const reply = errorReply(reason, { problem: down.message, retryAfterSeconds: down.retryAfterSeconds });
+    return { ...reply, retryAfterSeconds: down.retryAfterSeconds, unexpected: false };
   }
   const storageFull = error instanceof StorageFullError ? error : error instanceof TRPCError && error.cause instanceof StorageFullError ? error.cause : undefined;
   if (storageFull !== undefined) {
-    return { ...errorReply('storage_full', 'the service is out of storage: nothing of this request was stored; reads still work'), unexpected: false };
+    return { ...errorReply('storage_full'), unexpected: false };
   }
   const engineError = error instanceof EngineError ? error : error instanceof TRPCError && error.cause instanceof EngineError ? error.cause : undefined;
-  if (engineError !== undefined) return { ...errorReply(engineError.code, engineError.message), unexpected: false };
-  if (error instanceof HttpError) return { ...errorReply(error.reason, error.message), unexpected: false };
+  if (engineError !== undefined) return { ...replyWith(engineError.code, engineError.message), unexpected: false };
+  if (error instanceof HttpError) return { ...replyWith(error.reason, error.message), unexpected: false };
   if (error instanceof TRPCError) {
     if (error.code === 'BAD_REQUEST' && error.cause instanceof z.ZodError) {
       return { ...validationReply(error.cause), unexpected: false };
     }
     const status = getHTTPStatusCodeFromError(error);
-    if (status < 500) return { ...errorReply(reasonOfStatus(status), error.message), unexpected: false };
+    // tRPC's own refusals (an unknown procedure, a body it cannot parse): their words are passed on.
+    if (status < 500) return { ...replyWith(reasonOfStatus(status), error.message), unexpected: false };
   }
   if (error instanceof z.ZodError) return { ...validationReply(error), unexpected: false };
   if (isFastifyClientError(error)) {
     const known = error.code === undefined ? undefined : FASTIFY_ERRORS[error.code];
-    if (known !== undefined) return { ...errorReply(known.reason, known.message), unexpected: false };
+    if (known !== undefined) return { ...known(), unexpected: false };
+    // Fastify's and its plugins' other refusals: their words are passed on.
     const reason = isErrorCode(error.code) && ERRORS[error.code].status === error.statusCode ? error.code : reasonOfStatus(error.statusCode);
-    return { ...errorReply(reason, error.message), unexpected: false };
+    return { ...replyWith(reason, error.message), unexpected: false };
   }
-  return { ...errorReply('internal_error', 'internal error'), unexpected: true };
+  return { ...errorReply('internal_error'), unexpected: true };
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { InboundRoute } from '../hosts/hostPlugin.js';
-import { errorReply } from './errors.js';
+import { replyWith } from './errors.js';
 
 export async function registerHostRoutes(app: FastifyInstance, routes: readonly InboundRoute[]): Promise<void> {
   if (routes.length === 0) return;
@@ -18,7 +18,8 @@ export async function registerHostRoutes(app: FastifyInstance, routes: readonly 
       scope.post(route.path, { config: { access: 'public' } }, async (request, reply) => {
         const answer = await route.handle({ headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
         if (answer.refusal !== undefined) {
-          const error = errorReply(answer.refusal, answer.message);
+          // The host's words for its refusal (a signature that does not match, …) are passed on under its code.
+          const error = replyWith(answer.refusal, answer.message);
           return reply.code(error.status).type('application/json; charset=utf-8').send(error.body);
         }
         return reply.code(answer.status).send({ message: answer.message });

@@ -13,7 +13,7 @@ import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
 import { clientErrorHandler, continueBeforeBody, guardConnections, noIdleTimeoutWhileWorking, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
-import { errorReply, toErrorReply, type ErrorReply } from './errors.js';
+import { errorReply, fieldsReply, toErrorReply, type ErrorReply } from './errors.js';
 import { registerHostRoutes } from './hostRoutes.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
 import { createCaller } from './router.js';
@@ -47,7 +47,7 @@ export interface ServerOptions {
 
 /** A call beyond the token's scope: 403, with a code of its own. */
 function scopeReply(scope: TokenScope, needed: TokenScope, what: string): ErrorReply {
-  return errorReply('insufficient_scope', `this token's scope is ${scope}; ${what} needs a token of scope ${needed} or wider`);
+  return errorReply('insufficient_scope', { scope, what, needed });
 }
 
 /** A 503 is the service restarting or a dependency away for a while: a client may try again after this many seconds. */
@@ -129,7 +129,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
-      return send(reply, errorReply('unavailable', 'the service is shutting down'));
+      return send(reply, errorReply('unavailable', { state: 'shuttingDown' }));
     }
   });
   app.addHook('onRequest', requireHost);
@@ -158,8 +158,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const malformed = findMalformedText(request.body);
       if (malformed !== undefined) {
         const field = malformed.length === 0 ? '(body)' : malformed.join('.');
-        const message = 'must be valid Unicode (no unpaired surrogate)';
-        return send(reply, errorReply('invalid_field', `invalid request: ${field}`, [{ field, message }]));
+        return send(reply, fieldsReply([{ field, message: 'must be valid Unicode (no unpaired surrogate)' }]));
       }
       return endpoint.call(callerFor(request), request.body ?? {});
     });
@@ -190,7 +189,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
       const log = await ciLogs.openLog(request.org, request.params.runId, request.params.status);
-      if (log === undefined) return send(reply, errorReply('log_not_found', `no log of status ${request.params.status} in run ${request.params.runId}`));
+      if (log === undefined) return send(reply, errorReply('log_not_found', { status: request.params.status, runId: request.params.runId }));
       return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(log);
     });
   }
@@ -203,7 +202,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get('/healthz', health, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', health, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
-    if (closing || !engine.running()) return send(reply, errorReply('unavailable', 'not ready'));
+    if (closing || !engine.running()) return send(reply, errorReply('unavailable', { state: 'notReady' }));
     const full = engine.storeFull();
     if (full !== undefined) {
       return reply.send({ status: 'read-only', reason: `${full}; writes are answered 507 storage_full until there is room, reads are served` });
@@ -225,9 +224,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const method = known.get(path);
     if (method !== undefined) {
       reply.header('allow', method);
-      return send(reply, errorReply('method_not_allowed', `${request.method} is not allowed on ${path}; use ${method}`));
+      return send(reply, errorReply('method_not_allowed', { method: request.method, path, allowed: method }));
     }
-    return send(reply, errorReply('endpoint_not_found', `no endpoint ${request.method} ${path}`));
+    return send(reply, errorReply('endpoint_not_found', { method: request.method, path }));
   });
 
   return app;

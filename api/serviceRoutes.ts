@@ -49,17 +49,9 @@ function send(reply: FastifyReply, error: ErrorReply, extra: Record<string, unkn
 }
 
 /** An OAuth error (RFC 6749 5.2: `error`, `error_description`) that is also the service's one error shape. */
-function oauthError(reply: FastifyReply, reason: Parameters<typeof errorReply>[0], message: string): FastifyReply {
-  return send(reply, errorReply(reason, message), { error: reason, error_description: message });
+function oauthError(reply: FastifyReply, error: ErrorReply): FastifyReply {
+  return send(reply, error, { error: error.body.reason, error_description: error.body.message });
 }
-
-const MESSAGES = {
-  authorization_pending: 'the user code has not been approved yet; poll again after the interval',
-  slow_down: 'polling too fast; wait 5 seconds more between polls from now on',
-  access_denied: 'the sign-in was denied',
-  expired_token: 'the device code expired; start again with device-auth/initiate',
-  invalid_grant: 'unknown or spent device code',
-} as const;
 
 export async function registerServiceRoutes(app: FastifyInstance, options: ServiceRouteOptions): Promise<void> {
   const { engine, devices } = options;
@@ -76,10 +68,10 @@ export async function registerServiceRoutes(app: FastifyInstance, options: Servi
   app.post('/v1/flaky-ci/create-ci-run', async (_request, reply) =>
     send(
       reply,
-      errorReply(
-        'not_implemented',
-        'flaky-ci/create-ci-run is a path of the hosted service whose request is not published; Greenline records a CI run from its uploads (POST /v1/flaky-tests/upload, greenline upload)',
-      ),
+      errorReply('not_implemented', {
+        path: 'flaky-ci/create-ci-run',
+        instead: 'Greenline records a CI run from its uploads (POST /v1/flaky-tests/upload, greenline upload)',
+      }),
     ),
   );
 
@@ -95,7 +87,7 @@ export async function registerServiceRoutes(app: FastifyInstance, options: Servi
       const started = devices.initiate(body.scope);
       if (started === undefined) {
         reply.header('retry-after', '60');
-        return send(reply, errorReply('device_authorizations_full', 'too many sign-ins are waiting; try again in a minute'));
+        return send(reply, errorReply('device_authorizations_full'));
       }
       const verification = `${options.publicUrl()}/device`;
       return reply.header('cache-control', 'no-store').send({
@@ -112,10 +104,10 @@ export async function registerServiceRoutes(app: FastifyInstance, options: Servi
     scope.post('/v1/device-auth/tokens', open, async (request, reply) => {
       const body = TokensBody.parse(request.body ?? {});
       if (body.grant_type !== undefined && body.grant_type !== DEVICE_CODE_GRANT) {
-        return oauthError(reply, 'unsupported_grant_type', `grant_type must be ${DEVICE_CODE_GRANT}`);
+        return oauthError(reply, errorReply('unsupported_grant_type', { grant: DEVICE_CODE_GRANT }));
       }
       const answer = devices.poll(body.device_code);
-      if (answer.kind === 'error') return oauthError(reply, answer.error, MESSAGES[answer.error]);
+      if (answer.kind === 'error') return oauthError(reply, errorReply(answer.error));
       return reply.header('cache-control', 'no-store').send({ access_token: answer.token, token_type: 'Bearer', scope: answer.scope, org: answer.org });
     });
   });

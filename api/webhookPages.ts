@@ -10,7 +10,7 @@ import { queueById } from '../web/queueAccess.js';
 import type { Session } from '../web/session.js';
 import { deliveriesBody, endpointPath, WEBHOOKS_PATH, webhooksBody } from '../web/webhooksPage.js';
 import { errorBlock, formOf, replyFor, requireScope, type Handler } from './dashboardHttp.js';
-import { HttpError } from './errors.js';
+import { httpError } from './errors.js';
 import { createCaller } from './router.js';
 
 export interface WebhookPagesOptions {
@@ -76,7 +76,7 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
     signedIn(async (request, reply, session) => {
       admin(session);
       const enabled = formOf(request).get('enabled');
-      if (enabled !== 'true' && enabled !== 'false') throw new HttpError('invalid_field', 'enabled must be true or false');
+      if (enabled !== 'true' && enabled !== 'false') throw httpError('invalid_field', { field: 'enabled', oneOf: ['true', 'false'] });
       await caller(session).updateWebhook({ id: idOf(request), enabled: enabled === 'true' });
       return reply.redirect(WEBHOOKS_PATH, 303);
     }),
@@ -95,7 +95,7 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
     `${WEBHOOKS_PATH}/:id/delete`,
     signedIn(async (request, reply, session) => {
       admin(session);
-      if (formOf(request).get('confirm') !== 'yes') throw new HttpError('invalid_field', 'tick "sure" to delete an endpoint and its deliveries');
+      if (formOf(request).get('confirm') !== 'yes') throw httpError('invalid_field', { unconfirmed: 'delete an endpoint and its deliveries' });
       await caller(session).deleteWebhook({ id: idOf(request) });
       return reply.redirect(WEBHOOKS_PATH, 303);
     }),

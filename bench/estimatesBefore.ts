@@ -10,7 +10,7 @@ import type { Engine, QueueKey } from '../engine/engine.js';
 import type { MergeEstimate } from '../engine/estimate/index.js';
 import type { PullRequestRecord } from '../engine/model/pullRequests.js';
 import type { QueueRecord } from '../engine/model/queues.js';
-import type { TestRunRecord } from '../engine/model/runs.js';
+import type { TestRunRecord } from '../engine/model/testRuns.js';
 import type { ReadTx, Store } from '../engine/store/store.js';
 
 type EstimateQueue = (

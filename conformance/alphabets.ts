@@ -5,7 +5,7 @@
  * the API cannot cause has its reason, printed with the coverage.
  */
 import type { AnyEventObject } from 'xstate';
-import { pullRequestMachine, queueMachine, testRunMachine } from '../machines/index.js';
+import { PULL_REQUEST_COUNTERS, pullRequestMachine, queueMachine, testRunMachine } from '../machines/index.js';
 import type { MachineAlphabet } from './paths.js';
 
 const RUN = 'conformance-run';
@@ -34,13 +34,15 @@ const PR_EVENTS: AnyEventObject[] = [
   { type: 'RESTART' },
   { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] },
   { type: 'LEAVE_GROUP' },
+  { type: 'ISOLATE' },
   { type: 'KICK', reason: 'failed' },
   { type: 'CANCEL', reason: 'closed' },
 ];
 
-/** The runs behind a failing PR are counted without bound and no guard reads them: a snapshot's key leaves them out. */
+/** The PR machine's counters are counted without bound and no guard reads them: a snapshot's key leaves them out. */
 function prKey(snapshot: { value: unknown; context: unknown; status: string }): string {
-  const { runsBehindEnded: _e, runsBehindFailed: _f, ...context } = snapshot.context as Record<string, unknown>;
+  const context = { ...(snapshot.context as Record<string, unknown>) };
+  for (const counter of PULL_REQUEST_COUNTERS) delete context[counter];
   return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
 }
 
@@ -124,6 +126,7 @@ export const UNREACHABLE: Record<string, string> = {
   BISECT: 'a failed batch split (several PRs): the interleavings drive it, unseen as an edge from outside',
   JOIN_GROUP: 'a bisection group (several PRs): the interleavings drive it; context only, no state changes',
   LEAVE_GROUP: 'a bisection group (several PRs): context only, no state changes',
+  ISOLATE: 'speculation by likelihood isolates a PR likely to fail (a trained model, several PRs): context only',
   RETEST: 'anti-flake with pendingFailureDepth > 0: the interleavings drive it, unseen as an edge from outside',
   KICK: 'follows a failure; reached as FAIL then KICK',
   REQUEUE: 'follows a restart or a failure ahead; reached as RESTART then REQUEUE where one PR can',

@@ -15,7 +15,7 @@ import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
 import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
-import type { TestRunRecord } from './model/runs.js';
+import type { TestRunRecord } from './model/testRuns.js';
 import type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
 import { SimGitHost } from './providers/sim/simGitHost.js';
 import { externalCi, type CI, type GitHost } from './providers/types.js';

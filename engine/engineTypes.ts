@@ -1,8 +1,8 @@
 /** The types of the engine's façade (engine.ts): how callers name a queue and what they pass and get back. */
-import type { FailurePredictor } from './model/likelihood.js';
+import type { FailurePredictor } from './model/likelihoodModel.js';
 import type { CommitState } from '../machines/testRun.js';
 import type { RepoRef } from './model/queues.js';
-import type { TestRunRecord } from './model/runs.js';
+import type { TestRunRecord } from './model/testRuns.js';
 import type { CI, GitHost } from './providers/types.js';
 import type { QueueOwnership } from './runtime/ownership.js';
 import type { Scheduler } from './runtime/scheduler.js';
@@ -34,7 +34,7 @@ export interface EngineOptions {
   holdEffects?: boolean;
   /** Which queues this process drives (several processes on PostgreSQL); all of them unless given. */
   ownership?: QueueOwnership;
-  /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihood.ts). */
+  /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihoodModel.ts). */
   predictor?: FailurePredictor;
   /**
    * The key dashboard sessions are signed with, read at each use (serve: the session key file, engine/store/keyFile.ts).

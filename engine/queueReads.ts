@@ -9,7 +9,7 @@ import type { QueueInput } from './model/events.js';
 import { getTargets, unionOf } from './model/impactedTargets.js';
 import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
 import type { QueuePatch, QueueRecord } from './model/queues.js';
-import type { TestRunRecord } from './model/runs.js';
+import type { TestRunRecord } from './model/testRuns.js';
 import { describeQueue, findQueue, type LoadQueue } from './queueIndex.js';
 import type { WorkingSet } from './runtime/workingSet.js';
 import type { ReadTx } from './store/store.js';

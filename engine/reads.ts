@@ -25,17 +25,20 @@ export interface StateCounts {
   pullRequest: Map<string, number>;
   testRun: Map<string, number>;
   queue: Map<string, number>;
+  bisection: Map<string, number>;
 }
 
 /** How many of these queues, and of their PRs and runs, are in each state now. */
 export function stateCountsOf(store: Store, queues: readonly QueueRecord[]): StateCounts {
-  const counts: StateCounts = { pullRequest: new Map(), testRun: new Map(), queue: new Map() };
+  const counts: StateCounts = { pullRequest: new Map(), testRun: new Map(), queue: new Map(), bisection: new Map() };
   const add = (map: Map<string, number>, state: string) => map.set(state, (map.get(state) ?? 0) + 1);
   store.read((tx) => {
     for (const queue of queues) {
       add(counts.queue, queue.state);
       for (const { value } of tx.scan('pullRequests', { prefix: [queue.id] })) add(counts.pullRequest, value.state);
       for (const { value } of tx.scan('testRuns', { prefix: [queue.id] })) add(counts.testRun, value.status);
+      // A bisection's machine is stored while it runs (engine/transaction/bisectionActors.ts).
+      for (const { value } of tx.scan('actors', { prefix: [queue.id, 'bisection'] })) add(counts.bisection, value.value);
     }
   });
   return counts;

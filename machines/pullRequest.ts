@@ -11,6 +11,10 @@
  * What a result rests on is context too: the base it was tested on (`testedBase`, recorded by START_TEST: a change to
  * a PR of it sends a passed or failing PR back to PENDING, the guard `testedOnIt`) and the runs behind a failing PR
  * that ended (`runsBehindEnded`, `runsBehindFailed`: counted by RUN_BEHIND_ENDED, reset by FAIL and HEAD_PUSHED).
+ * So are the other facts the failure policy (engine/planner/failurePolicy.ts) and the engine judge a PR by: its
+ * anti-flake retests (`failureRetests`: RETEST counts, PASS and HEAD_PUSHED reset), the git host's refusals of its
+ * merge (`mergeRefusals`), its failed attempts over every entry in the queue (`failedAttempts`, from the input) and
+ * whether speculation isolated it (`speculated`). `pullRequestFacts` (pullRequestFacts.ts) reads them all.
  *
  * The actions of a transition also name the moves the engine makes when the PR takes it (`PULL_REQUEST_MOVES`:
  * leave the line-up, report the outcome, cancel the run testing it, land the merge, …). In the machine they do
@@ -23,83 +27,9 @@
 import { assign, setup } from 'xstate';
 import type { PullRequestTag } from './pullRequestTags.js';
 import { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
+import type { PullRequestContext, PullRequestEvent, PullRequestInput } from './pullRequestContext.js';
 
-/** A merge asked of the git host: `by` is `direct`, the run behind that vouched for it, or null (its own run passed). */
-export interface PullRequestMerge {
-  by: string | null;
-}
-
-export interface PullRequestContext {
-  number: number;
-  /** The run testing it now, or the last one that did. */
-  runId: string | null;
-  /** Why it is where it is (a failure, a cancel, a reason for waiting), for people. */
-  reason: string | null;
-  /** The merge asked of the git host (absent: none is under way); kept once MERGED, as how it merged. */
-  merge?: PullRequestMerge;
-  /** The bisection it belongs to, and its group there, while a failed batch is split (absent: on the main line). */
-  bisection?: PullRequestBisection;
-  /**
-   * The PRs ahead of it that its last result was tested on top of (START_TEST, or a failure known without a run);
-   * absent: none since it entered the queue or was requeued. With its state, what that result means.
-   */
-  testedBase?: readonly number[];
-  /** Runs behind it that contained it and ended while it waited in PENDING_FAILURE (absent: none). */
-  runsBehindEnded?: number;
-  /** Of those, the runs that failed (anti-flake counts them against it); absent until first counted or reset. */
-  runsBehindFailed?: number;
-}
-
-/** Membership of a bisection group: off the main line, tested with the group's other members only. */
-export interface PullRequestBisection {
-  id: string;
-  group: string;
-}
-
-export type PullRequestEvent =
-  | { type: 'READY' }
-  | { type: 'UNREADY'; reason: string }
-  /** Into a run, tested on top of `testedBase` (the PRs ahead of it in that run; absent: none). */
-  | { type: 'START_TEST'; runId: string; testedBase?: readonly number[] }
-  | { type: 'PASS' }
-  /**
-   * `runId` null: a failure known without a run (a set that already failed in this bisection), on `testedBase`.
-   * Its runs behind start counting again. `conflict`: it does not apply on its base (the engine kicks it at once).
-   */
-  | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[]; conflict?: true }
-  | { type: 'REQUEUE'; reason: string }
-  /** A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). */
-  | { type: 'RUN_BEHIND_ENDED'; failed: boolean }
-  /** Its head moved (a push): unless a merge is under way, what its old head earned behind it no longer counts. */
-  | { type: 'HEAD_PUSHED' }
-  /**
-   * PR `number` of the base its result was tested on changed (pushed to, or not ready any more): a result that stood
-   * on it no longer counts, so it is tested again (guard `testedOnIt`: only a PR that passed or is failing, with no
-   * merge under way, and tested on `number`).
-   */
-  | { type: 'BASE_CHANGED'; number: number; reason: string }
-  /** Its run failed with others on a settled base: back to PENDING, in a group of a bisection. */
-  | { type: 'BISECT'; reason: string }
-  /** Ask the git host to merge it. `direct`: without a test run; `vouchedBy`: a passing run behind it that contained it. */
-  | { type: 'REQUEST_MERGE'; direct?: boolean; vouchedBy?: string }
-  /** The git host refused the merge: it is no longer under way. */
-  | { type: 'MERGE_REFUSED' }
-  /** Into a group of a bisection (a failed batch split, an anti-flake retest, a PR isolated by speculation). */
-  | { type: 'JOIN_GROUP'; bisectionId: string; group: string; part: readonly number[] }
-  /** Back to the main line (its group passed, or its head moved); leaving the queue leaves the group too. */
-  | { type: 'LEAVE_GROUP' }
-  /** The git host merged it, making `head` the target's head. `direct` and `vouchedBy` as for REQUEST_MERGE. */
-  | { type: 'MERGE'; direct?: boolean; vouchedBy?: string; head?: string }
-  /** Anti-flake: a failed PR nothing behind it vouched for goes back to PENDING, to be tested alone once more. */
-  | { type: 'RETEST'; reason: string }
-  | { type: 'KICK'; reason: string }
-  | { type: 'CANCEL'; reason: string }
-  /**
-   * Asked (`snapshot.can`), not sent: a restart through the API, which a merge under way forbids. Its targets say
-   * what the engine then does: a PR not ready is checked again, a waiting one stays, a testing one stays until its
-   * run is cancelled (which requeues it), one with a result is requeued.
-   */
-  | { type: 'RESTART' };
+export type { PullRequestBisection, PullRequestContext, PullRequestEvent, PullRequestInput, PullRequestMerge } from './pullRequestContext.js';
 
 /** A move in the machine: nothing (the engine does it). */
 const named = (): void => {};
@@ -121,12 +51,12 @@ const REQUEUED = ['recordReason', 'forgetTestedBase', 'reportRequeued'] as const
  */
 const FAILS = [
   { guard: 'isConflict', target: 'PENDING_FAILURE', actions: 'recordFailure' },
-  { target: 'PENDING_FAILURE', actions: ['recordFailure', 'reportFailing'] },
+  { target: 'PENDING_FAILURE', actions: ['recordFailure', 'countAttempt', 'reportFailing'] },
 ] as const;
 /** Back to the main line from a bisection group (a PR in none stays as it is). */
 const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
-const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: 'forgetMerge' } } as const;
+const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: ['forgetMerge', 'countRefusal'] } } as const;
 /** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
 const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART: { guard: 'notMerging', target } }) as const;
 /** A push to its head, taken in every enqueued state unless a merge is under way (which goes on with what was tested). */
@@ -138,7 +68,7 @@ export const pullRequestMachine = setup({
   types: {
     context: {} as PullRequestContext,
     events: {} as PullRequestEvent,
-    input: {} as { number: number },
+    input: {} as PullRequestInput,
     tags: {} as PullRequestTag,
   },
   guards: {
@@ -149,6 +79,7 @@ export const pullRequestMachine = setup({
     notMerging: ({ context }) => context.merge === undefined,
     mayMergeDirect: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
     mayMergeVouched: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
+    notSpeculated: ({ context }) => context.speculated !== true,
     testedOnIt: ({ context, event }) => context.merge === undefined && event.type === 'BASE_CHANGED' && context.testedBase?.includes(event.number) === true,
   },
   actions: {
@@ -170,7 +101,15 @@ export const pullRequestMachine = setup({
       runsBehindEnded: ({ context }) => (context.runsBehindEnded ?? 0) + 1,
       runsBehindFailed: ({ context, event }) => (event.type === 'RUN_BEHIND_ENDED' && event.failed ? (context.runsBehindFailed ?? 0) + 1 : context.runsBehindFailed),
     }),
-    resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0 }),
+    // A push: what its old head earned or lost no longer counts (its failed attempts stay: they are the PR's).
+    resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 }),
+    countAttempt: assign({ failedAttempts: ({ context }) => (context.failedAttempts ?? 0) + 1 }),
+    countRetest: assign({ failureRetests: ({ context }) => (context.failureRetests ?? 0) + 1 }),
+    endRetests: assign({ failureRetests: 0 }),
+    countRefusal: assign({
+      mergeRefusals: ({ context, event }) => (event.type === 'MERGE_REFUSED' && event.counted === true ? (context.mergeRefusals ?? 0) + 1 : context.mergeRefusals),
+    }),
+    markSpeculated: assign({ speculated: true as const }),
     ...MOVE_ACTIONS,
     clearReason: assign({ reason: null }),
     startMerge: assign({
@@ -184,7 +123,7 @@ export const pullRequestMachine = setup({
   },
 }).createMachine({
   id: 'pullRequest',
-  context: ({ input }) => ({ number: input.number, runId: null, reason: null }),
+  context: ({ input }) => ({ number: input.number, runId: null, reason: null, ...(input.failedAttempts === undefined ? {} : { failedAttempts: input.failedAttempts }) }),
   initial: 'NOT_READY',
   states: {
     NOT_READY: {
@@ -205,9 +144,10 @@ export const pullRequestMachine = setup({
         ...groupable,
         ...pushable,
         JOIN_GROUP: { actions: ['joinGroup', 'reportBisecting'] },
+        ISOLATE: { guard: 'notSpeculated', actions: 'markSpeculated' },
         UNREADY: { target: 'NOT_READY', actions: ['recordReason', 'leaveGroup', 'awaitReadiness', 'reportUnready'] },
         START_TEST: { target: 'TESTING', actions: ['recordRun', 'reportTesting'] },
-        FAIL: { target: 'PENDING_FAILURE', actions: ['recordFailure', 'reportFailing'] },
+        FAIL: { target: 'PENDING_FAILURE', actions: ['recordFailure', 'countAttempt', 'reportFailing'] },
         REQUEST_MERGE: [
           { guard: 'mayMergeDirect', actions: ['startMerge', 'askMerge'] },
           { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
@@ -227,7 +167,7 @@ export const pullRequestMachine = setup({
         ...restartable('TESTING'),
         ...groupable,
         ...pushable,
-        PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'reportPassed'] },
+        PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'endRetests', 'reportPassed'] },
         FAIL: FAILS,
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
@@ -261,7 +201,7 @@ export const pullRequestMachine = setup({
         RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
         KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'] },
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
-        RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
+        RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase', 'countRetest'] },
         BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },

@@ -6,7 +6,7 @@
  * simulation stops there, and every PR it has not resolved by then is unfinished. Everything — ids, timestamps, outcomes — derives from the clock and the seed.
  */
 import { Engine, type QueueKey } from '../engine/engine.js';
-import type { FailurePredictor } from '../engine/model/likelihood.js';
+import type { FailurePredictor } from '../engine/model/likelihoodModel.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../engine/store/index.js';

@@ -1,5 +1,5 @@
 /**
- * The state charts page: the three lifecycle machines, drawn from their definitions, with how many of the
+ * The state charts page: the lifecycle machines (PRs, runs, queues, bisections), drawn from their definitions, with how many of the
  * organization's PRs, runs and queues are in each state now (states holding any are outlined on the chart).
  */
 import type { Engine } from '../engine/engine.js';
@@ -13,7 +13,7 @@ export function countStates(engine: Engine, org: string): StateCounts {
   return engine.stateCounts(org);
 }
 
-const TITLES: Record<MachineName, string> = { pullRequest: 'Pull requests', testRun: 'Test runs', queue: 'Queues' };
+const TITLES: Record<MachineName, string> = { pullRequest: 'Pull requests', testRun: 'Test runs', queue: 'Queues', bisection: 'Bisections' };
 
 function machineSection(name: MachineName, counts: Map<string, number>): Html {
   const states = Object.keys(MACHINES[name].root.states);

@@ -4,7 +4,7 @@
  */
 import type { TestRunDetails } from '../engine/engine.js';
 import type { QueueRecord } from '../engine/model/queues.js';
-import type { TestRunRecord } from '../engine/model/runs.js';
+import type { TestRunRecord } from '../engine/model/testRuns.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';
 import { durationBetween, timeAgo } from './time.js';

@@ -5,7 +5,7 @@
  */
 import { mainWindowOf, type QueueRecord } from '../model/queues.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import type { ReadTx } from '../store/store.js';
 import { readQueueHistory } from './history.js';
 import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js';

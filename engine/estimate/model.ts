@@ -7,7 +7,7 @@
  * - single mode: the PRs in queue order, in runs of `batchSize` (with `batching`, as the planner forms batches: up
  *   to its least size, and a batch short of it starts once its oldest PR has waited the longest wait), up to
  *   `concurrency` runs at once, each tested on top of those ahead. The head run's end decides: passing, its PRs
- *   merge; failing, a PR alone leaves, and a batch is bisected (bisection.ts: halves tested on the target, a half that
+ *   merge; failing, a PR alone leaves, and a batch is bisected (bisectionEstimate.ts: halves tested on the target, a half that
  *   passes merges, one that fails is halved again), while every run behind it, tested on top of a PR that failed,
  *   starts again and merges after the bisection is over;
  * - parallel mode: runs do not wait for one another (their lanes are independent); a failing batch is bisected the
@@ -18,7 +18,7 @@
  */
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { bisect } from './bisection.js';
+import { bisect } from './bisectionEstimate.js';
 import { fitDurations, normalCdf } from './durations.js';
 
 export interface EstimatePr {

@@ -14,7 +14,7 @@ import type { PullRequestEvent } from '../../machines/index.js';
 import { isEnqueued, type PullRequestState } from '../../machines/vocabulary.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import type { WriteTx } from '../store/store.js';
 import type { TxRecorder, TxRecorderFactory } from '../transaction/queueCache.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';

@@ -5,6 +5,8 @@
  * which clients already read and which stays as it was. The README's table of errors is generated from this one.
  */
 
+import { HTTP_ERRORS } from './httpErrors.js';
+
 /** How the engine classes a refusal (callers test it: a conflict of a command, a queue deleted meanwhile). */
 export type EngineErrorKind = 'not_found' | 'conflict' | 'invalid' | 'unavailable';
 
@@ -24,7 +26,7 @@ export interface ErrorSpec {
  * A condition's message for people, made of the values its raise site passes (`engineError(code, values)`): the
  * wording lives here, beside the code and its status, as in Fastify's lib/errors.js.
  */
-type Template = (...values: never[]) => string;
+export type Template = (...values: never[]) => string;
 
 const notFound = <M extends Template>(when: string, message: M) => ({ status: 404, category: 'not_found', kind: 'not_found', when, message }) as const;
 const conflict = <M extends Template>(when: string, message: M) => ({ status: 409, category: 'conflict', kind: 'conflict', when, message }) as const;
@@ -132,40 +134,7 @@ export const ERRORS = {
     'webhooks/create when the organization has 50 endpoints already',
     ({ max }: { max: number }) => `the organization has ${max} webhook endpoints already; delete one first`,
   ),
-  // The device authorization grant (RFC 8628; its `error` is in the body too).
-  authorization_pending: http(400, 'bad_request', 'device-auth/tokens before a person approved the user code (poll again after `interval`)'),
-  slow_down: http(400, 'bad_request', 'device-auth/tokens polled faster than `interval` (which grows by 5 seconds)'),
-  access_denied: http(400, 'bad_request', 'device-auth/tokens for a user code a person denied'),
-  expired_token: http(400, 'bad_request', 'device-auth/tokens for a device code older than its `expires_in`'),
-  invalid_grant: http(400, 'bad_request', 'device-auth/tokens with a device code that is unknown or spent'),
-  unsupported_grant_type: http(400, 'bad_request', 'device-auth/tokens with a grant_type other than the device code'),
-  not_implemented: http(501, 'not_implemented', 'a path of the hosted service whose request shape is not published (flaky-ci/create-ci-run)'),
-  // The HTTP layer.
-  invalid_field: invalid('a field (or the body) fails its schema, or a dashboard form or query holds a bad value; `details` names each field of a body', described),
-  invalid_json: http(400, 'bad_request', 'a body that is not valid JSON, or an empty one'),
-  bad_request: http(400, 'bad_request', 'any other request the HTTP layer refuses'),
-  unauthorized: http(401, 'unauthorized', 'a missing, malformed or unknown token (`x-api-token`, or `Authorization: Bearer`)'),
-  insufficient_scope: http(403, 'insufficient_scope', 'a call beyond the token’s scope'),
-  cross_origin: http(403, 'bad_request', 'a dashboard form posted from another origin'),
-  endpoint_not_found: http(404, 'not_found', 'no endpoint at that path'),
-  log_not_found: http(404, 'not_found', 'no CI log of that status in that run for this organization'),
-  method_not_allowed: http(405, 'method_not_allowed', 'a known path with the wrong method (with an `Allow` header)'),
-  request_timeout: http(408, 'request_timeout', 'a request not received whole within `GREENLINE_REQUEST_TIMEOUT`'),
-  payload_too_large: http(413, 'payload_too_large', 'a body over 20 MiB (declared so with `Expect: 100-continue`: before any `100`)'),
-  unsupported_media_type: http(415, 'unsupported_media_type', 'a body that is not `application/json`'),
-  expectation_failed: http(417, 'expectation_failed', 'an `Expect` header other than `100-continue`'),
-  rate_limited: http(429, 'rate_limited', 'over the rate limit of the token (of the address, without a valid token), with `retry-after`'),
-  headers_too_large: http(431, 'headers_too_large', 'a request line and headers over 16 KiB'),
-  internal_error: http(500, 'internal_error', 'a bug: logged, and nothing said of it'),
-  unavailable: http(503, 'unavailable', 'the service is shutting down; `/readyz` while the store or the engine is not running'),
-  store_unavailable: http(
-    503,
-    'unavailable',
-    'the store’s database (PostgreSQL) is unreachable, restarting, or did not answer in time, with `retry-after`: the request was not acknowledged; send it again then',
-  ),
-  dependency_unavailable: http(503, 'unavailable', 'the git host or CI that the request needs is unreachable or did not answer in time, with `retry-after`'),
-  device_authorizations_full: http(503, 'unavailable', 'device-auth/initiate while a thousand sign-ins wait already, with `retry-after`'),
-  storage_full: http(507, 'storage_full', 'the disk or the store is full (`GREENLINE_MAX_DB_SIZE`): nothing of the request was stored; reads still work'),
+  ...HTTP_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

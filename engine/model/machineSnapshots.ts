@@ -27,7 +27,14 @@ export interface StoredRecordFacts {
   testedBase?: readonly number[] | null;
   runsBehindEnded?: number;
   runsBehindFailed?: number;
+  failureRetests?: number;
+  mergeRefusals?: number;
+  failedAttempts?: number;
+  speculated?: boolean;
 }
+
+/** The facts version 4 moved from the record into pullRequest's context. */
+const V4_FACTS = ['failureRetests', 'mergeRefusals', 'failedAttempts'] as const;
 
 /**
  * A stored snapshot of an older machine version, brought one version forward (`fromStored` repeats it up to the
@@ -38,6 +45,8 @@ export interface StoredRecordFacts {
  *   a bisection group (context `bisection`) its `bisectionId` and `group`; a MERGED PR keeps how it merged.
  * - 2 → 3: the base its result was tested on (`testedBase`) and the runs behind it that ended, and failed, while it
  *   waited in PENDING_FAILURE (`runsBehindEnded`, `runsBehindFailed`).
+ * - 3 → 4: the rest of the failure policy's facts: anti-flake retests (`failureRetests`), the host's refusals of its
+ *   merge (`mergeRefusals`), its failed attempts (`failedAttempts`) and whether speculation isolated it (`speculated`).
  */
 export function migrateStored(stored: StoredSnapshot, record?: StoredRecordFacts): StoredSnapshot {
   if (stored.machine !== 'pullRequest') return stored;
@@ -54,13 +63,19 @@ export function migrateStored(stored: StoredSnapshot, record?: StoredRecordFacts
     if (record?.runsBehindFailed !== undefined) context.runsBehindFailed = record.runsBehindFailed;
     return { ...stored, version: 3, context };
   }
+  if (stored.version === 3) {
+    const context = { ...(stored.context as Record<string, unknown>) };
+    for (const fact of V4_FACTS) if (record?.[fact] !== undefined) context[fact] = record[fact];
+    if (record?.speculated === true) context.speculated = true;
+    return { ...stored, version: 4, context };
+  }
   return stored;
 }
 
 /**
  * A pullRequest snapshot as version 1 stored it: what event-log digests are taken of (eventLog.ts), so that logs
  * recorded before version 2 still replay. Nothing is lost: what later versions add to the context (`merge`,
- * `bisection`, `testedBase`, `runsBehindEnded`, `runsBehindFailed`) is also in the PR record beside it.
+ * `bisection`, `testedBase`, the counters) is also in the PR record beside it.
  */
 export function storedForDigest(stored: StoredSnapshot): StoredSnapshot {
   if (stored.machine !== 'pullRequest' || stored.version === 1) return stored;

@@ -1,6 +1,6 @@
 /** The record of a pull request in a queue, as the API reads it (spec 2.3, the addendum's 2.4 fields) and the planner uses it. */
 import type { PullRequestState } from '../../machines/vocabulary.js';
-import type { Likelihood } from './likelihood.js';
+import type { Likelihood } from './likelihoodModel.js';
 
 export const GIT_MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'] as const;
 export type GitMergeability = (typeof GIT_MERGEABILITY)[number];
@@ -63,7 +63,7 @@ export interface PullRequestRecord {
   changedLines?: number;
   /** Its failed runs so far, over every entry of the PR in this queue (a feature of its failure likelihood). */
   failedAttempts?: number;
-  /** Its failure likelihood (likelihood.ts) and what it rests on, as last estimated. */
+  /** Its failure likelihood (likelihoodModel.ts) and what it rests on, as last estimated. */
   likelihood?: Likelihood;
   /** The likelihood estimated when it last became ready, before any run of this entry: what speculation uses, and what the model learns from once the PR is resolved. */
   readyLikelihood?: Likelihood;

@@ -4,9 +4,9 @@
  */
 import type { QueueMode, QueueState, RequestableQueueState } from '../../machines/vocabulary.js';
 import { largestBatch } from '../planner/batches.js';
-import type { BisectionMemory } from '../planner/bisection.js';
+import type { BisectionMemory } from '../planner/bisectionMemory.js';
 import { countVerdict, nextWindow, type VerdictCounts } from '../planner/window.js';
-import type { LikelihoodModel } from './likelihood.js';
+import type { LikelihoodModel } from './likelihoodModel.js';
 
 export interface RepoRef {
   host: string;

@@ -1,23 +1,12 @@
 /**
- * Results that no longer hold, and failures that are ready to be acted on.
- *
- * A failure is acted on only once its base is settled (every PR under it passed): until then the PR ahead may be its
- * cause. Then a failed set of several PRs is bisected off the main line; a PR that failed alone is kicked, unless
- * anti-flake protection (`pendingFailureDepth` N ≥ 1) gives it more chances. The rule: it is kicked once N + 1
- * further runs that contained it failed, and none passed.
- * - The PRs behind it are tested on top of it until N runs behind it ended; a passing one vouches for it with
- *   `canOptimisticallyMerge` (it merges).
- * - Then, or at once when nothing behind it can vouch for it (the last PR of the queue, the head of a lane, a
- *   culprit found by bisection), it leaves the main line and is retested alone in the bisection pool, until N + 1
- *   further runs failed. The PRs behind it go on without it meanwhile; if a retest passes, it comes back behind the
- *   runs in progress, as a PR a bisection found good. A flake that fails 5% of runs then kicks a good PR about once
- *   in 8,000 of its failures, where one more run would kick one in 20. Without optimistic merge a passing run behind
- *   it cannot vouch for it, but does not count against it either.
+ * Results that no longer hold, and failures that are ready to be acted on, as the failure policy says
+ * (failurePolicy.ts: the rule for bisecting, kicking and retesting, stated there once).
  */
-import { vouchedFor } from './merges.js';
+import { vouchedFor } from './mergeDecisions.js';
 import type { Decision } from './planner.js';
 import { hasQueueTag, PR_IS } from '../../machines/index.js';
 import { failedSetOf, type LineupView } from './view.js';
+import { awaitsRunsBehind, bisects, retestOrKick } from './failurePolicy.js';
 
 export function invalidations(view: LineupView): Decision[] {
   const decisions: Decision[] = [];
@@ -54,7 +43,7 @@ export function resolutions(view: LineupView): Decision[] {
     seen.add(set);
     // Its failure is its own only once nothing it was tested on top of can still fail.
     if (!view.settledAt(at)) return;
-    if ((view.failedSets.get(set) ?? 1) > 1) {
+    if (bisects(view.failedSets.get(set) ?? 1)) {
       const prs = lineup.filter((other) => PR_IS.failing(other.state) && failedSetOf(other) === set).map((other) => other.number);
       decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });
       return;
@@ -73,17 +62,12 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
   if (view.expected(at).length > 0) return undefined;
   // A passing run behind it that contained it vouches for it: the merge phase takes it.
   if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number) !== undefined) return undefined;
-  const depth = settings.pendingFailureDepth;
-  if (depth > 0) {
-    if (pr.runsBehindEnded < depth && pr.group === null) {
-      const runBehindContainsIt = activeRuns.some((run) => run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true));
-      const moreCanStart =
-        hasQueueTag(state, 'startsWork') &&
-        lineup.some((behind, behindAt) => behindAt > at && PR_IS.waiting(behind.state) && behind.group === null && view.dependsOn(behindAt, pr.number));
-      if (runBehindContainsIt || moreCanStart) return undefined;
-    }
-    // Further runs that contained it and failed: runs behind it since its last failure, and its retests before.
-    if (pr.runsBehindFailed + pr.failureRetests <= depth) return { kind: 'retest', pr: pr.number };
+  if (awaitsRunsBehind(pr, settings) && pr.group === null) {
+    const runBehindContainsIt = activeRuns.some((run) => run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true));
+    const moreCanStart =
+      hasQueueTag(state, 'startsWork') &&
+      lineup.some((behind, behindAt) => behindAt > at && PR_IS.waiting(behind.state) && behind.group === null && view.dependsOn(behindAt, pr.number));
+    if (runBehindContainsIt || moreCanStart) return undefined;
   }
-  return { kind: 'kick', pr: pr.number };
+  return { kind: retestOrKick(pr, settings), pr: pr.number };
 }

@@ -8,7 +8,7 @@
  * on j (the likely outcome) or without it (the alternative). Both are tested, for one extra run: k is tested without
  * j first (alone, on the target branch, in the bisection pool: a speculation of one), while j's own run says which
  * outcome is true. If j fails, nothing behind it resets: k was tested without it. If j passes, k goes back to the line
- * behind the runs in progress (bisection.ts `rescue`) and is tested on top of the PRs ahead of it then; its pass alone
+ * behind the runs in progress (transaction/bisectionMoves.ts `rescue`) and is tested on top of the PRs ahead of it then; its pass alone
  * merges as it is when nothing it overlaps merged or is left ahead of it meanwhile. Merges are unchanged: each is
  * exactly the tree its deciding run tested, every merge touching a target on top of every earlier merge touching it.
  *

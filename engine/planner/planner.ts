@@ -13,46 +13,39 @@
  *
  * The failure policy (failures.ts): a failure counts only on a settled base (every PR under it passed); until then
  * the failed PRs wait and the PRs behind them wait too, so that one failure resets the PRs behind it once. A failed
- * set of several PRs is bisected off the main line (bisection.ts); a PR that failed alone is kicked, or, with
+ * set of several PRs is bisected off the main line (bisectionMemory.ts); a PR that failed alone is kicked, or, with
  * anti-flake protection, vouched for by a run behind it or retested once when nothing behind it can vouch.
  */
-import type { PullRequestState, QueueState } from '../../machines/vocabulary.js';
+import type { PullRequestFacts } from '../../machines/index.js';
+import type { QueueState } from '../../machines/vocabulary.js';
 import type { QueueSettings } from '../model/queues.js';
-import type { BisectionMemory } from './bisection.js';
+import type { BisectionMemory } from './bisectionMemory.js';
 import { invalidations, resolutions } from './failures.js';
 import type { Targets } from './graph.js';
 import { gateStarts } from './graphSpeculation.js';
 import { lineSpeculations } from './lineSpeculation.js';
-import { merges } from './merges.js';
+import { merges } from './mergeDecisions.js';
 import { speculations } from './speculation.js';
 import { startRuns } from './starts.js';
 import { LineupView } from './view.js';
 import { hasQueueTag } from '../../machines/index.js';
 
 export type { Targets } from './graph.js';
-export type { BisectionMemory, FailedSet } from './bisection.js';
+export type { BisectionMemory, FailedSet } from './bisectionMemory.js';
 
-export interface PlanPullRequest {
+/**
+ * A PR as the planner sees it: the facts of its machine (state, run, tested base, bisection group, merge under way,
+ * the failure policy's counters: `PullRequestFacts`), and what its record adds.
+ */
+export interface PlanPullRequest extends PullRequestFacts {
   number: number;
-  state: PullRequestState;
   noBatch: boolean;
   readyAt: number | null;
-  testedBase: readonly number[] | null;
-  runId: string | null;
-  bisectionId: string | null;
-  group: string | null;
-  mergeRequested: boolean;
-  runsBehindEnded: number;
-  /** Of those, the runs that failed. */
-  runsBehindFailed: number;
-  /** Retests granted after a failure that nothing behind it could vouch for (anti-flake). */
-  failureRetests: number;
   upToDate: boolean;
   /** Impacted targets for its head SHA (parallel mode; ignored in single mode). */
   targets: Targets;
-  /** Its failure likelihood when it became ready (null: none); whether this entry was already isolated once. */
+  /** Its failure likelihood when it became ready (null: none). */
   likelihood?: number | null;
-  speculated?: boolean;
 }
 
 export interface PlanRun {

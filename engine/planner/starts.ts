@@ -12,7 +12,7 @@
  */
 import { QUEUE_POLICY } from '../model/policy.js';
 import { largestBatch } from './batches.js';
-import { knownToFail } from './bisection.js';
+import { knownToFail } from './bisectionMemory.js';
 import type { Decision, Plan, PlanPullRequest } from './planner.js';
 import { hasQueueTag, PR_IS } from '../../machines/index.js';
 import { sameList, type LineupView } from './view.js';

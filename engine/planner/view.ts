@@ -13,7 +13,8 @@
  *
  * What becomes of a failure waits for its base to be settled: every PR in it passed (its result holds) or is being
  * merged, so the failure can only be the fault of the PRs under test (or a flake). Then a failed batch is bisected
- * and a PR that failed alone is kicked or, with anti-flake protection, retested off the main line (failures.ts).
+ * and a PR that failed alone is kicked or, with anti-flake protection, retested off the main line (the rule:
+ * failurePolicy.ts; acted on in failures.ts).
  */
 import { PR_IS } from '../../machines/index.js';
 import { BitSet, DependencyGraph } from './graph.js';
@@ -21,6 +22,7 @@ import { likelierItsOwn } from './baseChances.js';
 import { failureChance } from './lineSpeculation.js';
 import type { PlanInput, PlanPullRequest } from './planner.js';
 import { lacksOnlyTesting } from './waitingPass.js';
+import { testedOnBehind } from './failurePolicy.js';
 
 export function sameList(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
@@ -156,7 +158,6 @@ export class LineupView {
   /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
   private classify(at: number, graph: DependencyGraph, unsettled: BitSet): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
-    const depth = this.input.settings.pendingFailureDepth;
     const holds = pr.testedBase !== null && (isolated(pr) ? pr.testedBase.every((number) => this.input.merged.has(number)) : this.sameBase(at, graph, pr.testedBase));
     const failed = PR_IS.failing(pr.state) && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
@@ -172,7 +173,7 @@ export class LineupView {
     this.settled[at] = isolated(pr) || !graph.dependsOnAny(at, unsettled);
     this.doomed[at] =
       failed &&
-      (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !(this.input.settings.canOptimisticallyMerge && this.canBeVouched(pr.number)))) &&
+      (!alone || !testedOnBehind(pr, this.input.settings, () => this.canBeVouched(pr.number))) &&
       (!this.direct || this.settled[at] === true || likelierItsOwn(pr, this.input.lineup, graph.deps(at), unsettled));
     return pr.group !== null || this.doomed[at] === true;
   }

@@ -1,7 +1,7 @@
 /**
  * A pass that waits for the runs ahead of it (queue policy 2). A PR's pass holds when its tested base is the base
  * expected where it stands (view.ts). A group that a bisection found good goes back to the main line behind the runs
- * in progress, which were predicted without it (transaction/bisection.ts, rescue); so does a PR whose anti-flake
+ * in progress, which were predicted without it (transaction/bisectionMoves.ts, rescue); so does a PR whose anti-flake
  * retest passed. Its tested base then lacks the PRs of those runs. Under
  * queue policy 1 it was tested again at once. But if those runs fail, their PRs drop out of its base (a failed batch
  * is doomed, then bisected; view.ts) and its pass holds as it is: at 10 % broken most batches fail. So such a pass

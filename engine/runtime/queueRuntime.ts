@@ -4,7 +4,7 @@
  * and puts side effects in an outbox. After commit, timers are armed and effects run at the edge (git host, CI);
  * their results come back as inputs. `restore` rebuilds all of it from the store (a start, or queues taken over).
  */
-import type { FailurePredictor } from '../model/likelihood.js';
+import type { FailurePredictor } from '../model/likelihoodModel.js';
 import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
 import { engineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';

@@ -17,7 +17,7 @@ import { fromStored, type Snapshot } from '../model/machineSnapshots.js';
 import { cloneJson } from '../model/cloneJson.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord, QueueRuntime } from '../model/queues.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import type { ReadTx } from '../store/store.js';
 import type { MetricsCache } from '../metrics/recorder.js';
 import type { Actor, CachedTargets, KeptView, QueueCache } from '../transaction/queueCache.js';
@@ -134,7 +134,7 @@ export class WorkingSet implements QueueCache {
 
 /**
  * A copy of a runtime that a transaction may change: its lists, counters and bisections are copied; the likelihood
- * model is shared, as training replaces it (transaction/likelihood.ts) rather than changing it in place. Cheaper than
+ * model is shared, as training replaces it (transaction/likelihoodTx.ts) rather than changing it in place. Cheaper than
  * a deep copy of the model, which every transaction would otherwise pay for.
  */
 export function copyRuntime(runtime: QueueRuntime): QueueRuntime {

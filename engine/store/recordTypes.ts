@@ -6,7 +6,7 @@
 export type { TokenRecord } from '../tokens.js';
 export type { QueueRecord } from '../model/queues.js';
 export type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
-export type { TestRunRecord } from '../model/runs.js';
+export type { TestRunRecord } from '../model/testRuns.js';
 export type { StoredSnapshot } from '../model/machineSnapshots.js';
 export type { LoggedEvent } from '../model/events.js';
 export type { OutboxEntry } from '../model/effects.js';

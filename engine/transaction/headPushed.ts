@@ -7,7 +7,7 @@ import { isEnqueued } from '../../machines/vocabulary.js';
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import type { QueueInput } from '../model/events.js';
 import { requeue } from './moves.js';
-import { cancelRun } from './runs.js';
+import { cancelRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPushed' }>): void {
@@ -19,8 +19,8 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   const before = pr.sha;
   const record = q.markPr(number);
   Object.assign(record, { sha: input.sha, upToDate: false });
+  // The machine forgets what its old head earned: runs behind, anti-flake retests, refused merges.
   q.sendPr(number, { type: 'HEAD_PUSHED' });
-  Object.assign(record, { failureRetests: 0, mergeRefusals: 0 });
   const reason = `#${number} was pushed to (${input.sha.slice(0, 12)}): results with its old head no longer count`;
   q.timeline(number, { kind: 'headPushed', before, after: input.sha }, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });

@@ -10,7 +10,7 @@ import { commentText } from '../model/texts.js';
 import type { TargetState } from '../providers/types.js';
 import { completeMerge } from './merging.js';
 import { cancelPr, kick, requeue } from './moves.js';
-import { cancelRun } from './runs.js';
+import { cancelRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 /** How many refusals of its merge (with the target where expected) send a PR back to testing before it leaves. */
@@ -74,12 +74,14 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
     if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
     return;
   }
-  const record = q.sendPr(input.number, { type: 'MERGE_REFUSED' });
+  // A refusal with the target where it was expected (protection, the host's own checks) may come back every time:
+  // the machine counts it; it sends the PR back to testing a bounded number of times, then the PR leaves the queue
+  // saying why.
+  const counted = input.result.target === undefined;
+  const record = q.sendPr(input.number, { type: 'MERGE_REFUSED', counted });
   record.upToDate = false;
   const reason = `the git host refused the merge: ${input.result.reason}`;
-  // A refusal with the target where it was expected (protection, the host's own checks) may come back every time:
-  // it sends the PR back to testing a bounded number of times, then the PR leaves the queue saying why.
-  if (input.result.target === undefined && (record.mergeRefusals = (record.mergeRefusals ?? 0) + 1) >= MAX_MERGE_REFUSALS) {
+  if (counted && (record.mergeRefusals ?? 0) >= MAX_MERGE_REFUSALS) {
     const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
     if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: commentText({ kind: 'removed', reason: why }) });
     return cancelPr(q, input.number, why);

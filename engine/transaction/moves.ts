@@ -1,7 +1,7 @@
 /**
  * The moves of one PR inside a queue's transaction, each through its machine: enter the line-up when ready, requeue,
  * kick, cancel; and the line-up's order. What follows a requeue, kick or cancel is named by the machine's transition
- * and done by prMoves.ts. Runs (runs.ts), bisections (bisection.ts) and merges (merging.ts) have modules of their
+ * and done by prMoves.ts. Runs (runMoves.ts), bisections (bisectionMoves.ts) and merges (merging.ts) have modules of their
  * own. Handlers (inputs from outside) and the reconciler (the planner's decisions) use these.
  */
 import { isEnqueued } from '../../machines/vocabulary.js';

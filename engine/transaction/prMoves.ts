@@ -5,11 +5,11 @@
  * event is here, and reads as the machine's chart does (`KICK / … learnOutcome, leaveLineup, reportKicked`).
  */
 import type { PullRequestEvent, PullRequestMove } from '../../machines/index.js';
-import { estimate, learn } from './likelihood.js';
+import { estimate, learn } from './likelihoodTx.js';
 import { askMerge, landMerge } from './merging.js';
 import { awaitReadiness, comment, enterLineup, removeFromLineup, statusCheck } from './moves.js';
 import type { QueueTx } from './queueTx.js';
-import { cancelRun } from './runs.js';
+import { cancelRun } from './runMoves.js';
 
 /** A move of the PR `number`, after its machine took `event`. */
 export type PrMove = (q: QueueTx, number: number, event: PullRequestEvent) => void;
@@ -73,9 +73,7 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   },
   reportFailing: (q, number, event) => {
     if (event.type !== 'FAIL') return;
-    const pr = q.markPr(number);
-    // Counted before the estimate: its failed attempts are one of the likelihood's features.
-    pr.failedAttempts = (pr.failedAttempts ?? 0) + 1;
+    // Its machine counted the attempt (countAttempt) before: its failed attempts are one of the likelihood's features.
     q.timeline(number, { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) }, event.runId === null ? {} : { runId: event.runId });
   },
   reportBisecting: (q, number, event) => {

@@ -10,7 +10,7 @@ import type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { Snapshot } from '../model/machineSnapshots.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import type { PlanPullRequest } from '../planner/planner.js';
 import type { WriteTx } from '../store/store.js';
 

@@ -14,7 +14,7 @@ import type { PullRequestState, QueueState } from '../../machines/vocabulary.js'
 import { fromStored, initial, step, toStored, type Snapshot } from '../model/machineSnapshots.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
-import type { FailurePredictor } from '../model/likelihood.js';
+import type { FailurePredictor } from '../model/likelihoodModel.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestEvent, PullRequestMove, QueueEvent } from '../../machines/index.js';
 import { PR_MOVES } from './prMoves.js';
@@ -23,8 +23,9 @@ import type { QueueRecord } from '../model/queues.js';
 import { timelineLine, type TimelineText } from '../model/texts.js';
 import type { WriteTx } from '../store/store.js';
 import type { PlanPullRequest } from '../planner/planner.js';
-import type { CachedTargets, QueueCache, TxRecorderFactory } from './queueCache.js';
+import type { Actor, CachedTargets, QueueCache, TxRecorderFactory } from './queueCache.js';
 import { RunsTx } from './runsTx.js';
+import { BisectionActors } from './bisectionActors.js';
 import { indexEnded } from '../history/endedIndex.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
 
@@ -44,11 +45,14 @@ export class QueueTx extends RunsTx {
   private readonly statesBefore = new Map<number, PullRequestState | null>();
   /** Webhook events of this transaction, written at commit as one `notify` effect (notifications/queueNotices.ts). */
   private readonly notices = new QueueNotices();
+  /** The machines of the queue's bisections, driven by their PRs' moves (bisectionActors.ts). */
+  readonly bisections: BisectionActors;
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
 
   constructor(tx: WriteTx, queue: QueueRecord, now: number, workingSet: QueueCache | undefined, recorder: TxRecorderFactory) {
     super(tx, queue, now, workingSet?.current(queue) === true ? workingSet : undefined, recorder);
+    this.bisections = new BisectionActors(tx, queue.id);
     const cached = this.cache?.queueSnapshot;
     const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
     this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
@@ -118,6 +122,12 @@ export class QueueTx extends RunsTx {
     return this.actors.pr(number)?.record.state;
   }
 
+  private requirePrActor(number: number): Actor<PullRequestRecord> {
+    const actor = this.actors.pr(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    return actor;
+  }
+
   requirePr(number: number): PullRequestRecord {
     const record = this.pr(number);
     if (record === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
@@ -126,22 +136,26 @@ export class QueueTx extends RunsTx {
 
   /** A new queue entry for the PR: a fresh machine in NOT_READY. */
   enterPr(record: PullRequestRecord): void {
-    this.actors.addPr({ record, snapshot: initial('pullRequest', { number: record.number }) });
+    const input = record.failedAttempts === undefined ? { number: record.number } : { number: record.number, failedAttempts: record.failedAttempts };
+    this.actors.addPr({ record, snapshot: initial('pullRequest', input) });
     this.statesBefore.set(record.number, null);
     this.notices.prMoved(record, null);
   }
 
   /**
    * Moves the PR's machine; the record shows the new snapshot (its projection: state, run, reason, merge, group,
-   * tested base, runs behind), then the moves the transition named follow (prMoves.ts), in the order named.
+   * tested base, the failure policy's counters), then the moves the transition named follow (prMoves.ts), in the
+   * order named.
    */
   sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
     const actor = this.actors.ownPr(number);
     if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
     const before = actor.snapshot.value as PullRequestState;
+    const contextBefore = actor.snapshot.context as PullRequestContext;
     const moves: string[] = [];
     actor.snapshot = step('pullRequest', actor.snapshot, event, moves);
     const context = actor.snapshot.context as PullRequestContext;
+    if (context.bisection !== undefined || contextBefore.bisection !== undefined) this.bisections.followPr(number, event, contextBefore, context);
     const record = actor.record;
     record.state = actor.snapshot.value as PullRequestState;
     record.runId = context.runId;
@@ -161,8 +175,12 @@ export class QueueTx extends RunsTx {
     record.group = context.bisection?.group ?? null;
     record.testedBase = (context.testedBase as number[] | undefined) ?? null;
     record.runsBehindEnded = context.runsBehindEnded ?? 0;
-    // Absent from the record until the machine first counts or resets it, as before it was the machine's.
+    // Absent from the record until the machine first counts or resets them, as before they were the machine's.
     if (context.runsBehindFailed !== undefined) record.runsBehindFailed = context.runsBehindFailed;
+    if (context.failureRetests !== undefined) record.failureRetests = context.failureRetests;
+    if (context.mergeRefusals !== undefined) record.mergeRefusals = context.mergeRefusals;
+    if (context.failedAttempts !== undefined) record.failedAttempts = context.failedAttempts;
+    if (context.speculated === true) record.speculated = true;
     this.actors.changedPr(number);
     for (const move of moves) PR_MOVES[move as PullRequestMove](this, number, event);
     return record;
@@ -212,6 +230,7 @@ export class QueueTx extends RunsTx {
   commit(input: QueueInput): number {
     const id = this.queue.id;
     this.actors.write();
+    this.bisections.write();
     indexEnded(
       this.tx,
       id,
@@ -240,14 +259,15 @@ export class QueueTx extends RunsTx {
    * The planner's view of a PR this transaction has neither changed nor read targets for, as the working set keeps
    * it (made by `make` when it has none; the view of a PR this transaction touched is made afresh each time).
    */
-  planView(number: number, make: (record: PullRequestRecord) => PlanPullRequest): PlanPullRequest {
+  planView(number: number, make: (actor: Actor<PullRequestRecord>) => PlanPullRequest): PlanPullRequest {
     const parallel = this.queue.settings.mode === 'parallel';
-    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return make(this.requirePr(number));
-    const record = this.cache.prs.get(number)?.record;
-    if (record === undefined) return make(this.requirePr(number));
+    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return make(this.requirePrActor(number));
+    const actor = this.cache.prs.get(number);
+    if (actor === undefined) return make(this.requirePrActor(number));
+    const record = actor.record;
     const kept = this.cache.planViews.get(number);
     if (kept !== undefined && kept.record === record && kept.parallel === parallel) return kept.view;
-    const view = make(record);
+    const view = make(actor);
     // Reading its targets (in make) may have read the store: then the view is made again next time.
     if (!this.targets.has(number)) this.cache.planViews.set(number, { record, parallel, view });
     return view;

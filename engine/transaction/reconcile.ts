@@ -1,12 +1,13 @@
 /** Asks the planner what to do and does it, until it has nothing more to say. */
+import { pullRequestFacts, type PullRequestContext } from '../../machines/index.js';
 import { planTargets } from '../model/impactedTargets.js';
 import { bisectionConcurrencyOf, mainWindowOf, speculationAllowance } from '../model/queues.js';
 import { policyOf } from '../model/policy.js';
 import { plan, type Decision, type PlanPullRequest } from '../planner/planner.js';
-import { bisect, failAtOnce, retest, split } from './bisection.js';
+import { bisect, failAtOnce, retest, split } from './bisectionMoves.js';
 import { requestMerge } from './merging.js';
 import { kick, modeApplied, requeue } from './moves.js';
-import { cancelRun, startRun } from './runs.js';
+import { cancelRun, startRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
 import { isolate } from './speculate.js';
 
@@ -45,28 +46,22 @@ export function reconcile(q: QueueTx): void {
 }
 
 /**
- * A PR as the planner sees it. The working set keeps the view of a PR nothing happened to (its record and targets
- * unchanged), so a plan costs little for the PRs deep in the line-up.
+ * A PR as the planner sees it: the facts its machine holds (machines/pullRequestContext.ts), and what the record adds
+ * (its batching wishes, readiness, targets, likelihood). The working set keeps the view of a PR nothing happened to
+ * (its record and targets unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  return q.planView(number, (pr) => ({
-    number,
-    state: pr.state,
-    noBatch: pr.noBatch,
-    readyAt: pr.readyAt,
-    testedBase: pr.testedBase,
-    runId: pr.runId,
-    bisectionId: pr.bisectionId,
-    group: pr.group,
-    mergeRequested: pr.mergeRequested,
-    runsBehindEnded: pr.runsBehindEnded,
-    runsBehindFailed: pr.runsBehindFailed ?? 0,
-    failureRetests: pr.failureRetests ?? 0,
-    upToDate: pr.upToDate,
-    targets: q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null,
-    likelihood: pr.readyLikelihood?.p ?? null,
-    speculated: pr.speculated === true,
-  }));
+  return q.planView(number, ({ record: pr, snapshot }) => {
+    // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
+    const view = pullRequestFacts(snapshot.value, snapshot.context as PullRequestContext, snapshot.status === 'active') as PlanPullRequest;
+    view.number = number;
+    view.noBatch = pr.noBatch;
+    view.readyAt = pr.readyAt;
+    view.upToDate = pr.upToDate;
+    view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
+    view.likelihood = pr.readyLikelihood?.p ?? null;
+    return view;
+  });
 }
 
 function speculationInput(q: QueueTx): { allowance: number; failureShare: number } {

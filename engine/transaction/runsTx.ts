@@ -6,7 +6,7 @@
 import type { TestRunContext, TestRunEvent } from '../../machines/index.js';
 import type { TestRunStatus } from '../../machines/vocabulary.js';
 import type { QueueRecord } from '../model/queues.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import { initial, step } from '../model/machineSnapshots.js';
 import type { WriteTx } from '../store/store.js';
 import type { QueueCache, TxRecorder, TxRecorderFactory } from './queueCache.js';

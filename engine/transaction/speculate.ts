@@ -1,6 +1,6 @@
 /** Speculation by likelihood, applied (engine/planner/speculation.ts decides). */
-import { newBisection } from '../planner/bisection.js';
-import { split } from './bisection.js';
+import { newBisection } from '../planner/bisectionMemory.js';
+import { split } from './bisectionMoves.js';
 import type { QueueTx } from './queueTx.js';
 
 /**
@@ -8,8 +8,7 @@ import type { QueueTx } from './queueTx.js';
  * PRs behind it build on it; they are predicted without it at once.
  */
 export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; behind: number; line?: true }): void {
-  const pr = q.markPr(decision.pr);
-  pr.speculated = true;
+  q.sendPr(decision.pr, { type: 'ISOLATE' });
   q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
   const bisectionId = `s${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] = newBisection();

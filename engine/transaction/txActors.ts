@@ -6,7 +6,7 @@
  */
 import type { MachineName } from '../../machines/index.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
-import type { TestRunRecord } from '../model/runs.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import { fromStored, toStored, type StoredRecordFacts } from '../model/machineSnapshots.js';
 import { cloneJson } from '../model/cloneJson.js';
 import type { Actor, QueueCache } from './queueCache.js';

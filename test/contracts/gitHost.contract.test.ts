@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import type { RepoRef } from '../../engine/model/queues.js';
-import { testBranchName } from '../../engine/model/runs.js';
+import { testBranchName } from '../../engine/model/testRuns.js';
 import type { GitHost, MergeRequest, PullRequestFacts, TestBranchRequest } from '../../engine/providers/types.js';
 import { HOSTS } from '../../hosts/index.js';
 import { GIT_HOSTS, type GitHostFixture } from './gitHost.fixtures.js';

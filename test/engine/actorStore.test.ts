@@ -13,6 +13,7 @@ const INPUTS: Record<MachineName, unknown[]> = {
     { runId: 'tr_2', requiredStatuses: [], deadlineAt: 2 },
   ],
   queue: [{ mode: 'single' }, { mode: 'parallel' }],
+  bisection: [{ id: 'b0' }, { id: 'r12' }],
 };
 
 describe('initial snapshots', () => {

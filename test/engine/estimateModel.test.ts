@@ -2,7 +2,7 @@
  * What the merge estimate's model gets right that it got wrong (issue 32's leftovers): the CI duration fit counts
  * cancelled runs as lasting at least what they ran and keeps the spread of the runs it saw when older runs are known
  * only by their mean (engine/estimate/durations.ts); a batch short of its least size waits as the planner makes it
- * wait; a failed batch's good PRs go through bisection and a retest before they merge (engine/estimate/bisection.ts).
+ * wait; a failed batch's good PRs go through bisection and a retest before they merge (engine/estimate/bisectionEstimate.ts).
  */
 import { describe, expect, test } from 'vitest';
 import { estimateMerges, fitDurations, type EstimateInput } from '../../engine/estimate/index.js';

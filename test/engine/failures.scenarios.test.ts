@@ -1,4 +1,4 @@
-/** The failure policy (engine/planner/failures.ts, bisection.ts), one rule per scenario, on a virtual clock. */
+/** The failure policy (engine/planner/failures.ts, failurePolicy.ts, bisectionMemory.ts), one rule per scenario, on a virtual clock. */
 import { describe, expect, test } from 'vitest';
 import { KEY, QueueHarness } from './queueHarness.js';
 

@@ -49,7 +49,19 @@ describe('migrateStored', () => {
     // A record as a new entry has it (nothing tested, nothing counted), or none: the context a new entry has.
     expect(migrateStored(v2, { testedBase: null, runsBehindEnded: 0 })).toEqual({ ...v2, version: 3 });
     expect(migrateStored(v2)).toEqual({ ...v2, version: 3 });
-    expect(migrateStored({ ...v2, version: 3 }, { testedBase: [9] })).toEqual({ ...v2, version: 3 });
+    const current = { ...v2, version: MACHINE_VERSION.pullRequest };
+    expect(migrateStored(current, { testedBase: [9] })).toEqual(current);
+  });
+
+  test('a version-3 PR snapshot takes the failure facts the record counted (retests, refusals, attempts, speculated)', () => {
+    const v3: StoredSnapshot = { machine: 'pullRequest', version: 3, value: 'PENDING', context: { number: 1, runId: 'tr_1', reason: null } };
+    expect(migrateStored(v3, { failureRetests: 1, mergeRefusals: 2, failedAttempts: 3, speculated: true })).toEqual({
+      ...v3,
+      version: 4,
+      context: { number: 1, runId: 'tr_1', reason: null, failureRetests: 1, mergeRefusals: 2, failedAttempts: 3, speculated: true },
+    });
+    expect(migrateStored(v3)).toEqual({ ...v3, version: 4 });
+    expect(fromStored('pullRequest', v3, { speculated: true }).can({ type: 'ISOLATE' })).toBe(false);
   });
 
   test('a version-1 PR snapshot loads through both migrations', () => {

@@ -2,7 +2,7 @@
 import { Engine, type QueueKey } from '../../engine/engine.js';
 import type { QueuePatch } from '../../engine/model/queues.js';
 import type { PullRequestRecord } from '../../engine/model/pullRequests.js';
-import type { TestRunRecord } from '../../engine/model/runs.js';
+import type { TestRunRecord } from '../../engine/model/testRuns.js';
 import { simSha } from '../../engine/providers/sim/simGitHost.js';
 import type { GitHost } from '../../engine/providers/types.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { newLikelihoodModel } from '../../engine/model/likelihood.js';
+import { newLikelihoodModel } from '../../engine/model/likelihoodModel.js';
 import { newRuntime } from '../../engine/model/queues.js';
-import { newBisection } from '../../engine/planner/bisection.js';
+import { newBisection } from '../../engine/planner/bisectionMemory.js';
 import { copyRuntime } from '../../engine/runtime/workingSet.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 import { expectWorkingSetCurrent } from './workload.js';
@@ -66,7 +66,7 @@ describe('copyRuntime', () => {
     copy.bisections.b0?.merged.push(7);
     copy.bisections.b1 = newBisection();
     expect(runtime).toEqual(before);
-    // The model is shared: training replaces it (transaction/likelihood.ts), which leaves the original as it was.
+    // The model is shared: training replaces it (transaction/likelihoodTx.ts), which leaves the original as it was.
     expect(copy.likelihood).toBe(runtime.likelihood);
   });
 });

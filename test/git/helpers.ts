@@ -15,7 +15,7 @@ import { GitRunner, type GitRunnerOptions } from '../../engine/providers/local/g
 import type { CI } from '../../engine/providers/types.js';
 import type { PullRequestRecord, TimelineEntry } from '../../engine/model/pullRequests.js';
 import type { QueuePatch } from '../../engine/model/queues.js';
-import type { TestRunRecord } from '../../engine/model/runs.js';
+import type { TestRunRecord } from '../../engine/model/testRuns.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';

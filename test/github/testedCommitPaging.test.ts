@@ -1,5 +1,5 @@
 /**
- * Merging finds the commits tested for a PR however long its test branch is (engine/providers/github/merges.ts): the
+ * Merging finds the commits tested for a PR however long its test branch is (engine/providers/github/gitHubMerges.ts): the
  * branch's commits above the expected head are listed page by page (`octokit.paginate` over the comparison), not by a
  * walk of at most 200 commits. Against the stricter stand-in, which checks every query and page against GitHub's
  * OpenAPI description and pages by at most 100.

@@ -25,7 +25,7 @@ it('writes every machine as Mermaid and SVG, creating the folder, and prints the
   const names = Object.keys(MACHINES);
   const expected = names.flatMap((name) => [`${name}.mmd`, `${name}.svg`]);
   expect((await readdir(out)).sort()).toEqual([...expected].sort());
-  expect(expected).toHaveLength(6);
+  expect(expected).toHaveLength(8);
   expect(log.mock.calls.map(([path]) => path)).toEqual(expected.map((file) => join(out, file)));
 
   for (const [name, machine] of Object.entries(MACHINES)) {

@@ -86,7 +86,8 @@ describe.each(Object.keys(MACHINES) as MachineName[])('toMermaid(%s)', (name) =>
         key({
           source: source.key,
           target: target.key,
-          event: transition.eventType,
+          // An eventless transition is drawn as `always` (machines/mermaid.ts).
+          event: transition.eventType === '' ? 'always' : transition.eventType,
           guard: transition.guard === undefined ? '' : nameOf(transition.guard),
           actions: transition.actions.map(nameOf),
         }),

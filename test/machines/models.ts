@@ -2,7 +2,7 @@
  * The models the machines are explored with: concrete inputs and event payloads, with variants that satisfy and
  * that fail each guard.
  */
-import { pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
+import { bisectionMachine, PULL_REQUEST_COUNTERS, pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
 import type { MachineModel } from './graph.js';
 
 export const DEADLINE = Date.UTC(2030, 0, 1);
@@ -10,9 +10,11 @@ export const DEADLINE = Date.UTC(2030, 0, 1);
 export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
   machine: pullRequestMachine,
   inputs: [{ number: 42 }],
-  // The runs behind a failing PR are counted without bound, and no guard reads them: a snapshot's key leaves them out.
+  // The counters (runs behind a failing PR, retests, refusals, failed attempts) are counted without bound, and no guard
+  // reads them: a snapshot's key leaves them out.
   serialize: (snapshot) => {
-    const { runsBehindEnded: _ended, runsBehindFailed: _failed, ...context } = snapshot.context as { runsBehindEnded?: number; runsBehindFailed?: number };
+    const context = { ...(snapshot.context as Record<string, unknown>) };
+    for (const counter of PULL_REQUEST_COUNTERS) delete context[counter];
     return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
   },
   events: [
@@ -44,9 +46,12 @@ export const pullRequestModel: MachineModel<typeof pullRequestMachine> = {
     { type: 'REQUEST_MERGE', direct: true },
     { type: 'REQUEST_MERGE', vouchedBy: 'run-2' },
     { type: 'MERGE_REFUSED' },
+    { type: 'MERGE_REFUSED', counted: true },
     { type: 'RESTART' },
     { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] },
     { type: 'LEAVE_GROUP' },
+    // notSpeculated: isolated once, then not again.
+    { type: 'ISOLATE' },
     { type: 'KICK', reason: 'failed' },
     { type: 'CANCEL', reason: 'closed' },
   ],
@@ -88,4 +93,22 @@ export const queueModel: MachineModel<typeof queueMachine> = {
   ],
 };
 
-export const MODELS = { pullRequest: pullRequestModel, testRun: testRunModel, queue: queueModel } as const;
+/** A bisection of two PRs, #1 and #2: halves of one (aloneInGroup) and a group of both (not alone). */
+export const bisectionModel: MachineModel<typeof bisectionMachine> = {
+  machine: bisectionMachine,
+  inputs: [{ id: 'b0' }],
+  events: [
+    { type: 'SPLIT', group: 'g1', prs: [1] },
+    { type: 'SPLIT', group: 'g2', prs: [1, 2] },
+    { type: 'GROUP_TESTING', group: 'g1', pr: 1, runId: 'run-1' },
+    { type: 'GROUP_TESTING', group: 'g2', pr: 2, runId: 'run-2' },
+    { type: 'GROUP_UNTESTED', group: 'g1' },
+    { type: 'GROUP_RESCUED', group: 'g1' },
+    { type: 'GROUP_FAILED', group: 'g2' },
+    { type: 'CULPRIT_FOUND', group: 'g1', pr: 1 },
+    { type: 'KNOWN_TO_FAIL', group: 'g2', pr: 2 },
+    { type: 'LEFT', group: 'g2', pr: 2 },
+  ],
+};
+
+export const MODELS = { pullRequest: pullRequestModel, testRun: testRunModel, queue: queueModel, bisection: bisectionModel } as const;

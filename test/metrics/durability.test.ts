@@ -90,7 +90,7 @@ describe('what the engine records', () => {
     const h = new QueueHarness();
     await h.create();
     await h.submit(1);
-    // The flaky-test integration marks the run's quarantined failures on its record (runs.ts quarantinedFailures).
+    // The flaky-test integration marks the run's quarantined failures on its record (runMoves.ts quarantinedFailures).
     const run = h.runOf(1);
     h.store.write((tx) => tx.put('testRuns', [h.queueId, run.id], { ...run, quarantinedFailures: ['suite/a', 'suite/b'] }));
     // Written behind the engine's back: a restart rebuilds its working set from the store.

@@ -1,7 +1,7 @@
 /** Direct bases and speculation along the build graph (issue 28): the planner on hand-built line-ups. */
 import { describe, expect, test } from 'vitest';
 import { dependencies } from '../../engine/planner/graph.js';
-import { newBisection } from '../../engine/planner/bisection.js';
+import { newBisection } from '../../engine/planner/bisectionMemory.js';
 import { failureChance } from '../../engine/planner/lineSpeculation.js';
 import { plan, type Decision } from '../../engine/planner/planner.js';
 import { input, pr } from './inputs.js';

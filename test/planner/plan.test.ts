@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { plan, type Decision } from '../../engine/planner/planner.js';
 import { input, pr } from './inputs.js';
-import { newBisection } from '../../engine/planner/bisection.js';
+import { newBisection } from '../../engine/planner/bisectionMemory.js';
 
 const starts = (decisions: Decision[]) => decisions.flatMap((d) => (d.kind === 'startRun' ? [[d.runKind, d.prs, d.basePrs]] : []));
 

@@ -1,7 +1,7 @@
 /** One pool of CI slots for the main line and bisections, and batches that grow with the backlog (issue 28). */
 import { describe, expect, test } from 'vitest';
 import { largestBatch } from '../../engine/planner/batches.js';
-import { newBisection, type BisectionMemory } from '../../engine/planner/bisection.js';
+import { newBisection, type BisectionMemory } from '../../engine/planner/bisectionMemory.js';
 import { plan, type Decision } from '../../engine/planner/planner.js';
 import { input, pr } from './inputs.js';
 

@@ -1,6 +1,6 @@
 /** The failure likelihood: the model learns from a queue's history, and on simulated features it ranks broken PRs higher. */
 import { describe, expect, test } from 'vitest';
-import { featuresOf, newLikelihoodModel, predict, train } from '../../engine/model/likelihood.js';
+import { featuresOf, newLikelihoodModel, predict, train } from '../../engine/model/likelihoodModel.js';
 import { drawArrivals } from '../../sim/arrivals.js';
 import { runQueue } from '../../sim/queueRun.js';
 import { parseScenario } from '../../sim/scenario.js';

@@ -175,9 +175,9 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await check('pull-request');
   }, 30_000);
 
-  test('the state charts page draws the three machines with the counts of now', async () => {
+  test('the state charts page draws the four machines with the counts of now', async () => {
     await page.goto(`${server.url}/charts`);
-    expect(await page.locator('.chart svg').count()).toBe(3);
+    expect(await page.locator('.chart svg').count()).toBe(4);
     const count = (machine: string, state: string) => page.locator(`table[data-machine="${machine}"] tr[data-state="${state}"] td`).nth(1).textContent();
     expect(await count('pullRequest', 'MERGED')).toBe('4');
     expect(await count('queue', 'running')).toBe('1');

@@ -5,7 +5,7 @@
  * to do next). GitHub shows the title beside the check and the summary on its page.
  */
 import type { PullRequestRecord } from '../../model/pullRequests.js';
-import type { TestRunRecord } from '../../model/runs.js';
+import type { TestRunRecord } from '../../model/testRuns.js';
 import type { MergeEstimate } from '../../estimate/index.js';
 
 export const CHECK_RUN_NAME = 'greenline';

@@ -7,7 +7,7 @@
 import type { RepoRef } from '../../model/queues.js';
 import type { CheckRunWrite, GitHost, MergeRequest, MergeResult, PullRequestFacts, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import type { GitHubApp, GitHubClient } from './client.js';
-import { merge } from './merges.js';
+import { merge } from './gitHubMerges.js';
 import { CheckRunWriter } from './checkRunWrites.js';
 import { buildTestBranch, statusOf } from './testBranches.js';
 import { setStateLabel } from './labels.js';

@@ -25,7 +25,7 @@
  * A conflict (409) fails the PR being applied (GitHub does not name the files).
  */
 import type { RepoRef } from '../../model/queues.js';
-import { testBranchName } from '../../model/runs.js';
+import { testBranchName } from '../../model/testRuns.js';
 import { testPullRequestText } from '../../model/texts.js';
 import type { TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import type { GitHubClient } from './client.js';

@@ -15,7 +15,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RepoRef } from '../../model/queues.js';
-import { testBranchName } from '../../model/runs.js';
+import { testBranchName } from '../../model/testRuns.js';
 import { hostNoteText } from '../../model/texts.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
 import { applyPullRequest } from './applyPullRequest.js';

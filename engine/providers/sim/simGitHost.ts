@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RepoRef } from '../../model/queues.js';
-import { testBranchName } from '../../model/runs.js';
+import { testBranchName } from '../../model/testRuns.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from '../types.js';
 
 export function simSha(...parts: (string | number)[]): string {

@@ -1,5 +1,5 @@
-/** The failure likelihood of PRs, estimated and learnt in the queue's transactions (engine/model/likelihood.ts). */
-import { explain, featuresOf, newLikelihoodModel, predict, train } from '../model/likelihood.js';
+/** The failure likelihood of PRs, estimated and learnt in the queue's transactions (engine/model/likelihoodModel.ts). */
+import { explain, featuresOf, newLikelihoodModel, predict, train } from '../model/likelihoodModel.js';
 import { repoId } from '../flaky/identity.js';
 import type { QueueTx } from './queueTx.js';
 import { cloneJson } from '../model/cloneJson.js';

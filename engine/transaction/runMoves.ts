@@ -4,8 +4,8 @@
  */
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
-import { testBranchName, type TestRunRecord } from '../model/runs.js';
-import { rescue } from './bisection.js';
+import { testBranchName, type TestRunRecord } from '../model/testRuns.js';
+import { rescue } from './bisectionMoves.js';
 import { cancelPr, fail, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
@@ -133,8 +133,8 @@ export function concludeRun(q: QueueTx, runId: string): void {
   const run = q.requireRun(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
     if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
-    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests.
-    for (const number of testing) q.sendPr(number, { type: 'PASS' }).failureRetests = 0;
+    // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests (the machine's).
+    for (const number of testing) q.sendPr(number, { type: 'PASS' });
     if (run.bisectionId !== null && testing.length > 0) rescue(q, run, testing);
   } else if (hasTestRunTag(run.status, 'failed')) {
     const failedFirst = run.basePrs.find((number) => failing(q, number));

@@ -1,5 +1,5 @@
 /**
- * A failed run, as the estimate plays it (engine/planner/bisection.ts): a PR alone that fails leaves the queue; a
+ * A failed run, as the estimate plays it (engine/planner/bisectionMemory.ts): a PR alone that fails leaves the queue; a
  * batch is split in halves, each tested on the target at once (the bisection pool); a half that fails is split again
  * until the PRs that fail are alone, and a half that passes returns to the main line, where it is tested again before
  * it merges (the main line moved meanwhile: in the simulator nearly every half found good is tested once more).

@@ -4,14 +4,14 @@
  * (rescue), one that fails is split again, a PR that fails alone is the culprit. With skip-redundant, the half that
  * waited for a passing half is known to fail without a run. Anti-flake retests and speculation's isolated PRs use
  * the same pool (a bisection of one). What a bisection remembers, and what it may infer from it, is pure:
- * engine/planner/bisection.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
+ * engine/planner/bisectionMemory.ts; when to bisect, split or start a group's run is the planner's (failures.ts, starts.ts).
  */
 import { hasPullRequestTag } from '../../machines/index.js';
 import { policyOf } from '../model/policy.js';
 import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
-import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisection.js';
-import type { TestRunRecord } from '../model/runs.js';
+import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisectionMemory.js';
+import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
@@ -34,9 +34,9 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
  * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
  */
 export function retest(q: QueueTx, number: number): void {
-  const pr = q.markPr(number);
-  pr.failureRetests = (pr.failureRetests ?? 0) + 1;
-  const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${pr.failureRetests}`;
+  const pr = q.requirePr(number);
+  // RETEST counts it in the machine (failureRetests).
+  const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${(pr.failureRetests ?? 0) + 1}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
   q.sendPr(number, { type: 'RETEST', reason });
