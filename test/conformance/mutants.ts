@@ -76,7 +76,7 @@ export const MUTANTS: Mutant[] = [
     bug: 'the run vouching for an optimistic merge need not have passed (any PR behind with a result, testing included)',
     patches: [
       {
-        file: 'engine/planner/merges.ts',
+        file: 'engine/planner/mergeDecisions.ts',
         from: 'if (view.passed(behind, behindAt) && view.unmerged(behind.testedBase ?? []).includes(number)) return behind;',
         to: 'if (PR_IS.hasResult(behind.state) && view.unmerged(behind.testedBase ?? []).includes(number)) return behind;',
       },
@@ -136,7 +136,7 @@ export const MUTANTS: Mutant[] = [
     bug: 'a passed PR merges with PRs ahead of it still unmerged (out of order)',
     patches: [
       {
-        file: 'engine/planner/merges.ts',
+        file: 'engine/planner/mergeDecisions.ts',
         from: 'if (pr.group !== null || !mayMerge(pr) || view.aheadCount(at) > 0) continue;',
         to: 'if (pr.group !== null || !mayMerge(pr)) continue;',
       },
@@ -237,12 +237,12 @@ export const MUTANTS: Mutant[] = [
     id: '15',
     area: 'planner',
     origin: 'added',
-    bug: 'anti-flake: a PR failing alone is kicked one retest early (< pendingFailureDepth, not <=)',
+    bug: 'anti-flake: a PR failing alone is kicked one retest early (failures < depth, not < depth + 1)',
     patches: [
       {
-        file: 'engine/planner/failures.ts',
-        from: "if (pr.runsBehindFailed + pr.failureRetests <= depth) return { kind: 'retest', pr: pr.number };",
-        to: "if (pr.runsBehindFailed + pr.failureRetests < depth) return { kind: 'retest', pr: pr.number };",
+        file: 'engine/planner/failurePolicy.ts',
+        from: "return depth > 0 && failuresAgainst(pr) < depth + 1 ? 'retest' : 'kick';",
+        to: "return depth > 0 && failuresAgainst(pr) < depth ? 'retest' : 'kick';",
       },
     ],
     by: ['conformance', 'test/engine/failures.scenarios.test.ts'],
