@@ -66,7 +66,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
     };
   const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
-    sendPage(reply, status, page({ ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }));
+    sendPage(
+      reply,
+      status,
+      page({ now: engine.clock.now(), ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }),
+    );
 
   await app.register(async (scope) => {
     // Every page and action here needs a session unless it says otherwise (access.ts checks it before the route).
@@ -114,13 +118,14 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });
 
-    scope.get('/events', async (request, reply) => {
+    // Open: without a session the stream is answered and told `signed-out` (dashboardEvents.ts), not refused.
+    scope.get('/events', open, async (request, reply) => {
       const session = sessionOf(engine, request);
-      if (session === undefined) return reply.code(401).send(errorReply('unauthorized', 'sign in first').body);
-      // HEAD: the page asking whether its session still stands, after its stream was refused.
-      if (request.method === 'HEAD') return reply.code(204).send();
+      // HEAD: a script asking whether a session stands (no stream).
+      if (request.method === 'HEAD') return session === undefined ? reply.code(401).send() : reply.code(204).send();
       reply.hijack();
-      events.open(session, reply.raw);
+      if (session === undefined) events.signedOut(reply.raw);
+      else events.open(session, reply.raw);
       return reply;
     });
 

@@ -2,6 +2,10 @@
  * The dashboard's live feed: one server-sent-event stream per open page, fed by the engine's committed inputs
  * (`engine.onInput`, called after each commit). Changes are coalesced: a stream gets at most one `changed` event per
  * COALESCE_MS, naming the queues that changed since the last one, and only queues of its session's organization.
+ *
+ * A stream is never refused: a browser logs an EventSource answered with anything but 200 as an error. A session that
+ * has ended (token revoked, time up, signed out) gets a `signed-out` event and the end of the stream instead, at once
+ * when it asks without one, or at its next change or heartbeat; the page then stops listening (web/assets/dashboard.js).
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -33,7 +37,7 @@ export class DashboardEvents {
     this.unsubscribe = engine.onInput((queueId) => this.changed(queueId));
     // A comment now and then keeps proxies from closing an idle stream, and finds streams whose reader is gone.
     this.heartbeat = setInterval(() => {
-      for (const client of this.clients) client.response.write(': keep-alive\n\n');
+      for (const client of [...this.clients]) if (this.stillSignedIn(client)) client.response.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -53,12 +57,7 @@ export class DashboardEvents {
    * reconnection is refused.
    */
   open(session: { org: string; tokenId: string; expiresAt: number }, response: ServerResponse): void {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    startStream(response);
     // Reconnect quickly after an interruption (a restart of the service); say where the feed is now.
     response.write('retry: 1000\n\n');
     response.write(`event: hello\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
@@ -87,14 +86,18 @@ export class DashboardEvents {
     }
   }
 
+  /** Whether the client's session still stands; if not, it is told so and its stream ends. */
+  private stillSignedIn(client: Client): boolean {
+    const token = this.engine.token(client.tokenId);
+    if (token !== undefined && token.org === client.org && client.expiresAt > Date.now()) return true;
+    this.drop(client);
+    client.response.end(SIGNED_OUT);
+    return false;
+  }
+
   private flush(client: Client): void {
     client.timer = undefined;
-    const token = this.engine.token(client.tokenId);
-    if (token === undefined || token.org !== client.org || client.expiresAt <= Date.now()) {
-      this.drop(client);
-      client.response.end();
-      return;
-    }
+    if (!this.stillSignedIn(client)) return;
     const queues = [...client.pending];
     client.pending.clear();
     client.response.write(`event: changed\ndata: ${JSON.stringify({ queues, version: this.version })}\n\n`);
@@ -103,6 +106,12 @@ export class DashboardEvents {
   private drop(client: Client): void {
     if (client.timer !== undefined) clearTimeout(client.timer);
     this.clients.delete(client);
+  }
+
+  /** A stream asked for without a valid session: answered (200), told `signed-out`, and ended. */
+  signedOut(response: ServerResponse): void {
+    startStream(response);
+    response.end(SIGNED_OUT);
   }
 
   /** Ends every stream (the service is closing); the browsers reconnect to the next start. */
@@ -114,4 +123,16 @@ export class DashboardEvents {
       client.response.end();
     }
   }
+}
+
+/** The event that tells a page its session has ended: it stops listening and shows the sign-in page. */
+const SIGNED_OUT = 'event: signed-out\ndata: {}\n\n';
+
+function startStream(response: ServerResponse): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
 }

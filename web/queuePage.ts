@@ -12,7 +12,7 @@ import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { historyPath } from './historyPage.js';
 import { keyOf, queuePath } from './queueAccess.js';
-import { exact, formatDurationSince, relative } from './time.js';
+import { exact, formatDurationSince, relativeTime } from './time.js';
 import { hasPullRequestTag, hasQueueTag, type PullRequestTag } from '../machines/index.js';
 
 export interface QueueView {
@@ -139,7 +139,7 @@ function stateButton(queue: QueueRecord, state: 'running' | 'paused' | 'draining
 function estimateCell(view: QueueView, number: number): Html {
   const estimate = view.estimates.get(number);
   if (estimate === undefined) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${new Date(estimate.at).toISOString()}" title="${`${exact(estimate.at)}; 9 times in 10 by ${exact(estimate.p90)}`}">${relative(estimate.at, view.now)}</time>`;
+  return relativeTime(estimate.at, view.now, `${exact(estimate.at)}; 9 times in 10 by ${exact(estimate.p90)}`);
 }
 
 function lineupRows(view: QueueView): Html {

@@ -1,6 +1,7 @@
 /**
  * Times for people: relative to now in words (Intl.RelativeTimeFormat), the exact time on hover (the title of a
- * <time> element, in UTC), and durations.
+ * <time> element, in UTC), and durations. A relative time is marked `data-relative`: the page's script
+ * (web/assets/dashboard.js, which words it the same way) keeps its words current between redraws.
  */
 import { html, type Html } from './html.js';
 import { formatDuration } from './stats.js';
@@ -31,11 +32,16 @@ export function exact(at: number): string {
     .replace(/\.\d+Z$/, '')} UTC`;
 }
 
+/** A <time> in words relative to now (kept current by the page's script), the exact time (or `title`) on hover. */
+export function relativeTime(at: number, now: number, title = exact(at)): Html {
+  return html`<time datetime="${new Date(at).toISOString()}" data-relative title="${title}">${relative(at, now)}</time>`;
+}
+
 /** A <time> in words relative to now, the exact time on hover. */
 export function timeAgo(iso: string, now: number): Html {
   const at = Date.parse(iso);
   if (!Number.isFinite(at)) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${iso}" title="${exact(at)}">${relative(at, now)}</time>`;
+  return relativeTime(at, now);
 }
 
 /** How long since a time in ms (a PR's readyAt), or a dash when there is none. */

@@ -39,6 +39,19 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   let page: Page;
   let queuePath = '';
   const pages: string[] = [];
+  /** Errors the browser logged (a refused request, a script error), by page: none may be, signed in or not. */
+  const consoleErrors: string[] = [];
+  /**
+   * Bad input this test sends on purpose, answered with its status (400, 401) as it must be: Chromium logs any answer
+   * of 400 or more as "Failed to load resource", which is the only error each may leave.
+   */
+  const provoked: { path: string; status: number }[] = [];
+  /** Every answer of 400 or more the page was given (its navigations, htmx's requests, the live stream): `status path`. */
+  const refused: string[] = [];
+  const unexpectedErrors = () => [
+    ...consoleErrors.filter((line) => !provoked.some(({ path, status }) => line.includes(`${path}: Failed to load resource: the server responded with a status of ${status} `))),
+    ...refused.filter((line) => !provoked.some(({ path, status }) => line === `${status} ${path}`)),
+  ];
 
   const api = async (path: string, body: unknown, token = ACME) => {
     const response = await call(server, `/v1/${path}`, token, body);
@@ -65,6 +78,14 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (response.status() >= 400) refused.push(`${response.status()} ${url.pathname}${url.search}`);
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -82,6 +103,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.goto(`${server.url}/`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
     await check('signin');
+    provoked.push({ path: '/signin', status: 401 });
     await page.getByLabel('API token').fill('not-a-token-at-all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('That API token is not valid.').waitFor();
@@ -137,6 +159,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
   test('the settings form saves valid settings and says which field is wrong', async () => {
     await page.locator('summary', { hasText: 'Settings' }).click();
+    provoked.push({ path: queuePath, status: 400 }, { path: `${queuePath}/settings`, status: 400 });
     await page.getByLabel('Concurrency', { exact: true }).fill('0');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.locator('.error', { hasText: 'concurrency' }).waitFor();
@@ -208,6 +231,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await check('flaky-test');
     await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=quarantined`);
     expect(await page.locator('table.tests tr[data-test]').count()).toBe(1);
+    provoked.push({ path: '/flaky?repo=github.com/acme/widgets&list=bogus', status: 400 });
     await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=bogus`);
     await page.locator('.error', { hasText: 'list must be one of' }).waitFor();
   }, 30_000);
@@ -261,10 +285,14 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.evaluate('window.marker = 3');
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
     const port = new URL(server.url).port;
+    const before = consoleErrors.length;
     await stop(server);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('reconnecting');
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('connected');
+    // While the service was down, the browser said it could not reach it: that, and only that, is expected.
+    const whileDown = consoleErrors.splice(before);
+    expect(whileDown.filter((line) => !line.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     await api('updateQueue', { ...QUEUE, state: 'paused' });
     await submit(5);
     await page.locator('tr[data-pr="5"]').waitFor({ timeout: 20_000 });
@@ -301,6 +329,11 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');
     await page.locator('#live form[action="/signin"]').waitFor();
     expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
+    // The stream was ended and not refused (a 401 to the browser's reconnection is logged as an error), and the page
+    // stopped listening: another change reaches no stream of that session and asks for nothing.
+    await submit(7);
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('signed-out');
+    expect(unexpectedErrors()).toEqual([]);
   }, 60_000);
 
   test('every page was screenshotted', async () => {
