@@ -24,6 +24,8 @@ import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { canAdmin, registerPrPages } from './dashboardPr.js';
 import { registerWebhookPages } from './webhookPages.js';
 import { createCaller } from './router.js';
+import { WhatIfs, type WhatIfRunner } from './dashboardWhatIf.js';
+import type { QueueRecord } from '../engine/model/queues.js';
 
 export interface DashboardOptions {
   engine: Engine;
@@ -31,6 +33,8 @@ export interface DashboardOptions {
   publicUrl: () => string;
   /** Terminals waiting for a person to approve their sign-in at /device. */
   devices: DeviceCodes;
+  /** Compares a queue's settings with the recommender's pick on its fitted workload (the queue page's "what if"). */
+  whatIf?: WhatIfRunner;
 }
 
 const FORM_LIMIT = 64 * 1024;
@@ -40,7 +44,23 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   const secure = () => publicUrl().startsWith('https:');
   const assets = loadAssets();
   const events = new DashboardEvents(engine);
-  app.addHook('preClose', async () => events.close());
+  const whatIfs =
+    options.whatIf === undefined
+      ? undefined
+      : new WhatIfs(
+          options.whatIf,
+          () => engine.clock.now(),
+          (queueId) => events.touch(queueId),
+        );
+  app.addHook('preClose', async () => {
+    whatIfs?.close();
+    events.close();
+  });
+  /** The queue page's view: with the "what if" panel when this service can simulate. */
+  const queueView = (queue: QueueRecord, admin: boolean) => ({
+    ...readQueue(engine, queue, admin),
+    ...(whatIfs === undefined ? {} : { whatIf: { state: whatIfs.stateOf(queue.id) } }),
+  });
 
   /** A page or action that needs a session: without one, the sign-in page (for a post, 401 as well). */
   const signedIn =
@@ -144,7 +164,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       signedIn((request, reply, session) => {
         const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
         const admin = canAdmin(engine, session);
-        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(readQueue(engine, queue, admin)) });
+        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(queueView(queue, admin)) });
       }),
     );
 
@@ -181,14 +201,26 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
           // htmx shows the queue's own address, not the form's.
           reply.header('hx-replace-url', queuePath(fresh));
-          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh, true)) }, mapped.status);
+          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(queueView(fresh, true)) }, mapped.status);
         }
         return reply.redirect(queuePath(queue), 303);
       }),
     );
 
+    if (whatIfs !== undefined) {
+      scope.post(
+        '/queues/:queueId/what-if',
+        signedIn(async (request, reply, session) => {
+          requireScope(engine, session, 'admin', 'comparing the settings with the recommended ones');
+          const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
+          whatIfs.ask(queue);
+          return reply.redirect(queuePath(queue), 303);
+        }),
+      );
+    }
+
     // The actions' addresses, opened (a reload after a refused form), lead back to the queue.
-    for (const action of ['state', 'settings']) {
+    for (const action of whatIfs === undefined ? ['state', 'settings'] : ['state', 'settings', 'what-if']) {
       scope.get(
         `/queues/:queueId/${action}`,
         signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),

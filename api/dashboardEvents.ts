@@ -75,6 +75,11 @@ export class DashboardEvents {
     return org;
   }
 
+  /** Something a queue's pages show changed outside the engine (a "what if" comparison ended): they redraw. */
+  touch(queueId: string): void {
+    this.changed(queueId);
+  }
+
   private changed(queueId: string): void {
     this.commits++;
     if (this.clients.size === 0) return;

@@ -111,6 +111,14 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     const merged = page.locator('ol.timeline li[data-event="merged"]');
     expect(await merged.locator('strong').textContent()).toBe('Merged');
     expect(await merged.locator('time').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // Relative times move on by themselves: the same element (no redraw replaced it) says another time later.
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    const said = await merged.locator('time').evaluate((element) => {
+      (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'kept';
+      return element.textContent;
+    });
+    // Within a minute of now it changes each second; later, at the next minute (so the budget is over a minute).
+    await expect.poll(() => page.locator('time[data-mark="kept"]').textContent(), { timeout: 75_000 }).not.toBe(said);
     // The likelihood's arithmetic is not in the sentence; it is behind a closed disclosure.
     const ready = page.locator('ol.timeline li[data-event="ready"]');
     expect(await ready.locator(':scope > span').textContent()).toMatch(/^PR #1 by .+\. Chance it fails: \d+%\.$/);
@@ -124,7 +132,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(await field('run-duration').textContent()).toMatch(/\d+ s|min/);
     expect(await page.locator('ul.prs a', { hasText: '#1' }).count()).toBe(1);
     await check('run');
-  }, 90_000);
+  }, 180_000);
 
   test('acting on a PR: priority, skip-the-line, restart, and a confirmed cancel, each in its timeline with who did it', async () => {
     await api('updateQueue', { ...QUEUE, state: 'paused' });
