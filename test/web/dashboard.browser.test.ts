@@ -268,13 +268,19 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(home).not.toContain('acme/widgets');
   });
 
-  test('every page works 390 px wide', async () => {
+  test('every page works 390 px wide, axe included', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [index, url] of [...new Set(pages)].entries()) {
       await page.goto(url);
       const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
+      // axe at this width too: what a narrow layout hides, overlaps or shrinks.
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(
+        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        url,
+      ).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -210,12 +210,26 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(pr.state).toBe('PENDING');
   }, 60_000);
 
-  test('every page visited: no console error, and at 390 px no horizontal scroll and no word broken mid-word', async () => {
+  test('the device sign-in page and the flaky-test landing page', async () => {
+    await page.goto(`${server.url}/device`);
+    await page.locator('h1').waitFor();
+    await check('device');
+    await page.goto(`${server.url}/flaky`);
+    await page.locator('h1').waitFor();
+    await check('flaky-landing');
+  }, 30_000);
+
+  test('every page visited: no console error, and at 390 px no horizontal scroll, no word broken mid-word, no axe violation', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const url of visited) {
       await page.goto(url);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(
+        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        url,
+      ).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${new URL(url).pathname.replace(/\W+/g, '-')}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
