@@ -16,6 +16,11 @@ import { drawArrivals } from '../../sim/arrivals.js';
 import { runQueue, SIM_KEY } from '../../sim/queueRun.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { whatIfPanel, type WhatIfResult } from '../../web/whatIfPanel.js';
+import { buildServer } from '../../api/server.js';
+import { Engine } from '../../engine/engine.js';
+import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
+import { createMemoryStore } from '../../engine/store/index.js';
+import { createToken, syncConfiguredTokens } from '../../engine/tokens.js';
 
 const queueOf = (id: string) => ({ id, org: 'acme', repo: { host: 'github.com', owner: 'acme', name: id }, branch: 'main' }) as unknown as QueueRecord;
 
@@ -91,6 +96,59 @@ describe('what-if comparisons', () => {
     const failed = whatIfPanel(queue, { status: 'failed', at: 0, message: 'too few PRs <b>' }, 0, true).text;
     expect(failed).toContain('role="alert"');
     expect(failed).toContain('too few PRs &lt;b&gt;');
+  });
+});
+
+describe('the route: POST /queues/<id>/what-if', () => {
+  test('an admin asks (303 back to the queue), a read token is refused 403 and a post without the CSRF token too; the page shows the result', async () => {
+    const store = createMemoryStore();
+    const clock = new VirtualScheduler(Date.parse('2026-11-22T12:00:00Z'));
+    syncConfiguredTokens(store, [{ org: 'acme', token: 'acme-what-if-token-0123456789' }], new Date(clock.now()).toISOString());
+    const reader = createToken(store, 'acme', new Date(clock.now()).toISOString(), 'read').token;
+    const engine = new Engine(store, { scheduler: clock });
+    engine.start();
+    const asked: string[] = [];
+    const app = await buildServer({
+      engine,
+      whatIf: async (key) => {
+        asked.push(`${key.org} ${key.repo.name}@${key.branch}`);
+        return RESULT;
+      },
+    });
+    try {
+      const queue = engine.createQueue({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, {});
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const signIn = async (token: string) => {
+        const response = await app.inject({ method: 'POST', url: '/signin', headers: form, payload: `token=${token}` });
+        return String(response.headers['set-cookie']).split(';')[0]!;
+      };
+      const page = async (cookie: string) => (await app.inject({ method: 'GET', url: `/queues/${queue.id}`, headers: { accept: 'text/html', cookie } })).body;
+      const csrf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
+      const ask = (cookie: string, payload: string) => app.inject({ method: 'POST', url: `/queues/${queue.id}/what-if`, headers: { ...form, cookie }, payload });
+
+      const readCookie = await signIn(reader);
+      const readPage = await page(readCookie);
+      expect(readPage).toContain('What if');
+      expect(readPage).not.toContain('Compare with the recommended settings');
+      expect((await ask(readCookie, `_csrf=${csrf(readPage)}`)).statusCode).toBe(403);
+
+      const admin = await signIn('acme-what-if-token-0123456789');
+      const adminPage = await page(admin);
+      expect(adminPage).toContain('Compare with the recommended settings');
+      expect((await ask(admin, '')).statusCode).toBe(403);
+      expect(asked).toEqual([]);
+      const asking = await ask(admin, `_csrf=${csrf(adminPage)}`);
+      expect(asking.statusCode).toBe(303);
+      expect(asking.headers.location).toBe(`/queues/${queue.id}`);
+      await expect.poll(async () => page(admin)).toContain('single, concurrency 4, no batching');
+      expect(asked).toEqual(['acme widgets@main']);
+      // Its address opened (a reload after the post) leads back to the queue.
+      expect((await app.inject({ method: 'GET', url: `/queues/${queue.id}/what-if`, headers: { accept: 'text/html', cookie: admin } })).statusCode).toBe(303);
+    } finally {
+      engine.stop();
+      await app.close();
+      await store.close();
+    }
   });
 });
 
