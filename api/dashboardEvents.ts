@@ -29,7 +29,7 @@ export class DashboardEvents {
   private readonly orgOfQueue = new Map<string, string>();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
-  /** This process's feed (a restart starts another), and the commits it has seen: its version. */
+  /** This process's feed (a restart starts another), and the changes it has seen (commits, what-ifs ended): its version. */
   private readonly epoch = randomUUID().slice(0, 8);
   private commits = 0;
 
@@ -53,8 +53,8 @@ export class DashboardEvents {
 
   /**
    * Takes over a response as an event stream for a session's organization until the browser goes away, the service
-   * closes, or the session ends (its token revoked, its time up): then the stream is closed, and the browser's
-   * reconnection is refused.
+   * closes, or the session ends (its token revoked, its time up): then it is told `signed-out` and closed, and so is
+   * a reconnection without the session.
    */
   open(session: { org: string; tokenId: string; expiresAt: number }, response: ServerResponse): void {
     startStream(response);
