@@ -141,6 +141,14 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await expect.poll(() => field('pr-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('PENDING');
     await expect.poll(() => field('position').textContent()).toBe('3 of 3');
     await check('pr-waiting');
+    // How long it has been in the queue counts on by itself (the same element: no redraw replaced it).
+    const counted = await field('in-queue')
+      .locator('[data-since]')
+      .evaluate((element) => {
+        (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'counting';
+        return element.textContent;
+      });
+    await expect.poll(() => page.locator('[data-mark="counting"]').textContent(), { timeout: 20_000 }).not.toBe(counted);
 
     await page.getByLabel('Priority').selectOption('high');
     await page.getByRole('button', { name: 'Set priority' }).click();

@@ -106,10 +106,11 @@
     restartClock();
   });
 
-  // Relative times ("3 minutes ago", "in 2 hours") stay current between redraws, worded as the server words them
-  // (web/time.ts: the same units and Intl.RelativeTimeFormat), from the server's clock (the live region's data-now,
-  // when the page was drawn) rather than this browser's, which may be off. Every second while one is within a minute
-  // of now, else every 30 seconds.
+  // Relative times ("3 minutes ago", "in 2 hours") and durations still running ("4 min 12 s" in the queue) stay current
+  // between redraws, worded as the server words them (web/time.ts and web/stats.ts: the same units,
+  // Intl.RelativeTimeFormat), from the server's clock (the live region's data-now, when the page was drawn) rather
+  // than this browser's, which may be off. Every second while one shows seconds (a few hundred at most: a longer page
+  // every 5 s), else every 30 seconds.
   const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
   const UNITS = [
     ['day', 86400000],
@@ -125,19 +126,36 @@
     }
     return 'now';
   }
+  function duration(ms) {
+    const seconds = Math.round(ms / 1000);
+    if (seconds < 60) return `${seconds} s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  }
   let offset = 0;
   let clock = null;
   function tick() {
     const now = Date.now() + offset;
-    let next = 30000;
-    document.querySelectorAll('time[data-relative]').forEach(function (element) {
+    let seconds = false;
+    const relatives = document.querySelectorAll('time[data-relative]');
+    relatives.forEach(function (element) {
       const at = Date.parse(element.getAttribute('datetime') || '');
       if (!Number.isFinite(at)) return;
       const text = words(at - now);
       if (element.textContent !== text) element.textContent = text;
-      if (Math.abs(at - now) < 60000) next = 1000;
+      if (Math.abs(at - now) < 60000) seconds = true;
     });
-    clock = setTimeout(tick, next);
+    const runnings = document.querySelectorAll('[data-since]');
+    runnings.forEach(function (element) {
+      const since = Date.parse(element.getAttribute('data-since') || '');
+      if (!Number.isFinite(since)) return;
+      const text = duration(Math.max(0, now - since));
+      if (element.textContent !== text) element.textContent = text;
+      if (now - since < 3600000) seconds = true;
+    });
+    const many = relatives.length + runnings.length > 300;
+    clock = setTimeout(tick, seconds ? (many ? 5000 : 1000) : 30000);
   }
   function restartClock() {
     const live = document.getElementById('live');
