@@ -129,6 +129,8 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
     await card.getByRole('link').click();
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    // htmx puts the address in the history after the swap: wait for it, not only for the heading.
+    await page.waitForURL(/\/queues\/[^/]+$/);
     queuePath = new URL(page.url()).pathname;
     await page.evaluate('window.marker = 2');
     for (const number of [1, 2, 3]) await submit(number);

@@ -90,6 +90,8 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.goto(`${server.url}/`);
     await page.locator('.card a', { hasText: 'acme/widgets' }).click();
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    // htmx puts the address in the history after the swap: wait for it, not only for the heading.
+    await page.waitForURL(/\/queues\/[^/]+$/);
     queuePath = new URL(page.url()).pathname;
     await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
 
