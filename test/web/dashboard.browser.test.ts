@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { junitXml } from '../flaky/helpers.js';
 import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
+import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
@@ -39,19 +39,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   let page: Page;
   let queuePath = '';
   const pages: string[] = [];
-  /** Errors the browser logged (a refused request, a script error), by page: none may be, signed in or not. */
-  const consoleErrors: string[] = [];
-  /**
-   * Bad input this test sends on purpose, answered with its status (400, 401) as it must be: Chromium logs any answer
-   * of 400 or more as "Failed to load resource", which is the only error each may leave.
-   */
+  /** What the browser logged as errors and the answers of 400 or more it was given: none may be, signed in or not, */
+  let errors: PageErrors;
+  /** but those to the bad input this test sends on purpose (its path, and the status it must get). */
   const provoked: { path: string; status: number }[] = [];
-  /** Every answer of 400 or more the page was given (its navigations, htmx's requests, the live stream): `status path`. */
-  const refused: string[] = [];
-  const unexpectedErrors = () => [
-    ...consoleErrors.filter((line) => !provoked.some(({ path, status }) => line.includes(`${path}: Failed to load resource: the server responded with a status of ${status} `))),
-    ...refused.filter((line) => !provoked.some(({ path, status }) => line === `${status} ${path}`)),
-  ];
 
   const api = async (path: string, body: unknown, token = ACME) => {
     const response = await call(server, `/v1/${path}`, token, body);
@@ -78,14 +69,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
-    page.on('response', (response) => {
-      const url = new URL(response.url());
-      if (response.status() >= 400) refused.push(`${response.status()} ${url.pathname}${url.search}`);
-    });
+    errors = watchErrors(page);
   }, 60_000);
 
   afterAll(async () => {
@@ -286,20 +270,20 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
-  }, 60_000);
+  }, 300_000);
 
   test('an open page reconnects after a restart and goes on updating live', async () => {
     await page.goto(`${server.url}${queuePath}`);
     await page.evaluate('window.marker = 3');
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
     const port = new URL(server.url).port;
-    const before = consoleErrors.length;
+    const before = errors.console.length;
     await stop(server);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('reconnecting');
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('connected');
     // While the service was down, the browser said it could not reach it: that, and only that, is expected.
-    const whileDown = consoleErrors.splice(before);
+    const whileDown = errors.console.splice(before);
     expect(whileDown.filter((line) => !line.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     await api('updateQueue', { ...QUEUE, state: 'paused' });
     await submit(5);
@@ -341,7 +325,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     // stopped listening: another change reaches no stream of that session and asks for nothing.
     await submit(7);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('signed-out');
-    expect(unexpectedErrors()).toEqual([]);
+    expect(errors.unexpected(provoked)).toEqual([]);
   }, 60_000);
 
   test('every page was screenshotted', async () => {

@@ -16,7 +16,7 @@ import { drawArrivals } from '../../sim/arrivals.js';
 import { runQueue, SIM_KEY } from '../../sim/queueRun.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
+import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
@@ -30,7 +30,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
   let server: Running;
   let browser: Browser;
   let page: Page;
-  const errors: string[] = [];
+  let errors: PageErrors;
 
   async function axe(): Promise<void> {
     const results = await new AxeBuilder({ page }).analyze();
@@ -59,13 +59,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     server = await startServer({ GREENLINE_DATA: join(dir, 'data'), GREENLINE_PROVIDER: 'sim', GREENLINE_API_TOKENS: `${SIM_KEY.org}:${TOKEN}` });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) errors.push(`${response.status()} ${response.url()}`);
-    });
+    errors = watchErrors(page);
   }, 180_000);
 
   afterAll(async () => {
@@ -102,7 +96,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     await axe();
     await page.screenshot({ path: join(shots, 'narrow-what-if.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
-    expect(errors).toEqual([]);
+    expect(errors.unexpected([])).toEqual([]);
     expect(browser.offLoopback).toEqual([]);
   }, 420_000);
 });
