@@ -24,6 +24,8 @@ import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { canAdmin, registerPrPages } from './dashboardPr.js';
 import { registerWebhookPages } from './webhookPages.js';
 import { createCaller } from './router.js';
+import { WhatIfs, type WhatIfRunner } from './dashboardWhatIf.js';
+import type { QueueRecord } from '../engine/model/queues.js';
 
 export interface DashboardOptions {
   engine: Engine;
@@ -31,6 +33,8 @@ export interface DashboardOptions {
   publicUrl: () => string;
   /** Terminals waiting for a person to approve their sign-in at /device. */
   devices: DeviceCodes;
+  /** Compares a queue's settings with the recommender's pick on its fitted workload (the queue page's "what if"). */
+  whatIf?: WhatIfRunner;
 }
 
 const FORM_LIMIT = 64 * 1024;
@@ -40,7 +44,23 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   const secure = () => publicUrl().startsWith('https:');
   const assets = loadAssets();
   const events = new DashboardEvents(engine);
-  app.addHook('preClose', async () => events.close());
+  const whatIfs =
+    options.whatIf === undefined
+      ? undefined
+      : new WhatIfs(
+          options.whatIf,
+          () => engine.clock.now(),
+          (queueId) => events.touch(queueId),
+        );
+  app.addHook('preClose', async () => {
+    whatIfs?.close();
+    events.close();
+  });
+  /** The queue page's view: with the "what if" panel when this service can simulate. */
+  const queueView = (queue: QueueRecord, admin: boolean) => ({
+    ...readQueue(engine, queue, admin),
+    ...(whatIfs === undefined ? {} : { whatIf: { state: whatIfs.stateOf(queue.id) } }),
+  });
 
   /** A page or action that needs a session: without one, the sign-in page (for a post, 401 as well). */
   const signedIn =
@@ -61,7 +81,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       }
     };
   const show = (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status = 200) =>
-    sendPage(reply, status, page({ ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }));
+    sendPage(
+      reply,
+      status,
+      page({ now: engine.clock.now(), ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }),
+    );
 
   await app.register(async (scope) => {
     // Every page and action here needs a session unless it says otherwise (access.ts checks it before the route).
@@ -109,13 +133,14 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });
 
-    scope.get('/events', async (request, reply) => {
+    // Open: without a session the stream is answered and told `signed-out` (dashboardEvents.ts), not refused.
+    scope.get('/events', open, async (request, reply) => {
       const session = sessionOf(engine, request);
-      if (session === undefined) return reply.code(401).send(errorReply('unauthorized', { token: 'signedOut' }).body);
-      // HEAD: the page asking whether its session still stands, after its stream was refused.
-      if (request.method === 'HEAD') return reply.code(204).send();
+      // HEAD: a script asking whether a session stands (no stream).
+      if (request.method === 'HEAD') return session === undefined ? reply.code(401).send() : reply.code(204).send();
       reply.hijack();
-      events.open(session, reply.raw);
+      if (session === undefined) events.signedOut(reply.raw);
+      else events.open(session, reply.raw);
       return reply;
     });
 
@@ -134,7 +159,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       signedIn((request, reply, session) => {
         const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
         const admin = canAdmin(engine, session);
-        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(readQueue(engine, queue, admin)) });
+        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(queueView(queue, admin)) });
       }),
     );
 
@@ -171,14 +196,26 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
           const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
           // htmx shows the queue's own address, not the form's.
           reply.header('hx-replace-url', queuePath(fresh));
-          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(readQueue(engine, fresh, true)) }, mapped.status);
+          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(queueView(fresh, true)) }, mapped.status);
         }
         return reply.redirect(queuePath(queue), 303);
       }),
     );
 
+    if (whatIfs !== undefined) {
+      scope.post(
+        '/queues/:queueId/what-if',
+        signedIn(async (request, reply, session) => {
+          requireScope(engine, session, 'admin', 'comparing the settings with the recommended ones');
+          const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
+          whatIfs.ask(queue);
+          return reply.redirect(queuePath(queue), 303);
+        }),
+      );
+    }
+
     // The actions' addresses, opened (a reload after a refused form), lead back to the queue.
-    for (const action of ['state', 'settings']) {
+    for (const action of whatIfs === undefined ? ['state', 'settings'] : ['state', 'settings', 'what-if']) {
       scope.get(
         `/queues/:queueId/${action}`,
         signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),

@@ -2,6 +2,10 @@
  * The dashboard's live feed: one server-sent-event stream per open page, fed by the engine's committed inputs
  * (`engine.onInput`, called after each commit). Changes are coalesced: a stream gets at most one `changed` event per
  * COALESCE_MS, naming the queues that changed since the last one, and only queues of its session's organization.
+ *
+ * A stream is never refused: a browser logs an EventSource answered with anything but 200 as an error. A session that
+ * has ended (token revoked, time up, signed out) gets a `signed-out` event and the end of the stream instead, at once
+ * when it asks without one, or at its next change or heartbeat; the page then stops listening (web/assets/dashboard.js).
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -25,7 +29,7 @@ export class DashboardEvents {
   private readonly orgOfQueue = new Map<string, string>();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
-  /** This process's feed (a restart starts another), and the commits it has seen: its version. */
+  /** This process's feed (a restart starts another), and the changes it has seen (commits, what-ifs ended): its version. */
   private readonly epoch = randomUUID().slice(0, 8);
   private commits = 0;
 
@@ -33,7 +37,7 @@ export class DashboardEvents {
     this.unsubscribe = engine.onInput((queueId) => this.changed(queueId));
     // A comment now and then keeps proxies from closing an idle stream, and finds streams whose reader is gone.
     this.heartbeat = setInterval(() => {
-      for (const client of this.clients) client.response.write(': keep-alive\n\n');
+      for (const client of [...this.clients]) if (this.stillSignedIn(client)) client.response.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -49,16 +53,11 @@ export class DashboardEvents {
 
   /**
    * Takes over a response as an event stream for a session's organization until the browser goes away, the service
-   * closes, or the session ends (its token revoked, its time up): then the stream is closed, and the browser's
-   * reconnection is refused.
+   * closes, or the session ends (its token revoked, its time up): then it is told `signed-out` and closed, and so is
+   * a reconnection without the session.
    */
   open(session: { org: string; tokenId: string; expiresAt: number }, response: ServerResponse): void {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    startStream(response);
     // Reconnect quickly after an interruption (a restart of the service); say where the feed is now.
     response.write('retry: 1000\n\n');
     response.write(`event: hello\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
@@ -76,6 +75,11 @@ export class DashboardEvents {
     return org;
   }
 
+  /** Something a queue's pages show changed outside the engine (a "what if" comparison ended): they redraw. */
+  touch(queueId: string): void {
+    this.changed(queueId);
+  }
+
   private changed(queueId: string): void {
     this.commits++;
     if (this.clients.size === 0) return;
@@ -87,14 +91,18 @@ export class DashboardEvents {
     }
   }
 
+  /** Whether the client's session still stands; if not, it is told so and its stream ends. */
+  private stillSignedIn(client: Client): boolean {
+    const token = this.engine.token(client.tokenId);
+    if (token !== undefined && token.org === client.org && client.expiresAt > Date.now()) return true;
+    this.drop(client);
+    client.response.end(SIGNED_OUT);
+    return false;
+  }
+
   private flush(client: Client): void {
     client.timer = undefined;
-    const token = this.engine.token(client.tokenId);
-    if (token === undefined || token.org !== client.org || client.expiresAt <= Date.now()) {
-      this.drop(client);
-      client.response.end();
-      return;
-    }
+    if (!this.stillSignedIn(client)) return;
     const queues = [...client.pending];
     client.pending.clear();
     client.response.write(`event: changed\ndata: ${JSON.stringify({ queues, version: this.version })}\n\n`);
@@ -103,6 +111,12 @@ export class DashboardEvents {
   private drop(client: Client): void {
     if (client.timer !== undefined) clearTimeout(client.timer);
     this.clients.delete(client);
+  }
+
+  /** A stream asked for without a valid session: answered (200), told `signed-out`, and ended. */
+  signedOut(response: ServerResponse): void {
+    startStream(response);
+    response.end(SIGNED_OUT);
   }
 
   /** Ends every stream (the service is closing); the browsers reconnect to the next start. */
@@ -114,4 +128,16 @@ export class DashboardEvents {
       client.response.end();
     }
   }
+}
+
+/** The event that tells a page its session has ended: it stops listening and shows the sign-in page. */
+const SIGNED_OUT = 'event: signed-out\ndata: {}\n\n';
+
+function startStream(response: ServerResponse): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
 }

@@ -13,6 +13,7 @@ import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
 import { clientErrorHandler, continueBeforeBody, guardConnections, noIdleTimeoutWhileWorking, requireHost } from './connections.js';
 import { registerDashboard } from './dashboard.js';
+import type { WhatIfRunner } from './dashboardWhatIf.js';
 import { errorReply, fieldsReply, toErrorReply, type ErrorReply } from './errors.js';
 import { registerHostRoutes } from './hostRoutes.js';
 import { METRICS_PATH, OPENAPI_PATH, POST_ENDPOINTS } from './endpoints.js';
@@ -43,6 +44,8 @@ export interface ServerOptions {
   timeouts?: { requestMs?: number; idleMs?: number; keepAliveMs?: number };
   /** Requests per token per window (see rateLimits.ts); absent: no limit (the service always sets one). */
   rateLimit?: RateLimitOptions;
+  /** The dashboard's "what if" comparisons (cli/whatIf.ts); absent: the queue page has no such panel. */
+  whatIf?: WhatIfRunner;
 }
 
 /** A call beyond the token's scope: 403, with a code of its own. */
@@ -178,7 +181,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   // The web dashboard (web/): its pages, including /tests/<id> where every test's html_url points.
-  await registerDashboard(app, { engine, publicUrl: publicUrlOf, devices });
+  await registerDashboard(app, { engine, publicUrl: publicUrlOf, devices, ...(options.whatIf === undefined ? {} : { whatIf: options.whatIf }) });
 
   // The hosted service's newer paths: status, device sign-in, create-ci-run (serviceRoutes.ts).
   await registerServiceRoutes(app, { engine, devices, publicUrl: publicUrlOf, version: options.version ?? '0.0.0' });

@@ -1,5 +1,6 @@
 /** `greenline serve`: open the store, settle the tokens, serve HTTP until SIGTERM or SIGINT, then stop cleanly. */
 import { buildServer } from '../api/server.js';
+import { whatIfRunner } from './whatIf.js';
 import { version } from './version.js';
 import { isoAt, wallClock } from '../engine/runtime/clock.js';
 import { hostNamed } from '../hosts/index.js';
@@ -71,6 +72,8 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     version: version(),
     timeouts: config.timeouts,
     rateLimit: config.rateLimit,
+    // The queue page's "what if": `greenline sim --from-queue --recommend` on this store, in a child process.
+    whatIf: whatIfRunner({ dataDir: config.dataDir, ...(config.postgres === undefined ? {} : { storeUrl: config.postgres.url }) }),
     ...(ciLogs === undefined ? {} : { ciLogs }),
     routes: inbound.routes,
   });

@@ -13,6 +13,8 @@ export interface PageOptions {
   csrf?: string;
   /** Whether the session may administer the organization: its navigation then links the webhooks page. */
   admin?: boolean;
+  /** The server's clock when the page was made (ms): the page's script words its relative times from it. */
+  now?: number;
   /** Markup outside the live region (forms that must not be redrawn while someone types). */
   aside?: Html;
   body: Html;
@@ -48,10 +50,11 @@ export function page(options: PageOptions): string {
       ? html``
       : html`<nav aria-label="Main"><a href="/">Queues</a> <a href="/charts">State charts</a> <a href="/flaky">Flaky tests</a>${options.admin === true ? html` <a href="/webhooks">Webhooks</a>` : ''}</nav>
 <form method="post" action="/signout" class="signout"><span class="org">Organization <strong>${options.org}</strong></span> <button type="submit">Sign out</button></form>`;
+  const now = options.now === undefined ? '' : html` data-now="${String(options.now)}"`;
   const live =
     options.live === undefined
-      ? html`<div id="live">${options.body}</div>`
-      : html`<div id="live" data-live="${options.live}" data-version="${options.version ?? ''}">${options.body}</div>`;
+      ? html`<div id="live"${now}>${options.body}</div>`
+      : html`<div id="live" data-live="${options.live}" data-version="${options.version ?? ''}"${now}>${options.body}</div>`;
   const markup = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content="${HTMX_CONFIG}">

@@ -15,7 +15,7 @@ import { keyOf, queueName, queuePath } from './queueAccess.js';
 import { waitsFor } from './queuePage.js';
 import { runsTable, safeUrl } from './runPage.js';
 import { highlightCss, machineSvg, pathTaken } from './stateCharts.js';
-import { durationBetween, exact, relative, timeAgo } from './time.js';
+import { durationBetween, relativeTime, timeAgo } from './time.js';
 import { STATE_WORDS, timelineList } from './timelineView.js';
 
 export interface PrPageOptions {
@@ -42,7 +42,7 @@ function whenItMerges(pr: PullRequestRecord, estimate: { at: number; p90: number
   if (!isEnqueued(pr.state)) return html`<dt>Left the queue</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in it</dd>`;
   const inQueue = html`<dt>In the queue for</dt><dd data-field="in-queue">${durationBetween(submittedAt, null, now)}</dd>`;
   if (estimate === undefined) return inQueue;
-  return html`${inQueue}<dt>Should merge</dt><dd data-field="estimate"><time datetime="${new Date(estimate.at).toISOString()}" title="${exact(estimate.at)}">${relative(estimate.at, now)}</time> <span class="muted">(9 times in 10 <time datetime="${new Date(estimate.p90).toISOString()}" title="${exact(estimate.p90)}">${relative(estimate.p90, now)}</time>)</span></dd>`;
+  return html`${inQueue}<dt>Should merge</dt><dd data-field="estimate">${relativeTime(estimate.at, now)} <span class="muted">(9 times in 10 ${relativeTime(estimate.p90, now)})</span></dd>`;
 }
 
 function hostLinks(engine: Engine, queue: QueueRecord, pr: PullRequestRecord, runs: readonly TestRunDetails[]): Html {

@@ -1,7 +1,7 @@
 /**
  * The queue page: state and controls, runs in progress (batches, bisection runs, lanes in parallel mode), the
  * line-up in order with what each PR waits for and when it should merge, the PRs not ready, a link to its history,
- * and the settings form (outside the live region). The page is a list of sections (`QUEUE_SECTIONS`): a new panel
+ * the "what if" panel (whatIfPanel.ts), and the settings form (outside the live region). The page is a list of sections (`QUEUE_SECTIONS`): a new panel
  * is one more function there.
  */
 import type { Engine, TestRunDetails } from '../engine/engine.js';
@@ -12,8 +12,9 @@ import { bisectionTree, type TreeNode } from './bisectionTree.js';
 import { html, type Html } from './html.js';
 import { historyPath } from './historyPage.js';
 import { keyOf, queuePath } from './queueAccess.js';
-import { exact, formatDurationSince, relative } from './time.js';
+import { exact, formatDurationSince, relativeTime } from './time.js';
 import { hasPullRequestTag, hasQueueTag, type PullRequestTag } from '../machines/index.js';
+import { whatIfPanel, type WhatIfState } from './whatIfPanel.js';
 
 export interface QueueView {
   queue: QueueRecord;
@@ -25,6 +26,8 @@ export interface QueueView {
   now: number;
   /** Whether the session's token may pause, resume, drain and configure the queue (scope admin). */
   canAdmin: boolean;
+  /** The "what if" panel, when the service can simulate: the queue's latest comparison, if one was asked for. */
+  whatIf?: { state: WhatIfState | undefined };
 }
 
 export function readQueue(engine: Engine, queue: QueueRecord, canAdmin: boolean): QueueView {
@@ -139,7 +142,7 @@ function stateButton(queue: QueueRecord, state: 'running' | 'paused' | 'draining
 function estimateCell(view: QueueView, number: number): Html {
   const estimate = view.estimates.get(number);
   if (estimate === undefined) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${new Date(estimate.at).toISOString()}" title="${`${exact(estimate.at)}; 9 times in 10 by ${exact(estimate.p90)}`}">${relative(estimate.at, view.now)}</time>`;
+  return relativeTime(estimate.at, view.now, `${exact(estimate.at)}; 9 times in 10 by ${exact(estimate.p90)}`);
 }
 
 function lineupRows(view: QueueView): Html {
@@ -172,8 +175,12 @@ function notReadySection(view: QueueView): Html {
 ${view.waiting.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${view.waiting.map((pr) => html`<li>${prLink(queue, pr.number)} ${pr.title}: ${waitsFor(pr, queue)}</li>`)}</ul>`}`;
 }
 
+function whatIfSection(view: QueueView): Html {
+  return view.whatIf === undefined ? html`` : whatIfPanel(view.queue, view.whatIf.state, view.now, view.canAdmin);
+}
+
 /** The queue page's sections, in order: each draws one part of the live region from the view. */
-export const QUEUE_SECTIONS: readonly ((view: QueueView) => Html)[] = [stateSection, runsInProgress, bisectionTrees, lineupSection, notReadySection];
+export const QUEUE_SECTIONS: readonly ((view: QueueView) => Html)[] = [stateSection, runsInProgress, bisectionTrees, lineupSection, notReadySection, whatIfSection];
 
 export function queueBody(view: QueueView): Html {
   return html`${QUEUE_SECTIONS.map((section) => section(view))}`;

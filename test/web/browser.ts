@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const CANDIDATES = [process.env.GREENLINE_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -54,4 +54,36 @@ export async function launch(executablePath: string): Promise<Browser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What went wrong in a page as the browser saw it, recorded as it happens: errors it logged (a script error, and any
+ * answer of 400 or more, which Chromium logs as "Failed to load resource") and every answer of 400 or more it was
+ * given (navigations, htmx's requests, the live stream), as `status path`. `unexpected` leaves out the bad input a test
+ * sends on purpose (its path and the status it must get), which is the only error each may leave.
+ */
+export interface PageErrors {
+  console: string[];
+  refused: string[];
+  unexpected(provoked: readonly { path: string; status: number }[]): string[];
+}
+
+export function watchErrors(page: Page): PageErrors {
+  const errors: PageErrors = {
+    console: [],
+    refused: [],
+    unexpected: (provoked) => [
+      ...errors.console.filter((line) => !provoked.some(({ path, status }) => line.includes(`${path}: Failed to load resource: the server responded with a status of ${status} `))),
+      ...errors.refused.filter((line) => !provoked.some(({ path, status }) => line === `${status} ${path}`)),
+    ],
+  };
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.console.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.console.push(`${page.url()}: ${error.message}`));
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (response.status() >= 400) errors.refused.push(`${response.status()} ${url.pathname}${url.search}`);
+  });
+  return errors;
 }

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { junitXml } from '../flaky/helpers.js';
 import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
+import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
@@ -39,6 +39,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   let page: Page;
   let queuePath = '';
   const pages: string[] = [];
+  /** What the browser logged as errors and the answers of 400 or more it was given: none may be, signed in or not, */
+  let errors: PageErrors;
+  /** but those to the bad input this test sends on purpose (its path, and the status it must get). */
+  const provoked: { path: string; status: number }[] = [];
 
   const api = async (path: string, body: unknown, token = ACME) => {
     const response = await call(server, `/v1/${path}`, token, body);
@@ -65,6 +69,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
+    errors = watchErrors(page);
   }, 60_000);
 
   afterAll(async () => {
@@ -82,6 +87,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.goto(`${server.url}/`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
     await check('signin');
+    provoked.push({ path: '/signin', status: 401 });
     await page.getByLabel('API token').fill('not-a-token-at-all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('That API token is not valid.').waitFor();
@@ -107,6 +113,8 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
     await card.getByRole('link').click();
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    // htmx puts the address in the history after the swap: wait for it, not only for the heading.
+    await page.waitForURL(/\/queues\/[^/]+$/);
     queuePath = new URL(page.url()).pathname;
     await page.evaluate('window.marker = 2');
     for (const number of [1, 2, 3]) await submit(number);
@@ -137,6 +145,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
   test('the settings form saves valid settings and says which field is wrong', async () => {
     await page.locator('summary', { hasText: 'Settings' }).click();
+    provoked.push({ path: queuePath, status: 400 }, { path: `${queuePath}/settings`, status: 400 });
     await page.getByLabel('Concurrency', { exact: true }).fill('0');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.locator('.error', { hasText: 'concurrency' }).waitFor();
@@ -208,6 +217,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await check('flaky-test');
     await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=quarantined`);
     expect(await page.locator('table.tests tr[data-test]').count()).toBe(1);
+    provoked.push({ path: '/flaky?repo=github.com/acme/widgets&list=bogus', status: 400 });
     await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=bogus`);
     await page.locator('.error', { hasText: 'list must be one of' }).waitFor();
   }, 30_000);
@@ -244,27 +254,37 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(home).not.toContain('acme/widgets');
   });
 
-  test('every page works 390 px wide', async () => {
+  test('every page works 390 px wide, axe included', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [index, url] of [...new Set(pages)].entries()) {
       await page.goto(url);
       const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
+      // axe at this width too: what a narrow layout hides, overlaps or shrinks.
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(
+        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        url,
+      ).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
-  }, 60_000);
+  }, 300_000);
 
   test('an open page reconnects after a restart and goes on updating live', async () => {
     await page.goto(`${server.url}${queuePath}`);
     await page.evaluate('window.marker = 3');
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
     const port = new URL(server.url).port;
+    const before = errors.console.length;
     await stop(server);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('reconnecting');
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('connected');
+    // While the service was down, the browser said it could not reach it: that, and only that, is expected.
+    const whileDown = errors.console.splice(before);
+    expect(whileDown.filter((line) => !line.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     await api('updateQueue', { ...QUEUE, state: 'paused' });
     await submit(5);
     await page.locator('tr[data-pr="5"]').waitFor({ timeout: 20_000 });
@@ -301,6 +321,11 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');
     await page.locator('#live form[action="/signin"]').waitFor();
     expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
+    // The stream was ended and not refused (a 401 to the browser's reconnection is logged as an error), and the page
+    // stopped listening: another change reaches no stream of that session and asks for nothing.
+    await submit(7);
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('signed-out');
+    expect(errors.unexpected(provoked)).toEqual([]);
   }, 60_000);
 
   test('every page was screenshotted', async () => {

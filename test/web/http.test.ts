@@ -63,7 +63,7 @@ describe('sessions', () => {
       expectSignIn(await get(url, `${name}=${payload}`), url);
       expect((await get(url, cookie)).statusCode).not.toBe(303);
     }
-    expect((await api.app.inject({ method: 'GET', url: '/events', headers: { accept: 'text/event-stream' } })).statusCode).toBe(401);
+    // The live stream is told `signed-out` instead (a test below).
     // A script's request (not a page opened) is told 401 with the sign-in page.
     expect((await api.app.inject({ method: 'GET', url: '/charts' })).statusCode).toBe(401);
   });
@@ -261,7 +261,10 @@ describe('the live feed', () => {
     const response = {
       writeHead: () => response,
       write: (chunk: string) => ((written += chunk), true),
-      end: () => void (ended = true),
+      end: (chunk?: string) => {
+        written += chunk ?? '';
+        ended = true;
+      },
       on: () => response,
     };
     const token = listTokens(api.store).find((record) => record.org === 'acme')!;
@@ -278,7 +281,18 @@ describe('the live feed', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(ended).toBe(true);
     expect(written).not.toContain('event: changed');
+    expect(written).toContain('event: signed-out');
     expect(events.size).toBe(0);
     events.close();
+  });
+
+  test('a stream asked for without a session is answered 200, told signed-out and ended: never refused (a browser logs that as an error)', async () => {
+    for (const cookie of [undefined, 'greenline_session=forged.value']) {
+      const response = await api.app.inject({ method: 'GET', url: '/events', headers: { accept: 'text/event-stream', ...(cookie === undefined ? {} : { cookie }) } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('text/event-stream');
+      expect(response.body).toContain('event: signed-out');
+      expect(response.body).not.toContain('event: hello');
+    }
   });
 });

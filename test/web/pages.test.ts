@@ -145,7 +145,7 @@ describe('a bisection as a tree', () => {
 describe('the days of the organization page', () => {
   test('merges, median time to merge and test runs per UTC day, from the ended PRs; the chart says them in words', async () => {
     const now = Date.parse('2026-11-22T12:00:00Z');
-    const ended = (endedAt: string, state: 'MERGED' | 'FAILED', minutes: number, runIds: string[]) => ({
+    const ended = (endedAt: string, state: 'MERGED' | 'FAILED' | 'CANCELLED', minutes: number, runIds: string[]) => ({
       number: 1,
       entryId: 'e',
       title: '',
@@ -157,22 +157,36 @@ describe('the days of the organization page', () => {
       runIds,
       mergedSha: null,
     });
+    // Each run: when it started and how many minutes it took; `c` tested two PRs (counted once), `e` runs still,
+    // `gone` was pruned, `early` ended before the first day drawn.
+    const at = (iso: string, minutes: number) => ({ createdAt: new Date(Date.parse(iso) - minutes * 60_000).toISOString(), endedAt: iso });
+    const runs: Record<string, { createdAt: string; endedAt: string | null }> = {
+      a: at('2026-11-16T00:50:00Z', 12),
+      b: at('2026-11-22T00:40:00Z', 7.5),
+      c: at('2026-11-22T01:50:00Z', 20),
+      d: at('2026-11-22T02:55:00Z', 3),
+      e: { createdAt: '2026-11-22T03:00:00Z', endedAt: null },
+      early: at('2026-11-15T23:00:00Z', 30),
+      old: at('2026-11-15T23:50:00Z', 5),
+    };
     const days = dailyFigures(
       [
-        ended('2026-11-16T01:00:00Z', 'MERGED', 10, ['a']),
+        ended('2026-11-16T01:00:00Z', 'MERGED', 10, ['early', 'a']),
         ended('2026-11-22T01:00:00Z', 'MERGED', 10, ['b', 'c']),
         ended('2026-11-22T02:00:00Z', 'MERGED', 30, ['c']),
-        ended('2026-11-22T03:00:00Z', 'FAILED', 5, ['d']),
+        ended('2026-11-22T03:00:00Z', 'FAILED', 5, ['d', 'gone']),
+        ended('2026-11-22T03:30:00Z', 'CANCELLED', 5, ['e']),
         ended('2026-11-15T23:59:59Z', 'MERGED', 1, ['old']),
       ],
       now,
+      (runId) => runs[runId],
     );
     expect(days.map((day) => day.day)).toEqual(['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22']);
-    expect(days[0]).toEqual({ day: '2026-11-16', merges: 1, medianMinutesToMerge: 10, runs: 1 });
-    expect(days[6]).toEqual({ day: '2026-11-22', merges: 2, medianMinutesToMerge: 20, runs: 3 });
-    expect(days[3]).toEqual({ day: '2026-11-19', merges: 0, medianMinutesToMerge: null, runs: 0 });
+    expect(days[0]).toEqual({ day: '2026-11-16', merges: 1, medianMinutesToMerge: 10, runs: 1, ciMinutes: 12 });
+    expect(days[6]).toEqual({ day: '2026-11-22', merges: 2, medianMinutesToMerge: 20, runs: 3, ciMinutes: 30.5 });
+    expect(days[3]).toEqual({ day: '2026-11-19', merges: 0, medianMinutesToMerge: null, runs: 0, ciMinutes: 0 });
     const svg = await dailySvg(days);
-    expect(svg).toContain('aria-label="last 7 days: 2026-11-16: 1 merged in a median 10 minutes, 1 test runs;');
-    for (const title of ['merges', 'median min to merge', 'test runs (CI)']) expect(svg).toContain(title);
+    expect(svg).toContain('aria-label="last 7 days: 2026-11-16: 1 merged in a median 10 minutes, 12 CI minutes in 1 test runs;');
+    for (const title of ['merges', 'median min to merge', 'CI minutes', 'day (UTC)']) expect(svg).toContain(title);
   });
 });

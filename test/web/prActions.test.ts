@@ -131,10 +131,10 @@ describe('the PR, run and history pages', () => {
     api.clock.advanceBy(90_000);
     const page = (await get(`/queues/${id}/prs/2`, cookie)).body;
     expect(page).toContain('data-field="position">2 of 2');
-    expect(page).toMatch(/data-field="in-queue">1 min 30 s/);
+    expect(page).toMatch(/data-field="in-queue"><span data-since="[^"]+">1 min 30 s<\/span>/);
     expect(page).toContain('data-field="waits-for"');
     expect(page).toContain('id="pr-path"');
-    expect(page).toMatch(/<time datetime="[^"]+" title="2026-11-22 12:00:00 UTC">1 minute ago<\/time> <strong>Submitted<\/strong>/);
+    expect(page).toMatch(/<time datetime="[^"]+" data-relative title="2026-11-22 12:00:00 UTC">1 minute ago<\/time> <strong>Submitted<\/strong>/);
     // The run: its PRs, base, outcome and duration; the PR page links to it.
     const run = api.engine.getQueue(KEY).queue.runtime.activeRuns[0]!;
     expect(page).not.toContain(`/runs/${run}"`);
@@ -142,7 +142,7 @@ describe('the PR, run and history pages', () => {
     expect(first).toContain(`href="/queues/${id}/runs/${run}"`);
     const runPage = (await get(`/queues/${id}/runs/${run}`, cookie)).body;
     expect(runPage).toContain('data-field="run-status">in progress');
-    expect(runPage).toMatch(/data-field="run-duration">1 min 30 s so far/);
+    expect(runPage).toMatch(/data-field="run-duration"><span data-since="[^"]+">1 min 30 s<\/span> so far/);
     expect(runPage).toContain(`href="/queues/${id}/prs/1"`);
   });
 

@@ -90,6 +90,8 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.goto(`${server.url}/`);
     await page.locator('.card a', { hasText: 'acme/widgets' }).click();
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
+    // htmx puts the address in the history after the swap: wait for it, not only for the heading.
+    await page.waitForURL(/\/queues\/[^/]+$/);
     queuePath = new URL(page.url()).pathname;
     await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
 
@@ -111,6 +113,14 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     const merged = page.locator('ol.timeline li[data-event="merged"]');
     expect(await merged.locator('strong').textContent()).toBe('Merged');
     expect(await merged.locator('time').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // Relative times move on by themselves: the same element (no redraw replaced it) says another time later.
+    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    const said = await merged.locator('time').evaluate((element) => {
+      (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'kept';
+      return element.textContent;
+    });
+    // Within a minute of now it changes each second; later, at the next minute (so the budget is over a minute).
+    await expect.poll(() => page.locator('time[data-mark="kept"]').textContent(), { timeout: 75_000 }).not.toBe(said);
     // The likelihood's arithmetic is not in the sentence; it is behind a closed disclosure.
     const ready = page.locator('ol.timeline li[data-event="ready"]');
     expect(await ready.locator(':scope > span').textContent()).toMatch(/^PR #1 by .+\. Chance it fails: \d+%\.$/);
@@ -124,7 +134,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(await field('run-duration').textContent()).toMatch(/\d+ s|min/);
     expect(await page.locator('ul.prs a', { hasText: '#1' }).count()).toBe(1);
     await check('run');
-  }, 90_000);
+  }, 180_000);
 
   test('acting on a PR: priority, skip-the-line, restart, and a confirmed cancel, each in its timeline with who did it', async () => {
     await api('updateQueue', { ...QUEUE, state: 'paused' });
@@ -133,6 +143,14 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await expect.poll(() => field('pr-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('PENDING');
     await expect.poll(() => field('position').textContent()).toBe('3 of 3');
     await check('pr-waiting');
+    // How long it has been in the queue counts on by itself (the same element: no redraw replaced it).
+    const counted = await field('in-queue')
+      .locator('[data-since]')
+      .evaluate((element) => {
+        (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'counting';
+        return element.textContent;
+      });
+    await expect.poll(() => page.locator('[data-mark="counting"]').textContent(), { timeout: 20_000 }).not.toBe(counted);
 
     await page.getByLabel('Priority').selectOption('high');
     await page.getByRole('button', { name: 'Set priority' }).click();
@@ -202,12 +220,26 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(pr.state).toBe('PENDING');
   }, 60_000);
 
-  test('every page visited: no console error, and at 390 px no horizontal scroll and no word broken mid-word', async () => {
+  test('the device sign-in page and the flaky-test landing page', async () => {
+    await page.goto(`${server.url}/device`);
+    await page.locator('h1').waitFor();
+    await check('device');
+    await page.goto(`${server.url}/flaky`);
+    await page.locator('h1').waitFor();
+    await check('flaky-landing');
+  }, 30_000);
+
+  test('every page visited: no console error, and at 390 px no horizontal scroll, no word broken mid-word, no axe violation', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const url of visited) {
       await page.goto(url);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(
+        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        url,
+      ).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${new URL(url).pathname.replace(/\W+/g, '-')}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
