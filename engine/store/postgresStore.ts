@@ -19,6 +19,8 @@ import { DependencyUnavailableError } from '../model/unavailable.js';
 import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
 import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
 import { INDEX_COLLECTION, RETRYABLE_CODES, scopeOf, scopeOfScan } from './postgres/queueScope.js';
+import { commitPayloads } from './postgres/commitNotices.js';
+import { randomUUID } from 'node:crypto';
 import { StorageFullError } from './store.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
@@ -32,6 +34,8 @@ export class LeaseLostError extends Error {
 
 export interface PostgresStore extends Store {
   readonly kind: 'postgres';
+  /** Names this store in the notices of its commits (postgres/commitNotices.ts), so that it can tell its own. */
+  readonly sender: string;
   /** Runs `fn`; each write transaction it makes commits only while every fence's lease is held with its token. */
   withFences<R>(fences: Fence[], fn: () => R): R;
 }
@@ -66,6 +70,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   const begun: Record<Conn, boolean> = { r: false, w: false };
   let readDepth = 0;
   let fences: Fence[] = [];
+  const sender = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
   const request = (body: Parameters<SyncWorker['call']>[0]): unknown => {
     try {
@@ -205,7 +210,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           puts,
           removes,
           fences,
-          notify: [],
+          // Every other process hears of the queues' changed keys once this commits (postgres/commitNotices.ts).
+          notify: commitPayloads(sender, puts, removes),
           ...(locks.length === 0 ? {} : { locks }),
           ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
         });
@@ -219,6 +225,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   return {
     kind: 'postgres',
+    sender,
     withFences<R>(given: Fence[], fn: () => R): R {
       const before = fences;
       fences = [...before, ...given];

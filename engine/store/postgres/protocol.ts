@@ -33,6 +33,7 @@ export type Request =
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
+      /** Payloads to NOTIFY on greenline_commit with the commit (commitNotices.ts). */
       notify: string[];
     }
   /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */

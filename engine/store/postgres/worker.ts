@@ -12,6 +12,7 @@ import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { migrate, SCOPE_LOCK_KEY } from './schema.js';
 import { STALE_READ } from './queueScope.js';
+import { COMMIT_CHANNEL } from './commitNotices.js';
 import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -209,12 +210,12 @@ async function handle(request: Request): Promise<unknown> {
             request.puts.map((p) => p.json),
           ],
         );
-        for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
-        // One round trip: the commit, and the locks let go after it.
-        if (heldLocks.size === 0) await client.query('COMMIT');
+        // One round trip: the notices of the commit (delivered once it is visible), the commit, and the locks let go after it.
+        const notices = request.notify.map((payload) => `SELECT pg_notify('${COMMIT_CHANNEL}', ${client.escapeLiteral(payload)}); `).join('');
+        if (heldLocks.size === 0) await client.query(`${notices}COMMIT`);
         else {
           heldLocks.clear();
-          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+          await client.query(`${notices}COMMIT; SELECT pg_advisory_unlock_all()`);
         }
       } catch (error) {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
