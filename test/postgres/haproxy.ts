@@ -16,6 +16,8 @@ export interface Front {
   /** The front's address: http://127.0.0.1:PORT. */
   url: string;
   child: ChildProcess;
+  /** What haproxy printed: its alerts and the health checks' changes of state. */
+  output(): string;
   /** Stops haproxy and removes its folder. */
   stop(): Promise<void>;
 }
@@ -25,15 +27,26 @@ export function findHaproxy(): string | undefined {
   return dirs.map((dir) => join(dir, 'haproxy')).find((path) => existsSync(path));
 }
 
+export interface FrontOptions {
+  /**
+   * Health checks of `/readyz` every so many ms (default 1000); `false`: none, a process is left out only while it
+   * refuses connections (the benchmark: a process slow to answer a check under load is not taken out of the count).
+   */
+  checkMs?: number | false;
+}
+
 /** The haproxy.cfg for these backends (`bind` given: `fd@3` here; an address such as `:8080` for an operator). */
-export function haproxyConfig(bind: string, backends: readonly string[], options: { checkMs?: number } = {}): string {
+export function haproxyConfig(bind: string, backends: readonly string[], options: FrontOptions = {}): string {
   const check = options.checkMs ?? 1000;
-  const servers = backends.map((url, i) => `  server greenline${i + 1} ${new URL(url).host} check`).join('\n');
+  const servers = backends.map((url, i) => `  server greenline${i + 1} ${new URL(url).host}${check === false ? '' : ' check'}`).join('\n');
   return `global
   maxconn 4096
+  log stderr format raw local0 notice
+
 
 defaults
   mode http
+  log global
   option http-keep-alive
   # A request whose process went away (connection refused or reset before an answer) goes to another one.
   option redispatch
@@ -54,7 +67,7 @@ backend greenline
   # until it passes one. A process that is gone refuses connections: its requests go to another one at once.
   option httpchk GET /readyz
   timeout check 5s
-  default-server inter ${check}ms fall 3 rise 1
+  default-server inter ${check === false ? 1000 : check}ms fall 3 rise 1
   http-reuse safe
 ${servers}
 `;
@@ -69,7 +82,7 @@ async function listening(): Promise<Server> {
 }
 
 /** Starts haproxy before `backends` (their URLs), or returns why it cannot be had here. */
-export async function startHaproxy(backends: readonly string[], options: { checkMs?: number } = {}): Promise<Front | { unavailable: string }> {
+export async function startHaproxy(backends: readonly string[], options: FrontOptions = {}): Promise<Front | { unavailable: string }> {
   const bin = findHaproxy();
   if (bin === undefined) return { unavailable: 'no haproxy found; install it (apt-get install haproxy)' };
   const dir = mkdtempSync(join(tmpdir(), 'greenline-haproxy-'));
@@ -109,5 +122,5 @@ export async function startHaproxy(backends: readonly string[], options: { check
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
-  return { url, child, stop };
+  return { url, child, output: () => output, stop };
 }

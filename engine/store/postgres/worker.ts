@@ -13,7 +13,7 @@ import pg from 'pg';
 import { migrate, SCOPE_LOCK_KEY } from './schema.js';
 import { STALE_READ } from './queueScope.js';
 import { COMMIT_CHANNEL } from './commitNotices.js';
-import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
+import { QUEUE_BUSY, type Answer, type Conn, type Range, type Request, type WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
 const signal = new Int32Array(setup.signal);
@@ -132,11 +132,27 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
   inTransaction.add(conn);
 }
 
-/** Takes the locks of these queues for the rest of the write transaction, each waiting at most lock_timeout. */
-async function lockQueues(client: pg.Client, locks: readonly string[] | undefined): Promise<void> {
+/** A scope's lock is held by another transaction (the main thread's QueueBusyError); the message names the scope. */
+class QueueBusy extends Error {
+  override name = 'QueueBusyError';
+  readonly code = QUEUE_BUSY;
+}
+
+/**
+ * Takes the locks of these scopes for the rest of the write transaction. One held by another transaction is tried
+ * again for at most `waitMs` (the main thread waits meanwhile), then answered QueueBusy: the process is never blocked
+ * for long behind a transaction of another process (a stuck or paused one), so other queues go on.
+ */
+async function lockQueues(client: pg.Client, locks: readonly string[] | undefined, waitMs = 0): Promise<void> {
   for (const scope of locks ?? []) {
     if (heldLocks.has(scope)) continue;
-    await client.query(`SELECT pg_advisory_lock(${SCOPE_LOCK_KEY})`, [scope]);
+    const until = performance.now() + waitMs;
+    for (let pause = 1; ; pause = Math.min(2 * pause, 16)) {
+      const { rows } = await client.query(`SELECT pg_try_advisory_lock(${SCOPE_LOCK_KEY}) AS got`, [scope]);
+      if (rows[0]?.got === true) break;
+      if (performance.now() + pause > until) throw new QueueBusy(`the lock of ${scope} is held by another transaction (scope ${scope})`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
     heldLocks.add(scope);
   }
 }
@@ -157,7 +173,7 @@ async function handle(request: Request): Promise<unknown> {
     case 'exist': {
       const client = await connection(request.conn);
       await begin(client, request.conn, request.begin);
-      if (request.conn === 'w') await lockQueues(client, request.locks);
+      if (request.conn === 'w') await lockQueues(client, request.locks, request.waitMs);
       const params: unknown[] = [request.coll];
       if (request.op === 'get') {
         const { rows } = await client.query('SELECT v::text AS v FROM greenline_kv WHERE coll = $1 AND k = $2', [request.coll, Buffer.from(request.key)]);
@@ -181,7 +197,7 @@ async function handle(request: Request): Promise<unknown> {
       const client = await connection('w');
       try {
         await begin(client, 'w', request.begin);
-        await lockQueues(client, request.locks);
+        await lockQueues(client, request.locks, request.waitMs);
         // Keys the transaction read as absent (before it held their scope) and now puts: still absent, or it runs again.
         if (request.absent !== undefined && request.absent.length > 0) {
           const { rows } = await client.query('SELECT 1 FROM greenline_kv WHERE coll = $1 AND k = ANY($2::bytea[]) LIMIT 1', [
