@@ -178,6 +178,13 @@ export class QueueLeases implements QueueOwnership {
     const ttl = `${this.leaseMs} milliseconds`;
     const sent = performance.now();
     const validUntil = sent + this.leaseMs * 0.8;
+    // The heartbeat first: a process that dies stops counting among the live ones (the fair share) no later than its
+    // leases run out, so the others take its queues at their first round after that, not one round later.
+    await this.pool.query(
+      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
+       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      [this.memberId, ttl],
+    );
     // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
     const renewed = await this.pool.query<{ queue_id: string; token: string }>(
       `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
@@ -197,11 +204,6 @@ export class QueueLeases implements QueueOwnership {
     for (const queueId of lost) this.held.delete(queueId);
     if (lost.length > 0) this.events?.lost(lost);
 
-    await this.pool.query(
-      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-      [this.memberId, ttl],
-    );
     const [queues, live, members] = await Promise.all([
       this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
       this.pool.query<{ queue_id: string }>('SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()'),

@@ -54,6 +54,8 @@ defaults
   timeout connect 2s
   timeout client 60s
   timeout server 60s
+  timeout http-request 30s
+  timeout http-keep-alive 60s
   # Server-sent events (the dashboard's /events) stay open for long.
   timeout tunnel 1h
 
