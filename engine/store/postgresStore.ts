@@ -16,21 +16,15 @@ import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxSc
 import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
 import { applyPending, latin1, Overlay } from './overlay.js';
 import { DependencyUnavailableError, QueueBusyError } from '../model/unavailable.js';
-import { DEFAULT_TIMEOUTS, QUEUE_BUSY, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
-import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
-import { INDEX_COLLECTION, RETRYABLE_CODES, scopeOf, scopeOfScan } from './postgres/queueScope.js';
+import { retryable, translate } from './postgres/errors.js';
+import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
+import { SyncWorker } from './postgres/syncWorker.js';
+import { INDEX_COLLECTION, scopeOf, scopeOfScan } from './postgres/queueScope.js';
 import { commitPayloads } from './postgres/commitNotices.js';
 import { randomUUID } from 'node:crypto';
-import { StorageFullError } from './store.js';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
-/** A write refused because this process no longer holds the lease of a queue it wrote for as its driver. */
-export class LeaseLostError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LeaseLostError';
-  }
-}
+export { LeaseLostError } from './postgres/errors.js';
 
 export interface PostgresStore extends Store {
   readonly kind: 'postgres';
@@ -52,17 +46,6 @@ const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
 
 /** Runs of one write transaction that lost a race before the store gives up (503). */
 const MAX_ATTEMPTS = 8;
-
-const retryable = (error: unknown): boolean => error instanceof RemoteError && error.code !== undefined && RETRYABLE_CODES.has(error.code);
-
-function translate(error: unknown): unknown {
-  if (!(error instanceof RemoteError)) return error;
-  if (error.name === 'LeaseLostError') return new LeaseLostError(error.message);
-  if (error.code === QUEUE_BUSY) return new QueueBusyError(/\(scope (.*)\)$/.exec(error.message)?.[1] ?? '', error.message);
-  if (error.code === '53100') return new StorageFullError(`the database's disk is full: ${error.message}`);
-  if (error.unavailable) return new DependencyUnavailableError('store', `the store's database (PostgreSQL) is unavailable: ${error.message}`, 5, { cause: error });
-  return error;
-}
 
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { migrate, SCOPE_LOCK_KEY } from './schema.js';
 import { STALE_READ } from './queueScope.js';
 import { COMMIT_CHANNEL } from './commitNotices.js';
+import { isUnavailable } from './unavailable.js';
 import { QUEUE_BUSY, type Answer, type Conn, type Range, type Request, type WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -47,35 +48,6 @@ const inTransaction = new Set<Conn>();
 let readBegun = false;
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 const { connectMs, statementMs, lockMs } = setup.timeouts;
-
-/**
- * Errors that say the database is not there now, rather than that a request is wrong: it cannot be reached, it is
- * shutting down or starting, it has no connection left, or a statement, a lock wait or a connection attempt ran
- * past its bound. The store answers them as "unavailable" (a 503 with retry-after), and the connection is dropped.
- */
-const UNAVAILABLE_CODES = new Set([
-  '57P01', // admin_shutdown (pg_ctl stop, or the session was terminated)
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
-  '53300', // too_many_connections
-  '57014', // query_canceled: statement_timeout
-  '55P03', // lock_not_available: lock_timeout
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout expired|Query read timeout|not queryable|connection to PostgreSQL was lost|Connection ended/i;
-
-function isUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
-}
 
 /** Forgets a connection (broken, or in an unknown state after a timeout); the next request opens a new one. */
 function drop(conn: Conn): void {
@@ -132,7 +104,7 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
   inTransaction.add(conn);
 }
 
-/** A scope's lock is held by another transaction (the main thread's QueueBusyError); the message names the scope. */
+/** A scope's lock held by another transaction (the main thread's QueueBusyError); the message names the scope. */
 class QueueBusy extends Error {
   override name = 'QueueBusyError';
   readonly code = QUEUE_BUSY;
