@@ -35,6 +35,11 @@ interface Figures {
   /** The same for the Greenline processes alone, and for haproxy. */
   serviceCpuPerSubmit: number;
   frontCpuPerSubmit: number;
+  /**
+   * CPU seconds per PR from its submit to its merge, the same processes: what the submit phase leaves to the merges
+   * (and merges that overlap it) counted alike whatever the setup's pace.
+   */
+  cpuPerPr: number;
   submitsPerSecond: number;
   mergesPerSecond: number;
   readsPerSecond: number;
@@ -138,6 +143,7 @@ async function measure(setup: string, servers: Running[], front: Front | undefin
     }
   }
   const mergeSeconds = (performance.now() - began) / 1000;
+  const cpuMerged = [...new Set([...pidsAfter, ...(await databasePids(url))])].reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const reads = Array.from({ length: 2000 }, (_, i) => async () => {
     const response = await post(i, '/v1/getQueue', queueOf(i % QUEUES));
     if (response.status !== 200) throw new Error(`getQueue: ${response.status}`);
@@ -149,6 +155,7 @@ async function measure(setup: string, servers: Running[], front: Front | undefin
     cpuPerSubmit: (cpuAfter - cpuBefore) / (QUEUES * PRS),
     serviceCpuPerSubmit: (serviceAfter - serviceBefore) / (QUEUES * PRS),
     frontCpuPerSubmit: (frontAfter - frontBefore) / (QUEUES * PRS),
+    cpuPerPr: (cpuMerged - cpuBefore) / (QUEUES * PRS),
     submitsPerSecond: Math.round((QUEUES * PRS) / submitSeconds),
     mergesPerSecond: Math.round((QUEUES * PRS) / mergeSeconds),
     readsPerSecond: Math.round(reads.length / readSeconds),
@@ -212,10 +219,11 @@ try {
   const lmdb = results[0] as Figures;
   console.log(`${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`);
   console.log('CPU ms/submit: Greenline processes + PostgreSQL (Greenline alone; haproxy apart)');
-  console.log('setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1');
+  console.log('CPU ms/PR: the same processes from the first submit until every PR merged, per PR');
+  console.log('setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1');
   for (const r of results) {
     console.log(
-      `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)}`,
+      `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)} ${(r.cpuPerPr * 1000).toFixed(1).padStart(10)} ${(r.cpuPerPr / one.cpuPerPr).toFixed(2).padStart(7)}`,
     );
   }
 } finally {
