@@ -49,15 +49,18 @@ interface Figures {
 let targets: Pick<Running, 'url'>[] = [];
 
 /**
- * A request; one whose kept-alive connection the front had closed (the client sees the socket closed before an
- * answer) is sent again, once. `again` is told, so that a submit sent twice may be answered as already there.
+ * A request; one whose connection closed before an answer (the client sees the socket closed) is sent again, up to
+ * four times. `again` is told, so that a submit sent twice may be answered as already there.
  */
 async function post(at: number, path: string, body: unknown, again?: () => void): Promise<Response> {
-  try {
-    return await call(targets[at % targets.length] as Running, path, TOKEN, body);
-  } catch {
-    again?.();
-    return call(targets[at % targets.length] as Running, path, TOKEN, body);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(targets[at % targets.length] as Running, path, TOKEN, body);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      again?.();
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
   }
 }
 
