@@ -1,6 +1,7 @@
 /**
- * The dashboard's live feed: one server-sent-event stream per open page, fed by the engine's committed inputs
- * (`engine.onInput`, called after each commit). Changes are coalesced: a stream gets at most one `changed` event per
+ * The dashboard's live feed: one server-sent-event stream per open page, fed by the commits to every queue
+ * (`engine.onCommit`: this process's inputs, and on PostgreSQL what every other process commits, which it hears by
+ * LISTEN/NOTIFY), so a page shows a change whichever process behind the load balancer committed it. Changes are coalesced: a stream gets at most one `changed` event per
  * COALESCE_MS, naming the queues that changed since the last one, and only queues of its session's organization.
  *
  * A stream is never refused: a browser logs an EventSource answered with anything but 200 as an error. A session that
@@ -34,7 +35,7 @@ export class DashboardEvents {
   private commits = 0;
 
   constructor(private readonly engine: Engine) {
-    this.unsubscribe = engine.onInput((queueId) => this.changed(queueId));
+    this.unsubscribe = engine.onCommit((queueId) => this.changed(queueId));
     // A comment now and then keeps proxies from closing an idle stream, and finds streams whose reader is gone.
     this.heartbeat = setInterval(() => {
       for (const client of [...this.clients]) if (this.stillSignedIn(client)) client.response.write(': keep-alive\n\n');

@@ -1,13 +1,15 @@
 /**
- * `npm run bench:postgres`: throughput of the service on LMDB (one process) beside PostgreSQL with one and with three
- * processes sharing a database (a throwaway cluster, as the tests make one). Each setup: the real `greenline serve`
- * processes (from the sources, simulated git host, synthetic CI that passes at once), QUEUES queues, CLIENTS clients
- * submitting PRS PRs per queue spread over every process; then the time until all are merged, and a burst of reads
- * (getQueue). Prints submits/s, merges/s and reads/s per setup. Both stores flush every commit to disk (PostgreSQL
- * with its default fsync and synchronous_commit), so the disk weighs on both alike. PostgreSQL runs with 1, 2 and 3
- * processes; for each setup, the CPU seconds per submit of the Greenline processes and (on PostgreSQL) the
- * database's processes together, over the submit phase, and the ratio of submits/s to one process's.
- * `-- --queues N --prs N --clients N` (defaults 6, 30, 12).
+ * `npm run bench:postgres`: throughput of the service on LMDB (one process) beside PostgreSQL with one, two and three
+ * processes sharing a database server (a throwaway cluster, as the tests make one; a fresh database per setup), every
+ * setup behind a real load balancer (haproxy, round robin, as docs/postgres.md tells operators: test/postgres/haproxy.ts).
+ * Each setup: the real `greenline serve` processes (from the sources, simulated git host, synthetic CI that passes at
+ * once), QUEUES queues, CLIENTS clients submitting PRS PRs per queue through the front; then the time until all are
+ * merged, and a burst of reads (getQueue) through the front. Both stores flush every commit to disk (PostgreSQL with
+ * its default fsync and synchronous_commit), so the disk weighs on both alike. For each setup: submits/s, merges/s,
+ * getQueue/s, the ratio of submits/s to one PostgreSQL process's, and the CPU seconds per submit over the submit phase
+ * of the Greenline processes and the database's processes (postmaster and every backend, from /proc/PID/stat)
+ * together; haproxy's own CPU apart. Without haproxy the processes are called in turn by the bench itself, and it
+ * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,11 +19,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, startServer, stop, type Running } from '../test/e2e/process.js';
 import { startPostgres, type PgCluster } from '../test/postgres/cluster.js';
+import { startHaproxy, type Front } from '../test/postgres/haproxy.js';
 
 const { values } = parseArgs({ options: { queues: { type: 'string' }, prs: { type: 'string' }, clients: { type: 'string' } } });
-const QUEUES = Number(values.queues ?? 6);
-const PRS = Number(values.prs ?? 30);
-const CLIENTS = Number(values.clients ?? 12);
+const QUEUES = Number(values.queues ?? 100);
+const PRS = Number(values.prs ?? 3);
+const CLIENTS = Number(values.clients ?? 20);
 const TOKEN = 'bench-secret-token-123456';
 const queueOf = (i: number) => ({ repo: { host: 'github.com', owner: 'bench', name: `repo${i}` }, targetBranch: 'main' });
 
@@ -29,13 +32,36 @@ interface Figures {
   setup: string;
   /** CPU seconds per submit: the Greenline processes and the database's, over the submit phase. */
   cpuPerSubmit: number;
+  /** The same for the Greenline processes alone, and for haproxy. */
+  serviceCpuPerSubmit: number;
+  frontCpuPerSubmit: number;
+  /**
+   * CPU seconds per PR from its submit to its merge, the same processes: what the submit phase leaves to the merges
+   * (and merges that overlap it) counted alike whatever the setup's pace.
+   */
+  cpuPerPr: number;
   submitsPerSecond: number;
   mergesPerSecond: number;
   readsPerSecond: number;
 }
 
-async function post(servers: Running[], at: number, path: string, body: unknown): Promise<Response> {
-  return call(servers[at % servers.length] as Running, path, TOKEN, body);
+/** Where requests go: the front, or (without haproxy) the processes in turn. */
+let targets: Pick<Running, 'url'>[] = [];
+
+/**
+ * A request; one whose connection closed before an answer (the client sees the socket closed) is sent again, up to
+ * four times. `again` is told, so that a submit sent twice may be answered as already there.
+ */
+async function post(at: number, path: string, body: unknown, again?: () => void): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(targets[at % targets.length] as Running, path, TOKEN, body);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      again?.();
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
 }
 
 /** Runs `jobs` with CLIENTS at once; returns the seconds it took. */
@@ -88,33 +114,41 @@ async function databasePids(url: string | undefined): Promise<number[]> {
   }
 }
 
-async function measure(setup: string, servers: Running[], url?: string): Promise<Figures> {
+async function measure(setup: string, servers: Running[], front: Front | undefined, url?: string): Promise<Figures> {
   for (let q = 0; q < QUEUES; q++) {
-    const response = await post(servers, q, '/v1/createQueue', { ...queueOf(q), concurrency: 4 });
+    const response = await post(q, '/v1/createQueue', { ...queueOf(q), concurrency: 4 });
     if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
   }
-  const pids = [...servers.map((server) => server.child.pid as number), ...(await databasePids(url))];
+  const service = servers.map((server) => server.child.pid as number);
+  const frontPid = front?.child.pid;
+  const pids = [...service, ...(await databasePids(url))];
   const cpuBefore = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const serviceBefore = service.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const frontBefore = frontPid === undefined ? 0 : cpuSeconds(frontPid);
   const began = performance.now();
   const submits = Array.from({ length: QUEUES * PRS }, (_, i) => async () => {
-    const response = await post(servers, i, '/v1/submitPullRequest', { ...queueOf(i % QUEUES), pr: { number: Math.floor(i / QUEUES) + 1 } });
-    if (response.status !== 200) throw new Error(`submit: ${response.status} ${await response.text()}`);
+    let twice = false;
+    const response = await post(i, '/v1/submitPullRequest', { ...queueOf(i % QUEUES), pr: { number: Math.floor(i / QUEUES) + 1 } }, () => (twice = true));
+    if (response.status !== 200 && !(twice && response.status < 500)) throw new Error(`submit: ${response.status} ${await response.text()}`);
   });
   const submitSeconds = await timed(submits);
   // Backends that began during the phase count from 0; those that ended are left out (connections stay open).
   const pidsAfter = [...new Set([...pids, ...(await databasePids(url))])];
   const cpuAfter = pidsAfter.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const serviceAfter = service.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const frontAfter = frontPid === undefined ? 0 : cpuSeconds(frontPid);
   // Merged when every queue is empty again and its last PR merged.
   for (let q = 0; q < QUEUES; q++) {
     for (;;) {
-      const response = await post(servers, q, '/v1/getSubmittedPullRequest', { ...queueOf(q), pr: { number: PRS } });
+      const response = await post(q, '/v1/getSubmittedPullRequest', { ...queueOf(q), pr: { number: PRS } });
       if (((await response.json()) as { state?: string }).state === 'MERGED') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
   const mergeSeconds = (performance.now() - began) / 1000;
+  const cpuMerged = [...new Set([...pidsAfter, ...(await databasePids(url))])].reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const reads = Array.from({ length: 2000 }, (_, i) => async () => {
-    const response = await post(servers, i, '/v1/getQueue', queueOf(i % QUEUES));
+    const response = await post(i, '/v1/getQueue', queueOf(i % QUEUES));
     if (response.status !== 200) throw new Error(`getQueue: ${response.status}`);
     await response.arrayBuffer();
   });
@@ -122,6 +156,9 @@ async function measure(setup: string, servers: Running[], url?: string): Promise
   return {
     setup,
     cpuPerSubmit: (cpuAfter - cpuBefore) / (QUEUES * PRS),
+    serviceCpuPerSubmit: (serviceAfter - serviceBefore) / (QUEUES * PRS),
+    frontCpuPerSubmit: (frontAfter - frontBefore) / (QUEUES * PRS),
+    cpuPerPr: (cpuMerged - cpuBefore) / (QUEUES * PRS),
     submitsPerSecond: Math.round((QUEUES * PRS) / submitSeconds),
     mergesPerSecond: Math.round((QUEUES * PRS) / mergeSeconds),
     readsPerSecond: Math.round(reads.length / readSeconds),
@@ -136,17 +173,39 @@ const ENV = {
   GREENLINE_LOG_LEVEL: 'error',
 };
 
+let warned = false;
+
 async function run(setup: string, processes: number, url?: string): Promise<Figures> {
   const dirs: string[] = [];
   const servers: Running[] = [];
+  let front: Front | undefined;
   try {
     for (let i = 0; i < processes; i++) {
       const dir = await mkdtemp(join(tmpdir(), 'greenline-bench-pg-'));
       dirs.push(dir);
       servers.push(await startServer({ ...ENV, GREENLINE_DATA: dir, ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }) }));
     }
-    return await measure(setup, servers, url);
+    // No health checks: under load a process may answer a check late, and the bench is not about taking it out.
+    const started = await startHaproxy(
+      servers.map((server) => server.url),
+      { checkMs: false },
+    );
+    if ('unavailable' in started) {
+      if (!warned) console.warn(`no load balancer: ${started.unavailable}; the bench calls the processes in turn`);
+      warned = true;
+      targets = servers;
+    } else {
+      front = started;
+      targets = [front];
+      // Every process answers through the front before the clock starts (haproxy's first health checks).
+      for (let i = 0; i < servers.length * 2; i++) await call(front as unknown as Running, '/readyz', undefined);
+    }
+    return await measure(setup, servers, front, url);
+  } catch (error) {
+    if (front !== undefined) console.error(`haproxy said:\n${front.output()}`);
+    throw error;
   } finally {
+    await front?.stop();
     await Promise.all(servers.map((server) => stop(server)));
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   }
@@ -160,11 +219,14 @@ try {
   const results = [await run('LMDB, 1 process', 1)];
   for (const processes of [1, 2, 3]) results.push(await run(`PostgreSQL, ${processes} process${processes === 1 ? '' : 'es'}`, processes, await cluster.createDatabase()));
   const one = results[1] as Figures;
-  console.log(`${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once`);
-  console.log('setup                      submits/s  × PG 1  merges/s  getQueue/s  CPU ms/submit');
+  const lmdb = results[0] as Figures;
+  console.log(`${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`);
+  console.log('CPU ms/submit: Greenline processes + PostgreSQL (Greenline alone; haproxy apart)');
+  console.log('CPU ms/PR: the same processes from the first submit until every PR merged, per PR');
+  console.log('setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1');
   for (const r of results) {
     console.log(
-      `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)}`,
+      `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)} ${(r.cpuPerPr * 1000).toFixed(1).padStart(10)} ${(r.cpuPerPr / one.cpuPerPr).toFixed(2).padStart(7)}`,
     );
   }
 } finally {

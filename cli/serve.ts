@@ -89,6 +89,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     acquired: (queueIds) => engine.adopt(queueIds),
     lost: (queueIds) => engine.release(queueIds),
     refresh: (queueId) => engine.refresh(queueId),
+    committed: ({ queueId, changes }) => engine.heard(queueId, changes),
     onError: (message, error) => console.error(`greenline: ${message}:`, error),
   });
   const retention = new RetentionSweep({

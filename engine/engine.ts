@@ -28,7 +28,7 @@ import type { Clock } from './runtime/clock.js';
 import type { WebhookInbox } from './deliveries.js';
 import type { FlakyTests } from './flaky/index.js';
 import type { TokenRecord } from './tokens.js';
-import type { WorkingSet } from './runtime/workingSet.js';
+import type { HeardChanges, WorkingSet } from './runtime/workingSet.js';
 import type { Store } from './store/store.js';
 import { checkStoreFormat } from './storeFormat.js';
 import type { MetricsFilter, RenderedMetrics } from './metrics/index.js';
@@ -158,6 +158,16 @@ export class Engine {
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
     return this.runtime.onInput(listener);
+  }
+
+  /** Follows the commits to every queue: this process's inputs and (on PostgreSQL) what other processes committed. */
+  onCommit(listener: (queueId: string) => void): () => void {
+    return this.runtime.onCommit(listener);
+  }
+
+  /** Another process committed these changes to the queue (engine/cluster/leases.ts hears them). */
+  heard(queueId: string, changes: HeardChanges): void {
+    this.runtime.heard(queueId, changes);
   }
 
   // Queues

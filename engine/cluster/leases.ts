@@ -7,8 +7,10 @@
  * until `leaseMs` (less a margin) after it sent the renewal, by its own monotonic clock: it stops driving a queue
  * before the database lets another process take it. Writes made as the driver carry the token, which the store
  * checks in the same transaction (FOR SHARE on the lease row), so a paused former owner cannot write.
- * A process that commits an input to a queue driven elsewhere notifies the driver (LISTEN/NOTIFY); every round also
- * refreshes each held queue, which bounds the delay when a notification is lost.
+ * Every commit to a queue notifies the keys it changed (store/postgres/commitNotices.ts), and every process LISTENs:
+ * the driver runs what another process's commit put in the queue's outbox or timers, and every process hears what
+ * others committed (`committed`: working sets catch up, the dashboard's live feed). Every round also refreshes each
+ * held queue, which bounds the delay when a notification is lost.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -16,6 +18,7 @@ import type { QueueOwnership } from '../runtime/ownership.js';
 import { decodeKey } from '../store/keyCodec.js';
 import { DEFAULT_TIMEOUTS } from '../store/postgres/protocol.js';
 import { QUEUE_CHANNEL } from '../store/postgres/schema.js';
+import { COMMIT_CHANNEL, parseCommitNotice, type CommitNotice } from '../store/postgres/commitNotices.js';
 import { LeaseLostError, type PostgresStore } from '../store/postgresStore.js';
 
 export interface LeaseEvents {
@@ -25,6 +28,8 @@ export interface LeaseEvents {
   lost(queueIds: string[]): void;
   /** A queue driven here was changed by another process (or a round came): run what is due. */
   refresh(queueId: string): void;
+  /** Another process committed changes to a queue (any queue, driven here or not). */
+  committed?(notice: CommitNotice): void;
   onError(message: string, error: unknown): void;
 }
 
@@ -87,9 +92,21 @@ export class QueueLeases implements QueueOwnership {
   }
 
   changed(queueId: string): void {
-    this.pool.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, queueId]).catch((error: unknown) => this.events?.onError('notify failed', error));
-    // A queue nobody drives yet (just created) is taken at once rather than at the next round.
+    // The commit itself told the driver (its notice names the outbox and timer keys it wrote: heard()). A queue nobody
+    // drives yet (just created) is taken at once rather than at the next round.
     if (!this.held.has(queueId) && !this.elsewhere.has(queueId)) this.soon();
+  }
+
+  /** A commit of another process: what it changed is heard, and the driver runs what it put in the outbox or timers. */
+  private heard(payload: string | undefined): void {
+    const notice = parseCommitNotice(payload);
+    if (notice === undefined || notice.sender === this.options.store.sender) return;
+    this.events?.committed?.(notice);
+    const { queueId, changes } = notice;
+    if (this.owns(queueId)) {
+      const runs = ([coll]: readonly unknown[]) => coll === 'outbox' || coll === 'timers';
+      if (changes === 'all' || changes.puts.some(runs) || changes.removes.some(runs)) this.events?.refresh(queueId);
+    } else if (!this.held.has(queueId) && !this.elsewhere.has(queueId)) this.soon();
   }
 
   /** The queues this process drives now. */
@@ -114,6 +131,8 @@ export class QueueLeases implements QueueOwnership {
     const { connectMs } = DEFAULT_TIMEOUTS;
     const listener = new pg.Client({ connectionString: this.options.url, application_name: `greenline-listen-${this.memberId}`, connectionTimeoutMillis: connectMs, keepAlive: true });
     listener.on('notification', (message) => {
+      if (message.channel === COMMIT_CHANNEL) return this.heard(message.payload);
+      // Processes of an earlier version notify the driver on this channel.
       if (message.payload === undefined) return;
       if (this.owns(message.payload)) this.events?.refresh(message.payload);
       else if (!this.held.has(message.payload) && !this.elsewhere.has(message.payload)) this.soon();
@@ -128,7 +147,7 @@ export class QueueLeases implements QueueOwnership {
     listener.on('end', () => lost());
     try {
       await listener.connect();
-      await listener.query(`LISTEN ${QUEUE_CHANNEL}`);
+      await listener.query(`LISTEN ${QUEUE_CHANNEL}; LISTEN ${COMMIT_CHANNEL}`);
     } catch (error) {
       void listener.end().catch(() => undefined);
       throw error;
@@ -159,6 +178,13 @@ export class QueueLeases implements QueueOwnership {
     const ttl = `${this.leaseMs} milliseconds`;
     const sent = performance.now();
     const validUntil = sent + this.leaseMs * 0.8;
+    // The heartbeat first: a process that dies stops counting among the live ones (the fair share) no later than its
+    // leases run out, so the others take its queues at their first round after that, not one round later.
+    await this.pool.query(
+      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
+       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      [this.memberId, ttl],
+    );
     // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
     const renewed = await this.pool.query<{ queue_id: string; token: string }>(
       `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
@@ -178,11 +204,6 @@ export class QueueLeases implements QueueOwnership {
     for (const queueId of lost) this.held.delete(queueId);
     if (lost.length > 0) this.events?.lost(lost);
 
-    await this.pool.query(
-      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-      [this.memberId, ttl],
-    );
     const [queues, live, members] = await Promise.all([
       this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
       this.pool.query<{ queue_id: string }>('SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()'),

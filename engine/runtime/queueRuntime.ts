@@ -22,7 +22,7 @@ import { guarded } from './guarded.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
-import { copyRuntime, WorkingSet } from './workingSet.js';
+import { copyRuntime, WorkingSet, type HeardChanges } from './workingSet.js';
 import { recordMetrics } from '../metrics/recorder.js';
 
 /** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
@@ -56,6 +56,8 @@ export class QueueRuntime {
   private readonly outbox: OutboxRunner;
   /** Observers of every committed input (the simulator and tests use it). */
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
+  /** Observers of every queue's commits, this process's and (on PostgreSQL) other processes' (the dashboard's feed). */
+  private readonly committed = new Set<(queueId: string) => void>();
   /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
   private readonly workingSets = new Map<string, WorkingSet>();
 
@@ -174,6 +176,19 @@ export class QueueRuntime {
     return () => this.listeners.delete(listener);
   }
 
+  onCommit(listener: (queueId: string) => void): () => void {
+    this.committed.add(listener);
+    return () => this.committed.delete(listener);
+  }
+
+  /** Another process committed to the queue: its working set hears what changed, and so do the observers of commits. */
+  heard(queueId: string, changes: HeardChanges): void {
+    this.workingSets.get(queueId)?.hear(changes);
+    // An input (its event) or the queue made, changed or deleted; not an effect's outbox entry removed.
+    const shown = ([coll]: readonly unknown[]) => coll === 'events' || coll === 'queues';
+    if (changes === 'all' || changes.puts.some(shown) || changes.removes.some(shown)) for (const listener of this.committed) listener(queueId);
+  }
+
   /**
    * The queue's record as the store holds it: the working set's when that is live (no parse), else read. `own`: a copy
    * the caller may change (a transaction's): its runtime is copied; its settings and other fields are shared, as a
@@ -237,6 +252,7 @@ export class QueueRuntime {
       this.ownership.changed(outcome.queue.id);
     }
     for (const listener of this.listeners) listener(outcome.queue.id, input);
+    for (const listener of this.committed) listener(outcome.queue.id);
     return outcome.queue;
   }
 
@@ -264,10 +280,15 @@ export class QueueRuntime {
     });
   }
 
-  /** The queue's working set, rebuilt from the store when it has none or the store changed under it. */
+  /**
+   * The queue's working set; when the store changed under it, brought up to date from what it heard of the commits
+   * of other processes, else rebuilt from the store.
+   */
   private workingSetOf(tx: ReadTx, queue: QueueRecord): WorkingSet {
     const current = this.currentSet(queue);
     if (current !== undefined) return current;
+    const kept = this.workingSets.get(queue.id);
+    if (kept?.catchUp(tx, queue) === true) return kept;
     const set = WorkingSet.rebuild(tx, queue);
     this.workingSets.set(queue.id, set);
     return set;

@@ -12,6 +12,11 @@
  * The set also keeps the queue record as the last transaction committed it, so that a transaction need not parse it
  * again: `liveIn` tells, from the keys at the end of the queue's event log (every commit appends one event at the
  * version it reaches), whether the store still holds that version without reading the record.
+ *
+ * With several processes on one database, the set also hears what other processes commit to the queue (the keys each
+ * commit changed: store/postgres/commitNotices.ts). When the commits heard since the set's version follow each other
+ * without a gap up to the version the store holds, `catchUp` reads only what they changed instead of rebuilding the
+ * set; anything else (a commit missed or heard out of order, one too large to list) leaves the rebuild.
  */
 import { fromStored, type Snapshot } from '../model/machineSnapshots.js';
 import { cloneJson } from '../model/cloneJson.js';
@@ -23,6 +28,21 @@ import type { MetricsCache } from '../metrics/recorder.js';
 import type { Actor, CachedTargets, KeptView, QueueCache } from '../transaction/queueCache.js';
 
 export type { Actor, CachedTargets, KeptView } from '../transaction/queueCache.js';
+
+/** The keys another process's commit to the queue put and removed: the collection, then the key after the queue id. */
+export type HeardChanges = { puts: readonly (readonly unknown[])[]; removes: readonly (readonly unknown[])[] } | 'all';
+
+/** What commits of other processes since the set's version changed, heard in order: the version they reach. */
+interface Heard {
+  reach: number;
+  /** PRs whose record, snapshot, targets or metrics clock changed. */
+  prs: Set<number>;
+  runs: Set<string>;
+  queueActor: boolean;
+  totals: boolean;
+  /** A commit was missed, heard out of order, or changed what the set keeps in a way it cannot follow. */
+  broken: boolean;
+}
 
 export class WorkingSet implements QueueCache {
   readonly prs = new Map<number, Actor<PullRequestRecord>>();
@@ -37,6 +57,7 @@ export class WorkingSet implements QueueCache {
   readonly planViews = new Map<number, KeptView>();
   /** The queue's metrics totals and its PRs' metrics clocks, read once, then kept (metrics/recorder.ts). */
   readonly metrics: MetricsCache = { totals: undefined, clocks: new Map() };
+  private heard: Heard | undefined;
 
   constructor(
     readonly queueId: string,
@@ -89,6 +110,84 @@ export class WorkingSet implements QueueCache {
     return set;
   }
 
+  /** Another process committed to the queue: what it changed is noted, for `catchUp`. */
+  hear(changes: HeardChanges): void {
+    const heard = (this.heard ??= { reach: this.version, prs: new Set(), runs: new Set(), queueActor: false, totals: false, broken: false });
+    if (heard.broken) return;
+    if (changes === 'all') {
+      heard.broken = true;
+      return;
+    }
+    // Every input appends its event at the version it started from: the commit moved the queue from there on.
+    const seqs = changes.puts.filter(([coll]) => coll === 'events').map(([, seq]) => Number(seq));
+    if (seqs.length === 0) {
+      // No input (an effect's outbox entry removed): nothing the set keeps may change without one.
+      if ([...changes.puts, ...changes.removes].some(([coll]) => KEPT.has(String(coll)))) heard.broken = true;
+      return;
+    }
+    const first = Math.min(...seqs);
+    const last = Math.max(...seqs);
+    if (last < heard.reach) return; // already in the set: it committed or rebuilt past it
+    if (first !== heard.reach) {
+      heard.broken = true;
+      return;
+    }
+    heard.reach = last + 1;
+    for (const [coll, a, b] of [...changes.puts, ...changes.removes]) {
+      if (coll === 'pullRequests' || coll === 'impactedTargets' || coll === 'metricsPrs') heard.prs.add(Number(a));
+      else if (coll === 'testRuns') heard.runs.add(String(a));
+      else if (coll === 'metricsTotals') heard.totals = true;
+      else if (coll === 'actors') {
+        if (a === 'queue') heard.queueActor = true;
+        else if (a === 'pr') heard.prs.add(Number(b));
+        else if (a === 'run') heard.runs.add(String(b));
+        else heard.broken = true;
+      }
+    }
+  }
+
+  /**
+   * Brings the set to the store's version of `queue` by reading only what the commits heard since changed, when they
+   * reach that version without a gap; false when it cannot (the caller rebuilds the set).
+   */
+  catchUp(tx: ReadTx, queue: QueueRecord): boolean {
+    const heard = this.heard;
+    const version = queue.runtime.counters.event;
+    if (heard === undefined || heard.broken || queue.id !== this.queueId || heard.reach !== version || version === this.version) return false;
+    this.heard = undefined;
+    this.version = version;
+    this.queue = cloneJson(queue);
+    if (heard.queueActor) {
+      const stored = tx.get('actors', [queue.id, 'queue']);
+      this.queueSnapshot = stored === undefined ? undefined : fromStored('queue', stored);
+    }
+    if (heard.totals) this.metrics.totals = undefined;
+    for (const number of heard.prs) {
+      this.prs.delete(number);
+      this.targets.delete(number);
+      this.planViews.delete(number);
+      this.metrics.clocks.delete(number);
+    }
+    const enqueued = new Set([...queue.runtime.lineup, ...queue.runtime.waiting]);
+    for (const number of [...this.prs.keys()]) if (!enqueued.has(number)) this.prs.delete(number);
+    for (const number of enqueued) {
+      if (this.prs.has(number)) continue;
+      const record = tx.get('pullRequests', [queue.id, number]);
+      const snapshot = tx.get('actors', [queue.id, 'pr', number]);
+      if (record !== undefined && snapshot !== undefined) this.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
+    }
+    for (const id of heard.runs) this.runs.delete(id);
+    const active = new Set(queue.runtime.activeRuns);
+    for (const id of [...this.runs.keys()]) if (!active.has(id)) this.runs.delete(id);
+    for (const id of active) {
+      if (this.runs.has(id)) continue;
+      const record = tx.get('testRuns', [queue.id, id]);
+      const snapshot = tx.get('actors', [queue.id, 'run', id]);
+      if (record !== undefined && snapshot !== undefined) this.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
+    }
+    return true;
+  }
+
   /** Whether this set is the state of the queue as the store holds it now. */
   current(queue: QueueRecord): boolean {
     return queue.id === this.queueId && queue.runtime.counters.event === this.version;
@@ -108,6 +207,8 @@ export class WorkingSet implements QueueCache {
     this.version = queue.runtime.counters.event;
     this.queue = queue;
     this.queueSnapshot = queueSnapshot;
+    // What was heard before this commit is in the store it read; what others commit next is heard from here.
+    this.heard = undefined;
     // A transaction touches a few PRs: looking each up in the line-up costs less than a set of the whole queue.
     const { lineup, waiting } = queue.runtime;
     const enqueued = (number: number) => lineup.includes(number) || waiting.includes(number);
@@ -131,6 +232,9 @@ export class WorkingSet implements QueueCache {
     }
   }
 }
+
+/** The collections whose records the set keeps (a commit that changes them without an input cannot be followed). */
+const KEPT: ReadonlySet<string> = new Set(['queues', 'actors', 'pullRequests', 'testRuns', 'impactedTargets', 'metricsPrs', 'metricsTotals']);
 
 /**
  * A copy of a runtime that a transaction may change: its lists, counters and bisections are copied; the likelihood

@@ -15,23 +15,21 @@
 import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
 import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
 import { applyPending, latin1, Overlay } from './overlay.js';
-import { DependencyUnavailableError } from '../model/unavailable.js';
+import { DependencyUnavailableError, QueueBusyError } from '../model/unavailable.js';
+import { retryable, translate } from './postgres/errors.js';
 import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
-import { RemoteError, SyncWorker } from './postgres/syncWorker.js';
-import { INDEX_COLLECTION, RETRYABLE_CODES, scopeOf, scopeOfScan } from './postgres/queueScope.js';
-import { StorageFullError } from './store.js';
+import { SyncWorker } from './postgres/syncWorker.js';
+import { INDEX_COLLECTION, scopeOf, scopeOfScan } from './postgres/queueScope.js';
+import { commitPayloads } from './postgres/commitNotices.js';
+import { randomUUID } from 'node:crypto';
 import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
 
-/** A write refused because this process no longer holds the lease of a queue it wrote for as its driver. */
-export class LeaseLostError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LeaseLostError';
-  }
-}
+export { LeaseLostError } from './postgres/errors.js';
 
 export interface PostgresStore extends Store {
   readonly kind: 'postgres';
+  /** Names this store in the notices of its commits (postgres/commitNotices.ts), so that it can tell its own. */
+  readonly sender: string;
   /** Runs `fn`; each write transaction it makes commits only while every fence's lease is held with its token. */
   withFences<R>(fences: Fence[], fn: () => R): R;
 }
@@ -49,23 +47,21 @@ const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
 /** Runs of one write transaction that lost a race before the store gives up (503). */
 const MAX_ATTEMPTS = 8;
 
-const retryable = (error: unknown): boolean => error instanceof RemoteError && error.code !== undefined && RETRYABLE_CODES.has(error.code);
-
-function translate(error: unknown): unknown {
-  if (!(error instanceof RemoteError)) return error;
-  if (error.name === 'LeaseLostError') return new LeaseLostError(error.message);
-  if (error.code === '53100') return new StorageFullError(`the database's disk is full: ${error.message}`);
-  if (error.unavailable) return new DependencyUnavailableError('store', `the store's database (PostgreSQL) is unavailable: ${error.message}`, 5, { cause: error });
-  return error;
-}
-
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const worker = new SyncWorker(options.url, options.applicationName ?? `greenline-${process.pid}`, { ...DEFAULT_TIMEOUTS, ...options.timeouts });
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const worker = new SyncWorker(options.url, options.applicationName ?? `greenline-${process.pid}`, timeouts);
+  /**
+   * Scopes whose lock another transaction held at this process's last try: their locks are only tried (no wait, which
+   * would block the process) until a transaction of this process takes one again.
+   */
+  const busy = new Set<string>();
+  const lockRequest = (scopes: string[]): { locks: string[]; waitMs: number } => ({ locks: scopes, waitMs: scopes.some((scope) => busy.has(scope)) ? 0 : timeouts.busyWaitMs });
   const life = new Lifecycle();
   /** Open transactions per connection: the read connection's is shared by nested reads. */
   const begun: Record<Conn, boolean> = { r: false, w: false };
   let readDepth = 0;
   let fences: Fence[] = [];
+  const sender = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
   const request = (body: Parameters<SyncWorker['call']>[0]): unknown => {
     try {
@@ -86,10 +82,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
    */
   function makeReadTx(scope: TxScope, conn: Conn, overlay?: Overlay, known?: Map<string, boolean>, locked?: Set<string>): ReadTx {
     /** In a write transaction: the lock of the queue `queueId` to take with this request, unless it is held. */
-    const lock = (queueId: string | undefined): { locks?: string[] } => {
+    const lock = (queueId: string | undefined): { locks?: string[]; waitMs?: number } => {
       if (locked === undefined || queueId === undefined || locked.has(queueId)) return {};
       locked.add(queueId);
-      return { locks: [queueId] };
+      return lockRequest([queueId]);
     };
     return {
       get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
@@ -151,10 +147,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     const known = new Map<string, boolean>();
     /** Queues whose lock this transaction holds (or asks for with its next request). */
     const locked = new Set<string>();
-    const lockFor = (queueId: string | undefined): { locks?: string[] } => {
+    const lockFor = (queueId: string | undefined): { locks?: string[]; waitMs?: number } => {
       if (queueId === undefined || locked.has(queueId)) return {};
       locked.add(queueId);
-      return { locks: [queueId] };
+      return lockRequest([queueId]);
     };
     /** Queues written to without a read of them first: their locks are taken when committing. */
     const blind = new Set<string>();
@@ -205,11 +201,15 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           puts,
           removes,
           fences,
-          notify: [],
-          ...(locks.length === 0 ? {} : { locks }),
+          // Every other process hears of the queues' changed keys once this commits (postgres/commitNotices.ts).
+          notify: commitPayloads(sender, puts, removes),
+          ...(locks.length === 0 ? {} : lockRequest(locks)),
           ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
         });
       }
+      // This transaction held its scopes' locks: they are waited for again.
+      for (const scope of locked) busy.delete(scope);
+      for (const scope of blind) busy.delete(scope);
       return result;
     } finally {
       life.inWrite = false;
@@ -219,6 +219,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   return {
     kind: 'postgres',
+    sender,
     withFences<R>(given: Fence[], fn: () => R): R {
       const before = fences;
       fences = [...before, ...given];
@@ -253,6 +254,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         } catch (error) {
           failure = error;
           failed = true;
+          if (error instanceof QueueBusyError) busy.add(error.scope);
         } finally {
           // Ends the run's transaction (a run that only read, or failed; a committed one has ended) and lets its locks go.
           const lost = failed && retryable(failure);

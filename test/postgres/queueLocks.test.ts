@@ -66,7 +66,8 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
   test('a write that waited for a queue held by another session sees what that session committed', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
-    const store = openPostgresStore({ url, applicationName: 'locks-retry', timeouts: { ...TIMEOUTS, lockMs: 5_000 } });
+    // Waits for the lock while blocked (busyWaitMs) long enough for the other session's commit.
+    const store = openPostgresStore({ url, applicationName: 'locks-retry', timeouts: { ...TIMEOUTS, lockMs: 5_000, busyWaitMs: 5_000 } });
     const other = new pg.Client({ connectionString: url });
     await other.connect();
     try {

@@ -16,23 +16,26 @@ export interface Fence {
 
 /**
  * `locks`: in a write transaction, scopes (queueScope.ts) whose lock to take, in this order, before the statement:
- * the first time the transaction touches each (worker.ts).
+ * the first time the transaction touches each (worker.ts). `waitMs`: how long to wait for one held by another
+ * transaction before answering QueueBusy (the main thread is blocked meanwhile); 0: only try.
  */
 export type Request =
-  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[] }
-  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number; locks?: string[] }
-  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range; locks?: string[] }
+  | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[]; waitMs?: number }
+  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number; locks?: string[]; waitMs?: number }
+  | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range; locks?: string[]; waitMs?: number }
   /** Which of `keys` exist in the collection (a write transaction's count needs it). */
-  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[]; locks?: string[] }
+  | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[]; locks?: string[]; waitMs?: number }
   | {
       op: 'commit';
       begin: boolean;
       locks?: string[];
+      waitMs?: number;
       /** Keys of one collection read as absent before their scope was locked, and put: checked absent still. */
       absent?: { coll: string; key: Uint8Array }[];
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
+      /** Payloads to NOTIFY on greenline_commit with the commit (commitNotices.ts). */
       notify: string[];
     }
   /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */
@@ -53,11 +56,19 @@ export interface Timeouts {
   connectMs: number;
   /** One statement, server side (statement_timeout); the client gives up `connectMs` later on a silent server. */
   statementMs: number;
-  /** Waiting for a lock, the write lock among them (lock_timeout): another process holding it too long. */
+  /**
+   * Waiting for a lock (lock_timeout): a table locked by hand. For a scope's lock (a queue), the longest a request
+   * waits for it in all (api/trpc.ts runs it again meanwhile, without blocking) before a 503.
+   */
   lockMs: number;
+  /** Waiting for a scope's lock while the process is blocked, before answering QueueBusy (not again while it is). */
+  busyWaitMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 3_000, statementMs: 10_000, lockMs: 5_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 3_000, statementMs: 10_000, lockMs: 5_000, busyWaitMs: 50 };
+
+/** The worker's code for a scope's lock held by another transaction (QueueBusyError). */
+export const QUEUE_BUSY = 'GL002';
 
 export interface WorkerSetup {
   url: string;

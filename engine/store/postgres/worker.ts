@@ -12,7 +12,9 @@ import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { migrate, SCOPE_LOCK_KEY } from './schema.js';
 import { STALE_READ } from './queueScope.js';
-import type { Answer, Conn, Range, Request, WorkerSetup } from './protocol.js';
+import { COMMIT_CHANNEL } from './commitNotices.js';
+import { isUnavailable } from './unavailable.js';
+import { QUEUE_BUSY, type Answer, type Conn, type Range, type Request, type WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
 const signal = new Int32Array(setup.signal);
@@ -46,35 +48,6 @@ const inTransaction = new Set<Conn>();
 let readBegun = false;
 const BEGIN_READ = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 const { connectMs, statementMs, lockMs } = setup.timeouts;
-
-/**
- * Errors that say the database is not there now, rather than that a request is wrong: it cannot be reached, it is
- * shutting down or starting, it has no connection left, or a statement, a lock wait or a connection attempt ran
- * past its bound. The store answers them as "unavailable" (a 503 with retry-after), and the connection is dropped.
- */
-const UNAVAILABLE_CODES = new Set([
-  '57P01', // admin_shutdown (pg_ctl stop, or the session was terminated)
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
-  '53300', // too_many_connections
-  '57014', // query_canceled: statement_timeout
-  '55P03', // lock_not_available: lock_timeout
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout expired|Query read timeout|not queryable|connection to PostgreSQL was lost|Connection ended/i;
-
-function isUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
-}
 
 /** Forgets a connection (broken, or in an unknown state after a timeout); the next request opens a new one. */
 function drop(conn: Conn): void {
@@ -131,11 +104,27 @@ async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<voi
   inTransaction.add(conn);
 }
 
-/** Takes the locks of these queues for the rest of the write transaction, each waiting at most lock_timeout. */
-async function lockQueues(client: pg.Client, locks: readonly string[] | undefined): Promise<void> {
+/** A scope's lock held by another transaction (the main thread's QueueBusyError); the message names the scope. */
+class QueueBusy extends Error {
+  override name = 'QueueBusyError';
+  readonly code = QUEUE_BUSY;
+}
+
+/**
+ * Takes the locks of these scopes for the rest of the write transaction. One held by another transaction is tried
+ * again for at most `waitMs` (the main thread waits meanwhile), then answered QueueBusy: the process is never blocked
+ * for long behind a transaction of another process (a stuck or paused one), so other queues go on.
+ */
+async function lockQueues(client: pg.Client, locks: readonly string[] | undefined, waitMs = 0): Promise<void> {
   for (const scope of locks ?? []) {
     if (heldLocks.has(scope)) continue;
-    await client.query(`SELECT pg_advisory_lock(${SCOPE_LOCK_KEY})`, [scope]);
+    const until = performance.now() + waitMs;
+    for (let pause = 1; ; pause = Math.min(2 * pause, 16)) {
+      const { rows } = await client.query(`SELECT pg_try_advisory_lock(${SCOPE_LOCK_KEY}) AS got`, [scope]);
+      if (rows[0]?.got === true) break;
+      if (performance.now() + pause > until) throw new QueueBusy(`the lock of ${scope} is held by another transaction (scope ${scope})`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
     heldLocks.add(scope);
   }
 }
@@ -156,7 +145,7 @@ async function handle(request: Request): Promise<unknown> {
     case 'exist': {
       const client = await connection(request.conn);
       await begin(client, request.conn, request.begin);
-      if (request.conn === 'w') await lockQueues(client, request.locks);
+      if (request.conn === 'w') await lockQueues(client, request.locks, request.waitMs);
       const params: unknown[] = [request.coll];
       if (request.op === 'get') {
         const { rows } = await client.query('SELECT v::text AS v FROM greenline_kv WHERE coll = $1 AND k = $2', [request.coll, Buffer.from(request.key)]);
@@ -180,7 +169,7 @@ async function handle(request: Request): Promise<unknown> {
       const client = await connection('w');
       try {
         await begin(client, 'w', request.begin);
-        await lockQueues(client, request.locks);
+        await lockQueues(client, request.locks, request.waitMs);
         // Keys the transaction read as absent (before it held their scope) and now puts: still absent, or it runs again.
         if (request.absent !== undefined && request.absent.length > 0) {
           const { rows } = await client.query('SELECT 1 FROM greenline_kv WHERE coll = $1 AND k = ANY($2::bytea[]) LIMIT 1', [
@@ -209,12 +198,12 @@ async function handle(request: Request): Promise<unknown> {
             request.puts.map((p) => p.json),
           ],
         );
-        for (const queueId of request.notify) await client.query('SELECT pg_notify($1, $2)', ['greenline_queue', queueId]);
-        // One round trip: the commit, and the locks let go after it.
-        if (heldLocks.size === 0) await client.query('COMMIT');
+        // One round trip: the notices of the commit (delivered once it is visible), the commit, and the locks let go after it.
+        const notices = request.notify.map((payload) => `SELECT pg_notify('${COMMIT_CHANNEL}', ${client.escapeLiteral(payload)}); `).join('');
+        if (heldLocks.size === 0) await client.query(`${notices}COMMIT`);
         else {
           heldLocks.clear();
-          await client.query('COMMIT; SELECT pg_advisory_unlock_all()');
+          await client.query(`${notices}COMMIT; SELECT pg_advisory_unlock_all()`);
         }
       } catch (error) {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.

@@ -1,0 +1,71 @@
+/**
+ * What a commit tells every other process: for each queue it wrote, the keys it changed (`NOTIFY greenline_commit`,
+ * sent inside the committing transaction, so it is delivered once the commit is visible, in commit order, and never
+ * for a transaction that rolled back). Every process LISTENs (engine/cluster/leases.ts): a queue's working set catches
+ * up on what another process committed by reading only the keys that changed (engine/runtime/workingSet.ts), the
+ * driver of the queue runs what a commit put in its outbox or timers, and the dashboard's live feed hears of it.
+ *
+ * A payload is JSON: `{"p": sender, "q": queueId, "c": [[collection, ...key without the queue id], …], "r": […]}`, the
+ * keys put (`c`) and removed (`r`). PostgreSQL
+ * refuses payloads of 8000 bytes or more: a commit that changed too many keys of one queue says `"all": true` instead
+ * of listing them (its hearers rebuild what they keep of the queue).
+ */
+import { decodeKey } from '../keyCodec.js';
+import type { Key, KeyPart } from '../store.js';
+import { scopeOf } from './queueScope.js';
+
+/** The channel every commit to a queue notifies. */
+export const COMMIT_CHANNEL = 'greenline_commit';
+
+/** Under PostgreSQL's 8000 bytes, with room for the queue id and sender. */
+const MAX_PAYLOAD = 7000;
+
+/** A change a commit made to a queue: the collection, then the key after the queue id. */
+export type QueueChange = readonly [string, ...KeyPart[]];
+
+export interface CommitNotice {
+  /** The process (store) that committed. */
+  sender: string;
+  queueId: string;
+  /** The keys put and removed, or `all`: too many to list. */
+  changes: { puts: QueueChange[]; removes: QueueChange[] } | 'all';
+}
+
+type Changed = Iterable<{ coll: string; key: Uint8Array }>;
+
+/** The payloads of a commit's notices: one per queue it changed. `puts`, `removes`: the collection and encoded key of each. */
+export function commitPayloads(sender: string, puts: Changed, removes: Changed): string[] {
+  const byQueue = new Map<string, { c: QueueChange[]; r: QueueChange[] }>();
+  const add = (changed: Changed, kind: 'c' | 'r') => {
+    for (const { coll, key } of changed) {
+      const decoded: Key = decodeKey(key);
+      const scope = scopeOf(coll as never, decoded);
+      if (scope === undefined || !scope.startsWith('queue:')) continue;
+      const queueId = String(decoded[0]);
+      let lists = byQueue.get(queueId);
+      if (lists === undefined) byQueue.set(queueId, (lists = { c: [], r: [] }));
+      lists[kind].push([coll, ...decoded.slice(1)]);
+    }
+  };
+  add(puts, 'c');
+  add(removes, 'r');
+  return [...byQueue].map(([queueId, changes]) => {
+    const payload = JSON.stringify({ p: sender, q: queueId, ...changes });
+    return Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : JSON.stringify({ p: sender, q: queueId, all: true });
+  });
+}
+
+/** Reads a payload; undefined for one that is not a commit notice (another version's, or garbage). */
+export function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
+  if (payload === undefined) return undefined;
+  try {
+    const value = JSON.parse(payload) as { p?: unknown; q?: unknown; c?: unknown; r?: unknown; all?: unknown };
+    if (typeof value.p !== 'string' || typeof value.q !== 'string') return undefined;
+    if (value.all === true) return { sender: value.p, queueId: value.q, changes: 'all' };
+    const list = (changes: unknown) => Array.isArray(changes) && changes.every((change) => Array.isArray(change) && typeof change[0] === 'string');
+    if (!list(value.c) || !list(value.r)) return undefined;
+    return { sender: value.p, queueId: value.q, changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] } };
+  } catch {
+    return undefined;
+  }
+}
