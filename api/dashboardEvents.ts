@@ -22,8 +22,19 @@ interface Client {
   expiresAt: number;
   response: ServerResponse;
   pending: Set<string>;
-  timer: NodeJS.Timeout | undefined;
+  timer: unknown;
 }
+
+/** How a stream's coalescing window is timed (tests pass their own, to close a window when they choose). */
+export interface CoalesceTimer {
+  start(flush: () => void, ms: number): unknown;
+  stop(handle: unknown): void;
+}
+
+const REAL_TIMER: CoalesceTimer = {
+  start: (flush, ms) => setTimeout(flush, ms),
+  stop: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 export class DashboardEvents {
   private readonly clients = new Set<Client>();
@@ -34,7 +45,10 @@ export class DashboardEvents {
   private readonly epoch = randomUUID().slice(0, 8);
   private commits = 0;
 
-  constructor(private readonly engine: Engine) {
+  constructor(
+    private readonly engine: Engine,
+    private readonly timer: CoalesceTimer = REAL_TIMER,
+  ) {
     this.unsubscribe = engine.onCommit((queueId) => this.changed(queueId));
     // A comment now and then keeps proxies from closing an idle stream, and finds streams whose reader is gone.
     this.heartbeat = setInterval(() => {
@@ -88,7 +102,7 @@ export class DashboardEvents {
     for (const client of this.clients) {
       if (client.org !== org) continue;
       client.pending.add(queueId);
-      client.timer ??= setTimeout(() => this.flush(client), COALESCE_MS);
+      client.timer ??= this.timer.start(() => this.flush(client), COALESCE_MS);
     }
   }
 
@@ -110,7 +124,7 @@ export class DashboardEvents {
   }
 
   private drop(client: Client): void {
-    if (client.timer !== undefined) clearTimeout(client.timer);
+    if (client.timer !== undefined) this.timer.stop(client.timer);
     this.clients.delete(client);
   }
 
