@@ -11,10 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openLmdbStore } from '../../engine/store/index.js';
-import { drawArrivals } from '../../sim/arrivals.js';
-import { runQueue, SIM_KEY } from '../../sim/queueRun.js';
-import { parseScenario } from '../../sim/scenario.js';
+import { SIM_KEY } from '../../sim/queueRun.js';
+import { simulatedHistory } from './whatIfHistory.js';
 import { startServer, stop, type Running } from '../e2e/process.js';
 import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
 import { brokenWords } from './words.js';
@@ -41,21 +39,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     dir = await mkdtemp(join(tmpdir(), 'greenline-what-if-browser-'));
     shots = process.env.GREENLINE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'greenline-screenshots-')));
     await mkdir(shots, { recursive: true });
-    const scenario = parseScenario({
-      name: 'small',
-      hours: 6,
-      arrivalsPerHour: 6,
-      ci: { medianMinutes: 15, p90Minutes: 30 },
-      brokenRate: 0.08,
-      flakeRate: 0.03,
-      configs: [{ name: 'current', concurrency: 2 }],
-    });
-    const store = openLmdbStore({ dir: join(dir, 'data') });
-    try {
-      await runQueue({ scenario, seed: 5, settings: { concurrency: 2 }, arrivals: drawArrivals(scenario, 5), store });
-    } finally {
-      await store.close();
-    }
+    await simulatedHistory(join(dir, 'data'), 5);
     server = await startServer({ GREENLINE_DATA: join(dir, 'data'), GREENLINE_PROVIDER: 'sim', GREENLINE_API_TOKENS: `${SIM_KEY.org}:${TOKEN}` });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();

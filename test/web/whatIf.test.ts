@@ -11,10 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { WhatIfs, type WhatIfRunner } from '../../api/dashboardWhatIf.js';
 import { whatIfRunner } from '../../cli/whatIf.js';
 import type { QueueRecord } from '../../engine/model/queues.js';
-import { openLmdbStore } from '../../engine/store/index.js';
-import { drawArrivals } from '../../sim/arrivals.js';
-import { runQueue, SIM_KEY } from '../../sim/queueRun.js';
-import { parseScenario } from '../../sim/scenario.js';
+import { SIM_KEY } from '../../sim/queueRun.js';
+import { simulatedHistory } from './whatIfHistory.js';
 import { whatIfPanel, type WhatIfResult } from '../../web/whatIfPanel.js';
 import { buildServer } from '../../api/server.js';
 import { Engine } from '../../engine/engine.js';
@@ -156,21 +154,7 @@ describe('the runner: greenline sim --from-queue --recommend on a data folder', 
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'greenline-what-if-'));
-    const scenario = parseScenario({
-      name: 'small',
-      hours: 6,
-      arrivalsPerHour: 6,
-      ci: { medianMinutes: 15, p90Minutes: 30 },
-      brokenRate: 0.08,
-      flakeRate: 0.03,
-      configs: [{ name: 'current', concurrency: 2 }],
-    });
-    const store = openLmdbStore({ dir });
-    try {
-      await runQueue({ scenario, seed: 3, settings: { concurrency: 2 }, arrivals: drawArrivals(scenario, 3), store });
-    } finally {
-      await store.close();
-    }
+    await simulatedHistory(dir, 3);
   }, 120_000);
 
   afterAll(async () => {
