@@ -34,7 +34,10 @@ test('a small scenario merges the same PRs in the same order, with the same runs
     const { row, real, sim } = await checkFidelity(SCENARIO, SCENARIO.configs[0]!, dir, { from: 'source' });
     // Events far enough apart that their order is the policy's, not the loaded machine's.
     const times = [...sim.prs.map((pr) => pr.arrivedAt), ...sim.runs.map((run) => run.endedAt)].sort((a, b) => a - b);
-    const gaps = times.slice(1).map((time, index) => time - times[index]!).filter((gap) => gap > 0);
+    const gaps = times
+      .slice(1)
+      .map((time, index) => time - times[index]!)
+      .filter((gap) => gap > 0);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
     // The scenario exercises a merge and a kick at least (else it would check little).
     expect(sim.prs.some((pr) => pr.state === 'MERGED')).toBe(true);
