@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { QueueKey } from '../engine/engine.js';
+import { gitEnvironment } from '../engine/providers/local/gitRunner.js';
 import { openLmdbStore } from '../engine/store/index.js';
 import type { Arrival } from './arrivals.js';
 import { outcomeOf, type FidelityOutcome } from './fidelityOutcome.js';
@@ -61,10 +62,8 @@ function repoRoot(): string {
   return dir;
 }
 
-const GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
+/** The local git host's own environment (independent of the machine's configuration), with the scenario's author. */
+const AUTHOR = {
   GIT_AUTHOR_NAME: 'Fidelity',
   GIT_AUTHOR_EMAIL: 'fidelity@localhost',
   GIT_COMMITTER_NAME: 'Fidelity',
@@ -72,7 +71,7 @@ const GIT_ENV = {
 };
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await exec('git', args, { cwd, env: { ...GIT_ENV, HOME: cwd }, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+  return (await exec('git', args, { cwd, env: gitEnvironment({ ...AUTHOR, HOME: cwd }), maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 }
 
 interface Service {

@@ -60,7 +60,7 @@ export interface GitRunnerOptions {
 }
 
 /** Variables that make git's behaviour independent of the machine's and the user's configuration. */
-function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
+export function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/',
