@@ -97,7 +97,12 @@ export async function benchHistory(): Promise<void> {
       await measure('engine.history: the page after', 200, () => engine.history(key, { take: 50, after: next })),
       await measure('engine.history: search by number (#54321)', 200, () => engine.history(key, { take: 50, search: '#54321' })),
       await measure('engine.history: search by author (dev7: 1 in 50 match)', 20, () => engine.history(key, { take: 50, search: 'dev7' })),
-      await measure('engine.history: search that matches nothing (whole index)', 5, () => engine.history(key, { take: 50, search: 'nothing-matches-this' })),
+      await measure('engine.history: search that matches nothing (one page: up to HISTORY_SCAN_LIMIT entries)', 20, () =>
+        engine.history(key, { take: 50, search: 'nothing-matches-this' }),
+      ),
+      await measure('engine.history: search that matches nothing, whole index (no scan limit, as before)', 5, () =>
+        engine.history(key, { take: 50, search: 'nothing-matches-this', scanLimit: Number.MAX_SAFE_INTEGER }),
+      ),
       await measure('GET history page, first page (server render)', 100, () => get(`/queues/${queueId}/history`)),
     ]);
   } finally {

@@ -28,12 +28,18 @@ export function historyBody(queue: QueueRecord, page: HistoryPage, query: { sear
   const older =
     page.next === undefined
       ? ''
-      : html`<a href="${historyPath(queue)}?${new URLSearchParams({ ...(search === '' ? {} : { q: search }), after: page.next }).toString()}" rel="next">Older</a>`;
+      : html`<a href="${historyPath(queue)}?${new URLSearchParams({ ...(search === '' ? {} : { q: search }), after: page.next }).toString()}" rel="next">${page.searchedBack === undefined ? 'Older' : 'Search older'}</a>`;
+  // A search stops after a bounded part of the index (endedIndex.ts): the page says how far back it looked.
+  const searched =
+    page.searchedBack === undefined
+      ? ''
+      : html`<p class="muted" data-field="history-searched-back">Searched back to the PRs that ended ${timeAgo(page.searchedBack, now)}; “Search older” goes on from there.</p>`;
   return html`<p><a href="${queuePath(queue)}">Back to ${queueName(queue)}</a></p>
 <form method="get" action="${historyPath(queue)}" role="search" class="filters"><label>Number, title or author <input type="search" name="q" value="${search}"></label> <button type="submit">Search</button></form>
+${searched}
 ${
   page.rows.length === 0
-    ? html`<p class="muted" data-field="history-empty">${search === '' ? 'No PR has left this queue yet (or they were pruned by retention).' : `No ended PR matches “${search}”.`}</p>`
+    ? html`<p class="muted" data-field="history-empty">${search === '' ? 'No PR has left this queue yet (or they were pruned by retention).' : page.searchedBack === undefined ? `No ended PR matches “${search}”.` : `No PR that ended since then matches “${search}”.`}</p>`
     : html`<div class="scroll" tabindex="0" role="region" aria-label="ended pull requests"><table class="history"><thead><tr><th scope="col">PR</th><th scope="col">Title</th><th scope="col">Author</th><th scope="col">Outcome</th><th scope="col">Why</th><th scope="col">In the queue</th><th scope="col">Ended</th><th scope="col">Runs</th></tr></thead><tbody>${page.rows.map((entry) => row(queue, entry, now))}</tbody></table></div>`
 }
 <nav class="pager" aria-label="history pages">${newer}${older}</nav>`;

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FINAL_PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
-import { readHistory } from '../../engine/history/endedIndex.js';
+import { HISTORY_SCAN_LIMIT, readHistory } from '../../engine/history/endedIndex.js';
 import { RetentionSweep } from '../../engine/retention/sweep.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import { postgresStore } from '../postgres/testStore.js';
-import type { Store } from '../../engine/store/store.js';
+import type { ReadTx, Store } from '../../engine/store/store.js';
 import { startPostgres, type PgCluster } from '../postgres/cluster.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
@@ -169,21 +169,65 @@ describe('pages of the history', () => {
       tx.put('endedPullRequests', ['q_2', 0, 1], entries[0]!);
     });
     const newestFirst = [...entries].reverse();
-    for (const [search, expected] of [
-      ['', newestFirst],
-      ['parser dev3', newestFirst.filter((entry) => entry.title.includes('parser') && entry.author === 'dev3')],
-      ['DEV6', newestFirst.filter((entry) => entry.author === 'dev6')],
-    ] as const) {
-      const seen: number[] = [];
-      let after: string | undefined;
-      for (let pages = 0; pages < 100; pages++) {
-        const page = store.read((tx) => readHistory(tx, 'q_1', { search, take: 37, ...(after === undefined ? {} : { after }) }));
-        if (page === 'unknown cursor') throw new Error('unexpected');
-        seen.push(...page.rows.map((row) => row.number));
-        if (page.next === undefined) break;
-        after = page.next;
+    // With the default scan limit, and with one so small that most searches stop at it and go on from there.
+    for (const scanLimit of [undefined, 100]) {
+      for (const [search, expected] of [
+        ['', newestFirst],
+        ['parser dev3', newestFirst.filter((entry) => entry.title.includes('parser') && entry.author === 'dev3')],
+        ['DEV6', newestFirst.filter((entry) => entry.author === 'dev6')],
+        ['nothing matches this', []],
+      ] as const) {
+        const seen: number[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const page = store.read((tx) => readHistory(tx, 'q_1', { search, take: 37, ...(scanLimit === undefined ? {} : { scanLimit }), ...(after === undefined ? {} : { after }) }));
+          if (page === 'unknown cursor') throw new Error('unexpected');
+          if (page.searchedBack !== undefined) expect(page.rows.length, search).toBeLessThan(37);
+          seen.push(...page.rows.map((row) => row.number));
+          if (page.next === undefined) break;
+          after = page.next;
+        }
+        expect(seen, `${search} (scan limit ${scanLimit})`).toEqual(expected.map((entry) => entry.number));
       }
-      expect(seen, search).toEqual(expected.map((entry) => entry.number));
     }
+  });
+
+  test('a search stops at its scan limit and says how far back it looked, instead of reading the whole index', () => {
+    const store = createMemoryStore();
+    const at = (index: number) => Date.parse('2026-01-01T00:00:00Z') + index * 1000;
+    store.write((tx) => {
+      for (let index = 0; index < 5000; index++) {
+        const entry = {
+          number: index + 1,
+          entryId: `e${index}`,
+          title: `change ${index}`,
+          author: 'dev',
+          state: 'MERGED' as const,
+          reason: null,
+          submittedAt: null,
+          endedAt: new Date(at(index)).toISOString(),
+          runIds: [],
+          mergedSha: null,
+        };
+        tx.put('endedPullRequests', ['q_1', at(index), index + 1], entry);
+      }
+    });
+    let scanned = 0;
+    const counting = (tx: ReadTx): ReadTx =>
+      ({
+        ...tx,
+        scan: (collection, options) => {
+          const entries = [...tx.scan(collection, options)];
+          scanned += entries.length;
+          return entries.values();
+        },
+      }) as ReadTx;
+    const page = store.read((tx) => readHistory(counting(tx), 'q_1', { search: 'no such words', take: 50 }));
+    if (page === 'unknown cursor') throw new Error('unexpected');
+    expect(page.rows).toEqual([]);
+    expect(scanned).toBe(HISTORY_SCAN_LIMIT);
+    // It looked back to the oldest entry it examined, and the next page starts just below it.
+    expect(page.searchedBack).toBe(new Date(at(5000 - HISTORY_SCAN_LIMIT)).toISOString());
+    expect(page.next).toBe(`${at(5000 - HISTORY_SCAN_LIMIT)}.${5000 - HISTORY_SCAN_LIMIT + 1}`);
   });
 });
