@@ -6,7 +6,6 @@
  */
 import type { Engine, QueueKey } from '../engine/engine.js';
 import { engineError } from '../engine/model/errors.js';
-import { isEnqueued } from '../machines/vocabulary.js';
 
 export interface PrName {
   number?: number | undefined;
@@ -20,16 +19,14 @@ export function prNumberOf(engine: Engine, key: QueueKey, pr: PrName): number {
     if (number === undefined) throw engineError('pr_branch_not_found', {});
     return number;
   }
-  const records = engine.listPullRequests(key);
   if (number !== undefined) {
-    const named = records.find((record) => record.number === number)?.headBranch;
+    const named = engine.headBranchOf(key, number);
     if (named !== undefined && named !== branch) {
       throw engineError('pr_branch_mismatch', { number, named, branch });
     }
     return number;
   }
-  const ofBranch = records.filter((record) => record.headBranch === branch);
-  const chosen = ofBranch.find((record) => isEnqueued(record.state)) ?? ofBranch.sort((a, b) => Date.parse(b.stateChangedAt) - Date.parse(a.stateChangedAt))[0];
+  const chosen = engine.pullRequestOfBranch(key, branch);
   if (chosen === undefined) throw engineError('pr_branch_not_found', { branch });
-  return chosen.number;
+  return chosen;
 }

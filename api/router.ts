@@ -77,10 +77,13 @@ const mergeQueueRouter = t.router({
   })),
   listPullRequests: procedure.input(schemas.ListPullRequestsInput).query(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);
-    const page = pagePullRequests(ctx.engine.listPullRequests(key), {
+    const filter = {
       ...(input.state === undefined ? {} : { states: Array.isArray(input.state) ? input.state : [input.state] }),
       ...(input.since === undefined ? {} : { since: Date.parse(input.since) }),
       ...(input.until === undefined ? {} : { until: Date.parse(input.until) }),
+    };
+    const page = pagePullRequests(ctx.engine.listPullRequests(key, filter), {
+      ...filter,
       ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
       take: input.take,
     });

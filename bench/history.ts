@@ -17,6 +17,8 @@ import { backfillEndedIndex, ENDED_INDEX_COMPLETE } from '../engine/history/ende
 import { FINAL_PULL_REQUEST_STATES } from '../machines/vocabulary.js';
 import { VirtualScheduler } from '../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../engine/store/index.js';
+import { pagePullRequests } from '../engine/pullRequestListing.js';
+import type { ListingFilter } from '../engine/queueReads.js';
 import { syncConfiguredTokens } from '../engine/tokens.js';
 import { measure, report } from './measure.js';
 
@@ -104,6 +106,20 @@ export async function benchHistory(): Promise<void> {
         engine.history(key, { take: 50, search: 'nothing-matches-this', scanLimit: Number.MAX_SAFE_INTEGER }),
       ),
       await measure('GET history page, first page (server render)', 100, () => get(`/queues/${queueId}/history`)),
+    ]);
+
+    // listPullRequests reads what its filter can match (queueReads.ts readListingCandidates); its baseline is the
+    // listing over every record, which it was for every filter before.
+    const newestPage = engine.history(key, { take: 1 });
+    const newest = newestPage === 'unknown cursor' ? Date.now() : Date.parse(newestPage.rows[0]!.endedAt);
+    const listed = (filter: ListingFilter) => () => pagePullRequests(engine.listPullRequests(key, filter), { ...filter, take: 50 });
+    const everyRecord = (filter: ListingFilter) => () => pagePullRequests(engine.listPullRequests(key), { ...filter, take: 50 });
+    const lastHour = { since: newest - 3_600_000 };
+    report(`listPullRequests over ${ENDED} PRs (LMDB)`, await measure('every record read, concluded in the last hour (as before)', 5, everyRecord(lastHour)), [
+      await measure('concluded in the last hour (the index of ended PRs)', 100, listed(lastHour)),
+      await measure('concluded in the last day (the index of ended PRs)', 20, listed({ since: newest - 86_400_000 })),
+      await measure('state TESTING or PENDING (the enqueued PRs)', 200, listed({ states: ['TESTING', 'PENDING'] })),
+      await measure('no filter (every record)', 5, listed({})),
     ]);
   } finally {
     engine.stop();

@@ -272,9 +272,22 @@ export class Engine {
     return this.store.read((tx) => readHistory(tx, findQueue(tx, key).id, query));
   }
 
-  /** Every pull request ever submitted to the queue, in it now or not (listPullRequests pages them). */
-  listPullRequests(key: QueueKey): PullRequestRecord[] {
-    return this.store.read((tx) => reads.readPullRequests(tx, key));
+  /**
+   * The queue's pull requests, in it now or not, that a listing with this filter can hold (listPullRequests pages
+   * them): without a filter, every one ever submitted; with one, read through the queue or the index of ended PRs.
+   */
+  listPullRequests(key: QueueKey, filter: reads.ListingFilter = {}): PullRequestRecord[] {
+    return this.store.read((tx) => reads.readListingCandidates(tx, this.queues, key, filter));
+  }
+
+  /** The PR of a head branch the queue has (enqueued now, else the one that ended last), or undefined. */
+  pullRequestOfBranch(key: QueueKey, branch: string): number | undefined {
+    return this.store.read((tx) => reads.readPrOfBranch(tx, this.queues, key, branch));
+  }
+
+  /** The head branch of a PR, where the git host said it; undefined for a PR the queue never had too. */
+  headBranchOf(key: QueueKey, number: number): string | undefined {
+    return this.store.read((tx) => reads.readHeadBranch(tx, this.queues, key, number));
   }
 
   /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */

@@ -13,6 +13,8 @@ import type { TestRunRecord } from './model/testRuns.js';
 import { describeQueue, findQueue, type LoadQueue } from './queueIndex.js';
 import type { WorkingSet } from './runtime/workingSet.js';
 import type { ReadTx } from './store/store.js';
+import { ENDED_INDEX_COMPLETE, lastEndedOfBranch } from './history/endedIndex.js';
+import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../machines/vocabulary.js';
 
 /** Where a read finds a queue's records: its working set when that is current, else the store. */
 export interface QueueSource {
@@ -40,6 +42,51 @@ export function readPullRequest(tx: ReadTx, source: QueueSource, key: QueueKey, 
 export function readPullRequests(tx: ReadTx, key: QueueKey): PullRequestRecord[] {
   const queue = findQueue(tx, key);
   return [...tx.scan('pullRequests', { prefix: [queue.id] })].map((entry) => entry.value);
+}
+
+/**
+ * The PR of `branch` the queue has: the one enqueued now, else the one that ended last (the index of ended PRs, newest
+ * first, read until it is found); undefined when it has none.
+ */
+export function readPrOfBranch(tx: ReadTx, source: QueueSource, key: QueueKey, branch: string): number | undefined {
+  const enqueued = readQueue(tx, source, key).enqueued.filter((pr) => pr.headBranch === branch);
+  if (enqueued.length > 0) return Math.min(...enqueued.map((pr) => pr.number));
+  if (tx.get('meta', ENDED_INDEX_COMPLETE) !== undefined) return lastEndedOfBranch(tx, findQueue(tx, key, source.load).id, branch);
+  // A store whose index could not be filled (full at start): every record is read.
+  const ended = readPullRequests(tx, key).filter((pr) => pr.headBranch === branch);
+  return ended.sort((a, b) => Date.parse(b.stateChangedAt) - Date.parse(a.stateChangedAt))[0]?.number;
+}
+
+/** The head branch of PR `number` of the queue, where the git host said it; undefined for an unknown PR too. */
+export function readHeadBranch(tx: ReadTx, source: QueueSource, key: QueueKey, number: number): string | undefined {
+  const queue = findQueue(tx, key, source.load);
+  return (source.current(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]))?.headBranch;
+}
+
+/** What a listing filters on (pullRequestListing.ts): the states asked for, and when the PRs concluded (ms, inclusive). */
+export interface ListingFilter {
+  states?: readonly PullRequestState[];
+  since?: number;
+  until?: number;
+}
+
+/**
+ * The records a listing with this filter can hold, read without walking every PR the queue ever had (90 days of a busy
+ * queue is hundreds of thousands): the enqueued PRs when every state asked for is an enqueued one; the PRs that
+ * concluded in the range, from the index of ended PRs (history/endedIndex.ts), when a range is given; else every
+ * record. A superset of the listing's rows: pagePullRequests still filters, orders and pages them.
+ */
+export function readListingCandidates(tx: ReadTx, source: QueueSource, key: QueueKey, filter: ListingFilter): PullRequestRecord[] {
+  if (filter.states?.every((state) => !FINAL_PULL_REQUEST_STATES.includes(state))) {
+    return readQueue(tx, source, key).enqueued;
+  }
+  const ranged = filter.since !== undefined || filter.until !== undefined;
+  // A store whose index could not be filled (full at start) has it incomplete: it is read whole.
+  if (!ranged || tx.get('meta', ENDED_INDEX_COMPLETE) === undefined) return readPullRequests(tx, key);
+  const queue = findQueue(tx, key, source.load);
+  const upper = filter.until === undefined ? {} : { end: [queue.id, Math.floor(filter.until) + 1] };
+  const ended = tx.scan('endedPullRequests', { prefix: [queue.id], start: [queue.id, Math.ceil(filter.since ?? 0)], ...upper });
+  return [...ended].flatMap(({ value }) => tx.get('pullRequests', [queue.id, value.number]) ?? []);
 }
 
 export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runId: string): TestRunDetails {

@@ -11,7 +11,7 @@
  */
 import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
-import { StorageFullError, type ReadTx, type Store, type WriteTx } from '../store/store.js';
+import { StorageFullError, type Key, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface EndedPullRequest {
   number: number;
@@ -27,6 +27,8 @@ export interface EndedPullRequest {
   /** The runs that tested this entry, in the order they started. */
   runIds: string[];
   mergedSha: string | null;
+  /** The PR's head branch, where the git host said it (entries indexed before this field lack it). */
+  headBranch?: string;
 }
 
 const isFinal = (state: PullRequestState) => FINAL_PULL_REQUEST_STATES.includes(state);
@@ -59,6 +61,7 @@ function entryOf(record: PullRequestRecord, timeline: Iterable<TimelineEntry>): 
     endedAt: record.stateChangedAt,
     runIds,
     mergedSha: record.mergedSha,
+    ...(record.headBranch === undefined ? {} : { headBranch: record.headBranch }),
   };
 }
 
@@ -199,6 +202,24 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
     // Nothing between the last row and the last entry examined matched: the next page starts after the latter.
     const page: HistoryPage = { rows, next: cursorOf(end) };
     return rows.length < query.take ? { ...page, searchedBack: entries.at(-1)!.value.endedAt } : page;
+  }
+}
+
+/**
+ * The number of the ended PR of `branch` that ended last, walking the index newest first a chunk at a time (stores
+ * read a scan whole) and stopping at the first; undefined when none did.
+ */
+export function lastEndedOfBranch(tx: ReadTx, queueId: string, branch: string): number | undefined {
+  let end: Key | undefined;
+  for (;;) {
+    const entries = [...tx.scan('endedPullRequests', { prefix: [queueId], reverse: true, limit: 256, ...(end === undefined ? {} : { end }) })];
+    for (const { value } of entries) {
+      // An entry indexed before it held the branch: the record says it.
+      const headBranch = 'headBranch' in value ? value.headBranch : tx.get('pullRequests', [queueId, value.number])?.headBranch;
+      if (headBranch === branch) return value.number;
+    }
+    if (entries.length < 256) return undefined;
+    end = entries.at(-1)!.key;
   }
 }
 
