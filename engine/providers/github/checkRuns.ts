@@ -131,7 +131,7 @@ export class CheckRunPublisher {
     const present = new Set(enqueued.map((pr) => pr.number));
     const gone = [...kept.keys()].filter((number) => !present.has(number)).map((number) => this.engine.getSubmittedPullRequest(key, number).pr);
     // The first pass of this process: the PRs that left lately may have left after the last pass of the one before.
-    if (first) gone.push(...this.engine.listPullRequests(key).filter((pr) => !isEnqueued(pr.state) && Date.parse(pr.stateChangedAt) >= now - RECENT_MS));
+    if (first) gone.push(...this.engine.listPullRequests(key, { since: now - RECENT_MS }).filter((pr) => !isEnqueued(pr.state) && Date.parse(pr.stateChangedAt) >= now - RECENT_MS));
     let waiting = false;
     for (const pr of [...enqueued, ...gone]) {
       if (pr.sha === '') continue;
