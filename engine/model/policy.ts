@@ -15,11 +15,8 @@
  *   and one that does not keeps failed batches waiting for hours under load (issue 28).
  * - 3 (issue 28f): a group waits for a group of its own bisection being tested only while the main line is quiet
  *   (planner/starts.ts siblingsWait); under version 2 it always waited.
- * - 4 (issue 28i): the halves of a failed set may be tested on the main-line runs in flight (moved behind them in
- *   the line-up) when the runs a pass that stands saves outweigh the runs lost if one of them fails, from the PRs'
- *   failure likelihoods (transaction/bisectionMoves.ts stackOnRunsInFlight, planner/bisectionMemory.ts).
  */
-export const QUEUE_POLICY = 4;
+export const QUEUE_POLICY = 3;
 
 /** The policy of a queue, from its runtime (absent: 1, the policy before versions were recorded). */
 export function policyOf(runtime: { policy?: number }): number {

@@ -36,21 +36,14 @@ function sameSet(a: readonly number[], b: readonly number[]): boolean {
   return b.every((number) => set.has(number));
 }
 
-/**
- * Whether `prs` on top of `base` (unmerged PRs ahead) is known to fail in this bisection. `onGrownBase` (queue policy
- * 4, whose groups may be tested on the main-line runs in flight): a failure seen on a base also holds on that base
- * with PRs added on top of it (group testing's model: a set that failed holds a PR that causes it); a base that lost
- * a PR other than by its merge (a PR ahead kicked) still forgets it.
- */
-export function knownToFail(memory: BisectionMemory | undefined, prs: readonly number[], base: readonly number[], onGrownBase = false): boolean {
+/** Whether `prs` on top of `base` (unmerged PRs ahead) is known to fail in this bisection. */
+export function knownToFail(memory: BisectionMemory | undefined, prs: readonly number[], base: readonly number[]): boolean {
   if (memory === undefined) return false;
   const merged = new Set(memory.merged);
   const open = (list: readonly number[]) => list.filter((number) => !merged.has(number));
   const current = open(base);
-  const within = new Set(current);
-  const holdsOn = (seen: readonly number[]) => (onGrownBase ? open(seen).every((number) => within.has(number)) : sameSet(open(seen), current));
   // Entries stored before failures carried their base (a string key) are ignored.
-  return memory.failed.some((entry) => Array.isArray(entry.prs) && sameSet(entry.prs, prs) && holdsOn(entry.base));
+  return memory.failed.some((entry) => Array.isArray(entry.prs) && sameSet(entry.prs, prs) && sameSet(open(entry.base), current));
 }
 
 export function rememberFailure(memory: BisectionMemory, prs: readonly number[], base: readonly number[]): void {
@@ -61,38 +54,4 @@ export function rememberFailure(memory: BisectionMemory, prs: readonly number[],
 export function halves(prs: readonly number[]): [number[], number[]] {
   const half = Math.ceil(prs.length / 2);
   return [prs.slice(0, half), prs.slice(half)];
-}
-
-/** Π (1 − p) over failure chances: the chance that none of them fails. */
-export function noneFails(chances: readonly number[]): number {
-  return chances.reduce((product, p) => product * (1 - p), 1);
-}
-
-/**
- * The chance that a group passes, its set known to fail: none of its PRs fails, and one of the rest of the set does
- * (independent failures; `group` and `rest` are the PRs' failure chances).
- */
-export function groupPassChance(group: readonly number[], rest: readonly number[]): number {
-  const setFails = 1 - noneFails([...group, ...rest]);
-  return setFails <= 0 ? 1 : (noneFails(group) * (1 - noneFails(rest))) / setFails;
-}
-
-/** A group about to be tested: the chance that it passes, and what testing its PRs again would cost, in runs. */
-export interface GroupStake {
-  passes: number;
-  retest: number;
-}
-
-/**
- * Queue policy 4: whether the groups of a new split are tested on the main-line runs in flight (the predicted tip:
- * the target and the main-line PRs expected to merge before them) rather than on the settled head of the line. On
- * the head, a group's pass does not stand once one of those runs passes and merges during the group's run: its PRs
- * are tested again on the main line, at their share of a batch (`retest`). On the tip, its pass stands when they all
- * pass (`runsPass`: the chance that none of them fails); when one fails, each group's run tested a base that will
- * not be, and is run again: a whole run lost per group. So they stack when the runs saved are more than the runs
- * risked: Σ P(the group passes) × its retest × P(the runs under it pass) against P(one fails) × one run per group.
- */
-export function stacksOnRunsInFlight(groups: readonly GroupStake[], runsPass: number): boolean {
-  const saved = groups.reduce((sum, group) => sum + group.passes * group.retest, 0) * runsPass;
-  return saved > (1 - runsPass) * groups.length;
 }

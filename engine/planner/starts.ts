@@ -116,8 +116,6 @@ function bisectionRuns(view: LineupView): Decision[] {
   const shared = onePool(view);
   let free = shared ? poolOf(view) - view.input.activeRuns.length : view.input.bisectionConcurrency - view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
-  // Queue policy 4: groups may be tested on the main-line runs in flight (transaction/bisectionMoves.ts).
-  const grown = (view.input.policy ?? QUEUE_POLICY) >= 4;
   const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
   for (const pr of lineup) {
     if (pr.group === null || pr.bisectionId === null) continue;
@@ -140,14 +138,14 @@ function bisectionRuns(view: LineupView): Decision[] {
       decisions.push({ kind: 'split', prs, bisectionId });
       continue;
     }
-    if (skipRedundant && knownToFail(memory, prs, view.unmerged(basePrs), grown)) {
+    if (skipRedundant && knownToFail(memory, prs, view.unmerged(basePrs))) {
       decisions.push(prs.length > 1 ? { kind: 'split', prs, bisectionId } : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId });
       continue;
     }
     if (free <= 0) continue;
     const under = view.unmerged(basePrs);
     const alongside = shared ? testing.filter((other) => other.bisectionId === bisectionId) : [];
-    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under, grown)) && siblingsWait(view, basePrs)) continue;
+    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under)) && siblingsWait(view, basePrs)) continue;
     decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
     testing.push({ bisectionId, prs });
     free--;

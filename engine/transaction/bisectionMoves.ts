@@ -8,10 +8,9 @@
  */
 import { hasPullRequestTag } from '../../machines/index.js';
 import { policyOf } from '../model/policy.js';
-import { mainWindowOf, type QueueSettings } from '../model/queues.js';
+import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
-import { groupPassChance, halves, knownToFail, newBisection, noneFails, rememberFailure, stacksOnRunsInFlight, type BisectionMemory } from '../planner/bisectionMemory.js';
-import { PRIOR_FAILURE } from '../planner/lineSpeculation.js';
+import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisectionMemory.js';
 import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
@@ -72,80 +71,9 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
       return group;
     });
   const [first, second] = groups;
-  if (prs.length > 1) stackOnRunsInFlight(q, prs);
   if (q.queue.settings.optimizationMode === 'bisection_skip_redundant_tests' && first !== undefined && second !== undefined) {
     (memory.waits ??= {})[second] = { after: first, parent: [...prs] };
   }
-}
-
-/**
- * Queue policy 4: the halves of a failed set (`prs`, in the line-up together) are tested on the main-line runs in
- * flight behind it, when that costs fewer runs than testing them on the settled head (planner/bisectionMemory.ts,
- * `stacksOnRunsInFlight`, from the PRs' failure likelihoods): they move behind those runs, ahead of the PRs still
- * waiting, so that the PRs expected to merge first are in their base (planner/view.ts) and a pass stands once those
- * merge. Single mode only: in parallel mode a group depends on its own lanes, not on every run in flight. It stays
- * where it is when no main-line run is in flight behind it (nothing there could make its pass stale), or when a PR
- * between it and the runs in flight neither tests nor merges (a pass that waits, a failure pending, a PR waiting):
- * its fate is not that of a run in flight, and the chance that it holds is not a likelihood.
- */
-function stackOnRunsInFlight(q: QueueTx, prs: readonly number[]): void {
-  if (policyOf(q.runtime) < 4 || q.queue.settings.mode !== 'single') return;
-  const from = firstAt(q, prs);
-  if (!Number.isFinite(from)) return;
-  const members = new Set(prs);
-  const rest = q.runtime.lineup.filter((number) => !members.has(number));
-  const under = mainLineAhead(q, rest, from);
-  if (under === undefined || under.chances.length === 0) return;
-  const chance = (number: number) => q.requirePr(number).readyLikelihood?.p ?? PRIOR_FAILURE;
-  const [head, tail] = halves(prs).map((part) => part.map(chance)) as [number[], number[]];
-  const stake = (group: number[], other: number[]) => ({ passes: groupPassChance(group, other), retest: retestCost(q.queue.settings, group.length) });
-  // With skip-redundant the second half waits for the first: only the first is tested now.
-  const tested = q.queue.settings.optimizationMode === 'bisection_skip_redundant_tests' ? [stake(head, tail)] : [stake(head, tail), stake(tail, head)];
-  if (!stacksOnRunsInFlight(tested, noneFails(under.chances))) return;
-  q.runtime.lineup = [...rest.slice(0, under.to), ...prs, ...rest.slice(under.to)];
-  q.touchQueue();
-}
-
-/**
- * The main-line PRs from `from` on (in `rest`, the line-up without the failed set) expected to merge before a group
- * tested now: those testing, and the batches the free main-line slots start now (a failure just reset the runs that
- * were on top of the set: they start again without it), with their failure chances; `to` is where the group goes.
- * Undefined when a PR there neither tests nor merges nor starts now (a pass that waits, a failure pending).
- */
-function mainLineAhead(q: QueueTx, rest: readonly number[], from: number): { to: number; chances: number[] } | undefined {
-  const { settings } = q.queue;
-  const chance = (number: number) => q.requirePr(number).readyLikelihood?.p ?? PRIOR_FAILURE;
-  const chances: number[] = [];
-  let to = from;
-  let at = from;
-  for (; at < rest.length; at++) {
-    const pr = q.requirePr(rest[at] as number);
-    if (pr.group !== null || pr.mergeRequested) continue;
-    if (hasPullRequestTag(pr.state, 'waiting')) break;
-    if (!hasPullRequestTag(pr.state, 'testing')) return undefined;
-    chances.push(chance(pr.number));
-    to = at + 1;
-  }
-  // The batches the free main-line slots start now, in line-up order.
-  const running = q.runtime.activeRuns.filter((id) => q.requireRun(id).kind === 'main').length;
-  const size = settings.batch ? largestBatch(settings) : 1;
-  for (let slots = Math.min(settings.concurrency, mainWindowOf(settings, q.runtime)) - running; slots > 0 && at < rest.length; slots--) {
-    const batch: number[] = [];
-    let end = at;
-    for (; end < rest.length && batch.length < size; end++) {
-      const pr = q.requirePr(rest[end] as number);
-      if (pr.group !== null) continue;
-      if (!hasPullRequestTag(pr.state, 'waiting') || pr.mergeRequested || (settings.batch && pr.noBatch)) break;
-      batch.push(pr.number);
-    }
-    const oldest = Math.min(...batch.map((number) => q.requirePr(number).readyAt ?? q.now));
-    const starts = batch.length > 0 && (!settings.batch || batch.length >= settings.batchingMinSize || q.now >= oldest + settings.batchingMaxWaitTimeMinutes * 60_000);
-    if (!starts) break;
-    chances.push(...batch.map(chance));
-    to = end;
-    at = end;
-  }
-  return { to, chances };
 }
 
 /**
@@ -232,7 +160,7 @@ function inferSecondHalf(q: QueueTx, memory: BisectionMemory, bisectionId: strin
     const whole = [...run.prs, ...members];
     const rest = new Set(wait.parent);
     if (members.length === 0 || whole.length !== rest.size || !whole.every((number) => rest.has(number))) continue;
-    if (!knownToFail(memory, wait.parent, run.basePrs, policyOf(q.runtime) >= 4)) continue;
+    if (!knownToFail(memory, wait.parent, run.basePrs)) continue;
     rememberFailure(memory, members, run.basePrs);
     if (members.length > 1) split(q, members, bisectionId);
     else failAtOnce(q, members[0] as number, run.basePrs, bisectionId);
