@@ -17,6 +17,7 @@ import { largestBatch } from '../engine/planner/batches.js';
 import type { QueuePatch } from '../engine/model/queues.js';
 import { figuresOf, type Figures } from './failures.js';
 import { describeExcess, excessProfile } from './pressureExcess.js';
+import { closedFormAtSeed, printHeader, printMedian, printRow } from './pressureTable.js';
 
 const MINUTE_MS = 60_000;
 
@@ -33,6 +34,8 @@ export interface PressureWorkload {
   scenario: ScenarioShape;
   settings: QueuePatch;
   goals: (row: PressureFigures, oracle: Figures, scenario: Scenario) => Goal[];
+  /** The P50 bound, where the workload has one: 2× the oracle's + the fill time. */
+  p50Bound?: (oracle: Figures) => number;
 }
 
 /** The figures of one run of a workload: the failure bench's, and what bisection did. */
@@ -82,6 +85,7 @@ function underCapacity(name: string, p: number, ci: Scenario['ci'], settings: Qu
     name: `${name}: ${arrivalsPerHour} PRs/h (half of capacity) for 48 h, CI median ${ci.medianMinutes} p90 ${ci.p90Minutes}, ${p * 100}% broken`,
     scenario: { name, hours: 48, arrivalsPerHour, ci, brokenRate: p, flakeRate: 0 },
     settings,
+    p50Bound: (oracle) => 2 * oracle.p50Minutes + fillMinutes(settings, arrivalsPerHour),
     goals: (row, oracle) => {
       const form = closedFormOf(settings, p);
       const fill = fillMinutes(settings, arrivalsPerHour);
@@ -195,16 +199,6 @@ export function pressureFiguresOf(outcome: QueueOutcome, settings: QueuePatch): 
   };
 }
 
-const percent = (share: number | null) => (share === null ? '-' : `${(share * 100).toFixed(0)}%`);
-
-/** One row of the table: a seed's figures under one queue policy. */
-function printRow(label: string, arrivals: number, row: PressureFigures, oracle: Figures, seconds: number): void {
-  const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
-  console.log(
-    `  ${label.padEnd(9)} ${String(arrivals).padStart(5)} ${row.runsPerChange.toFixed(3).padStart(9)} ${row.p50.padStart(6)} ${row.p90.padStart(6)} ${oracle.p50.padStart(7)} ${row.mergedPerHour.toFixed(2).padStart(9)} ${String(row.unfinished).padStart(7)} ${wait.padStart(9)} ${percent(row.retestedShare).padStart(9)} ${percent(row.mainBusy).padStart(10)} ${percent(row.bisectionBusy).padStart(10)} ${String(row.cancelledRuns).padStart(10)}  (${seconds.toFixed(1)} s)`,
-  );
-}
-
 /**
  * Runs every workload on each seed, under the queue policy before issue 28 (1: a bisection pool of its own, batches
  * of batchingMinSize; engine/model/policy.ts), the one before the current one (QUEUE_POLICY − 1, main's before the
@@ -218,9 +212,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
   let allMet = true;
   for (const workload of PRESSURE_WORKLOADS) {
     console.log(`\n${workload.name}\n  settings ${JSON.stringify(workload.settings)}`);
-    console.log(
-      `  ${'seed'.padEnd(9)} ${'PRs'.padStart(5)} ${'runs/chg'.padStart(9)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'oracle'.padStart(7)} ${'merged/h'.padStart(9)} ${'unfin.'.padStart(7)} ${'bis.wait'.padStart(9)} ${'retested'.padStart(9)} ${'main busy'.padStart(10)} ${'bis. busy'.padStart(10)} ${'cancelled'.padStart(10)}`,
-    );
+    printHeader();
     for (const seed of seeds) {
       const scenario = parseScenario({ ...workload.scenario, seed, configs: [{ name: 'queue', ...workload.settings }] });
       const arrivals = drawArrivals(scenario, seed);
@@ -235,7 +227,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         const started = performance.now();
         outcome = await runQueue({ scenario, seed, settings: workload.settings, arrivals, policy });
         const row = pressureFiguresOf(outcome, workload.settings);
-        printRow(label, arrivals.length, row, oracle, (performance.now() - started) / 1000);
+        printRow(label, arrivals.length, row, oracle, closedFormAtSeed(workload.settings, arrivals), (performance.now() - started) / 1000);
         rows.push(row);
       }
       const [, before, after] = rows as [PressureFigures, PressureFigures, PressureFigures];
@@ -250,6 +242,7 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         console.log(
           `    ${describeExcess(excessProfile(outcome, workload.settings.optimizationMode === 'bisection_skip_redundant_tests', workload.settings.batchingMinSize ?? 4, scenario.brokenRate, largestBatch({ batchingMinSize: workload.settings.batchingMinSize ?? 4, batchingMaxSize: workload.settings.batchingMaxSize ?? undefined })))}`,
         );
+      if (outcome !== undefined && workload.p50Bound !== undefined) await printMedian(outcome, scenario, seed, workload.settings, arrivals, workload.p50Bound(oracle));
     }
   }
   return allMet;
