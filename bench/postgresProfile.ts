@@ -29,6 +29,7 @@ const counts = new Map<string, number>();
 const opMs = new Map<string, number>();
 let blockedMs = 0;
 let counting = false;
+let effectCalls = new Map<string, number>();
 const proto = SyncWorker.prototype as unknown as { call: (request: { op: string }) => unknown; post: (request: { op: string }) => void };
 const call = proto.call;
 proto.call = function (this: unknown, request: { op: string }) {
@@ -106,8 +107,12 @@ async function profile(setup: string, stores: Store[], url?: string): Promise<Ro
     const blocked = blockedMs;
     const dbAfter = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const effects = process.cpuUsage();
+    counts.clear();
+    counting = true;
     await settle();
+    counting = false;
     const effectsUsed = process.cpuUsage(effects);
+    effectCalls = new Map(counts);
     const n = QUEUES * PRS;
     return {
       setup,
@@ -148,6 +153,8 @@ try {
       `${r.setup.padEnd(12)} ${r.submitMs.toFixed(2).padStart(7)} ${r.blockedMs.toFixed(2).padStart(11)} ${r.cpuMs.toFixed(2).padStart(17)} ${r.dbCpuMs.toFixed(2).padStart(20)} ${r.effectsCpuMs.toFixed(2).padStart(14)}  ${trips || '-'}`,
     );
   }
+  const n = QUEUES * PRS;
+  console.log(`effects (last setup), round trips per submit: ${[...effectCalls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}`).join(', ')}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
   await started.stop();

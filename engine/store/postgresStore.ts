@@ -4,7 +4,8 @@
  * The Store interface is synchronous (the engine runs each input as one synchronous transaction) and `pg` is not, so
  * the client runs on a worker thread and every call blocks on it (postgres/syncWorker.ts, postgres/worker.ts).
  * A read is one REPEATABLE READ snapshot, begun with its first call and ended without a round trip. A write is one
- * transaction that reads through itself, taking the lock of each scope (a queue, a repository's flaky tests…) the
+ * transaction that reads through itself (and, for a scope whose lock it holds, through what this process keeps of the
+ * scope when that is of the scope's version: postgres/scopeCache.ts), taking the lock of each scope (a queue, a repository's flaky tests…) the
  * first time it touches one of its keys (postgres/queueScope.ts), so the inputs of one queue are serialised and those
  * of different queues commit concurrently, across processes; it keeps its changes in an overlay, as the memory store
  * does; when `fn` returns they go to the worker as one request that writes them, checks the fencing tokens given with
@@ -19,6 +20,9 @@ import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Request, type Timeouts } 
 import { SyncWorker } from './postgres/syncWorker.js';
 import { makeReadTx, type Session } from './postgres/readTx.js';
 import { writeOnce } from './postgres/writeTx.js';
+import { ScopeCache } from './postgres/scopeCache.js';
+import type { CommitNotice } from './postgres/commitNotices.js';
+import { encodeKeyLatin1 } from './keyCodec.js';
 import { randomUUID } from 'node:crypto';
 import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
 
@@ -30,6 +34,8 @@ export interface PostgresStore extends Store {
   readonly sender: string;
   /** Runs `fn`; each write transaction it makes commits only while every fence's lease is held with its token. */
   withFences<R>(fences: Fence[], fn: () => R): R;
+  /** Another process's commit to a queue, heard (engine/cluster/leases.ts): what this store keeps of it catches up. */
+  heard(notice: CommitNotice): void;
 }
 
 export interface PostgresStoreOptions {
@@ -72,11 +78,22 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return request({ ...body, conn, begin } as never);
   };
 
-  const session: Session = { request, call, lockRequest, begun, fences: () => fences, sender, busy };
+  const cache = new ScopeCache();
+  const session: Session = { request, call, lockRequest, begun, fences: () => fences, sender, busy, cache, versions: () => worker.versions };
 
   return {
     kind: 'postgres',
     sender,
+    heard(notice: CommitNotice): void {
+      const scope = `queue:${notice.queueId}`;
+      if (notice.version === undefined || notice.changes === 'all') {
+        if (notice.version === undefined) cache.drop(scope);
+        else cache.committed(scope, notice.version, 'all');
+        return;
+      }
+      const keys = [...notice.changes.puts, ...notice.changes.removes].map(([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const);
+      cache.committed(scope, notice.version, keys);
+    },
     withFences<R>(given: Fence[], fn: () => R): R {
       const before = fences;
       fences = [...before, ...given];

@@ -12,8 +12,8 @@ export function configure(given: WorkerSetup): void {
 }
 
 /**
- * The scopes whose lock the write connection holds: session locks, taken the first time a write transaction touches
- * the scope and released when it ends (committed or rolled back).
+ * The scopes whose lock the write connection's transaction holds: transaction locks, taken the first time it touches
+ * the scope and let go when it ends (committed or rolled back).
  */
 export const heldLocks = new Set<string>();
 
@@ -69,17 +69,18 @@ export async function connection(conn: Conn): Promise<pg.Client> {
   return client;
 }
 
-/** Opens the connection's transaction (`start`), or checks that the one its earlier requests opened is still there. */
-export async function begin(client: pg.Client, conn: Conn, start: boolean): Promise<void> {
+/**
+ * Marks the connection's transaction open (`start`) and says whether its request must begin it (a read transaction
+ * begun early, as the last one ended, need not), or checks that the one its earlier requests opened is still there.
+ */
+export function begin(conn: Conn, start: boolean): boolean {
   if (!start) {
     if (!inTransaction.has(conn)) throw new Error('the connection to PostgreSQL was lost during the transaction');
-    return;
-  }
-  if (conn === 'r') {
-    if (!read.begun) await client.query(BEGIN_READ);
-    read.begun = false;
-  } else {
-    await client.query('BEGIN');
+    return false;
   }
   inTransaction.add(conn);
+  if (conn === 'w') return true;
+  const needed = !read.begun;
+  read.begun = false;
+  return needed;
 }

@@ -4,8 +4,9 @@
  * wrote without reading, its fences and its commit notices.
  */
 import { checkCollection, type Lifecycle, toJson, TxScope } from '../common.js';
-import { encodeKey, encodeKeyLatin1 } from '../keyCodec.js';
+import { encodeKeyLatin1 } from '../keyCodec.js';
 import { latin1, Overlay } from '../overlay.js';
+import type { Change } from './scopeCache.js';
 import type { CollectionName, Key, StoreSchema, WriteTx } from '../store.js';
 import { commitPayloads } from './commitNotices.js';
 import { INDEX_COLLECTION, scopeOf } from './queueScope.js';
@@ -18,35 +19,31 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
   const known = new Map<string, boolean>();
   /** Queues whose lock this transaction holds (or asks for with its next request). */
   const locked = new Set<string>();
-  const lockFor = (queueId: string | undefined): { locks?: string[]; waitMs?: number } => {
-    if (queueId === undefined || locked.has(queueId)) return {};
-    locked.add(queueId);
-    return session.lockRequest([queueId]);
-  };
   /** Queues written to without a read of them first: their locks are taken when committing. */
   const blind = new Set<string>();
-  const wrote = (name: CollectionName, key: Key): void => {
+  /** The scope of each key written (`collection\0latin1 key`), for its version and the cache. */
+  const scopes = new Map<string, string>();
+  const wrote = (name: CollectionName, key: Key, enc: string): void => {
     const scope = name === INDEX_COLLECTION ? INDEX_COLLECTION : scopeOf(name, key);
     if (scope !== undefined && !locked.has(scope)) blind.add(scope);
+    if (scope !== undefined && scope !== INDEX_COLLECTION) scopes.set(`${name}\u0000${enc}`, scope);
   };
+  const reads = makeReadTx(session, scope, 'w', overlay, known, locked);
   const tx: WriteTx = {
-    ...makeReadTx(session, scope, 'w', overlay, known, locked),
+    ...reads,
     put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
       scope.check();
       checkCollection(name);
       const enc = encodeKeyLatin1(key);
       overlay.put(name, enc, toJson(value));
-      wrote(name, key);
+      wrote(name, key, enc);
     },
     remove(name: CollectionName, key: Key): boolean {
       scope.check();
       checkCollection(name);
-      const enc = encodeKey(key);
-      const queueId = scopeOf(name, key);
-      const stored = (): boolean =>
-        known.get(`${name}\u0000${latin1(enc)}`) ?? (session.call('w', { op: 'exist', coll: name, keys: [enc], ...lockFor(queueId) }) as unknown[]).length > 0;
-      const had = overlay.remove(name, latin1(enc), stored);
-      wrote(name, key);
+      const enc = encodeKeyLatin1(key);
+      const had = overlay.remove(name, enc, () => reads.stored(name, key));
+      wrote(name, key, enc);
       return had;
     },
   };
@@ -55,10 +52,17 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
     const result = fn(tx);
     const puts: { coll: string; key: Uint8Array; json: string }[] = [];
     const removes: { coll: string; key: Uint8Array }[] = [];
+    /** Per scope written: its changes, for the cache once committed. */
+    const changed = new Map<string, Change[]>();
     for (const [coll, changes] of overlay.collections()) {
       for (const [enc, row] of changes) {
         if (row === null) removes.push({ coll, key: bytes(enc) });
         else puts.push({ coll, key: bytes(enc), json: row.json });
+        const written = scopes.get(`${coll}\u0000${enc}`);
+        if (written === undefined) continue;
+        let list = changed.get(written);
+        if (list === undefined) changed.set(written, (list = []));
+        list.push([coll, enc, row === null ? null : row.json]);
       }
     }
     if (puts.length > 0 || removes.length > 0) {
@@ -73,11 +77,19 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
         puts,
         removes,
         fences: session.fences(),
+        scopes: [...changed.keys()].sort(),
         // Every other process hears of the queues' changed keys once this commits (postgres/commitNotices.ts).
         notify: commitPayloads(session.sender, puts, removes),
         ...(locks.length === 0 ? {} : session.lockRequest(locks)),
         ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
       });
+      // The cache of each scope written takes the changes, as of the version the commit made.
+      const versions = session.versions() ?? {};
+      for (const [written, changes] of changed) {
+        const version = versions[written];
+        if (version === undefined) session.cache.drop(written);
+        else session.cache.committed(written, version, changes);
+      }
     }
     // This transaction held its scopes' locks: they are waited for again.
     for (const scope of locked) session.busy.delete(scope);
