@@ -30,6 +30,7 @@ const opMs = new Map<string, number>();
 let blockedMs = 0;
 let counting = false;
 let effectCalls = new Map<string, number>();
+let settleMs = 0;
 const proto = SyncWorker.prototype as unknown as { call: (request: { op: string }) => unknown; post: (request: { op: string }) => void };
 const call = proto.call;
 proto.call = function (this: unknown, request: { op: string }) {
@@ -107,11 +108,13 @@ async function profile(setup: string, stores: Store[], url?: string): Promise<Ro
     const blocked = blockedMs;
     const dbAfter = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const effects = process.cpuUsage();
+    const settleBegan = performance.now();
     counts.clear();
     counting = true;
     await settle();
     counting = false;
     const effectsUsed = process.cpuUsage(effects);
+    settleMs = (performance.now() - settleBegan) / (QUEUES * PRS);
     effectCalls = new Map(counts);
     const n = QUEUES * PRS;
     return {
@@ -154,7 +157,9 @@ try {
     );
   }
   const n = QUEUES * PRS;
-  console.log(`effects (last setup), round trips per submit: ${[...effectCalls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}`).join(', ')}`);
+  console.log(
+    `effects (last setup): ${settleMs.toFixed(2)} ms wall per submit; round trips per submit: ${[...effectCalls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}`).join(', ')}`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
   await started.stop();
