@@ -148,12 +148,13 @@ try {
     for (const store of pgStores) await store.close();
   }
   console.log(`${QUEUES} queues × ${PRS} submits, one process, no HTTP; per submit (the input's transaction; effects after)`);
-  console.log('setup        wall ms  blocked ms  CPU ms (process)  CPU ms (PostgreSQL)  effects CPU ms  round trips per submit');
+  console.log('setup        wall ms  × LMDB  blocked ms  CPU ms (process)  CPU ms (PostgreSQL)  CPU × LMDB  effects CPU ms  round trips per submit');
+  const lmdbRow = rows[0] as Row;
   for (const r of rows) {
     const n = QUEUES * PRS;
     const trips = [...r.calls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}${opMs.has(op) ? ` (${((opMs.get(op) ?? 0) / c).toFixed(2)} ms each)` : ''}`).join(', ');
     console.log(
-      `${r.setup.padEnd(12)} ${r.submitMs.toFixed(2).padStart(7)} ${r.blockedMs.toFixed(2).padStart(11)} ${r.cpuMs.toFixed(2).padStart(17)} ${r.dbCpuMs.toFixed(2).padStart(20)} ${r.effectsCpuMs.toFixed(2).padStart(14)}  ${trips || '-'}`,
+      `${r.setup.padEnd(12)} ${r.submitMs.toFixed(2).padStart(7)} ${(r.submitMs / lmdbRow.submitMs).toFixed(1).padStart(7)} ${r.blockedMs.toFixed(2).padStart(11)} ${r.cpuMs.toFixed(2).padStart(17)} ${r.dbCpuMs.toFixed(2).padStart(20)} ${((r.cpuMs + r.dbCpuMs) / lmdbRow.cpuMs).toFixed(1).padStart(11)} ${r.effectsCpuMs.toFixed(2).padStart(14)}  ${trips || '-'}`,
     );
   }
   const n = QUEUES * PRS;
