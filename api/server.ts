@@ -4,6 +4,7 @@
  */
 import helmet from '@fastify/helmet';
 import type { z } from 'zod';
+import { waitForBusyQueues } from './queueBusy.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
@@ -94,6 +95,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // 413 before any `100 Continue`, and a final answer that always reaches the client (connections.ts).
   guardConnections(app.server, MAX_BODY_BYTES, '20 MiB');
   recordRoutes(app);
+  // Every route that writes waits for a busy queue (another transaction holds its lock) before a 503 (queueBusy.ts).
+  waitForBusyQueues(app);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -11,15 +11,14 @@
  * together; haproxy's own CPU apart. Without haproxy the processes are called in turn by the bench itself, and it
  * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, startServer, stop, type Running } from '../test/e2e/process.js';
 import { startPostgres, type PgCluster } from '../test/postgres/cluster.js';
 import { startHaproxy, type Front } from '../test/postgres/haproxy.js';
+import { cpuSeconds, databasePids } from './postgresCpu.js';
 
 const { values } = parseArgs({ options: { queues: { type: 'string' }, prs: { type: 'string' }, clients: { type: 'string' } } });
 const QUEUES = Number(values.queues ?? 100);
@@ -74,44 +73,6 @@ async function timed(jobs: (() => Promise<void>)[]): Promise<number> {
     }),
   );
   return (performance.now() - began) / 1000;
-}
-
-const TICK = 100; // clock ticks per second (USER_HZ on Linux)
-
-/** CPU seconds (user + system) a process used so far, or 0 when it is gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICK;
-  } catch {
-    return 0;
-  }
-}
-
-/** The PostgreSQL server's processes: its postmaster (the parent of a backend) and every child of it. */
-async function databasePids(url: string | undefined): Promise<number[]> {
-  if (url === undefined) return [];
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const backend = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
-    const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-    const postmaster = parentOf(backend);
-    const children = readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number)
-      .filter((pid) => {
-        try {
-          return parentOf(pid) === postmaster;
-        } catch {
-          return false;
-        }
-      });
-    return [postmaster, ...children];
-  } finally {
-    await client.end();
-  }
 }
 
 async function measure(setup: string, servers: Running[], front: Front | undefined, url?: string): Promise<Figures> {

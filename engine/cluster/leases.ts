@@ -101,6 +101,7 @@ export class QueueLeases implements QueueOwnership {
   private heard(payload: string | undefined): void {
     const notice = parseCommitNotice(payload);
     if (notice === undefined || notice.sender === this.options.store.sender) return;
+    this.options.store.heard(notice);
     this.events?.committed?.(notice);
     const { queueId, changes } = notice;
     if (this.owns(queueId)) {

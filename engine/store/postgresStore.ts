@@ -4,7 +4,8 @@
  * The Store interface is synchronous (the engine runs each input as one synchronous transaction) and `pg` is not, so
  * the client runs on a worker thread and every call blocks on it (postgres/syncWorker.ts, postgres/worker.ts).
  * A read is one REPEATABLE READ snapshot, begun with its first call and ended without a round trip. A write is one
- * transaction that reads through itself, taking the lock of each scope (a queue, a repository's flaky tests…) the
+ * transaction that reads through itself (and, for a scope whose lock it holds, through what this process keeps of the
+ * scope when that is of the scope's version: postgres/scopeCache.ts), taking the lock of each scope (a queue, a repository's flaky tests…) the
  * first time it touches one of its keys (postgres/queueScope.ts), so the inputs of one queue are serialised and those
  * of different queues commit concurrently, across processes; it keeps its changes in an overlay, as the memory store
  * does; when `fn` returns they go to the worker as one request that writes them, checks the fencing tokens given with
@@ -12,17 +13,18 @@
  * meanwhile under a key it read as absent) is run again, `fn` and all, up to MAX_ATTEMPTS times: `fn` has no effect
  * outside its transaction.
  */
-import { checkCollection, COLLECTION_NAMES, emptyCounts, Lifecycle, toJson, TxScope } from './common.js';
-import { byteRange, decodeKey, encodeKey, encodeKeyLatin1, scanRangeLatin1 } from './keyCodec.js';
-import { applyPending, latin1, Overlay } from './overlay.js';
+import { COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
 import { DependencyUnavailableError, QueueBusyError } from '../model/unavailable.js';
 import { retryable, translate } from './postgres/errors.js';
-import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Row, type Timeouts } from './postgres/protocol.js';
+import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Request, type Timeouts } from './postgres/protocol.js';
 import { SyncWorker } from './postgres/syncWorker.js';
-import { INDEX_COLLECTION, scopeOf, scopeOfScan } from './postgres/queueScope.js';
-import { commitPayloads } from './postgres/commitNotices.js';
+import { makeReadTx, type Session } from './postgres/readTx.js';
+import { writeOnce } from './postgres/writeTx.js';
+import { ScopeCache } from './postgres/scopeCache.js';
+import type { CommitNotice } from './postgres/commitNotices.js';
+import { encodeKeyLatin1 } from './keyCodec.js';
 import { randomUUID } from 'node:crypto';
-import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
 
 export { LeaseLostError } from './postgres/errors.js';
 
@@ -32,6 +34,8 @@ export interface PostgresStore extends Store {
   readonly sender: string;
   /** Runs `fn`; each write transaction it makes commits only while every fence's lease is held with its token. */
   withFences<R>(fences: Fence[], fn: () => R): R;
+  /** Another process's commit to a queue, heard (engine/cluster/leases.ts): what this store keeps of it catches up. */
+  heard(notice: CommitNotice): void;
 }
 
 export interface PostgresStoreOptions {
@@ -41,8 +45,6 @@ export interface PostgresStoreOptions {
   /** Bounds on waiting for the database (postgres/protocol.ts: DEFAULT_TIMEOUTS). */
   timeouts?: Partial<Timeouts>;
 }
-
-const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
 
 /** Runs of one write transaction that lost a race before the store gives up (503). */
 const MAX_ATTEMPTS = 8;
@@ -63,7 +65,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   let fences: Fence[] = [];
   const sender = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
-  const request = (body: Parameters<SyncWorker['call']>[0]): unknown => {
+  const request = (body: Request): unknown => {
     try {
       return worker.call(body);
     } catch (error) {
@@ -76,150 +78,22 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return request({ ...body, conn, begin } as never);
   };
 
-  /**
-   * `known`: in a write transaction, whether keys read in it exist (its transaction holds the write lock, so they
-   * stay as read), so that `remove` need not ask again.
-   */
-  function makeReadTx(scope: TxScope, conn: Conn, overlay?: Overlay, known?: Map<string, boolean>, locked?: Set<string>): ReadTx {
-    /** In a write transaction: the lock of the queue `queueId` to take with this request, unless it is held. */
-    const lock = (queueId: string | undefined): { locks?: string[]; waitMs?: number } => {
-      if (locked === undefined || queueId === undefined || locked.has(queueId)) return {};
-      locked.add(queueId);
-      return lockRequest([queueId]);
-    };
-    return {
-      get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
-        scope.check();
-        checkCollection(name);
-        const enc = encodeKey(key);
-        const pending = overlay?.get(name, latin1(enc));
-        let json: string | undefined;
-        if (pending === undefined) {
-          json = call(conn, { op: 'get', coll: name, key: enc, ...lock(scopeOf(name, key)) }) as string | undefined;
-          known?.set(`${name}\u0000${latin1(enc)}`, json !== undefined);
-        } else {
-          json = pending?.json;
-        }
-        return json === undefined ? undefined : (JSON.parse(json) as StoreSchema[C]);
-      },
-      scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
-        scope.check();
-        checkCollection(name);
-        const text = scanRangeLatin1(options);
-        if (!text || options?.limit === 0) return [];
-        const range = byteRange(text);
-        const pending = overlay?.within(name, text) ?? [];
-        const reverse = options?.reverse === true;
-        // Each pending change can hide at most one stored row: that many more rows are enough to fill the limit.
-        const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
-        let rows = (call(conn, { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }), ...lock(scopeOfScan(name, options)) }) as Row[]).map((row) => ({
-          enc: latin1(row.k),
-          json: row.v,
-        }));
-        for (const row of rows) known?.set(`${name}\u0000${row.enc}`, true);
-        if (pending.length > 0) {
-          rows = applyPending(rows, pending);
-          if (reverse) rows.reverse();
-        }
-        if (options?.limit !== undefined) rows = rows.slice(0, options.limit);
-        return rows.map((row) => ({ key: decodeKey(bytes(row.enc)), value: JSON.parse(row.json) as StoreSchema[C] }));
-      },
-      count(name: CollectionName, options?: ScanOptions): number {
-        scope.check();
-        checkCollection(name);
-        const text = scanRangeLatin1(options);
-        if (!text || options?.limit === 0) return 0;
-        let count = call(conn, { op: 'count', coll: name, range: byteRange(text), ...lock(scopeOfScan(name, options)) }) as number;
-        const pending = overlay?.within(name, text) ?? [];
-        if (pending.length > 0) {
-          const stored = new Set((call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
-          for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));
-        }
-        return options?.limit === undefined ? count : Math.min(count, options.limit);
-      },
-    };
-  }
-
-  /** One run of a write transaction (write() runs it again when PostgreSQL fails it as a lost race). */
-  function writeOnce<R>(fn: (tx: WriteTx) => R): R {
-    const scope = new TxScope();
-    const overlay = new Overlay();
-    const known = new Map<string, boolean>();
-    /** Queues whose lock this transaction holds (or asks for with its next request). */
-    const locked = new Set<string>();
-    const lockFor = (queueId: string | undefined): { locks?: string[]; waitMs?: number } => {
-      if (queueId === undefined || locked.has(queueId)) return {};
-      locked.add(queueId);
-      return lockRequest([queueId]);
-    };
-    /** Queues written to without a read of them first: their locks are taken when committing. */
-    const blind = new Set<string>();
-    const wrote = (name: CollectionName, key: Key): void => {
-      const scope = name === INDEX_COLLECTION ? INDEX_COLLECTION : scopeOf(name, key);
-      if (scope !== undefined && !locked.has(scope)) blind.add(scope);
-    };
-    const tx: WriteTx = {
-      ...makeReadTx(scope, 'w', overlay, known, locked),
-      put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
-        scope.check();
-        checkCollection(name);
-        const enc = encodeKeyLatin1(key);
-        overlay.put(name, enc, toJson(value));
-        wrote(name, key);
-      },
-      remove(name: CollectionName, key: Key): boolean {
-        scope.check();
-        checkCollection(name);
-        const enc = encodeKey(key);
-        const queueId = scopeOf(name, key);
-        const stored = (): boolean => known.get(`${name}\u0000${latin1(enc)}`) ?? (call('w', { op: 'exist', coll: name, keys: [enc], ...lockFor(queueId) }) as unknown[]).length > 0;
-        const had = overlay.remove(name, latin1(enc), stored);
-        wrote(name, key);
-        return had;
-      },
-    };
-    life.inWrite = true;
-    try {
-      const result = fn(tx);
-      const puts: { coll: string; key: Uint8Array; json: string }[] = [];
-      const removes: { coll: string; key: Uint8Array }[] = [];
-      for (const [coll, changes] of overlay.collections()) {
-        for (const [enc, row] of changes) {
-          if (row === null) removes.push({ coll, key: bytes(enc) });
-          else puts.push({ coll, key: bytes(enc), json: row.json });
-        }
-      }
-      if (puts.length > 0 || removes.length > 0) {
-        const begin = !begun.w;
-        begun.w = false;
-        // Sorted, so that two transactions taking several of the same locks at commit take them in one order.
-        const locks = [...blind].filter((scope) => !locked.has(scope)).sort();
-        const absent = puts.filter((put) => put.coll === INDEX_COLLECTION && known.get(`${put.coll}\u0000${latin1(put.key)}`) === false);
-        request({
-          op: 'commit',
-          begin,
-          puts,
-          removes,
-          fences,
-          // Every other process hears of the queues' changed keys once this commits (postgres/commitNotices.ts).
-          notify: commitPayloads(sender, puts, removes),
-          ...(locks.length === 0 ? {} : lockRequest(locks)),
-          ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
-        });
-      }
-      // This transaction held its scopes' locks: they are waited for again.
-      for (const scope of locked) busy.delete(scope);
-      for (const scope of blind) busy.delete(scope);
-      return result;
-    } finally {
-      life.inWrite = false;
-      scope.active = false;
-    }
-  }
+  const cache = new ScopeCache();
+  const session: Session = { request, call, lockRequest, begun, fences: () => fences, sender, busy, cache, versions: () => worker.versions };
 
   return {
     kind: 'postgres',
     sender,
+    heard(notice: CommitNotice): void {
+      const scope = `queue:${notice.queueId}`;
+      if (notice.version === undefined || notice.changes === 'all') {
+        if (notice.version === undefined) cache.drop(scope);
+        else cache.committed(scope, notice.version, 'all');
+        return;
+      }
+      const keys = [...notice.changes.puts, ...notice.changes.removes].map(([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const);
+      cache.committed(scope, notice.version, keys);
+    },
     withFences<R>(given: Fence[], fn: () => R): R {
       const before = fences;
       fences = [...before, ...given];
@@ -234,7 +108,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       const scope = new TxScope();
       readDepth += 1;
       try {
-        return fn(makeReadTx(scope, 'r'));
+        return fn(makeReadTx(session, scope, 'r'));
       } finally {
         scope.active = false;
         readDepth -= 1;
@@ -250,7 +124,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         let failure: unknown;
         let failed = false;
         try {
-          return writeOnce(fn);
+          return writeOnce(session, life, fn);
         } catch (error) {
           failure = error;
           failed = true;

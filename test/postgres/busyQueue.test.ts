@@ -71,7 +71,7 @@ describe.skipIf(cluster === undefined)("one queue's lock held by an outside sess
         (
           await watcher.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'greenline-%:w' AND state_change > $1
-             AND (wait_event_type = 'Lock' OR query LIKE '%try_advisory_lock%' OR query = 'ROLLBACK')`,
+             AND (wait_event_type = 'Lock' OR query LIKE '%advisory_xact_lock%' OR query = 'ROLLBACK')`,
             [lockedAt],
           )
         ).rows[0]?.n,

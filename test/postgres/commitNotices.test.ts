@@ -15,7 +15,10 @@ const change = (coll: string, ...key: (string | number)[]) => ({ coll, key: enco
 describe('commit notices', () => {
   test('one per queue, its keys put and removed; keys of no queue are left out; too many say all', () => {
     const payloads = commitPayloads('me', [change('pullRequests', 'q1', 7), change('events', 'q1', 3), change('events', 'q2', 0), change('tokens', 't1')], [change('outbox', 'q1', 2)]);
-    expect(payloads.map(parseCommitNotice)).toEqual([
+    // The database ends each payload with the version the commit made of the queue's scope.
+    const sent = (payload: { scope: string; prefix: string } | undefined, version: number) => `${payload?.prefix}${version}}`;
+    expect(payloads.map((payload) => payload.scope)).toEqual(['queue:q1', 'queue:q2']);
+    expect(payloads.map((payload, i) => parseCommitNotice(sent(payload, 10 + i)))).toEqual([
       {
         sender: 'me',
         queueId: 'q1',
@@ -26,13 +29,14 @@ describe('commit notices', () => {
           ],
           removes: [['outbox', 2]],
         },
+        version: 10,
       },
-      { sender: 'me', queueId: 'q2', changes: { puts: [['events', 0]], removes: [] } },
+      { sender: 'me', queueId: 'q2', changes: { puts: [['events', 0]], removes: [] }, version: 11 },
     ]);
     const many = Array.from({ length: 2000 }, (_, i) => change('pullRequests', 'q1', i));
     const [big] = commitPayloads('me', many, []);
-    expect(Buffer.byteLength(big as string)).toBeLessThan(8000);
-    expect(parseCommitNotice(big)).toEqual({ sender: 'me', queueId: 'q1', changes: 'all' });
+    expect(Buffer.byteLength(sent(big, 2 ** 53 - 1))).toBeLessThan(8000);
+    expect(parseCommitNotice(sent(big, 3))).toEqual({ sender: 'me', queueId: 'q1', changes: 'all', version: 3 });
     expect(parseCommitNotice('q_123')).toBeUndefined();
     expect(parseCommitNotice('{"p":1}')).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 /**
- * The `greenline` check run on each queued PR's head (`checks: write`), kept up to date as the PR moves: every input
- * to a queue marks it, and at most once per `throttleMs` (default 10 s) the marked queues' PRs are read and each
+ * The `greenline` check run on each queued PR's head (`checks: write`), kept up to date as the PR moves: every commit
+ * to a queue marks it (this process's inputs and, on PostgreSQL, what another process committed, heard: the PR moves
+ * whichever process took its input), and at most once per `throttleMs` (default 10 s) the marked queues' PRs are read and each
  * check run whose text changed is written, so a busy queue stays well inside GitHub's limits of writes. A PR that
  * left the queue gets its last write, with why (checkRunSummary.ts). The commit status `greenline` stays as it was
  * (statusCheck effects).
@@ -51,10 +52,10 @@ export class CheckRunPublisher {
     private readonly options: CheckRunOptions,
   ) {}
 
-  /** Follows every queue's inputs, and marks every queue now: its check runs are written at the first pass. */
+  /** Follows every queue's commits, and marks every queue now: its check runs are written at the first pass. */
   start(): void {
     if (this.unsubscribe !== undefined) return;
-    this.unsubscribe = this.engine.onInput((queueId) => this.mark(queueId));
+    this.unsubscribe = this.engine.onCommit((queueId) => this.mark(queueId));
     for (const queueId of this.engine.queueIds()) this.mark(queueId);
   }
 

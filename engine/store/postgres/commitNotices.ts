@@ -5,8 +5,9 @@
  * up on what another process committed by reading only the keys that changed (engine/runtime/workingSet.ts), the
  * driver of the queue runs what a commit put in its outbox or timers, and the dashboard's live feed hears of it.
  *
- * A payload is JSON: `{"p": sender, "q": queueId, "c": [[collection, ...key without the queue id], …], "r": […]}`, the
- * keys put (`c`) and removed (`r`). PostgreSQL
+ * A payload is JSON: `{"p": sender, "q": queueId, "c": [[collection, ...key without the queue id], …], "r": […], "v": n}`,
+ * the keys put (`c`) and removed (`r`), and the queue's scope version the commit made (`n`: postgres/scopeCache.ts;
+ * the database writes it in, as it bumps the version). PostgreSQL
  * refuses payloads of 8000 bytes or more: a commit that changed too many keys of one queue says `"all": true` instead
  * of listing them (its hearers rebuild what they keep of the queue).
  */
@@ -29,12 +30,18 @@ export interface CommitNotice {
   queueId: string;
   /** The keys put and removed, or `all`: too many to list. */
   changes: { puts: QueueChange[]; removes: QueueChange[] } | 'all';
+  /** The version of the queue's scope (`queue:<id>`) the commit made, when the notice says it. */
+  version?: number;
 }
 
 type Changed = Iterable<{ coll: string; key: Uint8Array }>;
 
-/** The payloads of a commit's notices: one per queue it changed. `puts`, `removes`: the collection and encoded key of each. */
-export function commitPayloads(sender: string, puts: Changed, removes: Changed): string[] {
+/**
+ * The payloads of a commit's notices, one per queue it changed, each without its end: the scope whose new version
+ * completes it, and the text before the version (the worker adds the version and `}`). `puts`, `removes`: the
+ * collection and encoded key of each.
+ */
+export function commitPayloads(sender: string, puts: Changed, removes: Changed): { scope: string; prefix: string }[] {
   const byQueue = new Map<string, { c: QueueChange[]; r: QueueChange[] }>();
   const add = (changed: Changed, kind: 'c' | 'r') => {
     for (const { coll, key } of changed) {
@@ -49,9 +56,10 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
   };
   add(puts, 'c');
   add(removes, 'r');
+  const open = (value: object): string => `${JSON.stringify(value).slice(0, -1)},"v":`;
   return [...byQueue].map(([queueId, changes]) => {
-    const payload = JSON.stringify({ p: sender, q: queueId, ...changes });
-    return Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : JSON.stringify({ p: sender, q: queueId, all: true });
+    const payload = open({ p: sender, q: queueId, ...changes });
+    return { scope: `queue:${queueId}`, prefix: Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : open({ p: sender, q: queueId, all: true }) };
   });
 }
 
@@ -59,12 +67,13 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
 export function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
   if (payload === undefined) return undefined;
   try {
-    const value = JSON.parse(payload) as { p?: unknown; q?: unknown; c?: unknown; r?: unknown; all?: unknown };
+    const value = JSON.parse(payload) as { p?: unknown; q?: unknown; c?: unknown; r?: unknown; all?: unknown; v?: unknown };
     if (typeof value.p !== 'string' || typeof value.q !== 'string') return undefined;
-    if (value.all === true) return { sender: value.p, queueId: value.q, changes: 'all' };
+    const version = typeof value.v === 'number' && Number.isSafeInteger(value.v) ? { version: value.v } : {};
+    if (value.all === true) return { sender: value.p, queueId: value.q, changes: 'all', ...version };
     const list = (changes: unknown) => Array.isArray(changes) && changes.every((change) => Array.isArray(change) && typeof change[0] === 'string');
     if (!list(value.c) || !list(value.r)) return undefined;
-    return { sender: value.p, queueId: value.q, changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] } };
+    return { sender: value.p, queueId: value.q, changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] }, ...version };
   } catch {
     return undefined;
   }

@@ -35,8 +35,10 @@ export type Request =
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
-      /** Payloads to NOTIFY on greenline_commit with the commit (commitNotices.ts). */
-      notify: string[];
+      /** The lock scopes the commit writes: each is a version further (the answer's `versions`). */
+      scopes: string[];
+      /** Notices on greenline_commit with the commit: each payload is `prefix`, the scope's new version and `}` (commitNotices.ts). */
+      notify: { scope: string; prefix: string }[];
     }
   /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */
   | { op: 'end'; conn: Conn }
@@ -44,7 +46,8 @@ export type Request =
   | { op: 'close' };
 
 /** `unavailable`: the database could not be reached or did not answer in time (worker.ts: isUnavailable). */
-export type Answer = { ok: true; value: unknown } | { ok: false; name: string; message: string; code?: string; unavailable?: boolean };
+/** `versions`: of the scopes the request locked (their version then) or committed (their new version). */
+export type Answer = { ok: true; value: unknown; versions?: Record<string, number> } | { ok: false; name: string; message: string; code?: string; unavailable?: boolean };
 
 /**
  * The bounds on every wait for the database, so that a request on a store that is down or stuck ends in a 503 well

@@ -5,7 +5,8 @@
  *
  * greenline_kv holds every collection: (collection, key, value) with the key encoded by keyCodec (its byte order is
  * the documented key order, and bytea compares bytewise) and the value as `json` (kept as written: jsonb would
- * reorder object keys and refuse "\u0000"). Leases, members and the lease-token sequence serve several processes.
+ * reorder object keys and refuse "\u0000"). Leases, members and the lease-token sequence serve several processes;
+ * the scope versions, the processes' caches.
  */
 export const MIGRATIONS: readonly string[] = [
   // 1: the store
@@ -28,6 +29,17 @@ export const MIGRATIONS: readonly string[] = [
      started_at timestamptz NOT NULL DEFAULT now(),
      expires_at timestamptz NOT NULL
    )`,
+  // 3: each lock scope's version, one further at each commit that writes it (a process's cache of a scope is current
+  // when its version is the database's: postgres/scopeCache.ts), and the refusal a commit's checks raise
+  `CREATE TABLE greenline_scope_versions (
+     scope text PRIMARY KEY,
+     v bigint NOT NULL
+   );
+   CREATE FUNCTION greenline_raise(code text, message text) RETURNS void LANGUAGE plpgsql AS $$
+   BEGIN
+     RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
+   END
+   $$`,
 ];
 
 /** Advisory lock keys (one 64-bit space per database): migrations. */

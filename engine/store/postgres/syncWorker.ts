@@ -42,6 +42,8 @@ export class SyncWorker {
   private readonly port: MessagePort;
   private readonly worker: Worker;
   private serial = 0;
+  /** The scope versions the last answer gave (protocol.ts: Answer). */
+  versions: Record<string, number> | undefined;
   private exited = false;
   /**
    * The longest a call waits: a request may open a connection, wait for the write lock and run a statement, each
@@ -71,6 +73,7 @@ export class SyncWorker {
       if (received !== undefined) {
         if (received.message.id !== id) continue; // an answer nobody waits for any more
         const answer = received.message.answer;
+        this.versions = answer.ok ? answer.versions : undefined;
         if (answer.ok) return answer.value;
         throw new RemoteError(answer.name, answer.message, answer.code, answer.unavailable === true);
       }

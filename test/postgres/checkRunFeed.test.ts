@@ -1,0 +1,71 @@
+/**
+ * The GitHub check runs follow every commit to a queue, as the dashboard's live feed does: with two processes on one
+ * PostgreSQL database, an input the other process took marks the queue for this process's check-run publisher (it
+ * hears the commit), so the PR's check run moves whichever process took the input. (Before, a publisher marked
+ * queues only on its own process's inputs.)
+ */
+import { afterAll, afterEach, describe, test } from 'vitest';
+import { QueueLeases } from '../../engine/cluster/leases.js';
+import { Engine } from '../../engine/engine.js';
+import { CheckRunPublisher } from '../../engine/providers/github/checkRuns.js';
+import type { GitHubApp } from '../../engine/providers/github/client.js';
+import { openPostgresStore } from '../../engine/store/postgresStore.js';
+import { KEY } from '../engine/queueHarness.js';
+import { eventually } from '../e2e/process.js';
+import { startPostgres, type PgCluster } from './cluster.js';
+
+const started = await startPostgres();
+const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
+if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL check-run feed test: ${(started as { unavailable: string }).unavailable}`);
+afterAll(async () => cluster?.stop());
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(url: string, name: string): Promise<Engine> {
+  const store = openPostgresStore({ url, applicationName: `check-run-feed-${name}` });
+  const leases = new QueueLeases({ url, store, leaseMs: 3000, memberId: name });
+  const engine = new Engine(store, { ownership: leases, onError: () => undefined });
+  engine.start();
+  await leases.start({
+    acquired: (queueIds) => engine.adopt(queueIds),
+    lost: (queueIds) => engine.release(queueIds),
+    refresh: (queueId) => engine.refresh(queueId),
+    committed: ({ queueId, changes }) => engine.heard(queueId, changes),
+    onError: () => undefined,
+  });
+  cleanups.push(async () => {
+    engine.stop();
+    await leases.stop();
+    await store.close();
+  });
+  return engine;
+}
+
+describe.skipIf(cluster === undefined)('check runs on PostgreSQL with two processes', () => {
+  test("an input the other process took marks the queue for this process's check runs", { timeout: 60_000 }, async () => {
+    const pgCluster = cluster as PgCluster;
+    const url = await pgCluster.createDatabase();
+    cleanups.push(() => pgCluster.dropDatabase(url));
+    const a = await open(url, 'a');
+    const b = await open(url, 'b');
+    const queueId = a.createQueue(KEY, { requiredStatuses: ['ci'] }).id;
+    const publisher = new CheckRunPublisher(a, {} as GitHubApp, { hostName: KEY.repo.host, throttleMs: 3_600_000, onError: () => undefined });
+    publisher.start();
+    cleanups.push(async () => publisher.stop());
+    const marked: string[] = [];
+    const mark = publisher.mark.bind(publisher);
+    publisher.mark = (id: string) => {
+      marked.push(id);
+      mark(id);
+    };
+    b.submitPullRequest(KEY, 1);
+    await eventually(
+      async () => marked.filter((id) => id === queueId).length,
+      (n) => n > 0,
+      20_000,
+    );
+  });
+});
