@@ -182,8 +182,8 @@ export class QueueLeases implements QueueOwnership {
     // The heartbeat first: a process that dies stops counting among the live ones (the fair share) no later than its
     // leases run out, so the others take its queues at their first round after that, not one round later.
     await this.pool.query(
-      `INSERT INTO greenline_members (id, expires_at) VALUES ($1, clock_timestamp() + $2::interval)
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      `INSERT INTO greenline_members (id, expires_at, cache_versions) VALUES ($1, clock_timestamp() + $2::interval, true)
+       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at, cache_versions = true`,
       [this.memberId, ttl],
     );
     // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.

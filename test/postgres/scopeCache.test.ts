@@ -99,4 +99,28 @@ describe.skipIf(cluster === undefined)('the scope cache of two stores on one dat
     expect(made.slice(0, 2)).toEqual([3, 2]);
     expect(made.slice(2)).toEqual(made.slice(2).map(() => 2));
   });
+
+  test('while a process of an earlier build is a live member (it writes without bumping versions), nothing kept is trusted', { timeout: 60_000 }, async () => {
+    const pgCluster = cluster as PgCluster;
+    const url = await pgCluster.createDatabase();
+    cleanups.push(() => pgCluster.dropDatabase(url));
+    const [a] = await stores(url);
+    bump(a);
+    bump(a);
+    const outside = new pg.Client({ connectionString: url });
+    await outside.connect();
+    cleanups.push(() => outside.end());
+    // An earlier build's heartbeat (no cache_versions), then its write of the queue, with no version bumped.
+    await outside.query(`INSERT INTO greenline_members (id, expires_at) VALUES ('earlier-build', clock_timestamp() + interval '1 hour')`);
+    await outside.query(`UPDATE greenline_kv SET v = '{"n": 100}' WHERE coll = 'queues'`);
+    bump(a);
+    expect((a.read((tx) => tx.get('queues', ['q1'])) as unknown as Counter).n).toBe(101);
+    await outside.query(`UPDATE greenline_kv SET v = '{"n": 200}' WHERE coll = 'queues'`);
+    bump(a);
+    expect((a.read((tx) => tx.get('queues', ['q1'])) as unknown as Counter).n).toBe(201);
+    // Gone (its membership ran out): what this process keeps is trusted again, and stays right.
+    await outside.query(`DELETE FROM greenline_members WHERE id = 'earlier-build'`);
+    for (let i = 0; i < 3; i++) bump(a);
+    expect((a.read((tx) => tx.get('queues', ['q1'])) as unknown as Counter).n).toBe(204);
+  });
 });

@@ -30,11 +30,14 @@ export const MIGRATIONS: readonly string[] = [
      expires_at timestamptz NOT NULL
    )`,
   // 3: each lock scope's version, one further at each commit that writes it (a process's cache of a scope is current
-  // when its version is the database's: postgres/scopeCache.ts), and the refusal a commit's checks raise
+  // when its version is the database's: postgres/scopeCache.ts), and the refusal a commit's checks raise. A member
+  // that bumps the versions says so (`cache_versions`): a process of an earlier build, still running while another
+  // applies this migration, writes without bumping them, and no cache is trusted while one is live (statements.ts).
   `CREATE TABLE greenline_scope_versions (
      scope text PRIMARY KEY,
      v bigint NOT NULL
    );
+   ALTER TABLE greenline_members ADD COLUMN cache_versions boolean;
    CREATE FUNCTION greenline_raise(code text, message text) RETURNS void LANGUAGE plpgsql AS $$
    BEGIN
      RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;

@@ -48,8 +48,16 @@ export class ScopeCache {
   hits = 0;
   misses = 0;
 
-  /** The scope's lock was taken: its version in the database now. Returns whether what is kept of it is current. */
+  /**
+   * The scope's lock was taken: its version in the database now. Returns whether what is kept of it is current. A
+   * negative version is unknown (a member of the cluster writes without bumping versions): nothing kept of any scope
+   * can be trusted then, nor afterwards, so all of it is forgotten and nothing is kept of this transaction's reads.
+   */
   locked(scope: string, version: number): boolean {
+    if (version < 0) {
+      this.scopes.clear();
+      return false;
+    }
     const kept = this.scopes.get(scope);
     this.scopes.delete(scope);
     if (kept !== undefined && kept.version === version) {

@@ -4,13 +4,18 @@
  * whatever it holds and whatever the server's standard_conforming_strings: text as an E'' string with its quotes and
  * backslashes doubled, bytes as hex decoded by the server.
  */
+import pg from 'pg';
 
 /** The worker's code for a write refused because this process no longer holds a queue's lease (LeaseLostError). */
 export const LEASE_LOST = 'GL003';
 
-/** A text literal. (Greenline's text holds no NUL: keys and JSON escape it, and PostgreSQL text cannot hold one.) */
+/**
+ * A text literal, escaped by pg's own `escapeLiteral` (libpq's PQescapeLiteral, ported): quotes doubled, and an E''
+ * string with its backslashes doubled where there are any. (Greenline's text holds no NUL: keys and JSON escape it,
+ * and PostgreSQL text cannot hold one.)
+ */
 export function text(value: string): string {
-  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+  return pg.escapeLiteral(value);
 }
 
 /** A bytea literal. */

@@ -35,8 +35,15 @@ async function run(client: pg.Client, statements: string[]): Promise<Results> {
   return Array.isArray(results) ? results : [results];
 }
 
-/** The statements reading the versions of these scopes (after their locks: a statement of its own sees the latest). */
-const versionsOf = (scopes: readonly string[]): string => `SELECT scope, v::text AS v FROM greenline_scope_versions WHERE scope = ANY(${array(scopes.map(text), 'text')})`;
+/**
+ * The statement reading the versions of these scopes (after their locks: a statement of its own sees the latest): -1
+ * for each while a live member of the cluster does not bump them (a process of an earlier build, during an upgrade:
+ * schema.ts migration 3), so that no process trusts what it kept of a scope (scopeCache.ts).
+ */
+const versionsOf = (scopes: readonly string[]): string =>
+  `SELECT s.scope, CASE WHEN EXISTS (SELECT 1 FROM greenline_members WHERE expires_at > clock_timestamp() AND cache_versions IS NOT TRUE)
+     THEN '-1' ELSE coalesce(v.v, 0)::text END AS v
+   FROM unnest(${array(scopes.map(text), 'text')}) AS s(scope) LEFT JOIN greenline_scope_versions v ON v.scope = s.scope`;
 
 function keepVersions(scopes: readonly string[], result: pg.QueryResult | undefined): void {
   versions ??= {};
