@@ -49,9 +49,9 @@ export class Engine extends EngineReads {
   private started = false;
   private readonly runtime: QueueRuntime;
   readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
-  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
+  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.workingSets.current(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
-  protected readonly queues: QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
+  protected readonly queues: QueueSource = { load: (tx, queueId) => this.runtime.workingSets.queueRecord(tx, queueId), current: this.current };
 
   constructor(
     protected readonly store: Store,
@@ -174,7 +174,7 @@ export class Engine extends EngineReads {
 
   /** For tests: the queue's working set as the engine holds it, and as rebuilt from the store now. */
   workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
-    return this.runtime.workingSetsOf(queueId);
+    return this.runtime.workingSets.compare(queueId);
   }
 
   updateQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
