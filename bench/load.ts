@@ -9,11 +9,15 @@
  * `-- --seconds N --connections N --queues N` (defaults 60, 200, 100; the issue's figure is 600 s).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { listening, rssMb, runBare } from './loadServers.js';
+import { loadMixes, type Context } from './loadMix.js';
+
+export { listening, runBare } from './loadServers.js';
 
 // The built service (npm run build), as it runs in production: from the sources each upload's worker would compile
 // its TypeScript again.
@@ -41,57 +45,6 @@ export interface LoadFigures {
   rssStartMb: number;
   rssMaxMb: number;
   rssEndMb: number;
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-const JUNIT = `<testsuite name="s">${Array.from({ length: 50 }, (_, i) => `<testcase classname="pkg.C" name="t${i}"${i % 10 === 0 ? '><failure message="boom"/></testcase>' : '/>'}`).join('')}</testsuite>`;
-
-/** Requests per second of a bare Fastify route (in a child process, as the service is) under `connections`. */
-export async function runBare(options: { seconds: number; connections: number }): Promise<number> {
-  const script = `import Fastify from 'fastify';
-const app = Fastify();
-app.post('/bare', async () => ({}));
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-console.log('listening on ' + address);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const url = await listening(child);
-    const result = await autocannon({
-      url: `${url}/bare`,
-      method: 'POST',
-      body: '{}',
-      headers: { 'content-type': 'application/json' },
-      connections: options.connections,
-      duration: options.seconds,
-    });
-    return result.requests.average;
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
-}
-
-/** The service's (or the bare route's) address, once the child says it listens. */
-export function listening(child: ReturnType<typeof spawn>): Promise<string> {
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1] as string);
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`the server exited (${code}) before listening:\n${out}`));
-    });
-  });
 }
 
 /**
@@ -131,71 +84,7 @@ export async function runLoad(options: { seconds: number; connections: number; q
       if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
     }
 
-    // Each submit takes a fresh (queue, number); acknowledged ones are noted for the check afterwards.
-    let nextPr = 0;
-    const acknowledged: { q: number; number: number }[] = [];
-    const pick = () => {
-      const n = nextPr++;
-      return { q: n % options.queues, number: Math.floor(n / options.queues) + 1 };
-    };
-    const body = (q: number, extra: Record<string, unknown>) => JSON.stringify({ repo: repoOf(q), targetBranch: 'main', ...extra });
-    const randomQueue = () => Math.floor(Math.random() * options.queues);
-    const randomAcked = () => acknowledged[Math.floor(Math.random() * acknowledged.length)] ?? { q: 0, number: 1 };
-
-    type Context = { pr?: { q: number; number: number } };
-    type Setup = (request: { method: string; path: string; body?: string; headers: Record<string, string> }, context: Context) => unknown;
-    let jobs = 0;
-    const mixes: { endpoint: string; share: number; setup: Setup; onResponse?: (status: number, context: Context) => void }[] = [
-      {
-        endpoint: 'submitPullRequest',
-        share: 0.3,
-        // One request at a time per connection: the connection's context holds the PR its request submits.
-        onResponse: (status, context) => {
-          if (status === 200 && context.pr !== undefined) acknowledged.push(context.pr);
-        },
-        setup: (request, context) => {
-          const pr = pick();
-          context.pr = pr;
-          return { ...request, method: 'POST', path: '/v1/submitPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
-        },
-      },
-      {
-        endpoint: 'cancelPullRequest',
-        share: 0.1,
-        setup: (request) => {
-          const pr = randomAcked();
-          return { ...request, method: 'POST', path: '/v1/cancelPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
-        },
-      },
-      { endpoint: 'getQueue', share: 0.25, setup: (request) => ({ ...request, method: 'POST', path: '/v1/getQueue', body: body(randomQueue(), {}) }) },
-      {
-        endpoint: 'setImpactedTargets',
-        share: 0.15,
-        setup: (request) => {
-          const pr = randomAcked();
-          const targets = Array.from({ length: 5 }, (_, i) => `//t${(pr.number + i) % 40}`);
-          return { ...request, method: 'POST', path: '/v1/setImpactedTargets', body: body(pr.q, { pr: { number: pr.number, sha: 'abcdef1' }, impactedTargets: targets }) };
-        },
-      },
-      {
-        endpoint: 'flaky-tests/upload',
-        share: 0.1,
-        setup: (request) => ({
-          ...request,
-          method: 'POST',
-          path: '/v1/flaky-tests/upload',
-          // Each from a job of its own: the same body again would be the same upload, answered without being stored again.
-          body: JSON.stringify({
-            repo: repoOf(randomQueue()),
-            commit_sha: 'abcdef1',
-            branch: 'main',
-            job_url: `https://ci.example.com/jobs/${++jobs}`,
-            reports: [{ file: 'r.xml', xml: JUNIT }],
-          }),
-        }),
-      },
-      { endpoint: 'getMergeQueueMetrics', share: 0.1, setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }) },
-    ];
+    const { mixes, acknowledged, body } = loadMixes(options.queues, repoOf);
 
     const rssStartMb = await rssMb(child.pid!);
     let rssMaxMb = rssStartMb;
