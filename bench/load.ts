@@ -49,12 +49,21 @@ export interface LoadFigures {
 
 /**
  * `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build).
- * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given).
+ * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given). `cpuProfileDir`: the service runs with
+ * `node --cpu-prof` and writes its profile there when it exits (`-- --cpu-prof DIR`).
  */
-export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean; sync?: 'group' | 'each' }): Promise<LoadFigures> {
+export async function runLoad(options: {
+  seconds: number;
+  connections: number;
+  queues: number;
+  fromSource?: boolean;
+  sync?: 'group' | 'each';
+  cpuProfileDir?: string;
+}): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
   const token = 'load-token-0123456789abcdef';
-  const child = spawn(process.execPath, [...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
+  const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+  const child = spawn(process.execPath, [...profile, ...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -163,22 +172,28 @@ export function printLoad(figures: LoadFigures): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' }, 'cpu-prof': { type: 'string' }, sync: { type: 'string' } },
+  });
   const options = { seconds: Number(values.seconds ?? 60), connections: Number(values.connections ?? 200), queues: Number(values.queues ?? 100) };
   const bare = await runBare(options);
   console.log(`bare Fastify route, ${options.connections} connections: ${bare.toFixed(0)} requests/s\n`);
   const submitsOf = (figures: LoadFigures) => figures.endpoints.find((e) => e.endpoint === 'submitPullRequest')?.perSecond ?? 0;
   const worstP99 = (figures: LoadFigures) => Math.max(...figures.endpoints.filter((e) => e.endpoint !== 'flaky-tests/upload').map((e) => e.p99));
   const runs: [string, LoadFigures][] = [];
-  for (const sync of ['each', 'group'] as const) {
+  // `--sync each|group`: that mode alone; `--cpu-prof DIR`: each mode's service profile in DIR/<mode>.
+  const modes = (['each', 'group'] as const).filter((mode) => values.sync === undefined || values.sync === mode);
+  for (const sync of modes) {
     console.log(`GREENLINE_LMDB_SYNC=${sync}:`);
-    const figures = await runLoad({ ...options, sync });
+    const profileDir = values['cpu-prof'] === undefined ? {} : { cpuProfileDir: join(values['cpu-prof'], sync) };
+    const figures = await runLoad({ ...options, sync, ...profileDir });
     printLoad(figures);
     console.log(`durable submits/s ${submitsOf(figures).toFixed(0)} = ${(submitsOf(figures) / bare).toFixed(3)}× the bare route; worst non-upload P99 ${worstP99(figures)} ms\n`);
     runs.push([sync, figures]);
   }
   const [each, group] = [runs[0]?.[1], runs[1]?.[1]] as [LoadFigures, LoadFigures];
-  console.log(
-    `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
-  );
+  if (runs.length === 2)
+    console.log(
+      `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
+    );
 }
