@@ -78,7 +78,7 @@ export async function benchLmdbCommit(writers: number, seconds: number): Promise
     // lmdb-js's transactionSync(callback, flags): abortable (1) | synchronous commit (2) | MDB_NOSYNC (0x10000).
     const transactionSync = (env as unknown as { transactionSync(fn: () => void, flags: number): void }).transactionSync.bind(env);
     figures.push(
-      await run('transactionSync, overlappingSync, MDB_NOSYNC txn (sync on the caller)', writers, seconds, async (w, i) => {
+      await run('transactionSync under overlappingSync, MDB_NOSYNC txn', writers, seconds, async (w, i) => {
         transactionSync(() => void db.put(`s/${w}/${i}`, record(w, i)), 0x10003);
         await db.flushed;
       }),
