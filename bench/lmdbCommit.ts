@@ -6,7 +6,12 @@
  * - group: commits without a sync of their own (MDB_NOSYNC) and one sync on a pool thread for all before it
  *   (store/groupCommit.ts, the store's `durable()`; GREENLINE_LMDB_SYNC=group);
  * - lmdb-js: its batched asynchronous transactions (`db.transaction(cb)` queued, committed on its write thread, with
- *   overlappingSync), each awaited through `db.flushed`.
+ *   overlappingSync), each awaited through `db.flushed`;
+ * - transactionSync under overlappingSync with LMDB's MDB_NOSYNC flag on the transaction (0x10000, the flags lmdb-js's
+ *   own putSync passes): its commit releases the write lock before the sync (mdb.c, mdb_txn_commit: `done:`), but the
+ *   calling thread — the event loop — still waits for that sync (or for one another thread runs): no sharing on one
+ *   thread, so the engine's synchronous writes cannot get group commit this way (`db.flushed` after it is already
+ *   resolved: the commit was durable when transactionSync returned).
  * Prints durable transactions/s (ratio to each) and the longest the event loop was held (monitorEventLoopDelay).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -67,6 +72,14 @@ export async function benchLmdbCommit(writers: number, seconds: number): Promise
     figures.push(
       await run('lmdb-js: batched async transactions, awaited via flushed', writers, seconds, async (w, i) => {
         await db.transaction(() => db.put(`b/${w}/${i}`, record(w, i)));
+        await db.flushed;
+      }),
+    );
+    // lmdb-js's transactionSync(callback, flags): abortable (1) | synchronous commit (2) | MDB_NOSYNC (0x10000).
+    const transactionSync = (env as unknown as { transactionSync(fn: () => void, flags: number): void }).transactionSync.bind(env);
+    figures.push(
+      await run('transactionSync under overlappingSync, MDB_NOSYNC txn', writers, seconds, async (w, i) => {
+        transactionSync(() => void db.put(`s/${w}/${i}`, record(w, i)), 0x10003);
         await db.flushed;
       }),
     );

@@ -9,11 +9,15 @@
  * `-- --seconds N --connections N --queues N` (defaults 60, 200, 100; the issue's figure is 600 s).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { listening, rssMb, runBare } from './loadServers.js';
+import { loadMixes, type Context } from './loadMix.js';
+
+export { listening, runBare } from './loadServers.js';
 
 // The built service (npm run build), as it runs in production: from the sources each upload's worker would compile
 // its TypeScript again.
@@ -43,65 +47,23 @@ export interface LoadFigures {
   rssEndMb: number;
 }
 
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-const JUNIT = `<testsuite name="s">${Array.from({ length: 50 }, (_, i) => `<testcase classname="pkg.C" name="t${i}"${i % 10 === 0 ? '><failure message="boom"/></testcase>' : '/>'}`).join('')}</testsuite>`;
-
-/** Requests per second of a bare Fastify route (in a child process, as the service is) under `connections`. */
-export async function runBare(options: { seconds: number; connections: number }): Promise<number> {
-  const script = `import Fastify from 'fastify';
-const app = Fastify();
-app.post('/bare', async () => ({}));
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-console.log('listening on ' + address);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const url = await listening(child);
-    const result = await autocannon({
-      url: `${url}/bare`,
-      method: 'POST',
-      body: '{}',
-      headers: { 'content-type': 'application/json' },
-      connections: options.connections,
-      duration: options.seconds,
-    });
-    return result.requests.average;
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
-}
-
-/** The service's (or the bare route's) address, once the child says it listens. */
-export function listening(child: ReturnType<typeof spawn>): Promise<string> {
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1] as string);
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`the server exited (${code}) before listening:\n${out}`));
-    });
-  });
-}
-
 /**
  * `fromSource`: run the service from its sources through tsx (the suite's short run, which cannot rely on a build).
- * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given).
+ * `sync`: GREENLINE_LMDB_SYNC (group, the service's default, unless given). `cpuProfileDir`: the service runs with
+ * `node --cpu-prof` and writes its profile there when it exits (`-- --cpu-prof DIR`).
  */
-export async function runLoad(options: { seconds: number; connections: number; queues: number; fromSource?: boolean; sync?: 'group' | 'each' }): Promise<LoadFigures> {
+export async function runLoad(options: {
+  seconds: number;
+  connections: number;
+  queues: number;
+  fromSource?: boolean;
+  sync?: 'group' | 'each';
+  cpuProfileDir?: string;
+}): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
   const token = 'load-token-0123456789abcdef';
-  const child = spawn(process.execPath, [...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
+  const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+  const child = spawn(process.execPath, [...profile, ...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -131,71 +93,7 @@ export async function runLoad(options: { seconds: number; connections: number; q
       if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
     }
 
-    // Each submit takes a fresh (queue, number); acknowledged ones are noted for the check afterwards.
-    let nextPr = 0;
-    const acknowledged: { q: number; number: number }[] = [];
-    const pick = () => {
-      const n = nextPr++;
-      return { q: n % options.queues, number: Math.floor(n / options.queues) + 1 };
-    };
-    const body = (q: number, extra: Record<string, unknown>) => JSON.stringify({ repo: repoOf(q), targetBranch: 'main', ...extra });
-    const randomQueue = () => Math.floor(Math.random() * options.queues);
-    const randomAcked = () => acknowledged[Math.floor(Math.random() * acknowledged.length)] ?? { q: 0, number: 1 };
-
-    type Context = { pr?: { q: number; number: number } };
-    type Setup = (request: { method: string; path: string; body?: string; headers: Record<string, string> }, context: Context) => unknown;
-    let jobs = 0;
-    const mixes: { endpoint: string; share: number; setup: Setup; onResponse?: (status: number, context: Context) => void }[] = [
-      {
-        endpoint: 'submitPullRequest',
-        share: 0.3,
-        // One request at a time per connection: the connection's context holds the PR its request submits.
-        onResponse: (status, context) => {
-          if (status === 200 && context.pr !== undefined) acknowledged.push(context.pr);
-        },
-        setup: (request, context) => {
-          const pr = pick();
-          context.pr = pr;
-          return { ...request, method: 'POST', path: '/v1/submitPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
-        },
-      },
-      {
-        endpoint: 'cancelPullRequest',
-        share: 0.1,
-        setup: (request) => {
-          const pr = randomAcked();
-          return { ...request, method: 'POST', path: '/v1/cancelPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
-        },
-      },
-      { endpoint: 'getQueue', share: 0.25, setup: (request) => ({ ...request, method: 'POST', path: '/v1/getQueue', body: body(randomQueue(), {}) }) },
-      {
-        endpoint: 'setImpactedTargets',
-        share: 0.15,
-        setup: (request) => {
-          const pr = randomAcked();
-          const targets = Array.from({ length: 5 }, (_, i) => `//t${(pr.number + i) % 40}`);
-          return { ...request, method: 'POST', path: '/v1/setImpactedTargets', body: body(pr.q, { pr: { number: pr.number, sha: 'abcdef1' }, impactedTargets: targets }) };
-        },
-      },
-      {
-        endpoint: 'flaky-tests/upload',
-        share: 0.1,
-        setup: (request) => ({
-          ...request,
-          method: 'POST',
-          path: '/v1/flaky-tests/upload',
-          // Each from a job of its own: the same body again would be the same upload, answered without being stored again.
-          body: JSON.stringify({
-            repo: repoOf(randomQueue()),
-            commit_sha: 'abcdef1',
-            branch: 'main',
-            job_url: `https://ci.example.com/jobs/${++jobs}`,
-            reports: [{ file: 'r.xml', xml: JUNIT }],
-          }),
-        }),
-      },
-      { endpoint: 'getMergeQueueMetrics', share: 0.1, setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }) },
-    ];
+    const { mixes, acknowledged, body } = loadMixes(options.queues, repoOf);
 
     const rssStartMb = await rssMb(child.pid!);
     let rssMaxMb = rssStartMb;
@@ -274,22 +172,28 @@ export function printLoad(figures: LoadFigures): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' }, 'cpu-prof': { type: 'string' }, sync: { type: 'string' } },
+  });
   const options = { seconds: Number(values.seconds ?? 60), connections: Number(values.connections ?? 200), queues: Number(values.queues ?? 100) };
   const bare = await runBare(options);
   console.log(`bare Fastify route, ${options.connections} connections: ${bare.toFixed(0)} requests/s\n`);
   const submitsOf = (figures: LoadFigures) => figures.endpoints.find((e) => e.endpoint === 'submitPullRequest')?.perSecond ?? 0;
   const worstP99 = (figures: LoadFigures) => Math.max(...figures.endpoints.filter((e) => e.endpoint !== 'flaky-tests/upload').map((e) => e.p99));
   const runs: [string, LoadFigures][] = [];
-  for (const sync of ['each', 'group'] as const) {
+  // `--sync each|group`: that mode alone; `--cpu-prof DIR`: each mode's service profile in DIR/<mode>.
+  const modes = (['each', 'group'] as const).filter((mode) => values.sync === undefined || values.sync === mode);
+  for (const sync of modes) {
     console.log(`GREENLINE_LMDB_SYNC=${sync}:`);
-    const figures = await runLoad({ ...options, sync });
+    const profileDir = values['cpu-prof'] === undefined ? {} : { cpuProfileDir: join(values['cpu-prof'], sync) };
+    const figures = await runLoad({ ...options, sync, ...profileDir });
     printLoad(figures);
     console.log(`durable submits/s ${submitsOf(figures).toFixed(0)} = ${(submitsOf(figures) / bare).toFixed(3)}× the bare route; worst non-upload P99 ${worstP99(figures)} ms\n`);
     runs.push([sync, figures]);
   }
   const [each, group] = [runs[0]?.[1], runs[1]?.[1]] as [LoadFigures, LoadFigures];
-  console.log(
-    `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
-  );
+  if (runs.length === 2)
+    console.log(
+      `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
+    );
 }

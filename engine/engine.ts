@@ -4,7 +4,7 @@
  * queue this process drives from the store.
  *
  * Where the rest is: the types callers pass (engineTypes.ts), queues by key, created and deleted (queueIndex.ts), the
- * reads of one queue (queueReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
+ * reads of one queue (queueReads.ts; the façade's reads: engineReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
  * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts), and what it answers of the
  * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
  */
@@ -13,29 +13,24 @@ import { QUEUE_POLICY } from './model/policy.js';
 import type { QueueInput } from './model/events.js';
 import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime/outsideEffects.js';
 import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
-import type { PullRequestRecord, TimelineEntry } from './model/pullRequests.js';
-import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
-import type { TestRunRecord } from './model/testRuns.js';
-import type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
+import type { QueuePatch, QueueRecord } from './model/queues.js';
+import type { CommitStatusInput, EngineOptions, QueueKey, SubmitOptions } from './engineTypes.js';
 import { SimGitHost } from './providers/sim/simGitHost.js';
 import { externalCi, type CI, type GitHost } from './providers/types.js';
-import { deleteQueueRecords, findQueue, listQueues, openNewQueue, prepareRepository, queuesOfRepo } from './queueIndex.js';
-import * as reads from './queueReads.js';
+import { deleteQueueRecords, findQueue, openNewQueue, prepareRepository } from './queueIndex.js';
+import type { QueueSource } from './queueReads.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import { QueueRuntime } from './runtime/queueRuntime.js';
 import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
 import type { Clock } from './runtime/clock.js';
 import type { WebhookInbox } from './deliveries.js';
 import type { FlakyTests } from './flaky/index.js';
-import type { TokenRecord } from './tokens.js';
 import type { HeardChanges, WorkingSet } from './runtime/workingSet.js';
 import type { Store } from './store/store.js';
 import { checkStoreFormat } from './storeFormat.js';
-import type { MetricsFilter, RenderedMetrics } from './metrics/index.js';
-import type { StateCounts } from './reads.js';
 import { ServiceReads } from './serviceReads.js';
-import { estimateQueue, type MergeEstimate } from './estimate/index.js';
-import { backfillEndedIndex, readHistory, type EndedPullRequest, type HistoryPage, type HistoryQuery } from './history/endedIndex.js';
+import { backfillEndedIndex } from './history/endedIndex.js';
+import { EngineReads } from './engineReads.js';
 import type { DeviceCodes } from './deviceCodes.js';
 import { Webhooks } from './notifications/service.js';
 
@@ -43,38 +38,26 @@ export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOpt
 
 export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
-export class Engine {
+export class Engine extends EngineReads {
   readonly scheduler: Scheduler;
   readonly clock: Clock;
   /** What it answers of the service rather than of a queue (serviceReads.ts): held, each call passed on below. */
-  private readonly service: ServiceReads;
-  readonly durable = (): Promise<void> => this.service.durable();
-  readonly pruneDeliveries = (retentionMs?: number, batch?: number): number => this.service.pruneDeliveries(retentionMs, batch);
-  readonly findToken = (presented: string): TokenRecord | undefined => this.service.findToken(presented);
-  readonly token = (id: string): TokenRecord | undefined => this.service.token(id);
-  readonly sessionKey = (): Buffer => this.service.sessionKey();
-  readonly queueOrg = (queueId: string): string | undefined => this.service.queueOrg(queueId);
-  readonly storeFull = (): string | undefined => this.service.storeFull();
-  readonly ready = (): boolean => this.service.ready();
-  readonly metrics = (org: string, filter?: MetricsFilter): Promise<RenderedMetrics> => this.service.metrics(org, filter);
-  readonly mergesInLastHour = (queueId: string): { at: number; inQueueMs: number | null }[] => this.service.mergesInLastHour(queueId);
-  readonly stateCounts = (org: string): StateCounts => this.service.stateCounts(org);
-  readonly queueIds = (): string[] => this.service.queueIds();
-  readonly endedSince = (queueId: string, since: number): EndedPullRequest[] => this.service.endedSince(queueId, since);
+  protected readonly service: ServiceReads;
   readonly gitHost: GitHost;
   readonly ci: CI;
   private readonly ownership: QueueOwnership;
   private started = false;
   private readonly runtime: QueueRuntime;
   readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
-  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.currentSet(queue);
+  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.workingSets.current(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
-  private readonly queues: reads.QueueSource = { load: (tx, queueId) => this.runtime.queueRecord(tx, queueId), current: this.current };
+  protected readonly queues: QueueSource = { load: (tx, queueId) => this.runtime.workingSets.queueRecord(tx, queueId), current: this.current };
 
   constructor(
-    private readonly store: Store,
+    protected readonly store: Store,
     options: EngineOptions = {},
   ) {
+    super();
     this.scheduler = options.scheduler ?? new WallScheduler();
     this.clock = this.scheduler;
     this.service = new ServiceReads(store, this.scheduler, options.sessionKey, this.current);
@@ -189,54 +172,18 @@ export class Engine {
     await prepareRepository(this.store, this.gitHost, key);
   }
 
-  /** How many PRs the queue holds, ready or not (from its working set when that is live). */
-  queueDepth(key: QueueKey): number {
-    return this.store.read((tx) => {
-      const { runtime } = findQueue(tx, key, this.queues.load);
-      return runtime.lineup.length + runtime.waiting.length;
-    });
-  }
-
-  /** The queue and its enqueued PRs, from its working set when that is current (the records are not to be changed). */
-  getQueue(key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
-    return this.store.read((tx) => reads.readQueue(tx, this.queues, key));
-  }
-
-  /** When each ready PR of the queue will merge (median and 90th percentile, ms): estimate/index.ts. */
-  estimates(key: QueueKey): Map<number, MergeEstimate> {
-    return this.store.read((tx) => {
-      const { queue, enqueued } = reads.readQueue(tx, this.queues, key);
-      return estimateQueue(tx, queue, enqueued, (runId) => reads.readRunRecord(tx, this.queues, queue.id, runId), this.scheduler.now());
-    });
-  }
-
   /** For tests: the queue's working set as the engine holds it, and as rebuilt from the store now. */
   workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
-    return this.runtime.workingSetsOf(queueId);
+    return this.runtime.workingSets.compare(queueId);
   }
 
   updateQueue(key: QueueKey, patch: QueuePatch, by?: string): QueueRecord {
     return this.runtime.transact(key, { type: 'configured', patch, ...(by === undefined ? {} : { by }) });
   }
 
-  /** Every change of the queue's settings, oldest first: when, by which token (when one), and the settings sent. */
-  settingsHistory(key: QueueKey): reads.SettingsChange[] {
-    return this.store.read((tx) => reads.readSettingsHistory(tx, key));
-  }
-
   deleteQueue(key: QueueKey): void {
     const deleted = this.store.write((tx) => deleteQueueRecords(tx, key));
     this.runtime.forget(deleted.id, deleted.timers);
-  }
-
-  /** The organization's queues, optionally of one host or repository, ordered by host, owner, name and branch. */
-  listQueues(org: string, filter: QueueFilter = {}): QueueRecord[] {
-    return this.store.read((tx) => listQueues(tx, org, filter));
-  }
-
-  /** Every organization's queues of a repository (a git host's webhook names the repository, not the organization). */
-  queuesOfRepo(repo: RepoRef): QueueRecord[] {
-    return this.store.read((tx) => queuesOfRepo(tx, repo));
   }
 
   // Pull requests
@@ -261,43 +208,6 @@ export class Engine {
 
   restartTestsOnPullRequest(key: QueueKey, number: number, by?: string): void {
     this.runtime.transact(key, { type: 'restarted', number, ...(by === undefined ? {} : { by }) });
-  }
-
-  getSubmittedPullRequest(key: QueueKey, number: number, includeTimeline = false): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
-    return this.store.read((tx) => reads.readPullRequest(tx, this.queues, key, number, includeTimeline));
-  }
-
-  /** The queue's ended PRs, newest first, a page at a time (history/endedIndex.ts). */
-  history(key: QueueKey, query: HistoryQuery): HistoryPage | 'unknown cursor' {
-    return this.store.read((tx) => readHistory(tx, findQueue(tx, key).id, query));
-  }
-
-  /**
-   * The queue's pull requests, in it now or not, that a listing with this filter can hold (listPullRequests pages
-   * them): without a filter, every one ever submitted; with one, read through the queue or the index of ended PRs.
-   */
-  listPullRequests(key: QueueKey, filter: reads.ListingFilter = {}): PullRequestRecord[] {
-    return this.store.read((tx) => reads.readListingCandidates(tx, this.queues, key, filter));
-  }
-
-  /** The PR of a head branch the queue has (enqueued now, else the one that ended last), or undefined. */
-  pullRequestOfBranch(key: QueueKey, branch: string): number | undefined {
-    return this.store.read((tx) => reads.readPrOfBranch(tx, this.queues, key, branch));
-  }
-
-  /** The head branch of a PR, where the git host said it; undefined for a PR the queue never had too. */
-  headBranchOf(key: QueueKey, number: number): string | undefined {
-    return this.store.read((tx) => reads.readHeadBranch(tx, this.queues, key, number));
-  }
-
-  /** A test run, with the titles of the PRs it tests and, when any were uploaded, their impacted targets. */
-  getTestRun(key: QueueKey, runId: string): TestRunDetails {
-    return this.store.read((tx) => reads.readTestRun(tx, this.queues, key, runId));
-  }
-
-  /** A test run's record alone (what the simulator's CI asks when a run starts), from the working set when active. */
-  testRun(queueId: string, runId: string): TestRunRecord | undefined {
-    return this.store.read((tx) => reads.readRunRecord(tx, this.queues, queueId, runId));
   }
 
   /**
@@ -334,11 +244,6 @@ export class Engine {
   /** Retention: deletes what a `prune` input names, if it ended long enough ago, as one transaction of the queue. */
   prune(queueId: string, input: Extract<QueueInput, { type: 'prune' }>): void {
     this.runtime.dispatch(queueId, input);
-  }
-
-  /** The queue's event log, in order. */
-  eventLog(queueId: string): { seq: number; at: string; input: QueueInput }[] {
-    return this.store.read((tx) => reads.readEventLog(tx, queueId));
   }
 
   /** Whether the engine was started and not stopped, and its store answers: it can take inputs. */

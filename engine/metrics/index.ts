@@ -7,6 +7,7 @@
 import type { Store } from '../store/store.js';
 import { collectMetrics, type MetricsFilter } from './collect.js';
 import { renderSnapshot, type RenderedMetrics } from './render.js';
+import { sharedRender } from './sharedScrapes.js';
 
 export type { MetricsFilter, MetricsSnapshot, QueueSample } from './collect.js';
 export { collectMetrics } from './collect.js';
@@ -29,6 +30,7 @@ export interface MetricsRequest {
   workingSet?: (queue: QueueRecord) => WorkingSet | undefined;
 }
 
-export async function renderMetrics(request: MetricsRequest): Promise<RenderedMetrics> {
-  return renderSnapshot(collectMetrics(request.store, request.org, request.filter ?? {}, request.now, request.workingSet));
+/** One scrape: collected and rendered together with the same scrapes that arrive in the same turn (sharedScrapes.ts). */
+export function renderMetrics(request: MetricsRequest): Promise<RenderedMetrics> {
+  return sharedRender(request, async (shared) => renderSnapshot(collectMetrics(shared.store, shared.org, shared.filter ?? {}, shared.now, shared.workingSet)));
 }

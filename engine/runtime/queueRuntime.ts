@@ -2,7 +2,8 @@
  * The actor runtime of every queue this process drives: each input is one store transaction that moves the machines
  * (handlers, then the planner's decisions), writes their snapshots and records, appends the input to the queue's log
  * and puts side effects in an outbox. After commit, timers are armed and effects run at the edge (git host, CI);
- * their results come back as inputs. `restore` rebuilds all of it from the store (a start, or queues taken over).
+ * their results come back as inputs. `restore` rebuilds all of it from the store (a start, or queues taken over:
+ * restoreReads.ts); each queue's working set is kept in workingSets.ts.
  */
 import type { FailurePredictor } from '../model/likelihoodModel.js';
 import type { CommitStatusInput, QueueKey } from '../engineTypes.js';
@@ -11,7 +12,7 @@ import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
 import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
-import type { Key, ReadTx, Store, WriteTx } from '../store/store.js';
+import type { Key, Store, WriteTx } from '../store/store.js';
 import type { NotifyEffect } from '../notifications/events.js';
 import { handle } from '../transaction/handlers.js';
 import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
@@ -22,16 +23,10 @@ import { guarded } from './guarded.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
-import { copyRuntime, WorkingSet, type HeardChanges } from './workingSet.js';
+import type { HeardChanges, WorkingSet } from './workingSet.js';
+import { WorkingSets } from './workingSets.js';
+import { madeFirst, readRestored } from './restoreReads.js';
 import { recordMetrics } from '../metrics/recorder.js';
-
-/** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
-const NAMES = new Intl.Collator('en', { numeric: true });
-
-/** Timers in due order, and those due at the same instant in the order they were made. */
-function madeFirst(a: { name: string; dueAt: number }, b: { name: string; dueAt: number }): number {
-  return a.dueAt - b.dueAt || NAMES.compare(a.name, b.name);
-}
 
 export interface QueueRuntimeDeps {
   store: Store;
@@ -58,14 +53,15 @@ export class QueueRuntime {
   private readonly listeners = new Set<(queueId: string, input: QueueInput) => void>();
   /** Observers of every queue's commits, this process's and (on PostgreSQL) other processes' (the dashboard's feed). */
   private readonly committed = new Set<(queueId: string) => void>();
-  /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSet.ts). */
-  private readonly workingSets = new Map<string, WorkingSet>();
+  /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSets.ts). */
+  readonly workingSets: WorkingSets;
 
   constructor(private readonly deps: QueueRuntimeDeps) {
     this.store = deps.store;
     this.scheduler = deps.scheduler;
     this.clock = deps.scheduler;
     this.ownership = deps.ownership;
+    this.workingSets = new WorkingSets(deps.store);
     this.outbox = new OutboxRunner({
       store: deps.store,
       scheduler: this.scheduler,
@@ -101,23 +97,10 @@ export class QueueRuntime {
    */
   restore(only: (queueId: string) => boolean): void {
     this.store.read((tx) => {
-      for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.set(queue.id, WorkingSet.rebuild(tx, queue));
+      for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.rebuild(tx, queue);
     });
-    const { timers, outboxQueues, runs } = this.store.read((tx) => ({
-      timers: [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })).filter((timer) => only(timer.queueId)),
-      outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
-      runs: [...tx.scan('queues')]
-        .filter(({ value: queue }) => only(queue.id))
-        .flatMap(({ value: queue }) =>
-          queue.runtime.activeRuns.flatMap((id) => {
-            const run = tx.get('testRuns', [queue.id, id]);
-            return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
-          }),
-        ),
-    }));
-    // Armed in the order they were made, not the store's byte order (`run:tr_…_10` before `run:tr_…_9`): timers due
-    // at the same instant then fire in the order they would have without the restart (test/engine/engine.properties).
-    timers.sort(madeFirst);
+    // Timers in the order they were made (restoreReads.ts).
+    const { timers, outboxQueues, runs } = this.store.read((tx) => readRestored(tx, only));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
     // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
     // timer armed in the past only when it next moves), earliest first.
@@ -183,40 +166,15 @@ export class QueueRuntime {
 
   /** Another process committed to the queue: its working set hears what changed, and so do the observers of commits. */
   heard(queueId: string, changes: HeardChanges): void {
-    this.workingSets.get(queueId)?.hear(changes);
+    this.workingSets.hear(queueId, changes);
     // An input (its event) or the queue made, changed or deleted; not an effect's outbox entry removed.
     const shown = ([coll]: readonly unknown[]) => coll === 'events' || coll === 'queues';
     if (changes === 'all' || changes.puts.some(shown) || changes.removes.some(shown)) for (const listener of this.committed) listener(queueId);
   }
 
-  /**
-   * The queue's record as the store holds it: the working set's when that is live (no parse), else read. `own`: a copy
-   * the caller may change (a transaction's): its runtime is copied; its settings and other fields are shared, as a
-   * transaction replaces them rather than changing them in place.
-   */
-  queueRecord(tx: ReadTx, queueId: string, own = false): QueueRecord | undefined {
-    const set = this.workingSets.get(queueId);
-    if (set?.liveIn(tx)) return own ? { ...set.queue, runtime: copyRuntime(set.queue.runtime) } : set.queue;
-    return tx.get('queues', [queueId]);
-  }
-
-  /** The queue's working set, if it is the state of the queue as the store holds it now. */
-  currentSet(queue: QueueRecord): WorkingSet | undefined {
-    const set = this.workingSets.get(queue.id);
-    return set?.current(queue) === true ? set : undefined;
-  }
-
-  /** For tests: the queue's working set as the runtime holds it, and as rebuilt from the store now. */
-  workingSetsOf(queueId: string): { live: WorkingSet | undefined; rebuilt: WorkingSet | undefined } {
-    return this.store.read((tx) => {
-      const queue = tx.get('queues', [queueId]);
-      return { live: this.workingSets.get(queueId), rebuilt: queue === undefined ? undefined : WorkingSet.rebuild(tx, queue) };
-    });
-  }
-
   /** A queue was deleted: its working set and its timers go. */
   forget(queueId: string, timers: readonly string[]): void {
-    this.workingSets.delete(queueId);
+    this.workingSets.forget(queueId);
     for (const name of timers) this.scheduler.cancel(`${queueId}:${name}`);
   }
 
@@ -232,9 +190,9 @@ export class QueueRuntime {
       let at: number | undefined;
       const now = (): number => (at ??= this.clock.now());
       const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
-      const queue = id === undefined ? open?.(tx, now) : this.queueRecord(tx, id, true);
+      const queue = id === undefined ? open?.(tx, now) : this.workingSets.queueRecord(tx, id, true);
       if (queue === undefined) throw engineError('queue_not_found', key !== undefined ? { queue: describeQueue(key) } : { queueId: queueId ?? '', gone: true });
-      const set = this.workingSetOf(tx, queue);
+      const set = this.workingSets.of(tx, queue);
       const q = new QueueTx(tx, queue, now(), set, recordMetrics(set.metrics));
       q.predictor = this.deps.predictor;
       handle(q, input);
@@ -266,7 +224,7 @@ export class QueueRuntime {
   commitStatus(org: string, status: CommitStatusInput): void {
     const found = this.store.read((tx) => {
       const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-      const queue = ref === undefined ? undefined : this.queueRecord(tx, ref[0]);
+      const queue = ref === undefined ? undefined : this.workingSets.queueRecord(tx, ref[0]);
       return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
     });
     if (found === undefined) throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
@@ -278,20 +236,6 @@ export class QueueRuntime {
       url: status.url ?? '',
       description: status.description ?? '',
     });
-  }
-
-  /**
-   * The queue's working set; when the store changed under it, brought up to date from what it heard of the commits
-   * of other processes, else rebuilt from the store.
-   */
-  private workingSetOf(tx: ReadTx, queue: QueueRecord): WorkingSet {
-    const current = this.currentSet(queue);
-    if (current !== undefined) return current;
-    const kept = this.workingSets.get(queue.id);
-    if (kept?.catchUp(tx, queue) === true) return kept;
-    const set = WorkingSet.rebuild(tx, queue);
-    this.workingSets.set(queue.id, set);
-    return set;
   }
 
   /** Runs the queue's outbox (not while effects are held, for a replay). */

@@ -12,15 +12,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import type { Database, RangeOptions, Transaction } from 'lmdb';
-import { checkCollection, checkValue, COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
-import { decodeKey, encodeKey, scanRange } from './keyCodec.js';
-import { InvalidKeyError, StorageFullError } from './store.js';
+import { COLLECTION_NAMES, emptyCounts, Lifecycle, TxScope } from './common.js';
+import { StorageFullError } from './store.js';
 import { PRIVATE_FILE_MODE } from './backupFile.js';
 import { secureDataDir } from './fileModes.js';
 import { LmdbSpace } from './lmdbSpace.js';
 import { GroupCommit } from './groupCommit.js';
-import type { CollectionName, Entry, Key, ReadTx, ScanOptions, Store, StoreSchema, WriteTx } from './store.js';
+import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
+import { lmdbTxOps, type Db } from './lmdbTx.js';
 
 export interface LmdbStoreOptions {
   /** Directory of the store; created if missing. */
@@ -56,25 +55,8 @@ export interface LmdbStoreOptions {
 const warn = (message: string) => console.warn(`greenline: ${message}`);
 export const LMDB_FILE = 'greenline.mdb';
 
-type Db = Database<unknown, Buffer>;
 type PageStat = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
 const pagesOf = (stat: PageStat) => stat.treeBranchPageCount + stat.treeLeafPageCount + stat.overflowPages;
-
-/** lmdb-js range options for a scan, or null when the range is empty. Bounds are inclusive lower, exclusive upper. */
-function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undefined): RangeOptions | null {
-  const range = scanRange(options);
-  if (!range || options?.limit === 0) return null;
-  const opts: RangeOptions = {};
-  if (txn) opts.transaction = txn;
-  if (options?.limit !== undefined) opts.limit = options.limit;
-  if (options?.reverse) {
-    // lmdb-js walks from `start` (the high end) down to `end`; flip inclusivity to keep [lower, upper).
-    Object.assign(opts, { reverse: true, start: range.upper, end: range.lower, exclusiveStart: true, inclusiveEnd: true });
-  } else {
-    Object.assign(opts, { start: range.lower, end: range.upper });
-  }
-  return opts;
-}
 
 /** A full disk or map, as LMDB reports it at a write or commit: the transaction was aborted. */
 function asStorageFull(error: unknown): StorageFullError | undefined {
@@ -119,71 +101,7 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
     new Promise<void>((resolve, reject) => (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve())));
   const beforeSync = options.beforeSync;
   const group = groupCommit ? new GroupCommit(beforeSync ? () => beforeSync().then(syncFile) : syncFile) : undefined;
-  const db = (name: CollectionName): Db => {
-    checkCollection(name);
-    return dbs.get(name) as Db;
-  };
-
-  /** Read operations; `txn` is the read snapshot, or undefined inside `transactionSync` (lmdb-js uses the write txn). */
-  function makeReadTx(scope: TxScope, txn: Transaction | undefined): ReadTx {
-    const getOpts = txn ? { transaction: txn } : undefined;
-    return {
-      get<C extends CollectionName>(name: C, key: Key): StoreSchema[C] | undefined {
-        scope.check();
-        const store = db(name);
-        return store.get(encodeKey(key), getOpts) as StoreSchema[C] | undefined;
-      },
-      scan<C extends CollectionName>(name: C, options?: ScanOptions): Iterable<Entry<StoreSchema[C]>> {
-        scope.check();
-        const store = db(name);
-        const opts = rangeOptions(options, txn);
-        if (!opts) return [];
-        const out: Entry<StoreSchema[C]>[] = [];
-        for (const { key, value } of store.getRange(opts)) {
-          out.push({ key: decodeKey(key), value: value as StoreSchema[C] });
-        }
-        return out;
-      },
-      count(name: CollectionName, options?: ScanOptions): number {
-        scope.check();
-        const store = db(name);
-        const opts = rangeOptions(options, txn);
-        if (!opts) return 0;
-        // Counted natively, without reading values; lmdb-js's count ignores `limit`, so apply it here.
-        const count = store.getKeysCount({ ...opts, limit: undefined });
-        return opts.limit === undefined ? count : Math.min(count, opts.limit);
-      },
-    };
-  }
-
-  /** A write transaction's operations (in `transactionSync` or lmdb-js's batch) and whether it wrote. */
-  function makeWriteTx(scope: TxScope): { tx: WriteTx; changes: { put: boolean; removed: boolean } } {
-    const changes = { put: false, removed: false };
-    const tx: WriteTx = {
-      ...makeReadTx(scope, undefined),
-      put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
-        scope.check();
-        const store = db(name);
-        changes.put = true;
-        const enc = encodeKey(key);
-        checkValue(value);
-        try {
-          store.putSync(enc, value);
-        } catch (error) {
-          // JSON.stringify's TypeError: a cycle or a nested bigint.
-          if (error instanceof TypeError) throw new InvalidKeyError(`value is not JSON: ${error.message}`);
-          throw error;
-        }
-      },
-      remove(name: CollectionName, key: Key): boolean {
-        scope.check();
-        const had = db(name).removeSync(encodeKey(key));
-        changes.removed ||= had;
-        return had;
-      },
-    };
-    return { tx, changes };
-  }
+  const { makeReadTx, makeWriteTx } = lmdbTxOps(dbs);
 
   /**
    * Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages), as the current

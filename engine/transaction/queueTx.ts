@@ -1,30 +1,28 @@
 /**
  * One queue inside one store transaction: its record and machine, its PRs (moved only through `sendPr`, which then
  * does the moves the transition named: prMoves.ts), and what the transaction decides (effects, timers, timeline
- * lines); its test runs and the actors of both kinds are RunsTx's (runsTx.ts, txActors.ts). `commit` writes every
- * snapshot and record that changed plus one event to the queue's log, and what metrics need of the transaction
- * (metrics/recorder.ts).
+ * lines); reads of its PRs and their targets are PrsTx's (prsTx.ts), its test runs and the actors of both kinds
+ * RunsTx's (runsTx.ts, txActors.ts). `commit` writes every snapshot and record that changed plus one event to the
+ * queue's log, and what metrics need of the transaction (metrics/recorder.ts).
  *
  * It reads through the queue's working set (workingSet.ts) when the set is current, else from the store, and owns
  * what it changes: an actor is copied the first time the transaction changes it (markPr, sendPr, markRun,
  * sendRun), so that the working set is untouched until the store has committed (`absorbInto`).
  */
-import type { PullRequestContext, PullRequestMerge, QueueContext } from '../../machines/index.js';
+import type { PullRequestContext, QueueContext } from '../../machines/index.js';
 import type { PullRequestState, QueueState } from '../../machines/vocabulary.js';
 import { fromStored, initial, step, toStored, type Snapshot } from '../model/machineSnapshots.js';
 import type { Effect } from '../model/effects.js';
 import type { QueueInput } from '../model/events.js';
 import type { FailurePredictor } from '../model/likelihoodModel.js';
-import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestEvent, PullRequestMove, QueueEvent } from '../../machines/index.js';
 import { PR_MOVES } from './prMoves.js';
 import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
 import { timelineLine, type TimelineText } from '../model/texts.js';
 import type { WriteTx } from '../store/store.js';
-import type { PlanPullRequest } from '../planner/planner.js';
-import type { Actor, CachedTargets, QueueCache, TxRecorderFactory } from './queueCache.js';
-import { RunsTx } from './runsTx.js';
+import type { QueueCache, TxRecorderFactory } from './queueCache.js';
+import { PrsTx } from './prsTx.js';
 import { BisectionActors } from './bisectionActors.js';
 import { indexEnded } from '../history/endedIndex.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
@@ -35,10 +33,9 @@ export interface TimerChange {
   dueAt: number | null;
 }
 
-export class QueueTx extends RunsTx {
+export class QueueTx extends PrsTx {
   private queueSnapshot: Snapshot;
   private queueDirty = false;
-  private readonly targets = new Map<number, CachedTargets | undefined>();
   readonly effects: Effect[] = [];
   readonly timerChanges: TimerChange[] = [];
   /** The state each PR was in before this transaction first moved it (null: it entered the queue in it). */
@@ -86,52 +83,6 @@ export class QueueTx extends RunsTx {
 
   touchQueue(): void {
     this.queueDirty = true;
-  }
-
-  /** The impacted targets uploaded for the PR's current head SHA (read once, then kept in the working set). */
-  targetsOf(number: number): ImpactedTargetsRecord | undefined {
-    const sha = this.pr(number)?.sha ?? '';
-    const owned = this.targets.get(number);
-    const known = this.targets.has(number) ? (owned?.sha === sha ? owned : undefined) : this.cache?.targetsAt(number, sha);
-    if (known !== undefined) return known.record;
-    const record = getTargets(this.tx, this.queue.id, number, sha);
-    this.targets.set(number, { sha, record });
-    return record;
-  }
-
-  /** Forgets what targetsOf read for the PR (its targets were just uploaded). */
-  forgetTargets(number: number): void {
-    this.targets.set(number, undefined);
-  }
-
-  // Pull requests
-
-  pr(number: number): PullRequestRecord | undefined {
-    return this.actors.pr(number)?.record;
-  }
-
-  /**
-   * The PR if it is enqueued (in the line-up or waiting), without reading the store: the working set holds every
-   * enqueued PR, so a PR it does not hold has left the queue.
-   */
-  enqueuedPr(number: number): PullRequestRecord | undefined {
-    return this.actors.enqueuedPr(number)?.record;
-  }
-
-  prState(number: number): PullRequestState | undefined {
-    return this.actors.pr(number)?.record.state;
-  }
-
-  private requirePrActor(number: number): Actor<PullRequestRecord> {
-    const actor = this.actors.pr(number);
-    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
-    return actor;
-  }
-
-  requirePr(number: number): PullRequestRecord {
-    const record = this.pr(number);
-    if (record === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
-    return record;
   }
 
   /** A new queue entry for the PR: a fresh machine in NOT_READY. */
@@ -184,17 +135,6 @@ export class QueueTx extends RunsTx {
     this.actors.changedPr(number);
     for (const move of moves) PR_MOVES[move as PullRequestMove](this, number, event);
     return record;
-  }
-
-  /** Whether the PR's machine takes `event` now, its guards asked (false once it left the queue). */
-  canPr(number: number, event: PullRequestEvent): boolean {
-    const snapshot = this.actors.pr(number)?.snapshot;
-    return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
-  }
-
-  /** The merge under way (or, once merged, done) for the PR, as its machine holds it. */
-  prMerge(number: number): PullRequestMerge | undefined {
-    return (this.actors.pr(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
   }
 
   markPr(number: number): PullRequestRecord {
@@ -253,24 +193,6 @@ export class QueueTx extends RunsTx {
     this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
     this.metrics.commit(seq);
     return seq;
-  }
-
-  /**
-   * The planner's view of a PR this transaction has neither changed nor read targets for, as the working set keeps
-   * it (made by `make` when it has none; the view of a PR this transaction touched is made afresh each time).
-   */
-  planView(number: number, make: (actor: Actor<PullRequestRecord>) => PlanPullRequest): PlanPullRequest {
-    const parallel = this.queue.settings.mode === 'parallel';
-    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return make(this.requirePrActor(number));
-    const actor = this.cache.prs.get(number);
-    if (actor === undefined) return make(this.requirePrActor(number));
-    const record = actor.record;
-    const kept = this.cache.planViews.get(number);
-    if (kept !== undefined && kept.record === record && kept.parallel === parallel) return kept.view;
-    const view = make(actor);
-    // Reading its targets (in make) may have read the store: then the view is made again next time.
-    if (!this.targets.has(number)) this.cache.planViews.set(number, { record, parallel, view });
-    return view;
   }
 
   /**

@@ -1,0 +1,91 @@
+/**
+ * The pull requests of one queue transaction, as it reads them: their records and machines (owned through txActors.ts
+ * once changed), the impacted targets of their head SHAs, and the planner's views of them kept in the working set.
+ * QueueTx (queueTx.ts) adds the moves; RunsTx (runsTx.ts) holds the runs and the actors.
+ */
+import type { PullRequestContext, PullRequestMerge } from '../../machines/index.js';
+import type { PullRequestEvent } from '../../machines/index.js';
+import type { PullRequestState } from '../../machines/vocabulary.js';
+import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { PlanPullRequest } from '../planner/planner.js';
+import type { Actor, CachedTargets } from './queueCache.js';
+import { RunsTx } from './runsTx.js';
+
+export abstract class PrsTx extends RunsTx {
+  /** The impacted targets this transaction read (or forgot: undefined) per PR, kept in the working set after. */
+  protected readonly targets = new Map<number, CachedTargets | undefined>();
+
+  /** The impacted targets uploaded for the PR's current head SHA (read once, then kept in the working set). */
+  targetsOf(number: number): ImpactedTargetsRecord | undefined {
+    const sha = this.pr(number)?.sha ?? '';
+    const owned = this.targets.get(number);
+    const known = this.targets.has(number) ? (owned?.sha === sha ? owned : undefined) : this.cache?.targetsAt(number, sha);
+    if (known !== undefined) return known.record;
+    const record = getTargets(this.tx, this.queue.id, number, sha);
+    this.targets.set(number, { sha, record });
+    return record;
+  }
+
+  /** Forgets what targetsOf read for the PR (its targets were just uploaded). */
+  forgetTargets(number: number): void {
+    this.targets.set(number, undefined);
+  }
+
+  pr(number: number): PullRequestRecord | undefined {
+    return this.actors.pr(number)?.record;
+  }
+
+  /**
+   * The PR if it is enqueued (in the line-up or waiting), without reading the store: the working set holds every
+   * enqueued PR, so a PR it does not hold has left the queue.
+   */
+  enqueuedPr(number: number): PullRequestRecord | undefined {
+    return this.actors.enqueuedPr(number)?.record;
+  }
+
+  prState(number: number): PullRequestState | undefined {
+    return this.actors.pr(number)?.record.state;
+  }
+
+  protected requirePrActor(number: number): Actor<PullRequestRecord> {
+    const actor = this.actors.pr(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    return actor;
+  }
+
+  requirePr(number: number): PullRequestRecord {
+    const record = this.pr(number);
+    if (record === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    return record;
+  }
+
+  /** Whether the PR's machine takes `event` now, its guards asked (false once it left the queue). */
+  canPr(number: number, event: PullRequestEvent): boolean {
+    const snapshot = this.actors.pr(number)?.snapshot;
+    return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
+  }
+
+  /** The merge under way (or, once merged, done) for the PR, as its machine holds it. */
+  prMerge(number: number): PullRequestMerge | undefined {
+    return (this.actors.pr(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
+  }
+
+  /**
+   * The planner's view of a PR this transaction has neither changed nor read targets for, as the working set keeps
+   * it (made by `make` when it has none; the view of a PR this transaction touched is made afresh each time).
+   */
+  planView(number: number, make: (actor: Actor<PullRequestRecord>) => PlanPullRequest): PlanPullRequest {
+    const parallel = this.queue.settings.mode === 'parallel';
+    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return make(this.requirePrActor(number));
+    const actor = this.cache.prs.get(number);
+    if (actor === undefined) return make(this.requirePrActor(number));
+    const record = actor.record;
+    const kept = this.cache.planViews.get(number);
+    if (kept !== undefined && kept.record === record && kept.parallel === parallel) return kept.view;
+    const view = make(actor);
+    // Reading its targets (in make) may have read the store: then the view is made again next time.
+    if (!this.targets.has(number)) this.cache.planViews.set(number, { record, parallel, view });
+    return view;
+  }
+}
