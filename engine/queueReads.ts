@@ -84,8 +84,13 @@ export function readListingCandidates(tx: ReadTx, source: QueueSource, key: Queu
   // A store whose index could not be filled (full at start) has it incomplete: it is read whole.
   if (!ranged || tx.get('meta', ENDED_INDEX_COMPLETE) === undefined) return readPullRequests(tx, key);
   const queue = findQueue(tx, key, source.load);
-  const upper = filter.until === undefined ? {} : { end: [queue.id, Math.floor(filter.until) + 1] };
-  const ended = tx.scan('endedPullRequests', { prefix: [queue.id], start: [queue.id, Math.ceil(filter.since ?? 0)], ...upper });
+  // The index's keys hold the end in ms since 1970 (≥ 0; a key part must be a non-negative safe integer): a bound
+  // before 1970 or past the largest date is clamped to the keys there can be.
+  const at = (ms: number) => Math.min(Math.max(0, ms), Number.MAX_SAFE_INTEGER - 1);
+  // No end is before 1970, or at a time that is not one.
+  if ((filter.until !== undefined && !(filter.until >= 0)) || Number.isNaN(filter.since)) return [];
+  const upper = filter.until === undefined ? {} : { end: [queue.id, at(Math.floor(filter.until) + 1)] };
+  const ended = tx.scan('endedPullRequests', { prefix: [queue.id], start: [queue.id, at(Math.ceil(filter.since ?? 0))], ...upper });
   return [...ended].flatMap(({ value }) => tx.get('pullRequests', [queue.id, value.number]) ?? []);
 }
 

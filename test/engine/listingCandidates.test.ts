@@ -48,7 +48,8 @@ describe('listPullRequests reads only what its filter can match', () => {
     const concluded = every.filter((pr) => FINAL_PULL_REQUEST_STATES.includes(pr.state)).map((pr) => Date.parse(pr.stateChangedAt));
     expect(concluded.length).toBeGreaterThanOrEqual(3);
     // Bounds on, just before and just after each conclusion, and none.
-    const bounds = [undefined, ...concluded.flatMap((at) => [at - 1, at, at + 1])];
+    // Bounds before 1970 and past any date too (an index key is ms since 1970), and none.
+    const bounds = [undefined, Date.parse('0400-02-29T22:38:00Z'), -1, 8.64e15, ...concluded.flatMap((at) => [at - 1, at, at + 1])];
     const check = () => {
       for (const states of STATE_SETS) {
         for (const since of bounds) {
@@ -69,6 +70,10 @@ describe('listPullRequests reads only what its filter can match', () => {
       }
     };
     check();
+    // A time that is not one lists nothing, as over every record.
+    for (const filter of [{ since: Number.NaN }, { until: Number.NaN }]) {
+      expect(pagePullRequests(h.engine.listPullRequests(KEY, filter), { ...filter, take: 10 })).toEqual(pagePullRequests(every, { ...filter, take: 10 }));
+    }
     // A store whose index could not be filled: the listing reads every record and says the same.
     h.store.write((tx) => tx.remove('meta', ENDED_INDEX_COMPLETE));
     check();
