@@ -54,6 +54,11 @@ export interface LoadFigures {
  */
 export async function runLoad(options: {
   seconds: number;
+  /**
+   * Instead of `seconds`: each endpoint's connections send this many requests in all, and wait as long as their answers
+   * take (the suite's short run: on a loaded machine a few seconds may see no upload answered at all).
+   */
+  requestsPerEndpoint?: number;
   connections: number;
   queues: number;
   fromSource?: boolean;
@@ -105,7 +110,7 @@ export async function runLoad(options: {
           {
             url,
             connections: Math.max(1, Math.round(options.connections * mix.share)),
-            duration: options.seconds,
+            ...(options.requestsPerEndpoint === undefined ? { duration: options.seconds } : { amount: options.requestsPerEndpoint, timeout: 600 }),
             headers,
             requests: [
               {

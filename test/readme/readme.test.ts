@@ -54,7 +54,8 @@ beforeAll(async () => {
   url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serverOut)![1]!;
   token = /^\s+(glt_[A-Za-z0-9_-]+)$/m.exec(serverOut)?.[1] ?? '';
   expect(token, `the first start prints a token:\n${serverOut}`).not.toBe('');
-}, 120_000);
+  // No budget of its own: the build and the start wait on a loaded machine as long as the project's budget allows.
+});
 
 afterAll(async () => {
   if (server !== undefined && server.exitCode === null) {
