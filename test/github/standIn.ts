@@ -4,9 +4,9 @@
  * provider uses. Every request and every response is checked against GitHub's OpenAPI description
  * (githubOpenApi.ts): a request GitHub would reject is answered 422 and recorded as a violation, which fails the test.
  */
-import { type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { GitModel, type Commit, type Files } from './gitModel.js';
-import { type MatchedOperation } from './githubOpenApi.js';
+import type { MatchedOperation } from './githubOpenApi.js';
 import { StandInLabels } from './standInLabels.js';
 import { NOT_FOUND, type Answer } from './standInAnswers.js';
 import { StandInReviews } from './standInReviews.js';
