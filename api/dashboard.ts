@@ -7,22 +7,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { loadAssets } from '../web/assets.js';
 import { chartsBody } from '../web/chartsPage.js';
-import { html, type Html } from '../web/html.js';
 import { page, type PageOptions } from '../web/layout.js';
 import { orgPage } from '../web/orgPage.js';
-import { queueById, queueName, queuePath } from '../web/queueAccess.js';
-import { queueBody, readQueue } from '../web/queuePage.js';
+import { readQueue } from '../web/queuePage.js';
 import { clearedCookie, csrfMatches, csrfToken, openSession, sessionCookie, type Session } from '../web/session.js';
-import { settingsForm, settingsFromForm } from '../web/settingsForm.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
-import { withoutSession, csrfOf, errorBlock, errorPage, formOf, replyFor, requireScope, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
+import { withoutSession, csrfOf, errorBlock, errorPage, formOf, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
 import { errorReply, httpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
 import type { DeviceCodes } from '../engine/deviceCodes.js';
 import { canAdmin, registerPrPages } from './dashboardPr.js';
 import { registerWebhookPages } from './webhookPages.js';
+import { registerQueuePages } from './dashboardQueue.js';
 import { createCaller } from './router.js';
 import { WhatIfs, type WhatIfRunner } from './dashboardWhatIf.js';
 import type { QueueRecord } from '../engine/model/queues.js';
@@ -154,74 +152,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       signedIn((_request, reply, session) => show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) })),
     );
 
-    scope.get<{ Params: { queueId: string } }>(
-      '/queues/:queueId',
-      signedIn((request, reply, session) => {
-        const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
-        const admin = canAdmin(engine, session);
-        return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(queueView(queue, admin)) });
-      }),
-    );
-
     const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, actor: `token ${session.tokenId} (dashboard)`, engine, publicUrl: publicUrl() });
-    const identity = (queueId: string, org: string) => {
-      const queue = queueById(engine, org, queueId);
-      return { queue, body: { repo: queue.repo, targetBranch: queue.branch } };
-    };
-
-    scope.post(
-      '/queues/:queueId/state',
-      signedIn(async (request, reply, session) => {
-        requireScope(engine, session, 'admin', 'changing a queue');
-        const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
-        const state = formOf(request).get('state');
-        if (state === null) throw httpError('invalid_field', { missing: 'state', oneOf: ['running', 'paused', 'draining'] });
-        await caller(session).updateQueue({ ...body, state });
-        return reply.redirect(queuePath(queue), 303);
-      }),
-    );
-
-    scope.post(
-      '/queues/:queueId/settings',
-      signedIn(async (request, reply, session) => {
-        requireScope(engine, session, 'admin', 'changing a queue');
-        const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
-        try {
-          await caller(session).updateQueue({ ...body, ...settingsFromForm(formOf(request), queue) });
-        } catch (error) {
-          const mapped = replyFor(error);
-          if (mapped.status !== 400 && mapped.status !== 409) throw error;
-          // The queue page again, with what was refused above the form.
-          const fresh = queueById(engine, session.org, queue.id);
-          const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
-          // htmx shows the queue's own address, not the form's.
-          reply.header('hx-replace-url', queuePath(fresh));
-          return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(queueView(fresh, true)) }, mapped.status);
-        }
-        return reply.redirect(queuePath(queue), 303);
-      }),
-    );
-
-    if (whatIfs !== undefined) {
-      scope.post(
-        '/queues/:queueId/what-if',
-        signedIn(async (request, reply, session) => {
-          requireScope(engine, session, 'admin', 'comparing the settings with the recommended ones');
-          const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
-          whatIfs.ask(queue);
-          return reply.redirect(queuePath(queue), 303);
-        }),
-      );
-    }
-
-    // The actions' addresses, opened (a reload after a refused form), lead back to the queue.
-    for (const action of whatIfs === undefined ? ['state', 'settings'] : ['state', 'settings', 'what-if']) {
-      scope.get(
-        `/queues/:queueId/${action}`,
-        signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),
-      );
-    }
-
+    registerQueuePages(scope, { engine, signedIn, show, caller, whatIfs, queueView });
     registerPrPages(scope, { engine, signedIn, show, caller });
     registerFlakyPages(scope, { engine, signedIn, show });
     registerWebhookPages(scope, { engine, publicUrl, signedIn, show });

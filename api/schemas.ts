@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { PULL_REQUEST_STATES, QUEUE_MODES, REQUESTABLE_QUEUE_STATES } from '../machines/vocabulary.js';
 import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES } from '../engine/model/queues.js';
 import { CLIENT_ALIASES, refusedClientFields } from './clientSpellings.js';
+import { HOST, isPathSegment, isValidBranchName } from './nameRules.js';
 
 export const UINT32_MAX = 4_294_967_295;
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -32,31 +33,7 @@ export function anyCaseEnum<const T extends readonly [string, ...string[]]>(valu
   return schema;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding (or refusing) control characters is what it is for
-const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
-/** An unpaired UTF-16 surrogate: JSON can carry one (`"\ud800"`), but it is not text and no store key may hold it. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-/** True when `text` is well-formed Unicode (no unpaired surrogate). */
-export function isWellFormed(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
-}
-const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
-const NAME_SEGMENT = /^[A-Za-z0-9_.-]+$/;
-
-/** A name or owner segment; none ends in ".git" (git hosts refuse that, and the local host keeps `<name>.git`). */
-function isPathSegment(segment: string): boolean {
-  return NAME_SEGMENT.test(segment) && segment !== '.' && segment !== '..' && !segment.toLowerCase().endsWith('.git');
-}
-
-/** Git's rules for a branch name (git-check-ref-format), so every queue branch is one git accepts. */
-export function isValidBranchName(name: string): boolean {
-  if (name.length === 0 || name.length > 255 || name === '@') return false;
-  if (CONTROL_OR_SPACE.test(name) || /[~^:?*[\\]/.test(name) || !isWellFormed(name)) return false;
-  if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
-  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.startsWith('-')) return false;
-  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'));
-}
+export { isValidBranchName, isWellFormed } from './nameRules.js';
 
 export const RepoSchema = z.object({
   host: z.string().min(1).max(253).regex(HOST, 'must be a host name such as github.com'),

@@ -9,16 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { gitEnvironment } from '../engine/providers/local/gitRunner.js';
 import { LocalGitHost } from '../engine/providers/local/localGitHost.js';
 import type { MergeMethod } from '../engine/model/queues.js';
 import { report, type Figure } from './measure.js';
 
 const exec = promisify(execFile);
 const REPO = { host: 'bench.local', owner: 'acme', name: 'widgets' };
-const ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
+/** The local host's isolating environment (gitRunner.ts), with the bench's identities. */
+const IDENTITY = {
   GIT_AUTHOR_NAME: 'Bench',
   GIT_AUTHOR_EMAIL: 'bench@example.com',
   GIT_COMMITTER_NAME: 'Bench',
@@ -26,7 +25,7 @@ const ENV = {
 };
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await exec('git', args, { cwd, env: { ...ENV, HOME: cwd } })).stdout.trim();
+  return (await exec('git', args, { cwd, env: gitEnvironment({ ...IDENTITY, HOME: cwd }) })).stdout.trim();
 }
 
 /** Times `operations` calls of `body` (after one warm-up call); each call may do its own untimed preparation. */

@@ -14,7 +14,7 @@ import { drawArrivals } from '../sim/arrivals.js';
 import { FitError, fitHistory, formatFit } from '../sim/fit.js';
 import { HistoryError, historyOf, historyOfLog, type QueueHistory } from '../sim/history.js';
 import { describeSetup, formatRecommendation, recommend, settingsOfSetup } from '../sim/recommend.js';
-import { formatTable } from '../sim/report.js';
+import { formatTable } from '../sim/reportTable.js';
 import type { QueueConfig, Scenario } from '../sim/scenario.js';
 import { simulate } from '../sim/simulate.js';
 import type { OptionValues } from './commands.js';

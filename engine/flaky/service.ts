@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
 import { prepareUpload, type PrepareInput } from './prepare.js';
 import { prepareOffThread } from './prepareOffThread.js';
-import { getOrCreateRepo, resultOf, type UploadMeta, type UploadResult } from './ingest.js';
+import { resultOf, type UploadMeta, type UploadResult } from './ingest.js';
 import { interruptedError, uploadInBatches, uploadNow } from './ingestBatches.js';
 import { storedUpload, uploadIdentity, type UploadIdentity } from './uploadIdentity.js';
 import {
@@ -26,13 +26,12 @@ import {
   type TestRow,
   type UnhealthyQuery,
 } from './listings.js';
-import { currentMembers } from './membership.js';
-import { evaluate } from './monitors.js';
 import { tokenSecret } from './pageToken.js';
 import { isQuarantined, quarantineVerdict, type QuarantineVerdict } from './quarantine.js';
 import type { FlakyTestRecord, QuarantineOverride } from './records.js';
-import { applySettingsPatch, withDefaults, type RepoSettings, type SettingsPatch } from './settings.js';
-import { applyEvaluation, saveTest, type ChangeContext } from './transitions.js';
+import { withDefaults, type RepoSettings, type SettingsPatch } from './settings.js';
+import { refreshRepo, updateRepoSettings } from './repoChanges.js';
+import { saveTest, type ChangeContext } from './transitions.js';
 
 export interface UploadInput extends Omit<UploadMeta, 'reports'> {
   reports: { file: string; xml: string }[];
@@ -126,34 +125,7 @@ export class FlakyTests {
    * read of the unhealthy tests, no write. Returns how many tests changed.
    */
   refresh(org: string, repo: RepoRef): number {
-    const id = repoIdOf(repo);
-    const now = this.now();
-    const stale = this.store.read((tx) => {
-      const record = tx.get('flakyRepos', [org, id]);
-      if (record === undefined) return [];
-      const settings = withDefaults(record.settings);
-      const ids = [...currentMembers(tx, { org, repoId: id, list: 'flaky' }), ...currentMembers(tx, { org, repoId: id, list: 'broken' })];
-      return ids.filter((testId) => {
-        const test = tx.get('flakyTests', [org, id, testId]);
-        return test !== undefined && evaluate(test, settings, now).value !== test.status.value;
-      });
-    });
-    if (stale.length === 0) return 0;
-    return this.store.write((tx) => {
-      const repoRecord = getOrCreateRepo(tx, org, repo, now);
-      const context: ChangeContext = { tx, org, repoId: id, seq: repoRecord.seq + 1, now, settings: repoRecord.settings };
-      let changed = 0;
-      for (const testId of stale) {
-        const test = tx.get('flakyTests', [org, id, testId]);
-        if (test === undefined) continue;
-        const evaluation = evaluate(test, repoRecord.settings, now);
-        if (evaluation.value === test.status.value) continue;
-        saveTest(context, test, applyEvaluation(test, evaluation, context.seq));
-        changed += 1;
-      }
-      if (changed > 0) tx.put('flakyRepos', [org, id], { ...repoRecord, seq: context.seq });
-      return changed;
-    });
+    return refreshRepo(this.store, org, repo, this.now());
   }
 
   private listing<Q extends PageQuery, R>(
@@ -239,27 +211,7 @@ export class FlakyTests {
    */
   updateSettings(org: string, slug: string, repo: RepoRef, patch: SettingsPatch): RepoSettings {
     if (!sameOrg(org, slug)) throw engineError('org_not_found', { slug: slug as string });
-    const id = repoIdOf(repo);
-    const now = this.now();
-    return this.store.write((tx) => {
-      const repoRecord = getOrCreateRepo(tx, org, repo, now);
-      let settings: RepoSettings;
-      try {
-        settings = applySettingsPatch(repoRecord.settings, patch);
-      } catch (error) {
-        throw engineError('invalid_settings', { problem: (error as Error).message });
-      }
-      const seq = repoRecord.seq + 1;
-      const context: ChangeContext = { tx, org, repoId: id, seq, now, settings };
-      if (settings.autoQuarantine !== repoRecord.settings.autoQuarantine) {
-        for (const testId of currentMembers(tx, { org, repoId: id, list: 'flaky' })) {
-          const test = tx.get('flakyTests', [org, id, testId]);
-          if (test !== undefined) saveTest(context, test, test, repoRecord.settings);
-        }
-      }
-      tx.put('flakyRepos', [org, id], { ...repoRecord, settings, seq });
-      return settings;
-    });
+    return updateRepoSettings(this.store, org, repo, patch, this.now());
   }
 
   /** The merge queue's question, in a read transaction of its own (see quarantineVerdict for use inside one). */

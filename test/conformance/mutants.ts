@@ -3,16 +3,9 @@
  * files (each `from` must occur exactly once in its file, or the row fails loudly), and what must catch it: the
  * generated suite (`greenline conformance`, seed 1) against a served copy, or a named vitest file run in the copy.
  * test/conformance/mutations.ts carries the table out; test/conformance/mutants.test.ts checks every patch still
- * applies to the sources as they are.
+ * applies to the sources as they are, and as Biome lays them out at a line width of 120 (test/conformance/plant.ts).
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
-export interface Patch {
-  file: string;
-  from: string;
-  to: string;
-}
+import type { Patch } from './plant.js';
 
 /** The generated suite against a served copy, or a vitest file (deterministic: scenarios or a fixed seed). */
 export type Catcher = 'conformance' | `test/${string}.test.ts`;
@@ -262,17 +255,3 @@ export const MUTANTS: Mutant[] = [
     by: ['conformance'],
   },
 ];
-
-/** Applies the patches to the sources under `dir`; throws unless each `from` is in its file exactly once. */
-export async function plant(dir: string, patches: readonly Patch[]): Promise<void> {
-  for (const patch of patches) {
-    const path = join(dir, patch.file);
-    const text = await readFile(path, 'utf8');
-    const count = text.split(patch.from).length - 1;
-    if (count !== 1) throw new Error(`the patch no longer applies: ${JSON.stringify(patch.from)} occurs ${count} times in ${patch.file} (exactly once expected)`);
-    await writeFile(
-      path,
-      text.replace(patch.from, () => patch.to),
-    );
-  }
-}

@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runConformance } from '../../conformance/run.js';
-import { type Catcher, MUTANTS, type Mutant, plant } from './mutants.js';
+import { type Catcher, MUTANTS, type Mutant } from './mutants.js';
+import { plant } from './plant.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'mutation-token-0123456789abcdef';

@@ -1,14 +1,8 @@
-/**
- * Real git in temporary folders: a data folder for the service (its bare repositories) and a working clone where
- * the test commits and pushes, as a person would. The engine runs on a virtual clock (its timers move only when
- * told) that starts at the wall clock's time, so deadlines mean the same to the engine and to the built-in CI.
- */
-import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { Engine, type QueueKey } from '../../engine/engine.js';
+import { Clone } from './clone.js';
 import { LocalCi } from '../../engine/providers/local/localCi.js';
 import { LocalGitHost } from '../../engine/providers/local/localGitHost.js';
 import { GitRunner, type GitRunnerOptions } from '../../engine/providers/local/gitRunner.js';
@@ -20,90 +14,9 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 
-const run = promisify(execFile);
-
 export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
 
-/** git for the test's own clone: no user or system configuration, fixed identities. */
-export async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: cwd,
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_AUTHOR_NAME: process.env.TEST_AUTHOR ?? 'Ada Lovelace',
-      GIT_AUTHOR_EMAIL: 'ada@example.com',
-      GIT_COMMITTER_NAME: 'Ada Lovelace',
-      GIT_COMMITTER_EMAIL: 'ada@example.com',
-    },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout.replace(/\n$/, '');
-}
-
-/** A working clone that pushes to the queue's bare repository. */
-export class Clone {
-  constructor(
-    readonly dir: string,
-    readonly remote: string,
-  ) {}
-
-  static async create(dir: string, remote: string): Promise<Clone> {
-    await mkdir(dir, { recursive: true });
-    await git(dir, 'init', '--quiet', '--initial-branch=main');
-    return new Clone(dir, remote);
-  }
-
-  git(...args: string[]): Promise<string> {
-    return git(this.dir, ...args);
-  }
-
-  /** Writes files (null deletes one) and commits them; answers the new commit. */
-  async commit(message: string, files: Record<string, string | null>, author?: { name: string; email: string }): Promise<string> {
-    for (const [path, content] of Object.entries(files)) {
-      const full = join(this.dir, path);
-      if (content === null) await rm(full, { force: true });
-      else {
-        await mkdir(dirname(full), { recursive: true });
-        await writeFile(full, content);
-      }
-    }
-    await this.git('add', '--all');
-    const who = author === undefined ? [] : ['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`];
-    await git(this.dir, ...who, 'commit', '--quiet', '--allow-empty', '-m', message, ...(author === undefined ? [] : [`--author=${author.name} <${author.email}>`]));
-    return this.git('rev-parse', 'HEAD');
-  }
-
-  async checkout(revision: string, newBranch?: string): Promise<void> {
-    if (newBranch === undefined) await this.git('checkout', '--quiet', '--detach', revision);
-    else await this.git('checkout', '--quiet', '-B', newBranch, revision);
-  }
-
-  /** Pushes HEAD as the target branch. */
-  async pushBase(branch = 'main'): Promise<void> {
-    await this.git('push', '--quiet', '--force', this.remote, `HEAD:refs/heads/${branch}`);
-  }
-
-  /** Pushes HEAD as pull request N (`refs/pull/N/head`). */
-  async pushPr(number: number): Promise<string> {
-    await this.git('push', '--quiet', '--force', this.remote, `HEAD:refs/pull/${number}/head`);
-    return this.git('rev-parse', 'HEAD');
-  }
-
-  /** git in the bare repository. */
-  bare(...args: string[]): Promise<string> {
-    return git(this.dir, `--git-dir=${this.remote}`, ...args);
-  }
-
-  /** Commits a PR on top of `base` and pushes it as refs/pull/N/head; answers its head. */
-  async pr(number: number, base: string, files: Record<string, string | null>, title = `Change ${number}`): Promise<string> {
-    await this.checkout(base);
-    await this.commit(title, files);
-    return this.pushPr(number);
-  }
-}
+export { Clone, git } from './clone.js';
 
 export interface GitQueueOptions {
   runner?: GitRunnerOptions;

@@ -4,11 +4,9 @@
  * provider uses. Every request and every response is checked against GitHub's OpenAPI description
  * (githubOpenApi.ts): a request GitHub would reject is answered 422 and recorded as a violation, which fails the test.
  */
-import { createPublicKey, verify } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { GitModel, type Commit, type Files } from './gitModel.js';
-import { GitHubOpenApi, type MatchedOperation } from './githubOpenApi.js';
+import type { MatchedOperation } from './githubOpenApi.js';
 import { StandInLabels } from './standInLabels.js';
 import { NOT_FOUND, type Answer } from './standInAnswers.js';
 import { StandInReviews } from './standInReviews.js';
@@ -20,14 +18,14 @@ import { missingPermission, REF_UPDATES, workflowChanges, workflowRefusal } from
 import { StandInRepo } from './standInRepo.js';
 import type { Exchange, Fault, Pull } from './standInTypes.js';
 import { StandInChecks } from './standInChecks.js';
+import { StandInAuth } from './standInAuth.js';
+import { StandInServer } from './standInServer.js';
 
 export { OWNER, REPO };
 
 export type { Exchange, Fault, Pull };
 
-let openApi: GitHubOpenApi | undefined;
-
-export class GitHubStandIn {
+export class GitHubStandIn extends StandInServer {
   readonly git = new GitModel();
   readonly pulls = new Map<number, Pull>();
   readonly comments: { id: number; issue: number; body: string; bot: boolean }[] = [];
@@ -53,46 +51,16 @@ export class GitHubStandIn {
     () => this.url,
     (login) => this.bodies.user(login),
   );
-  readonly exchanges: Exchange[] = [];
-  readonly violations: string[] = [];
-  readonly faults: Fault[] = [];
-  /** While it answers true, GitHub is down: every request is a 503. */
-  outage: () => boolean = () => false;
-  /** While set, GitHub hangs: every request waits for it before it is answered (`held` counts them). */
-  hold: Promise<void> | undefined;
-  held = 0;
   /** The permissions the installation has: the App manifest's, unless a test changes them. */
   granted: Record<string, string> = { ...APP_PERMISSIONS };
-  /** Installation tokens handed out, with the permissions each carries. */
-  private readonly tokens = new Map<string, Record<string, string>>();
+  /** The App's JWTs and the installation tokens handed out, with the permissions each carries. */
+  private readonly auth: StandInAuth;
   /** The permissions of the request being answered (a ref update checks workflow files against them). */
   private acting: { permissions: Record<string, string>; operationId: string } | undefined;
-  private tokensMade = 0;
-  private readonly api: GitHubOpenApi;
-  private server: Server | undefined;
-  url = '';
 
-  constructor(private readonly publicKeyPem: string) {
-    openApi ??= new GitHubOpenApi();
-    this.api = openApi;
-  }
-
-  async listen(): Promise<string> {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        this.violations.push(`${request.method} ${request.url}: the stand-in failed: ${(error as Error).stack ?? String(error)}`);
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ message: 'stand-in failure' }));
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+  constructor(publicKeyPem: string) {
+    super();
+    this.auth = new StandInAuth(publicKeyPem);
   }
 
   // What tests do on "GitHub"
@@ -141,15 +109,7 @@ export class GitHubStandIn {
 
   /** Every installation token stops working (revoked, or expired early): GitHub answers 401 until a new one is made. */
   revokeTokens(): void {
-    this.tokens.clear();
-  }
-
-  fail(fault: Omit<Fault, 'times'> & { times?: number }): void {
-    this.faults.push({ times: 1, ...fault });
-  }
-
-  count(operationId: string, status?: number): number {
-    return this.exchanges.filter((exchange) => exchange.operationId === operationId && (status === undefined || exchange.status === status)).length;
+    this.auth.revoke();
   }
 
   // The HTTP side
@@ -175,76 +135,15 @@ export class GitHubStandIn {
     }
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    if (this.hold !== undefined) {
-      this.held++;
-      await this.hold;
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(request.url ?? '/', 'http://stand-in');
-    const method = request.method ?? 'GET';
-    const match = this.api.match(method, url.pathname);
-    let answer: Answer;
-    let checked = true;
-    if (match === undefined) {
-      this.violations.push(`${method} ${url.pathname}: no such operation in GitHub's API`);
-      answer = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
-    } else {
-      const body = text === '' ? undefined : JSON.parse(text);
-      // GitHub caps a page at 100 and ignores what it does not know: a caller would take a cut list for the whole.
-      const queryProblem = this.api.checkQuery(match, url.searchParams);
-      if (queryProblem !== undefined) this.violations.push(`${method} ${match.template}: GitHub would not honour the query: ${queryProblem}`);
-      const problem = this.api.checkRequest(match, body);
-      const fault = this.outage()
-        ? { method, path: /./, status: 503, times: 1, body: { message: 'Service unavailable' } }
-        : this.faults.find((candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0);
-      if (problem !== undefined) {
-        this.violations.push(`${method} ${match.template}: GitHub would reject the request: ${problem}`);
-        answer = { status: 422, body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' } };
-      } else if (fault !== undefined) {
-        fault.times--;
-        if (fault.afterActing === true) this.authorized(request, match) ?? this.permitted(request, match, body, url);
-        // Rate limits and outages are GitHub-wide answers, not documented per operation.
-        checked = false;
-        answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
-      } else {
-        answer = this.authorized(request, match) ?? this.permitted(request, match, body, url);
-        if (answer.githubWide === true) checked = false;
-      }
-      if (checked) {
-        const wrong = this.api.checkResponse(match, answer.status, answer.body);
-        if (wrong !== undefined) this.violations.push(`${method} ${match.template} ${answer.status}: GitHub could not answer this: ${wrong}`);
-      }
-      this.exchanges.push({ method, path: url.pathname, operationId: match.operationId, status: answer.status });
-    }
-    response.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
-    response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
-  }
-
-  /** The App authenticates with a JWT signed by its private key; installations with the tokens handed out. */
-  private authorized(request: IncomingMessage, match: MatchedOperation): Answer | undefined {
-    const header = request.headers.authorization ?? '';
-    const appLevel = match.template.startsWith('/app/') || match.template === '/repos/{owner}/{repo}/installation';
-    if (appLevel) {
-      const jwt = /^bearer (.+)$/i.exec(header)?.[1];
-      const parts = jwt?.split('.') ?? [];
-      const signed = parts.length === 3 && verify('RSA-SHA256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(this.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
-      if (!signed) return { status: 401, body: { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' } };
-      return undefined;
-    }
-    const token = /^(?:token|bearer) (.+)$/i.exec(header)?.[1];
-    if (token === undefined || !this.tokens.has(token))
-      return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }, githubWide: true };
-    return undefined;
+  protected respond(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer {
+    return this.auth.authorized(request, match) ?? this.permitted(request, match, body, url);
   }
 
   /** The answer, when the token's permissions allow the operation (a 403 as GitHub gives when they do not). */
   private permitted(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer {
     const appLevel = match.template.startsWith('/app/') || match.template === '/repos/{owner}/{repo}/installation';
     if (appLevel) return this.answer(match, body, url.searchParams);
-    const permissions = this.tokens.get(/^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '') ?? {};
+    const permissions = this.auth.permissionsOf(request);
     const missing = missingPermission(match.operationId, permissions);
     if (missing === 'unknown') this.violations.push(`${match.method} ${match.template}: the stand-in does not know what permission ${match.operationId} needs`);
     else if (missing !== undefined) return missing;
@@ -268,8 +167,7 @@ export class GitHubStandIn {
         return this.installed ? { status: 200, body: this.bodies.installationBody() } : NOT_FOUND;
       case 'apps/create-installation-access-token': {
         if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return NOT_FOUND;
-        const token = `ghs_standin${++this.tokensMade}`;
-        this.tokens.set(token, { ...this.granted });
+        const token = this.auth.issue(this.granted);
         return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { ...this.granted }, repository_selection: 'selected' } };
       }
       default: {

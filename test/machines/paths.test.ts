@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createActor, initialTransition, setup, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { MACHINES, type MachineName } from '../../machines/index.js';
-import { allStateIds, coverage, replay, view, type Coverage, type MachineModel } from './graph.js';
+import { coverage, type Coverage, replay } from './coverage.js';
+import { allStateIds, view, type MachineModel } from './graph.js';
 import { MODELS, pullRequestModel, queueModel } from './models.js';
 
 /** The events up to the one that finishes the machine: a done actor takes no more. */

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
 import { simulate, type SimulatedQueue } from '../../sim/simulate.js';
-import { formatTable, mergeTimes, percentileOf, type ConfigReport } from '../../sim/report.js';
+import { mergeTimes, percentileOf, type ConfigReport } from '../../sim/report.js';
+import { formatTable } from '../../sim/reportTable.js';
 
 const small: ScenarioInput = {
   name: 'small',

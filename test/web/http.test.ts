@@ -1,12 +1,12 @@
 /**
  * The dashboard over HTTP (Fastify inject, memory store, virtual clock): sessions, organization scoping, the status
- * of every bad request, the queue actions, and the live feed's coalescing.
+ * of every bad request and the queue actions. The live feed: test/web/liveFeed.test.ts.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { DashboardEvents } from '../../api/dashboardEvents.js';
 import { listTokens, revokeToken } from '../../engine/tokens.js';
 import { makeApi, queueBody, TOKENS, type Api } from '../api/harness.js';
+import { dashboardForms } from './dashboardForms.js';
 
 let api: Api;
 beforeEach(async () => {
@@ -16,39 +16,7 @@ afterEach(async () => {
   await api.close();
 });
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-
-async function signIn(token: string): Promise<string> {
-  const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${encodeURIComponent(token)}&next=%2Fcharts` });
-  expect(response.statusCode).toBe(303);
-  expect(response.headers.location).toBe('/charts');
-  const cookie = String(response.headers['set-cookie']);
-  expect(cookie).toMatch(/^greenline_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
-  expect(cookie).not.toContain(token);
-  return cookie.split(';')[0]!;
-}
-
-/** A page opened by a browser (which asks for HTML). */
-const get = (url: string, cookie?: string) => api.app.inject({ method: 'GET', url, headers: { accept: 'text/html,*/*', ...(cookie === undefined ? {} : { cookie }) } });
-/** The session's CSRF token, as its pages carry it in every form that posts. */
-async function csrfOf(cookie: string): Promise<string> {
-  const token = /name="_csrf" value="([^"]+)"/.exec((await get('/', cookie)).body)?.[1];
-  if (token === undefined) throw new Error('no CSRF token on the page');
-  return token;
-}
-const post = async (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
-  api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie, ...extra }, payload: `_csrf=${await csrfOf(cookie)}${payload === '' ? '' : `&${payload}`}` });
-
-/** A page opened without a (valid) session goes to the sign-in page, to come back after. */
-function expectSignIn(response: LightMyRequestResponse, url: string) {
-  expect(response.statusCode).toBe(303);
-  expect(response.headers.location).toBe(`/signin?next=${encodeURIComponent(url)}`);
-}
-
-async function makeQueue(): Promise<string> {
-  expect((await api.post('createQueue', queueBody())).statusCode).toBe(200);
-  return api.engine.listQueues('acme')[0]!.id;
-}
+const { FORM, signIn, get, post, expectSignIn, makeQueue } = dashboardForms(() => api);
 
 describe('sessions', () => {
   test('every page without a session, or with a forged or expired one, is the sign-in page', async () => {
@@ -199,103 +167,5 @@ describe('actions', () => {
     expect(queue.requiredStatuses).toEqual(['ci/build', 'ci/test']);
     await post(`/queues/${id}/settings`, 'requiredStatuses=', cookie);
     expect(api.engine.listQueues('acme')[0]!.requiredStatuses).toBeNull();
-  });
-});
-
-describe('the live feed', () => {
-  test("a stream says the feed's version when it opens, and each change its new one: a page made since sees no change", async () => {
-    await makeQueue();
-    const events = new DashboardEvents(api.engine);
-    let written = '';
-    const response = { writeHead: () => response, write: (chunk: string) => ((written += chunk), true), end: () => undefined, on: () => response };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
-    const before = events.version;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
-    const hello = written.split('\n\n').find((block) => block.startsWith('event: hello'));
-    expect(JSON.parse(hello!.split('data: ')[1]!)).toEqual({ version: before });
-    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
-    const after = (JSON.parse(changed.at(-1)!.split('data: ')[1]!) as { version: string }).version;
-    expect(after).not.toBe(before);
-    expect(after).toBe(events.version);
-    // Another feed (a restart of the service) has another version even with as many commits.
-    const restarted = new DashboardEvents(api.engine);
-    expect(restarted.version).not.toBe(before);
-    restarted.close();
-    events.close();
-  });
-
-  test("coalesces a burst of commits into one event naming the organization's changed queues only", async () => {
-    await makeQueue();
-    await api.post('createQueue', queueBody({}, 'release'));
-    await api.post('createQueue', queueBody(), TOKENS.globex);
-    // The window closes when the test says, not after a fixed time: on a loaded machine the burst may outlast 200 ms.
-    const windows: (() => void)[] = [];
-    const events = new DashboardEvents(api.engine, { start: (flush) => windows.push(flush), stop: () => undefined });
-    let written = '';
-    const response = {
-      writeHead: () => response,
-      write: (chunk: string) => ((written += chunk), true),
-      end: () => undefined,
-      on: () => response,
-    };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
-    for (const number of [1, 2, 3, 4, 5]) await api.post('submitPullRequest', queueBody({ pr: { number } }));
-    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }, 'release'));
-    await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex);
-    expect(written).not.toContain('event: changed');
-    expect(windows).toHaveLength(1);
-    windows[0]!();
-    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
-    expect(changed).toHaveLength(1);
-    const ids = (JSON.parse(changed[0]!.split('data: ')[1]!) as { queues: string[] }).queues;
-    expect(new Set(ids)).toEqual(new Set(api.engine.listQueues('acme').map((queue) => queue.id)));
-    events.close();
-  });
-
-  test('a stream ends at its next event once its token is revoked; HEAD tells a page whether its session stands', async () => {
-    await makeQueue();
-    await api.post('createQueue', queueBody(), TOKENS.globex);
-    const events = new DashboardEvents(api.engine);
-    let written = '';
-    let ended = false;
-    const response = {
-      writeHead: () => response,
-      write: (chunk: string) => ((written += chunk), true),
-      end: (chunk?: string) => {
-        written += chunk ?? '';
-        ended = true;
-      },
-      on: () => response,
-    };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
-    const cookie = await signIn(TOKENS.acme);
-    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(204);
-    revokeToken(api.store, token.id);
-    expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex)).statusCode).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(ended).toBe(false);
-    expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(401);
-    // The next change of the organization ends the stream instead of telling it.
-    api.engine.createQueue({ org: 'acme', repo: queueBody().repo, branch: 'next' }, {});
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(ended).toBe(true);
-    expect(written).not.toContain('event: changed');
-    expect(written).toContain('event: signed-out');
-    expect(events.size).toBe(0);
-    events.close();
-  });
-
-  test('a stream asked for without a session is answered 200, told signed-out and ended: never refused (a browser logs that as an error)', async () => {
-    for (const cookie of [undefined, 'greenline_session=forged.value']) {
-      const response = await api.app.inject({ method: 'GET', url: '/events', headers: { accept: 'text/event-stream', ...(cookie === undefined ? {} : { cookie }) } });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toContain('text/event-stream');
-      expect(response.body).toContain('event: signed-out');
-      expect(response.body).not.toContain('event: hello');
-    }
   });
 });

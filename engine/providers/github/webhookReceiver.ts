@@ -11,7 +11,7 @@
  *   unlabeled with the queue's `enqueueingLabel` (when `labelCommandsEnabled`) submits / cancels.
  * - `pull_request_review` submitted / dismissed: a PR waiting as not ready (for approvals) is checked again.
  * - `issue_comment` created on a PR: `/greenline merge` and `/greenline cancel` (when `commandsEnabled`), by users
- *   with write access; the answer goes in Greenline's comment on the PR.
+ *   with write access; the answer goes in Greenline's comment on the PR (commentCommands.ts).
  * - `check_suite` / `check_run` / `status` on a test branch's SHA: a commit status of its run, as setCommitStatus.
  * - `push` to a queue's target branch: the target moved (the engine tells its own merges from other pushes).
  * - `installation` / `installation_repositories`: the installation ids are looked up again.
@@ -20,7 +20,6 @@
 import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
 import type { Engine, QueueKey } from '../../engine.js';
 import { EngineError } from '../../model/errors.js';
-import { commandAnswerText, type CommandAnswerText } from '../../model/texts.js';
 import type { QueueRecord, RepoRef } from '../../model/queues.js';
 import type { CommitState } from '../../../machines/testRun.js';
 import { stateOfConclusion } from './conclusions.js';
@@ -32,9 +31,9 @@ import { isEnqueued } from '../../../machines/vocabulary.js';
 import type { GitHubApp } from './client.js';
 import type { ReceivedDelivery } from '../../deliveries.js';
 import { DeliveryRunner } from './deliveryRunner.js';
-import { parseCommand } from './commands.js';
+import { actOnComment } from './commentCommands.js';
+import { onPullRequest, recheckIfWaiting, type ReceiverParts, type RepositoryPayload } from './pullRequestEvents.js';
 import type { GitHubHost } from './githubHost.js';
-import { hasPullRequestTag } from '../../../machines/index.js';
 
 export interface Delivery {
   id: string | undefined;
@@ -49,13 +48,6 @@ export interface DeliveryAnswer {
   message: string;
 }
 
-const WRITE_PERMISSIONS = new Set(['admin', 'maintain', 'write']);
-
-interface RepositoryPayload {
-  name: string;
-  owner: { login: string };
-}
-
 export class GitHubWebhookReceiver {
   private readonly webhooks: Webhooks;
   private readonly runner: DeliveryRunner;
@@ -65,7 +57,7 @@ export class GitHubWebhookReceiver {
   constructor(
     private readonly engine: Engine,
     private readonly github: GitHubApp,
-    private readonly host: GitHubHost,
+    host: GitHubHost,
     secret: string,
     /** The host name queues of this GitHub use in `repo.host` (github.com, or the Enterprise Server's name). */
     private readonly hostName: string,
@@ -82,8 +74,16 @@ export class GitHubWebhookReceiver {
       apply: (delivery) => this.apply(delivery),
       onError,
     });
-    this.webhooks.on('pull_request', (event) => this.pullRequest(event));
-    this.webhooks.on('issue_comment.created', (event) => this.issueComment(event));
+    const parts: ReceiverParts = {
+      engine,
+      github,
+      host,
+      repoOf: (repository) => this.repoOf(repository),
+      queuesFor: (repository, branch) => this.queuesFor(repository, branch),
+      enqueued: (key, number) => this.enqueued(key, number),
+    };
+    this.webhooks.on('pull_request', (event) => onPullRequest(event, parts));
+    this.webhooks.on('issue_comment.created', (event) => actOnComment(event, parts));
     this.webhooks.on('check_suite.completed', (event) => {
       const suite = event.payload.check_suite;
       this.status(event.payload.repository, suite.head_sha, suite.app?.name ?? 'check suite', stateOfConclusion(suite.conclusion), suite.url, '');
@@ -110,7 +110,7 @@ export class GitHubWebhookReceiver {
     // A review given or dismissed: a PR waiting as not ready (for approvals) is checked again.
     this.webhooks.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], (event) => {
       const { pull_request: pull, repository } = event.payload;
-      for (const queue of this.queuesFor(repository, pull.base.ref)) this.recheckIfWaiting({ org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
+      for (const queue of this.queuesFor(repository, pull.base.ref)) recheckIfWaiting(parts, { org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
     });
   }
 
@@ -187,94 +187,6 @@ export class GitHubWebhookReceiver {
     } catch (error) {
       if (error instanceof EngineError && error.kind === 'not_found') return undefined;
       throw error;
-    }
-  }
-
-  private pullRequest(event: EmitterWebhookEvent<'pull_request'>): void {
-    const { payload } = event;
-    const number = payload.pull_request.number;
-    for (const queue of this.queuesFor(payload.repository, payload.pull_request.base.ref)) {
-      const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
-      const queued = this.enqueued(key, number);
-      const labelled = queue.settings.labelCommandsEnabled && queue.settings.enqueueingLabel !== '';
-      switch (payload.action) {
-        case 'closed':
-          // Closed by Greenline's own merge (GitHub sends this as the target reaches the PR's head): the merge is
-          // under way and the cancel is refused, which is right.
-          if (queued !== undefined) this.unlessMerging(() => this.engine.cancelPullRequest(key, number));
-          break;
-        case 'synchronize':
-          // Tested again in its place; a PR being merged goes on with the commits that were tested.
-          if (queued !== undefined) this.engine.pullRequestPushed(key, number, payload.pull_request.head.sha);
-          break;
-        case 'ready_for_review':
-        case 'edited':
-          // A draft made ready, or a new title or base: a PR waiting as not ready is checked again.
-          this.recheckIfWaiting(key, number);
-          break;
-        case 'labeled':
-          if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined) this.engine.submitPullRequest(key, number);
-          break;
-        case 'unlabeled':
-          if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued !== undefined) this.engine.cancelPullRequest(key, number);
-          break;
-        default:
-          break;
-      }
-    }
-  }
-
-  private recheckIfWaiting(key: QueueKey, number: number): void {
-    const queued = this.enqueued(key, number);
-    if (queued !== undefined && hasPullRequestTag(this.engine.getSubmittedPullRequest(key, number).pr.state, 'notReady')) this.engine.restartTestsOnPullRequest(key, number);
-  }
-
-  /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */
-  private unlessMerging(change: () => void): void {
-    try {
-      change();
-    } catch (error) {
-      if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
-    }
-  }
-
-  private async issueComment(event: EmitterWebhookEvent<'issue_comment.created'>): Promise<void> {
-    const { payload } = event;
-    if (payload.issue.pull_request === undefined || payload.comment.user?.type === 'Bot') return;
-    const command = parseCommand(payload.comment.body);
-    if (command === undefined) return;
-    const repo = this.repoOf(payload.repository);
-    const number = payload.issue.number;
-    const answer = (text: CommandAnswerText) => this.host.comment(repo, number, commandAnswerText(text));
-    if (command.kind === 'invalid') return answer({ kind: 'invalid', message: command.message });
-    const octokit = await this.github.forRepo(repo);
-    const where = { owner: repo.owner, repo: repo.name };
-    const login = payload.comment.user?.login ?? '';
-    const { data: permission } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...where, username: login });
-    if (!WRITE_PERMISSIONS.has(permission.permission)) {
-      return answer({ kind: 'notAllowed', login, repo });
-    }
-    const { data: pr } = await octokit.rest.pulls.get({ ...where, pull_number: number });
-    const queues = this.queuesFor(payload.repository, pr.base.ref).filter((queue) => queue.settings.commandsEnabled);
-    if (queues.length === 0) return answer({ kind: 'noQueue', branch: pr.base.ref });
-    for (const queue of queues) {
-      const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
-      if (command.kind === 'merge') {
-        const options = { noBatch: command.noBatch, by: `@${login} with /greenline`, ...(command.priority === undefined ? {} : { priority: command.priority }) };
-        this.engine.submitPullRequest(key, number, options);
-        await answer({ kind: 'submitted', number, branch: queue.branch, login });
-      } else if (this.enqueued(key, number) === undefined) {
-        await answer({ kind: 'notQueued', number, branch: queue.branch });
-      } else {
-        try {
-          this.engine.cancelPullRequest(key, number, `@${login} with /greenline`);
-        } catch (error) {
-          if (!(error instanceof EngineError && error.kind === 'conflict')) throw error;
-          await answer({ kind: 'beingMerged', number });
-          continue;
-        }
-        await answer({ kind: 'cancelled', number, login });
-      }
     }
   }
 

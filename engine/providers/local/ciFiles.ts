@@ -4,7 +4,8 @@
  * under `local-ci/work/`. Status names become file names by `statusFileName`.
  */
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CiRun } from '../types.js';
 
@@ -59,6 +60,18 @@ export class CiFiles {
 
   metaPath(runId: string): string {
     return join(this.runDir(runId), 'run.json');
+  }
+
+  /** A status's log, only to the organization that owns the run; undefined when there is none (yet) or it is not theirs. */
+  async openLog(org: string, runId: string, status: string): Promise<NodeJS.ReadableStream | undefined> {
+    const meta = await readJson<RunMeta>(this.metaPath(runId));
+    if (meta === undefined || meta.org !== org) return undefined;
+    const path = this.logPath(runId, status);
+    const isFile = await stat(path).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+    return isFile ? createReadStream(path) : undefined;
   }
 }
 

@@ -1,21 +1,4 @@
-/**
- * The built-in CI of the local git host (GREENLINE_LOCAL_CI=1). For each test run it reads `ci:` from the
- * repository configuration file at the run's base (the target branch the run was built on), and for each entry
- * `<status>: <command>` it checks the test branch out into a temporary worktree, runs the command with the shell
- * (`/bin/sh -c`: the command is the user's shell line), and reports the outcome as the commit status `<status>`:
- * `pending` when it starts, then `success` (exit 0) or `failure`. A command still running at the queue's testing
- * timeout is killed (the engine cancels the run then anyway).
- *
- * Output (stdout and stderr together) is kept in the data folder, `local-ci/<runId>/<status>.log`, and every status
- * links to it by `url`: GET <public url>/ci-logs/<runId>/<status>, served to the organization that owns the run.
- *
- * Restarts: an outcome is written next to the log before it is reported. When the service starts again, the
- * engine resumes CI on every run in progress: outcomes already written are reported again (the engine takes a
- * repeated status as a no-op) and commands that had not finished run again from the start, in a fresh worktree.
- * A command left running by a crashed service is killed first. Nothing is resumed half-way.
- */
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, rm, rmdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { CI, CiLogSource, CiRun, StatusReporter } from '../types.js';
@@ -139,21 +122,7 @@ export class LocalCi implements CI, CiLogSource {
   }
 
   async openLog(org: string, runId: string, status: string): Promise<NodeJS.ReadableStream | undefined> {
-    if (!RUN_ID.test(runId)) return undefined;
-    const meta = await readFile(this.files.metaPath(runId), 'utf8').then(
-      (text) => JSON.parse(text) as RunMeta,
-      () => undefined,
-    );
-    if (meta === undefined || meta.org !== org) return undefined;
-    const path = this.files.logPath(runId, status);
-    if (
-      !(await stat(path).then(
-        (info) => info.isFile(),
-        () => false,
-      ))
-    )
-      return undefined;
-    return createReadStream(path);
+    return RUN_ID.test(runId) ? this.files.openLog(org, runId, status) : undefined;
   }
 
   private track(promise: Promise<void>): void {

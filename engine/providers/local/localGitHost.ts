@@ -6,7 +6,7 @@
  * - Test branches are real commits: `refs/heads/greenline/<target>/<runId>` holds the run's base plus its PRs,
  *   applied in order with the queue's merge method (applyPullRequest.ts). What each PR contributed is kept in a
  *   small record per test branch (`local-git/test-branches/...`), which merging reads.
- *   (testBranchRecords.ts)
+ *   (stackPullRequests.ts, testBranchRecords.ts)
  * - Merging puts a PR's tested commits on the target branch with one compare-and-swap of the ref (localMerge.ts).
  * - Every call is safe to repeat: an existing test branch is answered as built, a merge already done is answered
  *   as merged. Operations on one repository are serialised, failed git commands retried (gitRunner.ts), and the
@@ -18,12 +18,12 @@ import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/testRuns.js';
 import { hostNoteText } from '../../model/texts.js';
 import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
-import { applyPullRequest } from './applyPullRequest.js';
 import { GitRunner } from './gitRunner.js';
 import { EMPTY_REPO_CONFIG, parseRepoConfig, REPO_CONFIG_FILE, RepoConfigError, type RepoConfig } from './repoConfig.js';
 import { mergeTested, requireTarget, type MergeContext } from './localMerge.js';
 import { gitDate, Repository, ZERO_SHA, type Ident } from './repository.js';
-import { repoPathParts, TestBranchRecords, type Segment } from './testBranchRecords.js';
+import { repoPathParts, TestBranchRecords } from './testBranchRecords.js';
+import { stackPullRequests } from './stackPullRequests.js';
 
 export interface LocalGitHostOptions {
   /** The data folder: repositories go under `repos/`, the host's records under `local-git/`. */
@@ -36,10 +36,6 @@ export interface LocalGitHostOptions {
 }
 
 export const STATUS_CHECK_CONTEXT = 'greenline';
-
-function listOf(numbers: number[]): string {
-  return numbers.map((number) => `#${number}`).join(', ');
-}
 
 export class LocalGitHost implements GitHost {
   readonly name = 'local';
@@ -170,30 +166,9 @@ export class LocalGitHost implements GitHost {
         };
       }
       const committer: Ident = { ...this.identity, date: gitDate(this.now()) };
-      const segments: Segment[] = [];
-      let current = request.baseSha;
-      for (const [index, pr] of request.pullRequests.entries()) {
-        const ahead = request.pullRequests.slice(0, index).map((earlier) => earlier.number);
-        const onto = `${request.targetBranch}${ahead.length > 0 ? ` + ${listOf(ahead)}` : ''}`;
-        if (!(await repository.hasCommit(pr.sha))) {
-          return { ok: false, reason: `the head ${pr.sha} of #${pr.number} is not in the repository`, conflict: { number: pr.number, files: [] } };
-        }
-        const applied = await applyPullRequest(repository, current, pr, request.mergeMethod, committer);
-        if (!applied.ok) {
-          const detail = applied.detail === '' ? '' : ` (${applied.detail})`;
-          return {
-            ok: false,
-            reason: `#${pr.number} conflicts with ${onto} in ${applied.files.join(', ') || 'its changes'}${detail}`,
-            conflict: { number: pr.number, files: applied.files },
-          };
-        }
-        if (applied.commits.length === 0) {
-          // Nothing to merge; and its test branch would be the same commit as the run's ahead of it.
-          return { ok: false, reason: `#${pr.number} changes nothing on top of ${onto}`, conflict: { number: pr.number, files: [] } };
-        }
-        segments.push({ number: pr.number, prSha: pr.sha, parent: current, commits: applied.commits });
-        current = applied.tip;
-      }
+      const stacked = await stackPullRequests(repository, request, committer);
+      if (!stacked.ok) return stacked;
+      const { segments, tip: current } = stacked;
       // The record first: a test branch that exists always has one.
       await this.records.write(request.repo, { branch, baseSha: request.baseSha, mergeMethod: request.mergeMethod, tip: current, segments });
       if (!(await repository.compareAndSwap(ref, current, existing ?? ZERO_SHA))) throw new Error(`${ref} changed while it was being built`);
