@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { MergeEstimate } from '../engine/estimate/index.js';
 import { normalCdf } from '../engine/estimate/durations.js';
-import { normalQuantile } from '../engine/estimate/model.js';
+import { normalQuantile } from '../engine/estimate/durations.js';
 import { drawArrivals } from '../sim/arrivals.js';
 import { runDurationMs } from '../sim/ci.js';
 import { runQueue, SIM_START, type QueueRunOptions } from '../sim/queueRun.js';
