@@ -1,0 +1,62 @@
+/**
+ * The bound of the merge estimates (issue 32): the simulation forked at each sampled PR's readiness and at its reaching
+ * the head of the queue, and played on `forks` times with fresh draws of everything the queue's state does not know
+ * (sim/fork.ts). The median and 90th percentile over the forks of when the PR merges are the oracle's estimate: the
+ * best any estimator that sees the queue's state can give. Its error against what happened is the irreducible part.
+ * bench/estimates.ts measures it beside the estimators: `npx tsx bench/estimates.ts --oracle FORKS [--every K]
+ * [--only workload:seed,seed …]` (every K-th PR sampled, default 3); this file collects the moments and plays the forks.
+ */
+import type { MergeEstimate } from '../engine/estimate/index.js';
+import type { Store } from '../engine/store/store.js';
+import { type ForkSource, playFork, type Snapshot, snapshotOf } from '../sim/fork.js';
+
+export interface OracleOptions {
+  /** Forks per moment. */
+  forks: number;
+  /** PRs sampled: those whose number is a multiple of this. */
+  every: number;
+}
+
+export interface OracleCost {
+  moments: number;
+  forks: number;
+  /** Wall time of the forks in all (ms). */
+  ms: number;
+}
+
+/** Snapshots of a running simulation at the moments sampled PRs became ready or reached the head, then their forks. */
+export class OracleCollector {
+  private readonly moments: { snapshot: Snapshot; targets: number[] }[] = [];
+
+  constructor(
+    private readonly options: OracleOptions,
+    private readonly store: Store,
+  ) {}
+
+  /** These PRs were just sampled (became ready, or reached the head) at `at`: keep the store as it is now. */
+  observe(at: number, numbers: readonly number[]): void {
+    const targets = numbers.filter((number) => number % this.options.every === 0);
+    if (targets.length > 0) this.moments.push({ snapshot: snapshotOf(this.store, at), targets });
+  }
+
+  /** Plays every moment's forks: the oracle's estimate per moment and PR (key `${at}:${number}`). */
+  async resolve(source: ForkSource): Promise<{ estimates: Map<string, MergeEstimate>; cost: OracleCost }> {
+    const estimates = new Map<string, MergeEstimate>();
+    const started = performance.now();
+    for (const { snapshot, targets } of this.moments) {
+      const times = new Map<number, number[]>(targets.map((number) => [number, []]));
+      for (let index = 0; index < this.options.forks; index++) {
+        const merged = await playFork(source, snapshot, index, targets);
+        for (const [number, at] of merged) times.get(number)!.push(at);
+      }
+      for (const [number, values] of times) {
+        if (values.length === 0) continue;
+        values.sort((a, b) => a - b);
+        const pick = (q: number) => values[Math.min(values.length - 1, Math.max(0, Math.ceil(q * values.length) - 1))]!;
+        estimates.set(`${snapshot.at}:${number}`, { at: pick(0.5), p90: pick(0.9) });
+      }
+    }
+    const cost = { moments: this.moments.length, forks: this.moments.length * this.options.forks, ms: performance.now() - started };
+    return { estimates, cost };
+  }
+}
