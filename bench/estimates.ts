@@ -14,7 +14,7 @@
  * `npx tsx bench/estimates.ts [--hours H] [--before REV] [--oracle FORKS [--every K]] [--only 'batch8:1,2 lanes4:3']`
  * (default 12 hours of arrivals per run; the example has 72). With `--oracle`, the bound of estimatesOracle.ts too.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { MergeEstimate } from '../engine/estimate/index.js';
 import { normalCdf } from '../engine/estimate/durations.js';
@@ -26,7 +26,7 @@ import type { Store } from '../engine/store/store.js';
 import { runQueue, SIM_START, type QueueRunOptions } from '../sim/queueRun.js';
 import { parseScenarioText, settingsOf } from '../sim/scenario.js';
 import { estimatorAt } from './estimatesBefore.js';
-import { OracleCollector, type OracleCost, type OracleOptions } from './estimatesOracle.js';
+import { interval, OracleCollector, type OracleCost, type OracleOptions, type SampledErrors } from './estimatesOracle.js';
 
 interface Sample {
   at: number;
@@ -45,7 +45,7 @@ export interface Figures {
   /** Median error at the head with the durations' bound (NaN without a run under way at the head). */
   headBound: number;
   /** With the oracle: the PRs it sampled, and each estimator's figures over those same PRs. */
-  sampled?: { prs: number; after: Accuracy; before: Accuracy; oracle: Accuracy; cost: OracleCost };
+  sampled?: { prs: number; after: Accuracy; before: Accuracy; oracle: Accuracy; cost: OracleCost; errors: SampledErrors };
 }
 
 interface Accuracy {
@@ -132,13 +132,12 @@ export async function measureEstimates(
       const actual = sample === undefined ? 0 : SIM_START + pr.leftAt! - sample.at;
       return sample === undefined || actual <= 0 ? [] : [{ sample, actual, mergedAt: SIM_START + pr.leftAt! }];
     });
+  const errorsOf = (samples: Map<number, Sample>, of: (sample: Sample) => MergeEstimate | undefined, only: (sample: Sample) => boolean) =>
+    judged(samples)
+      .filter(({ sample }) => only(sample))
+      .flatMap(({ sample, actual }) => (of(sample) === undefined ? [] : [Math.abs(of(sample)!.at - sample.at - actual) / actual]));
   const accuracy = (of: (sample: Sample) => MergeEstimate | undefined, only = (_sample: Sample) => true): Accuracy => {
-    const error = (samples: Map<number, Sample>) =>
-      median(
-        judged(samples)
-          .filter(({ sample }) => only(sample))
-          .flatMap(({ sample, actual }) => (of(sample) === undefined ? [] : [Math.abs(of(sample)!.at - sample.at - actual) / actual])),
-      );
+    const error = (samples: Map<number, Sample>) => median(errorsOf(samples, of, only));
     const under = (samples: Map<number, Sample>) => {
       const rows = judged(samples).filter(({ sample }) => of(sample) !== undefined && only(sample));
       return rows.filter(({ sample, mergedAt }) => mergedAt <= of(sample)!.p90).length / Math.max(1, rows.length);
@@ -163,6 +162,12 @@ export async function measureEstimates(
       before: accuracy((sample) => sample.before, only),
       oracle: accuracy((sample) => sample.oracle, only),
       cost,
+      errors: Object.fromEntries(
+        (['before', 'after', 'oracle'] as const).map((name) => [
+          name,
+          { ready: errorsOf(ready, (sample) => sample[name], only), head: errorsOf(head, (sample) => sample[name], only) },
+        ]),
+      ) as SampledErrors,
     };
   }
   return figures;
@@ -185,6 +190,7 @@ export function printFigures(workload: string, seed: number, f: Figures): void {
   console.log(
     `  sampled ${s.prs} PRs, before / after / oracle: err@ready ${triple(s, (a) => a.readyError)}; err@head ${triple(s, (a) => a.headError)}; ` +
       `<=P90 ready ${triple(s, (a) => a.readyUnderP90)}; <=P90 head ${triple(s, (a) => a.headUnderP90)}; ` +
+      `oracle err@ready 90 % interval ${interval(s.errors.oracle.ready).map(percent).join('–')}, ${s.errors.oracle.head.length} PRs at the head; ` +
       `${s.cost.forks} forks at ${s.cost.moments} moments, ${(s.cost.ms / Math.max(1, s.cost.forks)).toFixed(0)} ms per fork`,
   );
 }
@@ -214,7 +220,13 @@ async function main(): Promise<void> {
     workloads.splice(0, workloads.length, ...only.split(' ').map((run): [string, number[]] => [run.split(':')[0]!, run.split(':')[1]!.split(',').map(Number)]));
   }
   for (const [workload, seeds] of workloads) {
-    for (const seed of seeds) printFigures(workload, seed, await measureEstimates(workload, seed, hours, before, oracle));
+    for (const seed of seeds) {
+      const figures = await measureEstimates(workload, seed, hours, before, oracle);
+      printFigures(workload, seed, figures);
+      // The oracle's rows, PR by PR, to pool seeds: `--dump DIR`.
+      const dump = option('--dump');
+      if (dump !== undefined && figures.sampled !== undefined) writeFileSync(`${dump}/${workload}-${seed}.json`, JSON.stringify(figures.sampled));
+    }
   }
 }
 

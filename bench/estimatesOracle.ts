@@ -60,3 +60,23 @@ export class OracleCollector {
     return { estimates, cost };
   }
 }
+
+/** Each estimator's errors, PR by PR, over the PRs the oracle sampled: at readiness and at the head. */
+export type SampledErrors = Record<'before' | 'after' | 'oracle', { ready: number[]; head: number[] }>;
+
+/** A 90 % bootstrap interval of the median of `values` (2,000 resamples, a fixed seed). */
+export function interval(values: readonly number[]): [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN];
+  let state = 0x9e3779b9;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+  const medians: number[] = [];
+  for (let resample = 0; resample < 2000; resample++) {
+    const drawn = Array.from({ length: values.length }, () => values[Math.floor(next() * values.length)]!).sort((a, b) => a - b);
+    medians.push(drawn[Math.floor(drawn.length / 2)]!);
+  }
+  medians.sort((a, b) => a - b);
+  return [medians[100]!, medians[1899]!];
+}
