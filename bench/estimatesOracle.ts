@@ -4,8 +4,11 @@
  * (sim/fork.ts). The median and 90th percentile over the forks of when the PR merges are the oracle's estimate: the
  * best any estimator that sees the queue's state can give. Its error against what happened is the irreducible part.
  * bench/estimates.ts measures it beside the estimators: `npx tsx bench/estimates.ts --oracle FORKS [--every K]
- * [--only workload:seed,seed …]` (every K-th PR sampled, default 3); this file collects the moments and plays the forks.
+ * [--only workload:seed,seed …] [--dump DIR]` (every K-th PR sampled, default 3); this file collects the moments and
+ * plays the forks. `npx tsx bench/estimatesOracle.ts DIR` pools the seeds dumped there, per workload.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { MergeEstimate } from '../engine/estimate/index.js';
 import type { Store } from '../engine/store/store.js';
 import { type ForkSource, playFork, type Snapshot, snapshotOf } from '../sim/fork.js';
@@ -80,3 +83,27 @@ export function interval(values: readonly number[]): [number, number] {
   medians.sort((a, b) => a - b);
   return [medians[100]!, medians[1899]!];
 }
+
+/** Pools the dumped seeds of each workload: each estimator's median error over all their sampled PRs, with its interval. */
+function pool(dir: string): void {
+  const byWorkload = new Map<string, SampledErrors[]>();
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.json'))) {
+    const workload = name.replace(/-\d+\.json$/, '');
+    const { errors } = JSON.parse(readFileSync(`${dir}/${name}`, 'utf8')) as { errors: SampledErrors };
+    byWorkload.set(workload, [...(byWorkload.get(workload) ?? []), errors]);
+  }
+  const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+  for (const [workload, seeds] of byWorkload) {
+    const cells = (['before', 'after', 'oracle'] as const).flatMap((name) =>
+      (['ready', 'head'] as const).map((at) => {
+        const values = seeds.flatMap((errors) => errors[name][at]).sort((a, b) => a - b);
+        const half = Math.floor(values.length / 2);
+        const middle = values.length % 2 === 1 ? values[half]! : ((values[half - 1] ?? Number.NaN) + (values[half] ?? Number.NaN)) / 2;
+        return `${name}@${at} ${percent(middle)} (${interval(values).map(percent).join('–')}, ${values.length} PRs)`;
+      }),
+    );
+    console.log(`${workload}, ${seeds.length} seeds pooled: ${cells.join('; ')}`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) pool(process.argv[2] ?? '.');
