@@ -11,7 +11,7 @@ import { runDurationMs } from '../sim/ci.js';
 import { SIM_START } from '../sim/queueRun.js';
 import { exampleQueue } from './estimates.js';
 import { normalCdf } from '../engine/estimate/durations.js';
-import { normalQuantile } from '../engine/estimate/model.js';
+import { normalQuantile } from '../engine/estimate/durations.js';
 
 interface Point {
   at: number;

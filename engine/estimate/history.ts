@@ -2,7 +2,7 @@
  * What the merge estimate learns from a queue's own history, read from its metrics records (metrics/records.ts):
  * the durations of its runs in the last hour (main line and bisection alike: the same CI), those cancelled among them
  * (they lasted at least that: durations.ts), the mean and count of every run since it began (so a quiet hour still
- * has one), how many PRs its runs held, and its share of PRs that failed.
+ * has one), how many PRs its runs held, and its share of PRs that failed (on the main line or in a bisection).
  */
 import { readTotals, WINDOW_MS } from '../metrics/records.js';
 import type { ReadTx } from '../store/store.js';
@@ -12,7 +12,7 @@ export interface QueueHistory {
   durations: DurationSample;
   /** Mean PRs per main-line run (1 when none ran yet). */
   batchSize: number;
-  /** Failed over concluded main-line PRs, smoothed towards 10% with a prior of 5 PRs. */
+  /** Failed over concluded PRs (main line and bisection), smoothed towards 10% with a prior of 5 PRs. */
   failureRate: number;
 }
 
@@ -36,11 +36,12 @@ export function readQueueHistory(tx: ReadTx, queueId: string, now: number): Queu
   }
   const batches = totals.histograms.main.batchSize;
   const batchRuns = batches.counts.reduce((sum, count) => sum + count, 0);
-  const concluded = totals.conclusions.main;
-  const resolved = concluded.merged + concluded.failed;
+  // A PR kicked by a bisection concludes there, not on the main line: with batching, nearly every failure does.
+  const failed = totals.conclusions.main.failed + totals.conclusions.bisection.failed;
+  const resolved = totals.conclusions.main.merged + totals.conclusions.bisection.merged + failed;
   return {
     durations: { finishedMs, cancelledMs, ...(runs > 0 ? { allTime: { meanMs: totalMs / runs, runs } } : {}) },
     batchSize: batchRuns === 0 ? 1 : batches.sum / batchRuns,
-    failureRate: (concluded.failed + PRIOR_RATE * PRIOR_PRS) / (resolved + PRIOR_PRS),
+    failureRate: (failed + PRIOR_RATE * PRIOR_PRS) / (resolved + PRIOR_PRS),
   };
 }

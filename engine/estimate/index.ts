@@ -29,6 +29,8 @@ export function estimateQueue(
   enqueued: readonly PullRequestRecord[],
   runOf: (runId: string) => TestRunRecord | undefined,
   now: number,
+  /** Benchmarks: each PR's chance to fail, in place of its failure likelihood (bench/estimatesParts.ts). */
+  failureOf?: (pr: PullRequestRecord) => number | undefined,
 ): Map<number, MergeEstimate> {
   const history = readQueueHistory(tx, queue.id, now);
   const lineup = new Set(queue.runtime.lineup);
@@ -38,7 +40,7 @@ export function estimateQueue(
     const run = (pr.state === 'TESTING' || pr.state === 'TESTS_PASSED') && pr.runId !== null ? runOf(pr.runId) : undefined;
     prs.push({
       number: pr.number,
-      failureP: pr.likelihood?.p ?? history.failureRate,
+      failureP: failureOf?.(pr) ?? pr.likelihood?.p ?? history.failureRate,
       ...(pr.readyAt === null ? {} : { readyAt: pr.readyAt }),
       // Speculation by likelihood's isolation is a bisection of one: off the main line, then back to it.
       ...(pr.group !== null ? { bisecting: true } : {}),

@@ -18,8 +18,8 @@
  */
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { bisect } from './bisectionEstimate.js';
-import { fitDurations, normalCdf } from './durations.js';
+import { fitDurations, normalCdf, normalQuantile } from './durations.js';
+import { type Draw, type Group, playParallel, playSingle } from './play.js';
 
 export interface EstimatePr {
   number: number;
@@ -77,35 +77,6 @@ function seedOf(input: EstimateInput): number {
   mix(input.now % 4294967296);
   for (const pr of input.lineup) mix(pr.number);
   return hash;
-}
-
-interface Group {
-  prs: EstimatePr[];
-  startedAt: number | null;
-  durationMs: number;
-  /** A batch short of its least size starts no sooner than this (ms). */
-  notBefore: number;
-  /** Its PRs are in a bisection: passing, they are tested again on the main line before they merge. */
-  retest?: true;
-  /** Its run passed already: it merges once those ahead have, unless one of them fails and it is tested again. */
-  passed?: true;
-}
-
-/** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */
-export function normalQuantile(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const low = 0.02425;
-  if (p < low) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  }
-  if (p > 1 - low) return -normalQuantile(1 - p);
-  const q = p - 0.5;
-  const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -186,109 +157,4 @@ function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: 
     group.notBefore = Math.max(now, oldest + batching.maxWaitMs);
   }
   return groups;
-}
-
-type Draw = (atLeast: number) => number;
-type Record = (prs: EstimatePr[], at: number) => void;
-
-function start(group: Group, at: number, draw: Draw): void {
-  group.startedAt = Math.max(at, group.notBefore);
-  group.durationMs = draw(0);
-}
-
-const endOf = (group: Group) => group.startedAt! + group.durationMs;
-
-/**
- * Single mode: the main line's runs start in order while fewer than `concurrency` are under way (a run that ended
- * frees its place at once, its PRs waiting for those ahead, as the planner counts only runs in progress), and a batch
- * still waiting holds back those behind it. The head's end decides: passing, its PRs merge, and so do those behind
- * whose runs ended already; failing, a PR alone leaves, a batch leaves the main line for its bisection, and every run
- * behind, tested on top of a PR that failed, starts again. Off the main line (the bisection pool) each group is
- * tested at once: a group that fails is halved again (a PR alone leaves), one that passes returns to the main line
- * behind the runs started there, to be tested again (in the simulator the PRs the main line took meanwhile stay
- * ahead of it).
- */
-function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
-  let t = now;
-  const line = groups.filter((group) => group.retest !== true);
-  const offLine = groups.filter((group) => group.retest === true);
-  const isGood = (group: Group) => group.passed === true || group.prs.every((pr) => !bad.has(pr.number));
-  const bisected = (prs: EstimatePr[]) => {
-    if (prs.length <= 1) return;
-    const half = Math.ceil(prs.length / 2);
-    for (const part of [prs.slice(0, half), prs.slice(half)]) offLine.push({ prs: part, startedAt: t, durationMs: draw(0), notBefore: t, retest: true });
-  };
-  for (const group of offLine) if (group.startedAt === null) start(group, t, draw);
-  const running = (group: Group) => group.startedAt !== null && endOf(group) > t;
-  const fill = () => {
-    let slots = concurrency - line.filter(running).length;
-    for (const group of line) {
-      if (slots <= 0) break;
-      if (group.startedAt !== null) continue;
-      start(group, t, draw);
-      slots--;
-      if (group.startedAt! > t) break;
-    }
-  };
-  while (line.length > 0 || offLine.length > 0) {
-    for (const group of offLine.filter((candidate) => endOf(candidate) <= t)) {
-      offLine.splice(offLine.indexOf(group), 1);
-      if (!isGood(group)) bisected(group.prs);
-      else {
-        group.retest = undefined;
-        group.startedAt = null;
-        const at = line.findIndex((other) => other.startedAt === null);
-        line.splice(at === -1 ? line.length : at, 0, group);
-      }
-    }
-    fill();
-    const head = line[0];
-    if (head?.startedAt != null && endOf(head) <= t) {
-      line.shift();
-      if (isGood(head)) record(head.prs, t);
-      else {
-        bisected(head.prs);
-        for (const group of line) {
-          group.startedAt = null;
-          group.passed = undefined;
-        }
-      }
-      continue;
-    }
-    // The next run to end: the head's, one behind it (which frees its place), or one off the main line.
-    const ends = [...line.filter(running), ...offLine].map(endOf).filter((end) => end > t);
-    if (ends.length === 0) break;
-    t = Math.min(...ends);
-  }
-}
-
-/** Parallel mode: lanes are independent; each run's end decides for its PRs, a failed batch is bisected. */
-function playParallel(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
-  let t = now;
-  const running = () => groups.filter((group) => group.startedAt !== null);
-  const fill = () => {
-    let slots = concurrency - running().length;
-    for (const group of groups) {
-      if (slots <= 0) break;
-      if (group.startedAt === null) {
-        start(group, t, draw);
-        slots--;
-      }
-    }
-  };
-  fill();
-  while (groups.length > 0) {
-    const next = running().reduce((first, group) => (endOf(group) < endOf(first) ? group : first));
-    t = Math.max(t, endOf(next));
-    const passed = next.passed === true || next.prs.every((pr) => !bad.has(pr.number));
-    if (passed && next.retest === true) {
-      next.retest = undefined;
-      start(next, t, draw);
-      continue;
-    }
-    groups.splice(groups.indexOf(next), 1);
-    if (passed) record(next.prs, t);
-    else bisect(next.prs, bad, t, draw, record);
-    fill();
-  }
 }
