@@ -28,7 +28,7 @@ beforeAll(async () => {
     GREENLINE_PROVIDER: 'sim',
     GREENLINE_API_TOKENS: `acme:${TOKEN}`,
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   if (server !== undefined) await stop(server);
@@ -68,7 +68,7 @@ describe('client commands against a fresh server', () => {
     expect(JSON.parse((await client(['queue', 'pause'])).stdout).state).toBe('paused');
     expect(JSON.parse((await client(['queue', 'drain'])).stdout).state).toBe('paused');
     expect(JSON.parse((await client(['queue', 'resume'])).stdout).state).toBe('running');
-  }, 180_000);
+  });
 
   test('refusals: the API’s status and message on stderr, exit 1; a bad command line, exit 2', async () => {
     const missing = await client(['pr', 'cancel', '7']);
@@ -81,7 +81,7 @@ describe('client commands against a fresh server', () => {
     const usage = await client(['pr', 'merge', '7']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/pr takes one of submit, cancel, restart, show/);
-  }, 120_000);
+  });
 
   test('--version and --help end with a newline', async () => {
     const version = await runCli(['--version'], {});
@@ -90,7 +90,7 @@ describe('client commands against a fresh server', () => {
     expect(help.stdout).toContain('greenline pr submit|cancel|restart|show NUMBER');
     expect(help.stdout).toContain('greenline login');
     expect(help.stdout.endsWith('\n')).toBe(true);
-  }, 60_000);
+  });
 });
 
 describe.skipIf(CHROMIUM === undefined)('greenline login: the device flow end to end', () => {
@@ -143,5 +143,5 @@ describe.skipIf(CHROMIUM === undefined)('greenline login: the device flow end to
     const after = await runCli(['queue', 'show', '--repo', REPO, '--url', `http://127.0.0.1:${closed}`], { GREENLINE_CONFIG_DIR: configDir });
     expect(after.code).toBe(1);
     expect(after.stderr).toBe(`greenline: cannot reach http://127.0.0.1:${closed}: ECONNREFUSED (set GREENLINE_URL or pass --url)\n`);
-  }, 180_000);
+  });
 });

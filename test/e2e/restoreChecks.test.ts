@@ -95,4 +95,4 @@ test('a truncated, damaged, empty, foreign or newer backup, or a folder, is a cl
     expect(statSync(join(restored, 'greenline.mdb')).mode & 0o777).toBe(0o600);
     expect(statSync(restored).mode & 0o777).toBe(0o700);
   });
-}, 120_000);
+});

@@ -90,4 +90,4 @@ test('files are the owner’s only; a backup cannot forge a session; rotating th
     expect(await sessionStands(server, await signIn(server, token))).toBe(true);
     expect(await stop(server)).toEqual({ code: 0, signal: null });
   });
-}, 120_000);
+});

@@ -46,7 +46,7 @@ test('--version and --help load no module of the service', async () => {
     expect(modules.some((url) => url.endsWith('/cli/main.ts'))).toBe(true);
     expect(modules.filter((url) => SERVICE.test(url))).toEqual([]);
   }
-}, 120_000);
+});
 
 test('a client command loads its own module and no module of the service', async () => {
   const { modules, status, stderr } = await modulesOf('pr', ['pr', 'show', '1', '--repo', 'github.com/acme/widgets', '--url', 'http://127.0.0.1:1', '--token', 'x']);
@@ -54,11 +54,11 @@ test('a client command loads its own module and no module of the service', async
   expect(stderr).toMatch(/^greenline: cannot reach http:\/\/127\.0\.0\.1:1/);
   expect(modules.some((url) => url.endsWith('/cli/clientCommands.ts'))).toBe(true);
   expect(modules.filter((url) => SERVICE.test(url))).toEqual([]);
-}, 120_000);
+});
 
 test('serve is what loads the service', async () => {
   // An environment serve refuses (it reads it first, once its modules are loaded), so that it stops at once.
   const { modules, status, stderr } = await modulesOf('serve', ['serve'], { PORT: 'not-a-port', GREENLINE_DATA: dir });
   expect(status, stderr).toBe(2);
   expect(modules.some((url) => /\/api\/server\.ts$/.test(url))).toBe(true);
-}, 120_000);
+});

@@ -120,7 +120,7 @@ test('SIGTERM with a 1 s grace in the middle of a large upload: the upload answe
 
     await retryCountsOnce(dir, body, cases);
   });
-}, 300_000);
+});
 
 test('kill -9 in the middle of an upload, a restart, the same upload again: every test is counted once', async () => {
   await withDataDir(async (dir) => {
@@ -139,4 +139,4 @@ test('kill -9 in the middle of an upload, a restart, the same upload again: ever
 
     await retryCountsOnce(dir, body, cases);
   });
-}, 300_000);
+});

@@ -49,7 +49,7 @@ const DAY_MIN = 24 * 60;
 
 for (const [kind, open] of Object.entries(STORES)) {
   describe.skipIf(open === undefined)(`ended-PR index on ${kind}`, () => {
-    test('it follows merges, failures, cancels, a PR submitted again, retention and deleting the queue', { timeout: 60_000 }, async () => {
+    test('it follows merges, failures, cancels, a PR submitted again, retention and deleting the queue', async () => {
       const { store, cleanup } = await open!();
       try {
         const h = new QueueHarness(store);
@@ -125,7 +125,7 @@ for (const [kind, open] of Object.entries(STORES)) {
       }
     });
 
-    test('a store written before the index has it filled once at start', { timeout: 60_000 }, async () => {
+    test('a store written before the index has it filled once at start', async () => {
       const { store, cleanup } = await open!();
       try {
         const h = new QueueHarness(store);

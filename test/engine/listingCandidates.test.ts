@@ -42,7 +42,7 @@ const STATE_SETS: (readonly PullRequestState[] | undefined)[] = [
 ];
 
 describe('listPullRequests reads only what its filter can match', () => {
-  test('every filter pages exactly as over every record, at the edges of its range, with the index whole or not', { timeout: 120_000 }, async () => {
+  test('every filter pages exactly as over every record, at the edges of its range, with the index whole or not', async () => {
     const h = await queueWithHistory();
     const every = h.engine.listPullRequests(KEY);
     const concluded = every.filter((pr) => FINAL_PULL_REQUEST_STATES.includes(pr.state)).map((pr) => Date.parse(pr.stateChangedAt));
@@ -79,7 +79,7 @@ describe('listPullRequests reads only what its filter can match', () => {
     check();
   });
 
-  test('enqueued states read the queue only, and a range only the PRs that concluded in it', { timeout: 120_000 }, async () => {
+  test('enqueued states read the queue only, and a range only the PRs that concluded in it', async () => {
     const h = await queueWithHistory();
     const every = h.engine.listPullRequests(KEY);
     const enqueued = every.filter((pr) => !FINAL_PULL_REQUEST_STATES.includes(pr.state));
@@ -97,7 +97,7 @@ describe('listPullRequests reads only what its filter can match', () => {
 });
 
 describe('a PR named by its branch reads the queue, then the index of ended PRs', () => {
-  test('the enqueued PR of the branch, else the one that ended last; with entries indexed before the branch, and with the index incomplete', { timeout: 120_000 }, async () => {
+  test('the enqueued PR of the branch, else the one that ended last; with entries indexed before the branch, and with the index incomplete', async () => {
     const h = await queueWithHistory();
     // PRs 1 and 2 (ended, 2 last) and 5 (enqueued) on one branch, as a branch reused after its PR ended would be.
     const onBranch = (numbers: number[]) =>

@@ -11,7 +11,7 @@ import { TESTS_PER_TRANSACTION } from '../../engine/flaky/ingestBatches.js';
 import { openLmdbStore } from '../../engine/store/index.js';
 import { makeApi, queueBody } from '../api/harness.js';
 
-test('a queue input is answered while another repository’s upload is still being stored', { timeout: 300_000 }, async () => {
+test('a queue input is answered while another repository’s upload is still being stored', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-upload-beside-'));
   const api = await makeApi(openLmdbStore({ dir }));
   try {

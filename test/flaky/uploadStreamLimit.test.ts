@@ -23,7 +23,7 @@ async function send(request: http.ClientRequest, text: string, stop: () => boole
   }
 }
 
-test('an upload over the limit is refused before its body ends', { timeout: 120_000 }, async () => {
+test('an upload over the limit is refused before its body ends', async () => {
   api = await makeApi();
   await api.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = api.app.server.address() as AddressInfo;
@@ -56,7 +56,7 @@ test('an upload over the limit is refused before its body ends', { timeout: 120_
   expect(api.store.read((tx) => tx.count('flakyUploads'))).toBe(0);
 });
 
-test('an upload under the limit goes through the counting and is stored', { timeout: 120_000 }, async () => {
+test('an upload under the limit goes through the counting and is stored', async () => {
   api = await makeApi();
   const xml = `<testsuite name="s">${'<testcase classname="c" name="t"/>'.repeat(1000)}</testsuite>`;
   const response = await api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] });

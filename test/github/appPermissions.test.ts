@@ -59,7 +59,7 @@ describe('GitHub mode: installation tokens', () => {
     expect(q.github.exchanges.slice(renewed).filter((exchange) => exchange.status === 401)).toEqual([]);
     expect(q.github.exchanges.filter((exchange) => exchange.status === 401).length).toBeGreaterThan(0);
     expect(q.errors.filter((error) => /Bad credentials/.test(error))).toEqual([]);
-  }, 60_000);
+  });
 
   test('an installation event drops the tokens kept: the next request makes a new one', async () => {
     const q = await submitted();
@@ -83,7 +83,7 @@ describe('GitHub mode: pages', () => {
     await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
     expect(q.pr(1).state).toBe('MERGED');
     expect(q.github.files('main')).toMatchObject({ 'f1.txt': '1\n', 'f150.txt': '150\n' });
-  }, 120_000);
+  });
 });
 
 describe('GitHub mode: .greenline.yaml', () => {

@@ -108,7 +108,7 @@ describe('GitHub mode: the greenline check run', () => {
     await q.publishCheckRuns();
     expect(checkRun(q, 4)).toMatchObject({ status: 'in_progress' });
     expect(checkRun(q, 4).id).not.toBe(removed.id);
-  }, 120_000);
+  });
 
   test('a busy queue is written at most once per throttle period per PR, and not at all when nothing changed', async () => {
     const q = await opened({}, { 1: ['One', { '1.txt': '1\n' }] });

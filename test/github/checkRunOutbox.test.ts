@@ -37,7 +37,7 @@ describe('GitHub mode: the check run through the outbox', () => {
     expect(q.pr(1).state).toBe('MERGED');
     expect(checkRunsOf(q, 1)).toHaveLength(1);
     expect(checkRunsOf(q, 1)[0]).toMatchObject({ status: 'completed', conclusion: 'success', title: 'Merged into main' });
-  }, 60_000);
+  });
 
   test('a crash after the PR left the queue and before its last write: the restart writes why it left', async () => {
     const q = await opened();
@@ -52,7 +52,7 @@ describe('GitHub mode: the check run through the outbox', () => {
     await q.drive();
     expect(checkRunsOf(q, 1)).toHaveLength(1);
     expect(checkRunsOf(q, 1)[0]).toMatchObject({ status: 'completed', conclusion: 'success', title: 'Merged into main' });
-  }, 60_000);
+  });
 
   test('GitHub made the check run but its answer was lost, then a crash: the retry after the restart updates it, no second one', async () => {
     const q = await opened();
@@ -72,5 +72,5 @@ describe('GitHub mode: the check run through the outbox', () => {
     expect(q.github.count('checks/create')).toBe(1);
     expect(q.github.count('checks/update')).toBeGreaterThan(0);
     expect(checkRunsOf(q, 1)[0]).toMatchObject({ status: 'in_progress', externalId: q.pr(1).id });
-  }, 60_000);
+  });
 });

@@ -72,7 +72,7 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
       expect((await fetch(`${server.url}/github/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
       expect(await stop(server)).toEqual({ code: 0, signal: null });
     });
-  }, 90_000);
+  });
 
   test("without the App's credentials it refuses to start and says what is missing", async () => {
     await withDataDir(async (dir) => {

@@ -22,5 +22,5 @@ describe('GitHub mode: the tested commit of a long test branch', () => {
     expect(q.github.files('main')).toMatchObject({ 'f1.txt': '1\n', 'f230.txt': '230\n' });
     // The test branch's 230 commits in three pages, then the PR's own 230 in three more.
     expect(q.github.count('repos/compare-commits-with-basehead') - compares).toBe(6);
-  }, 240_000);
+  });
 });

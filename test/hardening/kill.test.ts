@@ -15,4 +15,4 @@ test('two kills under load: every acknowledged write is there once, and the even
   expect(report.mergedTwice).toEqual([]);
   expect(report.divergences).toEqual([]);
   expect(report.replayed).toBeGreaterThan(report.submits);
-}, 120_000);
+});

@@ -68,5 +68,5 @@ describe.skipIf(!installed)('Prometheus (skipped when it is not installed)', () 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(scrapes[0]).toEqual({ status: 200, authorization: `Bearer ${TOKENS.acme}`, agent: expect.stringMatching(/^Prometheus\//) });
-  }, 60_000);
+  });
 });

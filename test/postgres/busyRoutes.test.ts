@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 describe.skipIf(cluster === undefined)('a webhook delivery to a busy queue', () => {
-  test('waits for the lock without blocking the process, and is applied once it is let go', { timeout: 60_000 }, async () => {
+  test('waits for the lock without blocking the process, and is applied once it is let go', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     cleanups.push(() => pgCluster.dropDatabase(url));

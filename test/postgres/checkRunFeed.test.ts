@@ -45,7 +45,7 @@ async function open(url: string, name: string): Promise<Engine> {
 }
 
 describe.skipIf(cluster === undefined)('check runs on PostgreSQL with two processes', () => {
-  test("an input the other process took marks the queue for this process's check runs", { timeout: 60_000 }, async () => {
+  test("an input the other process took marks the queue for this process's check runs", async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     cleanups.push(() => pgCluster.dropDatabase(url));

@@ -166,7 +166,7 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
     } finally {
       await db.end();
     }
-  }, 180_000);
+  });
 
   test('a paused owner loses its queue, and records nothing as its driver after it resumes', async () => {
     const url = await (cluster as PgCluster).createDatabase();
@@ -201,5 +201,5 @@ describe.skipIf(cluster === undefined)('three processes on one PostgreSQL databa
     } finally {
       await db.end();
     }
-  }, 180_000);
+  });
 });

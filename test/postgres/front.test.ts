@@ -116,7 +116,9 @@ describe.skipIf(skip !== undefined)('two processes behind haproxy', () => {
     await during;
     // A figure, not a threshold (the suite runs on loaded machines: a take-over took 3.5 s at a load average of 30):
     // the issue's goal, within the lease time + 1 s, is read from this line on a quiet machine.
-    console.log(`behind haproxy: ${theirs.length} queue(s) of the killed process driven by the other ${Math.round(takeoverMs)} ms after kill -9 (lease ${LEASE_MS} ms; goal ≤ ${LEASE_MS + 1000} ms)`);
+    console.log(
+      `behind haproxy: ${theirs.length} queue(s) of the killed process driven by the other ${Math.round(takeoverMs)} ms after kill -9 (lease ${LEASE_MS} ms; goal ≤ ${LEASE_MS + 1000} ms)`,
+    );
 
     // Every acknowledged PR merges, in each queue, read through the front.
     for (const [repo, numbers] of acknowledged) {

@@ -90,5 +90,5 @@ describe.skipIf(cluster === undefined)('migrate, backup and restore with Postgre
       expect(await entries(() => openLmdbStore({ dir: join(dir, 'restored') }))).toEqual(restoredPg);
       expect(restoredPg.pullRequests).toBe(5);
     });
-  }, 120_000);
+  });
 });

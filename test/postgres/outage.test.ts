@@ -176,5 +176,5 @@ describe.skipIf(cluster === undefined)('PostgreSQL stopped under load', () => {
         `${acknowledged.length - before} after recovery, all listed`,
     );
     await pgCluster.dropDatabase(url);
-  }, 180_000);
+  });
 });

@@ -52,7 +52,7 @@ async function stores(url: string): Promise<[PostgresStore, PostgresStore]> {
 }
 
 describe.skipIf(cluster === undefined)('the scope cache of two stores on one database', () => {
-  test('writes in turn without hearing each other: no update lost', { timeout: 60_000 }, async () => {
+  test('writes in turn without hearing each other: no update lost', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     cleanups.push(() => pgCluster.dropDatabase(url));
@@ -62,7 +62,7 @@ describe.skipIf(cluster === undefined)('the scope cache of two stores on one dat
     expect((b.read((tx) => tx.get('queues', ['q1'])) as unknown as Counter).n).toBe(30);
   });
 
-  test("hearing each other's commits: no update lost, and what the other did not change is read from memory", { timeout: 60_000 }, async () => {
+  test("hearing each other's commits: no update lost, and what the other did not change is read from memory", async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     cleanups.push(() => pgCluster.dropDatabase(url));
@@ -100,7 +100,7 @@ describe.skipIf(cluster === undefined)('the scope cache of two stores on one dat
     expect(made.slice(2)).toEqual(made.slice(2).map(() => 2));
   });
 
-  test('while a process of an earlier build is a live member (it writes without bumping versions), nothing kept is trusted', { timeout: 60_000 }, async () => {
+  test('while a process of an earlier build is a live member (it writes without bumping versions), nothing kept is trusted', async () => {
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     cleanups.push(() => pgCluster.dropDatabase(url));

@@ -17,7 +17,7 @@ afterAll(async () => cluster?.stop());
 const NASTY = ["it's", 'back\\slash', "\\'; DROP TABLE greenline_kv; --", '$$ $tag$ ', "E'\\x00'", '/* c */ -- d', 'ü ✓ 𝄞', "''", '\\', ''];
 
 describe.skipIf(cluster === undefined)('SQL literals', () => {
-  test('text, bytes and arrays read back as written, with standard_conforming_strings on and off', { timeout: 120_000 }, async () => {
+  test('text, bytes and arrays read back as written, with standard_conforming_strings on and off', async () => {
     const url = await (cluster as PgCluster).createDatabase();
     const client = new pg.Client({ connectionString: url });
     await client.connect();

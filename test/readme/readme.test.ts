@@ -120,5 +120,5 @@ describe('README.md', () => {
     expect(out).toContain(`"html_url":"${url}/tests/`);
     const document = (await (await fetch(`${url}/v1/openapi.json`)).json()) as { servers: unknown };
     expect(document.servers).toEqual([{ url: `${url}/v1` }]);
-  }, 180_000);
+  });
 });

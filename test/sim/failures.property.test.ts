@@ -92,5 +92,5 @@ describe('the failure policy on random workloads', () => {
     expect(speculative).toBeLessThanOrEqual(bisected);
     // 25 random simulations take 20–35 s on a quiet two-core machine and two minutes at a load of 14: a budget, not the
     // default 30 s.
-  }, 300_000);
+  });
 });

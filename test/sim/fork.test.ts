@@ -52,7 +52,7 @@ describe('a forked simulation', () => {
     const actual = new Map(outcome.prs.filter((pr) => pr.state === 'MERGED').map((pr) => [pr.number, SIM_START + pr.leftAt!]));
     expect(targets.length).toBeGreaterThanOrEqual(6);
     for (const number of targets) expect(merged.get(number), `#${number}`).toBe(actual.get(number));
-  }, 120_000);
+  });
 
   test('forks draw afresh what the state does not know, and the same fork plays the same way', async () => {
     const scenario = scenarioOf({ medianMinutes: 20, p90Minutes: 45 }, 0.15, 0.05);
@@ -60,7 +60,7 @@ describe('a forked simulation', () => {
     const [first, again, second] = [await playFork(source, snapshot, 0, targets), await playFork(source, snapshot, 0, targets), await playFork(source, snapshot, 1, targets)];
     expect([...again]).toEqual([...first]);
     expect([...second]).not.toEqual([...first]);
-  }, 120_000);
+  });
 });
 
 describe('which PRs are broken, drawn from the evidence', () => {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   } finally {
     await store.close();
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -88,7 +88,7 @@ describe('greenline sim --from-queue / --from-log', () => {
     vi.restoreAllMocks();
     captureConsole();
     expect(await main(['sim', scenarioFile, '--json'])).toBe(0);
-  }, 120_000);
+  });
 
   test('the log `greenline events` exports of the folder fits the same', async () => {
     const logFile = join(dir, 'events.jsonl');
@@ -101,7 +101,7 @@ describe('greenline sim --from-queue / --from-log', () => {
     expect(await main(['sim', '--from-log', logFile, '--write-scenario', fromLog])).toBe(0);
     expect(await main(['sim', '--from-queue', QUEUE, '--org', SIM_KEY.org, '--data', data, '--write-scenario', fromQueue])).toBe(0);
     expect(JSON.parse(await readFile(fromLog, 'utf8'))).toEqual(JSON.parse(await readFile(fromQueue, 'utf8')));
-  }, 120_000);
+  });
 
   test('clear refusals: no such queue, both sources or none, a file that is no log, a scenario file besides', async () => {
     const io = captureConsole();
@@ -118,5 +118,5 @@ describe('greenline sim --from-queue / --from-log', () => {
     expect(io.err.join('\n')).toMatch(/--out goes with a scenario file/);
     expect(await main(['sim', 'scenario.json', '--from-log', notALog])).toBe(2);
     expect(io.err.join('\n')).toMatch(/take no scenario file/);
-  }, 60_000);
+  });
 });

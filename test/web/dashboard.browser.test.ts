@@ -70,7 +70,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
     errors = watchErrors(page);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -126,7 +126,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('tr[data-pr]').first().waitFor({ state: 'detached', timeout: 30_000 });
     await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
     expect(await page.evaluate<number>('window.marker')).toBe(2);
-  }, 60_000);
+  });
 
   test('pause holds the queue and resume lets it go on', async () => {
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -141,7 +141,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect.poll(() => page.locator('[data-field="queue-state"]').textContent()).toBe('running');
     await row.waitFor({ state: 'detached', timeout: 30_000 });
-  }, 60_000);
+  });
 
   test('the settings form saves valid settings and says which field is wrong', async () => {
     await page.locator('summary', { hasText: 'Settings' }).click();
@@ -155,7 +155,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await expect.poll(() => page.locator('#live').textContent()).toContain('concurrency 3');
     const queue = (await api('getQueue', QUEUE)) as { concurrency: number };
     expect(queue.concurrency).toBe(3);
-  }, 30_000);
+  });
 
   test("a PR's page shows its timeline and its state chart with the path taken and the current state", async () => {
     await page.goto(`${server.url}${queuePath}/prs/1`);
@@ -182,7 +182,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(notTaken.every((width) => width === '1px')).toBe(true);
     expect(await page.locator('table.runs .state').first().textContent()).toBe('passed');
     await check('pull-request');
-  }, 30_000);
+  });
 
   test('the state charts page draws the four machines with the counts of now', async () => {
     await page.goto(`${server.url}/charts`);
@@ -220,7 +220,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     provoked.push({ path: '/flaky?repo=github.com/acme/widgets&list=bogus', status: 400 });
     await page.goto(`${server.url}/flaky?repo=github.com/acme/widgets&list=bogus`);
     await page.locator('.error', { hasText: 'list must be one of' }).waitFor();
-  }, 30_000);
+  });
 
   test('an admin adds a webhook endpoint from the navigation, sees its secret once, then its deliveries', async () => {
     await page.goto(`${server.url}/`);
@@ -270,7 +270,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
-  }, 300_000);
+  });
 
   test('an open page reconnects after a restart and goes on updating live', async () => {
     await page.goto(`${server.url}${queuePath}`);
@@ -289,7 +289,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await submit(5);
     await page.locator('tr[data-pr="5"]').waitFor({ timeout: 20_000 });
     expect(await page.evaluate<number>('window.marker')).toBe(3);
-  }, 60_000);
+  });
 
   test('signing out ends the session', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -326,7 +326,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await submit(7);
     await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('signed-out');
     expect(errors.unexpected(provoked)).toEqual([]);
-  }, 60_000);
+  });
 
   test('every page was screenshotted', async () => {
     const files = await readdir(shots);

@@ -59,7 +59,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
       if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -82,7 +82,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('h1', { hasText: 'Queues' }).waitFor();
     expect(consoleErrors).toEqual([]);
-  }, 30_000);
+  });
 
   test("a merged PR's page: its state, the path it took in a chart that fits, the timeline in words, its run", async () => {
     await api('createQueue', { ...QUEUE, concurrency: 1 });
@@ -134,7 +134,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(await field('run-duration').textContent()).toMatch(/\d+ s|min/);
     expect(await page.locator('ul.prs a', { hasText: '#1' }).count()).toBe(1);
     await check('run');
-  }, 180_000);
+  });
 
   test('acting on a PR: priority, skip-the-line, restart, and a confirmed cancel, each in its timeline with who did it', async () => {
     await api('updateQueue', { ...QUEUE, state: 'paused' });
@@ -175,7 +175,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
       ).toBe(true);
     }
     expect(consoleErrors).toEqual([]);
-  }, 60_000);
+  });
 
   test('the history lists ended PRs with why, how long and their runs; search by number, title, author', async () => {
     await page.goto(`${server.url}${queuePath}`);
@@ -191,7 +191,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.getByRole('button', { name: 'Search' }).click();
     await field('history-empty').waitFor();
     await check('history-no-match');
-  }, 30_000);
+  });
 
   test('a read token sees no action and no control; its forged or out-of-scope posts are refused 403', async () => {
     const created = await runCli(['token', 'create', '--org', 'acme', '--scope', 'read'], { GREENLINE_DATA: dataDir });
@@ -218,7 +218,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(await outOfScope.text()).toContain('scope');
     const pr = (await api('getSubmittedPullRequest', { ...QUEUE, pr: { number: 4 } })) as { state: string };
     expect(pr.state).toBe('PENDING');
-  }, 60_000);
+  });
 
   test('the device sign-in page and the flaky-test landing page', async () => {
     await page.goto(`${server.url}/device`);
@@ -227,7 +227,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.goto(`${server.url}/flaky`);
     await page.locator('h1').waitFor();
     await check('flaky-landing');
-  }, 30_000);
+  });
 
   test('every page visited: no console error, and at 390 px no horizontal scroll, no word broken mid-word, no axe violation', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
@@ -245,5 +245,5 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(consoleErrors).toEqual([]);
     expect(browser.offLoopback).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -44,7 +44,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
     errors = watchErrors(page);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -63,8 +63,8 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     await page.evaluate('window.marker = 1');
     await page.getByRole('button', { name: 'Compare with the recommended settings' }).click();
     await expect.poll(() => page.locator('[data-field="what-if-status"]').textContent()).toMatch(/Fitting and simulating|Waiting|Simulated/);
-    // The fit and the recommender's search run in a child process: a budget for a loaded machine, not a threshold.
-    await page.locator('table.what-if').waitFor({ timeout: 300_000 });
+    // The fit and the recommender's search run in a child process: waited for as long as the project's budget allows.
+    await page.locator('table.what-if').waitFor({ timeout: 0 });
     expect(await page.evaluate<number>('window.marker')).toBe(1);
     expect(await page.locator('[data-field="what-if-pick"]').textContent()).toMatch(/concurrency \d+/);
     const p50 = page.locator('table.what-if tr', { hasText: 'P50 time to merge' });
@@ -82,5 +82,5 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(errors.unexpected([])).toEqual([]);
     expect(browser.offLoopback).toEqual([]);
-  }, 420_000);
+  });
 });

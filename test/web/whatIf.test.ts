@@ -155,7 +155,7 @@ describe('the runner: greenline sim --from-queue --recommend on a data folder', 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'greenline-what-if-'));
     await simulatedHistory(dir, 3);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -168,7 +168,7 @@ describe('the runner: greenline sim --from-queue --recommend on a data folder', 
     expect(result.current.p50Minutes).toBeGreaterThan(0);
     expect(result.pickDescription).toMatch(/concurrency \d+/);
     expect(result.fitted.map((figure) => figure.name)).toContain('arrivals per hour');
-  }, 300_000);
+  });
 
   test('a queue it cannot fit, or that is not there, is said; a cancelled run ends its child', async () => {
     const runner = whatIfRunner({ dataDir: dir });
@@ -177,5 +177,5 @@ describe('the runner: greenline sim --from-queue --recommend on a data folder', 
     const running = runner(SIM_KEY, controller.signal);
     controller.abort();
     await expect(running).rejects.toThrow('the service stopped before the simulation ended');
-  }, 120_000);
+  });
 });
