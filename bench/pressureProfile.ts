@@ -4,7 +4,7 @@
  * ended (passed, failed, cancelled: a reset), and per heat of a PR's hottest target (the share of PRs that touch it):
  * how many PRs, merged, P50 time to merge against the oracle's, and the main-line runs per PR.
  *
- * `tsx bench/pressureProfile.ts [--seed 1] [--hours 3] [--config graph-c200]`.
+ * `tsx bench/pressureProfile.ts [--seed 1] [--hours 3] [--config graph-c200] [--policy N]` (N: the queue policy, engine/model/policy.ts; absent: the current one).
  */
 import { pathToFileURL } from 'node:url';
 import type { Arrival } from '../sim/arrivals.js';
@@ -114,8 +114,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (config === undefined) throw new Error(`no configuration ${option('--config')}`);
   const scenario = parseScenario({ ...MONOREPO, hours, seed, configs: [{ name: config.name, ...config.settings }] });
   const arrivals = drawArrivals(scenario, seed);
-  const outcome = await runQueue({ scenario, seed, settings: config.settings, arrivals });
+  const policy = option('--policy') === undefined ? undefined : Number(option('--policy'));
+  const outcome = await runQueue({ scenario, seed, settings: config.settings, arrivals, policy });
   const oracle = runOracle(scenario, seed, arrivals, 300);
-  console.log(`${config.name}, seed ${seed}, ${hours} h of arrivals${outcome.saturated ? ' (saturated)' : ''}`);
+  console.log(`${config.name}, seed ${seed}, ${hours} h of arrivals, queue policy ${policy ?? 'current'}${outcome.saturated ? ' (saturated)' : ''}`);
   for (const line of profileOf(outcome, oracle, arrivals)) console.log(line);
 }

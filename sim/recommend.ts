@@ -19,6 +19,7 @@ import { runOracle } from './oracle.js';
 import { runQueue, type PrOutcome, type QueueOutcome } from './queueRun.js';
 import { mergeTimes, percentilesOf } from './report.js';
 import type { Scenario } from './scenario.js';
+import { horizonsOf } from './recommendHorizons.js';
 import { hasPullRequestTag } from '../machines/index.js';
 
 export interface Setup {
@@ -153,11 +154,15 @@ export interface Recommendation {
   runnersUp: Evaluation[];
   overBudget: number;
   evaluated: number;
+  /** The hours of arrivals screened, those the finalists ran (horizonsOf), and the scenario's. */
+  screenHours?: number;
+  finalHours?: number;
+  hours?: number;
 }
 
 export async function recommend(scenario: Scenario, arrivals: readonly Arrival[], seed: number, budget?: number): Promise<Recommendation> {
   const grid = gridFor(scenario);
-  const screenHours = Math.max(Math.min(scenario.hours, 6), scenario.hours / 3);
+  const { screenHours, finalHours } = horizonsOf(scenario);
   const cache = new Map<string, Evaluation>();
   const screen = async (asked: Setup) => {
     // Single mode has no bases to choose: one setup, one simulation.
@@ -191,10 +196,11 @@ export async function recommend(scenario: Scenario, arrivals: readonly Arrival[]
   // The best few of the screening, on the whole scenario.
   const finalists = [...cache.values()].sort(order).slice(0, 5);
   const full = [];
-  for (const finalist of finalists) full.push(await evaluate(scenario, arrivals, seed, finalist.setup));
+  for (const finalist of finalists) full.push(await evaluate(scenario, arrivals, seed, finalist.setup, finalHours));
   full.sort(order);
   const [best, ...runnersUp] = full as [Evaluation, ...Evaluation[]];
-  return { best, runnersUp, overBudget: [...cache.values()].filter((e) => budget !== undefined && e.runsPerMerge > budget).length, evaluated: cache.size + full.length };
+  const overBudget = [...cache.values()].filter((e) => budget !== undefined && e.runsPerMerge > budget).length;
+  return { best, runnersUp, overBudget, evaluated: cache.size + full.length, screenHours, finalHours, hours: scenario.hours };
 }
 
 /** Why a runner-up lost to the pick, in figures and in the settings that differ. */
@@ -211,6 +217,9 @@ export function formatRecommendation(rec: Recommendation, budget: number | undef
   const line = (e: Evaluation) =>
     `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h while PRs arrive`;
   const lines = [`recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`, `  ${line(rec.best)}`];
+  if (rec.finalHours !== undefined && rec.hours !== undefined && rec.finalHours < rec.hours) {
+    lines.push(`  (screened on the first ${rec.screenHours} h of arrivals, the finalists on the first ${rec.finalHours} h of the scenario's ${rec.hours})`);
+  }
   if (!rec.best.keepsUp) {
     lines.push(
       `  no setup screened keeps up with this load: the best merges ${rec.best.mergedPerHour.toFixed(2)}/h while PRs arrive against the oracle's ${rec.best.oracleMergedPerHour.toFixed(2)} (keeping up: not saturated and at least ${KEEPS_UP_SHARE}× the oracle's)`,
