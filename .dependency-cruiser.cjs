@@ -35,7 +35,8 @@ module.exports = {
     },
     {
       name: 'hosts-below-api-cli',
-      comment: 'hosts/ (what each git host declares, and its factory) is below api/ and cli/, which register and open them.',
+      comment:
+        'hosts/ (what each git host declares, and its factory) is below api/ and cli/, which register and open them.',
       severity: 'error',
       from: { path: '^hosts/' },
       to: { path: '^(web|api|sim|cli|conformance)/' },

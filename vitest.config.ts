@@ -67,7 +67,10 @@ export default defineConfig({
       // One module registry per worker, not per file: the files share zod, Fastify and the engine, and importing them
       // again for each file was a third of the lane's time. Its tests start no processes and keep no global state.
       { extends: true, test: { name: 'fast', include: FAST, isolate: false, testTimeout: CPU_BUDGET_MS } },
-      { extends: true, test: { name: 'processes', include: PROCESSES, testTimeout: PROCESS_BUDGET_MS, hookTimeout: PROCESS_BUDGET_MS } },
+      {
+        extends: true,
+        test: { name: 'processes', include: PROCESSES, testTimeout: PROCESS_BUDGET_MS, hookTimeout: PROCESS_BUDGET_MS },
+      },
       {
         extends: true,
         test: {

@@ -98,7 +98,9 @@ export function recordRoutes(app: FastifyInstance): void {
   app.decorate('routeTable', table);
   app.addHook('onRoute', (route: RouteOptions) => {
     // `access` is read late: a scope's own onRoute hook (the dashboard's) may set it after this one ran.
-    const entries = [route.method].flat().map((method): RouteEntry => ({ method, url: route.url, access: () => route.config?.access ?? 'token' }));
+    const entries = [route.method]
+      .flat()
+      .map((method): RouteEntry => ({ method, url: route.url, access: () => route.config?.access ?? 'token' }));
     table.routes.push(...entries);
     const handler = route.handler;
     route.handler = function watched(this: FastifyInstance, request, reply) {

@@ -28,5 +28,7 @@ export function authenticate(engine: Engine, headers: IncomingHttpHeaders): Auth
   if (token === undefined) return errorReply('unauthorized', { token: 'missing' });
   if (typeof token !== 'string') return errorReply('unauthorized', { problem: token.malformed });
   const record = engine.findToken(token);
-  return record === undefined ? errorReply('unauthorized', { token: 'invalid' }) : { org: record.org, tokenId: record.id, scope: scopeOf(record) };
+  return record === undefined
+    ? errorReply('unauthorized', { token: 'invalid' })
+    : { org: record.org, tokenId: record.id, scope: scopeOf(record) };
 }

@@ -67,7 +67,8 @@ export function canonicalTarget(raw: string): Canonical {
   if (!rawPath.startsWith('/')) return { refused: 'the request target must be a path starting with "/"' };
   if (rawPath.length > MAX_PATH_LENGTH) return { refused: `the path is longer than ${MAX_PATH_LENGTH} characters` };
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u0020\u007f-\uffff]/.test(rawPath)) return { refused: 'the path holds a character that must be percent-encoded' };
+  if (/[\u0000-\u0020\u007f-\uffff]/.test(rawPath))
+    return { refused: 'the path holds a character that must be percent-encoded' };
   const decoded = decodeUnreserved(rawPath);
   if (typeof decoded !== 'string') return decoded;
   try {

@@ -16,7 +16,8 @@ export const CLIENT_ALIASES = {
 
 /** Settings of the hosted service that Greenline does not have: a request that sets one is refused. */
 export const UNSUPPORTED_CLIENT_SETTINGS: Record<string, string> = {
-  notReadyTimeoutHours: 'Greenline does not time out PRs waiting in NOT_READY; a PR stays queued until it is ready or cancelled',
+  notReadyTimeoutHours:
+    'Greenline does not time out PRs waiting in NOT_READY; a PR stays queued until it is ready or cancelled',
 };
 
 /** The refused settings as schema fields: absent is fine, any value is a 400 naming the field and why. */

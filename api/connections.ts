@@ -88,7 +88,11 @@ export async function requireHost(request: FastifyRequest, reply: FastifyReply):
 }
 
 /** A preParsing hook: the `100 Continue` a request with `Expect: 100-continue` waits for, now that its body is read. */
-export async function continueBeforeBody<Payload>(request: FastifyRequest, reply: FastifyReply, payload: Payload): Promise<Payload> {
+export async function continueBeforeBody<Payload>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Payload,
+): Promise<Payload> {
   const raw = request.raw as Expecting;
   if (raw[AWAITING_CONTINUE] === true) {
     raw[AWAITING_CONTINUE] = false;

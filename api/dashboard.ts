@@ -13,7 +13,18 @@ import { readQueue } from '../web/queuePage.js';
 import { clearedCookie, csrfMatches, csrfToken, openSession, sessionCookie, type Session } from '../web/session.js';
 import { safeNext, signinBody } from '../web/signinPage.js';
 import { DashboardEvents } from './dashboardEvents.js';
-import { withoutSession, csrfOf, errorBlock, errorPage, formOf, sameOrigin, sendPage, sessionOf, signinPage, type Handler } from './dashboardHttp.js';
+import {
+  withoutSession,
+  csrfOf,
+  errorBlock,
+  errorPage,
+  formOf,
+  sameOrigin,
+  sendPage,
+  sessionOf,
+  signinPage,
+  type Handler,
+} from './dashboardHttp.js';
 import { errorReply, httpError } from './errors.js';
 import { registerDevicePages } from './dashboardDevice.js';
 import { registerFlakyPages } from './dashboardFlaky.js';
@@ -82,7 +93,14 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     sendPage(
       reply,
       status,
-      page({ now: engine.clock.now(), ...options, org: session.org, admin: canAdmin(engine, session), version: events.version, csrf: csrfToken(engine, session) }),
+      page({
+        now: engine.clock.now(),
+        ...options,
+        org: session.org,
+        admin: canAdmin(engine, session),
+        version: events.version,
+        csrf: csrfToken(engine, session),
+      }),
     );
 
   await app.register(async (scope) => {
@@ -92,31 +110,53 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
     const open = { config: { access: 'public' } } as const;
     // Forms post URL-encoded bodies; only in this scope (the API keeps answering 415 to anything but JSON).
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-      done(null, new URLSearchParams(String(body)));
-    });
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_request, body, done) => {
+        done(null, new URLSearchParams(String(body)));
+      },
+    );
 
     scope.get<{ Params: { name: string } }>('/assets/:name', open, async (request, reply) => {
       const asset = assets.get(request.params.name);
-      if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').send(`no asset ${request.params.name}`);
-      return reply.type(asset.type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(asset.body);
+      if (asset === undefined)
+        return reply.code(404).type('text/plain; charset=utf-8').send(`no asset ${request.params.name}`);
+      return reply
+        .type(asset.type)
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .send(asset.body);
     });
 
     // The icon, for every page (named in their head) and for a browser that asks /favicon.ico of its own accord.
     for (const path of ['/favicon.svg', '/favicon.ico']) {
       scope.get(path, open, async (_request, reply) => {
         const icon = assets.get('favicon.svg')!;
-        return reply.type(icon.type).header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(icon.body);
+        return reply
+          .type(icon.type)
+          .header('cache-control', 'public, max-age=86400')
+          .header('x-content-type-options', 'nosniff')
+          .send(icon.body);
       });
     }
 
     scope.get<{ Querystring: { next?: string } }>('/signin', open, async (request, reply) => {
       if (sessionOf(engine, request) !== undefined) return reply.redirect(safeNext(request.query.next), 303);
-      return sendPage(reply, 200, page({ title: 'Sign in', body: signinBody(undefined, safeNext(request.query.next)) }));
+      return sendPage(
+        reply,
+        200,
+        page({ title: 'Sign in', body: signinBody(undefined, safeNext(request.query.next)) }),
+      );
     });
 
     scope.post('/signin', open, async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', { action: 'sign-in' })) }));
+      if (!sameOrigin(request))
+        return sendPage(
+          reply,
+          403,
+          page({ title: 'Sign in', body: errorBlock(errorReply('cross_origin', { action: 'sign-in' })) }),
+        );
       const form = formOf(request);
       const next = safeNext(form.get('next') ?? undefined);
       const token = form.get('token') ?? '';
@@ -127,7 +167,12 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
 
     scope.post('/signout', open, async (request, reply) => {
-      if (!sameOrigin(request)) return sendPage(reply, 403, page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', { action: 'sign-out' })) }));
+      if (!sameOrigin(request))
+        return sendPage(
+          reply,
+          403,
+          page({ title: 'Sign out', body: errorBlock(errorReply('cross_origin', { action: 'sign-out' })) }),
+        );
       return reply.header('set-cookie', clearedCookie(secure())).redirect('/signin', 303);
     });
 
@@ -144,15 +189,26 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
     scope.get(
       '/',
-      signedIn(async (_request, reply, session) => show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) })),
+      signedIn(async (_request, reply, session) =>
+        show(reply, session, { title: 'Queues', live: 'all', body: await orgPage(engine, session.org) }),
+      ),
     );
 
     scope.get(
       '/charts',
-      signedIn((_request, reply, session) => show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) })),
+      signedIn((_request, reply, session) =>
+        show(reply, session, { title: 'State charts', live: 'all', body: chartsBody(engine, session.org) }),
+      ),
     );
 
-    const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, actor: `token ${session.tokenId} (dashboard)`, engine, publicUrl: publicUrl() });
+    const caller = (session: Session) =>
+      createCaller({
+        org: session.org,
+        tokenId: session.tokenId,
+        actor: `token ${session.tokenId} (dashboard)`,
+        engine,
+        publicUrl: publicUrl(),
+      });
     registerQueuePages(scope, { engine, signedIn, show, caller, whatIfs, queueView });
     registerPrPages(scope, { engine, signedIn, show, caller });
     registerFlakyPages(scope, { engine, signedIn, show });

@@ -26,18 +26,30 @@ export function registerDevicePages(scope: FastifyInstance, options: DevicePages
   const form = (reply: FastifyReply, session: Session, userCode: string, message?: string, status = 200) => {
     const pending = userCode === '' ? undefined : devices.pending(userCode);
     const limits = grantable(session, pending?.requested ?? 'admin');
-    const shown = pending === undefined && userCode !== '' ? (message ?? 'That code is unknown, expired or answered already.') : message;
+    const shown =
+      pending === undefined && userCode !== ''
+        ? (message ?? 'That code is unknown, expired or answered already.')
+        : message;
     return show(
       reply,
       session,
-      { title: 'Sign in a terminal', body: deviceBody({ userCode: pending?.userCode ?? userCode, grantable: limits, ...(shown === undefined ? {} : { message: shown }) }) },
+      {
+        title: 'Sign in a terminal',
+        body: deviceBody({
+          userCode: pending?.userCode ?? userCode,
+          grantable: limits,
+          ...(shown === undefined ? {} : { message: shown }),
+        }),
+      },
       pending === undefined && userCode !== '' ? 404 : status,
     );
   };
 
   scope.get<{ Querystring: { user_code?: string } }>(
     '/device',
-    signedIn((request, reply, session) => form(reply, session, String((request.query as { user_code?: unknown }).user_code ?? '').slice(0, 32))),
+    signedIn((request, reply, session) =>
+      form(reply, session, String((request.query as { user_code?: unknown }).user_code ?? '').slice(0, 32)),
+    ),
   );
 
   scope.post(

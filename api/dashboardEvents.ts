@@ -76,7 +76,14 @@ export class DashboardEvents {
     // Reconnect quickly after an interruption (a restart of the service); say where the feed is now.
     response.write('retry: 1000\n\n');
     response.write(`event: hello\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
-    const client: Client = { org: session.org, tokenId: session.tokenId, expiresAt: session.expiresAt, response, pending: new Set(), timer: undefined };
+    const client: Client = {
+      org: session.org,
+      tokenId: session.tokenId,
+      expiresAt: session.expiresAt,
+      response,
+      pending: new Set(),
+      timer: undefined,
+    };
     this.clients.add(client);
     response.on('close', () => this.drop(client));
   }

@@ -14,7 +14,11 @@ export interface FlakyPagesOptions {
   show: (reply: FastifyReply, session: Session, options: Omit<PageOptions, 'org'>, status?: number) => FastifyReply;
 }
 
-const SETTINGS: Record<string, QuarantineOverride | null> = { ALWAYS_QUARANTINE: 'ALWAYS_QUARANTINE', NEVER_QUARANTINE: 'NEVER_QUARANTINE', clear: null };
+const SETTINGS: Record<string, QuarantineOverride | null> = {
+  ALWAYS_QUARANTINE: 'ALWAYS_QUARANTINE',
+  NEVER_QUARANTINE: 'NEVER_QUARANTINE',
+  clear: null,
+};
 
 export function registerFlakyPages(scope: FastifyInstance, options: FlakyPagesOptions): void {
   const { engine, signedIn, show } = options;
@@ -42,7 +46,11 @@ export function registerFlakyPages(scope: FastifyInstance, options: FlakyPagesOp
       requireScope(engine, session, 'write', 'quarantining a test');
       const id = (request.params as { id: string }).id;
       const setting = formOf(request).get('setting') ?? '';
-      if (!(setting in SETTINGS)) throw httpError('invalid_field', { field: 'setting', oneOf: ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE', 'clear'] });
+      if (!(setting in SETTINGS))
+        throw httpError('invalid_field', {
+          field: 'setting',
+          oneOf: ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE', 'clear'],
+        });
       const service = engine.flakyTests;
       const { repo } = service.testDetail(session.org, session.org, id);
       service.setQuarantine(session.org, session.org, repo, id, SETTINGS[setting] ?? null);

@@ -24,7 +24,11 @@ const CSP = [
 ].join('; ');
 
 /** A dashboard route that runs only with a session (see `signedIn` in dashboard.ts). */
-export type Handler = (request: FastifyRequest, reply: FastifyReply, session: Session) => Promise<FastifyReply> | FastifyReply;
+export type Handler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: Session,
+) => Promise<FastifyReply> | FastifyReply;
 
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
@@ -48,7 +52,8 @@ export function sessionOf(engine: Engine, request: FastifyRequest): Session | un
  */
 export function withoutSession(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const wantsPage = (request.headers.accept ?? '').includes('text/html') || request.headers['hx-request'] === 'true';
-  if (request.method === 'GET' && wantsPage) return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 303);
+  if (request.method === 'GET' && wantsPage)
+    return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 303);
   return signinPage(reply, request.method === 'GET' ? request.url : '/');
 }
 
@@ -64,16 +69,27 @@ export function replyFor(error: unknown): ErrorReply & { unexpected: boolean } {
 
 export function errorBlock(error: ErrorReply): Html {
   return html`<div class="error" role="alert"><p>${error.body.message}</p>${
-    error.body.details === undefined ? '' : html`<ul>${error.body.details.map((detail) => html`<li><strong>${detail.field}</strong>: ${detail.message}</li>`)}</ul>`
+    error.body.details === undefined
+      ? ''
+      : html`<ul>${error.body.details.map((detail) => html`<li><strong>${detail.field}</strong>: ${detail.message}</li>`)}</ul>`
   }</div>`;
 }
 
-export function errorPage(reply: FastifyReply, request: FastifyRequest, error: unknown, org: string | undefined): FastifyReply {
+export function errorPage(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  error: unknown,
+  org: string | undefined,
+): FastifyReply {
   const mapped = replyFor(error);
   if (mapped.unexpected) request.log.error({ err: error }, 'unexpected error in the dashboard');
   if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds));
   const title = mapped.status === 404 ? 'Not found' : mapped.status === 400 ? 'Bad request' : `Error ${mapped.status}`;
-  return sendPage(reply, mapped.status, page({ title, ...(org === undefined ? {} : { org }), body: errorBlock(mapped) }));
+  return sendPage(
+    reply,
+    mapped.status,
+    page({ title, ...(org === undefined ? {} : { org }), body: errorBlock(mapped) }),
+  );
 }
 
 /** A form post (application/x-www-form-urlencoded, parsed by the dashboard's scope into URLSearchParams). */

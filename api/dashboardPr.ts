@@ -54,7 +54,11 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       const params = request.params as Params;
       const queue = queueById(engine, session.org, params.queueId);
       const number = numberOf(params.number);
-      return show(reply, session, { title: `Pull request #${number}`, live: queue.id, body: prBody(engine, queue, number, { canWrite: canWrite(engine, session) }) });
+      return show(reply, session, {
+        title: `Pull request #${number}`,
+        live: queue.id,
+        body: prBody(engine, queue, number, { canWrite: canWrite(engine, session) }),
+      });
     }),
   );
 
@@ -64,7 +68,11 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       const params = request.params as { queueId: string; runId: string };
       const queue = queueById(engine, session.org, params.queueId);
       const details = engine.getTestRun(keyOf(queue), params.runId);
-      return show(reply, session, { title: `Test run ${params.runId}`, live: queue.id, body: runBody(queue, details, engine.clock.now()) });
+      return show(reply, session, {
+        title: `Test run ${params.runId}`,
+        live: queue.id,
+        body: runBody(queue, details, engine.clock.now()),
+      });
     }),
   );
 
@@ -77,7 +85,11 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       const after = typeof query.after === 'string' ? query.after : '';
       const page = engine.history(keyOf(queue), { search, after, take: HISTORY_PAGE_SIZE });
       if (page === 'unknown cursor') throw httpError('invalid_field', { notPage: after });
-      return show(reply, session, { title: `History of ${queueName(queue)}`, live: queue.id, body: historyBody(queue, page, { search, after }, engine.clock.now()) });
+      return show(reply, session, {
+        title: `History of ${queueName(queue)}`,
+        live: queue.id,
+        body: historyBody(queue, page, { search, after }, engine.clock.now()),
+      });
     }),
   );
 
@@ -98,11 +110,13 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       }
       if (action === 'priority') {
         const priority = form.get('priority');
-        if (priority === null || priority === '') throw httpError('invalid_field', { missing: 'priority', oneOf: ['urgent', 'high', 'medium', 'low'] });
+        if (priority === null || priority === '')
+          throw httpError('invalid_field', { missing: 'priority', oneOf: ['urgent', 'high', 'medium', 'low'] });
         await api.submitPullRequest({ ...body, priority });
       } else {
         const skip = form.get('skipTheLine');
-        if (skip !== 'true' && skip !== 'false') throw httpError('invalid_field', { field: 'skipTheLine', oneOf: ['true', 'false'] });
+        if (skip !== 'true' && skip !== 'false')
+          throw httpError('invalid_field', { field: 'skipTheLine', oneOf: ['true', 'false'] });
         await api.submitPullRequest({ ...body, skipTheLine: skip === 'true' });
       }
     }
@@ -119,7 +133,10 @@ export function registerPrPages(scope: FastifyInstance, options: PrPagesOptions)
       `/queues/:queueId/prs/:number/${action}`,
       signedIn((request, reply, session) => {
         const params = request.params as Params;
-        return reply.redirect(`${queuePath(queueById(engine, session.org, params.queueId))}/prs/${numberOf(params.number)}`, 303);
+        return reply.redirect(
+          `${queuePath(queueById(engine, session.org, params.queueId))}/prs/${numberOf(params.number)}`,
+          303,
+        );
       }),
     );
   }

@@ -28,7 +28,12 @@ export function registerQueuePages(scope: FastifyInstance, options: QueuePagesOp
     signedIn((request, reply, session) => {
       const queue = queueById(engine, session.org, (request.params as { queueId: string }).queueId);
       const admin = canAdmin(engine, session);
-      return show(reply, session, { title: queueName(queue), live: queue.id, ...(admin ? { aside: settingsForm(queue) } : {}), body: queueBody(queueView(queue, admin)) });
+      return show(reply, session, {
+        title: queueName(queue),
+        live: queue.id,
+        ...(admin ? { aside: settingsForm(queue) } : {}),
+        body: queueBody(queueView(queue, admin)),
+      });
     }),
   );
 
@@ -43,7 +48,8 @@ export function registerQueuePages(scope: FastifyInstance, options: QueuePagesOp
       requireScope(engine, session, 'admin', 'changing a queue');
       const { queue, body } = identity((request.params as { queueId: string }).queueId, session.org);
       const state = formOf(request).get('state');
-      if (state === null) throw httpError('invalid_field', { missing: 'state', oneOf: ['running', 'paused', 'draining'] });
+      if (state === null)
+        throw httpError('invalid_field', { missing: 'state', oneOf: ['running', 'paused', 'draining'] });
       await caller(session).updateQueue({ ...body, state });
       return reply.redirect(queuePath(queue), 303);
     }),
@@ -64,7 +70,12 @@ export function registerQueuePages(scope: FastifyInstance, options: QueuePagesOp
         const aside: Html = html`${errorBlock(mapped)}${settingsForm(fresh)}`;
         // htmx shows the queue's own address, not the form's.
         reply.header('hx-replace-url', queuePath(fresh));
-        return show(reply, session, { title: queueName(fresh), live: fresh.id, aside, body: queueBody(queueView(fresh, true)) }, mapped.status);
+        return show(
+          reply,
+          session,
+          { title: queueName(fresh), live: fresh.id, aside, body: queueBody(queueView(fresh, true)) },
+          mapped.status,
+        );
       }
       return reply.redirect(queuePath(queue), 303);
     }),
@@ -86,7 +97,9 @@ export function registerQueuePages(scope: FastifyInstance, options: QueuePagesOp
   for (const action of whatIfs === undefined ? ['state', 'settings'] : ['state', 'settings', 'what-if']) {
     scope.get(
       `/queues/:queueId/${action}`,
-      signedIn((request, reply, session) => reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303)),
+      signedIn((request, reply, session) =>
+        reply.redirect(queuePath(queueById(engine, session.org, (request.params as { queueId: string }).queueId)), 303),
+      ),
     );
   }
 }

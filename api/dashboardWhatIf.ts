@@ -51,7 +51,12 @@ export class WhatIfs {
     this.runner(job.key, controller.signal)
       .then(
         (result) => this.states.set(job.queueId, { status: 'done', at: this.clock(), result }),
-        (error: unknown) => this.states.set(job.queueId, { status: 'failed', at: this.clock(), message: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          this.states.set(job.queueId, {
+            status: 'failed',
+            at: this.clock(),
+            message: error instanceof Error ? error.message : String(error),
+          }),
       )
       .finally(() => {
         this.running = undefined;

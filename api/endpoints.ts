@@ -4,7 +4,14 @@ import { FLAKY_ENDPOINTS } from './flakyEndpoints.js';
 import { WEBHOOK_ENDPOINTS } from './webhookEndpoints.js';
 import * as out from './responseSchemas.js';
 import * as schemas from './schemas.js';
-import { getQueueView, pullRequestListView, queueView, settingsHistoryView, submittedPullRequestView, testRunView } from './views.js';
+import {
+  getQueueView,
+  pullRequestListView,
+  queueView,
+  settingsHistoryView,
+  submittedPullRequestView,
+  testRunView,
+} from './views.js';
 
 const MERGE_QUEUE_ENDPOINTS: Endpoint[] = [
   endpoint({

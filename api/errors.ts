@@ -7,7 +7,14 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
-import { EngineError, ERRORS, errorMessage, type ErrorCode, isErrorCode, type MessageValues } from '../engine/model/errors.js';
+import {
+  EngineError,
+  ERRORS,
+  errorMessage,
+  type ErrorCode,
+  isErrorCode,
+  type MessageValues,
+} from '../engine/model/errors.js';
 import { StorageFullError } from '../engine/store/store.js';
 import { fieldErrors as issueErrors, type FieldError } from '../engine/validationMessages.js';
 import { dependencyDown } from '../engine/model/unavailable.js';
@@ -125,11 +132,21 @@ export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean
     const reply = errorReply(reason, { problem: down.message, retryAfterSeconds: down.retryAfterSeconds });
     return { ...reply, retryAfterSeconds: down.retryAfterSeconds, unexpected: false };
   }
-  const storageFull = error instanceof StorageFullError ? error : error instanceof TRPCError && error.cause instanceof StorageFullError ? error.cause : undefined;
+  const storageFull =
+    error instanceof StorageFullError
+      ? error
+      : error instanceof TRPCError && error.cause instanceof StorageFullError
+        ? error.cause
+        : undefined;
   if (storageFull !== undefined) {
     return { ...errorReply('storage_full'), unexpected: false };
   }
-  const engineError = error instanceof EngineError ? error : error instanceof TRPCError && error.cause instanceof EngineError ? error.cause : undefined;
+  const engineError =
+    error instanceof EngineError
+      ? error
+      : error instanceof TRPCError && error.cause instanceof EngineError
+        ? error.cause
+        : undefined;
   if (engineError !== undefined) return { ...replyWith(engineError.code, engineError.message), unexpected: false };
   if (error instanceof HttpError) return { ...replyWith(error.reason, error.message), unexpected: false };
   if (error instanceof TRPCError) {
@@ -145,7 +162,10 @@ export function toErrorReply(error: unknown): ErrorReply & { unexpected: boolean
     const known = error.code === undefined ? undefined : FASTIFY_ERRORS[error.code];
     if (known !== undefined) return { ...known(), unexpected: false };
     // Fastify's and its plugins' other refusals: their words are passed on.
-    const reason = isErrorCode(error.code) && ERRORS[error.code].status === error.statusCode ? error.code : reasonOfStatus(error.statusCode);
+    const reason =
+      isErrorCode(error.code) && ERRORS[error.code].status === error.statusCode
+        ? error.code
+        : reasonOfStatus(error.statusCode);
     return { ...replyWith(reason, error.message), unexpected: false };
   }
   return { ...errorReply('internal_error'), unexpected: true };

@@ -18,7 +18,11 @@ export const PageBody = z.object({
 /** Present only when a ticket with a known address is linked (the hosted document requires `html_url`). */
 export const TicketBody = z.object({ html_url: z.url(), external_id: z.string() });
 
-const StatusBody = z.object({ value: z.enum(['healthy', 'flaky', 'broken']), reason: z.string(), timestamp: Timestamp });
+const StatusBody = z.object({
+  value: z.enum(['healthy', 'flaky', 'broken']),
+  reason: z.string(),
+  timestamp: Timestamp,
+});
 
 /** list-unhealthy-tests rows. */
 export const UnhealthyTestBody = z.object({
@@ -73,7 +77,11 @@ export const TestDetailBody = FailingTestBody.extend({
 export const TestDetailsBody = z.object({ test: TestDetailBody });
 
 /** The hosted service answers `{}`; Greenline says what it linked (`ticket` when the address is known). */
-export const LinkTicketBody = z.object({ test_case_id: z.uuid(), external_ticket_id: z.string(), ticket: TicketBody.optional() });
+export const LinkTicketBody = z.object({
+  test_case_id: z.uuid(),
+  external_ticket_id: z.string(),
+  ticket: TicketBody.optional(),
+});
 
 export const UploadBody = z.object({
   upload_id: z.uuid(),

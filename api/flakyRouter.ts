@@ -3,11 +3,23 @@ import { engineError } from '../engine/model/errors.js';
 import { repoId as repoIdOf, type SettingsPatch } from '../engine/flaky/index.js';
 import * as schemas from './flakySchemas.js';
 import { procedure, t, type Context } from './trpc.js';
-import { failingTestView, pageView, quarantinedTestView, settingsView, testDetailView, ticketView, unhealthyTestView, uploadView } from './flakyViews.js';
+import {
+  failingTestView,
+  pageView,
+  quarantinedTestView,
+  settingsView,
+  testDetailView,
+  ticketView,
+  unhealthyTestView,
+  uploadView,
+} from './flakyViews.js';
 
 const service = (ctx: Context) => ctx.engine.flakyTests;
 
-const pageOf = (input: { repo: schemas.FlakyRequestBody['repo']; page_query: { page_size: number; page_token: string } }) => ({
+const pageOf = (input: {
+  repo: schemas.FlakyRequestBody['repo'];
+  page_query: { page_size: number; page_token: string };
+}) => ({
   repo: input.repo,
   pageSize: input.page_query.page_size,
   pageToken: input.page_query.page_token,
@@ -55,11 +67,17 @@ export const flakyRouter = t.router({
       start: Date.parse(input.start_time),
       end: Date.parse(input.end_time),
     });
-    return { tests: listing.rows.map((row) => failingTestView(row, input.repo, ctx.publicUrl)), page: pageView(listing.page) };
+    return {
+      tests: listing.rows.map((row) => failingTestView(row, input.repo, ctx.publicUrl)),
+      page: pageView(listing.page),
+    };
   }),
   listUnhealthyTests: procedure.input(schemas.ListUnhealthyTestsInput).query(({ ctx, input }) => {
     const listing = service(ctx).listUnhealthy(ctx.org, input.org_url_slug, { ...pageOf(input), status: input.status });
-    return { tests: listing.rows.map((row) => unhealthyTestView(row, input.repo, ctx.publicUrl)), page: pageView(listing.page) };
+    return {
+      tests: listing.rows.map((row) => unhealthyTestView(row, input.repo, ctx.publicUrl)),
+      page: pageView(listing.page),
+    };
   }),
   listQuarantinedTests: procedure.input(schemas.ListQuarantinedTestsInput).query(({ ctx, input }) => {
     const listing = service(ctx).listQuarantined(ctx.org, input.org_url_slug, pageOf(input));
@@ -83,7 +101,13 @@ export const flakyRouter = t.router({
     return uploadView(await service(ctx).uploadOffThread(ctx.org, upload, input.org_url_slug));
   }),
   setTestQuarantine: procedure.input(schemas.SetTestQuarantineInput).mutation(({ ctx, input }) => {
-    const { test, quarantined } = service(ctx).setQuarantine(ctx.org, input.org_url_slug, input.repo, input.test_id, input.setting);
+    const { test, quarantined } = service(ctx).setQuarantine(
+      ctx.org,
+      input.org_url_slug,
+      input.repo,
+      input.test_id,
+      input.setting,
+    );
     return {
       test_id: test.id,
       name: test.name,
@@ -99,7 +123,10 @@ export const flakyRouter = t.router({
   getTestDetails: procedure.input(schemas.GetTestDetailsInput).query(({ ctx, input }) => {
     const { repo, row } = service(ctx).testDetail(ctx.org, input.org_url_slug ?? ctx.org, input.test_id);
     if (repoIdOf(repo) !== repoIdOf(input.repo)) {
-      throw engineError('test_not_found', { testId: input.test_id, repo: `${input.repo.host}/${input.repo.owner}/${input.repo.name}` });
+      throw engineError('test_not_found', {
+        testId: input.test_id,
+        repo: `${input.repo.host}/${input.repo.owner}/${input.repo.name}`,
+      });
     }
     return { test: testDetailView(row, repo, ctx.publicUrl) };
   }),
@@ -110,8 +137,12 @@ export const flakyRouter = t.router({
     });
     return { test_case_id: test.id, external_ticket_id: input.external_ticket_id, ...ticketView(test.ticket) };
   }),
-  getTestMonitorSettings: procedure.input(schemas.RepoSettingsRequest).query(({ ctx, input }) => settingsView(service(ctx).getSettings(ctx.org, input.org_url_slug, input.repo))),
+  getTestMonitorSettings: procedure
+    .input(schemas.RepoSettingsRequest)
+    .query(({ ctx, input }) => settingsView(service(ctx).getSettings(ctx.org, input.org_url_slug, input.repo))),
   updateTestMonitorSettings: procedure
     .input(schemas.UpdateTestSettingsInput)
-    .mutation(({ ctx, input }) => settingsView(service(ctx).updateSettings(ctx.org, input.org_url_slug, input.repo, patchOf(input)))),
+    .mutation(({ ctx, input }) =>
+      settingsView(service(ctx).updateSettings(ctx.org, input.org_url_slug, input.repo, patchOf(input))),
+    ),
 });

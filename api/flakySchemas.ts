@@ -21,13 +21,20 @@ export const FlakyRequest = z.object({
 
 const DateTime = z.iso.datetime({ offset: true });
 
-export const ListFailingTestsInput = FlakyRequest.extend({ start_time: DateTime, end_time: DateTime }).superRefine((body, ctx) => {
-  const span = Date.parse(body.end_time) - Date.parse(body.start_time);
-  if (span < 0) ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time must not be before start_time' });
-  if (span > SEVEN_DAYS_MS) {
-    ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'start_time and end_time must be within 7 days of each other' });
-  }
-});
+export const ListFailingTestsInput = FlakyRequest.extend({ start_time: DateTime, end_time: DateTime }).superRefine(
+  (body, ctx) => {
+    const span = Date.parse(body.end_time) - Date.parse(body.start_time);
+    if (span < 0)
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time must not be before start_time' });
+    if (span > SEVEN_DAYS_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['end_time'],
+        message: 'start_time and end_time must be within 7 days of each other',
+      });
+    }
+  },
+);
 export const ListUnhealthyTestsInput = FlakyRequest.extend({ status: anyCaseEnum(['FLAKY', 'BROKEN'], true) });
 export const ListQuarantinedTestsInput = FlakyRequest;
 
@@ -56,7 +63,10 @@ const BranchName = z
   .transform((branch) => branch.replace(/^refs\/heads\//, ''))
   .refine((branch) => branch !== '', 'must name a branch');
 
-const Timestamp = z.union([DateTime.transform((text) => Date.parse(text)), z.number().int().min(0).max(8_640_000_000_000_000)]);
+const Timestamp = z.union([
+  DateTime.transform((text) => Date.parse(text)),
+  z.number().int().min(0).max(8_640_000_000_000_000),
+]);
 
 export const UploadTestResultsInput = z.object({
   repo: RepoSchema,
@@ -127,7 +137,9 @@ const Count = z.number().int().min(1).max(1_000_000);
 export const UpdateTestSettingsInput = RepoSettingsRequest.extend({
   auto_quarantine: z.boolean().optional(),
   stable_branches: z.array(BranchName).min(1).max(50).optional(),
-  pass_on_retry: z.object({ enabled: z.boolean().optional(), resolution_days: z.number().int().min(1).max(90).optional() }).optional(),
+  pass_on_retry: z
+    .object({ enabled: z.boolean().optional(), resolution_days: z.number().int().min(1).max(90).optional() })
+    .optional(),
   failure_rate: z
     .object({
       enabled: z.boolean().optional(),
@@ -147,7 +159,9 @@ export const UpdateTestSettingsInput = RepoSettingsRequest.extend({
       min_runs: Count.optional(),
     })
     .optional(),
-  infrastructure_failure: z.object({ enabled: z.boolean().optional(), threshold: Share.optional(), min_tests: Count.optional() }).optional(),
+  infrastructure_failure: z
+    .object({ enabled: z.boolean().optional(), threshold: Share.optional(), min_tests: Count.optional() })
+    .optional(),
 });
 export type UpdateTestSettingsBody = z.output<typeof UpdateTestSettingsInput>;
 export type FlakyRequestBody = z.output<typeof FlakyRequest>;

@@ -1,8 +1,26 @@
 /** Response bodies of the flaky-test endpoints, with exactly the spec's field names (2.6, 2.7 and the addendum). */
-import type { FailingRow, FlakyTestRecord, PageInfo, QuarantinedRow, RepoRef, RepoSettings, TestRow, UploadResult } from '../engine/flaky/index.js';
+import type {
+  FailingRow,
+  FlakyTestRecord,
+  PageInfo,
+  QuarantinedRow,
+  RepoRef,
+  RepoSettings,
+  TestRow,
+  UploadResult,
+} from '../engine/flaky/index.js';
 
 import type { z } from 'zod';
-import type { FailingTestBody, PageBody, QuarantinedTestBody, TestDetailBody, TestSettingsBody, TicketBody, UnhealthyTestBody, UploadBody } from './flakyResponseSchemas.js';
+import type {
+  FailingTestBody,
+  PageBody,
+  QuarantinedTestBody,
+  TestDetailBody,
+  TestSettingsBody,
+  TicketBody,
+  UnhealthyTestBody,
+  UploadBody,
+} from './flakyResponseSchemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

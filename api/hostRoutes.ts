@@ -16,7 +16,10 @@ export async function registerHostRoutes(app: FastifyInstance, routes: readonly 
     for (const route of routes) {
       // No token: the host checks what it receives (a delivery's signature).
       scope.post(route.path, { config: { access: 'public' } }, async (request, reply) => {
-        const answer = await route.handle({ headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
+        const answer = await route.handle({
+          headers: request.headers,
+          body: typeof request.body === 'string' ? request.body : '',
+        });
         if (answer.refusal !== undefined) {
           // The host's words for its refusal (a signature that does not match, …) are passed on under its code.
           const error = replyWith(answer.refusal, answer.message);

@@ -12,7 +12,8 @@ export function isWellFormed(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 /** A git host's name, with an optional port. */
-export const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
+export const HOST =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?$/;
 const NAME_SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
 /** A name or owner segment; none ends in ".git" (git hosts refuse that, and the local host keeps `<name>.git`). */

@@ -51,7 +51,10 @@ export function openApiDocument(options: OpenApiOptions) {
       summary: "Prometheus metrics of the token's organization's queues",
       parameters: queryParameters(MetricsQueryInput),
       responses: {
-        '200': { description: 'OK', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: jsonSchema(MetricsText, 'output') } } },
+        '200': {
+          description: 'OK',
+          content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: jsonSchema(MetricsText, 'output') } },
+        },
         default: ERROR_RESPONSE,
       },
     },

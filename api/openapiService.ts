@@ -36,7 +36,10 @@ export const DeviceTokenBody = z.object({
 
 /** RFC 6749 5.2's error fields beside the service's own error shape. */
 export const OAuthErrorBody = ErrorBody.extend({
-  error: z.string().meta({ description: 'RFC 8628 3.5: authorization_pending, slow_down, access_denied, expired_token, invalid_grant, unsupported_grant_type' }),
+  error: z.string().meta({
+    description:
+      'RFC 8628 3.5: authorization_pending, slow_down, access_denied, expired_token, invalid_grant, unsupported_grant_type',
+  }),
   error_description: z.string(),
 });
 
@@ -48,7 +51,10 @@ export const HealthBody = z.object({
 /** A request body sent as JSON (the hosted CLI) or as a form (RFC 8628 clients). */
 function formOrJson(schema: z.ZodType) {
   const generated = jsonSchema(schema, 'input');
-  return { required: false, content: { ...json(generated), 'application/x-www-form-urlencoded': { schema: generated } } };
+  return {
+    required: false,
+    content: { ...json(generated), 'application/x-www-form-urlencoded': { schema: generated } },
+  };
 }
 
 const ok = (schema: z.ZodType) => ({ description: 'OK', content: json(jsonSchema(schema, 'output')) });
@@ -71,7 +77,8 @@ export function serviceOperations(publicUrl: string): Record<string, unknown> {
     '/device-auth/initiate': {
       post: {
         operationId: 'deviceAuthInitiate',
-        summary: 'Start a device sign-in (RFC 8628 3.1): a device code to poll with and a user code a person approves at /device (no token needed)',
+        summary:
+          'Start a device sign-in (RFC 8628 3.1): a device code to poll with and a user code a person approves at /device (no token needed)',
         ...PUBLIC,
         requestBody: formOrJson(InitiateBody),
         responses: { '200': ok(DeviceAuthorizationBody), default: ERROR_RESPONSE },
@@ -85,7 +92,10 @@ export function serviceOperations(publicUrl: string): Record<string, unknown> {
         requestBody: { ...formOrJson(TokensBody), required: true },
         responses: {
           '200': ok(DeviceTokenBody),
-          '400': { description: 'Not (yet) approved, or a wrong code: RFC 8628 3.5', content: json(jsonSchema(OAuthErrorBody, 'output')) },
+          '400': {
+            description: 'Not (yet) approved, or a wrong code: RFC 8628 3.5',
+            content: json(jsonSchema(OAuthErrorBody, 'output')),
+          },
           default: ERROR_RESPONSE,
         },
       },
@@ -93,12 +103,16 @@ export function serviceOperations(publicUrl: string): Record<string, unknown> {
     '/flaky-ci/create-ci-run': {
       post: {
         operationId: 'flakyCiCreateCiRun',
-        summary: 'A path of the hosted service whose request is not published: answered 501 not_implemented (uploads record CI runs)',
+        summary:
+          'A path of the hosted service whose request is not published: answered 501 not_implemented (uploads record CI runs)',
         requestBody: { required: false, content: json({ type: 'object' }) },
         responses: { default: ERROR_RESPONSE },
       },
     },
     '/healthz': health('healthz', 'The process answers (no token needed; outside /v1)'),
-    '/readyz': health('readyz', 'The store is open and the engine runs; read-only when the store is full (no token needed; outside /v1)'),
+    '/readyz': health(
+      'readyz',
+      'The store is open and the engine runs; read-only when the store is full (no token needed; outside /v1)',
+    ),
   };
 }

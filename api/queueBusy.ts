@@ -16,7 +16,11 @@ export const QUEUE_BUSY_WAIT_MS = 5_000;
  * after (at most 50 ms), up to `waitMs` in all; then its last failure is thrown. `stop`: whether it may not run again
  * (its answer was sent).
  */
-export async function retryWhileBusy<R>(attempt: () => R | Promise<R>, stop: () => boolean = () => false, waitMs = QUEUE_BUSY_WAIT_MS): Promise<R> {
+export async function retryWhileBusy<R>(
+  attempt: () => R | Promise<R>,
+  stop: () => boolean = () => false,
+  waitMs = QUEUE_BUSY_WAIT_MS,
+): Promise<R> {
   const until = performance.now() + waitMs;
   for (let pause = 2; ; pause = Math.min(2 * pause, 50)) {
     try {

@@ -26,7 +26,11 @@ function isScrape(request: FastifyRequest): boolean {
 }
 
 /** Registers the limiter as the first request hook of `app` (call it before any other onRequest hook). */
-export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions, tokenIdOf: TokenIdOf): Promise<void> {
+export async function registerRateLimits(
+  app: FastifyInstance,
+  options: RateLimitOptions,
+  tokenIdOf: TokenIdOf,
+): Promise<void> {
   const windowMs = options.windowMs ?? 60_000;
   await app.register(rateLimit, {
     // Not per route: one hook for every request, unknown paths included (see below).
@@ -38,10 +42,15 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
       return `${isScrape(request) ? 'scrape' : 'api'}:${tokenId === undefined ? `address:${request.ip}` : `token:${tokenId}`}`;
     },
     errorResponseBuilder: (_request, context) =>
-      Object.assign(new Error(`too many requests: at most ${context.max} in ${Math.round(windowMs / 1000)} s; retry after ${context.after}`), {
-        statusCode: 429,
-        code: 'rate_limited',
-      }),
+      Object.assign(
+        new Error(
+          `too many requests: at most ${context.max} in ${Math.round(windowMs / 1000)} s; retry after ${context.after}`,
+        ),
+        {
+          statusCode: 429,
+          code: 'rate_limited',
+        },
+      ),
   });
   app.addHook('onRequest', app.rateLimit());
 }

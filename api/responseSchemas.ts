@@ -6,7 +6,13 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../engine/model/errors.js';
 import { GIT_MERGEABILITY } from '../engine/model/pullRequests.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, REQUIRED_STATUSES_SOURCES } from '../engine/model/queues.js';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  PARALLEL_BASES,
+  REQUIRED_STATUSES_SOURCES,
+} from '../engine/model/queues.js';
 import { PULL_REQUEST_STATES, QUEUE_MODES, QUEUE_STATES, TEST_RUN_STATUSES } from '../machines/vocabulary.js';
 
 const Timestamp = z.iso.datetime({ offset: true });
@@ -20,11 +26,17 @@ export const ErrorBody = z
   .object({
     code: z.string(),
     // Optional in the document so that a client written against it also reads a server from before the catalogue.
-    reason: z.enum(ERROR_CODES).optional().meta({ description: 'The condition: a code of the error catalogue (README, Errors)' }),
+    reason: z
+      .enum(ERROR_CODES)
+      .optional()
+      .meta({ description: 'The condition: a code of the error catalogue (README, Errors)' }),
     message: z.string(),
     details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
-  .meta({ description: 'Every failure: a code, the condition (`reason`), a message and, for a 400, one entry per invalid field' });
+  .meta({
+    description:
+      'Every failure: a code, the condition (`reason`), a message and, for a 400, one entry per invalid field',
+  });
 
 /** Spec 2.2: the queue (updateQueue's answer). */
 export const QueueBody = z.object({
@@ -39,7 +51,8 @@ export const QueueBody = z.object({
   batchingMaxWaitTimeMinutes: Count,
   batchingMinSize: Count,
   batchingMaxSize: Count.meta({
-    description: 'The largest batch: a batch takes the ready PRs of its chain up to this many (absent from updateQueue: batchingMinSize, so batches do not grow)',
+    description:
+      'The largest batch: a batch takes the ready PRs of its chain up to this many (absent from updateQueue: batchingMinSize, so batches do not grow)',
   }),
   createPrsForTestingBranches: z.boolean(),
   commentsEnabled: z.boolean(),
@@ -59,9 +72,15 @@ export const QueueBody = z.object({
   enqueueingLabel: z.string(),
   labelCommandsEnabled: z.boolean(),
   stateLabelsEnabled: z.boolean(),
-  testingTimeoutMins: Count.meta({ description: 'testingTimeoutMinutes under the name older clients read', deprecated: true }),
+  testingTimeoutMins: Count.meta({
+    description: 'testingTimeoutMinutes under the name older clients read',
+    deprecated: true,
+  }),
   isBatching: z.boolean().meta({ description: 'batch under the name older clients read', deprecated: true }),
-  batchingMaxWaitTimeMins: Count.meta({ description: 'batchingMaxWaitTimeMinutes under the name older clients read', deprecated: true }),
+  batchingMaxWaitTimeMins: Count.meta({
+    description: 'batchingMaxWaitTimeMinutes under the name older clients read',
+    deprecated: true,
+  }),
 });
 
 const PrState = z.enum(PULL_REQUEST_STATES);
@@ -124,7 +143,12 @@ export const SubmittedPullRequestBody = z.object({
   failureLikelihood: z
     .object({
       probability: z.number().min(0).max(1),
-      features: z.object({ failedAttempts: z.number(), authorRate: z.number(), size: z.number(), headFailures: z.number().optional() }),
+      features: z.object({
+        failedAttempts: z.number(),
+        authorRate: z.number(),
+        size: z.number(),
+        headFailures: z.number().optional(),
+      }),
     })
     .optional(),
   /**
@@ -132,8 +156,12 @@ export const SubmittedPullRequestBody = z.object({
    * queue's forecast (engine/estimate) from its position, the CI durations, concurrency, batching and failure rate
    * this queue has seen and the PR's failure likelihood. Only on a PR ready in the queue, while the queue has run CI.
    */
-  estimatedMergeAt: Timestamp.optional().describe('When the PR is expected to merge (median of the forecast); ours, beyond the seed'),
-  estimatedMergeAtP90: Timestamp.optional().describe('The 90th percentile of the forecast: 9 in 10 PRs placed like it merge by then; ours, beyond the seed'),
+  estimatedMergeAt: Timestamp.optional().describe(
+    'When the PR is expected to merge (median of the forecast); ours, beyond the seed',
+  ),
+  estimatedMergeAtP90: Timestamp.optional().describe(
+    'The 90th percentile of the forecast: 9 in 10 PRs placed like it merge by then; ours, beyond the seed',
+  ),
   timeline: z.array(TimelineEntryBody).optional(),
 });
 
@@ -151,10 +179,24 @@ export const TestRunBody = z.object({
   testBranchSha: z.string(),
   checkSuites: z.array(
     z.object({
-      checkRuns: z.array(z.object({ name: z.string(), url: z.string(), status: z.string().optional(), conclusion: z.string().optional() })),
+      checkRuns: z.array(
+        z.object({
+          name: z.string(),
+          url: z.string(),
+          status: z.string().optional(),
+          conclusion: z.string().optional(),
+        }),
+      ),
     }),
   ),
-  statusChecks: z.array(z.object({ context: z.string(), url: z.string(), state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']), description: z.string() })),
+  statusChecks: z.array(
+    z.object({
+      context: z.string(),
+      url: z.string(),
+      state: z.enum(['ERROR', 'FAILURE', 'PENDING', 'SUCCESS']),
+      description: z.string(),
+    }),
+  ),
   testedPullRequests: z.array(z.object({ prNumber: Count, prUrl: z.string(), title: z.string() })),
   createdAt: Timestamp,
   status: z.enum(TEST_RUN_STATUSES),
@@ -174,7 +216,10 @@ export const SettingsHistoryBody = z.object({
     z.object({
       at: z.string().meta({ description: 'when the change was committed (ISO 8601)' }),
       change: z.enum(['created', 'configured']),
-      tokenId: z.string().nullable().meta({ description: 'the id of the API token that made it (`greenline token list`); null when none did' }),
+      tokenId: z
+        .string()
+        .nullable()
+        .meta({ description: 'the id of the API token that made it (`greenline token list`); null when none did' }),
       settings: z.record(z.string(), z.unknown()).meta({ description: 'the settings sent, as updateQueue takes them' }),
     }),
   ),

@@ -50,11 +50,19 @@ const mergeQueueRouter = t.router({
     await ctx.engine.prepareRepository(queueKey(ctx.org, input));
     return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId);
   }),
-  getQueueSettingsHistory: procedure.input(schemas.QueueIdentityInput).query(({ ctx, input }) => ctx.engine.settingsHistory(queueKey(ctx.org, input))),
-  getQueue: procedure.input(schemas.QueueIdentityInput).query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
-  updateQueue: procedure.input(schemas.UpdateQueueInput).mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
+  getQueueSettingsHistory: procedure
+    .input(schemas.QueueIdentityInput)
+    .query(({ ctx, input }) => ctx.engine.settingsHistory(queueKey(ctx.org, input))),
+  getQueue: procedure
+    .input(schemas.QueueIdentityInput)
+    .query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
+  updateQueue: procedure
+    .input(schemas.UpdateQueueInput)
+    .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
   // Deleting a queue with PRs in it is `queue_not_empty`, a 400 (the catalogue says why).
-  deleteQueue: procedure.input(schemas.QueueIdentityInput).mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
+  deleteQueue: procedure
+    .input(schemas.QueueIdentityInput)
+    .mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
   submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
     ctx.engine.submitPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), {
@@ -66,12 +74,28 @@ const mergeQueueRouter = t.router({
   ),
   cancelPullRequest: procedure
     .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.cancelPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), whoOf(ctx).by)),
+    .mutation(({ ctx, input }) =>
+      ctx.engine.cancelPullRequest(
+        queueKey(ctx.org, input),
+        prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
+        whoOf(ctx).by,
+      ),
+    ),
   restartTestsOnPullRequest: procedure
     .input(schemas.PullRequestInput)
-    .mutation(({ ctx, input }) => ctx.engine.restartTestsOnPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), whoOf(ctx).by)),
+    .mutation(({ ctx, input }) =>
+      ctx.engine.restartTestsOnPullRequest(
+        queueKey(ctx.org, input),
+        prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
+        whoOf(ctx).by,
+      ),
+    ),
   getSubmittedPullRequest: procedure.input(schemas.GetSubmittedPullRequestInput).query(({ ctx, input }) => ({
-    ...ctx.engine.getSubmittedPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), input.includeTimeline === true),
+    ...ctx.engine.getSubmittedPullRequest(
+      queueKey(ctx.org, input),
+      prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
+      input.includeTimeline === true,
+    ),
     queue: ctx.engine.getQueue(queueKey(ctx.org, input)).queue,
     estimates: ctx.engine.estimates(queueKey(ctx.org, input)),
   })),
@@ -99,7 +123,9 @@ const mergeQueueRouter = t.router({
       typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
     );
   }),
-  getMergeQueueTestingDetails: procedure.input(schemas.TestingDetailsInput).query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
+  getMergeQueueTestingDetails: procedure
+    .input(schemas.TestingDetailsInput)
+    .query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
   setCommitStatus: procedure.input(schemas.SetCommitStatusInput).mutation(({ ctx, input }) =>
     ctx.engine.setCommitStatus(ctx.org, {
       repo: input.repo,
@@ -114,7 +140,10 @@ const mergeQueueRouter = t.router({
   getMergeQueueMetrics: procedure.input(schemas.MetricsQueryInput).query(({ ctx, input }) => {
     // `repo` is `owner/name`; an owner may itself hold groups (`group/subgroup/name`), the name never does.
     const slash = input.repo?.lastIndexOf('/') ?? -1;
-    const filter = input.repo === undefined ? { host: input.repoHost } : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
+    const filter =
+      input.repo === undefined
+        ? { host: input.repoHost }
+        : { host: input.repoHost, owner: input.repo.slice(0, slash), name: input.repo.slice(slash + 1) };
     return ctx.engine.metrics(ctx.org, filter);
   }),
 });

@@ -20,15 +20,28 @@ export const documentedInput = z.registry<{ jsonSchema: Record<string, unknown> 
 /** A regular expression matching `word` in any case (JSON Schema patterns have no flags). */
 function anyCasePattern(words: readonly string[]): string {
   const letters = (word: string) =>
-    [...word].map((c) => (c.toLowerCase() === c.toUpperCase() ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${c.toUpperCase()}${c.toLowerCase()}]`)).join('');
+    [...word]
+      .map((c) =>
+        c.toLowerCase() === c.toUpperCase()
+          ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          : `[${c.toUpperCase()}${c.toLowerCase()}]`,
+      )
+      .join('');
   return `^(?:${words.map(letters).join('|')})$`;
 }
 
 /** An enum accepted in either case, answered in the spelling given (the spec's). */
 export function anyCaseEnum<const T extends readonly [string, ...string[]]>(values: T, upper = false) {
-  const schema = z.preprocess((value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value), z.enum(values));
+  const schema = z.preprocess(
+    (value) => (typeof value === 'string' ? (upper ? value.toUpperCase() : value.toLowerCase()) : value),
+    z.enum(values),
+  );
   documentedInput.add(schema, {
-    jsonSchema: { type: 'string', pattern: anyCasePattern(values), description: `one of ${values.join(', ')}, in any case` },
+    jsonSchema: {
+      type: 'string',
+      pattern: anyCasePattern(values),
+      description: `one of ${values.join(', ')}, in any case`,
+    },
   });
   return schema;
 }
@@ -41,8 +54,15 @@ export const RepoSchema = z.object({
     .string()
     .min(1)
     .max(255)
-    .refine((owner) => owner.split('/').every(isPathSegment), 'must be letters, digits, ".", "_" or "-" (groups separated by "/"), not ending in ".git"'),
-  name: z.string().min(1).max(255).refine(isPathSegment, 'must be letters, digits, ".", "_" or "-", not ending in ".git"'),
+    .refine(
+      (owner) => owner.split('/').every(isPathSegment),
+      'must be letters, digits, ".", "_" or "-" (groups separated by "/"), not ending in ".git"',
+    ),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine(isPathSegment, 'must be letters, digits, ".", "_" or "-", not ending in ".git"'),
 });
 
 export const BranchSchema = z.string().refine(isValidBranchName, 'must be a valid git branch name');
@@ -50,7 +70,10 @@ export const BranchSchema = z.string().refine(isValidBranchName, 'must be a vali
 const uint32 = z.number().int().min(1).max(UINT32_MAX);
 
 /** A PR number: a positive integer, or a JSON string of digits (a widely used CI action sends it that way). */
-export const PrNumberSchema = z.preprocess((value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value), uint32);
+export const PrNumberSchema = z.preprocess(
+  (value) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value),
+  uint32,
+);
 documentedInput.add(PrNumberSchema, {
   jsonSchema: {
     anyOf: [
@@ -82,7 +105,9 @@ const settingsShape = {
   canOptimisticallyMerge: z.boolean().nullish(),
   batch: z.boolean().nullish(),
   batchingMaxWaitTimeMinutes: uint32.nullish(),
-  batchingMinSize: uint32.nullish().meta({ description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)' }),
+  batchingMinSize: uint32.nullish().meta({
+    description: 'A batch starts once this many PRs wait (or the oldest has waited batchingMaxWaitTimeMinutes)',
+  }),
   batchingMaxSize: uint32.nullish().meta({
     description:
       'The largest batch: a batch that starts takes the ready PRs of its chain up to this many, so batches grow under a backlog. Absent, or below batchingMinSize: batchingMinSize (batches do not grow unless it is set)',
@@ -119,7 +144,10 @@ const aliasShape = {
   batchingMaxWaitTimeMins: settingsShape.batchingMaxWaitTimeMinutes,
 } satisfies Record<keyof typeof CLIENT_ALIASES, z.ZodType>;
 
-function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStatuses?: boolean }, ctx: z.RefinementCtx) {
+function noContradiction(
+  body: { requiredStatuses?: string[]; deleteRequiredStatuses?: boolean },
+  ctx: z.RefinementCtx,
+) {
   if (body.requiredStatuses !== undefined && body.deleteRequiredStatuses === true) {
     ctx.addIssue({
       code: 'custom',
@@ -129,13 +157,21 @@ function noContradiction(body: { requiredStatuses?: string[]; deleteRequiredStat
   }
 }
 
-export const UpdateQueueInput = QueueRequest.extend({ ...settingsShape, ...aliasShape, ...refusedClientFields }).superRefine((body, ctx) => {
+export const UpdateQueueInput = QueueRequest.extend({
+  ...settingsShape,
+  ...aliasShape,
+  ...refusedClientFields,
+}).superRefine((body, ctx) => {
   noContradiction(body, ctx);
   for (const [alias, name] of Object.entries(CLIENT_ALIASES)) {
     const given = (body as Record<string, unknown>)[alias];
     const canonical = (body as Record<string, unknown>)[name];
     if (given !== undefined && canonical !== undefined && given !== canonical) {
-      ctx.addIssue({ code: 'custom', path: [alias], message: `${alias} is an older spelling of ${name}; send one of them, or both with the same value` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [alias],
+        message: `${alias} is an older spelling of ${name}; send one of them, or both with the same value`,
+      });
     }
   }
 });
@@ -151,7 +187,10 @@ const PriorityInput = z.union([z.number().int().min(0).max(255), anyCaseEnum(PRI
  */
 const PrRef = z
   .object({ number: PrNumberSchema.optional(), branch: BranchSchema.optional() })
-  .refine((pr) => pr.number !== undefined || pr.branch !== undefined, { message: 'name the pull request by number (or by its head branch: branch)', path: ['number'] });
+  .refine((pr) => pr.number !== undefined || pr.branch !== undefined, {
+    message: 'name the pull request by number (or by its head branch: branch)',
+    path: ['number'],
+  });
 const PrRequest = QueueRequest.extend({ pr: PrRef });
 const SubmittedPr = z.object({ number: PrNumberSchema, branch: BranchSchema.optional() });
 
@@ -197,8 +236,14 @@ export const SetImpactedTargetsInput = QueueRequest.extend({
         .regex(/^[0-9a-fA-F]{7,64}$/, 'must be a commit SHA (7 to 64 hex digits)')
         .optional(),
     })
-    .refine((pr) => pr.number !== undefined || pr.branch !== undefined, { message: 'name the pull request by number (or by its head branch: branch)', path: ['number'] }),
-  impactedTargets: z.union([z.array(z.string().min(1).max(4096)).max(MAX_IMPACTED_TARGETS), anyCaseEnum(ALL_TARGETS, true)]),
+    .refine((pr) => pr.number !== undefined || pr.branch !== undefined, {
+      message: 'name the pull request by number (or by its head branch: branch)',
+      path: ['number'],
+    }),
+  impactedTargets: z.union([
+    z.array(z.string().min(1).max(4096)).max(MAX_IMPACTED_TARGETS),
+    anyCaseEnum(ALL_TARGETS, true),
+  ]),
 });
 
 export const TestingDetailsInput = z.object({

@@ -5,14 +5,25 @@
 import helmet from '@fastify/helmet';
 import type { z } from 'zod';
 import { waitForBusyQueues } from './queueBusy.js';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { scopeAllows, type TokenScope } from '../engine/tokens.js';
 import type { InboundRoute } from '../hosts/hostPlugin.js';
 import type { CiLogSource } from '../engine/providers/types.js';
 import { accessHook, identify, recordRoutes } from './access.js';
 import { rewriteUrl } from './canonicalPath.js';
-import { clientErrorHandler, continueBeforeBody, guardConnections, noIdleTimeoutWhileWorking, requireHost } from './connections.js';
+import {
+  clientErrorHandler,
+  continueBeforeBody,
+  guardConnections,
+  noIdleTimeoutWhileWorking,
+  requireHost,
+} from './connections.js';
 import { registerDashboard } from './dashboard.js';
 import type { WhatIfRunner } from './dashboardWhatIf.js';
 import { errorReply, fieldsReply, toErrorReply, type ErrorReply } from './errors.js';
@@ -154,13 +165,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Device sign-ins live in the store: a restart or another process on the same store answers the terminal.
   const devices = engine.deviceCodes;
-  const callerFor = (request: FastifyRequest) => createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
+  const callerFor = (request: FastifyRequest) =>
+    createCaller({ org: request.org, tokenId: request.tokenId, engine, publicUrl: publicUrlOf() });
 
   for (const endpoint of POST_ENDPOINTS) {
     // An upload's test cases are counted as its body arrives: over the limit, refused before the rest is read.
     const routeOptions = endpoint.path === UPLOAD_PATH ? { preParsing: countCasesWhileReading } : {};
     app.post(`/v1/${endpoint.path}`, routeOptions, async (request, reply) => {
-      if (!scopeAllows(request.scope, endpoint.scope)) return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
+      if (!scopeAllows(request.scope, endpoint.scope))
+        return send(reply, scopeReply(request.scope, endpoint.scope, endpoint.path));
       const malformed = findMalformedText(request.body);
       if (malformed !== undefined) {
         const field = malformed.length === 0 ? '(body)' : malformed.join('.');
@@ -171,10 +184,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }
 
   // The query string as the procedure's schema takes it (which checks it); Fastify parses it into strings.
-  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(`/v1/${METRICS_PATH}`, { config: { budget: 'scrape' } }, async (request, reply) => {
-    const metrics = await callerFor(request).getMergeQueueMetrics(request.query);
-    return reply.type(metrics.contentType).send(metrics.text);
-  });
+  app.get<{ Querystring: z.input<typeof MetricsQueryInput> }>(
+    `/v1/${METRICS_PATH}`,
+    { config: { budget: 'scrape' } },
+    async (request, reply) => {
+      const metrics = await callerFor(request).getMergeQueueMetrics(request.query);
+      return reply.type(metrics.contentType).send(metrics.text);
+    },
+  );
 
   // The document of the API holds nothing of anyone's: it needs no token.
   let openapi: string | undefined;
@@ -184,7 +201,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   // The web dashboard (web/): its pages, including /tests/<id> where every test's html_url points.
-  await registerDashboard(app, { engine, publicUrl: publicUrlOf, devices, ...(options.whatIf === undefined ? {} : { whatIf: options.whatIf }) });
+  await registerDashboard(app, {
+    engine,
+    publicUrl: publicUrlOf,
+    devices,
+    ...(options.whatIf === undefined ? {} : { whatIf: options.whatIf }),
+  });
 
   // The hosted service's newer paths: status, device sign-in, create-ci-run (serviceRoutes.ts).
   await registerServiceRoutes(app, { engine, devices, publicUrl: publicUrlOf, version: options.version ?? '0.0.0' });
@@ -195,7 +217,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (ciLogs !== undefined) {
     app.get<{ Params: { runId: string; status: string } }>('/ci-logs/:runId/:status', async (request, reply) => {
       const log = await ciLogs.openLog(request.org, request.params.runId, request.params.status);
-      if (log === undefined) return send(reply, errorReply('log_not_found', { status: request.params.status, runId: request.params.runId }));
+      if (log === undefined)
+        return send(reply, errorReply('log_not_found', { status: request.params.status, runId: request.params.runId }));
       return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(log);
     });
   }
@@ -205,13 +228,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Health: no token, nothing revealed. /healthz: the process answers. /readyz: the store is open and the engine runs;
   // a full store is ready for reads only, which it says (200, so that reads keep being routed to it).
   const health = { config: { access: 'public', budget: 'scrape' } } as const;
-  app.get('/healthz', health, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/healthz', health, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ status: 'ok' }),
+  );
   app.get('/readyz', health, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     if (closing || !engine.running()) return send(reply, errorReply('unavailable', { state: 'notReady' }));
     const full = engine.storeFull();
     if (full !== undefined) {
-      return reply.send({ status: 'read-only', reason: `${full}; writes are answered 507 storage_full until there is room, reads are served` });
+      return reply.send({
+        status: 'read-only',
+        reason: `${full}; writes are answered 507 storage_full until there is room, reads are served`,
+      });
     }
     return reply.send({ status: 'ready' });
   });

@@ -77,9 +77,13 @@ export async function registerServiceRoutes(app: FastifyInstance, options: Servi
 
   await app.register(async (scope) => {
     // RFC 8628 clients post forms; the hosted service's CLI posts JSON. Both, here only.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(String(body))));
+      },
+    );
     const open = { config: { access: 'public' } } as const;
 
     scope.post('/v1/device-auth/initiate', open, async (request, reply) => {
@@ -108,7 +112,9 @@ export async function registerServiceRoutes(app: FastifyInstance, options: Servi
       }
       const answer = devices.poll(body.device_code);
       if (answer.kind === 'error') return oauthError(reply, errorReply(answer.error));
-      return reply.header('cache-control', 'no-store').send({ access_token: answer.token, token_type: 'Bearer', scope: answer.scope, org: answer.org });
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ access_token: answer.token, token_type: 'Bearer', scope: answer.scope, org: answer.org });
     });
   });
 }

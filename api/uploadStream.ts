@@ -14,7 +14,11 @@ import { engineError } from '../engine/model/errors.js';
 export const UPLOAD_PATH = 'flaky-tests/upload';
 
 /** A preParsing hook: the body passes through unchanged, counted on its way; over the limit, the read fails. */
-export async function countCasesWhileReading(_request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> {
+export async function countCasesWhileReading(
+  _request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: NodeJS.ReadableStream,
+): Promise<NodeJS.ReadableStream> {
   const counter = new StreamingCaseCounter();
   const limit = MAX_TEST_CASES_PER_UPLOAD;
   const counted = new Transform({

@@ -15,7 +15,15 @@ import {
 } from '../engine/model/queues.js';
 import type { TestRunDetails } from '../engine/engine.js';
 import type { z } from 'zod';
-import type { EnqueuedPullRequestBody, GetQueueBody, PullRequestListBody, QueueBody, SettingsHistoryBody, SubmittedPullRequestBody, TestRunBody } from './responseSchemas.js';
+import type {
+  EnqueuedPullRequestBody,
+  GetQueueBody,
+  PullRequestListBody,
+  QueueBody,
+  SettingsHistoryBody,
+  SubmittedPullRequestBody,
+  TestRunBody,
+} from './responseSchemas.js';
 
 /** Spec 2.2: the queue fields, in the spec's order (updateQueue answers this; getQueue adds enqueuedPullRequests). */
 export function queueView(queue: QueueRecord): z.infer<typeof QueueBody> {
@@ -74,7 +82,10 @@ export function enqueuedPullRequestView(pr: PullRequestRecord): z.infer<typeof E
   };
 }
 
-export function getQueueView(result: { queue: QueueRecord; enqueued: PullRequestRecord[] }): z.infer<typeof GetQueueBody> {
+export function getQueueView(result: {
+  queue: QueueRecord;
+  enqueued: PullRequestRecord[];
+}): z.infer<typeof GetQueueBody> {
   return { ...queueView(result.queue), enqueuedPullRequests: result.enqueued.map(enqueuedPullRequestView) };
 }
 
@@ -113,8 +124,15 @@ export function submittedPullRequestView(result: {
     testRunId: pr.runId ?? '',
     reason: pr.reason ?? '',
     ...(pr.mergedSha === null ? {} : { mergedSha: pr.mergedSha }),
-    ...(pr.likelihood === undefined ? {} : { failureLikelihood: { probability: pr.likelihood.p, features: pr.likelihood.features } }),
-    ...(estimate === undefined ? {} : { estimatedMergeAt: new Date(estimate.at).toISOString(), estimatedMergeAtP90: new Date(estimate.p90).toISOString() }),
+    ...(pr.likelihood === undefined
+      ? {}
+      : { failureLikelihood: { probability: pr.likelihood.p, features: pr.likelihood.features } }),
+    ...(estimate === undefined
+      ? {}
+      : {
+          estimatedMergeAt: new Date(estimate.at).toISOString(),
+          estimatedMergeAtP90: new Date(estimate.p90).toISOString(),
+        }),
     ...(result.timeline === undefined ? {} : { timeline: result.timeline }),
   };
 }
@@ -127,7 +145,13 @@ export function pullRequestListView(result: {
   estimates?: ReadonlyMap<number, MergeEstimate>;
 }): z.infer<typeof PullRequestListBody> {
   return {
-    pullRequests: result.rows.map((pr) => submittedPullRequestView({ pr, queue: result.queue, ...(result.estimates === undefined ? {} : { estimates: result.estimates }) })),
+    pullRequests: result.rows.map((pr) =>
+      submittedPullRequestView({
+        pr,
+        queue: result.queue,
+        ...(result.estimates === undefined ? {} : { estimates: result.estimates }),
+      }),
+    ),
     ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
   };
 }
@@ -160,13 +184,24 @@ export function testRunView(result: TestRunDetails): z.infer<typeof TestRunBody>
     status: run.status,
     ...(run.reason === null ? {} : { reason: run.reason }),
     basePullRequests: run.basePrs,
-    ...(result.impactedTargets === undefined ? {} : { impactedTargets: result.impactedTargets.all, impactedTargetsForTestedPrs: result.impactedTargets.tested }),
+    ...(result.impactedTargets === undefined
+      ? {}
+      : { impactedTargets: result.impactedTargets.all, impactedTargetsForTestedPrs: result.impactedTargets.tested }),
     ...(run.mode === 'parallel' ? { dependentPrs: run.basePrs } : {}),
     ...(run.quarantinedFailures === undefined ? {} : { quarantinedFailures: run.quarantinedFailures }),
   };
 }
 
 /** getQueueSettingsHistory (ours). */
-export function settingsHistoryView(changes: { at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[]): z.infer<typeof SettingsHistoryBody> {
-  return { changes: changes.map((entry) => ({ at: entry.at, change: entry.change, tokenId: entry.by ?? null, settings: { ...entry.patch } })) };
+export function settingsHistoryView(
+  changes: { at: string; change: 'created' | 'configured'; by?: string; patch: QueuePatch }[],
+): z.infer<typeof SettingsHistoryBody> {
+  return {
+    changes: changes.map((entry) => ({
+      at: entry.at,
+      change: entry.change,
+      tokenId: entry.by ?? null,
+      settings: { ...entry.patch },
+    })),
+  };
 }

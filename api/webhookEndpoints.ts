@@ -8,7 +8,8 @@ export const WEBHOOK_ENDPOINTS: Endpoint[] = [
     path: 'webhooks/create',
     scope: 'admin',
     ours: true,
-    summary: 'Register a webhook endpoint (Standard Webhooks, or a Slack incoming webhook); its signing secret is answered once',
+    summary:
+      'Register a webhook endpoint (Standard Webhooks, or a Slack incoming webhook); its signing secret is answered once',
     input: schemas.CreateWebhookInput,
     output: schemas.EndpointWithSecretBody,
     call: (c, b) => c.createWebhook(b),
@@ -53,7 +54,8 @@ export const WEBHOOK_ENDPOINTS: Endpoint[] = [
     path: 'webhooks/deliveries/list',
     scope: 'admin',
     ours: true,
-    summary: "A webhook endpoint's deliveries, newest first, with each attempt's response status, body excerpt and duration",
+    summary:
+      "A webhook endpoint's deliveries, newest first, with each attempt's response status, body excerpt and duration",
     input: schemas.ListDeliveriesInput,
     output: schemas.DeliveryListBody,
     call: (c, b) => c.listWebhookDeliveries(b),

@@ -22,7 +22,8 @@ export interface WebhookPagesOptions {
 
 export function registerWebhookPages(scope: FastifyInstance, options: WebhookPagesOptions): void {
   const { engine, signedIn, show } = options;
-  const caller = (session: Session) => createCaller({ org: session.org, tokenId: session.tokenId, engine, publicUrl: options.publicUrl() });
+  const caller = (session: Session) =>
+    createCaller({ org: session.org, tokenId: session.tokenId, engine, publicUrl: options.publicUrl() });
   const admin = (session: Session) => requireScope(engine, session, 'admin', 'managing webhooks');
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -51,13 +52,20 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
         queues,
       };
       try {
-        const { secret } = await caller(session).createWebhook(body as Parameters<ReturnType<typeof createCaller>['createWebhook']>[0]);
+        const { secret } = await caller(session).createWebhook(
+          body as Parameters<ReturnType<typeof createCaller>['createWebhook']>[0],
+        );
         return show(reply, session, { title: 'Webhooks', body: webhooksBody(engine, session.org, secret) });
       } catch (error) {
         const mapped = replyFor(error);
         if (mapped.status !== 400 && mapped.status !== 409) throw error;
         reply.header('hx-replace-url', WEBHOOKS_PATH);
-        return show(reply, session, { title: 'Webhooks', body: html`${errorBlock(mapped)}${webhooksBody(engine, session.org)}` }, mapped.status);
+        return show(
+          reply,
+          session,
+          { title: 'Webhooks', body: html`${errorBlock(mapped)}${webhooksBody(engine, session.org)}` },
+          mapped.status,
+        );
       }
     }),
   );
@@ -67,7 +75,10 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
     signedIn((request, reply, session) => {
       admin(session);
       const before = (request.query as { before?: string }).before;
-      return show(reply, session, { title: 'Webhook deliveries', body: deliveriesBody(engine, session.org, idOf(request), before) });
+      return show(reply, session, {
+        title: 'Webhook deliveries',
+        body: deliveriesBody(engine, session.org, idOf(request), before),
+      });
     }),
   );
 
@@ -76,7 +87,8 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
     signedIn(async (request, reply, session) => {
       admin(session);
       const enabled = formOf(request).get('enabled');
-      if (enabled !== 'true' && enabled !== 'false') throw httpError('invalid_field', { field: 'enabled', oneOf: ['true', 'false'] });
+      if (enabled !== 'true' && enabled !== 'false')
+        throw httpError('invalid_field', { field: 'enabled', oneOf: ['true', 'false'] });
       await caller(session).updateWebhook({ id: idOf(request), enabled: enabled === 'true' });
       return reply.redirect(WEBHOOKS_PATH, 303);
     }),
@@ -95,7 +107,8 @@ export function registerWebhookPages(scope: FastifyInstance, options: WebhookPag
     `${WEBHOOKS_PATH}/:id/delete`,
     signedIn(async (request, reply, session) => {
       admin(session);
-      if (formOf(request).get('confirm') !== 'yes') throw httpError('invalid_field', { unconfirmed: 'delete an endpoint and its deliveries' });
+      if (formOf(request).get('confirm') !== 'yes')
+        throw httpError('invalid_field', { unconfirmed: 'delete an endpoint and its deliveries' });
       await caller(session).deleteWebhook({ id: idOf(request) });
       return reply.redirect(WEBHOOKS_PATH, 303);
     }),

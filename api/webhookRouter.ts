@@ -47,5 +47,7 @@ export const webhookRouter = t.router({
     });
     return { deliveries: page.messages.map(deliveryView), ...(page.next === undefined ? {} : { next: page.next }) };
   }),
-  redeliverWebhook: procedure.input(schemas.DeliveryIdInput).mutation(({ ctx, input }) => ({ delivery: deliveryView(ctx.engine.webhooks.redeliver(ctx.org, input.id)) })),
+  redeliverWebhook: procedure
+    .input(schemas.DeliveryIdInput)
+    .mutation(({ ctx, input }) => ({ delivery: deliveryView(ctx.engine.webhooks.redeliver(ctx.org, input.id)) })),
 });

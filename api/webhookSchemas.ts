@@ -13,14 +13,18 @@ const Description = z.string().max(500).refine(isWellFormed, 'must be valid Unic
 const QueueRef = z.object({ repo: RepoSchema, targetBranch: BranchSchema });
 
 const EndpointFields = {
-  kind: z.enum(ENDPOINT_KINDS).meta({ description: '`webhook`: Standard Webhooks (signed JSON); `slack`: a Slack incoming webhook (Block Kit)' }),
+  kind: z
+    .enum(ENDPOINT_KINDS)
+    .meta({ description: '`webhook`: Standard Webhooks (signed JSON); `slack`: a Slack incoming webhook (Block Kit)' }),
   url: Url.meta({ description: 'http(s); a public address unless the service allows private ones' }),
   description: Description,
   eventTypes: z
     .array(z.enum(EVENT_TYPES))
     .max(EVENT_TYPES.length * 2)
     .meta({ description: 'The event types delivered; empty or absent: all' }),
-  queues: z.array(QueueRef).max(100).meta({ description: 'The queues whose events are delivered; empty or absent: every queue, and flaky-test events' }),
+  queues: z.array(QueueRef).max(100).meta({
+    description: 'The queues whose events are delivered; empty or absent: every queue, and flaky-test events',
+  }),
   enabled: z.boolean(),
 };
 
@@ -62,7 +66,9 @@ export const EndpointBody = z.object({
   url: z.string(),
   description: z.string(),
   eventTypes: z.array(z.enum(EVENT_TYPES)),
-  queues: z.array(z.object({ repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }), targetBranch: z.string() })),
+  queues: z.array(
+    z.object({ repo: z.object({ host: z.string(), owner: z.string(), name: z.string() }), targetBranch: z.string() }),
+  ),
   enabled: z.boolean(),
   /** How many secrets sign now (2 for a day after a rotation). */
   signingSecrets: z.number().int().min(0),
@@ -78,8 +84,14 @@ export const EndpointListBody = z.object({ endpoints: z.array(EndpointBody) });
 
 export const AttemptBody = z.object({
   at: Timestamp,
-  status: z.number().int().optional().meta({ description: 'The HTTP status answered; absent when there was no answer' }),
-  excerpt: z.string().meta({ description: 'The start of the answer (at most 1,000 characters), or why there was none' }),
+  status: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'The HTTP status answered; absent when there was no answer' }),
+  excerpt: z
+    .string()
+    .meta({ description: 'The start of the answer (at most 1,000 characters), or why there was none' }),
   durationMs: z.number().int().min(0),
   manual: z.boolean().optional(),
 });

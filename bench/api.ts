@@ -34,9 +34,17 @@ export async function benchApi(): Promise<void> {
     const baseline = await measure('GET /healthz', 5_000, () => app.inject({ method: 'GET', url: '/healthz' }));
     const figures = [
       await measure('POST getQueue (auth, validate, read)', 5_000, () => post('getQueue', QUEUE)),
-      await measure('POST updateQueue (auth, validate, durable write)', 1_000, (i) => post('updateQueue', { ...QUEUE, concurrency: (i % 8) + 1 })),
-      await measure('GET getMergeQueueMetrics (one queue)', 2_000, () => app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': TOKEN } })),
-      await measure(`POST setImpactedTargets, 100k targets, ${(targets.length / 2 ** 20).toFixed(1)} MiB (parse, validate)`, 10, () => post('setImpactedTargets', targets)),
+      await measure('POST updateQueue (auth, validate, durable write)', 1_000, (i) =>
+        post('updateQueue', { ...QUEUE, concurrency: (i % 8) + 1 }),
+      ),
+      await measure('GET getMergeQueueMetrics (one queue)', 2_000, () =>
+        app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': TOKEN } }),
+      ),
+      await measure(
+        `POST setImpactedTargets, 100k targets, ${(targets.length / 2 ** 20).toFixed(1)} MiB (parse, validate)`,
+        10,
+        () => post('setImpactedTargets', targets),
+      ),
     ];
     report('API requests (Fastify inject)', baseline, figures);
     await app.close();

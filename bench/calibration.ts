@@ -54,7 +54,8 @@ function truthOf(scenario: Scenario, figure: string): number | null {
   const mix = scenario.priorityMix;
   const total = mix === undefined ? 0 : Object.values(mix).reduce((sum: number, weight) => sum + (weight ?? 0), 0);
   const priority = /^priority (\w+)$/.exec(figure)?.[1];
-  if (priority !== undefined) return mix === undefined ? null : ((mix as Record<string, number | undefined>)[priority] ?? 0) / total;
+  if (priority !== undefined)
+    return mix === undefined ? null : ((mix as Record<string, number | undefined>)[priority] ?? 0) / total;
   switch (figure) {
     case 'arrivals per hour':
       return scenario.arrivalsPerHour;
@@ -99,7 +100,16 @@ export async function calibrate(input: ScenarioInput, seed: number): Promise<{ r
     const value = truthOf(truth, figure.name);
     if (value === null) return [];
     const within = value === 0 ? Math.abs(figure.value) <= 0.01 : Math.abs(figure.value - value) <= 0.1 * value;
-    return [{ name: figure.name, truth: value, value: figure.value, low: figure.low, high: figure.high, ok: within || (figure.low <= value && value <= figure.high) }];
+    return [
+      {
+        name: figure.name,
+        truth: value,
+        value: figure.value,
+        low: figure.low,
+        high: figure.high,
+        ok: within || (figure.low <= value && value <= figure.high),
+      },
+    ];
   });
   const trueRec = await recommend(truth, drawArrivals(truth, seed), seed);
   const fitted = { ...fit.scenario, seed };
@@ -141,7 +151,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const started = performance.now();
     const { row } = await calibrate(workload, seed);
     console.log(`\n${row.workload} (seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s)`);
-    console.log(`${'figure'.padEnd(24)} ${'truth'.padStart(8)} ${'fitted'.padStart(8)} ${'95 % interval'.padStart(20)} ${'error'.padStart(7)}  ok`);
+    console.log(
+      `${'figure'.padEnd(24)} ${'truth'.padStart(8)} ${'fitted'.padStart(8)} ${'95 % interval'.padStart(20)} ${'error'.padStart(7)}  ok`,
+    );
     for (const figure of row.figures) {
       const error = figure.truth === 0 ? '-' : `${(((figure.value - figure.truth) / figure.truth) * 100).toFixed(1)}%`;
       console.log(
@@ -149,7 +161,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       );
       allOk &&= figure.ok;
     }
-    console.log(`pick on the true scenario:   ${row.truePick} → P50 ${row.truePickP50.toFixed(1)} min on the true workload`);
+    console.log(
+      `pick on the true scenario:   ${row.truePick} → P50 ${row.truePickP50.toFixed(1)} min on the true workload`,
+    );
     console.log(
       `pick on the fitted scenario: ${row.fittedPick} → P50 ${row.fittedPickP50.toFixed(1)} min on the true workload (${(row.fittedPickP50 / row.truePickP50).toFixed(3)}×; goal ≤ 1.05×: ${row.pickOk ? 'met' : 'NOT met'})`,
     );

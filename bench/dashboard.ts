@@ -34,10 +34,16 @@ export async function benchDashboard(): Promise<void> {
   try {
     const key = { org: 'acme', repo: REPO, branch: 'main' };
     engine.createQueue(key, { concurrency: 10, batch: true, batchingMinSize: 4 });
-    for (let number = 1; number <= QUEUE_SIZE; number++) engine.submitPullRequest(key, number, { priority: number % 7 === 0 ? 'high' : 'medium' });
+    for (let number = 1; number <= QUEUE_SIZE; number++)
+      engine.submitPullRequest(key, number, { priority: number % 7 === 0 ? 'high' : 'medium' });
     await engine.settle();
     const queue = engine.listQueues('acme')[0]!;
-    const signin = await app.inject({ method: 'POST', url: '/signin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${TOKEN}` });
+    const signin = await app.inject({
+      method: 'POST',
+      url: '/signin',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${TOKEN}`,
+    });
     const cookie = String(signin.headers['set-cookie']).split(';')[0]!;
     const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } });
     const queuePage = await get(`/queues/${queue.id}`);
@@ -53,7 +59,9 @@ export async function benchDashboard(): Promise<void> {
       await measure('GET state charts page (counts of 500 PRs)', 60, () => get('/charts')),
       await measure('GET history page (first 50 ended PRs)', 60, () => get(`/queues/${queue.id}/history`)),
       await measure('GET run page', 60, () => get(`/queues/${queue.id}/runs/${queue.runtime.activeRuns[0]}`)),
-      await measure(`engine.estimates (the ${QUEUE_SIZE} PRs' merge estimates: queue and PR pages)`, 60, () => engine.estimates(key)),
+      await measure(`engine.estimates (the ${QUEUE_SIZE} PRs' merge estimates: queue and PR pages)`, 60, () =>
+        engine.estimates(key),
+      ),
     ]);
     await browserFigures(app, engine, key, queue.id, cookie);
   } finally {
@@ -90,7 +98,9 @@ async function browserFigures(
       loads.push(await page.evaluate<number>("performance.getEntriesByType('navigation')[0].loadEventEnd"));
     }
     const rows = await page.locator('tr[data-pr]').count();
-    await page.evaluate("document.documentElement.dataset.live === 'connected' || new Promise((resolve) => setTimeout(resolve, 1000))");
+    await page.evaluate(
+      "document.documentElement.dataset.live === 'connected' || new Promise((resolve) => setTimeout(resolve, 1000))",
+    );
     await page.evaluate(
       "window.longest = 0; new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.longest = Math.max(window.longest, entry.duration); }).observe({ type: 'longtask', buffered: false })",
     );
@@ -115,13 +125,17 @@ async function browserFigures(
     await page.locator('summary', { hasText: 'Settings' }).click();
     await page.getByLabel('Concurrency', { exact: true }).waitFor();
     const clickMs = performance.now() - click;
-    const ms = (values: number[]) => `median ${quantile(values, 0.5).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
+    const ms = (values: number[]) =>
+      `median ${quantile(values, 0.5).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
     console.log(`\ndashboard in headless Chromium, queue page with ${rows} rows in the line-up`);
     console.log(`  page load (navigation to load event): ${ms(loads)}`);
-    console.log(`  live redraw (fetch + swap of the live region): ${ms(redraws)}; longest main-thread task ${longest.toFixed(0)} ms`);
+    console.log(
+      `  live redraw (fetch + swap of the live region): ${ms(redraws)}; longest main-thread task ${longest.toFixed(0)} ms`,
+    );
     console.log(`  commit to row on screen (includes the ${200} ms coalescing): ${ms(lives)}`);
     console.log(`  opening the settings form: ${clickMs.toFixed(0)} ms`);
-    if (browser.offLoopback.length > 0) console.log(`  requests off loopback refused: ${browser.offLoopback.join(', ')}`);
+    if (browser.offLoopback.length > 0)
+      console.log(`  requests off loopback refused: ${browser.offLoopback.join(', ')}`);
   } finally {
     await browser.close();
   }

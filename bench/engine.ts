@@ -27,7 +27,11 @@ export async function atDepth(depth: number, parallel: boolean, steps: number): 
     },
   });
   engine.start();
-  engine.createQueue(KEY, { requiredStatuses: ['ci'], concurrency: 4, ...(parallel ? { mode: 'parallel' as const } : {}) });
+  engine.createQueue(KEY, {
+    requiredStatuses: ['ci'],
+    concurrency: 4,
+    ...(parallel ? { mode: 'parallel' as const } : {}),
+  });
   await engine.settle();
   const next = random(7);
   let number = 0;
@@ -36,7 +40,10 @@ export async function atDepth(depth: number, parallel: boolean, steps: number): 
     engine.submitPullRequest(KEY, number);
     if (parallel) {
       const facts = await gitHost.pullRequest(KEY.repo, number, KEY.branch);
-      engine.setImpactedTargets(KEY, { number, sha: facts.sha }, [`//t${Math.floor(next() * TARGETS)}`, `//t${Math.floor(next() * TARGETS)}`]);
+      engine.setImpactedTargets(KEY, { number, sha: facts.sha }, [
+        `//t${Math.floor(next() * TARGETS)}`,
+        `//t${Math.floor(next() * TARGETS)}`,
+      ]);
     }
     await engine.settle();
   };
@@ -58,7 +65,12 @@ export async function atDepth(depth: number, parallel: boolean, steps: number): 
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   engine.stop();
-  return { name: `engine events, ${parallel ? 'parallel' : 'single'} mode, ${depth} queued`, operations: events, seconds, depth };
+  return {
+    name: `engine events, ${parallel ? 'parallel' : 'single'} mode, ${depth} queued`,
+    operations: events,
+    seconds,
+    depth,
+  };
 }
 
 export async function benchEngine(): Promise<void> {
@@ -70,8 +82,12 @@ export async function benchEngine(): Promise<void> {
   await atDepth(20, false, 100); // warm-up: the first queue pays for compiling the engine
   await atDepth(20, true, 100);
   const rate = (figure: Figure) => figure.operations / figure.seconds;
-  console.log('\nthe engine at depth: events per second, beside raw XState transitions and the shallow rate of the same mode');
-  console.log(`${'case'.padEnd(48)} ${'events/s'.padStart(10)} ${'vs XState'.padStart(10)} ${'vs shallow'.padStart(11)}`);
+  console.log(
+    '\nthe engine at depth: events per second, beside raw XState transitions and the shallow rate of the same mode',
+  );
+  console.log(
+    `${'case'.padEnd(48)} ${'events/s'.padStart(10)} ${'vs XState'.padStart(10)} ${'vs shallow'.padStart(11)}`,
+  );
   console.log(`${xstate.name.padEnd(48)} ${rate(xstate).toFixed(0).padStart(10)} ${'baseline'.padStart(10)}`);
   for (const parallel of [false, true]) {
     let shallow = 0;

@@ -26,7 +26,13 @@ import type { Store } from '../engine/store/store.js';
 import { runQueue, SIM_START, type QueueRunOptions } from '../sim/queueRun.js';
 import { parseScenarioText, settingsOf } from '../sim/scenario.js';
 import { estimatorAt } from './estimatesBefore.js';
-import { interval, OracleCollector, type OracleCost, type OracleOptions, type SampledErrors } from './estimatesOracle.js';
+import {
+  interval,
+  OracleCollector,
+  type OracleCost,
+  type OracleOptions,
+  type SampledErrors,
+} from './estimatesOracle.js';
 
 interface Sample {
   at: number;
@@ -45,7 +51,14 @@ export interface Figures {
   /** Median error at the head with the durations' bound (NaN without a run under way at the head). */
   headBound: number;
   /** With the oracle: the PRs it sampled, and each estimator's figures over those same PRs. */
-  sampled?: { prs: number; after: Accuracy; before: Accuracy; oracle: Accuracy; cost: OracleCost; errors: SampledErrors };
+  sampled?: {
+    prs: number;
+    after: Accuracy;
+    before: Accuracy;
+    oracle: Accuracy;
+    cost: OracleCost;
+    errors: SampledErrors;
+  };
 }
 
 interface Accuracy {
@@ -66,7 +79,10 @@ const Z90 = 1.2815515655446004;
 
 /** A configuration of the bundled example (sim/examples/monorepo.json) shortened to `hours`: its CI, and a run of it. */
 export function exampleQueue(configName: string, seed: number, hours: number) {
-  const scenario = parseScenarioText(readFileSync(new URL('../sim/examples/monorepo.json', import.meta.url), 'utf8'), 'monorepo.json');
+  const scenario = parseScenarioText(
+    readFileSync(new URL('../sim/examples/monorepo.json', import.meta.url), 'utf8'),
+    'monorepo.json',
+  );
   const config = scenario.configs.find((candidate) => candidate.name === configName);
   if (config === undefined) throw new Error(`no configuration ${configName} in the example`);
   const shortened = { ...scenario, hours };
@@ -75,7 +91,14 @@ export function exampleQueue(configName: string, seed: number, hours: number) {
     ci: { seed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes },
     source: { scenario: shortened, seed, arrivals, parallel: config.mode === 'parallel' },
     run: (onStep: QueueRunOptions['onStep'], store?: Store) =>
-      runQueue({ scenario: shortened, seed, settings: settingsOf(config), arrivals, onStep, ...(store === undefined ? {} : { store }) }),
+      runQueue({
+        scenario: shortened,
+        seed,
+        settings: settingsOf(config),
+        arrivals,
+        onStep,
+        ...(store === undefined ? {} : { store }),
+      }),
   };
 }
 
@@ -132,10 +155,16 @@ export async function measureEstimates(
       const actual = sample === undefined ? 0 : SIM_START + pr.leftAt! - sample.at;
       return sample === undefined || actual <= 0 ? [] : [{ sample, actual, mergedAt: SIM_START + pr.leftAt! }];
     });
-  const errorsOf = (samples: Map<number, Sample>, of: (sample: Sample) => MergeEstimate | undefined, only: (sample: Sample) => boolean) =>
+  const errorsOf = (
+    samples: Map<number, Sample>,
+    of: (sample: Sample) => MergeEstimate | undefined,
+    only: (sample: Sample) => boolean,
+  ) =>
     judged(samples)
       .filter(({ sample }) => only(sample))
-      .flatMap(({ sample, actual }) => (of(sample) === undefined ? [] : [Math.abs(of(sample)!.at - sample.at - actual) / actual]));
+      .flatMap(({ sample, actual }) =>
+        of(sample) === undefined ? [] : [Math.abs(of(sample)!.at - sample.at - actual) / actual],
+      );
   const accuracy = (of: (sample: Sample) => MergeEstimate | undefined, only = (_sample: Sample) => true): Accuracy => {
     const error = (samples: Map<number, Sample>) => median(errorsOf(samples, of, only));
     const under = (samples: Map<number, Sample>) => {
@@ -145,9 +174,16 @@ export async function measureEstimates(
     return { readyError: error(ready), headError: error(head), readyUnderP90: under(ready), headUnderP90: under(head) };
   };
   const bounds = judged(head).flatMap(({ sample, actual }) =>
-    sample.bound === undefined ? [] : [Math.abs(sample.bound.remaining + (actual - sample.bound.trueRemaining) - actual) / actual],
+    sample.bound === undefined
+      ? []
+      : [Math.abs(sample.bound.remaining + (actual - sample.bound.trueRemaining) - actual) / actual],
   );
-  const figures: Figures = { prs: merged.length, after: accuracy((sample) => sample.after), before: accuracy((sample) => sample.before), headBound: median(bounds) };
+  const figures: Figures = {
+    prs: merged.length,
+    after: accuracy((sample) => sample.after),
+    before: accuracy((sample) => sample.before),
+    headBound: median(bounds),
+  };
   if (oracle !== undefined) {
     const { estimates, cost } = await oracle.resolve(source);
     const number = new Map<Sample, number>([...ready, ...head].map(([key, sample]) => [sample, key]));
@@ -165,7 +201,10 @@ export async function measureEstimates(
       errors: Object.fromEntries(
         (['before', 'after', 'oracle'] as const).map((name) => [
           name,
-          { ready: errorsOf(ready, (sample) => sample[name], only), head: errorsOf(head, (sample) => sample[name], only) },
+          {
+            ready: errorsOf(ready, (sample) => sample[name], only),
+            head: errorsOf(head, (sample) => sample[name], only),
+          },
         ]),
       ) as SampledErrors,
     };
@@ -174,9 +213,11 @@ export async function measureEstimates(
 }
 
 const percent = (value: number) => (Number.isNaN(value) ? 'n/a' : `${(value * 100).toFixed(1)} %`);
-const pair = (before: number, after: number) => `${percent(before)} → ${percent(after)}${before > 0 && !Number.isNaN(after) ? ` (${(after / before).toFixed(2)}×)` : ''}`;
+const pair = (before: number, after: number) =>
+  `${percent(before)} → ${percent(after)}${before > 0 && !Number.isNaN(after) ? ` (${(after / before).toFixed(2)}×)` : ''}`;
 
-const triple = (f: NonNullable<Figures['sampled']>, of: (accuracy: Accuracy) => number) => `${percent(of(f.before))} / ${percent(of(f.after))} / ${percent(of(f.oracle))}`;
+const triple = (f: NonNullable<Figures['sampled']>, of: (accuracy: Accuracy) => number) =>
+  `${percent(of(f.before))} / ${percent(of(f.after))} / ${percent(of(f.oracle))}`;
 
 /** One row of figures; with the oracle, a second row over the PRs it sampled: before / after / oracle. */
 export function printFigures(workload: string, seed: number, f: Figures): void {
@@ -204,10 +245,17 @@ async function main(): Promise<void> {
   const revision = option('--before') ?? 'main';
   const before = await estimatorAt(revision);
   // The bound (estimatesOracle.ts) costs forks × moments simulations: off unless asked.
-  const oracle = option('--oracle') === undefined ? undefined : { forks: Number(option('--oracle')), every: Number(option('--every') ?? 3) };
-  console.log(`Merge estimates against the simulator (sim/examples/monorepo.json, ${hours} h of arrivals): before (${revision}) → after (this checkout), same run`);
+  const oracle =
+    option('--oracle') === undefined
+      ? undefined
+      : { forks: Number(option('--oracle')), every: Number(option('--every') ?? 3) };
+  console.log(
+    `Merge estimates against the simulator (sim/examples/monorepo.json, ${hours} h of arrivals): before (${revision}) → after (this checkout), same run`,
+  );
   console.log('goals: error ≤ 25 % at readiness, ≤ 10 % at the head; 85–95 % of actual times under the P90');
-  console.log('workload      seed merged  err@ready before → after       err@head before → after        head bound  <=P90 ready before → after  <=P90 head before → after');
+  console.log(
+    'workload      seed merged  err@ready before → after       err@head before → after        head bound  <=P90 ready before → after  <=P90 head before → after',
+  );
   const workloads: [string, number[]][] = [
     ['predictive4', [1, 2, 3]],
     ['batch8', [1, 2, 3]],
@@ -217,7 +265,13 @@ async function main(): Promise<void> {
   ];
   const only = option('--only');
   if (only !== undefined) {
-    workloads.splice(0, workloads.length, ...only.split(' ').map((run): [string, number[]] => [run.split(':')[0]!, run.split(':')[1]!.split(',').map(Number)]));
+    workloads.splice(
+      0,
+      workloads.length,
+      ...only
+        .split(' ')
+        .map((run): [string, number[]] => [run.split(':')[0]!, run.split(':')[1]!.split(',').map(Number)]),
+    );
   }
   for (const [workload, seeds] of workloads) {
     for (const seed of seeds) {
@@ -225,7 +279,8 @@ async function main(): Promise<void> {
       printFigures(workload, seed, figures);
       // The oracle's rows, PR by PR, to pool seeds: `--dump DIR`.
       const dump = option('--dump');
-      if (dump !== undefined && figures.sampled !== undefined) writeFileSync(`${dump}/${workload}-${seed}.json`, JSON.stringify(figures.sampled));
+      if (dump !== undefined && figures.sampled !== undefined)
+        writeFileSync(`${dump}/${workload}-${seed}.json`, JSON.stringify(figures.sampled));
     }
   }
 }

@@ -24,7 +24,9 @@ type EstimateQueue = (
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The revision's estimateQueue, loaded once per revision. */
-export async function estimatorAt(revision: string): Promise<(engine: Engine, key: QueueKey) => Map<number, MergeEstimate>> {
+export async function estimatorAt(
+  revision: string,
+): Promise<(engine: Engine, key: QueueKey) => Map<number, MergeEstimate>> {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
   const commit = git('rev-parse', '--verify', `${revision}^{commit}`).trim();
   const dir = `${root}node_modules/.cache/greenline-estimates/${commit}/engine/estimate/`;
@@ -41,6 +43,8 @@ export async function estimatorAt(revision: string): Promise<(engine: Engine, ke
     const { queue, enqueued } = engine.getQueue(key);
     // The engine's reads go through its store, which it keeps to itself: a benchmark reaches in.
     const store = (engine as unknown as { store: Store }).store;
-    return store.read((tx) => estimateQueue(tx, queue, enqueued, (runId) => engine.testRun(queue.id, runId), engine.scheduler.now()));
+    return store.read((tx) =>
+      estimateQueue(tx, queue, enqueued, (runId) => engine.testRun(queue.id, runId), engine.scheduler.now()),
+    );
   };
 }

@@ -59,7 +59,11 @@ export class OracleCollector {
         estimates.set(`${snapshot.at}:${number}`, { at: pick(0.5), p90: pick(0.9) });
       }
     }
-    const cost = { moments: this.moments.length, forks: this.moments.length * this.options.forks, ms: performance.now() - started };
+    const cost = {
+      moments: this.moments.length,
+      forks: this.moments.length * this.options.forks,
+      ms: performance.now() - started,
+    };
     return { estimates, cost };
   }
 }
@@ -77,7 +81,9 @@ export function interval(values: readonly number[]): [number, number] {
   };
   const medians: number[] = [];
   for (let resample = 0; resample < 2000; resample++) {
-    const drawn = Array.from({ length: values.length }, () => values[Math.floor(next() * values.length)]!).sort((a, b) => a - b);
+    const drawn = Array.from({ length: values.length }, () => values[Math.floor(next() * values.length)]!).sort(
+      (a, b) => a - b,
+    );
     medians.push(drawn[Math.floor(drawn.length / 2)]!);
   }
   medians.sort((a, b) => a - b);
@@ -98,7 +104,10 @@ function pool(dir: string): void {
       (['ready', 'head'] as const).map((at) => {
         const values = seeds.flatMap((errors) => errors[name][at]).sort((a, b) => a - b);
         const half = Math.floor(values.length / 2);
-        const middle = values.length % 2 === 1 ? values[half]! : ((values[half - 1] ?? Number.NaN) + (values[half] ?? Number.NaN)) / 2;
+        const middle =
+          values.length % 2 === 1
+            ? values[half]!
+            : ((values[half - 1] ?? Number.NaN) + (values[half] ?? Number.NaN)) / 2;
         return `${name}@${at} ${percent(middle)} (${interval(values).map(percent).join('–')}, ${values.length} PRs)`;
       }),
     );

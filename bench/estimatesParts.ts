@@ -23,7 +23,9 @@ function estimate(engine: Engine, key: QueueKey, failureOf: Variant | undefined)
   // The engine's reads go through its store, which it keeps to itself: a benchmark reaches in.
   const store = (engine as unknown as { store: Store }).store;
   const now = engine.scheduler.now();
-  return store.read((tx) => estimateQueue(tx, queue, enqueued, (runId) => engine.testRun(queue.id, runId), now, failureOf));
+  return store.read((tx) =>
+    estimateQueue(tx, queue, enqueued, (runId) => engine.testRun(queue.id, runId), now, failureOf),
+  );
 }
 
 export async function parts(configName: string, seed: number, hours: number): Promise<string> {
@@ -42,7 +44,10 @@ export async function parts(configName: string, seed: number, hours: number): Pr
     const all = variants.map(([, variant]) => estimate(engine, key, variant));
     for (const number of lineup) {
       if (ready.has(number) || all[0]!.get(number) === undefined) continue;
-      ready.set(number, { at: engine.scheduler.now(), estimates: all.map((estimates) => estimates.get(number)?.at ?? Number.NaN) });
+      ready.set(number, {
+        at: engine.scheduler.now(),
+        estimates: all.map((estimates) => estimates.get(number)?.at ?? Number.NaN),
+      });
     }
   });
   const rows = outcome.prs.flatMap((pr) => {
@@ -63,5 +68,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const at = args.indexOf('--hours');
   const hours = at === -1 ? 12 : Number(args[at + 1]);
   const rest = at === -1 ? args : args.filter((_, index) => index !== at && index !== at + 1);
-  for (const seed of (rest[1] ?? '1,2,3').split(',').map(Number)) console.log(await parts(rest[0] ?? 'batch8', seed, hours));
+  for (const seed of (rest[1] ?? '1,2,3').split(',').map(Number))
+    console.log(await parts(rest[0] ?? 'batch8', seed, hours));
 }

@@ -31,11 +31,15 @@ export async function trace(configName: string, seed: number, hours: number): Pr
     const actual = SIM_START + pr.leftAt - r.at;
     const runs = outcome.runs
       .filter((x) => x.prs.includes(pr.number))
-      .map((x) => `${x.kind[0]}${x.status[0]}${x.prs.length}@${min(x.startedAt - (r.at - SIM_START))}-${min(x.endedAt - (r.at - SIM_START))}`);
+      .map(
+        (x) =>
+          `${x.kind[0]}${x.status[0]}${x.prs.length}@${min(x.startedAt - (r.at - SIM_START))}-${min(x.endedAt - (r.at - SIM_START))}`,
+      );
     console.log(
       `#${pr.number} ${pr.state} ${pr.broken ? 'B' : ' '} ready@${min(r.at - SIM_START)} idx ${r.index}/${r.lineup} est ${min(r.median - r.at)} p90 ${min(r.p90 - r.at)} actual ${min(actual)} err ${(((r.median - r.at - actual) / actual) * 100).toFixed(0)}% ${runs.join(' ')}`,
     );
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await trace(process.argv[2] ?? 'batch8', Number(process.argv[3] ?? 1), Number(process.argv[4] ?? 12));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  await trace(process.argv[2] ?? 'batch8', Number(process.argv[3] ?? 1), Number(process.argv[4] ?? 12));

@@ -25,7 +25,11 @@ const WORKLOAD: Omit<ScenarioInput, 'name' | 'configs'> = {
 
 export const FIDELITY_SCENARIOS = [
   parseScenario({ ...WORKLOAD, name: 'single-line', configs: [{ name: 'predictive4', concurrency: 4 }] }),
-  parseScenario({ ...WORKLOAD, name: 'batching', configs: [{ name: 'batch3', batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 1, concurrency: 2 }] }),
+  parseScenario({
+    ...WORKLOAD,
+    name: 'batching',
+    configs: [{ name: 'batch3', batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 1, concurrency: 2 }],
+  }),
 ];
 
 async function main(): Promise<void> {
@@ -48,7 +52,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  console.log(`fidelity, seed ${seed}: the real service (local git, built-in CI) against the simulator on the same scenario`);
+  console.log(
+    `fidelity, seed ${seed}: the real service (local git, built-in CI) against the simulator on the same scenario`,
+  );
   console.log(fidelityTable(rows));
 }
 

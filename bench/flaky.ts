@@ -29,7 +29,9 @@ interface Quality {
 
 function printQuality(title: string, rows: Quality[]): void {
   console.log(`\n${title}`);
-  console.log(`${'class'.padEnd(10)} ${'true'.padStart(6)} ${'flagged'.padStart(8)} ${'correct'.padStart(8)} ${'precision'.padStart(10)} ${'recall'.padStart(8)}`);
+  console.log(
+    `${'class'.padEnd(10)} ${'true'.padStart(6)} ${'flagged'.padStart(8)} ${'correct'.padStart(8)} ${'precision'.padStart(10)} ${'recall'.padStart(8)}`,
+  );
   for (const row of rows) {
     const precision = row.flagged === 0 ? 1 : row.hits / row.flagged;
     const recall = row.truth === 0 ? 1 : row.hits / row.truth;
@@ -62,12 +64,24 @@ export function benchDetection(): void {
     tests.push({ name: `flaky_${i}`, kind: 'flaky', failureChance, brokenFrom: Infinity, fixedAt: Infinity });
   }
   for (let i = 0; i < 20; i++) {
-    tests.push({ name: `broken_${i}`, kind: 'broken', failureChance: 0, brokenFrom: start + (3 + rng() * 10) * DAY, fixedAt: Infinity });
+    tests.push({
+      name: `broken_${i}`,
+      kind: 'broken',
+      failureChance: 0,
+      brokenFrom: start + (3 + rng() * 10) * DAY,
+      fixedAt: Infinity,
+    });
   }
   for (let i = 0; i < 10; i++) {
     // Broken for a day or two, fixed at least two days before the end: healthy by then.
     const brokenFrom = start + (2 + rng() * 8) * DAY;
-    tests.push({ name: `fixed_${i}`, kind: 'healthy', failureChance: 0, brokenFrom, fixedAt: Math.min(brokenFrom + (1 + rng()) * DAY, end - 2 * DAY) });
+    tests.push({
+      name: `fixed_${i}`,
+      kind: 'healthy',
+      failureChance: 0,
+      brokenFrom,
+      fixedAt: Math.min(brokenFrom + (1 + rng()) * DAY, end - 2 * DAY),
+    });
   }
   let now = start;
   const service = new FlakyTests(createMemoryStore(), { now: () => now });
@@ -81,7 +95,8 @@ export function benchDetection(): void {
       now = start + hour * HOUR + job * 10 * 60_000;
       const onMain = job === 0;
       const pr = onMain ? undefined : 1 + Math.floor(hour / 6) * 3 + job; // each PR lives ~6 hours
-      if (pr !== undefined && !prBreaks.has(pr)) prBreaks.set(pr, rng() < 0.15 ? `healthy_${Math.floor(rng() * 150)}` : '');
+      if (pr !== undefined && !prBreaks.has(pr))
+        prBreaks.set(pr, rng() < 0.15 ? `healthy_${Math.floor(rng() * 150)}` : '');
       const retries = rng() < 1 / 3;
       const infrastructure = rng() < 0.01;
       const attempted: Attempted[] = tests.map((test) => {
@@ -93,7 +108,11 @@ export function benchDetection(): void {
         };
         const attempts = [fails()];
         if (attempts[0] && retries && !infrastructure) attempts.push(fails());
-        return { name: test.name, attempts, message: `AssertionError at line ${Math.floor(rng() * 500)} after ${Math.floor(rng() * 9000)}ms` };
+        return {
+          name: test.name,
+          attempts,
+          message: `AssertionError at line ${Math.floor(rng() * 500)} after ${Math.floor(rng() * 9000)}ms`,
+        };
       });
       service.upload('acme', {
         repo: REPO,
@@ -134,9 +153,13 @@ export function benchDetection(): void {
   const broken = listed('BROKEN');
   const missed = tests.filter((test) => test.kind === 'flaky' && !flaky.has(test.name));
   if (missed.length > 0) {
-    console.log(`missed flaky tests (failure chance): ${missed.map((test) => `${test.name} (${(test.failureChance * 100).toFixed(1)}%)`).join(', ')}`);
+    console.log(
+      `missed flaky tests (failure chance): ${missed.map((test) => `${test.name} (${(test.failureChance * 100).toFixed(1)}%)`).join(', ')}`,
+    );
   }
-  const wrong = tests.filter((test) => (flaky.has(test.name) && test.kind !== 'flaky') || (broken.has(test.name) && test.kind !== 'broken'));
+  const wrong = tests.filter(
+    (test) => (flaky.has(test.name) && test.kind !== 'flaky') || (broken.has(test.name) && test.kind !== 'broken'),
+  );
   if (wrong.length > 0) console.log(`wrongly flagged: ${wrong.map((test) => test.name).join(', ')}`);
 }
 

@@ -51,8 +51,11 @@ export async function benchIngestion(): Promise<void> {
       const service = new FlakyTests(store, { now: () => Date.parse('2026-11-22T12:00:00Z') });
       return () => service.upload('acme', { repo: REPO, sha: nextSha(), branch: 'main', variant: '', reports });
     };
-    const baseline = await time(`parse + aggregate only, ${(xml.length / 2 ** 20).toFixed(1)} MiB report (per test case)`, count, 5, () =>
-      aggregateUpload(REPO, '', parseReports(reports)),
+    const baseline = await time(
+      `parse + aggregate only, ${(xml.length / 2 ** 20).toFixed(1)} MiB report (per test case)`,
+      count,
+      5,
+      () => aggregateUpload(REPO, '', parseReports(reports)),
     );
     const memory = uploadTo(createMemoryStore());
     const lmdbFast = uploadTo(openLmdbStore({ dir: join(dir, 'nosync'), noSync: true }));
@@ -61,9 +64,14 @@ export async function benchIngestion(): Promise<void> {
     const clock = new VirtualScheduler(Date.parse('2026-11-22T12:00:00Z'));
     const httpStore = openLmdbStore({ dir: join(dir, 'http') });
     stores.push(httpStore);
-    syncConfiguredTokens(httpStore, [{ org: 'acme', token: 'bench-token-0123456789abcdef' }], new Date(clock.now()).toISOString());
+    syncConfiguredTokens(
+      httpStore,
+      [{ org: 'acme', token: 'bench-token-0123456789abcdef' }],
+      new Date(clock.now()).toISOString(),
+    );
     const app = await buildServer({ engine: new Engine(httpStore, { scheduler: clock }) });
-    const body = (shaText: string) => JSON.stringify({ repo: REPO, org_url_slug: 'acme', commit_sha: shaText, branch: 'main', reports });
+    const body = (shaText: string) =>
+      JSON.stringify({ repo: REPO, org_url_slug: 'acme', commit_sha: shaText, branch: 'main', reports });
     const viaHttp = async () => {
       const response = await app.inject({
         method: 'POST',
@@ -80,16 +88,26 @@ export async function benchIngestion(): Promise<void> {
       await time('upload, LMDB durable (per test case)', count, 5, lmdbDurable),
       await time('POST /v1/flaky-tests/upload, LMDB durable (per test case)', count, 5, viaHttp),
     ];
-    report(`flaky-test ingestion: uploads of ${count.toLocaleString('en')} test cases (2% failing), each one transaction`, baseline, figures);
+    report(
+      `flaky-test ingestion: uploads of ${count.toLocaleString('en')} test cases (2% failing), each one transaction`,
+      baseline,
+      figures,
+    );
 
     // Listings on the repository that now holds 7 uploads of 10,000 tests (200 failing each).
     const listing = new FlakyTests(stores[2] as Store, { now: () => Date.parse('2026-11-22T12:00:01Z') });
     const query = { repo: REPO, pageSize: 100, pageToken: '' };
     const window = { start: Date.parse('2026-11-22T00:00:00Z'), end: Date.parse('2026-11-23T00:00:00Z') };
-    const listBaseline = await time('read one test record (baseline)', 1, 200, () => (stores[2] as Store).read((tx) => [...tx.scan('flakyTests', { limit: 1 })]));
+    const listBaseline = await time('read one test record (baseline)', 1, 200, () =>
+      (stores[2] as Store).read((tx) => [...tx.scan('flakyTests', { limit: 1 })]),
+    );
     report('flaky-test listings (LMDB, 10,000 tests, 1,400 failures in the window)', listBaseline, [
-      await time('list-failing-tests, first page of 100', 1, 50, () => listing.listFailing('acme', 'acme', { ...query, ...window })),
-      await time('list-unhealthy-tests FLAKY, first page of 100', 1, 200, () => listing.listUnhealthy('acme', 'acme', { ...query, status: 'FLAKY' })),
+      await time('list-failing-tests, first page of 100', 1, 50, () =>
+        listing.listFailing('acme', 'acme', { ...query, ...window }),
+      ),
+      await time('list-unhealthy-tests FLAKY, first page of 100', 1, 200, () =>
+        listing.listUnhealthy('acme', 'acme', { ...query, status: 'FLAKY' }),
+      ),
     ]);
     await app.close();
   } finally {

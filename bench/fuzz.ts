@@ -9,17 +9,28 @@
  */
 import fc from 'fast-check';
 import { fuzz, fuzzServer, type FuzzReport } from './fuzzCore.js';
-import { type FuzzRequest, fuzzHttp, headerRequests, HTTP_TOKEN, httpFuzzServer, pathRequests, type HttpFuzzReport } from './httpFuzz.js';
+import {
+  type FuzzRequest,
+  fuzzHttp,
+  headerRequests,
+  HTTP_TOKEN,
+  httpFuzzServer,
+  pathRequests,
+  type HttpFuzzReport,
+} from './httpFuzz.js';
 import { hostileJunit } from './junitFuzz.js';
 
-const [REQUESTS = 1_000_000, JUNIT = 10_000, SEED = 19, PATHS = 100_000, HEADERS = 100_000] = process.argv.slice(2).map(Number);
+const [REQUESTS = 1_000_000, JUNIT = 10_000, SEED = 19, PATHS = 100_000, HEADERS = 100_000] = process.argv
+  .slice(2)
+  .map(Number);
 const CHUNK = 10_000;
 
 const server = await fuzzServer();
 const total: FuzzReport = { requests: 0, byStatus: {}, serverErrors: [], writesOnRejection: [] };
 const add = (report: FuzzReport) => {
   total.requests += report.requests;
-  for (const [status, n] of Object.entries(report.byStatus)) total.byStatus[Number(status)] = (total.byStatus[Number(status)] ?? 0) + n;
+  for (const [status, n] of Object.entries(report.byStatus))
+    total.byStatus[Number(status)] = (total.byStatus[Number(status)] ?? 0) + n;
   total.serverErrors.push(...report.serverErrors);
   total.writesOnRejection.push(...report.writesOnRejection);
 };
@@ -35,9 +46,16 @@ const bodies = total.requests;
 const junitStarted = performance.now();
 for (let done = 0, chunk = 0; done < JUNIT; done += 500, chunk++) {
   // Only uploads: the JUnit arbitrary as the whole workload.
-  const report = await fuzz({ ...server, paths: server.paths.filter(({ path }) => path === 'flaky-tests/upload') }, Math.min(500, JUNIT - done), SEED * 7 + chunk, hostileJunit);
+  const report = await fuzz(
+    { ...server, paths: server.paths.filter(({ path }) => path === 'flaky-tests/upload') },
+    Math.min(500, JUNIT - done),
+    SEED * 7 + chunk,
+    hostileJunit,
+  );
   add(report);
-  console.log(`JUnit phase: ${total.requests - bodies} requests (${((total.requests - bodies) / ((performance.now() - junitStarted) / 1000)).toFixed(1)}/s)`);
+  console.log(
+    `JUnit phase: ${total.requests - bodies} requests (${((total.requests - bodies) / ((performance.now() - junitStarted) / 1000)).toFixed(1)}/s)`,
+  );
 }
 for (const line of [...total.serverErrors, ...total.writesOnRejection].slice(0, 20)) console.log(`  ${line}`);
 console.log(
@@ -67,7 +85,8 @@ const timed = async (what: string, arbitrary: typeof canonical, count: number) =
   for (let done = 0, chunk = 0; done < count; done += CHUNK, chunk++) {
     const part = await fuzzHttp(edge, arbitrary, Math.min(CHUNK, count - done), SEED * 1000 + chunk);
     report.requests += part.requests;
-    for (const [status, n] of Object.entries(part.byStatus)) report.byStatus[Number(status)] = (report.byStatus[Number(status)] ?? 0) + n;
+    for (const [status, n] of Object.entries(part.byStatus))
+      report.byStatus[Number(status)] = (report.byStatus[Number(status)] ?? 0) + n;
     report.breaches.push(...part.breaches);
     report.serverErrors.push(...part.serverErrors);
     report.unanswered.push(...part.unanswered);
@@ -82,7 +101,8 @@ for (const { what, report, rate } of [baseline, ...phases]) {
     `${what}: ${report.requests} requests, ${rate.toFixed(0)}/s (${(rate / baseline.rate).toFixed(2)}x the baseline), by status ${JSON.stringify(report.byStatus)}; ` +
       `protected handlers reached without a valid token: ${report.breaches.length}; 5xx: ${report.serverErrors.length}; unanswered: ${report.unanswered.length}`,
   );
-  for (const line of [...report.breaches, ...report.serverErrors, ...report.unanswered].slice(0, 10)) console.log(`  ${line.slice(0, 400)}`);
+  for (const line of [...report.breaches, ...report.serverErrors, ...report.unanswered].slice(0, 10))
+    console.log(`  ${line.slice(0, 400)}`);
 }
 await edge.close();
 const edgeFailures = phases.reduce((sum, { report }) => sum + report.breaches.length + report.serverErrors.length, 0);

@@ -9,15 +9,48 @@ export type Schema = Record<string, any>;
 
 /** Values that break assumptions, for any field. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, 0, -1, 1e308, -1e308, 2 ** 53, 4_294_967_296, 1.5, '', ' ', '\u0000', '\ud800', 'a\udfffb', '../../etc/passwd', '%00', '💥'.repeat(1000)),
-  fc.constantFrom({ __proto__: { polluted: 1 } }, JSON.parse('{"__proto__":{"polluted":1}}'), { constructor: { prototype: { polluted: 1 } } }, [], {}),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1e308,
+    -1e308,
+    2 ** 53,
+    4_294_967_296,
+    1.5,
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    'a\udfffb',
+    '../../etc/passwd',
+    '%00',
+    '💥'.repeat(1000),
+  ),
+  fc.constantFrom(
+    { __proto__: { polluted: 1 } },
+    JSON.parse('{"__proto__":{"polluted":1}}'),
+    { constructor: { prototype: { polluted: 1 } } },
+    [],
+    {},
+  ),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
   fc.string({ minLength: 10_000, maxLength: 10_000 }).map((s) => s.repeat(100)),
   fc.jsonValue({ maxDepth: 3 }),
 );
 
 const KNOWN_STRINGS = ['github.com', 'acme', 'a', 'b', 'main', 'fuzz', 'abcdef1'];
-const KNOWN: Record<string, unknown> = { host: 'github.com', owner: 'acme', name: 'a', targetBranch: 'main', branch: 'main', org_url_slug: 'fuzz', number: 1, commit_sha: 'abcdef1' };
+const KNOWN: Record<string, unknown> = {
+  host: 'github.com',
+  owner: 'acme',
+  name: 'a',
+  targetBranch: 'main',
+  branch: 'main',
+  org_url_slug: 'fuzz',
+  number: 1,
+  commit_sha: 'abcdef1',
+};
 
 function stringFor(schema: Schema): fc.Arbitrary<string> {
   if (typeof schema.pattern === 'string') {
@@ -42,11 +75,17 @@ export function fromSchema(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   switch (schema.type) {
     case 'string':
       // Often a value the server knows (its queues' repository and branch), so that bodies get past the lookups.
-      return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...KNOWN_STRINGS) }, { weight: 1, arbitrary: stringFor(schema) });
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.constantFrom(...KNOWN_STRINGS) },
+        { weight: 1, arbitrary: stringFor(schema) },
+      );
     case 'integer':
       return fc.oneof(
         fc.constantFrom(1, 2),
-        fc.integer({ min: Math.max(schema.minimum ?? -1000, Number.MIN_SAFE_INTEGER), max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) }),
+        fc.integer({
+          min: Math.max(schema.minimum ?? -1000, Number.MIN_SAFE_INTEGER),
+          max: Math.min(schema.maximum ?? 100_000, Number.MAX_SAFE_INTEGER),
+        }),
       );
     case 'number':
       return fc.double({
@@ -60,13 +99,20 @@ export function fromSchema(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(schema.items === undefined ? fc.jsonValue({ maxDepth: 1 }) : next(schema.items), { maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      return fc.array(schema.items === undefined ? fc.jsonValue({ maxDepth: 1 }) : next(schema.items), {
+        maxLength: Math.min(schema.maxItems ?? 4, 4),
+      });
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
       // A field the server looks things up by is mostly given a value it knows, so that bodies get past the lookups.
       const field = (name: string, s: Schema) =>
-        KNOWN[name] === undefined ? next(s) : fc.oneof({ weight: 4, arbitrary: fc.constant(KNOWN[name]) }, { weight: 1, arbitrary: next(s) });
-      const record = fc.record(Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, field(name, s)])), { requiredKeys: schema.required ?? [] });
+        KNOWN[name] === undefined
+          ? next(s)
+          : fc.oneof({ weight: 4, arbitrary: fc.constant(KNOWN[name]) }, { weight: 1, arbitrary: next(s) });
+      const record = fc.record(
+        Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, field(name, s)])),
+        { requiredKeys: schema.required ?? [] },
+      );
       return record;
     }
     default:
@@ -90,7 +136,18 @@ export function bodyFor(schema: Schema): fc.Arbitrary<unknown> {
 
 /** Raw bodies no generator of valid JSON makes. */
 export const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.constantFrom('', '{', '{"repo":', 'null', '[]', '"text"', '{"a":1,}', "{'a':1}", 'NaN', '{"repo":{"host":"github.com"}}x'),
+  fc.constantFrom(
+    '',
+    '{',
+    '{"repo":',
+    'null',
+    '[]',
+    '"text"',
+    '{"a":1,}',
+    "{'a':1}",
+    'NaN',
+    '{"repo":{"host":"github.com"}}x',
+  ),
   fc.constant('['.repeat(100_000) + ']'.repeat(100_000)),
   fc.constant(`${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`),
   fc.constant('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":true}}}'),

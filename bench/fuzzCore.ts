@@ -32,7 +32,14 @@ export class WatchedStore implements Store {
   write<R>(fn: (tx: WriteTx) => R): R {
     let writes = 0;
     const result = this.inner.write((tx) =>
-      fn({ ...tx, get: tx.get, scan: tx.scan, count: tx.count, put: (c, k, v) => (writes++, tx.put(c, k, v)), remove: (c, k) => (writes++, tx.remove(c, k)) }),
+      fn({
+        ...tx,
+        get: tx.get,
+        scan: tx.scan,
+        count: tx.count,
+        put: (c, k, v) => (writes++, tx.put(c, k, v)),
+        remove: (c, k) => (writes++, tx.remove(c, k)),
+      }),
     );
     this.committedWrites += writes;
     return result;
@@ -60,7 +67,8 @@ export async function fuzzServer(): Promise<FuzzServer> {
   syncConfiguredTokens(store, [{ org: 'fuzz', token: TOKEN }], new Date(clock.now()).toISOString());
   const engine = new Engine(store, { scheduler: clock, onError: () => undefined });
   engine.start();
-  for (const name of ['a', 'b']) engine.createQueue({ org: 'fuzz', repo: { host: 'github.com', owner: 'acme', name }, branch: 'main' }, {});
+  for (const name of ['a', 'b'])
+    engine.createQueue({ org: 'fuzz', repo: { host: 'github.com', owner: 'acme', name }, branch: 'main' }, {});
   engine.submitPullRequest({ org: 'fuzz', repo: { host: 'github.com', owner: 'acme', name: 'a' }, branch: 'main' }, 1);
   await engine.settle();
   // The page-token secret is made at its first use (a listing, valid or not) and kept: made here, it is not taken
@@ -79,7 +87,12 @@ export async function fuzzServer(): Promise<FuzzServer> {
     engine,
     paths,
     async send(path, body, contentType = 'application/json') {
-      const response = await app.inject({ method: 'POST', url: `/v1/${path}`, headers: { 'x-api-token': TOKEN, 'content-type': contentType }, payload: body });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v1/${path}`,
+        headers: { 'x-api-token': TOKEN, 'content-type': contentType },
+        payload: body,
+      });
       return { status: response.statusCode, body: response.body };
     },
     async close() {
@@ -109,11 +122,28 @@ function describeBody(body: string | Buffer): string {
  * two raw bodies, one hostile JUnit upload when `junit` (each upload is parsed on a worker thread, so they are
  * the slow part).
  */
-export async function fuzz(server: FuzzServer, count: number, seed: number, junit: fc.Arbitrary<string> | undefined): Promise<FuzzReport> {
+export async function fuzz(
+  server: FuzzServer,
+  count: number,
+  seed: number,
+  junit: fc.Arbitrary<string> | undefined,
+): Promise<FuzzReport> {
   const report: FuzzReport = { requests: 0, byStatus: {}, serverErrors: [], writesOnRejection: [] };
   const request = fc.oneof(
-    { weight: 7, arbitrary: fc.oneof(...server.paths.map(({ path, schema }) => bodyFor(schema).map((body) => ({ path, body: JSON.stringify(body) ?? 'null' })))) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...server.paths.map(({ path }) => path)), rawBody).map(([path, body]) => ({ path, body })) },
+    {
+      weight: 7,
+      arbitrary: fc.oneof(
+        ...server.paths.map(({ path, schema }) =>
+          bodyFor(schema).map((body) => ({ path, body: JSON.stringify(body) ?? 'null' })),
+        ),
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...server.paths.map(({ path }) => path)), rawBody)
+        .map(([path, body]) => ({ path, body })),
+    },
     ...(junit === undefined
       ? []
       : [
@@ -121,7 +151,12 @@ export async function fuzz(server: FuzzServer, count: number, seed: number, juni
             weight: 1,
             arbitrary: junit.map((xml) => ({
               path: 'flaky-tests/upload',
-              body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'a' }, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] }),
+              body: JSON.stringify({
+                repo: { host: 'github.com', owner: 'acme', name: 'a' },
+                commit_sha: 'abcdef1',
+                branch: 'main',
+                reports: [{ file: 'r.xml', xml }],
+              }),
             })),
           },
         ]),
@@ -147,7 +182,10 @@ export async function fuzz(server: FuzzServer, count: number, seed: number, juni
       if (!errorBody) report.serverErrors.push(`not an error body: ${what}`);
       if (server.store.committedWrites !== before) report.writesOnRejection.push(what);
     }
-    if (({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).isAdmin !== undefined) {
+    if (
+      ({} as Record<string, unknown>).polluted !== undefined ||
+      ({} as Record<string, unknown>).isAdmin !== undefined
+    ) {
       report.serverErrors.push(`Object.prototype was polluted by ${what}`);
     }
   }

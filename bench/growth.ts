@@ -35,8 +35,13 @@ const clock = new VirtualScheduler(Date.parse('2026-01-01T00:00:00Z'));
 const engine = new Engine(store, { scheduler: clock, gitHost: new SimGitHost() });
 engine.start();
 const sweep = new RetentionSweep({ engine, store, clock, settings: { ...DEFAULT_RETENTION, sweepSeconds: 0 } });
-const keys: QueueKey[] = Array.from({ length: QUEUES }, (_, i) => ({ org: 'bench', repo: { host: 'github.com', owner: 'bench', name: `repo${i}` }, branch: 'main' }));
-for (const key of keys) engine.createQueue(key, { batch: true, batchingMinSize: 10, concurrency: 3, requiredStatuses: ['ci'] });
+const keys: QueueKey[] = Array.from({ length: QUEUES }, (_, i) => ({
+  org: 'bench',
+  repo: { host: 'github.com', owner: 'bench', name: `repo${i}` },
+  branch: 'main',
+}));
+for (const key of keys)
+  engine.createQueue(key, { batch: true, batchingMinSize: 10, concurrency: 3, requiredStatuses: ['ci'] });
 await engine.settle();
 
 /** Upload templates (10 of them, each a different slice of the test population), copied for each upload. */
@@ -47,7 +52,11 @@ const templates: AggregatedUpload[] = Array.from({ length: 10 }, (_, t) => {
     const fails = (n * 7 + t) % 50 === 0;
     return `<testcase classname="pkg.C${n % 100}" name="t${n}">${fails ? '<failure message="boom"/>' : ''}</testcase>`;
   });
-  return prepareUpload({ repo: REPO, variant: '', reports: [{ file: 'junit.xml', xml: `<testsuite name="s">${cases.join('')}</testsuite>` }] });
+  return prepareUpload({
+    repo: REPO,
+    variant: '',
+    reports: [{ file: 'junit.xml', xml: `<testsuite name="s">${cases.join('')}</testsuite>` }],
+  });
 });
 
 let number = 0;
@@ -58,11 +67,17 @@ async function day(): Promise<void> {
   await engine.settle();
   // Every run passes, a round at a time, until the queues are empty.
   for (let round = 0; round < 10_000; round++) {
-    const runs = store.read((tx) => [...tx.scan('queues')].flatMap(({ value: queue }) => queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? [])));
+    const runs = store.read((tx) =>
+      [...tx.scan('queues')].flatMap(({ value: queue }) =>
+        queue.runtime.activeRuns.flatMap((id) => tx.get('testRuns', [queue.id, id]) ?? []),
+      ),
+    );
     const ready = runs.filter((run) => run.testBranchSha !== '');
     for (const run of ready)
       engine.setCommitStatus('bench', {
-        repo: keys.find((key) => key.repo.name === store.read((tx) => tx.get('queues', [run.queueId]))?.repo.name)?.repo ?? REPO,
+        repo:
+          keys.find((key) => key.repo.name === store.read((tx) => tx.get('queues', [run.queueId]))?.repo.name)?.repo ??
+          REPO,
         sha: run.testBranchSha,
         context: 'ci',
         state: 'success',
@@ -74,7 +89,19 @@ async function day(): Promise<void> {
   for (let i = 0; i < RESULTS_PER_DAY / CASES_PER_UPLOAD; i++) {
     const template = templates[uploads % templates.length] as AggregatedUpload;
     const aggregated = { ...template, tests: structuredClone(template.tests) };
-    uploadNow(store, 'bench', { repo: REPO, sha: (++uploads).toString(16).padStart(40, '0'), branch: 'main', variant: '', reports: ['junit.xml'] }, aggregated, () => clock.now());
+    uploadNow(
+      store,
+      'bench',
+      {
+        repo: REPO,
+        sha: (++uploads).toString(16).padStart(40, '0'),
+        branch: 'main',
+        variant: '',
+        reports: ['junit.xml'],
+      },
+      aggregated,
+      () => clock.now(),
+    );
   }
   clock.advanceTo(Math.ceil((clock.now() + 1) / DAY_MS) * DAY_MS);
   await sweep.sweep();
@@ -97,8 +124,12 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const span = Math.min(20, Math.floor(DAYS / 3));
 const early = (sizes[span - 1] as number) - (sizes[0] as number);
 const late = (sizes[DAYS - 1] as number) - (sizes[DAYS - span] as number);
-console.log(`size: day 1 ${mb(sizes[0] as number)} MB, day ${Math.min(DAYS, 91)} ${mb(sizes[Math.min(DAYS, 91) - 1] as number)} MB, day ${DAYS} ${mb(sizes[DAYS - 1] as number)} MB`);
-console.log(`growth over the last ${span} days / over the first ${span}: ${(late / early).toFixed(3)} (${mb(late)} MB vs ${mb(early)} MB)`);
+console.log(
+  `size: day 1 ${mb(sizes[0] as number)} MB, day ${Math.min(DAYS, 91)} ${mb(sizes[Math.min(DAYS, 91) - 1] as number)} MB, day ${DAYS} ${mb(sizes[DAYS - 1] as number)} MB`,
+);
+console.log(
+  `growth over the last ${span} days / over the first ${span}: ${(late / early).toFixed(3)} (${mb(late)} MB vs ${mb(early)} MB)`,
+);
 engine.stop();
 await store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -27,7 +27,20 @@ const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const ENDED = Number(process.env.HISTORY_PRS ?? 100_000);
 const THROUGH_ENGINE = 1_000;
 const AUTHORS = Array.from({ length: 50 }, (_, index) => `dev${index}`);
-const WORDS = ['fix', 'add', 'remove', 'refactor', 'bump', 'docs', 'parser', 'cache', 'login', 'queue', 'build', 'flaky'];
+const WORDS = [
+  'fix',
+  'add',
+  'remove',
+  'refactor',
+  'bump',
+  'docs',
+  'parser',
+  'cache',
+  'login',
+  'queue',
+  'build',
+  'flaky',
+];
 
 export async function benchHistory(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-bench-history-'));
@@ -49,7 +62,12 @@ export async function benchHistory(): Promise<void> {
     await engine.settle();
     const made = performance.now();
     const templates = engine.listPullRequests(key);
-    const timelines = new Map(templates.map((pr) => [pr.number, store.read((tx) => [...tx.scan('timeline', { prefix: [queueId, pr.number] })].map((entry) => entry.value))]));
+    const timelines = new Map(
+      templates.map((pr) => [
+        pr.number,
+        store.read((tx) => [...tx.scan('timeline', { prefix: [queueId, pr.number] })].map((entry) => entry.value)),
+      ]),
+    );
     const start = Date.parse(templates.at(-1)!.stateChangedAt);
     for (let from = THROUGH_ENGINE + 1; from <= ENDED; from += 5_000) {
       store.write((tx) => {
@@ -58,7 +76,14 @@ export async function benchHistory(): Promise<void> {
           const endedAt = new Date(start + (number - THROUGH_ENGINE) * 7_000).toISOString();
           const id = `${template.id}_${number}`;
           const title = `${WORDS[number % WORDS.length]} ${WORDS[(number * 7) % WORDS.length]} #${number}`;
-          tx.put('pullRequests', [queueId, number], { ...template, id, number, title, author: AUTHORS[number % AUTHORS.length]!, stateChangedAt: endedAt });
+          tx.put('pullRequests', [queueId, number], {
+            ...template,
+            id,
+            number,
+            title,
+            author: AUTHORS[number % AUTHORS.length]!,
+            stateChangedAt: endedAt,
+          });
           timelines.get(template.number)!.forEach((line, seq) => {
             tx.put('timeline', [queueId, number, 1_000_000 + number * 4 + seq], {
               ...line,
@@ -79,13 +104,20 @@ export async function benchHistory(): Promise<void> {
         `the one-time fill of the index took ${(fillMs / 1000).toFixed(2)} s`,
     );
 
-    const signin = await app.inject({ method: 'POST', url: '/signin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${TOKEN}` });
+    const signin = await app.inject({
+      method: 'POST',
+      url: '/signin',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${TOKEN}`,
+    });
     const cookie = String(signin.headers['set-cookie']).split(';')[0]!;
     const get = (url: string) => app.inject({ method: 'GET', url, headers: { cookie } });
     const first = engine.history(key, { take: 50 });
     const next = first === 'unknown cursor' ? '' : (first.next ?? '');
     const firstPage = await get(`/queues/${queueId}/history`);
-    console.log(`history page: status ${firstPage.statusCode}, ${(firstPage.body.length / 1024).toFixed(0)} KiB, ${(firstPage.body.match(/<tr data-pr=/g) ?? []).length} rows`);
+    console.log(
+      `history page: status ${firstPage.statusCode}, ${(firstPage.body.length / 1024).toFixed(0)} KiB, ${(firstPage.body.match(/<tr data-pr=/g) ?? []).length} rows`,
+    );
 
     const withoutIndex = () =>
       engine
@@ -97,10 +129,16 @@ export async function benchHistory(): Promise<void> {
     report(`history of ${ENDED} ended PRs (LMDB)`, baseline, [
       await measure('engine.history: first page (50)', 200, () => engine.history(key, { take: 50 })),
       await measure('engine.history: the page after', 200, () => engine.history(key, { take: 50, after: next })),
-      await measure('engine.history: search by number (#54321)', 200, () => engine.history(key, { take: 50, search: '#54321' })),
-      await measure('engine.history: search by author (dev7: 1 in 50 match)', 20, () => engine.history(key, { take: 50, search: 'dev7' })),
-      await measure('engine.history: search that matches nothing (one page: up to HISTORY_SCAN_LIMIT entries)', 20, () =>
-        engine.history(key, { take: 50, search: 'nothing-matches-this' }),
+      await measure('engine.history: search by number (#54321)', 200, () =>
+        engine.history(key, { take: 50, search: '#54321' }),
+      ),
+      await measure('engine.history: search by author (dev7: 1 in 50 match)', 20, () =>
+        engine.history(key, { take: 50, search: 'dev7' }),
+      ),
+      await measure(
+        'engine.history: search that matches nothing (one page: up to HISTORY_SCAN_LIMIT entries)',
+        20,
+        () => engine.history(key, { take: 50, search: 'nothing-matches-this' }),
       ),
       await measure('engine.history: search that matches nothing, whole index (no scan limit, as before)', 5, () =>
         engine.history(key, { take: 50, search: 'nothing-matches-this', scanLimit: Number.MAX_SAFE_INTEGER }),
@@ -112,15 +150,21 @@ export async function benchHistory(): Promise<void> {
     // listing over every record, which it was for every filter before.
     const newestPage = engine.history(key, { take: 1 });
     const newest = newestPage === 'unknown cursor' ? Date.now() : Date.parse(newestPage.rows[0]!.endedAt);
-    const listed = (filter: ListingFilter) => () => pagePullRequests(engine.listPullRequests(key, filter), { ...filter, take: 50 });
-    const everyRecord = (filter: ListingFilter) => () => pagePullRequests(engine.listPullRequests(key), { ...filter, take: 50 });
+    const listed = (filter: ListingFilter) => () =>
+      pagePullRequests(engine.listPullRequests(key, filter), { ...filter, take: 50 });
+    const everyRecord = (filter: ListingFilter) => () =>
+      pagePullRequests(engine.listPullRequests(key), { ...filter, take: 50 });
     const lastHour = { since: newest - 3_600_000 };
-    report(`listPullRequests over ${ENDED} PRs (LMDB)`, await measure('every record read, concluded in the last hour (as before)', 5, everyRecord(lastHour)), [
-      await measure('concluded in the last hour (the index of ended PRs)', 100, listed(lastHour)),
-      await measure('concluded in the last day (the index of ended PRs)', 20, listed({ since: newest - 86_400_000 })),
-      await measure('state TESTING or PENDING (the enqueued PRs)', 200, listed({ states: ['TESTING', 'PENDING'] })),
-      await measure('no filter (every record)', 5, listed({})),
-    ]);
+    report(
+      `listPullRequests over ${ENDED} PRs (LMDB)`,
+      await measure('every record read, concluded in the last hour (as before)', 5, everyRecord(lastHour)),
+      [
+        await measure('concluded in the last hour (the index of ended PRs)', 100, listed(lastHour)),
+        await measure('concluded in the last day (the index of ended PRs)', 20, listed({ since: newest - 86_400_000 })),
+        await measure('state TESTING or PENDING (the enqueued PRs)', 200, listed({ states: ['TESTING', 'PENDING'] })),
+        await measure('no filter (every record)', 5, listed({})),
+      ],
+    );
   } finally {
     engine.stop();
     await app.close();

@@ -47,7 +47,9 @@ export async function benchHttp(): Promise<void> {
       post('submitPullRequest', { ...QUEUE, pr: { number: ++number } }),
     );
     await engine.settle();
-    const baseline = await measure('GET a bare Fastify route (constant body)', 3_000, () => fetch(`${bareBase}/bare`).then((response) => response.text()));
+    const baseline = await measure('GET a bare Fastify route (constant body)', 3_000, () =>
+      fetch(`${bareBase}/bare`).then((response) => response.text()),
+    );
     const getQueue = await measure(`POST getQueue, ${number} PRs queued`, 1_000, () => post('getQueue', QUEUE));
     report('over HTTP on loopback', baseline, [submits, getQueue]);
     await app.close();

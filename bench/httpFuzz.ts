@@ -46,7 +46,12 @@ export async function httpFuzzServer(): Promise<HttpFuzzServer> {
     timeouts: { requestMs: 1_000 },
     ciLogs: { openLog: async () => undefined },
     routes: [
-      gitHubWebhookRoute({ receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 401, message: 'bad signature' }) }),
+      gitHubWebhookRoute({
+        receive: async (delivery) =>
+          delivery.signature === undefined
+            ? { status: 401, message: 'no signature' }
+            : { status: 401, message: 'bad signature' },
+      }),
     ],
   });
   const entered = new Map<string, string>();
@@ -57,7 +62,9 @@ export async function httpFuzzServer(): Promise<HttpFuzzServer> {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  const routes = app.routeTable.routes.filter(({ method }) => method !== 'HEAD').map(({ method, url }) => ({ method, path: concretePath(url) }));
+  const routes = app.routeTable.routes
+    .filter(({ method }) => method !== 'HEAD')
+    .map(({ method, url }) => ({ method, path: concretePath(url) }));
   return {
     app,
     port,
@@ -85,11 +92,22 @@ export interface HttpFuzzReport {
 let sent = 0;
 
 /** Sends `count` generated requests, one connection each, `parallel` at a time; `seed` makes them the same again. */
-export async function fuzzHttp(server: HttpFuzzServer, requests: fc.Arbitrary<FuzzRequest>, count: number, seed: number, parallel = 8): Promise<HttpFuzzReport> {
+export async function fuzzHttp(
+  server: HttpFuzzServer,
+  requests: fc.Arbitrary<FuzzRequest>,
+  count: number,
+  seed: number,
+  parallel = 8,
+): Promise<HttpFuzzReport> {
   const report: HttpFuzzReport = { requests: 0, byStatus: {}, breaches: [], serverErrors: [], unanswered: [] };
   const samples = fc.sample(requests, { numRuns: count, seed });
   const send = async (request: FuzzRequest, id: string) => {
-    const head = [request.line, `x-fuzz-id: ${id}`, ...request.headers.map(([name, value]) => `${name}: ${value}`), 'Connection: close'].join('\r\n');
+    const head = [
+      request.line,
+      `x-fuzz-id: ${id}`,
+      ...request.headers.map(([name, value]) => `${name}: ${value}`),
+      'Connection: close',
+    ].join('\r\n');
     const answer = await rawRequest(server.port, head, request.body, 10_000);
     report.requests++;
     report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;

@@ -31,8 +31,45 @@ export function carriesValidToken(headers: [string, string][]): boolean {
 }
 
 const METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'get', 'TRACE', 'CONNECT', 'PROPFIND'];
-const SUFFIXES = ['', '', '', '', '', '', '?', '?a=1', '#x', ';p', '/', '//', '%2F', '%2f..', '%00', '%', '%zz', '%C0%AF', '%E2%82', '%2e', '/%2e%2e', '\t', '?%00', '%25', '%u002e'];
-const PREFIXES = ['', '', '', 'http://127.0.0.1:1', 'HTTP://elsewhere', 'https://x.y:443', '//', '/./', '/../', 'http://user@h'];
+const SUFFIXES = [
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '?',
+  '?a=1',
+  '#x',
+  ';p',
+  '/',
+  '//',
+  '%2F',
+  '%2f..',
+  '%00',
+  '%',
+  '%zz',
+  '%C0%AF',
+  '%E2%82',
+  '%2e',
+  '/%2e%2e',
+  '\t',
+  '?%00',
+  '%25',
+  '%u002e',
+];
+const PREFIXES = [
+  '',
+  '',
+  '',
+  'http://127.0.0.1:1',
+  'HTTP://elsewhere',
+  'https://x.y:443',
+  '//',
+  '/./',
+  '/../',
+  'http://user@h',
+];
 const VERSIONS = [...Array(12).fill('HTTP/1.1'), 'HTTP/1.0', 'HTTP/1.0', 'HTTP/2.0', 'http/1.1', 'HTTP/1.1 x', ''];
 
 /** One character-level change of a path: an escape (either case), a dot segment, a slash, a case flip. */
@@ -96,16 +133,23 @@ export function pathRequests(server: HttpFuzzServer): fc.Arbitrary<FuzzRequest> 
   return fc
     .record({
       route: fc.constantFrom(...server.routes),
-      spelling: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SPELLINGS.filter(({ kind }) => kind === 'same')) }, { weight: 1, arbitrary: fc.constantFrom(...SPELLINGS) }),
+      spelling: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...SPELLINGS.filter(({ kind }) => kind === 'same')) },
+        { weight: 1, arbitrary: fc.constantFrom(...SPELLINGS) },
+      ),
       mutations: fc.array(mutation, { maxLength: 2 }),
       prefix: fc.constantFrom(...PREFIXES),
       suffix: fc.constantFrom(...SUFFIXES),
-      method: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+      method: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+      ),
       version: fc.constantFrom(...VERSIONS),
       auth: authHeaders,
     })
     .map(({ route, spelling, mutations, prefix, suffix, method, version, auth }) => {
-      const target = prefix + mutations.reduce((path, mutate) => mutate(path), spelling.spell(route.path, server.port)) + suffix;
+      const target =
+        prefix + mutations.reduce((path, mutate) => mutate(path), spelling.spell(route.path, server.port)) + suffix;
       const body = route.method === 'POST' ? QUEUE_BODY : '';
       const headers: [string, string][] = [['Host', '127.0.0.1'], ...auth];
       if (body !== '') headers.push(['Content-Type', 'application/json'], ['Content-Length', String(body.length)]);
@@ -141,16 +185,41 @@ export function headerRequests(server: HttpFuzzServer): fc.Arbitrary<FuzzRequest
       [null],
     );
   return fc
-    .record({ route: fc.constantFrom(...server.routes), auth: authHeaders, body: fc.constantFrom(QUEUE_BODY, '', '{', 'token=x', '{"repo":1}') })
+    .record({
+      route: fc.constantFrom(...server.routes),
+      auth: authHeaders,
+      body: fc.constantFrom(QUEUE_BODY, '', '{', 'token=x', '{"repo":1}'),
+    })
     .chain(({ route, auth, body }) =>
       fc
         .record({
           type: fc.option(fc.constantFrom(...contentTypes), { nil: undefined }),
           lengths: lengthOf(body),
-          chunked: fc.constantFrom(undefined, undefined, undefined, 'chunked', 'gzip, chunked', 'identity', 'chunked, chunked'),
+          chunked: fc.constantFrom(
+            undefined,
+            undefined,
+            undefined,
+            'chunked',
+            'gzip, chunked',
+            'identity',
+            'chunked, chunked',
+          ),
           expect: fc.constantFrom(undefined, undefined, '100-continue', '100-CONTINUE', 'junk'),
-          host: fc.constantFrom<(string | null)[]>(['127.0.0.1'], ['127.0.0.1'], [], ['a', 'b'], ['x'.repeat(300)], ['evil.example:80'], [null]),
-          cookie: fc.constantFrom(undefined, 'greenline_session=junk', 'greenline_session=', `greenline_session=${'a'.repeat(4000)}`),
+          host: fc.constantFrom<(string | null)[]>(
+            ['127.0.0.1'],
+            ['127.0.0.1'],
+            [],
+            ['a', 'b'],
+            ['x'.repeat(300)],
+            ['evil.example:80'],
+            [null],
+          ),
+          cookie: fc.constantFrom(
+            undefined,
+            'greenline_session=junk',
+            'greenline_session=',
+            `greenline_session=${'a'.repeat(4000)}`,
+          ),
           extra: fc.constantFrom<[string, string][]>(
             [],
             [['x-forwarded-for', '10.0.0.1']],
@@ -169,7 +238,10 @@ export function headerRequests(server: HttpFuzzServer): fc.Arbitrary<FuzzRequest
           else for (const value of lengths) if (value !== null) headers.push(['Content-Length', value]);
           if (expect !== undefined) headers.push(['Expect', expect]);
           if (cookie !== undefined) headers.push(['Cookie', cookie]);
-          const sent = chunked?.endsWith('chunked') === true ? `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` : body;
+          const sent =
+            chunked?.endsWith('chunked') === true
+              ? `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`
+              : body;
           return { line: `${route.method} ${route.path} HTTP/1.1`, headers, body: sent };
         }),
     );

@@ -10,5 +10,7 @@ console.log(
     `lost ${report.lost.length}, duplicated ${report.duplicated.length}, merged twice ${report.mergedTwice.length}; ` +
     `event logs replayed ${report.replayed} events, divergences ${report.divergences.length}; restart P50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms`,
 );
-for (const line of [...report.lost, ...report.duplicated, ...report.mergedTwice, ...report.divergences].slice(0, 20)) console.log(`  ${line}`);
-process.exitCode = report.lost.length + report.duplicated.length + report.mergedTwice.length + report.divergences.length === 0 ? 0 : 1;
+for (const line of [...report.lost, ...report.duplicated, ...report.mergedTwice, ...report.divergences].slice(0, 20))
+  console.log(`  ${line}`);
+process.exitCode =
+  report.lost.length + report.duplicated.length + report.mergedTwice.length + report.divergences.length === 0 ? 0 : 1;

@@ -77,7 +77,11 @@ async function kill(server: Server): Promise<void> {
 }
 
 async function post(server: Server, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { 'x-api-token': TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}/v1/${path}`, {
+    method: 'POST',
+    headers: { 'x-api-token': TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
@@ -86,14 +90,31 @@ const random = (n: number) => Math.floor(Math.random() * n);
 
 export async function killUnderLoad(kills: number, log: (line: string) => void = () => undefined): Promise<KillReport> {
   const dir = mkdtempSync(join(tmpdir(), 'greenline-kill-'));
-  const report: KillReport = { kills: 0, submits: 0, cancels: 0, statuses: 0, lost: [], duplicated: [], mergedTwice: [], replayed: 0, divergences: [], restartMs: [] };
+  const report: KillReport = {
+    kills: 0,
+    submits: 0,
+    cancels: 0,
+    statuses: 0,
+    lost: [],
+    duplicated: [],
+    mergedTwice: [],
+    replayed: 0,
+    divergences: [],
+    restartMs: [],
+  };
   /** Acknowledged writes: `q#number` → 'submitted' | 'cancelled'. */
   const acked = new Map<string, 'submitted' | 'cancelled'>();
   let next = 1;
   let server = await start(dir);
   try {
     for (let q = 0; q < QUEUES; q++) {
-      const created = await post(server, 'createQueue', { repo: repoOf(q), targetBranch: 'main', concurrency: 3, batch: q === 2, batchingMinSize: 3 });
+      const created = await post(server, 'createQueue', {
+        repo: repoOf(q),
+        targetBranch: 'main',
+        concurrency: 3,
+        batch: q === 2,
+        batchingMinSize: 3,
+      });
       if (created.status !== 200) throw new Error(`createQueue: ${created.status} ${JSON.stringify(created.body)}`);
     }
     const client = async (live: () => boolean) => {
@@ -109,17 +130,28 @@ export async function killUnderLoad(kills: number, log: (line: string) => void =
             if (answer.status === 200) acked.set(`${q}#${number}`, 'submitted');
           } else if (roll < 75) {
             const [key] = mine[random(mine.length)] as [string, string];
-            const answer = await post(server, 'cancelPullRequest', { ...base, pr: { number: Number(key.split('#')[1]) } });
+            const answer = await post(server, 'cancelPullRequest', {
+              ...base,
+              pr: { number: Number(key.split('#')[1]) },
+            });
             if (answer.status === 200) acked.set(key, 'cancelled');
           } else {
             const [key] = mine[random(mine.length)] as [string, string];
-            const pr = await post(server, 'getSubmittedPullRequest', { ...base, pr: { number: Number(key.split('#')[1]) } });
+            const pr = await post(server, 'getSubmittedPullRequest', {
+              ...base,
+              pr: { number: Number(key.split('#')[1]) },
+            });
             const runId = pr.body?.testRunId;
             if (pr.status !== 200 || !runId) continue;
             const run = await post(server, 'getMergeQueueTestingDetails', { ...base, testRunId: runId });
             const sha = run.body?.testBranchSha;
             if (run.status !== 200 || !sha) continue;
-            const status = await post(server, 'setCommitStatus', { repo: repoOf(q), sha, context: 'greenline/sim-ci', state: random(10) < 8 ? 'success' : 'failure' });
+            const status = await post(server, 'setCommitStatus', {
+              repo: repoOf(q),
+              sha,
+              context: 'greenline/sim-ci',
+              state: random(10) < 8 ? 'success' : 'failure',
+            });
             if (status.status === 200) report.statuses++;
           }
         } catch {
@@ -149,9 +181,12 @@ export async function killUnderLoad(kills: number, log: (line: string) => void =
     const store = openLmdbStore({ dir });
     try {
       for (let q = 0; q < QUEUES; q++) {
-        const result = replayEventLog(exportEventLog(store, { org: 'kill', repo: repoOf(q), branch: 'main' }, 'kill bench'));
+        const result = replayEventLog(
+          exportEventLog(store, { org: 'kill', repo: repoOf(q), branch: 'main' }, 'kill bench'),
+        );
         report.replayed += result.replayed;
-        if (result.divergence !== null) report.divergences.push(`repo${q}: ${JSON.stringify(result.divergence).slice(0, 300)}`);
+        if (result.divergence !== null)
+          report.divergences.push(`repo${q}: ${JSON.stringify(result.divergence).slice(0, 300)}`);
       }
     } finally {
       await store.close();
@@ -165,17 +200,28 @@ export async function killUnderLoad(kills: number, log: (line: string) => void =
   return report;
 }
 
-async function verify(server: Server, acked: Map<string, 'submitted' | 'cancelled'>, report: KillReport): Promise<void> {
+async function verify(
+  server: Server,
+  acked: Map<string, 'submitted' | 'cancelled'>,
+  report: KillReport,
+): Promise<void> {
   for (const [key, what] of acked) {
     const [q, number] = key.split('#').map(Number) as [number, number];
-    const answer = await post(server, 'getSubmittedPullRequest', { repo: repoOf(q), targetBranch: 'main', pr: { number }, includeTimeline: true });
+    const answer = await post(server, 'getSubmittedPullRequest', {
+      repo: repoOf(q),
+      targetBranch: 'main',
+      pr: { number },
+      includeTimeline: true,
+    });
     if (answer.status !== 200) {
       report.lost.push(`${key} (${answer.status})`);
       continue;
     }
     const events = (answer.body.timeline as { event: string }[]).map((entry) => entry.event);
-    if (events.filter((event) => event === 'submitted' || event === 'resubmitted').length !== 1) report.duplicated.push(`${key}: ${events.join(',')}`);
+    if (events.filter((event) => event === 'submitted' || event === 'resubmitted').length !== 1)
+      report.duplicated.push(`${key}: ${events.join(',')}`);
     if (events.filter((event) => event === 'merged').length > 1) report.mergedTwice.push(`${key}: ${events.join(',')}`);
-    if (what === 'cancelled' && answer.body.state !== 'CANCELLED') report.lost.push(`${key} cancel (state ${answer.body.state})`);
+    if (what === 'cancelled' && answer.body.state !== 'CANCELLED')
+      report.lost.push(`${key} cancel (state ${answer.body.state})`);
   }
 }

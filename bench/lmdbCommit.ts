@@ -29,10 +29,21 @@ interface Figures {
   maxLoopMs: number;
 }
 
-const record = (writer: number, i: number) => ({ state: 'PENDING', writer, number: i, title: `PR #${i}`, sha: 'ab'.repeat(20) });
+const record = (writer: number, i: number) => ({
+  state: 'PENDING',
+  writer,
+  number: i,
+  title: `PR #${i}`,
+  sha: 'ab'.repeat(20),
+});
 
 /** `writers` loops of write-then-wait-durable for `seconds`; the loop's longest delay meanwhile. */
-async function run(name: string, writers: number, seconds: number, writeDurably: (writer: number, i: number) => Promise<void>): Promise<Figures> {
+async function run(
+  name: string,
+  writers: number,
+  seconds: number,
+  writeDurably: (writer: number, i: number) => Promise<void>,
+): Promise<Figures> {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const until = performance.now() + seconds * 1000;
@@ -57,7 +68,11 @@ export async function benchLmdbCommit(writers: number, seconds: number): Promise
   try {
     const figures: Figures[] = [];
     const each = openLmdbStore({ dir: join(dir, 'each'), groupCommit: false });
-    figures.push(await run('each: one sync per commit, on the event loop', writers, seconds, async (w, i) => each.write((tx) => tx.put('meta', ['b', w, i], record(w, i)))));
+    figures.push(
+      await run('each: one sync per commit, on the event loop', writers, seconds, async (w, i) =>
+        each.write((tx) => tx.put('meta', ['b', w, i], record(w, i))),
+      ),
+    );
     await each.close();
     const group = openLmdbStore({ dir: join(dir, 'group') });
     figures.push(
@@ -76,7 +91,9 @@ export async function benchLmdbCommit(writers: number, seconds: number): Promise
       }),
     );
     // lmdb-js's transactionSync(callback, flags): abortable (1) | synchronous commit (2) | MDB_NOSYNC (0x10000).
-    const transactionSync = (env as unknown as { transactionSync(fn: () => void, flags: number): void }).transactionSync.bind(env);
+    const transactionSync = (
+      env as unknown as { transactionSync(fn: () => void, flags: number): void }
+    ).transactionSync.bind(env);
     figures.push(
       await run('transactionSync under overlappingSync, MDB_NOSYNC txn', writers, seconds, async (w, i) => {
         transactionSync(() => void db.put(`s/${w}/${i}`, record(w, i)), 0x10003);
@@ -99,6 +116,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`${'way'.padEnd(62)} ${'durable/s'.padStart(10)} ${'vs each'.padStart(8)} ${'max loop ms'.padStart(12)}`);
   for (const f of figures) {
     const rate = f.durable / f.seconds;
-    console.log(`${f.name.padEnd(62)} ${rate.toFixed(0).padStart(10)} ${`${(rate / base).toFixed(2)}×`.padStart(8)} ${f.maxLoopMs.toFixed(1).padStart(12)}`);
+    console.log(
+      `${f.name.padEnd(62)} ${rate.toFixed(0).padStart(10)} ${`${(rate / base).toFixed(2)}×`.padStart(8)} ${f.maxLoopMs.toFixed(1).padStart(12)}`,
+    );
   }
 }

@@ -68,23 +68,27 @@ export async function runLoad(options: {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
   const token = 'load-token-0123456789abcdef';
   const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
-  const child = spawn(process.execPath, [...profile, ...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      GREENLINE_DATA: dir,
-      GREENLINE_PROVIDER: 'sim',
-      GREENLINE_SIM_CI: 'pass=0.9,median=0.05,p90=0.1,seed=1',
-      GREENLINE_API_TOKENS: `acme:${token}`,
-      GREENLINE_LOG_LEVEL: 'error',
-      GREENLINE_RATE_LIMIT: '10000000',
-      GREENLINE_SCRAPE_RATE_LIMIT: '10000000',
-      GREENLINE_LMDB_SYNC: options.sync ?? 'group',
+  const child = spawn(
+    process.execPath,
+    [...profile, ...(options.fromSource ? ['--import', 'tsx', SOURCE] : [BUILT]), 'serve'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        GREENLINE_DATA: dir,
+        GREENLINE_PROVIDER: 'sim',
+        GREENLINE_SIM_CI: 'pass=0.9,median=0.05,p90=0.1,seed=1',
+        GREENLINE_API_TOKENS: `acme:${token}`,
+        GREENLINE_LOG_LEVEL: 'error',
+        GREENLINE_RATE_LIMIT: '10000000',
+        GREENLINE_SCRAPE_RATE_LIMIT: '10000000',
+        GREENLINE_LMDB_SYNC: options.sync ?? 'group',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   try {
     const url = await listening(child);
     const headers = { 'x-api-token': token, 'content-type': 'application/json' };
@@ -93,7 +97,12 @@ export async function runLoad(options: {
       const response = await fetch(`${url}/v1/createQueue`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ repo: repoOf(q), targetBranch: 'main', concurrency: 4, mode: q % 2 === 0 ? 'single' : 'parallel' }),
+        body: JSON.stringify({
+          repo: repoOf(q),
+          targetBranch: 'main',
+          concurrency: 4,
+          mode: q % 2 === 0 ? 'single' : 'parallel',
+        }),
       });
       if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
     }
@@ -110,7 +119,9 @@ export async function runLoad(options: {
           {
             url,
             connections: Math.max(1, Math.round(options.connections * mix.share)),
-            ...(options.requestsPerEndpoint === undefined ? { duration: options.seconds } : { amount: options.requestsPerEndpoint, timeout: 600 }),
+            ...(options.requestsPerEndpoint === undefined
+              ? { duration: options.seconds }
+              : { amount: options.requestsPerEndpoint, timeout: 600 }),
             headers,
             requests: [
               {
@@ -146,12 +157,18 @@ export async function runLoad(options: {
     // Every acknowledged submit is stored, once: its PR exists, and no queue lists a number twice.
     let lost = 0;
     for (const pr of acknowledged) {
-      const response = await fetch(`${url}/v1/getSubmittedPullRequest`, { method: 'POST', headers, body: body(pr.q, { pr: { number: pr.number } }) });
+      const response = await fetch(`${url}/v1/getSubmittedPullRequest`, {
+        method: 'POST',
+        headers,
+        body: body(pr.q, { pr: { number: pr.number } }),
+      });
       if (response.status !== 200) lost += 1;
     }
     let duplicated = 0;
     for (let q = 0; q < options.queues; q++) {
-      const queue = (await (await fetch(`${url}/v1/getQueue`, { method: 'POST', headers, body: body(q, {}) })).json()) as {
+      const queue = (await (
+        await fetch(`${url}/v1/getQueue`, { method: 'POST', headers, body: body(q, {}) })
+      ).json()) as {
         enqueuedPullRequests: { prNumber: number }[];
       };
       const numbers = queue.enqueuedPullRequests.map((entry) => entry.prNumber);
@@ -166,25 +183,43 @@ export async function runLoad(options: {
 }
 
 export function printLoad(figures: LoadFigures): void {
-  console.log('endpoint                   requests    req/s   p50 ms   p99 ms   max ms   non-2xx   5xx  no answer in 10 s');
+  console.log(
+    'endpoint                   requests    req/s   p50 ms   p99 ms   max ms   non-2xx   5xx  no answer in 10 s',
+  );
   for (const e of figures.endpoints) {
     console.log(
       `${e.endpoint.padEnd(26)} ${String(e.requests).padStart(8)} ${e.perSecond.toFixed(0).padStart(8)} ${String(e.p50).padStart(8)} ${String(e.p99).padStart(8)} ${String(e.max).padStart(8)} ${String(e.non2xx).padStart(9)} ${String(e.serverErrors).padStart(5)} ${String(e.timeouts).padStart(18)}`,
     );
   }
-  console.log(`acknowledged submits ${figures.acknowledgedSubmits}, lost ${figures.lost}, duplicated ${figures.duplicated}`);
-  console.log(`server RSS: ${figures.rssStartMb.toFixed(0)} MB at the start, at most ${figures.rssMaxMb.toFixed(0)} MB, ${figures.rssEndMb.toFixed(0)} MB at the end`);
+  console.log(
+    `acknowledged submits ${figures.acknowledgedSubmits}, lost ${figures.lost}, duplicated ${figures.duplicated}`,
+  );
+  console.log(
+    `server RSS: ${figures.rssStartMb.toFixed(0)} MB at the start, at most ${figures.rssMaxMb.toFixed(0)} MB, ${figures.rssEndMb.toFixed(0)} MB at the end`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string' }, connections: { type: 'string' }, queues: { type: 'string' }, 'cpu-prof': { type: 'string' }, sync: { type: 'string' } },
+    options: {
+      seconds: { type: 'string' },
+      connections: { type: 'string' },
+      queues: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      sync: { type: 'string' },
+    },
   });
-  const options = { seconds: Number(values.seconds ?? 60), connections: Number(values.connections ?? 200), queues: Number(values.queues ?? 100) };
+  const options = {
+    seconds: Number(values.seconds ?? 60),
+    connections: Number(values.connections ?? 200),
+    queues: Number(values.queues ?? 100),
+  };
   const bare = await runBare(options);
   console.log(`bare Fastify route, ${options.connections} connections: ${bare.toFixed(0)} requests/s\n`);
-  const submitsOf = (figures: LoadFigures) => figures.endpoints.find((e) => e.endpoint === 'submitPullRequest')?.perSecond ?? 0;
-  const worstP99 = (figures: LoadFigures) => Math.max(...figures.endpoints.filter((e) => e.endpoint !== 'flaky-tests/upload').map((e) => e.p99));
+  const submitsOf = (figures: LoadFigures) =>
+    figures.endpoints.find((e) => e.endpoint === 'submitPullRequest')?.perSecond ?? 0;
+  const worstP99 = (figures: LoadFigures) =>
+    Math.max(...figures.endpoints.filter((e) => e.endpoint !== 'flaky-tests/upload').map((e) => e.p99));
   const runs: [string, LoadFigures][] = [];
   // `--sync each|group`: that mode alone; `--cpu-prof DIR`: each mode's service profile in DIR/<mode>.
   const modes = (['each', 'group'] as const).filter((mode) => values.sync === undefined || values.sync === mode);
@@ -193,7 +228,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const profileDir = values['cpu-prof'] === undefined ? {} : { cpuProfileDir: join(values['cpu-prof'], sync) };
     const figures = await runLoad({ ...options, sync, ...profileDir });
     printLoad(figures);
-    console.log(`durable submits/s ${submitsOf(figures).toFixed(0)} = ${(submitsOf(figures) / bare).toFixed(3)}× the bare route; worst non-upload P99 ${worstP99(figures)} ms\n`);
+    console.log(
+      `durable submits/s ${submitsOf(figures).toFixed(0)} = ${(submitsOf(figures) / bare).toFixed(3)}× the bare route; worst non-upload P99 ${worstP99(figures)} ms\n`,
+    );
     runs.push([sync, figures]);
   }
   const [each, group] = [runs[0]?.[1], runs[1]?.[1]] as [LoadFigures, LoadFigures];

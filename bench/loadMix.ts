@@ -7,7 +7,10 @@ const JUNIT = `<testsuite name="s">${Array.from({ length: 50 }, (_, i) => `<test
 
 /** One connection's state: the PR its request submits (one request at a time per connection). */
 export type Context = { pr?: { q: number; number: number } };
-type Setup = (request: { method: string; path: string; body?: string; headers: Record<string, string> }, context: Context) => unknown;
+type Setup = (
+  request: { method: string; path: string; body?: string; headers: Record<string, string> },
+  context: Context,
+) => unknown;
 
 export interface Mix {
   endpoint: string;
@@ -26,7 +29,8 @@ export function loadMixes(queues: number, repoOf: (q: number) => { host: string;
     const n = nextPr++;
     return { q: n % options.queues, number: Math.floor(n / options.queues) + 1 };
   };
-  const body = (q: number, extra: Record<string, unknown>) => JSON.stringify({ repo: repoOf(q), targetBranch: 'main', ...extra });
+  const body = (q: number, extra: Record<string, unknown>) =>
+    JSON.stringify({ repo: repoOf(q), targetBranch: 'main', ...extra });
   const randomQueue = () => Math.floor(Math.random() * options.queues);
   const randomAcked = () => acknowledged[Math.floor(Math.random() * acknowledged.length)] ?? { q: 0, number: 1 };
 
@@ -42,7 +46,12 @@ export function loadMixes(queues: number, repoOf: (q: number) => { host: string;
       setup: (request, context) => {
         const pr = pick();
         context.pr = pr;
-        return { ...request, method: 'POST', path: '/v1/submitPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
+        return {
+          ...request,
+          method: 'POST',
+          path: '/v1/submitPullRequest',
+          body: body(pr.q, { pr: { number: pr.number } }),
+        };
       },
     },
     {
@@ -50,17 +59,31 @@ export function loadMixes(queues: number, repoOf: (q: number) => { host: string;
       share: 0.1,
       setup: (request) => {
         const pr = randomAcked();
-        return { ...request, method: 'POST', path: '/v1/cancelPullRequest', body: body(pr.q, { pr: { number: pr.number } }) };
+        return {
+          ...request,
+          method: 'POST',
+          path: '/v1/cancelPullRequest',
+          body: body(pr.q, { pr: { number: pr.number } }),
+        };
       },
     },
-    { endpoint: 'getQueue', share: 0.25, setup: (request) => ({ ...request, method: 'POST', path: '/v1/getQueue', body: body(randomQueue(), {}) }) },
+    {
+      endpoint: 'getQueue',
+      share: 0.25,
+      setup: (request) => ({ ...request, method: 'POST', path: '/v1/getQueue', body: body(randomQueue(), {}) }),
+    },
     {
       endpoint: 'setImpactedTargets',
       share: 0.15,
       setup: (request) => {
         const pr = randomAcked();
         const targets = Array.from({ length: 5 }, (_, i) => `//t${(pr.number + i) % 40}`);
-        return { ...request, method: 'POST', path: '/v1/setImpactedTargets', body: body(pr.q, { pr: { number: pr.number, sha: 'abcdef1' }, impactedTargets: targets }) };
+        return {
+          ...request,
+          method: 'POST',
+          path: '/v1/setImpactedTargets',
+          body: body(pr.q, { pr: { number: pr.number, sha: 'abcdef1' }, impactedTargets: targets }),
+        };
       },
     },
     {
@@ -80,7 +103,11 @@ export function loadMixes(queues: number, repoOf: (q: number) => { host: string;
         }),
       }),
     },
-    { endpoint: 'getMergeQueueMetrics', share: 0.1, setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }) },
+    {
+      endpoint: 'getMergeQueueMetrics',
+      share: 0.1,
+      setup: (request) => ({ ...request, method: 'GET', path: '/v1/getMergeQueueMetrics', body: undefined }),
+    },
   ];
   return { mixes, acknowledged, body };
 }

@@ -18,7 +18,10 @@ const app = Fastify();
 app.post('/bare', async () => ({}));
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 console.log('listening on ' + address);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const url = await listening(child);
     const result = await autocannon({

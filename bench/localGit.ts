@@ -29,10 +29,17 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 /** Times `operations` calls of `body` (after one warm-up call); each call may do its own untimed preparation. */
-async function timed(name: string, operations: number, body: (i: number, clock: { start(): void; stop(): void }) => Promise<void>): Promise<Figure> {
+async function timed(
+  name: string,
+  operations: number,
+  body: (i: number, clock: { start(): void; stop(): void }) => Promise<void>,
+): Promise<Figure> {
   let total = 0n;
   let started = 0n;
-  const clock = { start: () => void (started = process.hrtime.bigint()), stop: () => void (total += process.hrtime.bigint() - started) };
+  const clock = {
+    start: () => void (started = process.hrtime.bigint()),
+    stop: () => void (total += process.hrtime.bigint() - started),
+  };
   await body(-1, { start: () => undefined, stop: () => undefined });
   for (let i = 0; i < operations; i++) await body(i, clock);
   return { name, operations, seconds: Number(total) / 1e9 };
@@ -75,7 +82,14 @@ export async function benchLocalGit(): Promise<void> {
     const pr = (number: number) => ({ number, sha: heads[number - 1] as string });
     let run = 0;
     const build = (pullRequests: { number: number; sha: string }[], mergeMethod: MergeMethod, baseSha: string) =>
-      host.buildTestBranch({ repo: REPO, targetBranch: 'main', runId: `tr_bench_${run++}`, baseSha, pullRequests, mergeMethod });
+      host.buildTestBranch({
+        repo: REPO,
+        targetBranch: 'main',
+        runId: `tr_bench_${run++}`,
+        baseSha,
+        pullRequests,
+        mergeMethod,
+      });
 
     const baseline = await timed('one git process (rev-parse)', 50, async (_, clock) => {
       clock.start();

@@ -22,7 +22,9 @@ export function report(title: string, baseline: Figure, figures: Figure[]): void
   const rate = (figure: Figure) => figure.operations / figure.seconds;
   for (const figure of [baseline, ...figures]) {
     const ratio = figure === baseline ? 'baseline' : `${(rate(figure) / rate(baseline)).toFixed(3)}×`;
-    console.log(`${figure.name.padEnd(66)} ${rate(figure).toFixed(0).padStart(10)} ${((figure.seconds / figure.operations) * 1e6).toFixed(1).padStart(10)} ${ratio.padStart(12)}`);
+    console.log(
+      `${figure.name.padEnd(66)} ${rate(figure).toFixed(0).padStart(10)} ${((figure.seconds / figure.operations) * 1e6).toFixed(1).padStart(10)} ${ratio.padStart(12)}`,
+    );
   }
 }
 
@@ -42,6 +44,9 @@ export async function rawXState(operations = 300_000): Promise<Figure> {
   let [snapshot] = initialTransition(pullRequestMachine, { number: 1 }) as [AnyMachineSnapshot, unknown];
   [snapshot] = transition(pullRequestMachine, snapshot as never, { type: 'READY' }) as [AnyMachineSnapshot, unknown];
   return measure('raw XState transition(pullRequestMachine, …)', operations, () => {
-    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [AnyMachineSnapshot, unknown];
+    [snapshot] = transition(pullRequestMachine, snapshot as never, next[String(snapshot.value)] as never) as [
+      AnyMachineSnapshot,
+      unknown,
+    ];
   });
 }

@@ -25,10 +25,19 @@ const PRS_PER_QUEUE = 500;
 const PER_ROUND = 4;
 const ROUND_MINUTES = 8;
 
-const keyOf = (i: number): QueueKey => ({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: `repo-${i}` }, branch: 'main' });
+const keyOf = (i: number): QueueKey => ({
+  org: 'acme',
+  repo: { host: 'github.com', owner: 'acme', name: `repo-${i}` },
+  branch: 'main',
+});
 
 /** Reports on the queue's active runs in line-up order until none is left; every `failEvery`-th report fails. */
-async function finishRuns(engine: Engine, key: QueueKey, counter: { reports: number }, failEvery: number): Promise<void> {
+async function finishRuns(
+  engine: Engine,
+  key: QueueKey,
+  counter: { reports: number },
+  failEvery: number,
+): Promise<void> {
   for (let guard = 0; guard < 100; guard++) {
     const { queue } = engine.getQueue(key);
     const runId = queue.runtime.activeRuns[0];
@@ -86,7 +95,8 @@ export async function benchMetrics(): Promise<void> {
     );
 
     const app = await buildServer({ engine });
-    const get = (query: string) => app.inject({ method: 'GET', url: `/v1/getMergeQueueMetrics${query}`, headers: { 'x-api-token': TOKEN } });
+    const get = (query: string) =>
+      app.inject({ method: 'GET', url: `/v1/getMergeQueueMetrics${query}`, headers: { 'x-api-token': TOKEN } });
     // The baseline: what a scrape deriving its figures from the whole history would have to read at least.
     const baseline = await measure(`read raw: every PR record and timeline entry of ${QUEUES} queues`, 10, () =>
       store.read((tx) => {
@@ -100,10 +110,16 @@ export async function benchMetrics(): Promise<void> {
     );
     const figures = [
       await measure(`GET getMergeQueueMetrics, ${QUEUES} queues (auth, inject)`, 200, () => get('')),
-      await measure(`renderMetrics, ${QUEUES} queues (collect + render)`, 200, () => renderMetrics({ store, org: 'acme', now })),
-      await measure(`  collect only: the store reads of ${QUEUES} queues`, 200, () => collectMetrics(store, 'acme', {}, now)),
+      await measure(`renderMetrics, ${QUEUES} queues (collect + render)`, 200, () =>
+        renderMetrics({ store, org: 'acme', now }),
+      ),
+      await measure(`  collect only: the store reads of ${QUEUES} queues`, 200, () =>
+        collectMetrics(store, 'acme', {}, now),
+      ),
       await measure(`  render only: prom-client over the collected snapshot`, 200, () => renderSnapshot(snapshot)),
-      await measure('GET getMergeQueueMetrics?repo=…&repoHost=… (one queue)', 1_000, () => get('?repo=acme/repo-7&repoHost=github.com')),
+      await measure('GET getMergeQueueMetrics?repo=…&repoHost=… (one queue)', 1_000, () =>
+        get('?repo=acme/repo-7&repoHost=github.com'),
+      ),
       await measure('prom-client: render an empty registry (the floor)', 2_000, () => new Registry().metrics()),
     ];
     report(`metrics scrape (LMDB, ${QUEUES} queues × ${PRS_PER_QUEUE} PRs of history)`, baseline, figures);

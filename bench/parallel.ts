@@ -36,16 +36,23 @@ async function setTargetsOver(store: Store, label: string, body: string) {
   const engine = new Engine(store, { scheduler });
   engine.start();
   const app = await buildServer({ engine });
-  engine.createQueue({ org: 'bench', repo: { host: 'github.com', owner: 'acme', name: 'mono' }, branch: 'main' }, { mode: 'parallel' });
-  const figure = await measure(`${label}: setImpactedTargets, 100,000 targets (${(body.length / 2 ** 20).toFixed(1)} MiB)`, 10, async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/v1/setImpactedTargets',
-      headers: { 'x-api-token': 'bench-token-0123456789abcdef', 'content-type': 'application/json' },
-      payload: body,
-    });
-    if (response.statusCode !== 200) throw new Error(response.body);
-  });
+  engine.createQueue(
+    { org: 'bench', repo: { host: 'github.com', owner: 'acme', name: 'mono' }, branch: 'main' },
+    { mode: 'parallel' },
+  );
+  const figure = await measure(
+    `${label}: setImpactedTargets, 100,000 targets (${(body.length / 2 ** 20).toFixed(1)} MiB)`,
+    10,
+    async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v1/setImpactedTargets',
+        headers: { 'x-api-token': 'bench-token-0123456789abcdef', 'content-type': 'application/json' },
+        payload: body,
+      });
+      if (response.statusCode !== 200) throw new Error(response.body);
+    },
+  );
   engine.stop();
   await app.close();
   await store.close();
@@ -76,7 +83,9 @@ export async function benchParallel(): Promise<void> {
       impactedTargets: Array.from({ length: 100_000 }, (_, i) => name(i)),
     });
   const body = bodyOf((i) => `//services/service-${i % 997}/module-${i}:unit_tests`);
-  const large = bodyOf((i) => `//services/service-${i % 997}/${'deeply/nested/package/'.repeat(5)}module-${i}:unit_tests_with_a_long_name`);
+  const large = bodyOf(
+    (i) => `//services/service-${i % 997}/${'deeply/nested/package/'.repeat(5)}module-${i}:unit_tests_with_a_long_name`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'greenline-bench-'));
   try {
     report('setImpactedTargets', await measure('JSON.parse of the same body (baseline)', 10, () => JSON.parse(body)), [

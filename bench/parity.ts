@@ -22,7 +22,9 @@ function measure(root: string, which: string): { cpu: number; events: number } {
 }
 
 const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / Math.min(...values);
-console.log(`baseline ${trees.baseline}\nnow      ${trees.now}\n${rounds} rounds, CPU seconds (user + system) per case`);
+console.log(
+  `baseline ${trees.baseline}\nnow      ${trees.now}\n${rounds} rounds, CPU seconds (user + system) per case`,
+);
 console.log(
   `${'case'.padEnd(22)} ${'base best'.padStart(10)} ${'now best'.padStart(10)} ${'ratio'.padStart(7)} ${'base spread'.padStart(12)} ${'now spread'.padStart(11)} ${'events b/n'.padStart(14)}`,
 );
@@ -45,5 +47,7 @@ for (const which of ['depth', 'sim']) {
   console.log(
     `${name.padEnd(22)} ${base.toFixed(3).padStart(10)} ${now.toFixed(3).padStart(10)} ${(now / base).toFixed(3).padStart(7)} ${`${(100 * spread(figures.baseline)).toFixed(1)} %`.padStart(12)} ${`${(100 * spread(figures.now)).toFixed(1)} %`.padStart(11)} ${events.padStart(14)}`,
   );
-  console.log(`  all: baseline ${figures.baseline.map((v) => v.toFixed(3)).join(' ')} | now ${figures.now.map((v) => v.toFixed(3)).join(' ')}`);
+  console.log(
+    `  all: baseline ${figures.baseline.map((v) => v.toFixed(3)).join(' ')} | now ${figures.now.map((v) => v.toFixed(3)).join(' ')}`,
+  );
 }

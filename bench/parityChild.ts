@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [rootArgument, which] = process.argv.slice(2);
-if (rootArgument === undefined || (which !== 'depth' && which !== 'sim')) throw new Error('usage: parityChild.ts ROOT depth|sim');
+if (rootArgument === undefined || (which !== 'depth' && which !== 'sim'))
+  throw new Error('usage: parityChild.ts ROOT depth|sim');
 const root = resolve(rootArgument);
 const load = (path: string) => import(pathToFileURL(resolve(root, path)).href);
 

@@ -20,12 +20,17 @@ import { startPostgres, type PgCluster } from '../test/postgres/cluster.js';
 import { startHaproxy, type Front } from '../test/postgres/haproxy.js';
 import { cpuSeconds, databasePids } from './postgresCpu.js';
 
-const { values } = parseArgs({ options: { queues: { type: 'string' }, prs: { type: 'string' }, clients: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { queues: { type: 'string' }, prs: { type: 'string' }, clients: { type: 'string' } },
+});
 const QUEUES = Number(values.queues ?? 100);
 const PRS = Number(values.prs ?? 3);
 const CLIENTS = Number(values.clients ?? 20);
 const TOKEN = 'bench-secret-token-123456';
-const queueOf = (i: number) => ({ repo: { host: 'github.com', owner: 'bench', name: `repo${i}` }, targetBranch: 'main' });
+const queueOf = (i: number) => ({
+  repo: { host: 'github.com', owner: 'bench', name: `repo${i}` },
+  targetBranch: 'main',
+});
 
 interface Figures {
   setup: string;
@@ -89,8 +94,14 @@ async function measure(setup: string, servers: Running[], front: Front | undefin
   const began = performance.now();
   const submits = Array.from({ length: QUEUES * PRS }, (_, i) => async () => {
     let twice = false;
-    const response = await post(i, '/v1/submitPullRequest', { ...queueOf(i % QUEUES), pr: { number: Math.floor(i / QUEUES) + 1 } }, () => (twice = true));
-    if (response.status !== 200 && !(twice && response.status < 500)) throw new Error(`submit: ${response.status} ${await response.text()}`);
+    const response = await post(
+      i,
+      '/v1/submitPullRequest',
+      { ...queueOf(i % QUEUES), pr: { number: Math.floor(i / QUEUES) + 1 } },
+      () => (twice = true),
+    );
+    if (response.status !== 200 && !(twice && response.status < 500))
+      throw new Error(`submit: ${response.status} ${await response.text()}`);
   });
   const submitSeconds = await timed(submits);
   // Backends that began during the phase count from 0; those that ended are left out (connections stay open).
@@ -107,7 +118,10 @@ async function measure(setup: string, servers: Running[], front: Front | undefin
     }
   }
   const mergeSeconds = (performance.now() - began) / 1000;
-  const cpuMerged = [...new Set([...pidsAfter, ...(await databasePids(url))])].reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const cpuMerged = [...new Set([...pidsAfter, ...(await databasePids(url))])].reduce(
+    (sum, pid) => sum + cpuSeconds(pid),
+    0,
+  );
   const reads = Array.from({ length: 2000 }, (_, i) => async () => {
     const response = await post(i, '/v1/getQueue', queueOf(i % QUEUES));
     if (response.status !== 200) throw new Error(`getQueue: ${response.status}`);
@@ -144,7 +158,13 @@ async function run(setup: string, processes: number, url?: string): Promise<Figu
     for (let i = 0; i < processes; i++) {
       const dir = await mkdtemp(join(tmpdir(), 'greenline-bench-pg-'));
       dirs.push(dir);
-      servers.push(await startServer({ ...ENV, GREENLINE_DATA: dir, ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }) }));
+      servers.push(
+        await startServer({
+          ...ENV,
+          GREENLINE_DATA: dir,
+          ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }),
+        }),
+      );
     }
     // No health checks: under load a process may answer a check late, and the bench is not about taking it out.
     const started = await startHaproxy(
@@ -178,13 +198,24 @@ if ('unavailable' in started) throw new Error(`PostgreSQL is needed: ${started.u
 const cluster: PgCluster = started;
 try {
   const results = [await run('LMDB, 1 process', 1)];
-  for (const processes of [1, 2, 3]) results.push(await run(`PostgreSQL, ${processes} process${processes === 1 ? '' : 'es'}`, processes, await cluster.createDatabase()));
+  for (const processes of [1, 2, 3])
+    results.push(
+      await run(
+        `PostgreSQL, ${processes} process${processes === 1 ? '' : 'es'}`,
+        processes,
+        await cluster.createDatabase(),
+      ),
+    );
   const one = results[1] as Figures;
   const lmdb = results[0] as Figures;
-  console.log(`${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`);
+  console.log(
+    `${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`,
+  );
   console.log('CPU ms/submit: Greenline processes + PostgreSQL (Greenline alone; haproxy apart)');
   console.log('CPU ms/PR: the same processes from the first submit until every PR merged, per PR');
-  console.log('setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1');
+  console.log(
+    'setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1',
+  );
   for (const r of results) {
     console.log(
       `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)} ${(r.cpuPerPr * 1000).toFixed(1).padStart(10)} ${(r.cpuPerPr / one.cpuPerPr).toFixed(2).padStart(7)}`,

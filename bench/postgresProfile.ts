@@ -19,11 +19,17 @@ import type { Store } from '../engine/store/store.js';
 import { startPostgres } from '../test/postgres/cluster.js';
 import { cpuSeconds, databasePids } from './postgresCpu.js';
 
-const { values } = parseArgs({ options: { queues: { type: 'string' }, prs: { type: 'string' }, engines: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { queues: { type: 'string' }, prs: { type: 'string' }, engines: { type: 'string' } },
+});
 const QUEUES = Number(values.queues ?? 50);
 const PRS = Number(values.prs ?? 4);
 const ENGINES = Number(values.engines ?? 1);
-const keyOf = (i: number) => ({ org: 'bench', repo: { host: 'github.com', owner: 'bench', name: `repo${i}` }, branch: 'main' });
+const keyOf = (i: number) => ({
+  org: 'bench',
+  repo: { host: 'github.com', owner: 'bench', name: `repo${i}` },
+  branch: 'main',
+});
 
 const counts = new Map<string, number>();
 const opMs = new Map<string, number>();
@@ -31,7 +37,10 @@ let blockedMs = 0;
 let counting = false;
 let effectCalls = new Map<string, number>();
 let settleMs = 0;
-const proto = SyncWorker.prototype as unknown as { call: (request: { op: string }) => unknown; post: (request: { op: string }) => void };
+const proto = SyncWorker.prototype as unknown as {
+  call: (request: { op: string }) => unknown;
+  post: (request: { op: string }) => void;
+};
 const call = proto.call;
 proto.call = function (this: unknown, request: { op: string }) {
   if (!counting) return call.call(this, request);
@@ -64,7 +73,10 @@ interface Row {
 async function profile(setup: string, stores: Store[], url?: string): Promise<Row> {
   const all = stores.map((store) => {
     const leases = url === undefined ? undefined : new QueueLeases({ url, store: store as never, leaseMs: 3000 });
-    const engine = new Engine(store, { ...(leases === undefined ? {} : { ownership: leases }), onError: () => undefined });
+    const engine = new Engine(store, {
+      ...(leases === undefined ? {} : { ownership: leases }),
+      onError: () => undefined,
+    });
     return { engine, leases };
   });
   for (const { engine, leases } of all) {
@@ -83,7 +95,9 @@ async function profile(setup: string, stores: Store[], url?: string): Promise<Ro
   try {
     for (let q = 0; q < QUEUES; q++) all[q % all.length]?.engine.createQueue(keyOf(q), { concurrency: 4 });
     await settle();
-    if (url !== undefined) while (all.reduce((n, { leases }) => n + (leases?.queues().length ?? 0), 0) < QUEUES) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (url !== undefined)
+      while (all.reduce((n, { leases }) => n + (leases?.queues().length ?? 0), 0) < QUEUES)
+        await new Promise((resolve) => setTimeout(resolve, 20));
     await settle();
     const pids = await databasePids(url);
     const dbBefore = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
@@ -147,12 +161,21 @@ try {
     rows.push(await profile(`PostgreSQL ×${engines}`, pgStores, url));
     for (const store of pgStores) await store.close();
   }
-  console.log(`${QUEUES} queues × ${PRS} submits, one process, no HTTP; per submit (the input's transaction; effects after)`);
-  console.log('setup        wall ms  × LMDB  blocked ms  CPU ms (process)  CPU ms (PostgreSQL)  CPU × LMDB  effects CPU ms  round trips per submit');
+  console.log(
+    `${QUEUES} queues × ${PRS} submits, one process, no HTTP; per submit (the input's transaction; effects after)`,
+  );
+  console.log(
+    'setup        wall ms  × LMDB  blocked ms  CPU ms (process)  CPU ms (PostgreSQL)  CPU × LMDB  effects CPU ms  round trips per submit',
+  );
   const lmdbRow = rows[0] as Row;
   for (const r of rows) {
     const n = QUEUES * PRS;
-    const trips = [...r.calls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}${opMs.has(op) ? ` (${((opMs.get(op) ?? 0) / c).toFixed(2)} ms each)` : ''}`).join(', ');
+    const trips = [...r.calls]
+      .map(
+        ([op, c]) =>
+          `${op} ${(c / n).toFixed(2)}${opMs.has(op) ? ` (${((opMs.get(op) ?? 0) / c).toFixed(2)} ms each)` : ''}`,
+      )
+      .join(', ');
     console.log(
       `${r.setup.padEnd(12)} ${r.submitMs.toFixed(2).padStart(7)} ${(r.submitMs / lmdbRow.submitMs).toFixed(1).padStart(7)} ${r.blockedMs.toFixed(2).padStart(11)} ${r.cpuMs.toFixed(2).padStart(17)} ${r.dbCpuMs.toFixed(2).padStart(20)} ${((r.cpuMs + r.dbCpuMs) / lmdbRow.cpuMs).toFixed(1).padStart(11)} ${r.effectsCpuMs.toFixed(2).padStart(14)}  ${trips || '-'}`,
     );

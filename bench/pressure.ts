@@ -11,4 +11,6 @@ const batching = await benchPressureBatching(seeds);
 console.log('\n# the busy monorepo');
 const monorepo = await benchPressureMonorepo(seeds);
 const verdict = (met: boolean) => (met ? 'every goal met' : 'some goals NOT met');
-console.log(`\nbatching and bisection: ${verdict(batching)}; busy monorepo: ${verdict(monorepo)} (seeds ${seeds.join(', ')})`);
+console.log(
+  `\nbatching and bisection: ${verdict(batching)}; busy monorepo: ${verdict(monorepo)} (seeds ${seeds.join(', ')})`,
+);

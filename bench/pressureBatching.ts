@@ -101,7 +101,11 @@ function underCapacity(name: string, p: number, ci: Scenario['ci'], settings: Qu
           figure: `${row.p50} min = ${(row.p50Minutes / oracle.p50Minutes).toFixed(2)}× the oracle's`,
           met: row.p50Minutes <= bound,
         },
-        { text: 'nothing unfinished', figure: `${row.unfinished} unfinished${row.saturated ? ' (saturated)' : ''}`, met: row.unfinished === 0 && !row.saturated },
+        {
+          text: 'nothing unfinished',
+          figure: `${row.unfinished} unfinished${row.saturated ? ' (saturated)' : ''}`,
+          met: row.unfinished === 0 && !row.saturated,
+        },
       ];
     },
   };
@@ -125,7 +129,14 @@ export const PRESSURE_WORKLOADS: PressureWorkload[] = [
   underCapacity('heavy-tail-batch8-5pct', 0.05, HEAVY_TAIL, batching(8, 2)),
   {
     name: 'default bisectionConcurrency: batch 8 × concurrency 2, 12 PRs/h for 200 h, 10% broken, CI 20 min',
-    scenario: { name: 'default-bisection', hours: 200, arrivalsPerHour: 12, ci: CONSTANT, brokenRate: 0.1, flakeRate: 0 },
+    scenario: {
+      name: 'default-bisection',
+      hours: 200,
+      arrivalsPerHour: 12,
+      ci: CONSTANT,
+      brokenRate: 0.1,
+      flakeRate: 0,
+    },
     settings: { batch: true, batchingMinSize: 8, concurrency: 2 },
     goals: (row, _oracle, scenario) => {
       const bound = 1.5 * scenario.ci.medianMinutes;
@@ -136,7 +147,11 @@ export const PRESSURE_WORKLOADS: PressureWorkload[] = [
           figure: wait === null ? 'no failed batch' : `${wait.toFixed(1)} min`,
           met: wait === null || wait <= bound,
         },
-        { text: '0 unfinished', figure: `${row.unfinished} unfinished${row.saturated ? ' (saturated)' : ''}`, met: row.unfinished === 0 && !row.saturated },
+        {
+          text: '0 unfinished',
+          figure: `${row.unfinished} unfinished${row.saturated ? ' (saturated)' : ''}`,
+          met: row.unfinished === 0 && !row.saturated,
+        },
       ];
     },
   },
@@ -146,7 +161,9 @@ function median(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /**
@@ -183,7 +200,9 @@ export function retestedShare(outcome: QueueOutcome): number | null {
 }
 
 function busy(outcome: QueueOutcome, kind: 'main' | 'bisection', slots: number): number {
-  const total = outcome.runs.filter((run) => run.kind === kind).reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0);
+  const total = outcome.runs
+    .filter((run) => run.kind === kind)
+    .reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0);
   return total / (slots * Math.max(1, outcome.endAt));
 }
 
@@ -214,7 +233,11 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
     console.log(`\n${workload.name}\n  settings ${JSON.stringify(workload.settings)}`);
     printHeader();
     for (const seed of seeds) {
-      const scenario = parseScenario({ ...workload.scenario, seed, configs: [{ name: 'queue', ...workload.settings }] });
+      const scenario = parseScenario({
+        ...workload.scenario,
+        seed,
+        configs: [{ name: 'queue', ...workload.settings }],
+      });
       const arrivals = drawArrivals(scenario, seed);
       const oracle = figuresOf(runOracle(scenario, seed, arrivals, workload.settings.testingTimeoutMinutes ?? 300));
       const rows: PressureFigures[] = [];
@@ -227,7 +250,14 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         const started = performance.now();
         outcome = await runQueue({ scenario, seed, settings: workload.settings, arrivals, policy });
         const row = pressureFiguresOf(outcome, workload.settings);
-        printRow(label, arrivals.length, row, oracle, closedFormAtSeed(workload.settings, arrivals), (performance.now() - started) / 1000);
+        printRow(
+          label,
+          arrivals.length,
+          row,
+          oracle,
+          closedFormAtSeed(workload.settings, arrivals),
+          (performance.now() - started) / 1000,
+        );
         rows.push(row);
       }
       const [, before, after] = rows as [PressureFigures, PressureFigures, PressureFigures];
@@ -242,7 +272,8 @@ export async function benchPressureBatching(seeds: readonly number[] = [1, 2, 3]
         console.log(
           `    ${describeExcess(excessProfile(outcome, workload.settings.optimizationMode === 'bisection_skip_redundant_tests', workload.settings.batchingMinSize ?? 4, scenario.brokenRate, largestBatch({ batchingMinSize: workload.settings.batchingMinSize ?? 4, batchingMaxSize: workload.settings.batchingMaxSize ?? undefined })))}`,
         );
-      if (outcome !== undefined && workload.p50Bound !== undefined) await printMedian(outcome, scenario, seed, workload.settings, arrivals, workload.p50Bound(oracle));
+      if (outcome !== undefined && workload.p50Bound !== undefined)
+        await printMedian(outcome, scenario, seed, workload.settings, arrivals, workload.p50Bound(oracle));
     }
   }
   return allMet;

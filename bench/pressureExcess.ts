@@ -93,7 +93,8 @@ function bisectionRuns(members: readonly number[], broken: ReadonlySet<number>, 
   const half = Math.ceil(members.length / 2);
   const [first, second] = [members.slice(0, half), members.slice(half)];
   const fails = (group: readonly number[]) => group.some((number) => broken.has(number));
-  if (!skip) return 2 + [first, second].reduce((sum, group) => sum + (fails(group) ? bisectionRuns(group, broken, skip) : 0), 0);
+  if (!skip)
+    return 2 + [first, second].reduce((sum, group) => sum + (fails(group) ? bisectionRuns(group, broken, skip) : 0), 0);
   // Skip-redundant: the first half first; if it passes the second is known to fail; if not, the second is tested too.
   if (!fails(first)) return 1 + bisectionRuns(second, broken, skip);
   return 2 + bisectionRuns(first, broken, skip) + (fails(second) ? bisectionRuns(second, broken, skip) : 0);
@@ -114,7 +115,13 @@ export function idealRuns(outcome: QueueOutcome, skip: boolean): number {
   return runs;
 }
 
-export function excessProfile(outcome: QueueOutcome, skip = false, minSize = 1, p = 0, largest = minSize): ExcessProfile {
+export function excessProfile(
+  outcome: QueueOutcome,
+  skip = false,
+  minSize = 1,
+  p = 0,
+  largest = minSize,
+): ExcessProfile {
   const cost = new Map<number, number>();
   const mainRuns = new Map<number, number>();
   const add = (map: Map<number, number>, key: number, value: number) => map.set(key, (map.get(key) ?? 0) + value);
@@ -147,7 +154,11 @@ export function excessProfile(outcome: QueueOutcome, skip = false, minSize = 1, 
     if (run.kind !== 'bisection' || run.status !== 'succeeded') return;
     passes++;
     const members = new Set(run.prs);
-    if (runs.slice(at + 1).some((later) => later.startedAt >= run.endedAt && later.prs.some((number) => members.has(number)))) {
+    if (
+      runs
+        .slice(at + 1)
+        .some((later) => later.startedAt >= run.endedAt && later.prs.some((number) => members.has(number)))
+    ) {
       stale++;
       staleShares += run.prs.length / largest;
     }

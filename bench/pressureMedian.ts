@@ -25,8 +25,15 @@ function zero(): PhaseMinutes {
 }
 
 /** A merged good PR's time to merge, cut into phases (minutes), or null when it did not merge on a run. */
-export function phasesOf(arrivedAt: number, leftAt: number, runs: readonly RunOutcome[], maxWaitMinutes: number): PhaseMinutes | null {
-  const mine = runs.filter((run) => run.startedAt >= arrivedAt && run.startedAt <= leftAt).sort((a, b) => a.startedAt - b.startedAt);
+export function phasesOf(
+  arrivedAt: number,
+  leftAt: number,
+  runs: readonly RunOutcome[],
+  maxWaitMinutes: number,
+): PhaseMinutes | null {
+  const mine = runs
+    .filter((run) => run.startedAt >= arrivedAt && run.startedAt <= leftAt)
+    .sort((a, b) => a.startedAt - b.startedAt);
   const deciding = mine.findLast((run) => run.status === 'succeeded' && run.endedAt <= leftAt);
   if (deciding === undefined) return null;
   const phases = zero();
@@ -54,9 +61,13 @@ export function phasesOf(arrivedAt: number, leftAt: number, runs: readonly RunOu
  * The phases of the PRs around the median time to merge (the middle fifth of the good PRs that merged, by time to
  * merge), averaged, and the share of them whose deciding run was a bisection's.
  */
-export function medianProfile(outcome: QueueOutcome, maxWaitMinutes: number): { phases: PhaseMinutes; prs: number; bisected: number } {
+export function medianProfile(
+  outcome: QueueOutcome,
+  maxWaitMinutes: number,
+): { phases: PhaseMinutes; prs: number; bisected: number } {
   const runsOf = new Map<number, RunOutcome[]>();
-  for (const run of outcome.runs) for (const number of run.prs) runsOf.set(number, [...(runsOf.get(number) ?? []), run]);
+  for (const run of outcome.runs)
+    for (const number of run.prs) runsOf.set(number, [...(runsOf.get(number) ?? []), run]);
   const merged = outcome.prs
     .filter((pr) => !pr.broken && pr.state === 'MERGED' && pr.leftAt !== null)
     .map((pr) => ({ pr, minutes: ((pr.leftAt as number) - pr.arrivedAt) / MINUTE_MS }))

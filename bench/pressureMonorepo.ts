@@ -67,11 +67,23 @@ export interface MonorepoOptions {
 /** Merges per hour while PRs arrive: a queue that keeps up merges about what the oracle merges meanwhile. */
 function arrivingPerHour(outcome: QueueOutcome, hours: number): number {
   const until = Math.min(hours * 3_600_000, outcome.endAt);
-  return outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null && pr.leftAt <= until).length / (until / 3_600_000);
+  return (
+    outcome.prs.filter((pr) => pr.state === 'MERGED' && pr.leftAt !== null && pr.leftAt <= until).length /
+    (until / 3_600_000)
+  );
 }
 
-export async function benchPressureMonorepo(seeds: readonly number[] = [1, 2, 3], options: MonorepoOptions = {}, configs = MONOREPO_CONFIGS): Promise<boolean> {
-  const { hours = MONOREPO.hours, saturationDepth, skew = MONOREPO.targets.skew, allShare = MONOREPO.targets.allShare } = options;
+export async function benchPressureMonorepo(
+  seeds: readonly number[] = [1, 2, 3],
+  options: MonorepoOptions = {},
+  configs = MONOREPO_CONFIGS,
+): Promise<boolean> {
+  const {
+    hours = MONOREPO.hours,
+    saturationDepth,
+    skew = MONOREPO.targets.skew,
+    allShare = MONOREPO.targets.allShare,
+  } = options;
   const targets = { ...MONOREPO.targets, skew, allShare };
   console.log(
     `\nA busy monorepo (${MONOREPO.arrivalsPerHour} PRs/h for ${hours} h, CI median 30 / p90 60 min, 5% broken, 2% flaky, targets: ${targets.perPr} of 1,000, Zipf exponent ${skew}, ${allShare * 100}% ALL)`,
@@ -128,7 +140,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const number = (name: string) => (option(name) === undefined ? undefined : Number(option(name)));
   const only = option('--config');
   const configs = only === undefined ? MONOREPO_CONFIGS : MONOREPO_CONFIGS.filter((config) => config.name === only);
-  const options: MonorepoOptions = { hours: number('--hours'), saturationDepth: number('--depth'), skew: number('--skew'), allShare: number('--all') };
+  const options: MonorepoOptions = {
+    hours: number('--hours'),
+    saturationDepth: number('--depth'),
+    skew: number('--skew'),
+    allShare: number('--all'),
+  };
   const met = await benchPressureMonorepo(seeds, options, configs);
   console.log(`\n${met ? 'every goal met' : 'some goals NOT met'} (the last configuration; seeds ${seeds.join(',')})`);
 }

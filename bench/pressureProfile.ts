@@ -46,7 +46,10 @@ const minutes = (ms: number) => (Number.isNaN(ms) ? '-' : (ms / 60_000).toFixed(
 export function profileOf(outcome: QueueOutcome, oracle: QueueOutcome, arrivals: readonly Arrival[]): string[] {
   const lines: string[] = [];
   const merged = outcome.prs.filter((pr) => pr.state === 'MERGED').length;
-  const kinds = new Map<string, { passed: number; failed: number; cancelled: number; vouched: number; other: number }>();
+  const kinds = new Map<
+    string,
+    { passed: number; failed: number; cancelled: number; vouched: number; other: number }
+  >();
   const leftAt = new Map(outcome.prs.map((pr) => [pr.number, pr.state === 'MERGED' ? pr.leftAt : null]));
   for (const run of outcome.runs) {
     const kind = run.kind === 'main' ? 'main line' : run.speculative === true ? 'alone first' : 'bisection/retest';
@@ -74,12 +77,16 @@ export function profileOf(outcome: QueueOutcome, oracle: QueueOutcome, arrivals:
     );
   }
   const heat = targetHeat(arrivals);
-  const heatOf = (arrival: Arrival) => (Array.isArray(arrival.targets) ? Math.max(0, ...arrival.targets.map((target) => heat.get(target) ?? 0)) : Infinity);
+  const heatOf = (arrival: Arrival) =>
+    Array.isArray(arrival.targets) ? Math.max(0, ...arrival.targets.map((target) => heat.get(target) ?? 0)) : Infinity;
   const byNumber = new Map(outcome.prs.map((pr) => [pr.number, pr]));
   const oracleByNumber = new Map(oracle.prs.map((pr) => [pr.number, pr]));
   const mainRuns = new Map<number, number>();
-  for (const run of outcome.runs) if (run.kind === 'main') for (const number of run.prs) mainRuns.set(number, (mainRuns.get(number) ?? 0) + 1);
-  lines.push(`${'heat'.padEnd(16)} ${'PRs'.padStart(5)} ${'merged'.padStart(7)} ${'left'.padStart(5)} ${'p50'.padStart(5)} ${'oracle'.padStart(7)} ${'main runs/PR'.padStart(12)}`);
+  for (const run of outcome.runs)
+    if (run.kind === 'main') for (const number of run.prs) mainRuns.set(number, (mainRuns.get(number) ?? 0) + 1);
+  lines.push(
+    `${'heat'.padEnd(16)} ${'PRs'.padStart(5)} ${'merged'.padStart(7)} ${'left'.padStart(5)} ${'p50'.padStart(5)} ${'oracle'.padStart(7)} ${'main runs/PR'.padStart(12)}`,
+  );
   for (const bucket of BUCKETS) {
     const members = arrivals.filter((arrival) => bucket.holds(heatOf(arrival)));
     if (members.length === 0) continue;
@@ -117,6 +124,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const policy = option('--policy') === undefined ? undefined : Number(option('--policy'));
   const outcome = await runQueue({ scenario, seed, settings: config.settings, arrivals, policy });
   const oracle = runOracle(scenario, seed, arrivals, 300);
-  console.log(`${config.name}, seed ${seed}, ${hours} h of arrivals, queue policy ${policy ?? 'current'}${outcome.saturated ? ' (saturated)' : ''}`);
+  console.log(
+    `${config.name}, seed ${seed}, ${hours} h of arrivals, queue policy ${policy ?? 'current'}${outcome.saturated ? ' (saturated)' : ''}`,
+  );
   for (const line of profileOf(outcome, oracle, arrivals)) console.log(line);
 }

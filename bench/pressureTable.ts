@@ -19,17 +19,41 @@ const percent = (share: number | null) => (share === null ? '-' : `${(share * 10
 export function closedFormAtSeed(settings: QueuePatch, arrivals: readonly Arrival[]): number {
   const p = arrivals.filter((arrival) => arrival.broken).length / Math.max(1, arrivals.length);
   const size = settings.batchingMinSize ?? 4;
-  return settings.optimizationMode === 'bisection_skip_redundant_tests' ? skipRedundantRunsPerChange(p, size) : halvingRunsPerChange(p, size);
+  return settings.optimizationMode === 'bisection_skip_redundant_tests'
+    ? skipRedundantRunsPerChange(p, size)
+    : halvingRunsPerChange(p, size);
 }
 
 export function printHeader(): void {
-  const columns = ['PRs', 'runs/chg', 'cf@seed', '×cf@seed', 'p50', 'p90', 'oracle', 'merged/h', 'unfin.', 'bis.wait', 'retested', 'main busy', 'bis. busy', 'cancelled'];
+  const columns = [
+    'PRs',
+    'runs/chg',
+    'cf@seed',
+    '×cf@seed',
+    'p50',
+    'p90',
+    'oracle',
+    'merged/h',
+    'unfin.',
+    'bis.wait',
+    'retested',
+    'main busy',
+    'bis. busy',
+    'cancelled',
+  ];
   const widths = [5, 9, 8, 9, 6, 6, 7, 9, 7, 9, 9, 10, 10, 10];
   console.log(`  ${'seed'.padEnd(9)} ${columns.map((column, k) => column.padStart(widths[k] as number)).join(' ')}`);
 }
 
 /** One row of the table: a seed's figures under one queue policy; `atSeed` is closedFormAtSeed. */
-export function printRow(label: string, arrivals: number, row: PressureFigures, oracle: Figures, atSeed: number, seconds: number): void {
+export function printRow(
+  label: string,
+  arrivals: number,
+  row: PressureFigures,
+  oracle: Figures,
+  atSeed: number,
+  seconds: number,
+): void {
   const wait = row.bisectionWaitMinutes === null ? '-' : row.bisectionWaitMinutes.toFixed(1);
   const cells = [
     String(arrivals).padStart(5),
@@ -54,9 +78,18 @@ export function printRow(label: string, arrivals: number, row: PressureFigures, 
  * Where the median PR's time went under the current policy, and the P50 of the same queue (same arrivals, settings
  * and policy) with every PR good: what batching and the CI times alone cost, no failure, no bisection.
  */
-export async function printMedian(outcome: QueueOutcome, scenario: Scenario, seed: number, settings: QueuePatch, arrivals: readonly Arrival[], bound: number): Promise<void> {
+export async function printMedian(
+  outcome: QueueOutcome,
+  scenario: Scenario,
+  seed: number,
+  settings: QueuePatch,
+  arrivals: readonly Arrival[],
+  bound: number,
+): Promise<void> {
   console.log(`    ${describeMedian(medianProfile(outcome, settings.batchingMaxWaitTimeMinutes ?? 5))}`);
   const good = arrivals.map((arrival) => ({ ...arrival, broken: false }));
   const clean = figuresOf(await runQueue({ scenario, seed, settings, arrivals: good }));
-  console.log(`    every PR good (same arrivals and settings): P50 ${clean.p50} min against the bound ${bound.toFixed(0)}`);
+  console.log(
+    `    every PR good (same arrivals and settings): P50 ${clean.p50} min against the bound ${bound.toFixed(0)}`,
+  );
 }

@@ -56,7 +56,12 @@ export function parseResponses(data: Buffer): Omit<RawResponse, 'error'> {
  * Sends `head` (request line and headers, without the blank line) then `body`, and reads until the server closes
  * (send `Connection: close`) or `timeoutMs` passes.
  */
-export function rawRequest(port: number, head: string, body: string | Buffer = '', timeoutMs = 10_000): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  head: string,
+  body: string | Buffer = '',
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];

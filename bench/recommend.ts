@@ -13,7 +13,9 @@ import { parseScenarioText } from '../sim/scenario.js';
 function everySetup(grid: ReturnType<typeof gridFor>): Setup[] {
   let setups: Partial<Setup>[] = [{}];
   for (const name of Object.keys(grid) as (keyof Setup)[]) {
-    setups = setups.flatMap((partial) => (grid[name] as readonly unknown[]).map((value) => ({ ...partial, [name]: value })));
+    setups = setups.flatMap((partial) =>
+      (grid[name] as readonly unknown[]).map((value) => ({ ...partial, [name]: value })),
+    );
   }
   return setups as Setup[];
 }
@@ -26,8 +28,12 @@ export async function benchRecommend(budget = 1.5): Promise<void> {
   const started = performance.now();
   const rec = await recommend(scenario, arrivals, seed, budget);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`\n--recommend on monorepo.json (budget ${budget} runs/merge): ${seconds.toFixed(1)} s, ${rec.evaluated} simulations`);
-  console.log(`  pick: ${describeSetup(rec.best.setup)}: P50 ${rec.best.p50.toFixed(1)} min, ${rec.best.runsPerMerge.toFixed(2)} runs/merge`);
+  console.log(
+    `\n--recommend on monorepo.json (budget ${budget} runs/merge): ${seconds.toFixed(1)} s, ${rec.evaluated} simulations`,
+  );
+  console.log(
+    `  pick: ${describeSetup(rec.best.setup)}: P50 ${rec.best.p50.toFixed(1)} min, ${rec.best.runsPerMerge.toFixed(2)} runs/merge`,
+  );
   const setups = everySetup(gridFor(scenario));
   const exhaustiveStart = performance.now();
   const all: Evaluation[] = [];
@@ -35,8 +41,11 @@ export async function benchRecommend(budget = 1.5): Promise<void> {
   const exhaustiveSeconds = (performance.now() - exhaustiveStart) / 1000;
   all.sort(better(budget));
   const best = all[0] as Evaluation;
-  console.log(`exhaustive: ${setups.length} setups in ${exhaustiveSeconds.toFixed(0)} s (${(exhaustiveSeconds / seconds).toFixed(1)}× the recommendation's time)`);
-  for (const e of all.slice(0, 5)) console.log(`  ${describeSetup(e.setup)}: P50 ${e.p50.toFixed(1)} min, ${e.runsPerMerge.toFixed(2)} runs/merge`);
+  console.log(
+    `exhaustive: ${setups.length} setups in ${exhaustiveSeconds.toFixed(0)} s (${(exhaustiveSeconds / seconds).toFixed(1)}× the recommendation's time)`,
+  );
+  for (const e of all.slice(0, 5))
+    console.log(`  ${describeSetup(e.setup)}: P50 ${e.p50.toFixed(1)} min, ${e.runsPerMerge.toFixed(2)} runs/merge`);
   const ratio = rec.best.p50 / best.p50;
   const rank = all.findIndex((e) => JSON.stringify(e.setup) === JSON.stringify(rec.best.setup)) + 1;
   console.log(

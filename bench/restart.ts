@@ -21,12 +21,29 @@ const PRS_PER_QUEUE = 10;
 const TEMPLATE_TIME = '2026-11-24T00:00:00Z';
 
 /** The collections a queue's data is under, keyed by its id first. */
-const PER_QUEUE: CollectionName[] = ['pullRequests', 'timeline', 'testRuns', 'actors', 'events', 'timers', 'outbox', 'metricsPrs', 'metricsTotals'];
+const PER_QUEUE: CollectionName[] = [
+  'pullRequests',
+  'timeline',
+  'testRuns',
+  'actors',
+  'events',
+  'timers',
+  'outbox',
+  'metricsPrs',
+  'metricsTotals',
+];
 
 async function template(): Promise<{ store: Store; queueId: string; key: QueueKey }> {
   const store = createMemoryStore();
-  const key: QueueKey = { org: 'bench', repo: { host: 'github.com', owner: 'bench', name: 'template' }, branch: 'main' };
-  const engine = new Engine(store, { scheduler: new VirtualScheduler(Date.parse(TEMPLATE_TIME)), gitHost: new SimGitHost() });
+  const key: QueueKey = {
+    org: 'bench',
+    repo: { host: 'github.com', owner: 'bench', name: 'template' },
+    branch: 'main',
+  };
+  const engine = new Engine(store, {
+    scheduler: new VirtualScheduler(Date.parse(TEMPLATE_TIME)),
+    gitHost: new SimGitHost(),
+  });
   engine.start();
   const queueId = engine.createQueue(key, { concurrency: 4, requiredStatuses: ['ci'] }).id;
   await engine.settle();
@@ -39,7 +56,11 @@ async function template(): Promise<{ store: Store; queueId: string; key: QueueKe
 /** Copies the template queue under `count` new ids into the LMDB store. */
 async function populate(target: Store, count: number): Promise<void> {
   const { store, queueId, key } = await template();
-  const entries = store.read((tx) => PER_QUEUE.flatMap((collection) => [...tx.scan(collection, { prefix: [queueId] })].map((entry) => ({ collection, ...entry }))));
+  const entries = store.read((tx) =>
+    PER_QUEUE.flatMap((collection) =>
+      [...tx.scan(collection, { prefix: [queueId] })].map((entry) => ({ collection, ...entry })),
+    ),
+  );
   const queue = store.read((tx) => tx.get('queues', [queueId]));
   if (queue === undefined) throw new Error('no template queue');
   const text = JSON.stringify({ queue, entries });
@@ -47,7 +68,10 @@ async function populate(target: Store, count: number): Promise<void> {
     target.write((tx) => {
       for (let i = start; i < Math.min(count, start + 200); i++) {
         const id = `q_${i.toString(16).padStart(16, '0')}`;
-        const copy = JSON.parse(text.replaceAll(queueId, id)) as { queue: typeof queue; entries: { collection: CollectionName; key: Key; value: never }[] };
+        const copy = JSON.parse(text.replaceAll(queueId, id)) as {
+          queue: typeof queue;
+          entries: { collection: CollectionName; key: Key; value: never }[];
+        };
         copy.queue.repo = { ...key.repo, name: `repo${i}` };
         tx.put('queues', [id], copy.queue);
         tx.put('queueIndex', [key.org, key.repo.host, key.repo.owner, `repo${i}`, key.branch], id);
@@ -70,7 +94,8 @@ export async function benchRestart(queues = 10_000): Promise<void> {
     const records = store.read((tx) => {
       let prs = 0;
       for (const { value: queue } of tx.scan('queues')) {
-        for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting]) if (tx.get('pullRequests', [queue.id, number]) !== undefined) prs++;
+        for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting])
+          if (tx.get('pullRequests', [queue.id, number]) !== undefined) prs++;
       }
       return prs;
     });
@@ -78,7 +103,10 @@ export async function benchRestart(queues = 10_000): Promise<void> {
     const start = process.hrtime.bigint();
     // The clock of the copied data: a restart right after, so that what is measured is the rebuild, not the runs'
     // deadlines that a long downtime would have passed (those fire at start, one transaction each).
-    const engine = new Engine(store, { scheduler: new VirtualScheduler(Date.parse(TEMPLATE_TIME)), gitHost: new SimGitHost() });
+    const engine = new Engine(store, {
+      scheduler: new VirtualScheduler(Date.parse(TEMPLATE_TIME)),
+      gitHost: new SimGitHost(),
+    });
     engine.start();
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const rss = process.memoryUsage().rss;

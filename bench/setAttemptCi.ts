@@ -28,7 +28,13 @@ export class SetAttemptCi extends ScenarioCi {
     const broken = [...contents.basePrs, ...contents.prs].some((number) => this.options.isBroken(number));
     const passes = !broken && u >= this.options.flakeRate;
     this.scheduler.schedule(`scenario-ci:${run.runId}`, run.startedAt + setDurationMs(this.options, contents.prs), () =>
-      report({ org: run.org, repo: run.repo, sha: run.sha, context: SCENARIO_CI_CONTEXT, state: passes ? 'success' : 'failure' }),
+      report({
+        org: run.org,
+        repo: run.repo,
+        sha: run.sha,
+        context: SCENARIO_CI_CONTEXT,
+        state: passes ? 'success' : 'failure',
+      }),
     );
   }
 }

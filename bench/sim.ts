@@ -60,10 +60,16 @@ async function wholeSimulation(hours: number): Promise<{ figure: Figure; prs: nu
   const rows = [...report.configs, report.singleQueue].map(
     (row) =>
       `${row.name}: ${row.merged.toLocaleString('en')} merged, ${row.events.toLocaleString('en')} events, ` +
-      (row.saturated ? `saturated after ${row.simulatedHours.toFixed(1)} simulated hours (depth ${row.maxDepth})` : `at most ${row.maxDepth} queued`),
+      (row.saturated
+        ? `saturated after ${row.simulatedHours.toFixed(1)} simulated hours (depth ${row.maxDepth})`
+        : `at most ${row.maxDepth} queued`),
   );
   return {
-    figure: { name: `engine events, simulate(): ${hours} h at ${PRS_PER_DAY.toLocaleString('en')} PRs/day, with baselines`, operations: events, seconds },
+    figure: {
+      name: `engine events, simulate(): ${hours} h at ${PRS_PER_DAY.toLocaleString('en')} PRs/day, with baselines`,
+      operations: events,
+      seconds,
+    },
     prs: arrivals.length,
     rows,
   };
@@ -74,7 +80,11 @@ export async function benchSim(): Promise<void> {
   const day = await simulated(24);
   const week = await simulated(24 * 7);
   const whole = await wholeSimulation(48);
-  report('simulation: engine events per second, beside raw XState transitions per second', xstate, [day.figure, week.figure, whole.figure]);
+  report('simulation: engine events per second, beside raw XState transitions per second', xstate, [
+    day.figure,
+    week.figure,
+    whole.figure,
+  ]);
   const transitionsPerSecond = xstate.operations / xstate.seconds;
   const { seconds, operations } = week.figure;
   console.log(

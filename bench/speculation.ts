@@ -95,8 +95,12 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
     configs: [{ name: 'x' }],
   });
   const arrivals = drawArrivals(scenario, seed);
-  console.log(`\nSpeculation by likelihood (seed ${seed}): ${arrivals.length} PRs over ${HOURS} h, 30-min CI, 5% broken with features, 2% flaky, single mode`);
-  console.log(`${'configuration'.padEnd(30)} ${'merged/h'.padStart(9)} ${'p50'.padStart(6)} ${'runs/merge'.padStart(10)} ${'isolated'.padStart(8)}`);
+  console.log(
+    `\nSpeculation by likelihood (seed ${seed}): ${arrivals.length} PRs over ${HOURS} h, 30-min CI, 5% broken with features, 2% flaky, single mode`,
+  );
+  console.log(
+    `${'configuration'.padEnd(30)} ${'merged/h'.padStart(9)} ${'p50'.padStart(6)} ${'runs/merge'.padStart(10)} ${'isolated'.padStart(8)}`,
+  );
   const features = scenario.predictiveFeatures as NonNullable<typeof scenario.predictiveFeatures>;
   const predictors: Record<Predictor, ((arrival: Arrival) => number) | undefined> = {
     model: undefined,
@@ -104,7 +108,10 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
     oracle: (arrival) => (arrival.broken ? 0.99 : 0.001),
   };
   const run = async (name: string, settings: QueuePatch, predictor?: (arrival: Arrival) => number) => {
-    const row = rowOf(name, await runQueue({ scenario, seed, settings, arrivals, ...(predictor === undefined ? {} : { predictor }) }));
+    const row = rowOf(
+      name,
+      await runQueue({ scenario, seed, settings, arrivals, ...(predictor === undefined ? {} : { predictor }) }),
+    );
     console.log(
       `${name.padEnd(30)} ${row.perHour.toFixed(1).padStart(9)} ${row.p50.toFixed(0).padStart(6)} ${row.runsPerMerge.toFixed(2).padStart(10)} ${String(row.isolated).padStart(8)}`,
     );
@@ -112,9 +119,14 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
   };
   const without: Row[] = [];
   for (const config of grid()) without.push(await run(config.name, config.settings));
-  const best = (rows: Row[]) => rows.reduce((a, b) => (b.perHour > a.perHour || (b.perHour === a.perHour && b.runsPerMerge < a.runsPerMerge) ? b : a));
+  const best = (rows: Row[]) =>
+    rows.reduce((a, b) =>
+      b.perHour > a.perHour || (b.perHour === a.perHour && b.runsPerMerge < a.runsPerMerge) ? b : a,
+    );
   const base = best(without);
-  console.log(`\n  best without: ${base.name}: ${base.perHour.toFixed(1)} merged/h, ${base.runsPerMerge.toFixed(2)} runs/merge, P50 ${base.p50.toFixed(0)} min`);
+  console.log(
+    `\n  best without: ${base.name}: ${base.perHour.toFixed(1)} merged/h, ${base.runsPerMerge.toFixed(2)} runs/merge, P50 ${base.p50.toFixed(0)} min`,
+  );
   const figures: SpeculationFigures = { seed, base, atCost: {}, anyCost: {} };
   for (const predictor of ['model', 'bayes', 'oracle'] as const) {
     const withIt: Row[] = [];
@@ -123,10 +135,22 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
     );
     // Left out of the speculation rows, to keep the bench short: single PRs (about half the merges per hour of
     // batches here) and concurrency 80 (3.4 to 6.7 runs per merge without speculation, far past the cost cap).
-    for (const config of grid().filter((config) => config.settings.batch === true && config.settings.concurrency !== 80)) {
+    for (const config of grid().filter(
+      (config) => config.settings.batch === true && config.settings.concurrency !== 80,
+    )) {
       for (const percent of predictor === 'oracle' ? [10] : [10, 25]) {
-        const settings: QueuePatch = { ...config.settings, optimizationMode: 'speculate_by_likelihood', speculationRunsPercent: percent };
-        withIt.push(await run(`${config.name}-spec${percent}${predictor === 'model' ? '' : `-${predictor}`}`, settings, predictors[predictor]));
+        const settings: QueuePatch = {
+          ...config.settings,
+          optimizationMode: 'speculate_by_likelihood',
+          speculationRunsPercent: percent,
+        };
+        withIt.push(
+          await run(
+            `${config.name}-spec${percent}${predictor === 'model' ? '' : `-${predictor}`}`,
+            settings,
+            predictors[predictor],
+          ),
+        );
       }
     }
     const spec = best(withIt);
@@ -145,7 +169,9 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
         `  ${predictor}: best with at ≤ 1.5× its runs/merge: ${specAtCost.name}: ${specAtCost.perHour.toFixed(1)} merged/h = ${(specAtCost.perHour / base.perHour).toFixed(2)}×, ${(specAtCost.runsPerMerge / base.runsPerMerge).toFixed(2)}× runs/merge, P50 ${specAtCost.p50.toFixed(0)} min (precision ${(specAtCost.precision * 100).toFixed(0)}%, recall ${(specAtCost.recall * 100).toFixed(0)}%)`,
       );
     }
-    console.log(`  ${predictor}: goal ≥ 1.5× merged/h at ≤ 1.5× runs/merge: ${specAtCost !== undefined && specAtCost.perHour >= 1.5 * base.perHour ? 'met' : 'NOT MET'}`);
+    console.log(
+      `  ${predictor}: goal ≥ 1.5× merged/h at ≤ 1.5× runs/merge: ${specAtCost !== undefined && specAtCost.perHour >= 1.5 * base.perHour ? 'met' : 'NOT MET'}`,
+    );
   }
   return figures;
 }
@@ -153,7 +179,10 @@ export async function benchSpeculation(seed = 1): Promise<SpeculationFigures> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const at = process.argv.indexOf('--seed');
   const list = process.argv.indexOf('--seeds');
-  const seeds = list !== -1 ? (process.argv[list + 1] ?? '1').split(',').map(Number) : [at === -1 ? 1 : Number(process.argv[at + 1])];
+  const seeds =
+    list !== -1
+      ? (process.argv[list + 1] ?? '1').split(',').map(Number)
+      : [at === -1 ? 1 : Number(process.argv[at + 1])];
   const lines: string[] = [];
   for (const seed of seeds) {
     const { base, atCost } = await benchSpeculation(seed);
@@ -165,5 +194,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       `seed ${seed}: without ${base.perHour.toFixed(1)}/h at ${base.runsPerMerge.toFixed(2)} runs/merge (${base.name}); at ≤ 1.5× runs: model ${cell(atCost.model)}; bayes ${cell(atCost.bayes)}; oracle ${cell(atCost.oracle)}`,
     );
   }
-  console.log(`\nSpeculation within 1.5× the runs per merge of the best setting without it, merged/h against it:\n${lines.join('\n')}`);
+  console.log(
+    `\nSpeculation within 1.5× the runs per merge of the best setting without it, merged/h against it:\n${lines.join('\n')}`,
+  );
 }

@@ -21,7 +21,8 @@ const hex = (char: string, upper: boolean) => {
 export const encodeAll = (path: string, upper = false) => path.replace(/[^/]/g, (char) => hex(char, upper));
 
 /** The first segment's characters percent-encoded (`/v1/x` is `/%76%31/x`). */
-const encodeFirst = (path: string) => path.replace(/^\/([^/]*)/, (_all, segment: string) => `/${encodeAll(segment, true)}`);
+const encodeFirst = (path: string) =>
+  path.replace(/^\/([^/]*)/, (_all, segment: string) => `/${encodeAll(segment, true)}`);
 
 export const SPELLINGS: Spelling[] = [
   { name: 'as registered', kind: 'same', spell: (p) => p },
@@ -39,7 +40,11 @@ export const SPELLINGS: Spelling[] = [
   { name: 'absolute form, another host', kind: 'same', spell: (p) => `HTTP://elsewhere.example${p}` },
   { name: 'upper case', kind: 'other', spell: (p) => p.toUpperCase() },
   { name: 'a ";" parameter', kind: 'other', spell: (p) => `${p};jsessionid=1` },
-  { name: 'an encoded "/"', kind: 'other', spell: (p) => (p.lastIndexOf('/') > 0 ? p.replace(/\/(?=[^/]*$)/, '%2F') : `${p}%2Fx`) },
+  {
+    name: 'an encoded "/"',
+    kind: 'other',
+    spell: (p) => (p.lastIndexOf('/') > 0 ? p.replace(/\/(?=[^/]*$)/, '%2F') : `${p}%2Fx`),
+  },
   { name: 'a NUL escape', kind: 'refused', spell: (p) => `${p}%00` },
   { name: 'an encoded line feed', kind: 'refused', spell: (p) => `${p}%0A` },
   { name: 'an overlong UTF-8 "/"', kind: 'refused', spell: (p) => `${p}%C0%AF` },

@@ -20,7 +20,9 @@ const NODE = process.execPath;
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const BIN = join(ROOT, 'bin/greenline.js');
 /** The modules the command imported before it loaded them lazily: every command's. */
-const EAGER_MODULES = ['serve', 'sim', 'upload', 'backup', 'replay', 'token', 'charts', 'session'].map((name) => `./dist/cli/${name}.js`);
+const EAGER_MODULES = ['serve', 'sim', 'upload', 'backup', 'replay', 'token', 'charts', 'session'].map(
+  (name) => `./dist/cli/${name}.js`,
+);
 
 interface Figures {
   median: number;
@@ -31,7 +33,10 @@ interface Figures {
 function figures(samples: number[]): Figures {
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
   return { median, min: sorted[0] as number, max: sorted.at(-1) as number };
 }
 
@@ -61,7 +66,15 @@ async function startToHealthz(build: string[], fromScratch = false): Promise<num
   if (built.status !== 0) throw new Error(`tsc ${build.join(' ')} failed`);
   const server = spawn(NODE, [BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', GREENLINE_DATA: dataDir, GREENLINE_PROVIDER: 'sim', GREENLINE_LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GREENLINE_DATA: dataDir,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -95,7 +108,9 @@ async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 10);
   const startRuns = Number(process.argv[3] ?? 2);
   console.log(
-    `greenline start-up: ${runs} runs each (median, min – max), ratio to a bare node; load average ${(await import('node:os'))
+    `greenline start-up: ${runs} runs each (median, min – max), ratio to a bare node; load average ${(
+      await import('node:os')
+    )
       .loadavg()
       .map((load) => load.toFixed(1))
       .join(' ')}`,

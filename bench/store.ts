@@ -28,7 +28,8 @@ export async function benchStore(): Promise<void> {
     ];
     report('store writes (each a committed transaction)', baseline, figures);
 
-    const scans = (name: string, store: Store) => measure(name, 200, () => store.read((tx) => [...tx.scan('meta', { prefix: ['bench'], limit: 1000 })].length));
+    const scans = (name: string, store: Store) =>
+      measure(name, 200, () => store.read((tx) => [...tx.scan('meta', { prefix: ['bench'], limit: 1000 })].length));
     report('store scans (1,000 entries by prefix)', await scans('memory', memory), [await scans('lmdb', durable)]);
     await Promise.all([memory.close(), durable.close(), fast.close(), limited.close()]);
   } finally {

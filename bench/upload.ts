@@ -56,7 +56,17 @@ async function child(cases: number, size: number): Promise<void> {
     peakAnon = Math.max(peakAnon, end.anon);
     peakFile = Math.max(peakFile, end.file);
     const fileMb = store.stats().sizeBytes / 2 ** 20;
-    console.log(JSON.stringify({ ms, longest, peakRssMb: peakRss / 2 ** 20, peakAnon, peakFile, fileMb, tests: store.read((tx) => tx.count('flakyTests')) }));
+    console.log(
+      JSON.stringify({
+        ms,
+        longest,
+        peakRssMb: peakRss / 2 ** 20,
+        peakAnon,
+        peakFile,
+        fileMb,
+        tests: store.read((tx) => tx.count('flakyTests')),
+      }),
+    );
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -74,7 +84,11 @@ interface Figures {
 }
 
 function run(cases: number, size: number): Figures {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', String(cases), String(size)], { encoding: 'utf8', maxBuffer: 2 ** 26 });
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', String(cases), String(size)],
+    { encoding: 'utf8', maxBuffer: 2 ** 26 },
+  );
   return JSON.parse(out.trim().split('\n').at(-1) as string);
 }
 
@@ -88,11 +102,15 @@ if (process.argv[2] === '--child') {
   const row = (name: string, r: Figures) =>
     `${name.padEnd(28)} ${r.ms.toFixed(0).padStart(6)} ms, longest loop block ${r.longest.toFixed(0).padStart(5)} ms, peak RSS ${r.peakRssMb.toFixed(0)} MB ` +
     `(anonymous ${r.peakAnon.toFixed(0)}, file-backed ${r.peakFile.toFixed(0)}), data file ${r.fileMb.toFixed(0)} MB, ${r.tests} tests`;
-  console.log(`storing one upload of ${cases.toLocaleString('en')} test cases on LMDB (parsing on a worker, not counted):`);
+  console.log(
+    `storing one upload of ${cases.toLocaleString('en')} test cases on LMDB (parsing on a worker, not counted):`,
+  );
   console.log(row('one transaction (baseline)', one));
   console.log(row('batches of 5000 (before)', before));
   console.log(row(`batches of ${TESTS_PER_TRANSACTION}`, batched));
-  console.log(`ratios batches of ${TESTS_PER_TRANSACTION} / of 5000: time ${(batched.ms / before.ms).toFixed(2)}, longest block ${(batched.longest / before.longest).toFixed(3)}`);
+  console.log(
+    `ratios batches of ${TESTS_PER_TRANSACTION} / of 5000: time ${(batched.ms / before.ms).toFixed(2)}, longest block ${(batched.longest / before.longest).toFixed(3)}`,
+  );
   console.log(
     `ratios batched/baseline: time ${(batched.ms / one.ms).toFixed(2)}, longest block ${(batched.longest / one.longest).toFixed(3)}, peak RSS ${(batched.peakRssMb / one.peakRssMb).toFixed(2)}, peak anonymous ${(batched.peakAnon / one.peakAnon).toFixed(2)}`,
   );

@@ -23,7 +23,8 @@ interface Latency {
   max: number;
 }
 
-const xmlOf = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 500}" name="t${i}"/>`).join('')}</testsuite>`;
+const xmlOf = (cases: number) =>
+  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 500}" name="t${i}"/>`).join('')}</testsuite>`;
 
 export async function runIsolation(options: { cases: number; seconds: number; connections: number }): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-isolation-'));
@@ -44,12 +45,32 @@ export async function runIsolation(options: { cases: number; seconds: number; co
     const url = await listening(child);
     const headers = { 'x-api-token': TOKEN, 'content-type': 'application/json' };
     const idle = { repo: { host: 'github.com', owner: 'acme', name: 'idle' }, targetBranch: 'main' };
-    const created = await fetch(`${url}/v1/createQueue`, { method: 'POST', headers, body: JSON.stringify({ ...idle, concurrency: 2 }) });
+    const created = await fetch(`${url}/v1/createQueue`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...idle, concurrency: 2 }),
+    });
     if (created.status !== 200) throw new Error(`createQueue: ${created.status}`);
     const getQueue = (seconds: number): Promise<Latency> =>
       new Promise((resolve, reject) => {
-        autocannon({ url: `${url}/v1/getQueue`, method: 'POST', headers, body: JSON.stringify(idle), connections: options.connections, duration: seconds }, (error, result) =>
-          error ? reject(error) : resolve({ requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max }),
+        autocannon(
+          {
+            url: `${url}/v1/getQueue`,
+            method: 'POST',
+            headers,
+            body: JSON.stringify(idle),
+            connections: options.connections,
+            duration: seconds,
+          },
+          (error, result) =>
+            error
+              ? reject(error)
+              : resolve({
+                  requests: result.requests.total,
+                  p50: result.latency.p50,
+                  p99: result.latency.p99,
+                  max: result.latency.max,
+                }),
         );
       });
     const upload = (cases: number, job: string) =>
@@ -67,20 +88,30 @@ export async function runIsolation(options: { cases: number; seconds: number; co
 
     const row = (name: string, l: Latency) =>
       `${name.padEnd(34)} ${String(l.requests).padStart(7)} ${String(l.p50).padStart(7)} ${String(l.p99).padStart(7)} ${String(l.max).padStart(7)}`;
-    console.log(`\ngetQueue on an idle queue over HTTP, ${options.connections} connections, ${options.seconds} s each:`);
+    console.log(
+      `\ngetQueue on an idle queue over HTTP, ${options.connections} connections, ${options.seconds} s each:`,
+    );
     console.log(`${''.padEnd(34)} requests  p50 ms  p99 ms  max ms`);
     const alone = await getQueue(options.seconds);
     console.log(row('alone', alone));
     const began = performance.now();
     const uploading = upload(options.cases, 'https://ci.example.com/big').then(
       async (response) => ({ status: response.status, ms: performance.now() - began, body: await response.text() }),
-      (error: unknown) => ({ status: 0, ms: performance.now() - began, body: `no answer: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}` }),
+      (error: unknown) => ({
+        status: 0,
+        ms: performance.now() - began,
+        body: `no answer: ${error instanceof Error ? String(error.cause ?? error.message) : String(error)}`,
+      }),
     );
     const during = await getQueue(options.seconds);
     console.log(row(`during a ${options.cases.toLocaleString('en')}-case upload`, during));
-    console.log(`ratio during/alone: p99 ${(during.p99 / Math.max(1, alone.p99)).toFixed(2)}×, max ${(during.max / Math.max(1, alone.max)).toFixed(2)}×`);
+    console.log(
+      `ratio during/alone: p99 ${(during.p99 / Math.max(1, alone.p99)).toFixed(2)}×, max ${(during.max / Math.max(1, alone.max)).toFixed(2)}×`,
+    );
     const stored = await uploading;
-    console.log(`the upload: ${stored.status} after ${(stored.ms / 1000).toFixed(1)} s${stored.status === 200 ? '' : ` (${stored.body.slice(0, 200)})`}`);
+    console.log(
+      `the upload: ${stored.status} after ${(stored.ms / 1000).toFixed(1)} s${stored.status === 200 ? '' : ` (${stored.body.slice(0, 200)})`}`,
+    );
     const oversize = await oversizeUpload(url);
     console.log(
       `an upload of ${(MAX_TEST_CASES_PER_UPLOAD + 1).toLocaleString('en')} cases, sent in 64 KiB pieces: ${oversize.status} ${oversize.reason} ` +
@@ -98,7 +129,14 @@ export async function runIsolation(options: { cases: number; seconds: number; co
  * An upload one case over the limit, its body sent in 64 KiB pieces as the socket takes them: when the answer came,
  * counted from the piece that held the case crossing the limit, and whether the body had been sent whole by then.
  */
-async function oversizeUpload(url: string): Promise<{ status: number; reason: string; beforeEnd: boolean; sinceCrossingMs: number; sentBytes: number; totalBytes: number }> {
+async function oversizeUpload(url: string): Promise<{
+  status: number;
+  reason: string;
+  beforeEnd: boolean;
+  sinceCrossingMs: number;
+  sentBytes: number;
+  totalBytes: number;
+}> {
   const head = JSON.stringify({
     repo: { host: 'github.com', owner: 'acme', name: 'big' },
     commit_sha: 'abcdef1',
@@ -157,5 +195,12 @@ async function oversizeUpload(url: string): Promise<{ status: number; reason: st
   try {
     reason = (JSON.parse(text) as { reason?: string }).reason ?? '';
   } catch {}
-  return { status, reason, beforeEnd, sinceCrossingMs: (answeredAt ?? performance.now()) - (crossedAt ?? performance.now()), sentBytes: sent, totalBytes: body.length };
+  return {
+    status,
+    reason,
+    beforeEnd,
+    sinceCrossingMs: (answeredAt ?? performance.now()) - (crossedAt ?? performance.now()),
+    sentBytes: sent,
+    totalBytes: body.length,
+  };
 }

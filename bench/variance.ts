@@ -35,15 +35,38 @@ export const PAIRS: Pair[] = [
   },
   {
     name: 'antiflake',
-    scenario: { name: 'monorepo12', hours: 12, arrivalsPerHour: 12, ci: { medianMinutes: 30, p90Minutes: 50 }, brokenRate: 0.05, flakeRate: 0.02 },
+    scenario: {
+      name: 'monorepo12',
+      hours: 12,
+      arrivalsPerHour: 12,
+      ci: { medianMinutes: 30, p90Minutes: 50 },
+      brokenRate: 0.05,
+      flakeRate: 0.02,
+    },
     a: { name: 'predictive12', settings: { concurrency: 12 } },
-    b: { name: 'predictive12-antiflake', settings: { concurrency: 12, pendingFailureDepth: 1, canOptimisticallyMerge: true } },
+    b: {
+      name: 'predictive12-antiflake',
+      settings: { concurrency: 12, pendingFailureDepth: 1, canOptimisticallyMerge: true },
+    },
   },
   {
     name: 'batches',
-    scenario: { name: 'batches', hours: 12, arrivalsPerHour: 30, ci: { medianMinutes: 20, p90Minutes: 25 }, brokenRate: 0.08, flakeRate: 0.03 },
-    a: { name: 'batch 2 × 8', settings: { batch: true, batchingMinSize: 2, concurrency: 8, batchingMaxWaitTimeMinutes: 10 } },
-    b: { name: 'batch 4 × 4', settings: { batch: true, batchingMinSize: 4, concurrency: 4, batchingMaxWaitTimeMinutes: 10 } },
+    scenario: {
+      name: 'batches',
+      hours: 12,
+      arrivalsPerHour: 30,
+      ci: { medianMinutes: 20, p90Minutes: 25 },
+      brokenRate: 0.08,
+      flakeRate: 0.03,
+    },
+    a: {
+      name: 'batch 2 × 8',
+      settings: { batch: true, batchingMinSize: 2, concurrency: 8, batchingMaxWaitTimeMinutes: 10 },
+    },
+    b: {
+      name: 'batch 4 × 4',
+      settings: { batch: true, batchingMinSize: 4, concurrency: 4, batchingMaxWaitTimeMinutes: 10 },
+    },
   },
 ];
 
@@ -74,7 +97,8 @@ export async function measurePair(pair: Pair, seeds: readonly number[], draws: D
   for (const seed of seeds) {
     const scenario = parseScenario({ ...pair.scenario, seed, configs: [{ name: 'a', ...pair.a.settings }] });
     const arrivals = drawArrivals(scenario, seed);
-    const p50 = async (settings: QueuePatch) => figuresOf(await runQueue({ scenario, seed, settings, arrivals, ci: CIS[draws] }));
+    const p50 = async (settings: QueuePatch) =>
+      figuresOf(await runQueue({ scenario, seed, settings, arrivals, ci: CIS[draws] }));
     const a = await p50(pair.a.settings);
     const b = await p50(pair.b.settings);
     rows.push({ seed, a: a.p50Minutes, b: b.p50Minutes, saturated: a.saturated || b.saturated });
@@ -92,7 +116,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const only = option('--pairs')?.split(',');
   const pairs = PAIRS.filter((pair) => only === undefined || only.includes(pair.name));
   const DRAWS = (option('--draws') ?? 'before,after').split(',') as Draws[];
-  console.log(`Paired P50 difference (a − b, minutes) over seeds ${seeds.join(',')}: draws before issue 35 (per attempt of a set) and after (per verdict on a tree)`);
+  console.log(
+    `Paired P50 difference (a − b, minutes) over seeds ${seeds.join(',')}: draws before issue 35 (per attempt of a set) and after (per verdict on a tree)`,
+  );
   const summary: string[] = [];
   for (const pair of pairs) {
     const figures: Partial<Record<Draws, PairFigures>> = {};
@@ -100,8 +126,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       const started = performance.now();
       const result = await measurePair(pair, seeds, draws);
       figures[draws] = result;
-      console.log(`\n${pair.name}: ${pair.a.name} (a) vs ${pair.b.name} (b), draws ${draws} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-      console.log(`${'seed'.padStart(4)} ${'a p50'.padStart(7)} ${'b p50'.padStart(7)} ${'a − b'.padStart(7)} ${'a / b'.padStart(6)}`);
+      console.log(
+        `\n${pair.name}: ${pair.a.name} (a) vs ${pair.b.name} (b), draws ${draws} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+      );
+      console.log(
+        `${'seed'.padStart(4)} ${'a p50'.padStart(7)} ${'b p50'.padStart(7)} ${'a − b'.padStart(7)} ${'a / b'.padStart(6)}`,
+      );
       for (const row of result.seeds) {
         console.log(
           `${String(row.seed).padStart(4)} ${row.a.toFixed(1).padStart(7)} ${row.b.toFixed(1).padStart(7)} ${(row.a - row.b).toFixed(1).padStart(7)} ${(row.a / row.b).toFixed(2).padStart(6)}${row.saturated ? '  (saturated)' : ''}`,
@@ -120,5 +150,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       );
     }
   }
-  console.log(`\nStandard deviation of the paired P50 difference (minutes), after against before:\n${summary.join('\n')}`);
+  console.log(
+    `\nStandard deviation of the paired P50 difference (minutes), after against before:\n${summary.join('\n')}`,
+  );
 }

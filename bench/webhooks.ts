@@ -24,7 +24,11 @@ async function run(setup: Setup): Promise<{ msPerPr: number; messages: number; r
   const store = openLmdbStore({ dir });
   const receiver = new Receiver();
   await receiver.up();
-  const engine = new Engine(store, { scheduler: new VirtualScheduler(Date.now()), webhooks: { allowPrivate: true }, onError: () => undefined });
+  const engine = new Engine(store, {
+    scheduler: new VirtualScheduler(Date.now()),
+    webhooks: { allowPrivate: true },
+    onError: () => undefined,
+  });
   engine.start();
   try {
     if (setup !== 'none') receiver.secret = engine.webhooks.create(KEY.org, { url: receiver.url }).secret;
@@ -39,7 +43,8 @@ async function run(setup: Setup): Promise<{ msPerPr: number; messages: number; r
       const { run } = engine.getTestRun(KEY, runId);
       engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: 'success' });
       await engine.settle();
-      if (engine.getSubmittedPullRequest(KEY, number).pr.state !== 'MERGED') throw new Error(`PR ${number} did not merge`);
+      if (engine.getSubmittedPullRequest(KEY, number).pr.state !== 'MERGED')
+        throw new Error(`PR ${number} did not merge`);
     }
     const elapsed = performance.now() - started;
     const messages = store.read((tx) => tx.count('webhookMessages'));

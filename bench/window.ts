@@ -36,12 +36,31 @@ export const INVENTED: Pick<(typeof WORKLOADS)[number], 'name' | 'scenario' | 'c
   },
   {
     name: 'invented: 12 h, 30 PRs/h, 8% broken, 3% flaky, batch 2 × concurrency 8, wait 10 min',
-    scenario: { name: 'batch2x8', hours: 12, arrivalsPerHour: 30, ci: { medianMinutes: 20, p90Minutes: 25 }, brokenRate: 0.08, flakeRate: 0.03 },
-    configs: [{ name: 'batch2x8', settings: { batch: true, batchingMinSize: 2, concurrency: 8, batchingMaxWaitTimeMinutes: 10 } }],
+    scenario: {
+      name: 'batch2x8',
+      hours: 12,
+      arrivalsPerHour: 30,
+      ci: { medianMinutes: 20, p90Minutes: 25 },
+      brokenRate: 0.08,
+      flakeRate: 0.03,
+    },
+    configs: [
+      {
+        name: 'batch2x8',
+        settings: { batch: true, batchingMinSize: 2, concurrency: 8, batchingMaxWaitTimeMinutes: 10 },
+      },
+    ],
   },
   {
     name: 'invented (out of sample): 72 h, 6 PRs/h, CI 45 min (p90 75), 15% broken, 5% flaky, concurrency 64',
-    scenario: { name: 'failing64', hours: 72, arrivalsPerHour: 6, ci: { medianMinutes: 45, p90Minutes: 75 }, brokenRate: 0.15, flakeRate: 0.05 },
+    scenario: {
+      name: 'failing64',
+      hours: 72,
+      arrivalsPerHour: 6,
+      ci: { medianMinutes: 45, p90Minutes: 75 },
+      brokenRate: 0.15,
+      flakeRate: 0.05,
+    },
     configs: [{ name: 'failing64', settings: { concurrency: 64 } }],
   },
 ];
@@ -74,10 +93,16 @@ export async function benchWindow(seed = 1): Promise<WindowRow[]> {
     for (const config of workload.configs) {
       const limit = config.settings.concurrency ?? 1;
       if (limit <= 1) continue;
-      const scenario = parseScenario({ ...workload.scenario, seed, configs: [{ name: config.name, ...config.settings }] });
+      const scenario = parseScenario({
+        ...workload.scenario,
+        seed,
+        configs: [{ name: config.name, ...config.settings }],
+      });
       const arrivals = drawArrivals(scenario, seed);
       console.log(`\n${workload.name} — ${config.name} (${arrivals.length} PRs)`);
-      console.log(`${'window'.padEnd(14)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'merged/h'.padStart(9)} ${'runs/change'.padStart(11)} ${'runs/merge'.padStart(10)}`);
+      console.log(
+        `${'window'.padEnd(14)} ${'p50'.padStart(6)} ${'p90'.padStart(6)} ${'merged/h'.padStart(9)} ${'runs/change'.padStart(11)} ${'runs/merge'.padStart(10)}`,
+      );
       const row = async (label: string, settings: QueuePatch) => {
         const figures = figuresOf(await runQueue({ scenario, seed, settings, arrivals }));
         console.log(
@@ -86,27 +111,49 @@ export async function benchWindow(seed = 1): Promise<WindowRow[]> {
         return figures;
       };
       const fixed: { window: number; figures: Figures }[] = [];
-      for (const window of windowsUpTo(limit)) fixed.push({ window, figures: await row(`fixed ${window}`, { ...config.settings, concurrency: window }) });
-      const adaptive = await row(`adaptive 1..${limit}`, { ...config.settings, adaptiveWindow: true, adaptiveWindowFloor: 1 });
+      for (const window of windowsUpTo(limit))
+        fixed.push({ window, figures: await row(`fixed ${window}`, { ...config.settings, concurrency: window }) });
+      const adaptive = await row(`adaptive 1..${limit}`, {
+        ...config.settings,
+        adaptiveWindow: true,
+        adaptiveWindowFloor: 1,
+      });
       const kept = fixed.filter(({ figures }) => !figures.saturated);
       const best = (kept.length > 0 ? kept : fixed).reduce((best, other) =>
-        other.figures.p50Minutes < best.figures.p50Minutes || (other.figures.p50Minutes === best.figures.p50Minutes && other.figures.runsPerChange < best.figures.runsPerChange)
+        other.figures.p50Minutes < best.figures.p50Minutes ||
+        (other.figures.p50Minutes === best.figures.p50Minutes &&
+          other.figures.runsPerChange < best.figures.runsPerChange)
           ? other
           : best,
       );
       const bestP50 = best.figures;
-      const cheapest = fixed.reduce((best, other) => (other.figures.runsPerChange < best.figures.runsPerChange ? other : best)).figures;
+      const cheapest = fixed.reduce((best, other) =>
+        other.figures.runsPerChange < best.figures.runsPerChange ? other : best,
+      ).figures;
       // Dominated: a fixed window at no more runs per change with a lower P50, or the adaptive one saturates alone.
-      const dominatedBy = kept.find(({ figures }) => figures.runsPerChange <= adaptive.runsPerChange && figures.p50Minutes < adaptive.p50Minutes * 0.98)?.figures;
+      const dominatedBy = kept.find(
+        ({ figures }) =>
+          figures.runsPerChange <= adaptive.runsPerChange && figures.p50Minutes < adaptive.p50Minutes * 0.98,
+      )?.figures;
       console.log(
         `  dominated by a fixed window (no more runs/change, P50 ≥ 2% lower): ${adaptive.saturated && kept.length > 0 ? 'yes (it saturates)' : dominatedBy === undefined ? 'no' : `yes (P50 ${dominatedBy.p50}, runs/change ${dominatedBy.runsPerChange.toFixed(3)})`}`,
       );
-      const worse = adaptive.saturated || adaptive.p50Minutes > bestP50.p50Minutes * P50_TOLERANCE || adaptive.mergedPerHour < bestP50.mergedPerHour * MERGED_TOLERANCE;
+      const worse =
+        adaptive.saturated ||
+        adaptive.p50Minutes > bestP50.p50Minutes * P50_TOLERANCE ||
+        adaptive.mergedPerHour < bestP50.mergedPerHour * MERGED_TOLERANCE;
       console.log(
         `  adaptive vs best fixed by P50 (${best.window}): P50 ${(adaptive.p50Minutes / bestP50.p50Minutes).toFixed(2)}×, merged/h ${(adaptive.mergedPerHour / bestP50.mergedPerHour).toFixed(2)}×, runs/change ${(adaptive.runsPerChange / bestP50.runsPerChange).toFixed(2)}×; vs the cheapest fixed: runs/change ${(adaptive.runsPerChange / cheapest.runsPerChange).toFixed(2)}×, P50 ${(adaptive.p50Minutes / cheapest.p50Minutes).toFixed(2)}× — ${worse ? 'WORSE than the best fixed window' : 'no worse than the best fixed window (P50 within 3%, merges within 1%)'}`,
       );
       const full = (fixed.at(-1) as (typeof fixed)[number]).figures;
-      results.push({ workload: `${workload.name} — ${config.name}`, adaptive, bestP50, bestWindow: best.window, full, worse });
+      results.push({
+        workload: `${workload.name} — ${config.name}`,
+        adaptive,
+        bestP50,
+        bestWindow: best.window,
+        full,
+        worse,
+      });
     }
   }
   return results;
@@ -117,7 +164,10 @@ const times = (value: number, of: number) => `${(value / of).toFixed(2)}×`;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const at = process.argv.indexOf('--seed');
   const list = process.argv.indexOf('--seeds');
-  const seeds = list !== -1 ? (process.argv[list + 1] ?? '1').split(',').map(Number) : [at === -1 ? 1 : Number(process.argv[at + 1])];
+  const seeds =
+    list !== -1
+      ? (process.argv[list + 1] ?? '1').split(',').map(Number)
+      : [at === -1 ? 1 : Number(process.argv[at + 1])];
   const summary: string[] = [];
   for (const seed of seeds) {
     for (const { workload, adaptive, bestP50, bestWindow, full, worse } of await benchWindow(seed)) {
@@ -126,5 +176,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       );
     }
   }
-  console.log(`\nAdaptive window against the best fixed window by P50, every workload and seed:\n${summary.join('\n')}`);
+  console.log(
+    `\nAdaptive window against the best fixed window by P50, every workload and seed:\n${summary.join('\n')}`,
+  );
 }

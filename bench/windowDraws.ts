@@ -34,8 +34,21 @@ for (const [draws, ci] of [
 ] as const satisfies readonly (readonly [string, NonNullable<Parameters<typeof runQueue>[0]['ci']>])[]) {
   const rows: { label: string; figures: Figures }[] = [];
   for (const window of windows)
-    rows.push({ label: `fixed ${window}`, figures: figuresOf(await runQueue({ scenario, seed, settings: { ...config.settings, concurrency: window }, arrivals, ci })) });
-  const adaptive = figuresOf(await runQueue({ scenario, seed, settings: { ...config.settings, adaptiveWindow: true, adaptiveWindowFloor: 1 }, arrivals, ci }));
+    rows.push({
+      label: `fixed ${window}`,
+      figures: figuresOf(
+        await runQueue({ scenario, seed, settings: { ...config.settings, concurrency: window }, arrivals, ci }),
+      ),
+    });
+  const adaptive = figuresOf(
+    await runQueue({
+      scenario,
+      seed,
+      settings: { ...config.settings, adaptiveWindow: true, adaptiveWindowFloor: 1 },
+      arrivals,
+      ci,
+    }),
+  );
   console.log(`\ndraws ${draws}`);
   for (const { label, figures } of [...rows, { label: `adaptive 1..${limit}`, figures: adaptive }]) {
     console.log(

@@ -41,7 +41,11 @@ export async function call(to: Target, method: 'GET' | 'POST', path: string, bod
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(`${to.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    response = await fetch(`${to.url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(`cannot reach ${to.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
@@ -74,8 +78,15 @@ export function report(answer: Answer): number {
     console.log(JSON.stringify(answer.body, null, 2));
     return 0;
   }
-  const error = answer.body as { reason?: string; code?: string; message?: string; details?: { field: string; message: string }[] };
-  const lines = [`greenline: ${answer.status} ${error.reason ?? error.code ?? ''}: ${error.message ?? String(answer.body)}`];
+  const error = answer.body as {
+    reason?: string;
+    code?: string;
+    message?: string;
+    details?: { field: string; message: string }[];
+  };
+  const lines = [
+    `greenline: ${answer.status} ${error.reason ?? error.code ?? ''}: ${error.message ?? String(answer.body)}`,
+  ];
   for (const detail of error.details ?? []) lines.push(`  ${detail.field}: ${detail.message}`);
   if (answer.status === 401) lines.push('  (set GREENLINE_TOKEN, pass --token, or sign in with greenline login)');
   console.error(lines.join('\n'));

@@ -31,20 +31,29 @@ export async function backupCommand(options: { to?: string; dataDir: string; sto
   const { to, storeUrl } = options;
   if (to === undefined) throw new UsageError('backup needs --to FILE');
   if (isPostgres(storeUrl)) {
-    return reporting(async () => `backed up the PostgreSQL store ${redact(storeUrl)} to ${to} (${await backupPostgres(storeUrl, to)} bytes)`);
+    return reporting(
+      async () =>
+        `backed up the PostgreSQL store ${redact(storeUrl)} to ${to} (${await backupPostgres(storeUrl, to)} bytes)`,
+    );
   }
-  return reporting(async () => `backed up the store of ${options.dataDir} to ${to} (${await backupStore(options.dataDir, to)} bytes)`);
+  return reporting(
+    async () => `backed up the store of ${options.dataDir} to ${to} (${await backupStore(options.dataDir, to)} bytes)`,
+  );
 }
 
 export async function restoreCommand(options: { from?: string; dataDir: string; storeUrl?: string }): Promise<number> {
   const { from, storeUrl } = options;
   if (from === undefined) throw new UsageError('restore needs --from FILE');
   if (isPostgres(storeUrl)) {
-    return reporting(async () => `restored ${from} into ${redact(storeUrl)} (${await copyLmdbIntoPostgres(from, storeUrl)} entries)`);
+    return reporting(
+      async () => `restored ${from} into ${redact(storeUrl)} (${await copyLmdbIntoPostgres(from, storeUrl)} entries)`,
+    );
   }
   return reporting(async () => {
     const { entries, verified } = await restoreStore(from, options.dataDir);
-    const checked = verified ? 'its checksum matched' : `no checksum file beside it (${path.basename(from)}.sha256): its structure was checked`;
+    const checked = verified
+      ? 'its checksum matched'
+      : `no checksum file beside it (${path.basename(from)}.sha256): its structure was checked`;
     return `restored ${from} into ${options.dataDir} (${entries} entries; ${checked})`;
   });
 }
@@ -52,7 +61,8 @@ export async function restoreCommand(options: { from?: string; dataDir: string; 
 /** Copies the data folder's store into an empty PostgreSQL database, through a consistent backup of it. */
 export async function migrateCommand(options: { from?: string; to?: string }): Promise<number> {
   const { from, to } = options;
-  if (from === undefined || !isPostgres(to)) throw new UsageError('migrate needs --from DATA_DIR and --to postgres://…');
+  if (from === undefined || !isPostgres(to))
+    throw new UsageError('migrate needs --from DATA_DIR and --to postgres://…');
   return reporting(async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'greenline-migrate-'));
     try {

@@ -17,7 +17,12 @@ interface Repo {
 /** The git remote `origin` of the current folder, when there is one. */
 function originUrl(): string | undefined {
   try {
-    return execFileSync('git', ['remote', 'get-url', 'origin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+    return (
+      execFileSync('git', ['remote', 'get-url', 'origin'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -36,11 +41,17 @@ async function queueOf({ values, env }: CommandContext): Promise<{ repo: Repo; t
 }
 
 function prNumberOf(text: string | undefined): number {
-  if (text === undefined || !/^[1-9][0-9]{0,9}$/.test(text)) throw new UsageError(`a pull request number, not "${text ?? ''}"`);
+  if (text === undefined || !/^[1-9][0-9]{0,9}$/.test(text))
+    throw new UsageError(`a pull request number, not "${text ?? ''}"`);
   return Number(text);
 }
 
-const PR_CALLS = { submit: 'submitPullRequest', cancel: 'cancelPullRequest', restart: 'restartTestsOnPullRequest', show: 'getSubmittedPullRequest' } as const;
+const PR_CALLS = {
+  submit: 'submitPullRequest',
+  cancel: 'cancelPullRequest',
+  restart: 'restartTestsOnPullRequest',
+  show: 'getSubmittedPullRequest',
+} as const;
 
 export async function prCommand(context: CommandContext): Promise<number> {
   const [action, number, ...extra] = context.rest;
@@ -50,7 +61,8 @@ export async function prCommand(context: CommandContext): Promise<number> {
   const body: Record<string, unknown> = { ...(await queueOf(context)), pr: { number: prNumberOf(number) } };
   const { values } = context;
   if (action === 'submit') {
-    if (values.priority !== undefined) body.priority = /^\d+$/.test(values.priority) ? Number(values.priority) : values.priority;
+    if (values.priority !== undefined)
+      body.priority = /^\d+$/.test(values.priority) ? Number(values.priority) : values.priority;
     if (values['no-batch'] === true) body.noBatch = true;
   } else if (values.priority !== undefined || values['no-batch'] !== undefined) {
     throw new UsageError('--priority and --no-batch go with pr submit');
@@ -63,14 +75,18 @@ const QUEUE_STATES = { pause: 'paused', resume: 'running', drain: 'draining' } a
 
 export async function queueCommand(context: CommandContext): Promise<number> {
   const [action, ...extra] = context.rest;
-  if (action === undefined || extra.length > 0) throw new UsageError('queue takes one of show, pause, resume, drain, create, delete: greenline queue show');
+  if (action === undefined || extra.length > 0)
+    throw new UsageError('queue takes one of show, pause, resume, drain, create, delete: greenline queue show');
   const queue = await queueOf(context);
   const to = target(context.values, context.env);
   if (action === 'show') return callAndReport(to, 'POST', '/v1/getQueue', queue);
   if (action === 'create') return callAndReport(to, 'POST', '/v1/createQueue', queue);
   if (action === 'delete') return callAndReport(to, 'POST', '/v1/deleteQueue', queue);
   if (Object.hasOwn(QUEUE_STATES, action)) {
-    return callAndReport(to, 'POST', '/v1/updateQueue', { ...queue, state: QUEUE_STATES[action as keyof typeof QUEUE_STATES] });
+    return callAndReport(to, 'POST', '/v1/updateQueue', {
+      ...queue,
+      state: QUEUE_STATES[action as keyof typeof QUEUE_STATES],
+    });
   }
   throw new UsageError(`unknown queue action "${action}": use show, pause, resume, drain, create or delete`);
 }

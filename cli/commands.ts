@@ -5,7 +5,19 @@
  * command is one entry here (and its help in helpTexts.ts).
  */
 import { resolve } from 'node:path';
-import { BACKUP_HELP, CHARTS_HELP, CLIENT_HELP, LOGIN_HELP, REPLAY_HELP, SERVE_HELP, SESSION_HELP, SIM_HELP, TOKEN_HELP, UPLOAD_HELP, CONFORMANCE_HELP } from './helpTexts.js';
+import {
+  BACKUP_HELP,
+  CHARTS_HELP,
+  CLIENT_HELP,
+  LOGIN_HELP,
+  REPLAY_HELP,
+  SERVE_HELP,
+  SESSION_HELP,
+  SIM_HELP,
+  TOKEN_HELP,
+  UPLOAD_HELP,
+  CONFORMANCE_HELP,
+} from './helpTexts.js';
 import { UsageError } from './usage.js';
 
 /** The options every command may be given (parseArgs's values). */
@@ -45,7 +57,9 @@ export const OPTIONS = {
   version: { type: 'boolean' },
 } as const;
 
-export type OptionValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type OptionValues = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 export interface CommandContext {
   values: OptionValues;
@@ -69,8 +83,12 @@ async function dataDir({ values, env }: CommandContext): Promise<string> {
 const storeUrl = (env: NodeJS.ProcessEnv) => (env.GREENLINE_STORE ? { storeUrl: env.GREENLINE_STORE } : {});
 
 /** The fields of `values` that were given, under the names a command's options take. */
-function given<T extends Record<string, string | boolean | undefined>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+function given<T extends Record<string, string | boolean | undefined>>(
+  fields: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -89,7 +107,11 @@ export const COMMANDS: Record<string, Command> = {
   backup: {
     help: BACKUP_HELP,
     run: async (context) =>
-      (await import('./backup.js')).backupCommand({ dataDir: await dataDir(context), ...given({ to: context.values.to && resolve(context.values.to) }), ...storeUrl(context.env) }),
+      (await import('./backup.js')).backupCommand({
+        dataDir: await dataDir(context),
+        ...given({ to: context.values.to && resolve(context.values.to) }),
+        ...storeUrl(context.env),
+      }),
   },
   restore: {
     help: BACKUP_HELP,
@@ -102,29 +124,43 @@ export const COMMANDS: Record<string, Command> = {
   },
   migrate: {
     help: BACKUP_HELP,
-    run: async ({ values }) => (await import('./backup.js')).migrateCommand(given({ from: values.from && resolve(values.from), to: values.to })),
+    run: async ({ values }) =>
+      (await import('./backup.js')).migrateCommand(given({ from: values.from && resolve(values.from), to: values.to })),
   },
   session: {
     help: SESSION_HELP,
     run: async (context) =>
-      (await import('./session.js')).sessionCommand(context.rest[0], { dataDir: await dataDir(context), keyFile: context.env.GREENLINE_SESSION_KEY_FILE || undefined }),
+      (await import('./session.js')).sessionCommand(context.rest[0], {
+        dataDir: await dataDir(context),
+        keyFile: context.env.GREENLINE_SESSION_KEY_FILE || undefined,
+      }),
   },
   login: { help: LOGIN_HELP, run: async (context) => (await import('./login.js')).loginCommand(context) },
   logout: { help: LOGIN_HELP, run: async (context) => (await import('./login.js')).logoutCommand(context) },
   pr: { help: CLIENT_HELP, run: async (context) => (await import('./clientCommands.js')).prCommand(context) },
   queue: { help: CLIENT_HELP, run: async (context) => (await import('./clientCommands.js')).queueCommand(context) },
-  charts: { help: CHARTS_HELP, run: async ({ values }) => (await import('./charts.js')).chartsCommand(values.out ?? 'charts') },
+  charts: {
+    help: CHARTS_HELP,
+    run: async ({ values }) => (await import('./charts.js')).chartsCommand(values.out ?? 'charts'),
+  },
   upload: {
     help: UPLOAD_HELP,
     run: async ({ values }) => {
-      if (values.junit === undefined || values.repo === undefined || values.sha === undefined) throw new UsageError('upload needs --junit, --repo and --sha');
+      if (values.junit === undefined || values.repo === undefined || values.sha === undefined)
+        throw new UsageError('upload needs --junit, --repo and --sha');
       if (values.pr !== undefined && !/^[1-9][0-9]*$/.test(values.pr)) throw new UsageError('--pr must be a PR number');
       const { junit, repo, sha } = values;
       return (await import('./upload.js')).uploadCommand({
         junit,
         repo,
         sha,
-        ...given({ branch: values.branch, variant: values.variant, codeowners: values.codeowners, repoRoot: values['repo-root'], url: values.url }),
+        ...given({
+          branch: values.branch,
+          variant: values.variant,
+          codeowners: values.codeowners,
+          repoRoot: values['repo-root'],
+          url: values.url,
+        }),
         ...given({ token: values.token, orgSlug: values.org }),
         ...(values.pr === undefined ? {} : { prNumber: Number(values.pr) }),
       });
@@ -135,13 +171,17 @@ export const COMMANDS: Record<string, Command> = {
     run: async (context) => {
       const { values, rest } = context;
       if (values['from-queue'] !== undefined || values['from-log'] !== undefined) {
-        if (rest.length > 0) throw new UsageError('sim --from-queue / --from-log take no scenario file (the scenario is fitted)');
+        if (rest.length > 0)
+          throw new UsageError('sim --from-queue / --from-log take no scenario file (the scenario is fitted)');
         const { fromQueueArgs, fromQueueCommand } = await import('./simFromQueue.js');
         return fromQueueCommand(fromQueueArgs(values, await dataDir(context), context.env));
       }
       if (rest.length !== 1) throw new UsageError('sim needs one scenario file: greenline sim SCENARIO.json');
       const { seed, json, out, recommend, budget } = values;
-      return (await import('./sim.js')).simCommand({ scenario: rest[0] as string, ...given({ seed, json, out, recommend, budget }) });
+      return (await import('./sim.js')).simCommand({
+        scenario: rest[0] as string,
+        ...given({ seed, json, out, recommend, budget }),
+      });
     },
   },
   replay: {
@@ -155,7 +195,10 @@ export const COMMANDS: Record<string, Command> = {
     help: REPLAY_HELP,
     run: async (context) => {
       const { repo, branch, org, out } = context.values;
-      return (await import('./replay.js')).eventsCommand({ dataDir: await dataDir(context), ...given({ repo, branch, org, out }) });
+      return (await import('./replay.js')).eventsCommand({
+        dataDir: await dataDir(context),
+        ...given({ repo, branch, org, out }),
+      });
     },
   },
   conformance: {

@@ -42,7 +42,9 @@ const EnvSchema = z.object({
   GREENLINE_MAX_DB_SIZE: z
     .string()
     .regex(/^[0-9]{1,15}[KMG]?$/i, 'must be a number of bytes, optionally with K, M or G (e.g. 20G)')
-    .transform((text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1))
+    .transform(
+      (text) => Number.parseInt(text, 10) * ({ k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[text.slice(-1).toLowerCase()] ?? 1),
+    )
     .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
     .optional(),
   GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('each'),
@@ -53,7 +55,12 @@ const EnvSchema = z.object({
   GREENLINE_RETAIN_RESULTS_DAYS: days(DEFAULT_RETENTION.testResultsDays),
   GREENLINE_RETAIN_DELIVERIES_DAYS: days(DEFAULT_RETENTION.deliveriesDays),
   GREENLINE_WEBHOOKS_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
-  GREENLINE_RETENTION_SWEEP: z.coerce.number().int('must be a whole number of seconds').min(0).max(604_800).default(DEFAULT_RETENTION.sweepSeconds),
+  GREENLINE_RETENTION_SWEEP: z.coerce
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0)
+    .max(604_800)
+    .default(DEFAULT_RETENTION.sweepSeconds),
 });
 
 /** With each host's own variables, checked whichever host is chosen (hosts/<host>/host.ts). */
@@ -99,7 +106,9 @@ export function dataDirFrom(env: NodeJS.ProcessEnv): string {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
-  const present = Object.fromEntries(Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const present = Object.fromEntries(
+    Object.keys(ENVIRONMENT).flatMap((name) => (env[name] ? [[name, env[name]]] : [])),
+  );
   const parsed = FullEnvSchema.safeParse(present);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues);
@@ -115,7 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     }
   }
   const host = hostNamed(values.GREENLINE_PROVIDER);
-  if (host === undefined) throw new ConfigError(`invalid environment: GREENLINE_PROVIDER: no host ${values.GREENLINE_PROVIDER}`);
+  if (host === undefined)
+    throw new ConfigError(`invalid environment: GREENLINE_PROVIDER: no host ${values.GREENLINE_PROVIDER}`);
   let settings: HostSettings;
   try {
     settings = host.configure(values, { simCi: simCi !== undefined });
@@ -127,7 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     if (other === host) continue;
     for (const [name, why] of Object.entries(other.onlyWith ?? {})) {
       const value = values[name];
-      if (value !== undefined && value !== '0') throw new ConfigError(`invalid environment: ${name} needs GREENLINE_PROVIDER=${other.name} (${why})`);
+      if (value !== undefined && value !== '0')
+        throw new ConfigError(`invalid environment: ${name} needs GREENLINE_PROVIDER=${other.name} (${why})`);
     }
   }
   return {
@@ -138,7 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     port: values.PORT,
     dataDir: resolve(values.GREENLINE_DATA),
     sessionKeyFile: resolve(values.GREENLINE_SESSION_KEY_FILE ?? join(values.GREENLINE_DATA, SESSION_KEY_FILE)),
-    ...(values.GREENLINE_STORE === undefined ? {} : { postgres: { url: values.GREENLINE_STORE, leaseMs: values.GREENLINE_LEASE_MS } }),
+    ...(values.GREENLINE_STORE === undefined
+      ? {}
+      : { postgres: { url: values.GREENLINE_STORE, leaseMs: values.GREENLINE_LEASE_MS } }),
     tokens: parseTokenList(values.GREENLINE_API_TOKENS),
     logLevel: values.GREENLINE_LOG_LEVEL,
     ...(values.GREENLINE_MAX_DB_SIZE === undefined ? {} : { maxDbBytes: values.GREENLINE_MAX_DB_SIZE }),

@@ -31,7 +31,9 @@ export async function conformanceCommand(args: ConformanceArgs): Promise<number>
   if (token === undefined || token === '') throw new UsageError('conformance needs --token (or $GREENLINE_TOKEN)');
   if (!/^https?:\/\//.test(url)) throw new UsageError('--url must be an http(s) URL');
   const parts = (args.only ?? 'paths,interleavings,spec').split(',').map((part) => part.trim());
-  for (const part of parts) if (!['paths', 'interleavings', 'spec'].includes(part)) throw new UsageError(`--only: unknown part "${part}" (paths, interleavings, spec)`);
+  for (const part of parts)
+    if (!['paths', 'interleavings', 'spec'].includes(part))
+      throw new UsageError(`--only: unknown part "${part}" (paths, interleavings, spec)`);
   // Loaded when asked for: the other commands do not pay for xstate/graph and fast-check at start.
   const { runConformance } = await import('../conformance/run.js');
   const { junitReport, printReport } = await import('../conformance/report.js');
@@ -50,7 +52,10 @@ export async function conformanceCommand(args: ConformanceArgs): Promise<number>
     result = await runConformance(options);
   } catch (error) {
     // The server could not be reached (or stopped answering): no finding about it, say so.
-    const cause = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+    const cause =
+      error instanceof Error
+        ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
+        : String(error);
     console.error(`greenline: conformance could not talk to ${url}: ${cause}`);
     return 1;
   }

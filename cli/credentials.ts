@@ -57,6 +57,9 @@ export function forgetCredential(env: NodeJS.ProcessEnv, url: string): boolean {
   const content = readCredentials(env);
   if (content.services[url] === undefined) return false;
   const { [url]: _gone, ...services } = content.services;
-  write(env, { ...(content.current === undefined || content.current === url ? {} : { current: content.current }), services });
+  write(env, {
+    ...(content.current === undefined || content.current === url ? {} : { current: content.current }),
+    services,
+  });
   return true;
 }

@@ -54,9 +54,11 @@ export const SESSION_HELP = `  greenline session rotate-key           a new key 
                                          session.key in the data folder): every session ends at once, running
                                          service included; people sign in again`;
 
-export const CHARTS_HELP = '  greenline charts [--out DIR]           write every lifecycle machine as Mermaid and SVG (default ./charts)';
+export const CHARTS_HELP =
+  '  greenline charts [--out DIR]           write every lifecycle machine as Mermaid and SVG (default ./charts)';
 
-export const SERVE_HELP = '  greenline serve                        run the service and its web dashboard at / (what npm start runs)';
+export const SERVE_HELP =
+  '  greenline serve                        run the service and its web dashboard at / (what npm start runs)';
 
 export const TOKEN_HELP = `  greenline token create --org NAME [--scope read|write|admin]
                                          add an API token for an organization; prints the token once. read: queues,

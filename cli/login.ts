@@ -46,10 +46,24 @@ export async function loginCommand({ values, env }: CommandContext): Promise<num
   const deadline = Date.now() + started.expires_in * 1000;
   while (Date.now() < deadline) {
     await sleep(interval * 1000);
-    const polled = await call(to, 'POST', '/v1/device-auth/tokens', { device_code: started.device_code, grant_type: GRANT });
-    const body = polled.body as { access_token?: string; scope?: string; org?: string; error?: string; error_description?: string };
+    const polled = await call(to, 'POST', '/v1/device-auth/tokens', {
+      device_code: started.device_code,
+      grant_type: GRANT,
+    });
+    const body = polled.body as {
+      access_token?: string;
+      scope?: string;
+      org?: string;
+      error?: string;
+      error_description?: string;
+    };
     if (polled.status === 200 && body.access_token !== undefined) {
-      const file = saveCredential(env, url, { token: body.access_token, org: body.org ?? '', scope: body.scope ?? scope, createdAt: new Date().toISOString() });
+      const file = saveCredential(env, url, {
+        token: body.access_token,
+        org: body.org ?? '',
+        scope: body.scope ?? scope,
+        createdAt: new Date().toISOString(),
+      });
       console.log(`signed in to ${url}: organization ${body.org}, scope ${body.scope}`);
       console.error(`the token is kept in ${file}`);
       return 0;

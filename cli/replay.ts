@@ -5,7 +5,14 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { openLmdbStore } from '../engine/store/index.js';
-import { EventLogError, exportEventLog, formatEventLog, parseEventLog, replayEventLog, type ReplayResult } from '../engine/runtime/eventLog.js';
+import {
+  EventLogError,
+  exportEventLog,
+  formatEventLog,
+  parseEventLog,
+  replayEventLog,
+  type ReplayResult,
+} from '../engine/runtime/eventLog.js';
 import { UsageError } from './config.js';
 import { parseRepoArgument, UploadUsageError } from './upload.js';
 
@@ -17,7 +24,9 @@ export async function replayCommand(path: string | undefined, options: { json?: 
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read the event log ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot read the event log ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let result: ReplayResult;
   let describe: string;
@@ -43,20 +52,30 @@ export async function replayCommand(path: string | undefined, options: { json?: 
       result.checked === result.replayed
         ? `every event's outcome matches its record (${result.checked} checked)`
         : `${result.checked} of ${result.replayed} events carry a digest, and those match`;
-    console.log(`replayed ${result.replayed} events of ${describe}: no divergence; ${events}; the final state matches.`);
+    console.log(
+      `replayed ${result.replayed} events of ${describe}: no divergence; ${events}; the final state matches.`,
+    );
     return 0;
   }
   if (divergence.seq === null) {
     console.log(`replayed ${result.replayed} events of ${describe}: DIVERGENCE: ${divergence.reason}`);
   } else {
-    console.log(`replayed ${result.replayed} events of ${describe}: DIVERGENCE at event ${divergence.seq} (${divergence.at ?? ''}):`);
+    console.log(
+      `replayed ${result.replayed} events of ${describe}: DIVERGENCE at event ${divergence.seq} (${divergence.at ?? ''}):`,
+    );
     console.log(`  input:  ${JSON.stringify(divergence.input)}`);
     console.log(`  ${divergence.reason}`);
   }
   return 1;
 }
 
-export async function eventsCommand(options: { repo?: string; branch?: string; org?: string; dataDir: string; out?: string }): Promise<number> {
+export async function eventsCommand(options: {
+  repo?: string;
+  branch?: string;
+  org?: string;
+  dataDir: string;
+  out?: string;
+}): Promise<number> {
   if (options.repo === undefined) throw new UsageError('events needs --repo host/owner/name');
   let repo;
   try {
@@ -67,7 +86,11 @@ export async function eventsCommand(options: { repo?: string; branch?: string; o
   }
   const store = openLmdbStore({ dir: options.dataDir });
   try {
-    const log = exportEventLog(store, { org: options.org ?? 'default', repo, branch: options.branch ?? 'main' }, `store: ${options.dataDir}`);
+    const log = exportEventLog(
+      store,
+      { org: options.org ?? 'default', repo, branch: options.branch ?? 'main' },
+      `store: ${options.dataDir}`,
+    );
     const text = formatEventLog(log);
     if (options.out === undefined) process.stdout.write(text);
     else {

@@ -35,12 +35,25 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
   sessionKey.key();
   const pgStore = config.postgres === undefined ? undefined : openPostgresStore({ url: config.postgres.url });
   const store =
-    pgStore ?? openLmdbStore({ dir: config.dataDir, groupCommit: config.lmdbSync === 'group', ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }) });
+    pgStore ??
+    openLmdbStore({
+      dir: config.dataDir,
+      groupCommit: config.lmdbSync === 'group',
+      ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }),
+    });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.
-  const leases = pgStore === undefined || config.postgres === undefined ? undefined : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
+  const leases =
+    pgStore === undefined || config.postgres === undefined
+      ? undefined
+      : new QueueLeases({ url: config.postgres.url, store: pgStore, leaseMs: config.postgres.leaseMs });
   const scheduler = new WallScheduler();
   const simCi = config.simCi === undefined ? undefined : new SimCi(scheduler, config.simCi);
-  const host = await hostPlugin.open(config, { dataDir: config.dataDir, scheduler, publicUrl: () => config.publicUrl, simCi });
+  const host = await hostPlugin.open(config, {
+    dataDir: config.dataDir,
+    scheduler,
+    publicUrl: () => config.publicUrl,
+    simCi,
+  });
   for (const warning of host.warnings) console.warn(`greenline: ${warning}`);
   const { ci, ciLogs } = host;
   const engine = new Engine(store, {
@@ -73,7 +86,10 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     timeouts: config.timeouts,
     rateLimit: config.rateLimit,
     // The queue page's "what if": `greenline sim --from-queue --recommend` on this store, in a child process.
-    whatIf: whatIfRunner({ dataDir: config.dataDir, ...(config.postgres === undefined ? {} : { storeUrl: config.postgres.url }) }),
+    whatIf: whatIfRunner({
+      dataDir: config.dataDir,
+      ...(config.postgres === undefined ? {} : { storeUrl: config.postgres.url }),
+    }),
     ...(ciLogs === undefined ? {} : { ciLogs }),
     routes: inbound.routes,
   });
@@ -101,11 +117,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     onSwept: (report) => app.log.info({ retention: report }, 'retention sweep done'),
   });
   retention.start();
-  const where = leases !== undefined ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms${ciLogs === undefined ? '' : ', built-in CI'}` : host.where;
+  const where =
+    leases !== undefined
+      ? `PostgreSQL store, process ${leases.memberId}, leases of ${leases.leaseMs} ms${ciLogs === undefined ? '' : ', built-in CI'}`
+      : host.where;
   console.log(`greenline listening on http://${shownHost}:${port} (data in ${config.dataDir}; ${where})`);
   console.log(`dashboard: http://${shownHost}:${port}/ (sign in with an API token)`);
   const full = engine.storeFull();
-  if (full !== undefined) console.warn(`greenline: the store is full and serves reads only until there is room (${full}); /readyz says so`);
+  if (full !== undefined)
+    console.warn(`greenline: the store is full and serves reads only until there is room (${full}); /readyz says so`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -153,7 +173,9 @@ function configuredTokens(store: Store, configured: { org: string; token: string
     return syncConfiguredTokens(store, configured, isoAt(wallClock));
   } catch (error) {
     if (!(error instanceof StorageFullError)) throw error;
-    console.warn(`greenline: the store is full, so tokens new in GREENLINE_API_TOKENS were not added (removed ones are gone): ${error.message}`);
+    console.warn(
+      `greenline: the store is full, so tokens new in GREENLINE_API_TOKENS were not added (removed ones are gone): ${error.message}`,
+    );
     return {};
   }
 }

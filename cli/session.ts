@@ -5,11 +5,16 @@ import { UsageError } from './config.js';
 
 export { SESSION_HELP } from './helpTexts.js';
 
-export function sessionCommand(action: string | undefined, options: { dataDir: string; keyFile: string | undefined }): number {
+export function sessionCommand(
+  action: string | undefined,
+  options: { dataDir: string; keyFile: string | undefined },
+): number {
   if (action !== 'rotate-key') throw new UsageError('session takes one action: rotate-key');
   process.umask(0o077);
   const file = options.keyFile === undefined ? join(options.dataDir, SESSION_KEY_FILE) : resolve(options.keyFile);
   rotateKeyFile(file);
-  console.error(`wrote a new session key to ${file}: every dashboard session signed with the old key is refused from now on`);
+  console.error(
+    `wrote a new session key to ${file}: every dashboard session signed with the old key is refused from now on`,
+  );
   return 0;
 }

@@ -35,7 +35,8 @@ const MAX_SEED = 4_294_967_295;
 
 function parseSeed(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > MAX_SEED) throw new UsageError(`--seed must be an integer from 0 to ${MAX_SEED}, not "${text}"`);
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > MAX_SEED)
+    throw new UsageError(`--seed must be an integer from 0 to ${MAX_SEED}, not "${text}"`);
   return Number(text);
 }
 
@@ -44,7 +45,9 @@ async function loadScenario(path: string): Promise<Scenario> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read the scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot read the scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return parseScenarioText(text, path);
 }
@@ -57,7 +60,13 @@ function progressBar(scenario: Scenario): { update: (progress: Progress) => void
   const work = scenario.hours * scenario.arrivalsPerHour * (scenario.configs.length + 1);
   if (!process.stderr.isTTY || work < LONG_RUN) return undefined;
   const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: 'simulating {label} [{bar}] {percentage}% | ETA {eta_formatted}', hideCursor: true, clearOnComplete: true, etaBuffer: 50 },
+    {
+      stream: process.stderr,
+      format: 'simulating {label} [{bar}] {percentage}% | ETA {eta_formatted}',
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 50,
+    },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
@@ -86,10 +95,14 @@ export function eventLogFile(queue: Pick<SimulatedQueue, 'name' | 'kind'>): stri
 export async function prepareOutputDir(dir: string): Promise<void> {
   try {
     await mkdir(join(dir, 'events', 'baselines'), { recursive: true });
-    for (const folder of [dir, join(dir, 'events'), join(dir, 'events', 'baselines')]) await access(folder, constants.W_OK);
+    for (const folder of [dir, join(dir, 'events'), join(dir, 'events', 'baselines')])
+      await access(folder, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'it, or a folder it needs, is a file' : (code ?? (error as Error).message);
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'it, or a folder it needs, is a file'
+        : (code ?? (error as Error).message);
     throw new UsageError(`--out ${dir}: cannot write there (${why})`);
   }
 }

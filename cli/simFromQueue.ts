@@ -36,9 +36,13 @@ export interface FromQueueArgs {
 
 /** The command line's options as fromQueueCommand takes them (the store as `serve` finds it: --data, GREENLINE_STORE). */
 export function fromQueueArgs(values: OptionValues, dataDir: string, env: NodeJS.ProcessEnv): FromQueueArgs {
-  if (values.out !== undefined) throw new UsageError('--out goes with a scenario file; with --from-queue / --from-log, --write-scenario FILE writes the fitted scenario');
+  if (values.out !== undefined)
+    throw new UsageError(
+      '--out goes with a scenario file; with --from-queue / --from-log, --write-scenario FILE writes the fitted scenario',
+    );
   const seed = values.seed;
-  if (seed !== undefined && !/^[0-9]{1,10}$/.test(seed)) throw new UsageError(`--seed must be an integer from 0 to 4294967295, not "${seed}"`);
+  if (seed !== undefined && !/^[0-9]{1,10}$/.test(seed))
+    throw new UsageError(`--seed must be an integer from 0 to 4294967295, not "${seed}"`);
   const args: FromQueueArgs = { dataDir };
   if (values['from-queue'] !== undefined) args.fromQueue = values['from-queue'];
   if (values['from-log'] !== undefined) args.fromLog = values['from-log'];
@@ -53,14 +57,18 @@ export function fromQueueArgs(values: OptionValues, dataDir: string, env: NodeJS
 }
 
 /** HOST/OWNER/NAME@BRANCH (or OWNER/NAME@BRANCH, host github.com; the branch defaults to main). */
-export function parseQueueArgument(text: string): { repo: { host: string; owner: string; name: string }; branch: string } {
+export function parseQueueArgument(text: string): {
+  repo: { host: string; owner: string; name: string };
+  branch: string;
+} {
   const at = text.lastIndexOf('@');
   const [repoText, branch] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, 'main'];
   if (branch === '') throw new UsageError(`--from-queue "${text}": the branch after @ is empty`);
   try {
     return { repo: parseRepoArgument(repoText), branch };
   } catch (error) {
-    if (error instanceof UploadUsageError) throw new UsageError(`--from-queue "${text}": expected HOST/OWNER/NAME@BRANCH`);
+    if (error instanceof UploadUsageError)
+      throw new UsageError(`--from-queue "${text}": expected HOST/OWNER/NAME@BRANCH`);
     throw error;
   }
 }
@@ -71,15 +79,22 @@ async function loadHistory(args: FromQueueArgs): Promise<{ history: QueueHistory
     try {
       text = await readFile(args.fromLog, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read the event log ${args.fromLog}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `cannot read the event log ${args.fromLog}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     return { history: historyOfLog(parseEventLog(text, args.fromLog)), source: args.fromLog };
   }
   const { repo, branch } = parseQueueArgument(args.fromQueue as string);
   const postgres = args.storeUrl !== undefined && /^postgres(ql)?:\/\//.test(args.storeUrl);
-  const store: Store = postgres ? openPostgresStore({ url: args.storeUrl as string, applicationName: 'greenline-sim' }) : openLmdbStore({ dir: args.dataDir });
+  const store: Store = postgres
+    ? openPostgresStore({ url: args.storeUrl as string, applicationName: 'greenline-sim' })
+    : openLmdbStore({ dir: args.dataDir });
   try {
-    return { history: historyOf(store, { org: args.org ?? 'default', repo, branch }), source: postgres ? 'the PostgreSQL store' : args.dataDir };
+    return {
+      history: historyOf(store, { org: args.org ?? 'default', repo, branch }),
+      source: postgres ? 'the PostgreSQL store' : args.dataDir,
+    };
   } finally {
     await store.close();
   }
@@ -87,12 +102,14 @@ async function loadHistory(args: FromQueueArgs): Promise<{ history: QueueHistory
 
 function configOfPatch(name: string, settings: ReturnType<typeof settingsOfSetup>): QueueConfig {
   const config: Record<string, unknown> = { name };
-  for (const [key, value] of Object.entries(settings)) if (value !== undefined && !(key === 'pendingFailureDepth' && value === 0)) config[key] = value;
+  for (const [key, value] of Object.entries(settings))
+    if (value !== undefined && !(key === 'pendingFailureDepth' && value === 0)) config[key] = value;
   return config as QueueConfig;
 }
 
 export async function fromQueueCommand(args: FromQueueArgs): Promise<number> {
-  if ((args.fromQueue === undefined) === (args.fromLog === undefined)) throw new UsageError('give one of --from-queue HOST/OWNER/NAME@BRANCH and --from-log FILE');
+  if ((args.fromQueue === undefined) === (args.fromLog === undefined))
+    throw new UsageError('give one of --from-queue HOST/OWNER/NAME@BRANCH and --from-log FILE');
   const budget = args.budget === undefined ? undefined : Number(args.budget);
   if (budget !== undefined && !(Number.isFinite(budget) && budget >= 1 && budget <= 1000)) {
     throw new UsageError(`--budget must be a number of CI runs per merge from 1 to 1000, not "${args.budget}"`);
@@ -105,10 +122,14 @@ export async function fromQueueCommand(args: FromQueueArgs): Promise<number> {
     source = loaded.source;
     fitted = fitHistory(
       loaded.history,
-      `fitted from ${loaded.history.key.repo.host}/${loaded.history.key.repo.owner}/${loaded.history.key.repo.name}@${loaded.history.key.branch}`.slice(0, 128),
+      `fitted from ${loaded.history.key.repo.host}/${loaded.history.key.repo.owner}/${loaded.history.key.repo.name}@${loaded.history.key.branch}`.slice(
+        0,
+        128,
+      ),
     );
   } catch (error) {
-    if (error instanceof HistoryError || error instanceof FitError || error instanceof EventLogError) throw new UsageError(error.message);
+    if (error instanceof HistoryError || error instanceof FitError || error instanceof EventLogError)
+      throw new UsageError(error.message);
     throw error;
   }
   const scenario: Scenario = args.seed === undefined ? fitted.scenario : { ...fitted.scenario, seed: args.seed };
@@ -122,7 +143,19 @@ export async function fromQueueCommand(args: FromQueueArgs): Promise<number> {
   }
   if (args.recommend !== true) {
     if (args.json === true)
-      console.log(JSON.stringify({ figures: fitted.figures, durationsBySize: fitted.durationsBySize, weekdays: fitted.weekdays, notes: fitted.notes, scenario }, null, 2));
+      console.log(
+        JSON.stringify(
+          {
+            figures: fitted.figures,
+            durationsBySize: fitted.durationsBySize,
+            weekdays: fitted.weekdays,
+            notes: fitted.notes,
+            scenario,
+          },
+          null,
+          2,
+        ),
+      );
     return 0;
   }
   const recommendation = await recommend(scenario, drawArrivals(scenario, scenario.seed), scenario.seed, budget);
@@ -132,7 +165,12 @@ export async function fromQueueCommand(args: FromQueueArgs): Promise<number> {
   if (args.json === true) {
     console.log(
       JSON.stringify(
-        { figures: fitted.figures, scenario, recommended: { setup: recommendation.best.setup, settings: settingsOfSetup(recommendation.best.setup) }, comparison: comparison.report },
+        {
+          figures: fitted.figures,
+          scenario,
+          recommended: { setup: recommendation.best.setup, settings: settingsOfSetup(recommendation.best.setup) },
+          comparison: comparison.report,
+        },
         null,
         2,
       ),
@@ -140,7 +178,9 @@ export async function fromQueueCommand(args: FromQueueArgs): Promise<number> {
     return 0;
   }
   console.log(`\n${formatRecommendation(recommendation, budget)}`);
-  console.log(`\nCurrent settings against the pick (${describeSetup(recommendation.best.setup)}) on the fitted workload:`);
+  console.log(
+    `\nCurrent settings against the pick (${describeSetup(recommendation.best.setup)}) on the fitted workload:`,
+  );
   console.log(formatTable(comparison.report));
   const [now, then] = comparison.report.configs;
   if (now !== undefined && then !== undefined && now.timeToMerge.p50 !== null && then.timeToMerge.p50 !== null) {

@@ -90,11 +90,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * cannot be reached, waits (its `retry-after`, else 2, 4, 8 s) and sends the same body again. The service knows the
  * upload by its content, so a send that was stored in part or in full is completed or answered, never counted twice.
  */
-async function sendWithRetries(url: string, token: string, body: string, wait: (ms: number) => Promise<void>): Promise<{ response: Response; text: string } | Error> {
+async function sendWithRetries(
+  url: string,
+  token: string,
+  body: string,
+  wait: (ms: number) => Promise<void>,
+): Promise<{ response: Response; text: string } | Error> {
   for (let attempt = 1; ; attempt++) {
     let outcome: { response: Response; text: string } | Error;
     try {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': token },
+        body,
+      });
       outcome = { response, text: await response.text() };
     } catch (error) {
       outcome = error as Error;
@@ -103,18 +112,25 @@ async function sendWithRetries(url: string, token: string, body: string, wait: (
     if (!unavailable || attempt >= UPLOAD_ATTEMPTS) return outcome;
     const told = outcome instanceof Error ? Number.NaN : Number(outcome.response.headers.get('retry-after'));
     const seconds = Number.isFinite(told) && told >= 0 ? Math.min(told, MAX_WAIT_SECONDS) : 2 ** attempt;
-    const why = outcome instanceof Error ? `cannot reach the service (${outcome.message})` : 'the service is unavailable (503)';
-    console.error(`greenline upload: ${why}; sending again in ${seconds} s (attempt ${attempt + 1} of ${UPLOAD_ATTEMPTS})`);
+    const why =
+      outcome instanceof Error ? `cannot reach the service (${outcome.message})` : 'the service is unavailable (503)';
+    console.error(
+      `greenline upload: ${why}; sending again in ${seconds} s (attempt ${attempt + 1} of ${UPLOAD_ATTEMPTS})`,
+    );
     await wait(seconds * 1000);
   }
 }
 
 /** `sleep`: how the waits between attempts are made (tests record them instead). */
-export async function uploadCommand(args: UploadArgs, options: { sleep?: (ms: number) => Promise<void> } = {}): Promise<number> {
+export async function uploadCommand(
+  args: UploadArgs,
+  options: { sleep?: (ms: number) => Promise<void> } = {},
+): Promise<number> {
   const env = process.env;
   try {
     const token = args.token ?? env.GREENLINE_TOKEN;
-    if (token === undefined || token === '') throw new UploadUsageError('no API token: pass --token or set GREENLINE_TOKEN');
+    if (token === undefined || token === '')
+      throw new UploadUsageError('no API token: pass --token or set GREENLINE_TOKEN');
     if (!/^[0-9a-fA-F]{7,64}$/.test(args.sha)) throw new UploadUsageError(`--sha "${args.sha}" is not a commit SHA`);
     const repo = parseRepoArgument(args.repo);
     const patterns = args.junit
@@ -124,7 +140,9 @@ export async function uploadCommand(args: UploadArgs, options: { sleep?: (ms: nu
     if (patterns.length === 0) throw new UploadUsageError('--junit: give a glob of report files');
     const files = (await glob(patterns, { absolute: true, onlyFiles: true })).sort();
     if (files.length === 0) throw new UploadUsageError(`no file matches --junit ${args.junit}`);
-    const reports = await Promise.all(files.map(async (file) => ({ file: relative(process.cwd(), file) || file, xml: await readFile(file, 'utf8') })));
+    const reports = await Promise.all(
+      files.map(async (file) => ({ file: relative(process.cwd(), file) || file, xml: await readFile(file, 'utf8') })),
+    );
     const body: Record<string, unknown> = {
       repo,
       commit_sha: args.sha,
@@ -138,7 +156,12 @@ export async function uploadCommand(args: UploadArgs, options: { sleep?: (ms: nu
     if (args.codeowners !== undefined) body.codeowners = await readFile(args.codeowners, 'utf8');
     const base = (args.url ?? env.GREENLINE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 
-    const sent = await sendWithRetries(`${base}/v1/flaky-tests/upload`, token, JSON.stringify(body), options.sleep ?? sleep);
+    const sent = await sendWithRetries(
+      `${base}/v1/flaky-tests/upload`,
+      token,
+      JSON.stringify(body),
+      options.sleep ?? sleep,
+    );
     if (sent instanceof Error) {
       console.error(`greenline upload: cannot reach ${base}: ${sent.message}`);
       return 1;
@@ -159,7 +182,9 @@ export async function uploadCommand(args: UploadArgs, options: { sleep?: (ms: nu
       `Uploaded ${reports.length} report${reports.length === 1 ? '' : 's'} (upload ${answer.upload_id}): ` +
         `${answer.tests} tests, ${answer.passed} passed, ${answer.failed} failed, ${answer.skipped} skipped` +
         (answer.infrastructure_failure ? ' — marked as an infrastructure failure (left out of detection)' : '') +
-        (answer.already_stored === true ? ' — stored by an earlier send of the same reports: nothing was counted again' : ''),
+        (answer.already_stored === true
+          ? ' — stored by an earlier send of the same reports: nothing was counted again'
+          : ''),
     );
     return 0;
   } catch (error) {

@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 export function version(): string {
   for (const candidate of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'greenline' && pkg.version !== undefined) return pkg.version;
     } catch {
       // not at this level

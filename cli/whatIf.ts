@@ -63,7 +63,9 @@ export async function whatIfOfJson(text: string): Promise<WhatIfResult> {
     current: figuresOf(current),
     pick: figuresOf(pick),
     pickDescription: describeSetup(json.recommended.setup),
-    pickSettings: Object.fromEntries(Object.entries(json.recommended.settings).filter(([, value]) => value !== undefined)),
+    pickSettings: Object.fromEntries(
+      Object.entries(json.recommended.settings).filter(([, value]) => value !== undefined),
+    ),
     fitted: json.figures.map(({ name, unit, value, low, high }) => ({ name, unit, value, low, high })),
     simulatedHours: current.simulatedHours,
   };
@@ -79,10 +81,14 @@ export function whatIfRunner(store: WhatIfStore, budgetMs = WHAT_IF_BUDGET_MS): 
       const env: NodeJS.ProcessEnv = { ...process.env, GREENLINE_DATA: store.dataDir };
       if (store.storeUrl === undefined) delete env.GREENLINE_STORE;
       else env.GREENLINE_STORE = store.storeUrl;
-      const child = spawn(process.execPath, [command, 'sim', '--from-queue', queue, '--org', key.org, '--recommend', '--json'], {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [command, 'sim', '--from-queue', queue, '--org', key.org, '--recommend', '--json'],
+        {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       if (child.pid !== undefined) {
         try {
           setPriority(child.pid, 10);
@@ -103,7 +109,10 @@ export function whatIfRunner(store: WhatIfStore, budgetMs = WHAT_IF_BUDGET_MS): 
         ended ??= why;
         child.kill('SIGKILL');
       };
-      const timer = setTimeout(() => end(`the simulation ran over its budget of ${Math.round(budgetMs / 60_000)} minutes and was stopped`), budgetMs);
+      const timer = setTimeout(
+        () => end(`the simulation ran over its budget of ${Math.round(budgetMs / 60_000)} minutes and was stopped`),
+        budgetMs,
+      );
       const onAbort = () => end('the service stopped before the simulation ended');
       signal.addEventListener('abort', onAbort, { once: true });
       child.on('error', (error) => end(`the simulator could not be started: ${error.message}`));
@@ -112,9 +121,14 @@ export function whatIfRunner(store: WhatIfStore, budgetMs = WHAT_IF_BUDGET_MS): 
         signal.removeEventListener('abort', onAbort);
         if (ended !== undefined) return reject(new Error(ended));
         // Exit 2: the history cannot be fitted (too few PRs, no such queue, …); the command says why (`greenline: …`).
-        const said = (stderrLines(stderr).findLast((line) => line.startsWith('greenline: ')) ?? '').replace(/^greenline: /, '');
+        const said = (stderrLines(stderr).findLast((line) => line.startsWith('greenline: ')) ?? '').replace(
+          /^greenline: /,
+          '',
+        );
         if (code !== 0) return reject(new Error(said === '' ? `the simulator ended with status ${code}` : said));
-        whatIfOfJson(stdout).then(resolve, (error: unknown) => reject(new Error(`the simulator's answer could not be read: ${(error as Error).message}`)));
+        whatIfOfJson(stdout).then(resolve, (error: unknown) =>
+          reject(new Error(`the simulator's answer could not be read: ${(error as Error).message}`)),
+        );
       });
     });
 }

@@ -22,7 +22,8 @@ const PR = 1;
 /** Fails when run `runId` is still in progress after `what`, read once the call that should end it has answered. */
 async function runEnded(api: QueueApi, runId: string, what: string): Promise<void> {
   const run = await api.run(runId);
-  if ((run.status ?? 'in_progress') === 'in_progress') throw new ConformanceFailure(`${what}, and its run ${runId} is still in progress`);
+  if ((run.status ?? 'in_progress') === 'in_progress')
+    throw new ConformanceFailure(`${what}, and its run ${runId} is still in progress`);
 }
 
 /** One PR in a parallel queue (it waits NOT_READY for its impacted targets), paused between steps. */
@@ -51,12 +52,14 @@ export const pullRequestActuator: Actuator = {
         return;
       case 'RESTART':
         await api.ok('restartTestsOnPullRequest', { pr: { number: PR } });
-        if (state === 'TESTING' && pr.testRunId) await runEnded(api, pr.testRunId, `PR #${PR} was restarted while testing`);
+        if (state === 'TESTING' && pr.testRunId)
+          await runEnded(api, pr.testRunId, `PR #${PR} was restarted while testing`);
         return;
       case 'CANCEL':
         await api.ok('cancelPullRequest', { pr: { number: PR } });
         // The run it was testing ends with it (a run left in progress holds the queue's place for nothing).
-        if (state === 'TESTING' && pr.testRunId) await runEnded(api, pr.testRunId, `PR #${PR} was cancelled while testing`);
+        if (state === 'TESTING' && pr.testRunId)
+          await runEnded(api, pr.testRunId, `PR #${PR} was cancelled while testing`);
         return;
       default:
         throw new Error(`no API call causes ${event.type} in ${state}`);

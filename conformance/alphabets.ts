@@ -51,7 +51,14 @@ export const FULL: Record<'pullRequest' | 'queue' | 'testRun', MachineAlphabet> 
   queue: {
     machine: queueMachine,
     inputs: [{ mode: 'single' }],
-    events: [{ type: 'PAUSE' }, { type: 'RESUME' }, { type: 'DRAIN' }, { type: 'SWITCH_MODE', mode: 'single' }, { type: 'SWITCH_MODE', mode: 'parallel' }, { type: 'SETTLED' }],
+    events: [
+      { type: 'PAUSE' },
+      { type: 'RESUME' },
+      { type: 'DRAIN' },
+      { type: 'SWITCH_MODE', mode: 'single' },
+      { type: 'SWITCH_MODE', mode: 'parallel' },
+      { type: 'SETTLED' },
+    ],
   },
   testRun: {
     machine: testRunMachine,
@@ -111,18 +118,24 @@ export function runLabel(event: AnyEventObject, input: unknown): string {
 export const API: Record<'pullRequest' | 'queue' | 'testRun', MachineAlphabet> = {
   pullRequest: { ...FULL.pullRequest, events: PR_API_EVENTS, causes: prCauses, followUps: prFollowUps },
   // A queue that settles into draining with nothing in flight (its holder's run passed) settles again, to paused.
-  queue: { ...FULL.queue, followUps: (_state, event, next) => (event.type === 'SETTLED' && next.value === 'draining' ? [{ type: 'SETTLED' }] : []) },
+  queue: {
+    ...FULL.queue,
+    followUps: (_state, event, next) =>
+      event.type === 'SETTLED' && next.value === 'draining' ? [{ type: 'SETTLED' }] : [],
+  },
   testRun: { ...FULL.testRun, events: RUN_API_EVENTS, label: runLabel },
 };
 
 /** Why an edge taken on `event` cannot be reached through the API in the suite's setting. */
 export const UNREACHABLE: Record<string, string> = {
-  UNREADY: 'the git host decides readiness; no API call makes a ready PR not ready (the simulated host keeps every PR mergeable)',
+  UNREADY:
+    'the git host decides readiness; no API call makes a ready PR not ready (the simulated host keeps every PR mergeable)',
   HEAD_PUSHED: 'a push to a PR comes from the git host, not the API',
   BASE_CHANGED: 'a push to a PR of the base comes from the git host, not the API',
   MERGE_REFUSED: 'the git host refuses a merge; the simulated host never does',
   TIMEOUT: 'testingTimeoutMinutes is at least 1: a deadline costs a minute of waiting (not in this run)',
-  RUN_BEHIND_ENDED: 'counted while a failing PR waits for runs behind it (pendingFailureDepth, several PRs): the interleavings drive it, unseen as an edge from outside',
+  RUN_BEHIND_ENDED:
+    'counted while a failing PR waits for runs behind it (pendingFailureDepth, several PRs): the interleavings drive it, unseen as an edge from outside',
   BISECT: 'a failed batch split (several PRs): the interleavings drive it, unseen as an edge from outside',
   JOIN_GROUP: 'a bisection group (several PRs): the interleavings drive it; context only, no state changes',
   LEAVE_GROUP: 'a bisection group (several PRs): context only, no state changes',
@@ -131,7 +144,8 @@ export const UNREACHABLE: Record<string, string> = {
   KICK: 'follows a failure; reached as FAIL then KICK',
   REQUEUE: 'follows a restart or a failure ahead; reached as RESTART then REQUEUE where one PR can',
   MERGE: 'a direct or vouched merge needs directMergeMode or optimistic merging with several PRs (the interleavings)',
-  REQUEST_MERGE: 'a direct or vouched merge needs directMergeMode or optimistic merging with several PRs (the interleavings)',
+  REQUEST_MERGE:
+    'a direct or vouched merge needs directMergeMode or optimistic merging with several PRs (the interleavings)',
   START_TEST: 'on a base of other PRs: several PRs (the interleavings)',
   FAIL: 'a conflict, or a failure known without a run: the git host or a bisection',
   PENDING: 'a PR waiting (not in this setting)',

@@ -26,7 +26,11 @@ export class ApiClient {
   ) {}
 
   /** POST /v1/`path` with a JSON body. */
-  async post<T = Record<string, unknown>>(path: string, body: unknown, token: string | null = this.token): Promise<Answer<T>> {
+  async post<T = Record<string, unknown>>(
+    path: string,
+    body: unknown,
+    token: string | null = this.token,
+  ): Promise<Answer<T>> {
     for (;;) {
       const response = await fetch(`${this.base()}/${path}`, {
         method: 'POST',
@@ -36,7 +40,9 @@ export class ApiClient {
       // Over the server's rate limit: wait as it asks, and send the same call again (not a finding of the suite).
       if (response.status === 429) {
         await response.arrayBuffer();
-        await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(60, Number(response.headers.get('retry-after') ?? '1') || 1)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, 1000 * Math.min(60, Number(response.headers.get('retry-after') ?? '1') || 1)),
+        );
         continue;
       }
       return this.keep('POST', path, body, response);
@@ -62,8 +68,12 @@ export class ApiClient {
   curl(calls: readonly Call[]): string {
     return calls
       .map((call) => {
-        const data = call.body === undefined ? '' : ` -H 'content-type: application/json' -d '${JSON.stringify(call.body).replaceAll("'", "'\\''")}'`;
-        const answer = typeof call.answer === 'string' ? call.answer.slice(0, 200) : JSON.stringify(call.answer)?.slice(0, 200);
+        const data =
+          call.body === undefined
+            ? ''
+            : ` -H 'content-type: application/json' -d '${JSON.stringify(call.body).replaceAll("'", "'\\''")}'`;
+        const answer =
+          typeof call.answer === 'string' ? call.answer.slice(0, 200) : JSON.stringify(call.answer)?.slice(0, 200);
         return `curl -s -X ${call.method} '${this.base()}/${call.path}' -H "x-api-token: $GREENLINE_TOKEN"${data}\n  # → ${call.status} ${answer ?? ''}`;
       })
       .join('\n');

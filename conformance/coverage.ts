@@ -30,22 +30,38 @@ export function coverageOf(machine: MachineKey, results: readonly PathResult[]):
   const reachedStates = new Set(results.filter((r) => r.machine === machine).flatMap((r) => r.states));
   return {
     machine,
-    states: { defined: full.states.size, reachable: api.states.size, reached: [...api.states].filter((s) => reachedStates.has(s)).length },
-    edges: { defined: full.edges.size, reachable: api.edges.size, reached: [...api.edges].filter((e) => reachedEdges.has(e)).length },
+    states: {
+      defined: full.states.size,
+      reachable: api.states.size,
+      reached: [...api.states].filter((s) => reachedStates.has(s)).length,
+    },
+    edges: {
+      defined: full.edges.size,
+      reachable: api.edges.size,
+      reached: [...api.edges].filter((e) => reachedEdges.has(e)).length,
+    },
     missed: [...api.edges].filter((edge) => !reachedEdges.has(edge)),
-    unreachable: [...full.edges].filter((edge) => !api.edges.has(edge)).map((edge) => ({ edge, reason: reasonFor(edge) })),
+    unreachable: [...full.edges]
+      .filter((edge) => !api.edges.has(edge))
+      .map((edge) => ({ edge, reason: reasonFor(edge) })),
   };
 }
 
 export function printCoverage(coverage: readonly MachineCoverage[], verbose: boolean): string {
-  const lines = ['coverage (through the API):', '  machine       states reached/reachable/defined   edges reached/reachable/defined'];
+  const lines = [
+    'coverage (through the API):',
+    '  machine       states reached/reachable/defined   edges reached/reachable/defined',
+  ];
   for (const c of coverage) {
-    lines.push(`  ${c.machine.padEnd(13)} ${`${c.states.reached}/${c.states.reachable}/${c.states.defined}`.padEnd(34)} ${c.edges.reached}/${c.edges.reachable}/${c.edges.defined}`);
+    lines.push(
+      `  ${c.machine.padEnd(13)} ${`${c.states.reached}/${c.states.reachable}/${c.states.defined}`.padEnd(34)} ${c.edges.reached}/${c.edges.reachable}/${c.edges.defined}`,
+    );
   }
   for (const c of coverage) for (const edge of c.missed) lines.push(`  MISSED ${c.machine}: ${edge}`);
   const reasons = new Map<string, string[]>();
   for (const c of coverage) {
-    for (const { edge, reason } of c.unreachable) reasons.set(reason, [...(reasons.get(reason) ?? []), `${c.machine}: ${edge}`]);
+    for (const { edge, reason } of c.unreachable)
+      reasons.set(reason, [...(reasons.get(reason) ?? []), `${c.machine}: ${edge}`]);
   }
   lines.push('not reachable through the API, and why:');
   for (const [reason, edges] of reasons) {

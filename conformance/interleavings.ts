@@ -29,8 +29,16 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: pr.map((n) => ({ kind: 'restart' as const, pr: n })) },
   { weight: 4, arbitrary: fc.nat(3).map((pick) => ({ kind: 'ci' as const, pick })) },
   { weight: 1, arbitrary: fc.nat(3).map((pick) => ({ kind: 'flake' as const, pick })) },
-  { weight: 1, arbitrary: fc.constantFrom('running' as const, 'paused' as const, 'draining' as const).map((state) => ({ kind: 'state' as const, state })) },
-  { weight: 1, arbitrary: fc.constantFrom('single' as const, 'parallel' as const).map((mode) => ({ kind: 'mode' as const, mode })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('running' as const, 'paused' as const, 'draining' as const)
+      .map((state) => ({ kind: 'state' as const, state })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('single' as const, 'parallel' as const).map((mode) => ({ kind: 'mode' as const, mode })),
+  },
 );
 
 export const scenario = fc.record({
@@ -55,7 +63,13 @@ export const scenario = fc.record({
 export type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 const GOOD = [false, false, false, false, false, false];
-const TWO_AT_ONCE = { mode: 'single', concurrency: 2, batch: false, batchingMinSize: 1, pendingFailureDepth: undefined } as const;
+const TWO_AT_ONCE = {
+  mode: 'single',
+  concurrency: 2,
+  batch: false,
+  batchingMinSize: 1,
+  pendingFailureDepth: undefined,
+} as const;
 
 /**
  * Fixed interleavings, run first in every run (fast-check's `examples`), for the safety rules random ones reach only
@@ -117,25 +131,36 @@ async function apply(world: World, cmd: Command): Promise<void> {
       if (answer.status !== 200) return;
       const view = await api.pr(cmd.pr);
       // A PR submitted again after it left the queue starts a new lifecycle, which the listing shows instead.
-      for (const [id, number] of world.acknowledged) if (number === cmd.pr && id !== view.id) world.acknowledged.delete(id);
+      for (const [id, number] of world.acknowledged)
+        if (number === cmd.pr && id !== view.id) world.acknowledged.delete(id);
       world.acknowledged.set(view.id ?? String(cmd.pr), cmd.pr);
-      if ((await api.queue()).mode === 'parallel') await api.call('setImpactedTargets', { pr: { number: cmd.pr, sha: view.prSha }, impactedTargets: targetsOf(cmd.pr) });
+      if ((await api.queue()).mode === 'parallel')
+        await api.call('setImpactedTargets', {
+          pr: { number: cmd.pr, sha: view.prSha },
+          impactedTargets: targetsOf(cmd.pr),
+        });
       return;
     }
     case 'cancel': {
-      const before = await api.call<{ id?: string; state?: string; testRunId?: string }>('getSubmittedPullRequest', { pr: { number: cmd.pr } });
+      const before = await api.call<{ id?: string; state?: string; testRunId?: string }>('getSubmittedPullRequest', {
+        pr: { number: cmd.pr },
+      });
       const answer = await api.call('cancelPullRequest', { pr: { number: cmd.pr } });
       if (answer.status !== 200 || before.body.id === undefined) return;
       world.cancelled.add(before.body.id);
       // The run it was testing tests a tree that will not merge: the cancel ends it (the others it tested go back).
-      if (before.body.state === 'TESTING' && before.body.testRunId) await runEndedBy(world, before.body.testRunId, `the cancel of PR #${cmd.pr}`);
+      if (before.body.state === 'TESTING' && before.body.testRunId)
+        await runEndedBy(world, before.body.testRunId, `the cancel of PR #${cmd.pr}`);
       return;
     }
     case 'restart': {
-      const before = await api.call<{ state?: string; testRunId?: string }>('getSubmittedPullRequest', { pr: { number: cmd.pr } });
+      const before = await api.call<{ state?: string; testRunId?: string }>('getSubmittedPullRequest', {
+        pr: { number: cmd.pr },
+      });
       const answer = await api.call('restartTestsOnPullRequest', { pr: { number: cmd.pr } });
       // Its tests start again in a new run: the old one no longer decides anything.
-      if (answer.status === 200 && before.body.state === 'TESTING' && before.body.testRunId) await runEndedBy(world, before.body.testRunId, `the restart of PR #${cmd.pr}`);
+      if (answer.status === 200 && before.body.state === 'TESTING' && before.body.testRunId)
+        await runEndedBy(world, before.body.testRunId, `the restart of PR #${cmd.pr}`);
       return;
     }
     case 'ci':
@@ -151,8 +176,10 @@ async function apply(world: World, cmd: Command): Promise<void> {
     case 'state': {
       const queue = await api.update({ state: cmd.state });
       world.requested = cmd.state;
-      const allowed = cmd.state === 'draining' ? ['draining', 'paused', 'switching_modes'] : [cmd.state, 'switching_modes'];
-      if (!allowed.includes(queue.state)) throw new ConformanceFailure(`updateQueue state ${cmd.state} answered state ${queue.state}`);
+      const allowed =
+        cmd.state === 'draining' ? ['draining', 'paused', 'switching_modes'] : [cmd.state, 'switching_modes'];
+      if (!allowed.includes(queue.state))
+        throw new ConformanceFailure(`updateQueue state ${cmd.state} answered state ${queue.state}`);
       return;
     }
     case 'mode':
@@ -169,7 +196,8 @@ async function apply(world: World, cmd: Command): Promise<void> {
 export async function runEndedBy(world: World, runId: string, what: string): Promise<void> {
   const run = await world.api.run(runId);
   world.runs.set(runId, { id: runId, ...runOf(run) });
-  if ((run.status ?? 'in_progress') === 'in_progress') throw new ConformanceFailure(`run ${runId} is still in progress after ${what}, which it was testing`);
+  if ((run.status ?? 'in_progress') === 'in_progress')
+    throw new ConformanceFailure(`run ${runId} is still in progress after ${what}, which it was testing`);
 }
 
 export interface InterleavingsResult {
@@ -180,7 +208,14 @@ export interface InterleavingsResult {
 
 export async function runInterleavings(
   client: ApiClient,
-  options: { runs: number; seed: number; waitMs: number; prefix: string; log?: (line: string) => void; shrink?: boolean },
+  options: {
+    runs: number;
+    seed: number;
+    waitMs: number;
+    prefix: string;
+    log?: (line: string) => void;
+    shrink?: boolean;
+  },
 ): Promise<InterleavingsResult> {
   let attempt = 0;
   let last: Failure | undefined;
@@ -198,9 +233,15 @@ export async function runInterleavings(
       }
       history.push(...(await settle(world)));
       checkProperties(world, history, s.settings.pendingFailureDepth ?? 0);
-      options.log?.(`  interleaving ${attempt}: ${s.commands.length} commands, ${world.acknowledged.size} PRs, ${Date.now() - began} ms`);
+      options.log?.(
+        `  interleaving ${attempt}: ${s.commands.length} commands, ${world.acknowledged.size} PRs, ${Date.now() - began} ms`,
+      );
     } catch (error) {
-      last = { name: `interleaving ${JSON.stringify(s)}`, message: error instanceof Error ? error.message : String(error), curl: client.curl(client.since(mark)) };
+      last = {
+        name: `interleaving ${JSON.stringify(s)}`,
+        message: error instanceof Error ? error.message : String(error),
+        curl: client.curl(client.since(mark)),
+      };
       throw error;
     }
   });

@@ -8,7 +8,14 @@
  * follow-ups (a logic made with `fromTransition` around the machine's own `transition`), so every path is one the
  * API can drive. Edges are named by state values (`TESTING --PASS--> TESTS_PASSED`): what a client can observe.
  */
-import { fromTransition, initialTransition, transition, type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import {
+  fromTransition,
+  initialTransition,
+  transition,
+  type AnyEventObject,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+} from 'xstate';
 import { getAdjacencyMap, getShortestPaths, serializeSnapshot, type TraversalOptions } from 'xstate/graph';
 
 export interface MachineAlphabet {
@@ -51,7 +58,8 @@ export function step(
   event: AnyEventObject,
   input?: unknown,
 ): { next: AnyMachineSnapshot; edges: string[]; events: AnyEventObject[] } {
-  if (!takes(snapshot, event) || alphabet.causes?.(stateOf(snapshot), event) === false) return { next: snapshot, edges: [], events: [] };
+  if (!takes(snapshot, event) || alphabet.causes?.(stateOf(snapshot), event) === false)
+    return { next: snapshot, edges: [], events: [] };
   const [after] = transition(alphabet.machine, snapshot, event) as [AnyMachineSnapshot, unknown];
   const events = [event, ...(alphabet.followUps?.(stateOf(snapshot), event, after) ?? [])];
   const edges: string[] = [];
@@ -70,10 +78,15 @@ type Stepped = ReturnType<typeof logicOf>;
 /** The machine driven by a client: each event with its follow-ups, as an actor logic `xstate/graph` can traverse. */
 function logicOf(alphabet: MachineAlphabet, input: unknown) {
   const [initial] = initialTransition(alphabet.machine, input) as [AnyMachineSnapshot, unknown];
-  return fromTransition((snapshot: AnyMachineSnapshot, event: AnyEventObject) => step(alphabet, snapshot, event, input).next, initial);
+  return fromTransition(
+    (snapshot: AnyMachineSnapshot, event: AnyEventObject) => step(alphabet, snapshot, event, input).next,
+    initial,
+  );
 }
 
-function options(alphabet: MachineAlphabet): TraversalOptions<ReturnType<Stepped['getInitialSnapshot']>, AnyEventObject, unknown> {
+function options(
+  alphabet: MachineAlphabet,
+): TraversalOptions<ReturnType<Stepped['getInitialSnapshot']>, AnyEventObject, unknown> {
   const key = alphabet.serialize ?? serializeSnapshot;
   return {
     events: alphabet.events,
@@ -90,7 +103,8 @@ export function machineGraph(alphabet: MachineAlphabet): { states: Set<string>; 
     const adjacency = getAdjacencyMap(logicOf(alphabet, input), options(alphabet));
     for (const { state } of Object.values(adjacency)) {
       states.add(stateOf(state.context));
-      for (const event of alphabet.events) for (const edge of step(alphabet, state.context, event, input).edges) edges.add(edge);
+      for (const event of alphabet.events)
+        for (const edge of step(alphabet, state.context, event, input).edges) edges.add(edge);
     }
   }
   return { states, edges };
@@ -112,14 +126,18 @@ export function generatePaths(alphabet: MachineAlphabet): MachinePath[] {
     for (const [id, { state }] of Object.entries(getAdjacencyMap(logic, traversal))) {
       const prefix = shortest.get(id) ?? [];
       const offered = alphabet.events.filter((event) => step(alphabet, state.context, event, input).edges.length > 0);
-      for (const events of [prefix, ...offered.map((event) => [...prefix, event])]) paths.set(JSON.stringify([input, events]), { input, events });
+      for (const events of [prefix, ...offered.map((event) => [...prefix, event])])
+        paths.set(JSON.stringify([input, events]), { input, events });
     }
   }
   return [...paths.values()].sort((a, b) => a.events.length - b.events.length);
 }
 
 /** The machine's snapshots along a path, each step with its follow-ups (index 0: the initial one). */
-export function walk(alphabet: MachineAlphabet, path: MachinePath): { snapshots: AnyMachineSnapshot[]; edges: string[][] } {
+export function walk(
+  alphabet: MachineAlphabet,
+  path: MachinePath,
+): { snapshots: AnyMachineSnapshot[]; edges: string[][] } {
   let [snapshot] = initialTransition(alphabet.machine, path.input) as [AnyMachineSnapshot, unknown];
   const snapshots = [snapshot];
   const edges: string[][] = [];

@@ -51,7 +51,8 @@ export class QueueApi {
   /** A call that must answer 200. */
   async ok<T = Record<string, unknown>>(path: string, extra: Record<string, unknown> = {}): Promise<T> {
     const answer = await this.client.post<T>(path, this.body(extra));
-    if (answer.status !== 200) throw new ConformanceFailure(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 200)
+      throw new ConformanceFailure(`${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return answer.body;
   }
 
@@ -92,7 +93,8 @@ export class QueueApi {
   async status(testRunId: string, context: string, state: string): Promise<void> {
     const run = await this.run(testRunId);
     const answer = await this.client.post('setCommitStatus', { repo: REPO, sha: run.testBranchSha, context, state });
-    if (answer.status !== 200) throw new ConformanceFailure(`setCommitStatus answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 200)
+      throw new ConformanceFailure(`setCommitStatus answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   }
 
   /** Polls `read` until `check` holds; fails with the last value read after `waitMs`. */
@@ -102,7 +104,8 @@ export class QueueApi {
     for (;;) {
       const value = await read();
       if (check(value)) return value;
-      if (Date.now() > deadline) throw new ConformanceFailure(`${what}: still ${JSON.stringify(value)} after ${this.waitMs} ms`);
+      if (Date.now() > deadline)
+        throw new ConformanceFailure(`${what}: still ${JSON.stringify(value)} after ${this.waitMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 100);
     }

@@ -65,13 +65,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const log = options.log ?? (() => {});
   const paths: PathResult[] = [];
   const checks: Check[] = [];
-  const steering = parts.has('paths') || parts.has('interleavings') ? await probeSteering(client, prefix, options.waitMs) : undefined;
+  const steering =
+    parts.has('paths') || parts.has('interleavings') ? await probeSteering(client, prefix, options.waitMs) : undefined;
   if (steering !== undefined) {
     log(`CI cannot be steered (${steering}): the spec's checks only`);
     parts.delete('paths');
     parts.delete('interleavings');
   }
-  const failed = () => options.failFast === true && [...paths, ...checks].some((result) => result.failure !== undefined);
+  const failed = () =>
+    options.failFast === true && [...paths, ...checks].some((result) => result.failure !== undefined);
   if (parts.has('paths')) {
     for (const machine of Object.keys(API) as MachineKey[]) {
       if (failed()) break;
@@ -81,30 +83,65 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       log(`${machine}: ${selected.length} paths`);
       for (const [index, path] of selected.entries()) {
         if (failed()) break;
-        const result = await runPath(client, machine, alphabet, actuator, path, index, { prefix, waitMs: options.waitMs });
+        const result = await runPath(client, machine, alphabet, actuator, path, index, {
+          prefix,
+          waitMs: options.waitMs,
+        });
         paths.push(result);
         if (result.failure !== undefined) log(`  FAIL ${result.name}: ${result.failure.message}`);
       }
     }
   }
   if (parts.has('spec') && !failed()) {
-    for (const check of await runSpecChecks(client, { prefix, waitMs: options.waitMs, failFast: options.failFast === true })) {
+    for (const check of await runSpecChecks(client, {
+      prefix,
+      waitMs: options.waitMs,
+      failFast: options.failFast === true,
+    })) {
       checks.push(check);
-      log(`spec: ${check.failure === undefined ? 'ok  ' : 'FAIL'} ${check.name}${check.failure === undefined ? '' : `: ${check.failure.message}`}`);
+      log(
+        `spec: ${check.failure === undefined ? 'ok  ' : 'FAIL'} ${check.name}${check.failure === undefined ? '' : `: ${check.failure.message}`}`,
+      );
     }
   }
   if (parts.has('interleavings') && !failed()) {
     const at = Date.now();
-    const result = await runInterleavings(client, { runs: options.runs, seed: options.seed, waitMs: options.waitMs, prefix, log, shrink: options.shrink !== false });
-    checks.push({ name: `interleavings: ${result.runs} runs, seed ${result.seed}`, ms: Date.now() - at, ...(result.failure === undefined ? {} : { failure: result.failure }) });
-    log(`interleavings: ${result.runs} runs, seed ${result.seed}${result.failure === undefined ? '' : `: FAIL ${result.failure.message}`}`);
+    const result = await runInterleavings(client, {
+      runs: options.runs,
+      seed: options.seed,
+      waitMs: options.waitMs,
+      prefix,
+      log,
+      shrink: options.shrink !== false,
+    });
+    checks.push({
+      name: `interleavings: ${result.runs} runs, seed ${result.seed}`,
+      ms: Date.now() - at,
+      ...(result.failure === undefined ? {} : { failure: result.failure }),
+    });
+    log(
+      `interleavings: ${result.runs} runs, seed ${result.seed}${result.failure === undefined ? '' : `: FAIL ${result.failure.message}`}`,
+    );
   }
   const coverage = (Object.keys(API) as MachineKey[]).map((machine) => coverageOf(machine, paths));
   const failures = [...paths, ...checks].flatMap((result) => (result.failure === undefined ? [] : [result.failure]));
   if (parts.has('paths') && !failed()) {
-    for (const c of coverage) for (const edge of c.missed) failures.push({ name: `coverage ${c.machine}`, message: `reachable through the API, not reached: ${edge}`, curl: '' });
+    for (const c of coverage)
+      for (const edge of c.missed)
+        failures.push({
+          name: `coverage ${c.machine}`,
+          message: `reachable through the API, not reached: ${edge}`,
+          curl: '',
+        });
   }
-  return { ...(steering === undefined ? {} : { steering }), paths, checks, coverage, failures, ms: Date.now() - started };
+  return {
+    ...(steering === undefined ? {} : { steering }),
+    paths,
+    checks,
+    coverage,
+    failures,
+    ms: Date.now() - started,
+  };
 }
 
 /**

@@ -32,14 +32,19 @@ export interface PathOptions {
 
 function describe(path: MachinePath): string {
   const shown = (event: { type: string; [key: string]: unknown }) =>
-    event.type === 'STATUS' ? `STATUS ${String(event.context)}=${String(event.state)}` : event.type === 'SWITCH_MODE' ? `SWITCH_MODE ${String(event.mode)}` : event.type;
+    event.type === 'STATUS'
+      ? `STATUS ${String(event.context)}=${String(event.state)}`
+      : event.type === 'SWITCH_MODE'
+        ? `SWITCH_MODE ${String(event.mode)}`
+        : event.type;
   return `${JSON.stringify(path.input)} ${path.events.map(shown).join(' → ') || '(initial)'}`;
 }
 
 /** Cancels what is left in the queue and deletes it; a leftover is no failure of the path. */
 async function cleanUp(api: QueueApi): Promise<void> {
   const queue = await api.call<{ enqueuedPullRequests?: { prNumber: number }[] }>('getQueue');
-  for (const pr of queue.body.enqueuedPullRequests ?? []) await api.call('cancelPullRequest', { pr: { number: pr.prNumber } });
+  for (const pr of queue.body.enqueuedPullRequests ?? [])
+    await api.call('cancelPullRequest', { pr: { number: pr.prNumber } });
   await api.call('deleteQueue');
 }
 
@@ -79,7 +84,11 @@ export async function runPath(
       snapshot = stepped.next;
     }
   } catch (error) {
-    result.failure = { name: result.name, message: error instanceof Error ? error.message : String(error), curl: client.curl(client.since(mark)) };
+    result.failure = {
+      name: result.name,
+      message: error instanceof Error ? error.message : String(error),
+      curl: client.curl(client.since(mark)),
+    };
   }
   result.ms = Date.now() - started;
   await cleanUp(api).catch(() => undefined);

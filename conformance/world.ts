@@ -69,7 +69,10 @@ export function newWorld(api: QueueApi, bad: readonly boolean[]): World {
     requested: undefined,
     runs,
     async inProgressRuns() {
-      const listed = await api.ok<{ pullRequests: { prNumber: number; state: string; testRunId: string }[] }>('listPullRequests', { take: 100, state: 'TESTING' });
+      const listed = await api.ok<{ pullRequests: { prNumber: number; state: string; testRunId: string }[] }>(
+        'listPullRequests',
+        { take: 100, state: 'TESTING' },
+      );
       const ids = [...new Set(listed.pullRequests.map((p) => p.testRunId).filter((id) => id !== ''))].sort();
       const found: { id: string; run: RunView }[] = [];
       for (const id of ids) {
@@ -86,9 +89,16 @@ export function newWorld(api: QueueApi, bad: readonly boolean[]): World {
 
 export async function observe(world: World): Promise<Observation> {
   const queue = await world.api.queue();
-  const listed = await world.api.ok<{ pullRequests: { id: string; prNumber: number; state: string; stateChangedAt: string }[] }>('listPullRequests', { take: 100 });
+  const listed = await world.api.ok<{
+    pullRequests: { id: string; prNumber: number; state: string; stateChangedAt: string }[];
+  }>('listPullRequests', { take: 100 });
   const prs = new Map<string, PrObservation>();
-  for (const view of listed.pullRequests) prs.set(view.id, { number: view.prNumber, state: view.state, mergedAt: view.state === 'MERGED' ? Date.parse(view.stateChangedAt) : 0 });
+  for (const view of listed.pullRequests)
+    prs.set(view.id, {
+      number: view.prNumber,
+      state: view.state,
+      mergedAt: view.state === 'MERGED' ? Date.parse(view.stateChangedAt) : 0,
+    });
   return { queue: queue.state, requested: world.requested, prs };
 }
 
@@ -116,17 +126,23 @@ export async function settle(world: World): Promise<Observation[]> {
     for (const view of observation.prs.values()) {
       if (view.state === 'NOT_READY') {
         const pr = await api.pr(view.number);
-        await api.call('setImpactedTargets', { pr: { number: view.number, sha: pr.prSha }, impactedTargets: targetsOf(view.number) });
+        await api.call('setImpactedTargets', {
+          pr: { number: view.number, sha: pr.prSha },
+          impactedTargets: targetsOf(view.number),
+        });
       }
     }
-    if ([...world.acknowledged.keys()].every((id) => FINAL.includes(observation.prs.get(id)?.state ?? 'MISSING'))) break;
+    if ([...world.acknowledged.keys()].every((id) => FINAL.includes(observation.prs.get(id)?.state ?? 'MISSING')))
+      break;
     const key = JSON.stringify([observation.queue, [...observation.prs.entries()]]);
     if (key !== previous) {
       previous = key;
       lastChange = Date.now();
       delay = 5;
     } else if (Date.now() - lastChange > api.waitMs) {
-      throw new ConformanceFailure(`stuck for ${api.waitMs} ms: queue ${observation.queue}, PRs ${JSON.stringify([...observation.prs.values()])}`);
+      throw new ConformanceFailure(
+        `stuck for ${api.waitMs} ms: queue ${observation.queue}, PRs ${JSON.stringify([...observation.prs.values()])}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 200);
@@ -135,7 +151,8 @@ export async function settle(world: World): Promise<Observation[]> {
   for (const view of history[history.length - 1]?.prs.values() ?? []) {
     if (view.state !== 'MERGED') continue;
     const pr = await api.pr(view.number);
-    if (pr.testRunId !== undefined && pr.testRunId !== '') world.runs.set(pr.testRunId, { id: pr.testRunId, ...runOf(await api.run(pr.testRunId)) });
+    if (pr.testRunId !== undefined && pr.testRunId !== '')
+      world.runs.set(pr.testRunId, { id: pr.testRunId, ...runOf(await api.run(pr.testRunId)) });
   }
   for (const id of [...world.runs.keys()]) world.runs.set(id, { id, ...runOf(await api.run(id)) });
   return history;

@@ -12,7 +12,12 @@ export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60_000;
 export const DELIVERY_PRUNE_BATCH = 100;
 
 /** Removes at most `batch` deliveries that arrived before `now - retentionMs`, oldest first; how many it removed. */
-export function pruneDeliveries(store: Store, now: number, retentionMs = DELIVERY_RETENTION_MS, batch = DELIVERY_PRUNE_BATCH): number {
+export function pruneDeliveries(
+  store: Store,
+  now: number,
+  retentionMs = DELIVERY_RETENTION_MS,
+  batch = DELIVERY_PRUNE_BATCH,
+): number {
   // Most deliveries find nothing to prune: a read, without a durable write.
   const due = store.read((tx) => [...tx.scan('webhookDeliveryTimes', { end: [now - retentionMs], limit: 1 })].length);
   if (due === 0) return 0;
@@ -59,13 +64,26 @@ export function acceptDelivery(store: Store, delivery: ReceivedDelivery, now: nu
     if (tx.get('webhookDeliveries', [delivery.id]) !== undefined) return false;
     tx.put('webhookDeliveries', [delivery.id], new Date(now).toISOString());
     tx.put('webhookDeliveryTimes', [now, delivery.id], true);
-    tx.put('webhookInbox', [delivery.id], { name: delivery.name, body: delivery.body, receivedAt: now, attempts: 0, dueAt: now, claimedBy: '', claimedUntil: 0 });
+    tx.put('webhookInbox', [delivery.id], {
+      name: delivery.name,
+      body: delivery.body,
+      receivedAt: now,
+      attempts: 0,
+      dueAt: now,
+      claimedBy: '',
+      claimedUntil: 0,
+    });
     return true;
   });
 }
 
 /** Takes up to `limit` deliveries due now that no other process holds, oldest first, for `by` until now + CLAIM_MS. */
-export function claimDueDeliveries(store: Store, by: string, now: number, limit: number): (ReceivedDelivery & { attempts: number })[] {
+export function claimDueDeliveries(
+  store: Store,
+  by: string,
+  now: number,
+  limit: number,
+): (ReceivedDelivery & { attempts: number })[] {
   const due = (entry: InboxEntry) => entry.dueAt <= now && (entry.claimedBy === by || entry.claimedUntil <= now);
   // Most rounds find nothing due: a read, without a durable write.
   if (!store.read((tx) => [...tx.scan('webhookInbox')].some(({ value }) => due(value)))) return [];
@@ -74,8 +92,14 @@ export function claimDueDeliveries(store: Store, by: string, now: number, limit:
       .filter(({ value }) => due(value))
       .sort((a, b) => a.value.receivedAt - b.value.receivedAt)
       .slice(0, limit);
-    for (const { key, value } of taken) tx.put('webhookInbox', key, { ...value, claimedBy: by, claimedUntil: now + CLAIM_MS });
-    return taken.map(({ key, value }) => ({ id: String(key[0]), name: value.name, body: value.body, attempts: value.attempts }));
+    for (const { key, value } of taken)
+      tx.put('webhookInbox', key, { ...value, claimedBy: by, claimedUntil: now + CLAIM_MS });
+    return taken.map(({ key, value }) => ({
+      id: String(key[0]),
+      name: value.name,
+      body: value.body,
+      attempts: value.attempts,
+    }));
   });
 }
 
@@ -88,7 +112,8 @@ export function finishDelivery(store: Store, deliveryId: string): void {
 export function deferDelivery(store: Store, deliveryId: string, attempts: number, dueAt: number): void {
   store.write((tx) => {
     const entry = tx.get('webhookInbox', [deliveryId]);
-    if (entry !== undefined) tx.put('webhookInbox', [deliveryId], { ...entry, attempts, dueAt, claimedBy: '', claimedUntil: 0 });
+    if (entry !== undefined)
+      tx.put('webhookInbox', [deliveryId], { ...entry, attempts, dueAt, claimedBy: '', claimedUntil: 0 });
   });
 }
 

@@ -31,7 +31,10 @@ export interface DeviceCodeRecord {
 
 export type PollAnswer =
   | { kind: 'token'; token: string; scope: TokenScope; org: string }
-  | { kind: 'error'; error: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant' };
+  | {
+      kind: 'error';
+      error: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
+    };
 
 const hashOf = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
 
@@ -62,7 +65,9 @@ export class DeviceCodes {
   ) {}
 
   /** A new sign-in, or undefined when too many wait already. */
-  initiate(requested: TokenScope): { deviceCode: string; userCode: string; expiresIn: number; interval: number } | undefined {
+  initiate(
+    requested: TokenScope,
+  ): { deviceCode: string; userCode: string; expiresIn: number; interval: number } | undefined {
     const deviceCode = randomBytes(32).toString('base64url');
     const at = this.now();
     const userCode = this.store.write((tx) => {
@@ -85,7 +90,12 @@ export class DeviceCodes {
       return code;
     });
     if (userCode === undefined) return undefined;
-    return { deviceCode, userCode: formatUserCode(userCode), expiresIn: DEVICE_CODE_TTL_SECONDS, interval: POLL_INTERVAL_SECONDS };
+    return {
+      deviceCode,
+      userCode: formatUserCode(userCode),
+      expiresIn: DEVICE_CODE_TTL_SECONDS,
+      interval: POLL_INTERVAL_SECONDS,
+    };
   }
 
   /** The waiting sign-in of a user code (for the approval page), or undefined. */
@@ -109,7 +119,9 @@ export class DeviceCodes {
         forget(tx, record);
         return false;
       }
-      const outcome = decision.approve ? { kind: 'approved' as const, scope: decision.scope, org: decision.org } : { kind: 'denied' as const };
+      const outcome = decision.approve
+        ? { kind: 'approved' as const, scope: decision.scope, org: decision.org }
+        : { kind: 'denied' as const };
       tx.put('deviceCodes', [record.userCode], { ...record, outcome });
       return true;
     });
@@ -143,7 +155,11 @@ export class DeviceCodes {
       }
       const early = at - record.lastPollAt < record.interval * 1000;
       // RFC 8628 3.5: a client polling too fast adds 5 seconds to its interval for good.
-      tx.put('deviceCodes', [record.userCode], { ...record, lastPollAt: at, interval: early ? record.interval + 5 : record.interval });
+      tx.put('deviceCodes', [record.userCode], {
+        ...record,
+        lastPollAt: at,
+        interval: early ? record.interval + 5 : record.interval,
+      });
       return { kind: 'error', error: early ? 'slow_down' : 'authorization_pending' };
     });
   }

@@ -34,7 +34,14 @@ import { EngineReads } from './engineReads.js';
 import type { DeviceCodes } from './deviceCodes.js';
 import { Webhooks } from './notifications/service.js';
 
-export type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions, TestRunDetails } from './engineTypes.js';
+export type {
+  CommitStatusInput,
+  EngineOptions,
+  QueueFilter,
+  QueueKey,
+  SubmitOptions,
+  TestRunDetails,
+} from './engineTypes.js';
 
 export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
@@ -51,7 +58,10 @@ export class Engine extends EngineReads {
   readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
   private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.workingSets.current(queue);
   /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
-  protected readonly queues: QueueSource = { load: (tx, queueId) => this.runtime.workingSets.queueRecord(tx, queueId), current: this.current };
+  protected readonly queues: QueueSource = {
+    load: (tx, queueId) => this.runtime.workingSets.queueRecord(tx, queueId),
+    current: this.current,
+  };
 
   constructor(
     protected readonly store: Store,
@@ -136,7 +146,12 @@ export class Engine extends EngineReads {
 
   /** An effect decided outside the queue's transactions (a check run), put in its outbox (runtime/outsideEffects.ts). */
   putEffect(queueId: string, slot: string, effect: OutsideEffect): PutOutcome {
-    return putOutsideEffect({ store: this.store, ownership: this.ownership, runtime: this.runtime, now: this.scheduler.now() }, queueId, slot, effect);
+    return putOutsideEffect(
+      { store: this.store, ownership: this.ownership, runtime: this.runtime, now: this.scheduler.now() },
+      queueId,
+      slot,
+      effect,
+    );
   }
 
   onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
@@ -160,7 +175,12 @@ export class Engine extends EngineReads {
    * queue policy (model/policy.ts), the current one unless a replay gives the recorded one (null: none recorded, 1).
    */
   createQueue(key: QueueKey, patch: QueuePatch, by?: string, policy: number | null = QUEUE_POLICY): QueueRecord {
-    const input: QueueInput = { type: 'created', patch, ...(by === undefined ? {} : { by }), ...(policy === null ? {} : { policy }) };
+    const input: QueueInput = {
+      type: 'created',
+      patch,
+      ...(by === undefined ? {} : { by }),
+      ...(policy === null ? {} : { policy }),
+    };
     return this.runtime.transact(undefined, input, (tx, now) => openNewQueue(tx, key, patch, now));
   }
 
@@ -218,10 +238,20 @@ export class Engine extends EngineReads {
     const normalized = normalizeTargets(targets);
     const digest = digestOf(normalized);
     const sha = pr.sha.toLowerCase();
-    const input: QueueInput = { type: 'targetsSet', number: pr.number, sha, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest };
+    const input: QueueInput = {
+      type: 'targetsSet',
+      number: pr.number,
+      sha,
+      targets: normalized === 'ALL' ? 'ALL' : normalized.length,
+      digest,
+    };
     this.runtime.transact(undefined, input, (tx, now) => {
       const queue = findQueue(tx, key);
-      putTargets(tx, queue.id, pr.number, sha, { targets: normalized, digest, uploadedAt: new Date(now()).toISOString() });
+      putTargets(tx, queue.id, pr.number, sha, {
+        targets: normalized,
+        digest,
+        uploadedAt: new Date(now()).toISOString(),
+      });
       return queue;
     });
   }

@@ -28,15 +28,18 @@ export abstract class EngineReads {
   /** What it answers of the service rather than of a queue (serviceReads.ts), each call passed on below. */
   protected abstract readonly service: ServiceReads;
   readonly durable = (): Promise<void> => this.service.durable();
-  readonly pruneDeliveries = (retentionMs?: number, batch?: number): number => this.service.pruneDeliveries(retentionMs, batch);
+  readonly pruneDeliveries = (retentionMs?: number, batch?: number): number =>
+    this.service.pruneDeliveries(retentionMs, batch);
   readonly findToken = (presented: string): TokenRecord | undefined => this.service.findToken(presented);
   readonly token = (id: string): TokenRecord | undefined => this.service.token(id);
   readonly sessionKey = (): Buffer => this.service.sessionKey();
   readonly queueOrg = (queueId: string): string | undefined => this.service.queueOrg(queueId);
   readonly storeFull = (): string | undefined => this.service.storeFull();
   readonly ready = (): boolean => this.service.ready();
-  readonly metrics = (org: string, filter?: MetricsFilter): Promise<RenderedMetrics> => this.service.metrics(org, filter);
-  readonly mergesInLastHour = (queueId: string): { at: number; inQueueMs: number | null }[] => this.service.mergesInLastHour(queueId);
+  readonly metrics = (org: string, filter?: MetricsFilter): Promise<RenderedMetrics> =>
+    this.service.metrics(org, filter);
+  readonly mergesInLastHour = (queueId: string): { at: number; inQueueMs: number | null }[] =>
+    this.service.mergesInLastHour(queueId);
   readonly stateCounts = (org: string): StateCounts => this.service.stateCounts(org);
   readonly queueIds = (): string[] => this.service.queueIds();
   readonly endedSince = (queueId: string, since: number): EndedPullRequest[] => this.service.endedSince(queueId, since);
@@ -58,7 +61,13 @@ export abstract class EngineReads {
   estimates(key: QueueKey): Map<number, MergeEstimate> {
     return this.store.read((tx) => {
       const { queue, enqueued } = reads.readQueue(tx, this.queues, key);
-      return estimateQueue(tx, queue, enqueued, (runId) => reads.readRunRecord(tx, this.queues, queue.id, runId), this.scheduler.now());
+      return estimateQueue(
+        tx,
+        queue,
+        enqueued,
+        (runId) => reads.readRunRecord(tx, this.queues, queue.id, runId),
+        this.scheduler.now(),
+      );
     });
   }
 
@@ -77,7 +86,11 @@ export abstract class EngineReads {
     return this.store.read((tx) => queuesOfRepo(tx, repo));
   }
 
-  getSubmittedPullRequest(key: QueueKey, number: number, includeTimeline = false): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
+  getSubmittedPullRequest(
+    key: QueueKey,
+    number: number,
+    includeTimeline = false,
+  ): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
     return this.store.read((tx) => reads.readPullRequest(tx, this.queues, key, number, includeTimeline));
   }
 

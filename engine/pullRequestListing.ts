@@ -27,7 +27,10 @@ export interface PullRequestPage {
 }
 
 /** The cursor names the first row of the next page, so a page is stable while PRs come and go. */
-export function pagePullRequests(records: readonly PullRequestRecord[], query: PullRequestQuery): PullRequestPage | 'unknown cursor' {
+export function pagePullRequests(
+  records: readonly PullRequestRecord[],
+  query: PullRequestQuery,
+): PullRequestPage | 'unknown cursor' {
   const matching = records
     .filter((pr) => query.states === undefined || query.states.includes(pr.state))
     .filter((pr) => {
@@ -35,7 +38,11 @@ export function pagePullRequests(records: readonly PullRequestRecord[], query: P
       // A concluded PR's last state change is its conclusion.
       const at = Date.parse(pr.stateChangedAt);
       const concluded = FINAL_PULL_REQUEST_STATES.includes(pr.state);
-      return concluded && (query.since === undefined || at >= query.since) && (query.until === undefined || at <= query.until);
+      return (
+        concluded &&
+        (query.since === undefined || at >= query.since) &&
+        (query.until === undefined || at <= query.until)
+      );
     })
     .sort((a, b) => b.submittedSeq - a.submittedSeq || b.number - a.number);
   let start = 0;

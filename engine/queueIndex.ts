@@ -24,7 +24,11 @@ export function describeQueue(key: QueueKey): string {
 }
 
 export function sameRepo(a: RepoRef, b: RepoRef): boolean {
-  return a.host.toLowerCase() === b.host.toLowerCase() && a.owner.toLowerCase() === b.owner.toLowerCase() && a.name.toLowerCase() === b.name.toLowerCase();
+  return (
+    a.host.toLowerCase() === b.host.toLowerCase() &&
+    a.owner.toLowerCase() === b.owner.toLowerCase() &&
+    a.name.toLowerCase() === b.name.toLowerCase()
+  );
 }
 
 /** Reads a queue's record by id: from the store, or (the engine's) from a live working set. */
@@ -47,7 +51,8 @@ export function findQueueId(tx: ReadTx, key: QueueKey): string {
 
 /** A new queue's record, indexed under its key (createQueue's transaction; the 'created' input then applies). */
 export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now: () => number): QueueRecord {
-  if (tx.get('queueIndex', indexKey(key)) !== undefined) throw engineError('queue_exists', { queue: describeQueue(key) });
+  if (tx.get('queueIndex', indexKey(key)) !== undefined)
+    throw engineError('queue_exists', { queue: describeQueue(key) });
   const serial = Number(tx.get('meta', ['queueSerial']) ?? 0);
   tx.put('meta', ['queueSerial'], serial + 1);
   const id = `q_${createHash('sha256')
@@ -56,7 +61,10 @@ export function openNewQueue(tx: WriteTx, key: QueueKey, patch: QueuePatch, now:
     .slice(0, 16)}`;
   // The state is the queue machine's to set (the 'created' input does it); every setting applies here.
   const { state: _state, ...settings } = patch;
-  const queue = newQueue({ id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() }, settings);
+  const queue = newQueue(
+    { id, org: key.org, repo: key.repo, branch: key.branch, now: new Date(now()).toISOString() },
+    settings,
+  );
   tx.put('queueIndex', indexKey(key), id);
   return queue;
 }
@@ -116,6 +124,11 @@ export async function prepareRepository(store: Store, gitHost: GitHost, key: Que
     if (error instanceof EngineError) throw error;
     // The host failing (git, its disk): a 503 with retry-after, the cause logged, none of its paths answered.
     console.error('greenline: the git host could not prepare a repository:', error);
-    throw new DependencyUnavailableError('git host', `the git host could not prepare ${key.repo.owner}/${key.repo.name}; nothing was created`, 30, { cause: error });
+    throw new DependencyUnavailableError(
+      'git host',
+      `the git host could not prepare ${key.repo.owner}/${key.repo.name}; nothing was created`,
+      30,
+      { cause: error },
+    );
   }
 }

@@ -24,14 +24,29 @@ export interface QueueSource {
   current: (queue: QueueRecord) => WorkingSet | undefined;
 }
 
-export function readQueue(tx: ReadTx, source: QueueSource, key: QueueKey): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
+export function readQueue(
+  tx: ReadTx,
+  source: QueueSource,
+  key: QueueKey,
+): { queue: QueueRecord; enqueued: PullRequestRecord[] } {
   const queue = findQueue(tx, key, source.load);
   const cached = source.current(queue);
   const numbers = [...queue.runtime.lineup, ...queue.runtime.waiting];
-  return { queue, enqueued: numbers.flatMap((number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? []) };
+  return {
+    queue,
+    enqueued: numbers.flatMap(
+      (number) => cached?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]) ?? [],
+    ),
+  };
 }
 
-export function readPullRequest(tx: ReadTx, source: QueueSource, key: QueueKey, number: number, includeTimeline: boolean): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
+export function readPullRequest(
+  tx: ReadTx,
+  source: QueueSource,
+  key: QueueKey,
+  number: number,
+  includeTimeline: boolean,
+): { pr: PullRequestRecord; timeline?: TimelineEntry[] } {
   const queue = findQueue(tx, key, source.load);
   const pr = source.current(queue)?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number]);
   if (pr === undefined) throw engineError('pr_not_found', { number, queue: describeQueue(key) });
@@ -51,7 +66,8 @@ export function readPullRequests(tx: ReadTx, key: QueueKey): PullRequestRecord[]
 export function readPrOfBranch(tx: ReadTx, source: QueueSource, key: QueueKey, branch: string): number | undefined {
   const enqueued = readQueue(tx, source, key).enqueued.filter((pr) => pr.headBranch === branch);
   if (enqueued.length > 0) return Math.min(...enqueued.map((pr) => pr.number));
-  if (tx.get('meta', ENDED_INDEX_COMPLETE) !== undefined) return lastEndedOfBranch(tx, findQueue(tx, key, source.load).id, branch);
+  if (tx.get('meta', ENDED_INDEX_COMPLETE) !== undefined)
+    return lastEndedOfBranch(tx, findQueue(tx, key, source.load).id, branch);
   // A store whose index could not be filled (full at start): every record is read.
   const ended = readPullRequests(tx, key).filter((pr) => pr.headBranch === branch);
   return ended.sort((a, b) => Date.parse(b.stateChangedAt) - Date.parse(a.stateChangedAt))[0]?.number;
@@ -76,7 +92,12 @@ export interface ListingFilter {
  * concluded in the range, from the index of ended PRs (history/endedIndex.ts), when a range is given; else every
  * record. A superset of the listing's rows: pagePullRequests still filters, orders and pages them.
  */
-export function readListingCandidates(tx: ReadTx, source: QueueSource, key: QueueKey, filter: ListingFilter): PullRequestRecord[] {
+export function readListingCandidates(
+  tx: ReadTx,
+  source: QueueSource,
+  key: QueueKey,
+  filter: ListingFilter,
+): PullRequestRecord[] {
   if (filter.states?.every((state) => !FINAL_PULL_REQUEST_STATES.includes(state))) {
     return readQueue(tx, source, key).enqueued;
   }
@@ -90,7 +111,11 @@ export function readListingCandidates(tx: ReadTx, source: QueueSource, key: Queu
   // No end is before 1970, or at a time that is not one.
   if ((filter.until !== undefined && !(filter.until >= 0)) || Number.isNaN(filter.since)) return [];
   const upper = filter.until === undefined ? {} : { end: [queue.id, at(Math.floor(filter.until) + 1)] };
-  const ended = tx.scan('endedPullRequests', { prefix: [queue.id], start: [queue.id, at(Math.ceil(filter.since ?? 0))], ...upper });
+  const ended = tx.scan('endedPullRequests', {
+    prefix: [queue.id],
+    start: [queue.id, at(Math.ceil(filter.since ?? 0))],
+    ...upper,
+  });
   return [...ended].flatMap(({ value }) => tx.get('pullRequests', [queue.id, value.number]) ?? []);
 }
 
@@ -99,7 +124,11 @@ export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runI
   const set = source.current(queue);
   const run = set?.runs.get(runId)?.record ?? tx.get('testRuns', [queue.id, runId]);
   if (run === undefined) throw engineError('test_run_not_found', { runId, queue: describeQueue(key) });
-  const prs = new Map([...run.basePrs, ...run.prs].map((number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const));
+  const prs = new Map(
+    [...run.basePrs, ...run.prs].map(
+      (number) => [number, set?.prs.get(number)?.record ?? tx.get('pullRequests', [queue.id, number])] as const,
+    ),
+  );
   const titles = new Map(run.prs.map((number) => [number, prs.get(number)?.title ?? '']));
   const targetsOf = (number: number, sha: string) => {
     const cached = set?.targetsAt(number, sha);
@@ -117,7 +146,12 @@ export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runI
 }
 
 /** A test run's record alone, by queue id. */
-export function readRunRecord(tx: ReadTx, source: QueueSource, queueId: string, runId: string): TestRunRecord | undefined {
+export function readRunRecord(
+  tx: ReadTx,
+  source: QueueSource,
+  queueId: string,
+  runId: string,
+): TestRunRecord | undefined {
   const queue = source.load(tx, queueId);
   if (queue === undefined) return undefined;
   return source.current(queue)?.runs.get(runId)?.record ?? tx.get('testRuns', [queueId, runId]);
@@ -134,7 +168,9 @@ export interface SettingsChange {
 export function readSettingsHistory(tx: ReadTx, key: QueueKey): SettingsChange[] {
   const queue = findQueue(tx, key);
   return [...tx.scan('events', { prefix: [queue.id] })].flatMap(({ value: { seq, at, input } }) =>
-    input.type === 'created' || input.type === 'configured' ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }] : [],
+    input.type === 'created' || input.type === 'configured'
+      ? [{ seq, at, change: input.type, patch: input.patch, ...(input.by === undefined ? {} : { by: input.by }) }]
+      : [],
   );
 }
 

@@ -8,7 +8,11 @@ import type { QueueRecord } from './model/queues.js';
 import type { Store } from './store/store.js';
 
 /** A queue's merges in the last hour: when each merged and its time in queue (ms; null when not known). */
-export function mergesInLastHour(store: Store, queueId: string, now: number): { at: number; inQueueMs: number | null }[] {
+export function mergesInLastHour(
+  store: Store,
+  queueId: string,
+  now: number,
+): { at: number; inQueueMs: number | null }[] {
   const from = Math.max(0, now - WINDOW_MS + 1);
   return store.read((tx) => {
     const merges: { at: number; inQueueMs: number | null }[] = [];
@@ -38,7 +42,8 @@ export function stateCountsOf(store: Store, queues: readonly QueueRecord[]): Sta
       for (const { value } of tx.scan('pullRequests', { prefix: [queue.id] })) add(counts.pullRequest, value.state);
       for (const { value } of tx.scan('testRuns', { prefix: [queue.id] })) add(counts.testRun, value.status);
       // A bisection's machine is stored while it runs (engine/transaction/bisectionActors.ts).
-      for (const { value } of tx.scan('actors', { prefix: [queue.id, 'bisection'] })) add(counts.bisection, value.value);
+      for (const { value } of tx.scan('actors', { prefix: [queue.id, 'bisection'] }))
+        add(counts.bisection, value.value);
     }
   });
   return counts;

@@ -42,7 +42,12 @@ export class ServiceReads {
     try {
       await this.store.durable?.();
     } catch (error) {
-      throw new DependencyUnavailableError('store', `the store could not make its writes durable: ${error instanceof Error ? error.message : String(error)}`, 5, { cause: error });
+      throw new DependencyUnavailableError(
+        'store',
+        `the store could not make its writes durable: ${error instanceof Error ? error.message : String(error)}`,
+        5,
+        { cause: error },
+      );
     }
   }
 
@@ -105,7 +110,13 @@ export class ServiceReads {
 
   /** The organization's metrics, in the text exposition format (GET /v1/getMergeQueueMetrics). */
   metrics(org: string, filter?: MetricsFilter): Promise<RenderedMetrics> {
-    return renderMetrics({ store: this.store, org, ...(filter === undefined ? {} : { filter }), now: this.clock.now(), workingSet: this.current });
+    return renderMetrics({
+      store: this.store,
+      org,
+      ...(filter === undefined ? {} : { filter }),
+      now: this.clock.now(),
+      workingSet: this.current,
+    });
   }
 
   /** A queue's merges in the last hour, with their times in queue. */

@@ -16,14 +16,19 @@ const LEGACY_SESSION_KEY = ['dashboardSessionKey'];
 export class StoreFormatError extends Error {}
 
 /** Writes the format into a new store; throws StoreFormatError when the store holds another. */
-export function checkStoreFormat(store: Store, onWarning: (message: string) => void = (message) => console.warn(`greenline: ${message}`)): void {
+export function checkStoreFormat(
+  store: Store,
+  onWarning: (message: string) => void = (message) => console.warn(`greenline: ${message}`),
+): void {
   const found = store.read((tx) => ({
     format: tx.get('meta', ['format']),
     legacyKey: tx.get('meta', LEGACY_SESSION_KEY) !== undefined,
     tokenSecret: hasTokenSecret(tx),
   }));
   if (found.format !== undefined && found.format !== STORE_FORMAT) {
-    throw new StoreFormatError(`the data folder holds store format ${String(found.format)}; this build reads ${STORE_FORMAT}`);
+    throw new StoreFormatError(
+      `the data folder holds store format ${String(found.format)}; this build reads ${STORE_FORMAT}`,
+    );
   }
   // A session key from a store of an earlier build: sessions are signed with the key file now, and a key left here
   // would be in every backup. Removing it is never refused, even by a full store.
@@ -42,6 +47,8 @@ export function checkStoreFormat(store: Store, onWarning: (message: string) => v
     // A store of an earlier build, full: it opens read-only; listings sign their page tokens with a key of this
     // process until the secret can be made (pageToken.ts).
     if (!(error instanceof StorageFullError) || found.format === undefined) throw error;
-    onWarning(`the store is full, so its page-token secret could not be made; page tokens last until a restart (${error.message})`);
+    onWarning(
+      `the store is full, so its page-token secret could not be made; page tokens last until a restart (${error.message})`,
+    );
   }
 }

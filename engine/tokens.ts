@@ -68,24 +68,41 @@ export function parseTokenList(text: string): { org: string; token: string }[] {
     const org = colon < 0 ? '' : item.slice(0, colon);
     const token = colon < 0 ? '' : item.slice(colon + 1);
     if (!ORG_NAME.test(org)) {
-      throw new TokenConfigError(`GREENLINE_API_TOKENS entry ${index + 1}: expected "org:token" with an organization name of letters, digits, '.', '_' or '-'`);
+      throw new TokenConfigError(
+        `GREENLINE_API_TOKENS entry ${index + 1}: expected "org:token" with an organization name of letters, digits, '.', '_' or '-'`,
+      );
     }
     if (!TOKEN_TEXT.test(token)) {
-      throw new TokenConfigError(`GREENLINE_API_TOKENS entry ${index + 1} (organization ${org}): a token is 16 to 256 printable characters without spaces`);
+      throw new TokenConfigError(
+        `GREENLINE_API_TOKENS entry ${index + 1} (organization ${org}): a token is 16 to 256 printable characters without spaces`,
+      );
     }
     entries.push({ org, token });
   }
   return entries;
 }
 
-export function insertToken(tx: WriteTx, org: string, token: string, source: TokenRecord['source'], now: string, scope: TokenScope = 'admin'): TokenRecord {
+export function insertToken(
+  tx: WriteTx,
+  org: string,
+  token: string,
+  source: TokenRecord['source'],
+  now: string,
+  scope: TokenScope = 'admin',
+): TokenRecord {
   const record: TokenRecord = { id: newTokenId(), org, scope, hash: hashToken(token), source, createdAt: now };
   tx.put('tokens', [record.id], record);
   return record;
 }
 
 /** Adds a token for an organization (the CLI's `token create`). Returns the token text, to be shown once. */
-export function createToken(store: Store, org: string, now: string, scope: TokenScope = 'admin', source: 'cli' | 'device' = 'cli'): { token: string; record: TokenRecord } {
+export function createToken(
+  store: Store,
+  org: string,
+  now: string,
+  scope: TokenScope = 'admin',
+  source: 'cli' | 'device' = 'cli',
+): { token: string; record: TokenRecord } {
   if (!ORG_NAME.test(org)) {
     throw new TokenConfigError(`invalid organization name "${org}": use letters, digits, '.', '_' or '-' (at most 64)`);
   }
@@ -111,18 +128,24 @@ export function revokeToken(store: Store, id: string): boolean {
  * - when none is configured and the store holds none, a token for organization `default` is created and returned,
  *   for the caller to print once.
  */
-export function syncConfiguredTokens(store: Store, configured: { org: string; token: string }[], now: string): { bootstrapToken?: string; count: number } {
+export function syncConfiguredTokens(
+  store: Store,
+  configured: { org: string; token: string }[],
+  now: string,
+): { bootstrapToken?: string; count: number } {
   const wanted = new Map(configured.map((entry) => [hashToken(entry.token), entry]));
   // Tokens no longer configured go first, in a transaction of their own: removals commit even on a full store, so a
   // token taken out of GREENLINE_API_TOKENS never outlives a start (adding the new ones may then be refused).
   store.write((tx) => {
     for (const { value: record } of tx.scan('tokens')) {
       const still = record.source === 'env' ? wanted.get(record.hash) : undefined;
-      if (record.source === 'env' && (still === undefined || still.org !== record.org)) tx.remove('tokens', [record.id]);
+      if (record.source === 'env' && (still === undefined || still.org !== record.org))
+        tx.remove('tokens', [record.id]);
     }
   });
   return store.write((tx) => {
-    for (const { value: record } of tx.scan('tokens')) if (record.source === 'env' && wanted.get(record.hash)?.org === record.org) wanted.delete(record.hash);
+    for (const { value: record } of tx.scan('tokens'))
+      if (record.source === 'env' && wanted.get(record.hash)?.org === record.org) wanted.delete(record.hash);
     for (const entry of wanted.values()) insertToken(tx, entry.org, entry.token, 'env', now);
     const count = tx.count('tokens');
     if (configured.length === 0 && count === 0) {

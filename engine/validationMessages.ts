@@ -18,7 +18,8 @@ type PathKey = PropertyKey;
 
 const fieldOf = (path: readonly PathKey[]) => (path.length === 0 ? '(body)' : path.map(String).join('.'));
 
-const quoted = (values: readonly unknown[]) => values.map((value) => (typeof value === 'string' ? `"${value}"` : String(value))).join(', ');
+const quoted = (values: readonly unknown[]) =>
+  values.map((value) => (typeof value === 'string' ? `"${value}"` : String(value))).join(', ');
 
 const plural = (n: number | bigint, one: string, many: string) => `${n} ${n === 1 || n === 1n ? one : many}`;
 
@@ -46,7 +47,8 @@ function wanted(alternative: readonly Issue[]): string | undefined {
   const mistyped = alternative.find((issue) => issue.path.length === 0 && issue.code === 'invalid_type');
   if (mistyped?.code === 'invalid_type') return article(mistyped.expected);
   const [only] = alternative;
-  if (alternative.length === 1 && only?.path.length === 0 && only.code === 'invalid_value') return only.values.length === 1 ? quoted(only.values) : `one of ${quoted(only.values)}`;
+  if (alternative.length === 1 && only?.path.length === 0 && only.code === 'invalid_value')
+    return only.values.length === 1 ? quoted(only.values) : `one of ${quoted(only.values)}`;
   return undefined;
 }
 
@@ -65,7 +67,13 @@ export function fieldErrors(issue: Issue, prefix: readonly PathKey[] = []): Fiel
   const field = fieldOf(path);
   switch (issue.code) {
     case 'invalid_value':
-      return [{ field, message: issue.values.length === 1 ? `must be ${quoted(issue.values)}` : `must be one of ${quoted(issue.values)}` }];
+      return [
+        {
+          field,
+          message:
+            issue.values.length === 1 ? `must be ${quoted(issue.values)}` : `must be one of ${quoted(issue.values)}`,
+        },
+      ];
     case 'too_big':
     case 'too_small':
       return [{ field, message: limitMessage(issue) }];
@@ -81,7 +89,12 @@ export function fieldErrors(issue: Issue, prefix: readonly PathKey[] = []): Fiel
     case 'invalid_type': {
       const received = / received (\w+)$/.exec(issue.message)?.[1];
       if (received === 'undefined') return [{ field, message: `required: ${article(issue.expected)}` }];
-      return [{ field, message: `must be ${article(issue.expected)}${received === undefined ? '' : ` (received ${received})`}` }];
+      return [
+        {
+          field,
+          message: `must be ${article(issue.expected)}${received === undefined ? '' : ` (received ${received})`}`,
+        },
+      ];
     }
     default:
       return [{ field, message: issue.message }];

@@ -64,7 +64,10 @@ export function groupsAfter(context: BisectionContext, event: BisectionEvent): R
       return { ...groups, [event.group]: { prs: [...event.prs], runId: null } };
     case 'GROUP_TESTING': {
       const prs = group?.prs ?? [];
-      return { ...groups, [event.group]: { prs: prs.includes(event.pr) ? prs : [...prs, event.pr], runId: event.runId } };
+      return {
+        ...groups,
+        [event.group]: { prs: prs.includes(event.pr) ? prs : [...prs, event.pr], runId: event.runId },
+      };
     }
     case 'GROUP_UNTESTED':
     case 'GROUP_FAILED':
@@ -83,7 +86,8 @@ export function groupsAfter(context: BisectionContext, event: BisectionEvent): R
 
 type BisectionAction = 'untestGroup' | 'rescueGroup' | 'awaitSplit' | 'findCulprit' | 'dropGroup' | 'dropMember';
 /** A verdict or a departure that may end the bisection (no group left), else leaves it where it is. */
-const ends = <const A extends readonly BisectionAction[]>(actions: A) => [{ guard: 'endsIt', target: 'ended', actions }, { actions }] as const;
+const ends = <const A extends readonly BisectionAction[]>(actions: A) =>
+  [{ guard: 'endsIt', target: 'ended', actions }, { actions }] as const;
 /** Under test: a verdict leaves it under test while another group is (`underTestAfter`), else split. */
 const settles = <const A extends readonly BisectionAction[]>(actions: A) =>
   [
@@ -130,7 +134,8 @@ export const bisectionMachine = setup({
   },
   guards: {
     endsIt: ({ context, event }) => Object.keys(groupsAfter(context, event)).length === 0,
-    underTestAfter: ({ context, event }) => Object.values(groupsAfter(context, event)).some((group) => group.runId !== null),
+    underTestAfter: ({ context, event }) =>
+      Object.values(groupsAfter(context, event)).some((group) => group.runId !== null),
   },
   actions: {
     formGroup: assign({ groups: ({ context, event }) => groupsAfter(context, event) }),
@@ -141,7 +146,10 @@ export const bisectionMachine = setup({
     dropMember: assign({ groups: ({ context, event }) => groupsAfter(context, event) }),
     rescueGroup: assign({
       groups: ({ context, event }) => groupsAfter(context, event),
-      rescued: ({ context, event }) => (context.groups[event.group] === undefined || context.rescued.includes(event.group) ? context.rescued : [...context.rescued, event.group]),
+      rescued: ({ context, event }) =>
+        context.groups[event.group] === undefined || context.rescued.includes(event.group)
+          ? context.rescued
+          : [...context.rescued, event.group],
     }),
     findCulprit: assign({
       culprits: ({ context, event }) => {
@@ -158,7 +166,10 @@ export const bisectionMachine = setup({
     /** Made for a failed set (or a PR alone), before its first group forms. */
     forming: {
       tags: ['waiting'],
-      on: { SPLIT: { target: 'split', actions: 'formGroup' }, GROUP_TESTING: { target: 'halvesUnderTest', actions: 'testGroup' } },
+      on: {
+        SPLIT: { target: 'split', actions: 'formGroup' },
+        GROUP_TESTING: { target: 'halvesUnderTest', actions: 'testGroup' },
+      },
     },
     /** Groups formed, none under test: each waits for a free slot, for its sibling's verdict, or to be split again. */
     split: { tags: ['waiting'], on: SPLIT_ON },

@@ -26,7 +26,14 @@ export { bisectionMachine, pullRequestMachine, queueMachine, testRunMachine };
 export type { BisectionContext, BisectionEvent, BisectionGroup, BisectionTag } from './bisection.js';
 export { BISECTION_TAGS } from './bisection.js';
 export { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
-export type { PullRequestContext, PullRequestEvent, PullRequestBisection, PullRequestFacts, PullRequestInput, PullRequestMerge } from './pullRequestContext.js';
+export type {
+  PullRequestContext,
+  PullRequestEvent,
+  PullRequestBisection,
+  PullRequestFacts,
+  PullRequestInput,
+  PullRequestMerge,
+} from './pullRequestContext.js';
 export { PULL_REQUEST_COUNTERS, pullRequestFacts } from './pullRequestContext.js';
 export { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS } from './pullRequestTags.js';
 export type { PullRequestTag } from './pullRequestTags.js';

@@ -54,7 +54,9 @@ function declareChildren(parent: AnyStateNode, lines: string[], indent: string):
 
 /** Every atomic and final state node under `node`, in document order. */
 function atomicDescendants(node: AnyStateNode): AnyStateNode[] {
-  return Object.values(node.states).flatMap((child) => (child.type === 'atomic' || child.type === 'final' ? [child] : atomicDescendants(child)));
+  return Object.values(node.states).flatMap((child) =>
+    child.type === 'atomic' || child.type === 'final' ? [child] : atomicDescendants(child),
+  );
 }
 
 /** A top-level final state: the machine is done and takes no more events. */
@@ -88,7 +90,9 @@ function stateId(node: AnyStateNode): string {
 
 /** A compound target is drawn as its block; the root (re-entering the machine) as its initial state. */
 function targetId(node: AnyStateNode): string {
-  return node.parent === undefined && node.initial.target[0] !== undefined ? stateId(node.initial.target[0]) : stateId(node);
+  return node.parent === undefined && node.initial.target[0] !== undefined
+    ? stateId(node.initial.target[0])
+    : stateId(node);
 }
 
 function edgeLabel(transition: AnyTransitionDefinition): string {
@@ -138,7 +142,9 @@ function withParams(name: string, object: object): string {
   const params = 'params' in object ? object.params : undefined;
   if (typeof params !== 'object' || params === null) return name;
   const entries = Object.entries(params).filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value));
-  return entries.length === 0 ? name : `${name}(${entries.map(([key, value]) => `${key}=${String(value)}`).join(', ')})`;
+  return entries.length === 0
+    ? name
+    : `${name}(${entries.map(([key, value]) => `${key}=${String(value)}`).join(', ')})`;
 }
 
 function plain(value: unknown): string {

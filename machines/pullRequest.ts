@@ -29,11 +29,20 @@ import type { PullRequestTag } from './pullRequestTags.js';
 import { PULL_REQUEST_MOVES, type PullRequestMove } from './pullRequestMoves.js';
 import type { PullRequestContext, PullRequestEvent, PullRequestInput } from './pullRequestContext.js';
 
-export type { PullRequestBisection, PullRequestContext, PullRequestEvent, PullRequestInput, PullRequestMerge } from './pullRequestContext.js';
+export type {
+  PullRequestBisection,
+  PullRequestContext,
+  PullRequestEvent,
+  PullRequestInput,
+  PullRequestMerge,
+} from './pullRequestContext.js';
 
 /** A move in the machine: nothing (the engine does it). */
 const named = (): void => {};
-const MOVE_ACTIONS = Object.fromEntries(PULL_REQUEST_MOVES.map((move) => [move, named])) as Record<PullRequestMove, typeof named>;
+const MOVE_ACTIONS = Object.fromEntries(PULL_REQUEST_MOVES.map((move) => [move, named])) as Record<
+  PullRequestMove,
+  typeof named
+>;
 
 const tags = (...list: PullRequestTag[]): PullRequestTag[] => list;
 
@@ -58,7 +67,8 @@ const groupable = { LEAVE_GROUP: { actions: 'leaveGroup' } } as const;
 /** The git host's refusal of a merge asked in this state. */
 const refusable = { MERGE_REFUSED: { guard: 'isMerging', actions: ['forgetMerge', 'countRefusal'] } } as const;
 /** A restart asked through the API: where it leads from `target`, unless a merge is under way. */
-const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') => ({ RESTART: { guard: 'notMerging', target } }) as const;
+const restartable = (target: 'NOT_READY' | 'PENDING' | 'TESTING') =>
+  ({ RESTART: { guard: 'notMerging', target } }) as const;
 /** A push to its head, taken in every enqueued state unless a merge is under way (which goes on with what was tested). */
 const pushable = { HEAD_PUSHED: { guard: 'notMerging', actions: 'resetRunsBehind' } } as const;
 /** A result (passed, or failing) that stood on a PR of its base that changed: tested again. */
@@ -77,10 +87,15 @@ export const pullRequestMachine = setup({
     isVouched: ({ event }) => event.type === 'MERGE' && event.vouchedBy !== undefined,
     isMerging: ({ context }) => context.merge !== undefined,
     notMerging: ({ context }) => context.merge === undefined,
-    mayMergeDirect: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
-    mayMergeVouched: ({ context, event }) => context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
+    mayMergeDirect: ({ context, event }) =>
+      context.merge === undefined && event.type === 'REQUEST_MERGE' && event.direct === true,
+    mayMergeVouched: ({ context, event }) =>
+      context.merge === undefined && event.type === 'REQUEST_MERGE' && event.vouchedBy !== undefined,
     notSpeculated: ({ context }) => context.speculated !== true,
-    testedOnIt: ({ context, event }) => context.merge === undefined && event.type === 'BASE_CHANGED' && context.testedBase?.includes(event.number) === true,
+    testedOnIt: ({ context, event }) =>
+      context.merge === undefined &&
+      event.type === 'BASE_CHANGED' &&
+      context.testedBase?.includes(event.number) === true,
   },
   actions: {
     recordRun: assign({
@@ -92,14 +107,18 @@ export const pullRequestMachine = setup({
     recordFailure: assign({
       runId: ({ context, event }) => (event.type === 'FAIL' ? event.runId : context.runId),
       reason: ({ event }) => ('reason' in event ? event.reason : null),
-      testedBase: ({ context, event }) => (event.type === 'FAIL' && event.testedBase !== undefined ? event.testedBase : context.testedBase),
+      testedBase: ({ context, event }) =>
+        event.type === 'FAIL' && event.testedBase !== undefined ? event.testedBase : context.testedBase,
       runsBehindEnded: 0,
       runsBehindFailed: 0,
     }),
     forgetTestedBase: assign({ testedBase: undefined }),
     countRunBehind: assign({
       runsBehindEnded: ({ context }) => (context.runsBehindEnded ?? 0) + 1,
-      runsBehindFailed: ({ context, event }) => (event.type === 'RUN_BEHIND_ENDED' && event.failed ? (context.runsBehindFailed ?? 0) + 1 : context.runsBehindFailed),
+      runsBehindFailed: ({ context, event }) =>
+        event.type === 'RUN_BEHIND_ENDED' && event.failed
+          ? (context.runsBehindFailed ?? 0) + 1
+          : context.runsBehindFailed,
     }),
     // A push: what its old head earned or lost no longer counts (its failed attempts stay: they are the PR's).
     resetRunsBehind: assign({ runsBehindEnded: 0, runsBehindFailed: 0, failureRetests: 0, mergeRefusals: 0 }),
@@ -107,23 +126,35 @@ export const pullRequestMachine = setup({
     countRetest: assign({ failureRetests: ({ context }) => (context.failureRetests ?? 0) + 1 }),
     endRetests: assign({ failureRetests: 0 }),
     countRefusal: assign({
-      mergeRefusals: ({ context, event }) => (event.type === 'MERGE_REFUSED' && event.counted === true ? (context.mergeRefusals ?? 0) + 1 : context.mergeRefusals),
+      mergeRefusals: ({ context, event }) =>
+        event.type === 'MERGE_REFUSED' && event.counted === true
+          ? (context.mergeRefusals ?? 0) + 1
+          : context.mergeRefusals,
     }),
     markSpeculated: assign({ speculated: true as const }),
     ...MOVE_ACTIONS,
     clearReason: assign({ reason: null }),
     startMerge: assign({
-      merge: ({ event }) => (event.type !== 'REQUEST_MERGE' ? undefined : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) }),
+      merge: ({ event }) =>
+        event.type !== 'REQUEST_MERGE'
+          ? undefined
+          : { by: event.direct === true ? 'direct' : (event.vouchedBy ?? null) },
     }),
     forgetMerge: assign({ merge: undefined }),
     joinGroup: assign({
-      bisection: ({ event }) => (event.type === 'JOIN_GROUP' ? { id: event.bisectionId, group: event.group } : undefined),
+      bisection: ({ event }) =>
+        event.type === 'JOIN_GROUP' ? { id: event.bisectionId, group: event.group } : undefined,
     }),
     leaveGroup: assign({ bisection: undefined }),
   },
 }).createMachine({
   id: 'pullRequest',
-  context: ({ input }) => ({ number: input.number, runId: null, reason: null, ...(input.failedAttempts === undefined ? {} : { failedAttempts: input.failedAttempts }) }),
+  context: ({ input }) => ({
+    number: input.number,
+    runId: null,
+    reason: null,
+    ...(input.failedAttempts === undefined ? {} : { failedAttempts: input.failedAttempts }),
+  }),
   initial: 'NOT_READY',
   states: {
     NOT_READY: {
@@ -199,7 +230,10 @@ export const pullRequestMachine = setup({
         ...pushable,
         ...rebased,
         RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
-        KICK: { target: 'FAILED', actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'] },
+        KICK: {
+          target: 'FAILED',
+          actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'],
+        },
         REQUEUE: { target: 'PENDING', actions: REQUEUED },
         RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase', 'countRetest'] },
         BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },

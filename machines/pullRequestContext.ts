@@ -98,7 +98,13 @@ export type PullRequestEvent =
   | { type: 'RESTART' };
 
 /** The counters of the context: unbounded, and read by no guard (graph exploration leaves them out of a state's key). */
-export const PULL_REQUEST_COUNTERS = ['runsBehindEnded', 'runsBehindFailed', 'failureRetests', 'mergeRefusals', 'failedAttempts'] as const;
+export const PULL_REQUEST_COUNTERS = [
+  'runsBehindEnded',
+  'runsBehindFailed',
+  'failureRetests',
+  'mergeRefusals',
+  'failedAttempts',
+] as const;
 
 /**
  * What the planner and the PR's record read of its machine: its state and the facts of its context, flat (absent

@@ -31,7 +31,10 @@ export type PullRequestTag = (typeof PULL_REQUEST_TAGS)[number];
 
 /** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
 const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
-  Object.values(pullRequestMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+  Object.values(pullRequestMachine.root.states).map((node) => [
+    node.key,
+    Object.fromEntries(node.tags.map((tag) => [tag, true])),
+  ]),
 );
 
 /** Whether the machine tags `state` with `tag` (a lookup by name: see PR_IS for the planner's inner loops). */
@@ -64,5 +67,10 @@ function oneOf(states: readonly string[]): (state: PullRequestState) => boolean 
 
 /** One predicate per tag, made from the machine's definition (the states it tags with it). */
 export const PR_IS: { readonly [T in PullRequestTag]: (state: PullRequestState) => boolean } = Object.freeze(
-  Object.fromEntries(PULL_REQUEST_TAGS.map((tag) => [tag, oneOf(Object.keys(TAGS_OF).filter((state) => TAGS_OF[state]?.[tag] === true))])),
+  Object.fromEntries(
+    PULL_REQUEST_TAGS.map((tag) => [
+      tag,
+      oneOf(Object.keys(TAGS_OF).filter((state) => TAGS_OF[state]?.[tag] === true)),
+    ]),
+  ),
 ) as { readonly [T in PullRequestTag]: (state: PullRequestState) => boolean };

@@ -24,7 +24,12 @@ export interface QueueContext {
   resumeTo: RequestableQueueState;
 }
 
-export type QueueEvent = { type: 'PAUSE' } | { type: 'RESUME' } | { type: 'DRAIN' } | { type: 'SWITCH_MODE'; mode: QueueMode } | { type: 'SETTLED' };
+export type QueueEvent =
+  | { type: 'PAUSE' }
+  | { type: 'RESUME' }
+  | { type: 'DRAIN' }
+  | { type: 'SWITCH_MODE'; mode: QueueMode }
+  | { type: 'SETTLED' };
 
 export const queueMachine = setup({
   types: {
@@ -110,7 +115,10 @@ export const queueMachine = setup({
 
 /** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
 const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
-  Object.values(queueMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+  Object.values(queueMachine.root.states).map((node) => [
+    node.key,
+    Object.fromEntries(node.tags.map((tag) => [tag, true])),
+  ]),
 );
 
 /** Whether the machine tags `state` with `tag`. */

@@ -25,7 +25,10 @@ export interface TestRunContext {
   reason: string | null;
 }
 
-export type TestRunEvent = { type: 'STATUS'; context: string; state: CommitState } | { type: 'TIMEOUT'; at: number } | { type: 'CANCEL'; reason: string };
+export type TestRunEvent =
+  | { type: 'STATUS'; context: string; state: CommitState }
+  | { type: 'TIMEOUT'; at: number }
+  | { type: 'CANCEL'; reason: string };
 
 type StatusEvent = Extract<TestRunEvent, { type: 'STATUS' }>;
 
@@ -35,7 +38,9 @@ function statusesWith(context: TestRunContext, event: StatusEvent): Record<strin
 
 /** The statuses that decide the run: the required ones, or every reported one when none is required. */
 function deciding(context: TestRunContext, statuses: Record<string, CommitState>): (CommitState | undefined)[] {
-  return context.requiredStatuses.length > 0 ? context.requiredStatuses.map((name) => statuses[name]) : Object.values(statuses);
+  return context.requiredStatuses.length > 0
+    ? context.requiredStatuses.map((name) => statuses[name])
+    : Object.values(statuses);
 }
 
 export const testRunMachine = setup({
@@ -46,7 +51,9 @@ export const testRunMachine = setup({
     tags: {} as TestRunTag,
   },
   guards: {
-    requiredStatusFailed: ({ context, event }) => event.type === 'STATUS' && deciding(context, statusesWith(context, event)).some((state) => state === 'failure' || state === 'error'),
+    requiredStatusFailed: ({ context, event }) =>
+      event.type === 'STATUS' &&
+      deciding(context, statusesWith(context, event)).some((state) => state === 'failure' || state === 'error'),
     allRequiredStatusesPassed: ({ context, event }) => {
       if (event.type !== 'STATUS') return false;
       const states = deciding(context, statusesWith(context, event));
@@ -60,7 +67,8 @@ export const testRunMachine = setup({
     }),
     recordFailedStatus: assign({
       statuses: ({ context, event }) => (event.type === 'STATUS' ? statusesWith(context, event) : context.statuses),
-      reason: ({ event }) => (event.type === 'STATUS' ? `required status ${event.context} reported ${event.state}` : null),
+      reason: ({ event }) =>
+        event.type === 'STATUS' ? `required status ${event.context} reported ${event.state}` : null,
     }),
     recordTimeout: assign({
       reason: ({ context }) => `no result before the testing timeout (${new Date(context.deadlineAt).toISOString()})`,
@@ -92,7 +100,10 @@ export const testRunMachine = setup({
 
 /** Each state's tags, read once from the machine's definition (plain objects: a lookup is two property reads). */
 const TAGS_OF: Readonly<Record<string, Readonly<Record<string, true>>>> = Object.fromEntries(
-  Object.values(testRunMachine.root.states).map((node) => [node.key, Object.fromEntries(node.tags.map((tag) => [tag, true]))]),
+  Object.values(testRunMachine.root.states).map((node) => [
+    node.key,
+    Object.fromEntries(node.tags.map((tag) => [tag, true])),
+  ]),
 );
 
 /** Whether the machine tags the run status `status` with `tag`. */

@@ -15,7 +15,16 @@ export const QUEUE_MODES = ['single', 'parallel'] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];
 
 /** Pull request states in a queue (spec 3.1), upper case. */
-export const PULL_REQUEST_STATES = ['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED', 'MERGED', 'FAILED', 'CANCELLED', 'PENDING_FAILURE'] as const;
+export const PULL_REQUEST_STATES = [
+  'NOT_READY',
+  'PENDING',
+  'TESTING',
+  'TESTS_PASSED',
+  'MERGED',
+  'FAILED',
+  'CANCELLED',
+  'PENDING_FAILURE',
+] as const;
 export type PullRequestState = (typeof PULL_REQUEST_STATES)[number];
 
 /** States after which a PR has left the queue. */

@@ -43,18 +43,27 @@ export function drawArrivals(scenario: Scenario, seed: number): Arrival[] {
   const thinning = new Random(seed, 'daily-cycle');
   const breakage = new Random(seed, 'broken');
   const priorities = new Random(seed, 'priority');
-  const drawer = scenario.targets === undefined ? undefined : new TargetDrawer(scenario.targets, new Random(seed, 'targets'));
+  const drawer =
+    scenario.targets === undefined ? undefined : new TargetDrawer(scenario.targets, new Random(seed, 'targets'));
   const mix = scenario.priorityMix;
   const priorityWeights = mix === undefined ? undefined : cumulativeOf(PRIORITY_NAMES.map((name) => mix[name] ?? 0));
 
-  const features = scenario.predictiveFeatures === undefined ? undefined : new FeatureDrawer(scenario.predictiveFeatures, new Random(seed, 'features'));
+  const features =
+    scenario.predictiveFeatures === undefined
+      ? undefined
+      : new FeatureDrawer(scenario.predictiveFeatures, new Random(seed, 'features'));
   const peakPerMs = (scenario.arrivalsPerHour * (1 + (scenario.dailyCycle?.amplitude ?? 0))) / HOUR_MS;
   const end = scenario.hours * HOUR_MS;
   const arrivals: Arrival[] = [];
   for (let at = times.exponential(peakPerMs); at < end; at += times.exponential(peakPerMs)) {
     if (scenario.dailyCycle !== undefined && !thinning.chance(rateAt(scenario, at) / HOUR_MS / peakPerMs)) continue;
-    const arrival: Arrival = { number: arrivals.length + 1, at: Math.round(at), broken: breakage.chance(scenario.brokenRate) };
-    if (priorityWeights !== undefined) arrival.priority = PRIORITY_NAMES[priorities.weighted(priorityWeights)] as PriorityName;
+    const arrival: Arrival = {
+      number: arrivals.length + 1,
+      at: Math.round(at),
+      broken: breakage.chance(scenario.brokenRate),
+    };
+    if (priorityWeights !== undefined)
+      arrival.priority = PRIORITY_NAMES[priorities.weighted(priorityWeights)] as PriorityName;
     if (drawer !== undefined) arrival.targets = drawer.draw();
     if (features !== undefined) Object.assign(arrival, features.draw(arrival.broken));
     arrivals.push(arrival);

@@ -16,7 +16,12 @@ const HEIGHT = 300;
 
 /** What every chart starts with: the schema, its title and its size. */
 function frame(text: string, subtitle: string | string[]) {
-  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text, subtitle }, width: WIDTH, height: HEIGHT } as const;
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text, subtitle },
+    width: WIDTH,
+    height: HEIGHT,
+  } as const;
 }
 /** Points per series in the depth chart: the most PRs in the queue within each slice of time. */
 const DEPTH_SLICES = 240;
@@ -57,13 +62,27 @@ export function timeToMergeSpec(simulation: Simulation): TopLevelSpec {
       }));
   });
   return {
-    ...frame('Time to merge', ['share of good PRs merged within a time of arriving;', 'a curve that ends below 100 %: the other PRs never merged, or were still queued at the end']),
+    ...frame('Time to merge', [
+      'share of good PRs merged within a time of arriving;',
+      'a curve that ends below 100 %: the other PRs never merged, or were still queued at the end',
+    ]),
     config: { legend: { labelLimit: 360 } },
     data: { values },
     mark: { type: 'line', interpolate: 'step-after' },
     encoding: {
-      x: { field: 'minutes', type: 'quantitative', scale: { type: 'log' }, title: 'minutes from arrival to merge (log scale)' },
-      y: { field: 'share', type: 'quantitative', axis: { format: '%' }, scale: { domain: [0, 1] }, title: 'good PRs merged' },
+      x: {
+        field: 'minutes',
+        type: 'quantitative',
+        scale: { type: 'log' },
+        title: 'minutes from arrival to merge (log scale)',
+      },
+      y: {
+        field: 'share',
+        type: 'quantitative',
+        axis: { format: '%' },
+        scale: { domain: [0, 1] },
+        title: 'good PRs merged',
+      },
       color: { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, title: 'configuration' },
     },
   };
@@ -88,7 +107,9 @@ export function depthSpec(simulation: Simulation): TopLevelSpec {
       }
       maxima[index] = max;
     }
-    return maxima.map((value, index) => ({ configuration: queue.name, hours: round((index * slice) / HOUR_MS, 3), depth: value })).filter((point) => point.hours * HOUR_MS <= end);
+    return maxima
+      .map((value, index) => ({ configuration: queue.name, hours: round((index * slice) / HOUR_MS, 3), depth: value }))
+      .filter((point) => point.hours * HOUR_MS <= end);
   });
   return {
     ...frame('Queue depth', `PRs in the queue (the most within each ${round(slice / 60_000, 1)}-minute slice)`),
@@ -116,7 +137,11 @@ export function costSpec(simulation: Simulation): TopLevelSpec {
     .map((row) => {
       const p50Censored = row.timeToMerge.censored.includes('p50');
       const p90Censored = row.timeToMerge.censored.includes('p90');
-      const notes = [...(p50Censored ? ['median ≥'] : []), ...(p90Censored ? ['p90 ≥'] : []), ...(row.timeToMerge.p90 === null ? ['p90: never merged'] : [])];
+      const notes = [
+        ...(p50Censored ? ['median ≥'] : []),
+        ...(p90Censored ? ['p90 ≥'] : []),
+        ...(row.timeToMerge.p90 === null ? ['p90: never merged'] : []),
+      ];
       return {
         configuration: row.name,
         label: notes.length === 0 ? row.name : `${row.name} (${notes.join(', ')})`,
@@ -127,17 +152,41 @@ export function costSpec(simulation: Simulation): TopLevelSpec {
         p90Censored,
       };
     });
-  const color = { field: 'configuration', type: 'nominal', scale: { domain: names(simulation) }, legend: null } as const;
-  const x = { field: 'ciMinutesPerMerged', type: 'quantitative', title: 'CI minutes per merged PR', scale: { zero: false } } as const;
-  const y = { field: 'p50', type: 'quantitative', title: 'minutes from arrival to merge (log scale)', scale: { type: 'log' } } as const;
+  const color = {
+    field: 'configuration',
+    type: 'nominal',
+    scale: { domain: names(simulation) },
+    legend: null,
+  } as const;
+  const x = {
+    field: 'ciMinutesPerMerged',
+    type: 'quantitative',
+    title: 'CI minutes per merged PR',
+    scale: { zero: false },
+  } as const;
+  const y = {
+    field: 'p50',
+    type: 'quantitative',
+    title: 'minutes from arrival to merge (log scale)',
+    scale: { type: 'log' },
+  } as const;
   return {
-    ...frame('Cost against latency', ['dot: median time to merge; line up to the 90th percentile', 'hollow triangle, dashed line: a lower bound (PRs still queued at the end)']),
+    ...frame('Cost against latency', [
+      'dot: median time to merge; line up to the 90th percentile',
+      'hollow triangle, dashed line: a lower bound (PRs still queued at the end)',
+    ]),
     data: { values },
     layer: [
       {
         transform: [{ filter: 'datum.p90 !== null' }],
         mark: { type: 'rule', strokeWidth: 2, opacity: 0.6 },
-        encoding: { x, y, y2: { field: 'p90' }, color, strokeDash: { condition: { test: 'datum.p90Censored', value: [4, 3] }, value: [1, 0] } },
+        encoding: {
+          x,
+          y,
+          y2: { field: 'p90' },
+          color,
+          strokeDash: { condition: { test: 'datum.p90Censored', value: [4, 3] }, value: [1, 0] },
+        },
       },
       {
         transform: [{ filter: '!datum.p50Censored' }],

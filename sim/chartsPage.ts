@@ -16,13 +16,17 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
   ['cancelled', (row) => String(row.cancelled)],
   ['unfinished', (row) => String(row.unfinished)],
   ['merged / h', (row) => row.mergedPerHour.toFixed(2)],
-  ['time to merge p50 / p90 / p99 (min)', (row) => (['p50', 'p90', 'p99'] as const).map((name) => formatPercentile(row.timeToMerge, name)).join(' / ')],
+  [
+    'time to merge p50 / p90 / p99 (min)',
+    (row) => (['p50', 'p90', 'p99'] as const).map((name) => formatPercentile(row.timeToMerge, name)).join(' / '),
+  ],
   ['CI runs', (row) => String(row.ciRuns)],
   ['CI minutes', (row) => row.ciMinutes.toFixed(0)],
   ['runs / merged', (row) => (row.ciRunsPerMerged === null ? '-' : row.ciRunsPerMerged.toFixed(2))],
   [
     'runs / change (closed form)',
-    (row) => `${row.ciRunsPerChange === null ? '-' : row.ciRunsPerChange.toFixed(2)}${row.closedFormRunsPerChange === null ? '' : ` (${row.closedFormRunsPerChange.toFixed(2)})`}`,
+    (row) =>
+      `${row.ciRunsPerChange === null ? '-' : row.ciRunsPerChange.toFixed(2)}${row.closedFormRunsPerChange === null ? '' : ` (${row.closedFormRunsPerChange.toFixed(2)})`}`,
   ],
   ['cancelled runs (minutes)', (row) => `${row.cancelledRuns} (${row.cancelledRunMinutes.toFixed(0)})`],
   ['good kicked', (row) => String(row.goodKicked)],
@@ -34,7 +38,10 @@ const TABLE_COLUMNS: [string, (row: ConfigReport) => string][] = [
 export function indexHtml(report: SimulationReport, charts: Chart[], logs: string[]): string {
   const scenario = report.scenario;
   const rows = reportRows(report)
-    .map((row) => `<tr><th>${escapeHtml(rowLabel(report, row))}</th>${TABLE_COLUMNS.map(([, cell]) => `<td>${escapeHtml(cell(row))}</td>`).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr><th>${escapeHtml(rowLabel(report, row))}</th>${TABLE_COLUMNS.map(([, cell]) => `<td>${escapeHtml(cell(row))}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   const notes = tableNotes(report);
   const settings = reportRows(report)

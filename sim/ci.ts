@@ -74,7 +74,9 @@ export function runDurationMs(options: CiDurations, prs: readonly number[]): num
     const { u1, u2 } = prDeviate(options.seed, distinct[0] as number);
     return logNormalMs(options.medianMinutes, options.p90Minutes, u1, u2);
   }
-  const z = distinct.reduce((sum, number) => sum + prDeviate(options.seed, number).z, 0) / Math.sqrt(Math.max(1, distinct.length));
+  const z =
+    distinct.reduce((sum, number) => sum + prDeviate(options.seed, number).z, 0) /
+    Math.sqrt(Math.max(1, distinct.length));
   // Box–Muller backwards: u2 = 0 gives +√(−2 ln u1), u2 = ½ its negative.
   return logNormalMs(options.medianMinutes, options.p90Minutes, Math.exp((-z * z) / 2), z >= 0 ? 0 : 0.5);
 }
@@ -89,7 +91,12 @@ export function prDurationMs(options: CiDurations, number: number): number {
  * tree's flake draw says it flakes. The scripted command of the real-service fidelity run (fidelityCommand.ts) calls
  * the same function on the tree it finds checked out, so the simulator and the real run meet the same luck.
  */
-export function treePasses(options: Pick<ScenarioCiOptions, 'seed' | 'flakeRate'>, tree: bigint, broken: boolean, verdict: number): boolean {
+export function treePasses(
+  options: Pick<ScenarioCiOptions, 'seed' | 'flakeRate'>,
+  tree: bigint,
+  broken: boolean,
+  verdict: number,
+): boolean {
   const [u] = uniforms(options.seed, `flake:${tree.toString(16)}#${verdict}`);
   return !broken && u >= options.flakeRate;
 }
@@ -124,7 +131,10 @@ export class ScenarioCi implements CI {
   /** Whether the `verdict`-th run (from 0) to reach a verdict on this tree passes, and how long a run of it takes. */
   plan(contents: RunContents, verdict: number): RunPlan {
     const broken = [...contents.basePrs, ...contents.prs].some((number) => this.options.isBroken(number));
-    return { passes: treePasses(this.options, this.treeOf(contents), broken, verdict), durationMs: runDurationMs(this.options, contents.prs) };
+    return {
+      passes: treePasses(this.options, this.treeOf(contents), broken, verdict),
+      durationMs: runDurationMs(this.options, contents.prs),
+    };
   }
 
   protected lookup(runId: string): RunContents {
@@ -135,13 +145,23 @@ export class ScenarioCi implements CI {
   start(run: CiRun, report: StatusReporter): void {
     const contents = this.lookup(run.runId);
     const tree = this.treeOf(contents);
-    this.scheduler.schedule(`scenario-ci:${run.runId}`, run.startedAt + runDurationMs(this.options, contents.prs), () => {
-      // The outcome is drawn at the verdict, so that runs cancelled before it use up no draw.
-      const verdict = this.verdicts.get(tree) ?? 0;
-      this.verdicts.set(tree, verdict + 1);
-      const plan = this.plan(contents, verdict);
-      report({ org: run.org, repo: run.repo, sha: run.sha, context: SCENARIO_CI_CONTEXT, state: plan.passes ? 'success' : 'failure' });
-    });
+    this.scheduler.schedule(
+      `scenario-ci:${run.runId}`,
+      run.startedAt + runDurationMs(this.options, contents.prs),
+      () => {
+        // The outcome is drawn at the verdict, so that runs cancelled before it use up no draw.
+        const verdict = this.verdicts.get(tree) ?? 0;
+        this.verdicts.set(tree, verdict + 1);
+        const plan = this.plan(contents, verdict);
+        report({
+          org: run.org,
+          repo: run.repo,
+          sha: run.sha,
+          context: SCENARIO_CI_CONTEXT,
+          state: plan.passes ? 'success' : 'failure',
+        });
+      },
+    );
   }
 
   stop(runId: string): void {

@@ -30,7 +30,11 @@ export class FeatureDrawer {
  * The best estimate any model can make from the drawn features (Bayes' rule on how they are drawn, knowing the
  * breakage rate): the benchmarks' bound on what the engine's likelihood model could learn.
  */
-export function bayesLikelihood(features: NonNullable<Scenario['predictiveFeatures']>, brokenRate: number, pr: { author?: string; changedLines?: number }): number {
+export function bayesLikelihood(
+  features: NonNullable<Scenario['predictiveFeatures']>,
+  brokenRate: number,
+  pr: { author?: string; changedLines?: number },
+): number {
   const { authors, riskyAuthors, riskyShare, sizeFactor } = features;
   const index = Number((pr.author ?? '').replace(/^dev/, ''));
   const risky = Number.isInteger(index) && index < riskyAuthors;

@@ -14,7 +14,12 @@ import { mergeTimes, percentileOf } from './report.js';
 import { settingsOf, type QueueConfig, type Scenario } from './scenario.js';
 
 /** The scenario in the simulator, read back as the real run is. */
-export async function simulateOne(scenario: Scenario, config: QueueConfig, seed: number, arrivals: readonly Arrival[]): Promise<FidelityOutcome> {
+export async function simulateOne(
+  scenario: Scenario,
+  config: QueueConfig,
+  seed: number,
+  arrivals: readonly Arrival[],
+): Promise<FidelityOutcome> {
   const store = createMemoryStore();
   const outcome = await runQueue({ scenario, seed, settings: settingsOf(config), arrivals, store });
   return outcomeOf(store, SIM_KEY, SIM_START, arrivals, outcome.endAt);
@@ -52,7 +57,8 @@ function runsPerPr(outcome: FidelityOutcome): Map<number, number> {
   return counts;
 }
 
-const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length / 1000);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length / 1000;
 
 /** The lags of the real run behind the simulated one: runs matched by what they test (and their rank among those). */
 export function lagsOf(real: FidelityOutcome, sim: FidelityOutcome): FidelityRow['lag'] {
@@ -98,7 +104,8 @@ export function compare(name: string, real: FidelityOutcome, sim: FidelityOutcom
     if (other !== pr.state) differences.push(`#${pr.number}: ${pr.state} for real, ${other} simulated`);
   }
   const order = real.mergeOrder.findIndex((number, index) => sim.mergeOrder[index] !== number);
-  if (order >= 0) differences.push(`merge ${order + 1} is #${real.mergeOrder[order]} for real, #${sim.mergeOrder[order]} simulated`);
+  if (order >= 0)
+    differences.push(`merge ${order + 1} is #${real.mergeOrder[order]} for real, #${sim.mergeOrder[order]} simulated`);
   const realRuns = runsPerPr(real);
   const simRuns = runsPerPr(sim);
   for (const number of new Set([...realRuns.keys(), ...simRuns.keys()])) {
@@ -189,7 +196,14 @@ export function fidelityTable(rows: readonly FidelityRow[]): string {
     lagText(row.lag.end),
     lagText(row.lag.left),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] as string).length)));
-  const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...lines.map((line) => (line[column] as string).length)),
+  );
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number),
+      )
+      .join('  ');
   return [format(header), ...lines.map(format)].join('\n');
 }

@@ -16,9 +16,16 @@ export interface FidelityOutcome extends QueueOutcome {
 }
 
 function queueIdOf(store: Store, key: QueueKey): string {
-  const indexKey = [key.org, key.repo.host.toLowerCase(), key.repo.owner.toLowerCase(), key.repo.name.toLowerCase(), key.branch];
+  const indexKey = [
+    key.org,
+    key.repo.host.toLowerCase(),
+    key.repo.owner.toLowerCase(),
+    key.repo.name.toLowerCase(),
+    key.branch,
+  ];
   const queueId = store.read((tx) => tx.get('queueIndex', indexKey));
-  if (queueId === undefined) throw new Error(`no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name}@${key.branch} in ${key.org}`);
+  if (queueId === undefined)
+    throw new Error(`no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name}@${key.branch} in ${key.org}`);
   return queueId;
 }
 
@@ -26,7 +33,13 @@ function queueIdOf(store: Store, key: QueueKey): string {
  * The outcome of the queue `key` in `store`: times are ms since `startMs` (the simulation's start, or the wall-clock
  * instant the real run's arrivals count from); `arrivals` are the scenario's, each PR's arrival at its planned time.
  */
-export function outcomeOf(store: Store, key: QueueKey, startMs: number, arrivals: readonly Arrival[], endAt: number): FidelityOutcome {
+export function outcomeOf(
+  store: Store,
+  key: QueueKey,
+  startMs: number,
+  arrivals: readonly Arrival[],
+  endAt: number,
+): FidelityOutcome {
   const queueId = queueIdOf(store, key);
   return store.read((tx) => {
     const prs = arrivals.map((arrival): PrOutcome => {

@@ -71,7 +71,9 @@ const AUTHOR = {
 };
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await exec('git', args, { cwd, env: gitEnvironment({ ...AUTHOR, HOME: cwd }), maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+  return (
+    await exec('git', args, { cwd, env: gitEnvironment({ ...AUTHOR, HOME: cwd }), maxBuffer: 64 * 1024 * 1024 })
+  ).stdout.trim();
 }
 
 interface Service {
@@ -89,13 +91,23 @@ function entries(root: string, from: 'dist' | 'source'): { cli: string[]; comman
   }
   // The command runs in the CI's worktree, where `tsx` alone would not resolve: its loader by path.
   const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  return { cli: ['--import', tsx, join(root, 'cli', 'greenline.ts')], command: ['--import', tsx, join(root, 'sim', 'fidelityCommand.ts')] };
+  return {
+    cli: ['--import', tsx, join(root, 'cli', 'greenline.ts')],
+    command: ['--import', tsx, join(root, 'sim', 'fidelityCommand.ts')],
+  };
 }
 
 /** Starts `greenline serve` and waits for its "listening" line (readiness, no deadline), or fails with its log. */
 async function startService(cli: string[], env: Record<string, string>): Promise<Service> {
   const child = spawn(process.execPath, [...cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', GREENLINE_LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GREENLINE_LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killOnExit = () => child.kill('SIGKILL');
@@ -136,11 +148,19 @@ async function post(url: string, token: string, path: string, body: unknown): Pr
 }
 
 /** Pushes the target branch (its .greenline.yaml runs the scripted command) and every PR as refs/pull/N/head. */
-async function pushRepository(clone: string, remote: string, command: string, arrivals: readonly Arrival[]): Promise<void> {
+async function pushRepository(
+  clone: string,
+  remote: string,
+  command: string,
+  arrivals: readonly Arrival[],
+): Promise<void> {
   await mkdir(clone, { recursive: true });
   await git(clone, 'init', '--quiet', '--initial-branch=main');
   // JSON is YAML: the command line as one quoted scalar.
-  await writeFile(join(clone, '.greenline.yaml'), `required_statuses: [${FIDELITY_STATUS}]\nci:\n  ${FIDELITY_STATUS}: ${JSON.stringify(command)}\n`);
+  await writeFile(
+    join(clone, '.greenline.yaml'),
+    `required_statuses: [${FIDELITY_STATUS}]\nci:\n  ${FIDELITY_STATUS}: ${JSON.stringify(command)}\n`,
+  );
   await git(clone, 'add', '--all');
   await git(clone, 'commit', '--quiet', '-m', 'Fidelity scenario base');
   const base = await git(clone, 'rev-parse', 'HEAD');
@@ -165,10 +185,15 @@ const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, 
 
 export async function runReal(options: RealRunOptions): Promise<RealRun> {
   const { scenario, arrivals, dir } = options;
-  if (options.config.mode === 'parallel') throw new Error('the fidelity run plays single-lane queues (no impacted targets are uploaded)');
+  if (options.config.mode === 'parallel')
+    throw new Error('the fidelity run plays single-lane queues (no impacted targets are uploaded)');
   const { cli, command } = entries(repoRoot(), options.from ?? 'dist');
   const token = randomBytes(24).toString('hex');
-  const key: QueueKey = { org: 'fidelity', repo: { host: 'fidelity.local', owner: 'fidelity', name: 'scenario' }, branch: 'main' };
+  const key: QueueKey = {
+    org: 'fidelity',
+    repo: { host: 'fidelity.local', owner: 'fidelity', name: 'scenario' },
+    branch: 'main',
+  };
   const queue = { repo: key.repo, targetBranch: key.branch };
   const dataDir = join(dir, 'data');
   const verdictsDir = join(dir, 'verdicts');
@@ -197,13 +222,22 @@ export async function runReal(options: RealRunOptions): Promise<RealRun> {
     await writeFile(configPath, JSON.stringify(config, null, 2), { mode: 0o600 });
     await post(service.url, token, 'createQueue', { ...queue, ...settingsOf(options.config) });
     const remote = join(dataDir, 'repos', key.repo.host, key.repo.owner, `${key.repo.name}.git`);
-    await pushRepository(join(dir, 'clone'), remote, [process.execPath, ...command, configPath].map(shellQuote).join(' '), arrivals);
+    await pushRepository(
+      join(dir, 'clone'),
+      remote,
+      [process.execPath, ...command, configPath].map(shellQuote).join(' '),
+      arrivals,
+    );
 
     const start = Date.now() + 500;
     const limit = start + (scenario.hours + scenario.drainHours) * HOUR_MS;
     for (const arrival of arrivals) {
       await sleepUntil(start + arrival.at);
-      await post(service.url, token, 'submitPullRequest', { ...queue, pr: { number: arrival.number }, ...(arrival.priority === undefined ? {} : { priority: arrival.priority }) });
+      await post(service.url, token, 'submitPullRequest', {
+        ...queue,
+        pr: { number: arrival.number },
+        ...(arrival.priority === undefined ? {} : { priority: arrival.priority }),
+      });
       options.onProgress?.(`submitted #${arrival.number} at ${((Date.now() - start) / 1000).toFixed(1)} s`);
     }
     // Progress, not a deadline: the queue empties, or the scenario's own drain time ends it as the simulator would.
@@ -221,7 +255,10 @@ export async function runReal(options: RealRunOptions): Promise<RealRun> {
     const store = openLmdbStore({ dir: dataDir });
     try {
       const arrivalsEnd = scenario.hours * HOUR_MS;
-      return { ...outcomeOf(store, key, start, arrivals, Math.max(endAt - start, arrivalsEnd)), serviceLog: service.log() };
+      return {
+        ...outcomeOf(store, key, start, arrivals, Math.max(endAt - start, arrivalsEnd)),
+        serviceLog: service.log(),
+      };
     } finally {
       await store.close();
     }

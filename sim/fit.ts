@@ -55,9 +55,13 @@ function dailyCycle(hours: readonly number[]): { amplitude: number; peakHour: nu
 export function fitHistory(history: QueueHistory, name = 'fitted'): Fit {
   const figures: FittedFigure[] = [];
   const notes: string[] = [];
-  const add = (figureName: string, unit: string, estimate: Estimate) => figures.push({ name: figureName, unit, ...estimate });
+  const add = (figureName: string, unit: string, estimate: Estimate) =>
+    figures.push({ name: figureName, unit, ...estimate });
   const { prs } = history;
-  if (prs.length < 2) throw new FitError(`the queue's history holds ${prs.length} PR${prs.length === 1 ? '' : 's'}: too few to fit a workload`);
+  if (prs.length < 2)
+    throw new FitError(
+      `the queue's history holds ${prs.length} PR${prs.length === 1 ? '' : 's'}: too few to fit a workload`,
+    );
 
   // Arrivals: over the span from the log's first event to the last arrival, plus one mean gap (the next one's wait).
   const first = history.cutBefore ?? history.from;
@@ -77,24 +81,40 @@ export function fitHistory(history: QueueHistory, name = 'fitted'): Fit {
   add(
     'daily cycle amplitude',
     '',
-    keepCycle ? { value: cycle.amplitude, ...cycleBand, n: prs.length } : { value: 0, low: 0, high: Math.max(cycleBand.high, cycle.amplitude), n: prs.length },
+    keepCycle
+      ? { value: cycle.amplitude, ...cycleBand, n: prs.length }
+      : { value: 0, low: 0, high: Math.max(cycleBand.high, cycle.amplitude), n: prs.length },
   );
   if (keepCycle) {
     // The peak's interval: bootstrapped as its distance from the fitted peak (on the circle), so 23 h and 1 h are close.
     const offset = (hour: number) => ((hour - cycle.peakHour + 36) % 24) - 12;
     const peakBand = bootstrap(hours, (sample) => offset(dailyCycle(sample).peakHour));
-    add('daily cycle peak hour', 'h UTC', { value: cycle.peakHour, low: cycle.peakHour + peakBand.low, high: cycle.peakHour + peakBand.high, n: prs.length });
-  } else notes.push(`no daily cycle kept: amplitude ${cycle.amplitude.toFixed(2)} is within what noise gives ${spanHours < 24 ? 'over less than a day' : `(2 × ${noise.toFixed(2)})`}`);
+    add('daily cycle peak hour', 'h UTC', {
+      value: cycle.peakHour,
+      low: cycle.peakHour + peakBand.low,
+      high: cycle.peakHour + peakBand.high,
+      n: prs.length,
+    });
+  } else
+    notes.push(
+      `no daily cycle kept: amplitude ${cycle.amplitude.toFixed(2)} is within what noise gives ${spanHours < 24 ? 'over less than a day' : `(2 × ${noise.toFixed(2)})`}`,
+    );
   const weekday = (at: number) => (new Date(at).getUTCDay() + 6) % 7;
-  const weekdays = DAYS.map((day, index) => ({ day, share: proportion(prs.filter((pr) => weekday(pr.arrivedAt) === index).length, prs.length) }));
+  const weekdays = DAYS.map((day, index) => ({
+    day,
+    share: proportion(prs.filter((pr) => weekday(pr.arrivedAt) === index).length, prs.length),
+  }));
 
   // CI durations, cancelled runs censored; runs still going at the end censored at the end.
   const observationOf = (run: QueueHistory['runs'][number]): Observation | null => {
-    if (run.status === 'succeeded' || run.status === 'failed') return run.endedAt === null ? null : { time: (run.endedAt - run.startedAt) / MINUTE_MS, complete: true };
+    if (run.status === 'succeeded' || run.status === 'failed')
+      return run.endedAt === null ? null : { time: (run.endedAt - run.startedAt) / MINUTE_MS, complete: true };
     const end = run.endedAt ?? history.to;
     return { time: Math.max(0, (end - run.startedAt) / MINUTE_MS), complete: false };
   };
-  const observations = history.runs.map(observationOf).filter((observation): observation is Observation => observation !== null);
+  const observations = history.runs
+    .map(observationOf)
+    .filter((observation): observation is Observation => observation !== null);
   const median = kaplanMeierQuantile(observations, 0.5);
   const p90 = kaplanMeierQuantile(observations, 0.9);
   if (median === null) throw new FitError('no run of the queue reached a verdict: the CI durations cannot be fitted');
@@ -139,9 +159,14 @@ export function fitHistory(history: QueueHistory, name = 'fitted'): Fit {
     name,
     hours: Number(spanHours.toFixed(2)),
     arrivalsPerHour: Number(rate.value.toFixed(3)),
-    ...(keepCycle ? { dailyCycle: { amplitude: Number(cycle.amplitude.toFixed(3)), peakHour: Number(cycle.peakHour.toFixed(2)) } } : {}),
+    ...(keepCycle
+      ? { dailyCycle: { amplitude: Number(cycle.amplitude.toFixed(3)), peakHour: Number(cycle.peakHour.toFixed(2)) } }
+      : {}),
     ...(Object.keys(mix).length > 0 ? { priorityMix: mix } : {}),
-    ci: { medianMinutes: Number(median.value.toFixed(2)), p90Minutes: Number(Math.max(median.value, p90Value.value).toFixed(2)) },
+    ci: {
+      medianMinutes: Number(median.value.toFixed(2)),
+      p90Minutes: Number(Math.max(median.value, p90Value.value).toFixed(2)),
+    },
     brokenRate: Number(Math.min(0.99, failures.broken.value).toFixed(4)),
     flakeRate: Number(Math.min(0.99, failures.flake.value).toFixed(4)),
     ...(targets === undefined ? {} : { targets: targets.scenario }),
@@ -150,12 +175,21 @@ export function fitHistory(history: QueueHistory, name = 'fitted'): Fit {
   return { figures, durationsBySize, weekdays, scenario, notes };
 }
 
-const show = (value: number) => (!Number.isFinite(value) ? '∞' : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toFixed(4));
+const show = (value: number) =>
+  !Number.isFinite(value)
+    ? '∞'
+    : Math.abs(value) >= 100
+      ? value.toFixed(0)
+      : Math.abs(value) >= 1
+        ? value.toFixed(2)
+        : value.toFixed(4);
 
 export function formatFit(fit: Fit): string {
   const lines = ['Fitted from the history (95 % intervals):'];
   for (const figure of fit.figures) {
-    lines.push(`  ${figure.name.padEnd(36)} ${show(figure.value).padStart(9)} ${figure.unit.padEnd(6)} [${show(figure.low)}, ${show(figure.high)}]  n=${figure.n}`);
+    lines.push(
+      `  ${figure.name.padEnd(36)} ${show(figure.value).padStart(9)} ${figure.unit.padEnd(6)} [${show(figure.low)}, ${show(figure.high)}]  n=${figure.n}`,
+    );
   }
   lines.push('  CI duration by run size (PRs under test): median [interval], p90');
   for (const { size, median, p90 } of fit.durationsBySize) {

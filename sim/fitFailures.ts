@@ -81,9 +81,17 @@ export function fitFailures(history: QueueHistory): { broken: Estimate; flake: E
     ...Array.from({ length: resolved - kickedList.length }, (): Unit => ({ kind: 'merged' })),
   ];
   const resampled = (sample: readonly Unit[]) => {
-    const runs = sample.filter((unit): unit is Extract<Unit, { kind: 'run' }> => unit.kind === 'run').map((unit) => unit.failed);
-    const prs = sample.filter((unit): unit is Extract<Unit, { kind: 'kicked' }> => unit.kind === 'kicked').map((unit) => unit.pr);
-    return solve({ mergedRuns: runs, kicked: prs, resolved: prs.length + sample.filter((unit) => unit.kind === 'merged').length });
+    const runs = sample
+      .filter((unit): unit is Extract<Unit, { kind: 'run' }> => unit.kind === 'run')
+      .map((unit) => unit.failed);
+    const prs = sample
+      .filter((unit): unit is Extract<Unit, { kind: 'kicked' }> => unit.kind === 'kicked')
+      .map((unit) => unit.pr);
+    return solve({
+      mergedRuns: runs,
+      kicked: prs,
+      resolved: prs.length + sample.filter((unit) => unit.kind === 'merged').length,
+    });
   };
   // One bootstrap for both figures: the same resamples.
   const pairs: { b: number; q: number }[] = [];
@@ -105,7 +113,11 @@ export function fitFailures(history: QueueHistory): { broken: Estimate; flake: E
     );
   return {
     broken: { value: b, ...band(pairs.map((pair) => pair.b)), n: resolved },
-    flake: { value: q, ...band(pairs.map((pair) => pair.q)), n: mergedRuns.length + kickedList.reduce((sum, pr) => sum + pr.failedClean + pr.passedClean, 0) },
+    flake: {
+      value: q,
+      ...band(pairs.map((pair) => pair.q)),
+      n: mergedRuns.length + kickedList.reduce((sum, pr) => sum + pr.failedClean + pr.passedClean, 0),
+    },
     notes,
   };
 }

@@ -43,7 +43,8 @@ function fitSkew(lists: readonly string[][], count: number, perPr: number): numb
     const drawer = new TargetDrawer({ count, perPr, allShare: 0, skew }, new Random(step, 'fit-targets'));
     const simulated = sortedUses(Array.from({ length: lists.length }, () => drawer.draw() as string[]));
     let distance = 0;
-    for (let i = 0; i < Math.max(observed.length, simulated.length); i++) distance += ((observed[i] ?? 0) - (simulated[i] ?? 0)) ** 2;
+    for (let i = 0; i < Math.max(observed.length, simulated.length); i++)
+      distance += ((observed[i] ?? 0) - (simulated[i] ?? 0)) ** 2;
     if (distance < best.distance) best = { skew, distance };
   }
   return best.skew;
@@ -88,9 +89,19 @@ export function fitTargets(history: QueueHistory): FittedTargets {
   return {
     perPr: { value: perPr, ...perPrBand, n: lists.length },
     allShare: proportion(all, uploads.length),
-    count: { value: count, low: Math.min(count, countBand.low), high: Math.max(count, countBand.high), n: lists.length },
+    count: {
+      value: count,
+      low: Math.min(count, countBand.low),
+      high: Math.max(count, countBand.high),
+      n: lists.length,
+    },
     skew: { value: skew, low: Math.min(skew, skewBand.low), high: Math.max(skew, skewBand.high), n: lists.length },
     overlap: proportion(overlap.shared, overlap.pairs),
-    scenario: { count: Math.max(1, count), perPr: Math.max(0, Math.min(perPr, count)), allShare: Number((all / Math.max(1, uploads.length)).toFixed(4)), skew },
+    scenario: {
+      count: Math.max(1, count),
+      perPr: Math.max(0, Math.min(perPr, count)),
+      allShare: Number((all / Math.max(1, uploads.length)).toFixed(4)),
+      skew,
+    },
   };
 }

@@ -63,12 +63,20 @@ class ForkGitHost extends TreeGitHost {
  * Plays fork `index` of a snapshot until every PR of `targets` left the queue (or the scenario's drain ends): answers
  * when each of them that merged did (ms since the epoch).
  */
-export async function playFork(source: ForkSource, snapshot: Snapshot, index: number, targets: readonly number[]): Promise<Map<number, number>> {
+export async function playFork(
+  source: ForkSource,
+  snapshot: Snapshot,
+  index: number,
+  targets: readonly number[],
+): Promise<Map<number, number>> {
   const { scenario } = source;
   const forkSeed = source.seed * 100_003 + index + 1;
   const store = createMemoryStore();
   copyStore(snapshot.store, store);
-  const { prs, runs } = store.read((tx) => ({ prs: [...tx.scan('pullRequests')].map(({ value }) => value), runs: [...tx.scan('testRuns')].map(({ value }) => value) }));
+  const { prs, runs } = store.read((tx) => ({
+    prs: [...tx.scan('pullRequests')].map(({ value }) => value),
+    runs: [...tx.scan('testRuns')].map(({ value }) => value),
+  }));
   const truth = new Map(source.arrivals.map((arrival) => [arrival.number, arrival.broken]));
   const evidence = evidenceOf(prs, runs, (number) => truth.get(number) ?? false);
   const drawn = drawBroken(evidence, scenario.brokenRate, scenario.flakeRate, new Random(forkSeed, 'fork-broken'));
@@ -81,7 +89,13 @@ export async function playFork(source: ForkSource, snapshot: Snapshot, index: nu
   const scheduler = new VirtualScheduler(snapshot.at);
   const ci = new ForkCi(
     scheduler,
-    { seed: forkSeed, medianMinutes: scenario.ci.medianMinutes, p90Minutes: scenario.ci.p90Minutes, flakeRate: scenario.flakeRate, isBroken },
+    {
+      seed: forkSeed,
+      medianMinutes: scenario.ci.medianMinutes,
+      p90Minutes: scenario.ci.p90Minutes,
+      flakeRate: scenario.flakeRate,
+      isBroken,
+    },
     snapshot.at,
   );
   const facts = new Map([...source.arrivals, ...future].map((arrival) => [arrival.number, arrival]));
@@ -122,7 +136,11 @@ export async function playFork(source: ForkSource, snapshot: Snapshot, index: nu
     if (at === Infinity || at > limit) break;
     if (arrival !== undefined && arrivalAt <= dueAt) {
       scheduler.advanceTo(arrivalAt);
-      engine.submitPullRequest(key, arrival.number, arrival.priority === undefined ? {} : { priority: arrival.priority });
+      engine.submitPullRequest(
+        key,
+        arrival.number,
+        arrival.priority === undefined ? {} : { priority: arrival.priority },
+      );
       if (source.parallel) {
         const pr = await gitHost.pullRequest(key.repo, arrival.number, key.branch);
         applyTargets(engine, key, { number: arrival.number, sha: pr.sha }, arrival.targets ?? []);

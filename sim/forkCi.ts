@@ -12,9 +12,14 @@ import { runDurationMs, SCENARIO_CI_CONTEXT, ScenarioCi, type ScenarioCiOptions 
 const Z90 = 1.2815515655446004;
 
 /** A duration (ms) of the scenario's CI, at least `atLeast`, for a uniform `u` in (0, 1). */
-export function durationAtLeast(options: Pick<ScenarioCiOptions, 'medianMinutes' | 'p90Minutes'>, atLeast: number, u: number): number {
+export function durationAtLeast(
+  options: Pick<ScenarioCiOptions, 'medianMinutes' | 'p90Minutes'>,
+  atLeast: number,
+  u: number,
+): number {
   const mu = Math.log(options.medianMinutes * 60_000);
-  const sigma = options.p90Minutes > options.medianMinutes ? Math.log(options.p90Minutes / options.medianMinutes) / Z90 : 0;
+  const sigma =
+    options.p90Minutes > options.medianMinutes ? Math.log(options.p90Minutes / options.medianMinutes) / Z90 : 0;
   if (sigma === 0) return Math.max(atLeast, Math.exp(mu));
   const from = atLeast <= 0 ? 0 : normalCdf((Math.log(atLeast) - mu) / sigma);
   const p = Math.min(1 - 1e-12, Math.max(1e-12, from + u * (1 - from)));
@@ -38,12 +43,21 @@ export class ForkCi extends ScenarioCi {
     const contents = this.lookup(run.runId);
     const tree = this.treeOf(contents);
     const elapsed = this.forkedAt - run.startedAt;
-    const durationMs = elapsed > 0 ? durationAtLeast(this.options, elapsed, uniforms(this.options.seed, `under-way:${run.runId}`)[0]) : runDurationMs(this.options, contents.prs);
+    const durationMs =
+      elapsed > 0
+        ? durationAtLeast(this.options, elapsed, uniforms(this.options.seed, `under-way:${run.runId}`)[0])
+        : runDurationMs(this.options, contents.prs);
     this.scheduler.schedule(`scenario-ci:${run.runId}`, run.startedAt + durationMs, () => {
       const verdict = this.given.get(tree) ?? 0;
       this.given.set(tree, verdict + 1);
       const { passes } = this.plan(contents, verdict);
-      report({ org: run.org, repo: run.repo, sha: run.sha, context: SCENARIO_CI_CONTEXT, state: passes ? 'success' : 'failure' });
+      report({
+        org: run.org,
+        repo: run.repo,
+        sha: run.sha,
+        context: SCENARIO_CI_CONTEXT,
+        state: passes ? 'success' : 'failure',
+      });
     });
   }
 }

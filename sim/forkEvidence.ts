@@ -24,13 +24,18 @@ export interface Evidence {
 
 const MAX_DRAWS = 2000;
 
-export function evidenceOf(prs: readonly PullRequestRecord[], runs: readonly TestRunRecord[], trulyBroken: (number: number) => boolean): Evidence {
+export function evidenceOf(
+  prs: readonly PullRequestRecord[],
+  runs: readonly TestRunRecord[],
+  trulyBroken: (number: number) => boolean,
+): Evidence {
   const known = new Map<number, boolean>();
   for (const pr of prs) {
     if (pr.state === 'MERGED') known.set(pr.number, false);
     else if (!isEnqueued(pr.state)) known.set(pr.number, trulyBroken(pr.number));
   }
-  for (const run of runs) if (run.status === 'succeeded') for (const number of [...run.basePrs, ...run.prs]) known.set(number, false);
+  for (const run of runs)
+    if (run.status === 'succeeded') for (const number of [...run.basePrs, ...run.prs]) known.set(number, false);
   const unknown = prs.filter((pr) => isEnqueued(pr.state) && !known.has(pr.number)).map((pr) => pr.number);
   const open = new Set(unknown);
   const failed = runs.filter((run) => run.status === 'failed').map((run) => [...run.basePrs, ...run.prs]);
@@ -38,7 +43,12 @@ export function evidenceOf(prs: readonly PullRequestRecord[], runs: readonly Tes
 }
 
 /** A draw of the unknown PRs (true: broken), from the posterior by rejection; the last draw if none is kept. */
-export function drawBroken(evidence: Evidence, brokenRate: number, flakeRate: number, random: Random): Map<number, boolean> {
+export function drawBroken(
+  evidence: Evidence,
+  brokenRate: number,
+  flakeRate: number,
+  random: Random,
+): Map<number, boolean> {
   let draw = new Map<number, boolean>();
   for (let attempt = 0; attempt < MAX_DRAWS; attempt++) {
     draw = new Map(evidence.unknown.map((number) => [number, random.chance(brokenRate)]));

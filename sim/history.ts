@@ -50,12 +50,20 @@ export class HistoryError extends Error {}
 
 /** The history of the queue with this key in a store. */
 export function historyOf(store: Store, key: QueueKey): QueueHistory {
-  const indexKey = [key.org, key.repo.host.toLowerCase(), key.repo.owner.toLowerCase(), key.repo.name.toLowerCase(), key.branch];
+  const indexKey = [
+    key.org,
+    key.repo.host.toLowerCase(),
+    key.repo.owner.toLowerCase(),
+    key.repo.name.toLowerCase(),
+    key.branch,
+  ];
   return store.read((tx) => {
     const queueId = tx.get('queueIndex', indexKey);
     const queue = queueId === undefined ? undefined : tx.get('queues', [queueId]);
     if (queueId === undefined || queue === undefined) {
-      throw new HistoryError(`no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch} in organization ${key.org}`);
+      throw new HistoryError(
+        `no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch} in organization ${key.org}`,
+      );
     }
     const arrivals = new Map<number, { at: number; priority?: string }>();
     let from = Infinity;
@@ -66,7 +74,10 @@ export function historyOf(store: Store, key: QueueKey): QueueHistory {
       to = Math.max(to, at);
       const input = event.input;
       if (input.type === 'submitted' && !arrivals.has(input.number)) {
-        arrivals.set(input.number, { at, ...(input.priority === undefined ? {} : { priority: String(input.priority) }) });
+        arrivals.set(input.number, {
+          at,
+          ...(input.priority === undefined ? {} : { priority: String(input.priority) }),
+        });
       }
     }
     const prs: HistoryPr[] = [];
@@ -94,7 +105,8 @@ export function historyOf(store: Store, key: QueueKey): QueueHistory {
     for (const { key: recordKey, value } of tx.scan('impactedTargets', { prefix: [queueId] })) {
       const number = Number(recordKey[1]);
       const known = targets.get(number);
-      if (known === undefined || known.at < value.uploadedAt) targets.set(number, { at: value.uploadedAt, targets: value.targets === 'ALL' ? 'ALL' : [...value.targets] });
+      if (known === undefined || known.at < value.uploadedAt)
+        targets.set(number, { at: value.uploadedAt, targets: value.targets === 'ALL' ? 'ALL' : [...value.targets] });
     }
     return {
       key,
@@ -116,12 +128,20 @@ export function historyOf(store: Store, key: QueueKey): QueueHistory {
 export function historyOfLog(log: EventLog): QueueHistory {
   const { header, entries } = log;
   const first = entries[0];
-  if (header.startsAt !== undefined) throw new HistoryError('the log was cut by retention: only a whole log can be fitted (export it before its events go)');
-  if (first === undefined || first.input.type !== 'created') throw new HistoryError('the log does not start with the queue being created: it is not a whole queue log');
+  if (header.startsAt !== undefined)
+    throw new HistoryError(
+      'the log was cut by retention: only a whole log can be fitted (export it before its events go)',
+    );
+  if (first === undefined || first.input.type !== 'created')
+    throw new HistoryError('the log does not start with the queue being created: it is not a whole queue log');
   const clock = new ReplayClock(Date.parse(first.at));
   const store = createMemoryStore();
   const failures: unknown[] = [];
-  const engine = new Engine(store, { scheduler: clock, holdEffects: true, onError: (_message, error) => failures.push(error) });
+  const engine = new Engine(store, {
+    scheduler: clock,
+    holdEffects: true,
+    onError: (_message, error) => failures.push(error),
+  });
   let translate = (input: QueueInput): QueueInput => input;
   let queueId = '';
   try {
@@ -132,13 +152,16 @@ export function historyOfLog(log: EventLog): QueueHistory {
         // Recorded inputs name runs by the recorded queue id; the replayed queue may have another.
         const replayed = queueId.replace(/^q_/, '');
         const recorded = header.queueId.replace(/^q_/, '');
-        if (replayed !== recorded) translate = (input) => JSON.parse(JSON.stringify(input).split(recorded).join(replayed)) as QueueInput;
+        if (replayed !== recorded)
+          translate = (input) => JSON.parse(JSON.stringify(input).split(recorded).join(replayed)) as QueueInput;
       } else if (entry.input.type === 'targetsSet') {
-        if (entry.targets !== undefined) engine.setImpactedTargets(header.queue, { number: entry.input.number, sha: entry.input.sha }, entry.targets);
+        if (entry.targets !== undefined)
+          engine.setImpactedTargets(header.queue, { number: entry.input.number, sha: entry.input.sha }, entry.targets);
       } else {
         engine.replayInput(queueId, translate(entry.input));
       }
-      if (failures.length > 0) throw new HistoryError(`the log does not replay at event ${entry.seq}: ${String(failures[0])}`);
+      if (failures.length > 0)
+        throw new HistoryError(`the log does not replay at event ${entry.seq}: ${String(failures[0])}`);
     }
   } finally {
     engine.stop();

@@ -29,7 +29,12 @@ export function oracleTimeoutMinutes(settings: readonly QueuePatch[]): number {
   return Math.min(...settings.map((patch) => patch.testingTimeoutMinutes ?? DEFAULT_SETTINGS.testingTimeoutMinutes));
 }
 
-export function runOracle(scenario: Scenario, seed: number, arrivals: readonly Arrival[], timeoutMinutes: number): QueueOutcome {
+export function runOracle(
+  scenario: Scenario,
+  seed: number,
+  arrivals: readonly Arrival[],
+  timeoutMinutes: number,
+): QueueOutcome {
   const arrivalsEnd = scenario.hours * HOUR_MS;
   const limit = arrivalsEnd + scenario.drainHours * HOUR_MS;
   const timeout = timeoutMinutes * MINUTE_MS;

@@ -20,7 +20,11 @@ import type { Scenario } from './scenario.js';
 import { applyTargets } from './targets.js';
 import { isEnqueued } from '../machines/vocabulary.js';
 
-export const SIM_KEY: QueueKey = { org: 'sim', repo: { host: 'sim.invalid', owner: 'sim', name: 'repo' }, branch: 'main' };
+export const SIM_KEY: QueueKey = {
+  org: 'sim',
+  repo: { host: 'sim.invalid', owner: 'sim', name: 'repo' },
+  branch: 'main',
+};
 /** A Monday, midnight UTC: arrival times count from here and the daily cycle follows it. */
 export const SIM_START = Date.parse('2026-01-05T00:00:00.000Z');
 
@@ -98,7 +102,10 @@ export class SimulationError extends Error {}
 export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> {
   const { scenario, arrivals } = options;
   const scheduler = new VirtualScheduler(SIM_START);
-  const store: Store = options.record === true ? new RecordingStore(options.store ?? createMemoryStore()) : (options.store ?? createMemoryStore());
+  const store: Store =
+    options.record === true
+      ? new RecordingStore(options.store ?? createMemoryStore())
+      : (options.store ?? createMemoryStore());
   const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
   const isBroken = (number: number) => broken.has(number);
   const ciOptions: ScenarioCiOptions = {
@@ -136,7 +143,12 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   };
 
   engine.start();
-  queueId = engine.createQueue(key, { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] }, undefined, options.policy).id;
+  queueId = engine.createQueue(
+    key,
+    { ...options.settings, requiredStatuses: [SCENARIO_CI_CONTEXT] },
+    undefined,
+    options.policy,
+  ).id;
   await engine.settle();
   const parallel = options.settings.mode === 'parallel';
   const arrivalsEnd = SIM_START + scenario.hours * HOUR_MS;
@@ -165,7 +177,11 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     const arrived = arrival !== undefined && arrivalAt <= dueAt;
     if (arrived) {
       scheduler.advanceTo(arrivalAt);
-      engine.submitPullRequest(key, arrival.number, arrival.priority === undefined ? {} : { priority: arrival.priority });
+      engine.submitPullRequest(
+        key,
+        arrival.number,
+        arrival.priority === undefined ? {} : { priority: arrival.priority },
+      );
       if (parallel) {
         const facts = await gitHost.pullRequest(key.repo, arrival.number, key.branch);
         applyTargets(engine, key, { number: arrival.number, sha: facts.sha }, arrival.targets ?? []);
@@ -194,14 +210,24 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
   return outcome;
 }
 
-function predictorOf(predictor: (arrival: Arrival) => number, byNumber: ReadonlyMap<number, Arrival>): FailurePredictor {
+function predictorOf(
+  predictor: (arrival: Arrival) => number,
+  byNumber: ReadonlyMap<number, Arrival>,
+): FailurePredictor {
   return (pr) => {
     const arrival = byNumber.get(pr.number);
     return arrival === undefined ? undefined : predictor(arrival);
   };
 }
 
-function collect(store: Store, queueId: string, arrivals: readonly Arrival[], endAt: number, events: number, saturated: boolean): QueueOutcome {
+function collect(
+  store: Store,
+  queueId: string,
+  arrivals: readonly Arrival[],
+  endAt: number,
+  events: number,
+  saturated: boolean,
+): QueueOutcome {
   return store.read((tx) => {
     const prs = arrivals.map((arrival): PrOutcome => {
       const record = tx.get('pullRequests', [queueId, arrival.number]);

@@ -74,7 +74,11 @@ export function settingsOfSetup(setup: Setup): QueuePatch {
 export const keyOf = (setup: Setup) => JSON.stringify(setup);
 
 export function describeSetup(setup: Setup): string {
-  const parts = [`${setup.mode}`, `concurrency ${setup.concurrency}`, setup.batch === 'off' ? 'no batching' : `batch ${setup.batch}`];
+  const parts = [
+    `${setup.mode}`,
+    `concurrency ${setup.concurrency}`,
+    setup.batch === 'off' ? 'no batching' : `batch ${setup.batch}`,
+  ];
   if (setup.antiFlake) parts.push('anti-flake');
   if (setup.optimizationMode !== 'off') parts.push(setup.optimizationMode);
   if (setup.adaptiveWindow) parts.push('adaptive window');
@@ -88,15 +92,26 @@ export function describeSetup(setup: Setup): string {
  * (a queue with a P50 of 47 minutes merges 0.79× the oracle's over the first two hours, at the same rate since the
  * first hour). A queue that saturated (stopped before the arrivals end) is counted from the start to its end.
  */
-export function mergesPerHourWhileArriving(result: { prs: readonly Pick<PrOutcome, 'state' | 'leftAt'>[]; endAt: number }, arrivalsEnd: number): number {
+export function mergesPerHourWhileArriving(
+  result: { prs: readonly Pick<PrOutcome, 'state' | 'leftAt'>[]; endAt: number },
+  arrivalsEnd: number,
+): number {
   const until = Math.min(arrivalsEnd, result.endAt);
   const from = until >= arrivalsEnd ? arrivalsEnd / 2 : 0;
-  const merged = result.prs.filter((pr) => hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null && pr.leftAt > from && pr.leftAt <= until).length;
+  const merged = result.prs.filter(
+    (pr) => hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null && pr.leftAt > from && pr.leftAt <= until,
+  ).length;
   return merged / Math.max(1e-9, (until - from) / 3_600_000);
 }
 
 /** Runs one setup on the scenario cut to `hours` of arrivals. */
-export async function evaluate(scenario: Scenario, arrivals: readonly Arrival[], seed: number, setup: Setup, hours = scenario.hours): Promise<Evaluation> {
+export async function evaluate(
+  scenario: Scenario,
+  arrivals: readonly Arrival[],
+  seed: number,
+  setup: Setup,
+  hours = scenario.hours,
+): Promise<Evaluation> {
   const cut = hours >= scenario.hours ? arrivals : arrivals.filter((arrival) => arrival.at < hours * 3_600_000);
   const cutScenario = { ...scenario, hours };
   const settings = settingsOfSetup(setup);
@@ -146,7 +161,12 @@ export function gridFor(scenario: Scenario): { [K in keyof Setup]-?: readonly No
   const load = loadConcurrency(scenario);
   const concurrency = [...new Set([...GRID.concurrency, load, 2 * load])].sort((a, b) => a - b);
   const parallel = scenario.targets !== undefined;
-  return { ...GRID, concurrency, mode: parallel ? GRID.mode : ['single'], parallelBases: parallel ? GRID.parallelBases : ['transitive'] };
+  return {
+    ...GRID,
+    concurrency,
+    mode: parallel ? GRID.mode : ['single'],
+    parallelBases: parallel ? GRID.parallelBases : ['transitive'],
+  };
 }
 
 export interface Recommendation {
@@ -160,7 +180,12 @@ export interface Recommendation {
   hours?: number;
 }
 
-export async function recommend(scenario: Scenario, arrivals: readonly Arrival[], seed: number, budget?: number): Promise<Recommendation> {
+export async function recommend(
+  scenario: Scenario,
+  arrivals: readonly Arrival[],
+  seed: number,
+  budget?: number,
+): Promise<Recommendation> {
   const grid = gridFor(scenario);
   const { screenHours, finalHours } = horizonsOf(scenario);
   const cache = new Map<string, Evaluation>();
@@ -176,7 +201,15 @@ export async function recommend(scenario: Scenario, arrivals: readonly Arrival[]
     return found;
   };
   const order = better(budget);
-  let current: Setup = { mode: 'single', concurrency: 4, batch: 'off', antiFlake: false, optimizationMode: 'off', adaptiveWindow: false, parallelBases: 'transitive' };
+  let current: Setup = {
+    mode: 'single',
+    concurrency: 4,
+    batch: 'off',
+    antiFlake: false,
+    optimizationMode: 'off',
+    adaptiveWindow: false,
+    parallelBases: 'transitive',
+  };
   let currentEval = await screen(current);
   for (let pass = 0; pass < 3; pass++) {
     let moved = false;
@@ -200,7 +233,15 @@ export async function recommend(scenario: Scenario, arrivals: readonly Arrival[]
   full.sort(order);
   const [best, ...runnersUp] = full as [Evaluation, ...Evaluation[]];
   const overBudget = [...cache.values()].filter((e) => budget !== undefined && e.runsPerMerge > budget).length;
-  return { best, runnersUp, overBudget, evaluated: cache.size + full.length, screenHours, finalHours, hours: scenario.hours };
+  return {
+    best,
+    runnersUp,
+    overBudget,
+    evaluated: cache.size + full.length,
+    screenHours,
+    finalHours,
+    hours: scenario.hours,
+  };
 }
 
 /** Why a runner-up lost to the pick, in figures and in the settings that differ. */
@@ -209,24 +250,32 @@ export function whyNot(best: Evaluation, other: Evaluation, budget: number | und
     .filter((name) => best.setup[name] !== other.setup[name])
     .map((name) => `${name} ${String(other.setup[name])} (pick: ${String(best.setup[name])})`);
   const p50 = (e: Evaluation) => (e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`);
-  const over = budget !== undefined && other.runsPerMerge > budget ? `; over the budget of ${budget} runs per merge` : '';
+  const over =
+    budget !== undefined && other.runsPerMerge > budget ? `; over the budget of ${budget} runs per merge` : '';
   return `P50 ${p50(other)} vs ${p50(best)}, ${other.runsPerMerge.toFixed(2)} vs ${best.runsPerMerge.toFixed(2)} runs/merge${over}; differs in ${differs.join(', ') || 'nothing'}`;
 }
 
 export function formatRecommendation(rec: Recommendation, budget: number | undefined): string {
   const line = (e: Evaluation) =>
     `${describeSetup(e.setup)}: P50 ${e.p50 === Infinity ? 'saturated' : `${e.p50.toFixed(0)} min`}, ${e.runsPerMerge.toFixed(2)} CI runs per merge, ${e.mergedPerHour.toFixed(2)} merged/h while PRs arrive`;
-  const lines = [`recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`, `  ${line(rec.best)}`];
+  const lines = [
+    `recommended (${budget === undefined ? 'no CI budget' : `budget ${budget} runs per merge`}; ${rec.evaluated} simulations):`,
+    `  ${line(rec.best)}`,
+  ];
   if (rec.finalHours !== undefined && rec.hours !== undefined && rec.finalHours < rec.hours) {
-    lines.push(`  (screened on the first ${rec.screenHours} h of arrivals, the finalists on the first ${rec.finalHours} h of the scenario's ${rec.hours})`);
+    lines.push(
+      `  (screened on the first ${rec.screenHours} h of arrivals, the finalists on the first ${rec.finalHours} h of the scenario's ${rec.hours})`,
+    );
   }
   if (!rec.best.keepsUp) {
     lines.push(
       `  no setup screened keeps up with this load: the best merges ${rec.best.mergedPerHour.toFixed(2)}/h while PRs arrive against the oracle's ${rec.best.oracleMergedPerHour.toFixed(2)} (keeping up: not saturated and at least ${KEEPS_UP_SHARE}× the oracle's)`,
     );
-  } else if (budget !== undefined && rec.best.runsPerMerge > budget) lines.push(`  no setup met the budget: this is the best P50 found, over it`);
+  } else if (budget !== undefined && rec.best.runsPerMerge > budget)
+    lines.push(`  no setup met the budget: this is the best P50 found, over it`);
   lines.push('runners-up:');
-  for (const other of rec.runnersUp.slice(0, 3)) lines.push(`  ${line(other)}`, `    why not: ${whyNot(rec.best, other, budget)}`);
+  for (const other of rec.runnersUp.slice(0, 3))
+    lines.push(`  ${line(other)}`, `    why not: ${whyNot(rec.best, other, budget)}`);
   if (rec.overBudget > 0) lines.push(`${rec.overBudget} setup(s) screened needed more than the budget`);
   lines.push('settings (updateQueue):', `  ${JSON.stringify(settingsOfSetup(rec.best.setup))}`);
   return lines.join('\n');

@@ -13,7 +13,10 @@ export const SCREEN_ARRIVALS = 600;
 export const SCREEN_CI_ROUNDS = 4;
 export const FINAL_ARRIVALS = 2_400;
 
-export function horizonsOf(scenario: Pick<Scenario, 'hours' | 'arrivalsPerHour' | 'ci'>): { screenHours: number; finalHours: number } {
+export function horizonsOf(scenario: Pick<Scenario, 'hours' | 'arrivalsPerHour' | 'ci'>): {
+  screenHours: number;
+  finalHours: number;
+} {
   const cap = Math.max((SCREEN_CI_ROUNDS * scenario.ci.p90Minutes) / 60, SCREEN_ARRIVALS / scenario.arrivalsPerHour);
   const screenHours = Math.min(scenario.hours, Math.max(Math.min(scenario.hours, 6), scenario.hours / 3), cap);
   const finalHours = Math.min(scenario.hours, Math.max(3 * screenHours, FINAL_ARRIVALS / scenario.arrivalsPerHour));

@@ -101,8 +101,10 @@ export function mergeTimes(outcome: QueueOutcome): MergeTime[] {
     .filter((pr) => !pr.broken)
     .map((pr): MergeTime => {
       const since = (at: number) => Math.max(0, at - pr.arrivedAt) / MINUTE_MS;
-      if (hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null) return { number: pr.number, minutes: since(pr.leftAt), censored: false };
-      if (pr.mergesNotBefore !== undefined) return { number: pr.number, minutes: since(Math.min(pr.mergesNotBefore, outcome.endAt)), censored: true };
+      if (hasPullRequestTag(pr.state, 'merged') && pr.leftAt !== null)
+        return { number: pr.number, minutes: since(pr.leftAt), censored: false };
+      if (pr.mergesNotBefore !== undefined)
+        return { number: pr.number, minutes: since(Math.min(pr.mergesNotBefore, outcome.endAt)), censored: true };
       if (pr.leftAt === null) return { number: pr.number, minutes: since(outcome.endAt), censored: true };
       return { number: pr.number, minutes: Infinity, censored: false };
     });
@@ -168,13 +170,19 @@ export function closedFormOf(scenario: Pick<Scenario, 'brokenRate'>, settings: Q
   return round((skip ? skipRedundantRunsPerChange : halvingRunsPerChange)(scenario.brokenRate, size), 4);
 }
 
-export function summarise(name: string, outcome: QueueOutcome, settings?: QueuePatch, scenario?: Pick<Scenario, 'brokenRate'>): ConfigReport {
+export function summarise(
+  name: string,
+  outcome: QueueOutcome,
+  settings?: QueuePatch,
+  scenario?: Pick<Scenario, 'brokenRate'>,
+): ConfigReport {
   const { prs, runs } = outcome;
   const count = (predicate: (pr: PrOutcome) => boolean) => prs.filter(predicate).length;
   const merged = count((pr) => hasPullRequestTag(pr.state, 'merged'));
   const resolved = count((pr) => !isEnqueued(pr.state));
   const simulatedHours = outcome.endAt / HOUR_MS;
-  const minutesOf = (list: typeof runs) => list.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
+  const minutesOf = (list: typeof runs) =>
+    list.reduce((sum, run) => sum + (run.endedAt - run.startedAt), 0) / MINUTE_MS;
   const ciMinutes = minutesOf(runs);
   const cancelledRuns = runs.filter((run) => hasTestRunTag(run.status, 'cancelled'));
   return {

@@ -3,7 +3,13 @@
  * it (sim/charts.ts): the rows and their labels, a percentile's mark (">N" a lower bound, "-" none), and what the
  * marks shown mean. The figures themselves are sim/report.ts's.
  */
-import { type ConfigReport, PERCENTILES, type PercentileName, type Percentiles, type SimulationReport } from './report.js';
+import {
+  type ConfigReport,
+  PERCENTILES,
+  type PercentileName,
+  type Percentiles,
+  type SimulationReport,
+} from './report.js';
 
 /** A percentile as the table shows it: ">N" for a lower bound, "-" for none (the PR at its rank never merged). */
 export function formatPercentile(ttm: Percentiles, name: PercentileName): string {
@@ -40,7 +46,10 @@ export function reportRows(report: SimulationReport): ConfigReport[] {
 
 /** A row's label: its name, "(baseline)" for a baseline, "saturated" when it was. */
 export function rowLabel(report: SimulationReport, row: ConfigReport): string {
-  const notes = [...(row === report.singleQueue || row === report.oracle ? ['baseline'] : []), ...(row.saturated ? ['saturated'] : [])];
+  const notes = [
+    ...(row === report.singleQueue || row === report.oracle ? ['baseline'] : []),
+    ...(row.saturated ? ['saturated'] : []),
+  ];
   return notes.length === 0 ? row.name : `${row.name} (${notes.join(', ')})`;
 }
 
@@ -49,7 +58,9 @@ export function tableNotes(report: SimulationReport): string[] {
   const rows = reportRows(report);
   const notes: string[] = [];
   if (rows.some((row) => row.timeToMerge.censored.length > 0)) {
-    notes.push('>N: a lower bound: PRs still queued at the end (their time to merge is at least their time in the queue) rank at or below it.');
+    notes.push(
+      '>N: a lower bound: PRs still queued at the end (their time to merge is at least their time in the queue) rank at or below it.',
+    );
   }
   if (rows.some((row) => PERCENTILES.some((name) => row.timeToMerge[name] === null))) {
     notes.push('-: the good PR at this rank never merged (kicked or cancelled), or no good PR arrived.');
@@ -60,7 +71,9 @@ export function tableNotes(report: SimulationReport): string[] {
     );
   }
   if (rows.some((row) => row.saturated)) {
-    notes.push(`saturated: the queue grew past ${report.scenario.saturationDepth} PRs; its simulation stopped there, and the PRs it held or had yet to receive are unfinished.`);
+    notes.push(
+      `saturated: the queue grew past ${report.scenario.saturationDepth} PRs; its simulation stopped there, and the PRs it held or had yet to receive are unfinished.`,
+    );
   }
   return notes;
 }
@@ -71,8 +84,11 @@ export function formatTable(report: SimulationReport): string {
   const labels = rows.map((row) => rowLabel(report, row));
   const cells = rows.map((row) => COLUMNS.map(([, cell]) => cell(row)));
   const first = Math.max('configuration'.length, ...labels.map((label) => label.length));
-  const widths = COLUMNS.map(([title], index) => Math.max(title.length, ...cells.map((row) => (row[index] as string).length)));
-  const line = (label: string, values: string[]) => [label.padEnd(first), ...values.map((value, index) => value.padStart(widths[index] as number))].join('  ');
+  const widths = COLUMNS.map(([title], index) =>
+    Math.max(title.length, ...cells.map((row) => (row[index] as string).length)),
+  );
+  const line = (label: string, values: string[]) =>
+    [label.padEnd(first), ...values.map((value, index) => value.padStart(widths[index] as number))].join('  ');
   const scenario = report.scenario;
   const arrivals = report.oracle.submitted;
   const broken = report.oracle.failed;

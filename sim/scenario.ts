@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueuePatch } from '../engine/model/queues.js';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  PARALLEL_BASES,
+  type QueuePatch,
+} from '../engine/model/queues.js';
 
 const UINT32_MAX = 4_294_967_295;
 const positiveInt = z.number().int().min(1).max(UINT32_MAX);
@@ -55,8 +61,13 @@ export function configNameProblems(names: readonly string[]): { index: number; m
   names.forEach((name, index) => {
     const folded = name.toLowerCase();
     const reserved = RESERVED_NAMES.find((baseline) => baseline.toLowerCase() === folded);
-    if (reserved !== undefined) problems.push({ index, message: `"${name}" is the name of a baseline (${RESERVED_NAMES.join(', ')}): choose another` });
-    else if (seen.has(folded)) problems.push({ index, message: `duplicate configuration name "${name}" (names are compared ignoring case)` });
+    if (reserved !== undefined)
+      problems.push({
+        index,
+        message: `"${name}" is the name of a baseline (${RESERVED_NAMES.join(', ')}): choose another`,
+      });
+    else if (seen.has(folded))
+      problems.push({ index, message: `duplicate configuration name "${name}" (names are compared ignoring case)` });
     seen.add(folded);
   });
   return problems;
@@ -93,7 +104,10 @@ export const ScenarioSchema = z
     /** Shares of each priority among arrivals (normalised); PRs are submitted with the default priority when absent. */
     priorityMix: z
       .strictObject({ urgent: weight, high: weight, medium: weight, low: weight })
-      .refine((mix) => Object.values(mix).some((weight) => (weight ?? 0) > 0), 'at least one priority needs a positive share')
+      .refine(
+        (mix) => Object.values(mix).some((weight) => (weight ?? 0) > 0),
+        'at least one priority needs a positive share',
+      )
       .optional(),
     /** CI duration of one run: log-normal with this median and 90th percentile (equal: a constant duration). */
     ci: z
@@ -101,7 +115,10 @@ export const ScenarioSchema = z
         medianMinutes: z.number().positive().max(10_000),
         p90Minutes: z.number().positive().max(10_000),
       })
-      .refine((ci) => ci.p90Minutes >= ci.medianMinutes, { message: 'must be at least medianMinutes', path: ['p90Minutes'] }),
+      .refine((ci) => ci.p90Minutes >= ci.medianMinutes, {
+        message: 'must be at least medianMinutes',
+        path: ['p90Minutes'],
+      }),
     /** Share of PRs that truly break the build: every run containing one fails. */
     brokenRate: share,
     /** Chance that any run fails spuriously. */
@@ -129,7 +146,10 @@ export const ScenarioSchema = z
         riskyShare: z.number().min(0).max(1).default(0.5),
         sizeFactor: z.number().min(1).max(100).default(4),
       })
-      .refine((features) => features.riskyAuthors <= features.authors, { message: 'must be at most authors', path: ['riskyAuthors'] })
+      .refine((features) => features.riskyAuthors <= features.authors, {
+        message: 'must be at most authors',
+        path: ['riskyAuthors'],
+      })
       .optional(),
     /**
      * A queue holding more PRs than this is saturated: it cannot keep up, and its simulation stops there (the cost of
@@ -144,7 +164,11 @@ export const ScenarioSchema = z
     });
     scenario.configs.forEach((config, index) => {
       if (config.mode === 'parallel' && scenario.targets === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['configs', index, 'mode'], message: 'parallel mode needs the scenario\'s "targets"' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['configs', index, 'mode'],
+          message: 'parallel mode needs the scenario\'s "targets"',
+        });
       }
     });
   });
@@ -174,7 +198,10 @@ export function parseScenario(value: unknown, source = 'scenario'): Scenario {
   const parsed = ScenarioSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
-  throw new ScenarioError(`${source} is not a valid scenario:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`, issues);
+  throw new ScenarioError(
+    `${source} is not a valid scenario:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`,
+    issues,
+  );
 }
 
 /** Parses scenario JSON text. */

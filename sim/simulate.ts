@@ -64,7 +64,12 @@ export async function simulate(scenario: Scenario, options: SimulateOptions = {}
   ];
   const queues: SimulatedQueue[] = [];
   for (const [index, run] of runs.entries()) {
-    const progress = (at: number) => options.onProgress?.({ label: run.name, done: index * horizon + Math.min(at, horizon), total: runs.length * horizon });
+    const progress = (at: number) =>
+      options.onProgress?.({
+        label: run.name,
+        done: index * horizon + Math.min(at, horizon),
+        total: runs.length * horizon,
+      });
     progress(0);
     const outcome = await runQueue({
       scenario,

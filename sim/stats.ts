@@ -81,7 +81,12 @@ export function kaplanMeierQuantile(observations: readonly Observation[], q: num
 }
 
 /** The 2.5 % and 97.5 % quantiles of a statistic over `rounds` resamples (with replacement) of the items. */
-export function bootstrap<T>(items: readonly T[], statistic: (sample: readonly T[]) => number, rounds = 200, seed = 1): { low: number; high: number } {
+export function bootstrap<T>(
+  items: readonly T[],
+  statistic: (sample: readonly T[]) => number,
+  rounds = 200,
+  seed = 1,
+): { low: number; high: number } {
   if (items.length === 0) return { low: 0, high: 0 };
   const random = new Random(seed, 'bootstrap');
   const values: number[] = [];
@@ -90,6 +95,7 @@ export function bootstrap<T>(items: readonly T[], statistic: (sample: readonly T
     values.push(statistic(sample));
   }
   values.sort((a, b) => a - b);
-  const at = (p: number) => values[Math.min(values.length - 1, Math.max(0, Math.round(p * (values.length - 1))))] as number;
+  const at = (p: number) =>
+    values[Math.min(values.length - 1, Math.max(0, Math.round(p * (values.length - 1))))] as number;
   return { low: at(0.025), high: at(0.975) };
 }

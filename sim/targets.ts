@@ -33,7 +33,8 @@ export class TargetDrawer {
     const chosen = new Set<number>();
     // Rejection of repeats is quick unless the wanted targets hold most of the weight; then take the keyed
     // weighted sample without replacement (Efraimidis–Spirakis), which never repeats.
-    for (let attempts = 0; chosen.size < wanted && attempts < wanted * 8; attempts++) chosen.add(this.random.weighted(this.cumulative));
+    for (let attempts = 0; chosen.size < wanted && attempts < wanted * 8; attempts++)
+      chosen.add(this.random.weighted(this.cumulative));
     if (chosen.size < wanted) {
       const keyed = this.weights.map((weight, index) => ({ index, key: Math.log(1 - this.random.next()) / weight }));
       keyed.sort((a, b) => b.key - a.key || a.index - b.index);
@@ -47,6 +48,11 @@ export class TargetDrawer {
 }
 
 /** Hands a PR's impacted targets for its head SHA to the engine, as CI would through setImpactedTargets. */
-export function applyTargets(engine: Engine, key: QueueKey, pr: { number: number; sha: string }, targets: ImpactedTargets): void {
+export function applyTargets(
+  engine: Engine,
+  key: QueueKey,
+  pr: { number: number; sha: string },
+  targets: ImpactedTargets,
+): void {
   engine.setImpactedTargets(key, pr, targets);
 }

@@ -16,7 +16,10 @@ function contains(outer: readonly number[], inner: readonly number[]): boolean {
   return inner.every((number) => set.has(number));
 }
 
-export function bisectionTree(failedSets: readonly (readonly number[])[], groups: ReadonlyMap<string, readonly number[]>): TreeNode[] {
+export function bisectionTree(
+  failedSets: readonly (readonly number[])[],
+  groups: ReadonlyMap<string, readonly number[]>,
+): TreeNode[] {
   const seen = new Set<string>();
   const failed: TreeNode[] = [];
   for (const prs of failedSets) {
@@ -25,13 +28,18 @@ export function bisectionTree(failedSets: readonly (readonly number[])[], groups
     seen.add(id);
     failed.push({ kind: 'failed', prs: [...prs], children: [] });
   }
-  const nodes: TreeNode[] = [...failed, ...[...groups].map(([name, prs]): TreeNode => ({ kind: 'group', name, prs: [...prs], children: [] }))];
+  const nodes: TreeNode[] = [
+    ...failed,
+    ...[...groups].map(([name, prs]): TreeNode => ({ kind: 'group', name, prs: [...prs], children: [] })),
+  ];
   // Larger sets first, and at equal size a failed set before a group (a group equal to a failed set sits under it).
   nodes.sort((a, b) => b.prs.length - a.prs.length || (a.kind === b.kind ? 0 : a.kind === 'failed' ? -1 : 1));
   const roots: TreeNode[] = [];
   const placed: TreeNode[] = [];
   for (const node of nodes) {
-    const parent = [...placed].reverse().find((candidate) => candidate.kind === 'failed' && candidate !== node && contains(candidate.prs, node.prs));
+    const parent = [...placed]
+      .reverse()
+      .find((candidate) => candidate.kind === 'failed' && candidate !== node && contains(candidate.prs, node.prs));
     (parent?.children ?? roots).push(node);
     placed.push(node);
   }

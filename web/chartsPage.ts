@@ -13,7 +13,12 @@ export function countStates(engine: Engine, org: string): StateCounts {
   return engine.stateCounts(org);
 }
 
-const TITLES: Record<MachineName, string> = { pullRequest: 'Pull requests', testRun: 'Test runs', queue: 'Queues', bisection: 'Bisections' };
+const TITLES: Record<MachineName, string> = {
+  pullRequest: 'Pull requests',
+  testRun: 'Test runs',
+  queue: 'Queues',
+  bisection: 'Bisections',
+};
 
 function machineSection(name: MachineName, counts: Map<string, number>): Html {
   const states = Object.keys(MACHINES[name].root.states);
@@ -21,7 +26,8 @@ function machineSection(name: MachineName, counts: Map<string, number>): Html {
   const scope = `chart-${name}`;
   return html`<section aria-labelledby="${scope}-title"><h2 id="${scope}-title">${TITLES[name]}</h2>
 <div class="scroll" tabindex="0" role="region" aria-label="${TITLES[name]} by state"><table class="counts" data-machine="${name}"><thead><tr><th scope="col">State</th><th scope="col">Now</th></tr></thead><tbody>${states.map(
-    (state) => html`<tr data-state="${state}"><td><span class="state state-${state}">${state}</span></td><td>${counts.get(state) ?? 0}</td></tr>`,
+    (state) =>
+      html`<tr data-state="${state}"><td><span class="state state-${state}">${state}</span></td><td>${counts.get(state) ?? 0}</td></tr>`,
   )}</tbody></table></div>
 <style>${raw(occupied.map((state) => highlightCss(scope, [state], undefined)).join('\n'))}</style>
 <div class="chart" id="${scope}" tabindex="0" role="region" aria-label="${TITLES[name]}: state chart">${raw(machineSvg(name))}</div></section>`;

@@ -33,7 +33,12 @@ export function daysSince(now: number): number {
 
 export function dailyFigures(ended: readonly EndedPullRequest[], now: number, runTimes: RunTimes): DayFigures[] {
   const from = daysSince(now);
-  const days = Array.from({ length: DAYS }, (_, index) => ({ start: from + index * DAY_MS, merged: [] as number[], runs: 0, runMs: 0 }));
+  const days = Array.from({ length: DAYS }, (_, index) => ({
+    start: from + index * DAY_MS,
+    merged: [] as number[],
+    runs: 0,
+    runMs: 0,
+  }));
   const dayOf = (at: number) => days[Math.floor((at - from) / DAY_MS)];
   const seen = new Set<string>();
   for (const entry of ended) {
@@ -93,11 +98,19 @@ export async function dailySvg(days: readonly DayFigures[]): Promise<string> {
 }
 
 async function drawDaily(days: readonly DayFigures[]): Promise<string> {
-  const values = days.map((day) => ({ ...day, label: day.day.slice(5), medianMinutesToMerge: day.medianMinutesToMerge ?? 0 }));
+  const values = days.map((day) => ({
+    ...day,
+    label: day.day.slice(5),
+    medianMinutesToMerge: day.medianMinutesToMerge ?? 0,
+  }));
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     data: { values },
-    vconcat: [panel('merges', 'merges', '#0b6e4f'), panel('medianMinutesToMerge', 'median min to merge', '#0550ae'), panel('ciMinutes', 'CI minutes', '#7a4d00', 'day (UTC)')],
+    vconcat: [
+      panel('merges', 'merges', '#0b6e4f'),
+      panel('medianMinutesToMerge', 'median min to merge', '#0550ae'),
+      panel('ciMinutes', 'CI minutes', '#7a4d00', 'day (UTC)'),
+    ],
     config: { view: { stroke: null }, axis: { labelFontSize: 10, titleFontSize: 10 } },
   } as TopLevelSpec;
   const view = new View(parse(compile(spec).spec), { renderer: 'none' });

@@ -31,17 +31,27 @@ export function repositoriesOf(engine: Engine, org: string): RepoRef[] {
 }
 
 /** Reads and checks the listing's query string; every bad value is refused by name. */
-export function listingQuery(engine: Engine, org: string, query: Record<string, string | undefined>): ListingQuery | undefined {
+export function listingQuery(
+  engine: Engine,
+  org: string,
+  query: Record<string, string | undefined>,
+): ListingQuery | undefined {
   const repos = repositoriesOf(engine, org);
   // Without a repository named, the first one with results: the page shows a listing on arrival, not an empty form.
-  const slug = query.repo === undefined || query.repo === '' ? (repos[0] === undefined ? undefined : repoSlug(repos[0])) : query.repo.toLowerCase();
+  const slug =
+    query.repo === undefined || query.repo === ''
+      ? repos[0] === undefined
+        ? undefined
+        : repoSlug(repos[0])
+      : query.repo.toLowerCase();
   if (slug === undefined) return undefined;
   const repo = repos.find((candidate) => repoSlug(candidate) === slug);
   if (repo === undefined) throw engineError('repo_not_found', { repo: slug });
   const list = (query.list ?? 'failing') as ListName;
   if (!LISTS.includes(list)) throw invalid(`list must be one of ${LISTS.join(', ')}`);
   const pageSize = Number(query.pageSize ?? '25');
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw invalid('pageSize must be a whole number from 1 to 100');
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
+    throw invalid('pageSize must be a whole number from 1 to 100');
   const hours = Number(query.hours ?? '24');
   if (!(RANGES as readonly number[]).includes(hours)) throw invalid(`hours must be one of ${RANGES.join(', ')}`);
   return { repo, list, pageSize, pageToken: query.pageToken ?? '', hours };
@@ -61,14 +71,20 @@ function listing(engine: Engine, org: string, query: ListingQuery): { rows: Test
 const percent = (rate: number) => `${(100 * rate).toFixed(1)}%`;
 
 function listingUrl(query: ListingQuery, pageToken: string): string {
-  const params = new URLSearchParams({ repo: repoSlug(query.repo), list: query.list, pageSize: String(query.pageSize), hours: String(query.hours) });
+  const params = new URLSearchParams({
+    repo: repoSlug(query.repo),
+    list: query.list,
+    pageSize: String(query.pageSize),
+    hours: String(query.hours),
+  });
   if (pageToken !== '') params.set('pageToken', pageToken);
   return `/flaky?${params.toString()}`;
 }
 
 function filters(engine: Engine, org: string, query: ListingQuery | undefined): Html {
   const repos = repositoriesOf(engine, org);
-  if (repos.length === 0) return html`<p class="muted">No test results uploaded yet (see <code>greenline upload</code>).</p>`;
+  if (repos.length === 0)
+    return html`<p class="muted">No test results uploaded yet (see <code>greenline upload</code>).</p>`;
   const current = query === undefined ? '' : repoSlug(query.repo);
   return html`<form method="get" action="/flaky" class="filters">
 <label>Repository<select name="repo">${repos.map((repo) => html`<option value="${repoSlug(repo)}"${repoSlug(repo) === current ? html` selected` : ''}>${repo.host}/${repo.owner}/${repo.name}</option>`)}</select></label>
@@ -88,7 +104,9 @@ ${page.nextPageToken === '' ? '' : html`<a href="${listingUrl(query, page.nextPa
     rows.length === 0
       ? html`<p class="muted">No test in this listing.</p>`
       : html`<div class="scroll" tabindex="0" role="region" aria-label="tests"><table class="tests"><thead><tr><th scope="col">Test</th><th scope="col">Status</th><th scope="col">Quarantine</th><th scope="col">Failures 24 h</th><th scope="col">Failures 7 d</th><th scope="col">PRs impacted 7 d</th><th scope="col">Owners</th></tr></thead><tbody>${rows.map(
-          (row) => html`<tr data-test="${row.test.id}"><td><a href="/tests/${row.test.id}">${row.test.name}</a><div class="muted">${row.test.classname || row.test.file}</div></td>
+          (
+            row,
+          ) => html`<tr data-test="${row.test.id}"><td><a href="/tests/${row.test.id}">${row.test.name}</a><div class="muted">${row.test.classname || row.test.file}</div></td>
 <td><span class="state state-${row.test.status.value.toUpperCase()}">${row.test.status.value}</span></td><td>${row.quarantine ?? 'no'}</td>
 <td>${percent(row.failureRate24h)}</td><td>${percent(row.failureRate7d)}</td><td>${row.pullRequestsImpacted7d}</td><td>${row.codeowners.join(', ')}</td></tr>`,
         )}</tbody></table></div>`;
@@ -96,12 +114,19 @@ ${page.nextPageToken === '' ? '' : html`<a href="${listingUrl(query, page.nextPa
 }
 
 /** Runs and failures per day over the kept days, oldest first. */
-export function dailyHistory(days: readonly (readonly number[])[], now: number): { day: string; runs: number; fails: number }[] {
+export function dailyHistory(
+  days: readonly (readonly number[])[],
+  now: number,
+): { day: string; runs: number; fails: number }[] {
   const today = Math.floor(now / DAY_MS);
   return Array.from({ length: 9 }, (_, offset) => {
     const index = today - 8 + offset;
     const bucket = days.find((candidate) => candidate[0] === index);
-    return { day: new Date(index * DAY_MS).toISOString().slice(0, 10), runs: bucket?.[1] ?? 0, fails: bucket?.[2] ?? 0 };
+    return {
+      day: new Date(index * DAY_MS).toISOString().slice(0, 10),
+      runs: bucket?.[1] ?? 0,
+      fails: bucket?.[2] ?? 0,
+    };
   });
 }
 
@@ -123,7 +148,8 @@ export async function testBody(engine: Engine, org: string, testId: string): Pro
     row.mostCommonFailures.length === 0
       ? html`<p class="muted">None in the last 7 days.</p>`
       : html`<div class="scroll" tabindex="0" role="region" aria-label="most common failures"><table><thead><tr><th scope="col">Failure</th><th scope="col">Count</th><th scope="col">Last</th></tr></thead><tbody>${row.mostCommonFailures.map(
-          (failure) => html`<tr><td><code>${failure.summary}</code></td><td>${failure.count}</td><td>${new Date(failure.lastAt).toISOString()}</td></tr>`,
+          (failure) =>
+            html`<tr><td><code>${failure.summary}</code></td><td>${failure.count}</td><td>${new Date(failure.lastAt).toISOString()}</td></tr>`,
         )}</tbody></table></div>`
   }
 <h2>Status history</h2><ol class="timeline">${test.history.map((entry) => html`<li>${new Date(entry.at).toISOString()} <strong>${entry.value}</strong> ${entry.reason}</li>`)}</ol>`;

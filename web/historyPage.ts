@@ -22,9 +22,17 @@ function row(queue: QueueRecord, entry: EndedPullRequest, now: number): Html {
 <td>${entry.runIds.length === 0 ? html`<span class="muted">none</span>` : entry.runIds.map((runId, index) => html`${index > 0 ? ', ' : ''}<a href="${runPath(queue, runId)}">${runId}</a>`)}</td></tr>`;
 }
 
-export function historyBody(queue: QueueRecord, page: HistoryPage, query: { search: string; after: string }, now: number): Html {
+export function historyBody(
+  queue: QueueRecord,
+  page: HistoryPage,
+  query: { search: string; after: string },
+  now: number,
+): Html {
   const search = query.search;
-  const newer = query.after === '' ? '' : html`<a href="${historyPath(queue)}${search === '' ? '' : `?q=${encodeURIComponent(search)}`}">Newest</a>`;
+  const newer =
+    query.after === ''
+      ? ''
+      : html`<a href="${historyPath(queue)}${search === '' ? '' : `?q=${encodeURIComponent(search)}`}">Newest</a>`;
   const older =
     page.next === undefined
       ? ''

@@ -19,7 +19,9 @@ export async function orgPage(engine: Engine, org: string): Promise<Html> {
     queues.map(async (queue) => {
       const hour = lastHour(engine, queue.id, now);
       const trend = await trendSvg(hour.trend, `merges per 5 minutes over the last hour: ${hour.trend.join(', ')}`);
-      const days = await dailySvg(dailyFigures(engine.endedSince(queue.id, daysSince(now)), now, (runId) => engine.testRun(queue.id, runId)));
+      const days = await dailySvg(
+        dailyFigures(engine.endedSince(queue.id, daysSince(now)), now, (runId) => engine.testRun(queue.id, runId)),
+      );
       return html`<section class="card" data-queue="${queue.id}"><h2><a href="${queuePath(queue)}">${queueName(queue)}</a></h2>
 <p class="muted">${queue.repo.host} · ${queue.settings.mode} mode</p>
 <dl class="figures"><dt>State</dt><dd><span class="state state-${queue.state}" data-field="state">${queue.state}</span></dd>

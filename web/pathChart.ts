@@ -13,7 +13,8 @@ const cache = new Map<string, string>();
 /** The Mermaid text of the path: a node per state visited, an edge per move (repeated moves drawn once). */
 export function pathMermaid(path: readonly string[]): string {
   const lines = ['stateDiagram-v2'];
-  for (const state of new Set(path)) lines.push(`  state "${STATE_WORDS[state as PullRequestState] ?? state}" as ${state}`);
+  for (const state of new Set(path))
+    lines.push(`  state "${STATE_WORDS[state as PullRequestState] ?? state}" as ${state}`);
   if (path.length > 0) lines.push(`  [*] --> ${path[0]}`);
   const edges = new Set<string>();
   for (let index = 1; index < path.length; index++) {
@@ -31,7 +32,10 @@ export function pathSvg(path: readonly string[]): string {
   if (svg === undefined) {
     svg = renderMermaidSVG(pathMermaid(path))
       .replace(/^\s*@import url\([^)]*\);\s*$/m, '')
-      .replace('<svg ', `<svg role="img" aria-label="${escapeHtml(`path taken: ${path.map((state) => STATE_WORDS[state as PullRequestState] ?? state).join(', then ')}`)}" `);
+      .replace(
+        '<svg ',
+        `<svg role="img" aria-label="${escapeHtml(`path taken: ${path.map((state) => STATE_WORDS[state as PullRequestState] ?? state).join(', then ')}`)}" `,
+      );
     if (cache.size > 500) cache.clear();
     cache.set(key, svg);
   }

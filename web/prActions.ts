@@ -13,10 +13,15 @@ export type PrAction = (typeof PR_ACTIONS)[number];
 
 /** The action forms for a PR, or why there are none. `prPath` is the PR page's address. */
 export function prActions(pr: PullRequestRecord, prPath: string, canWrite: boolean): Html {
-  if (!canWrite) return html`<p class="muted" data-field="actions">This token may only read: acting on a PR needs a token of scope write.</p>`;
-  if (!isEnqueued(pr.state)) return html`<p class="muted" data-field="actions">It is no longer in the queue: submit it again to act on it.</p>`;
-  if (pr.mergeRequested) return html`<p class="muted" data-field="actions">It is being merged: it can no longer be cancelled or retested.</p>`;
-  const options = Object.keys(PRIORITIES).map((name) => html`<option value="${name}"${pr.priorityName === name ? html` selected` : ''}>${name}</option>`);
+  if (!canWrite)
+    return html`<p class="muted" data-field="actions">This token may only read: acting on a PR needs a token of scope write.</p>`;
+  if (!isEnqueued(pr.state))
+    return html`<p class="muted" data-field="actions">It is no longer in the queue: submit it again to act on it.</p>`;
+  if (pr.mergeRequested)
+    return html`<p class="muted" data-field="actions">It is being merged: it can no longer be cancelled or retested.</p>`;
+  const options = Object.keys(PRIORITIES).map(
+    (name) => html`<option value="${name}"${pr.priorityName === name ? html` selected` : ''}>${name}</option>`,
+  );
   return html`<div class="actions" data-field="actions">
 <form method="post" action="${prPath}/retest"><button type="submit">Restart tests</button></form>
 <form method="post" action="${prPath}/priority" class="inline-field"><label>Priority <select name="priority">${options}</select></label> <button type="submit">Set priority</button></form>

@@ -36,10 +36,16 @@ function runsOf(engine: Engine, queue: QueueRecord, timeline: readonly TimelineE
 }
 
 /** When it should merge (median, and by when 9 times in 10), or, with no estimate, how long it has been in. */
-function whenItMerges(pr: PullRequestRecord, estimate: { at: number; p90: number } | undefined, submittedAt: string | null, now: number): Html {
+function whenItMerges(
+  pr: PullRequestRecord,
+  estimate: { at: number; p90: number } | undefined,
+  submittedAt: string | null,
+  now: number,
+): Html {
   if (hasPullRequestTag(pr.state, 'merged'))
     return html`<dt>Merged</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in the queue</dd>`;
-  if (!isEnqueued(pr.state)) return html`<dt>Left the queue</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in it</dd>`;
+  if (!isEnqueued(pr.state))
+    return html`<dt>Left the queue</dt><dd>${timeAgo(pr.stateChangedAt, now)}, after ${durationBetween(submittedAt, pr.stateChangedAt, now)} in it</dd>`;
   const inQueue = html`<dt>In the queue for</dt><dd data-field="in-queue">${durationBetween(submittedAt, null, now)}</dd>`;
   if (estimate === undefined) return inQueue;
   return html`${inQueue}<dt>Should merge</dt><dd data-field="estimate">${relativeTime(estimate.at, now)} <span class="muted">(9 times in 10 ${relativeTime(estimate.p90, now)})</span></dd>`;

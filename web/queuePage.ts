@@ -42,7 +42,15 @@ export function readQueue(engine: Engine, queue: QueueRecord, canAdmin: boolean)
       return []; // ended and removed between the two reads
     }
   });
-  return { queue: fresh, lineup: pick(fresh.runtime.lineup), waiting: pick(fresh.runtime.waiting), runs, estimates: engine.estimates(key), now: engine.clock.now(), canAdmin };
+  return {
+    queue: fresh,
+    lineup: pick(fresh.runtime.lineup),
+    waiting: pick(fresh.runtime.waiting),
+    runs,
+    estimates: engine.estimates(key),
+    now: engine.clock.now(),
+    canAdmin,
+  };
 }
 
 /** What a PR is waiting for, in words. */
@@ -51,7 +59,8 @@ export function waitsFor(pr: PullRequestRecord, queue: QueueRecord): string {
   if (is('notReady')) return pr.reason ?? 'the git host to report it mergeable on the target branch';
   if (is('waiting')) {
     if (!hasQueueTag(queue.state, 'merges')) return 'the queue to be resumed';
-    if (pr.bisectionId !== null) return `a bisection run (bisection ${pr.bisectionId}${pr.group === null ? '' : `, group ${pr.group}`})`;
+    if (pr.bisectionId !== null)
+      return `a bisection run (bisection ${pr.bisectionId}${pr.group === null ? '' : `, group ${pr.group}`})`;
     return pr.reason ?? `a free run slot (concurrency ${queue.settings.concurrency})`;
   }
   if (is('testing')) return `run ${pr.runId ?? '?'} to finish`;
@@ -62,7 +71,9 @@ export function waitsFor(pr: PullRequestRecord, queue: QueueRecord): string {
 
 const prLink = (queue: QueueRecord, number: number) => html`<a href="${queuePath(queue)}/prs/${number}">#${number}</a>`;
 const prList = (queue: QueueRecord, numbers: number[]) =>
-  numbers.length === 0 ? html`<span class="muted">none</span>` : html`${numbers.map((number, index) => html`${index > 0 ? ', ' : ''}${prLink(queue, number)}`)}`;
+  numbers.length === 0
+    ? html`<span class="muted">none</span>`
+    : html`${numbers.map((number, index) => html`${index > 0 ? ', ' : ''}${prLink(queue, number)}`)}`;
 
 function runCard(queue: QueueRecord, details: TestRunDetails): Html {
   const run = details.run;
@@ -106,7 +117,8 @@ function runsSection(view: QueueView): Html {
       ? html`<div class="lanes">${lanesOf(main).map((lane, index) => html`<section class="lane" aria-label="lane ${index + 1}"><h3>Lane ${index + 1}</h3>${lane.map((details) => runCard(queue, details))}</section>`)}</div>`
       : html`${main.map((details) => runCard(queue, details))}`;
   const bisectionPart = [...bisections].map(
-    ([id, list]) => html`<section class="bisection" data-bisection="${id}"><h3>Bisection ${id}</h3>${list.map((details) => runCard(queue, details))}</section>`,
+    ([id, list]) =>
+      html`<section class="bisection" data-bisection="${id}"><h3>Bisection ${id}</h3>${list.map((details) => runCard(queue, details))}</section>`,
   );
   return html`${mainPart}${bisectionPart}`;
 }
@@ -130,7 +142,9 @@ function bisectionTrees(view: QueueView): Html {
     )}${tree.children.length === 0 ? '' : html`<ul>${tree.children.map(node)}</ul>`}</li>`;
   return html`<h2>Bisections</h2>${[...bisections].map(([id, groups]) => {
     const memory = view.queue.runtime.bisections[id];
-    const failedSets = Array.isArray(memory?.failed) ? memory.failed.flatMap((entry) => (Array.isArray(entry.prs) ? [entry.prs] : [])) : [];
+    const failedSets = Array.isArray(memory?.failed)
+      ? memory.failed.flatMap((entry) => (Array.isArray(entry.prs) ? [entry.prs] : []))
+      : [];
     return html`<section class="run bisection" data-bisection-tree="${id}"><h3>Bisection ${id}</h3><ul class="tree">${bisectionTree(failedSets, groups).map(node)}</ul></section>`;
   })}`;
 }
@@ -148,7 +162,10 @@ function estimateCell(view: QueueView, number: number): Html {
 function lineupRows(view: QueueView): Html {
   const { queue } = view;
   return html`${view.lineup.map(
-    (pr, index) => html`<tr data-pr="${pr.number}"><td>${index + 1}</td><td>${prLink(queue, pr.number)}</td><td>${pr.title}</td>
+    (
+      pr,
+      index,
+    ) => html`<tr data-pr="${pr.number}"><td>${index + 1}</td><td>${prLink(queue, pr.number)}</td><td>${pr.title}</td>
 <td><span class="state state-${pr.state}">${pr.state}</span></td><td>${pr.priorityName}${pr.skipTheLine ? ', skips the line' : ''}</td><td>${formatDurationSince(pr.readyAt, view.now)}</td><td>${estimateCell(view, pr.number)}</td><td>${waitsFor(pr, queue)}</td></tr>`,
   )}`;
 }
@@ -180,7 +197,14 @@ function whatIfSection(view: QueueView): Html {
 }
 
 /** The queue page's sections, in order: each draws one part of the live region from the view. */
-export const QUEUE_SECTIONS: readonly ((view: QueueView) => Html)[] = [stateSection, runsInProgress, bisectionTrees, lineupSection, notReadySection, whatIfSection];
+export const QUEUE_SECTIONS: readonly ((view: QueueView) => Html)[] = [
+  stateSection,
+  runsInProgress,
+  bisectionTrees,
+  lineupSection,
+  notReadySection,
+  whatIfSection,
+];
 
 export function queueBody(view: QueueView): Html {
   return html`${QUEUE_SECTIONS.map((section) => section(view))}`;

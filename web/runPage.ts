@@ -11,7 +11,12 @@ import { durationBetween, timeAgo } from './time.js';
 
 export const safeUrl = (url: string) => /^https?:\/\//i.test(url);
 
-const OUTCOME: Record<string, string> = { in_progress: 'in progress', succeeded: 'passed', failed: 'failed', cancelled: 'cancelled' };
+const OUTCOME: Record<string, string> = {
+  in_progress: 'in progress',
+  succeeded: 'passed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 export const outcomeOf = (run: TestRunRecord) => OUTCOME[run.status] ?? run.status;
 export const runPath = (queue: QueueRecord, runId: string) => `${queuePath(queue)}/runs/${encodeURIComponent(runId)}`;
 
@@ -21,7 +26,8 @@ function prRefs(queue: QueueRecord, numbers: readonly number[], titles?: Map<num
 }
 
 export function checksTable(run: TestRunRecord, now: number): Html {
-  if (run.statusChecks.length === 0) return html`<p class="muted">No check reported yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>`;
+  if (run.statusChecks.length === 0)
+    return html`<p class="muted">No check reported yet (required: ${run.requiredStatuses.join(', ') || 'none'}).</p>`;
   return html`<div class="scroll" tabindex="0" role="region" aria-label="checks of run ${run.id}"><table class="checks"><thead><tr><th scope="col">Check</th><th scope="col">Result</th><th scope="col">Description</th><th scope="col">Reported</th></tr></thead><tbody>${run.statusChecks.map(
     (check) =>
       html`<tr data-check="${check.context}"><td>${safeUrl(check.url) ? html`<a href="${check.url}" rel="noreferrer">${check.context}</a>` : check.context}</td><td><span class="state state-${check.state}">${check.state}</span></td><td>${check.description}</td><td>${timeAgo(check.updatedAt, now)}</td></tr>`,

@@ -30,7 +30,11 @@ function mac(key: Buffer, payload: string): Buffer {
 }
 
 /** The session a token opens, or undefined when no stored token matches it (compared by hash, in constant time). */
-export function openSession(engine: SessionEngine, token: string, now: number): { session: Session; cookie: string } | undefined {
+export function openSession(
+  engine: SessionEngine,
+  token: string,
+  now: number,
+): { session: Session; cookie: string } | undefined {
   const found = engine.findToken(token);
   if (found === undefined) return undefined;
   const session: Session = { org: found.org, tokenId: found.id, expiresAt: now + SESSION_MS };
@@ -54,7 +58,8 @@ export function readSession(engine: SessionEngine, cookie: string | undefined, n
   }
   if (!Array.isArray(parsed) || parsed.length !== 3) return undefined;
   const [tokenId, org, expiresAt] = parsed as unknown[];
-  if (typeof tokenId !== 'string' || typeof org !== 'string' || typeof expiresAt !== 'number' || expiresAt <= now) return undefined;
+  if (typeof tokenId !== 'string' || typeof org !== 'string' || typeof expiresAt !== 'number' || expiresAt <= now)
+    return undefined;
   const token = engine.token(tokenId);
   return token !== undefined && token.org === org ? { org, tokenId, expiresAt } : undefined;
 }
@@ -64,7 +69,9 @@ export function readSession(engine: SessionEngine, cookie: string | undefined, n
  * so a page's forms carry it and a forged post, which cannot read the page, cannot.
  */
 export function csrfToken(engine: SessionEngine, session: Session): string {
-  return mac(sessionKey(engine), `csrf\n${session.tokenId}\n${session.org}\n${session.expiresAt}`).toString('base64url');
+  return mac(sessionKey(engine), `csrf\n${session.tokenId}\n${session.org}\n${session.expiresAt}`).toString(
+    'base64url',
+  );
 }
 
 /** Whether a posted CSRF token is the session's (compared in constant time). */

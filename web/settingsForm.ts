@@ -3,7 +3,13 @@
  * posts becomes an updateQueue body, which the API's own schema then validates (so the form refuses exactly what the
  * API refuses, with the same messages).
  */
-import { DIRECT_MERGE_MODES, MERGE_METHODS, OPTIMIZATION_MODES, PARALLEL_BASES, type QueueRecord } from '../engine/model/queues.js';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  PARALLEL_BASES,
+  type QueueRecord,
+} from '../engine/model/queues.js';
 import { QUEUE_MODES } from '../machines/vocabulary.js';
 import { html, type Html } from './html.js';
 import { queuePath } from './queueAccess.js';
@@ -19,8 +25,22 @@ const NUMBERS = [
   'adaptiveWindowFloor',
   'speculationRunsPercent',
 ] as const;
-const BOOLEANS = ['batch', 'canOptimisticallyMerge', 'createPrsForTestingBranches', 'commentsEnabled', 'commandsEnabled', 'statusCheckEnabled', 'adaptiveWindow'] as const;
-const CHOICES = { mode: QUEUE_MODES, directMergeMode: DIRECT_MERGE_MODES, optimizationMode: OPTIMIZATION_MODES, mergeMethod: MERGE_METHODS, parallelBases: PARALLEL_BASES } as const;
+const BOOLEANS = [
+  'batch',
+  'canOptimisticallyMerge',
+  'createPrsForTestingBranches',
+  'commentsEnabled',
+  'commandsEnabled',
+  'statusCheckEnabled',
+  'adaptiveWindow',
+] as const;
+const CHOICES = {
+  mode: QUEUE_MODES,
+  directMergeMode: DIRECT_MERGE_MODES,
+  optimizationMode: OPTIMIZATION_MODES,
+  mergeMethod: MERGE_METHODS,
+  parallelBases: PARALLEL_BASES,
+} as const;
 
 /** The updateQueue fields a form posts (without the queue's identity). A number field left empty is not changed. */
 export function settingsFromForm(form: URLSearchParams, queue: QueueRecord): Record<string, unknown> {

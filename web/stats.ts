@@ -32,7 +32,11 @@ export function lastHour(engine: Engine, queueId: string, now: number): HourFigu
     const bucket = Math.min(TREND_BUCKETS - 1, Math.floor((at - from) / BUCKET_MS));
     trend[bucket] = (trend[bucket] ?? 0) + 1;
   }
-  return { merges: merges.length, p50InQueueMs: median(merges.flatMap(({ inQueueMs }) => (inQueueMs === null ? [] : [inQueueMs]))), trend };
+  return {
+    merges: merges.length,
+    p50InQueueMs: median(merges.flatMap(({ inQueueMs }) => (inQueueMs === null ? [] : [inQueueMs]))),
+    trend,
+  };
 }
 
 export function formatDuration(ms: number | null): string {

@@ -63,7 +63,11 @@ export function plainLine(entry: TimelineEntry): PlainLine {
   if ((entry.event === 'ready' || entry.event === 'pending_failure') && cut >= 0) {
     const likelihood = LIKELIHOOD.exec(message)?.[1];
     const sentence = entry.event === 'ready' ? message.slice(0, cut).replace(/^ready: /, '') : message.slice(0, cut);
-    return { headline, sentence: `${capitalize(sentence)}.${likelihood === undefined ? '' : ` Chance it fails: ${Math.round(Number(likelihood))}%.`}`, detail: message.slice(cut + 2) };
+    return {
+      headline,
+      sentence: `${capitalize(sentence)}.${likelihood === undefined ? '' : ` Chance it fails: ${Math.round(Number(likelihood))}%.`}`,
+      detail: message.slice(cut + 2),
+    };
   }
   if (entry.event === 'speculating') {
     const likelihood = LIKELIHOOD.exec(message)?.[1];
@@ -84,7 +88,9 @@ export function timelineList(entries: readonly TimelineEntry[], now: number): Ht
   return html`<ol class="timeline">${entries.map((entry) => {
     const line = plainLine(entry);
     return html`<li data-event="${entry.event}">${timeAgo(entry.at, now)} <strong>${line.headline}</strong> <span>${line.sentence}</span>${
-      line.detail === undefined ? '' : html` <details class="detail"><summary>How this was estimated</summary><p>${line.detail}</p></details>`
+      line.detail === undefined
+        ? ''
+        : html` <details class="detail"><summary>How this was estimated</summary><p>${line.detail}</p></details>`
     }</li>`;
   })}</ol>`;
 }

@@ -13,7 +13,12 @@ export async function trendSvg(trend: number[], label: string): Promise<string> 
     mark: { type: 'bar', color: '#0b6e4f' },
     encoding: {
       x: { field: 'minutesAgo', type: 'ordinal', sort: 'descending', axis: null },
-      y: { field: 'merges', type: 'quantitative', axis: null, scale: { domainMin: 0, domainMax: Math.max(1, ...trend) } },
+      y: {
+        field: 'merges',
+        type: 'quantitative',
+        axis: null,
+        scale: { domainMin: 0, domainMax: Math.max(1, ...trend) },
+      },
     },
     config: { view: { stroke: null } },
   };
@@ -39,7 +44,12 @@ export async function historySvg(days: { day: string; runs: number; fails: numbe
     encoding: {
       x: { field: 'day', type: 'ordinal', title: null },
       y: { field: 'count', type: 'quantitative', title: 'runs' },
-      color: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['passed or skipped', 'failed'], range: ['#8fd19e', '#b42318'] } },
+      color: {
+        field: 'kind',
+        type: 'nominal',
+        title: null,
+        scale: { domain: ['passed or skipped', 'failed'], range: ['#8fd19e', '#b42318'] },
+      },
     },
   };
   const view = new View(parse(compile(spec).spec), { renderer: 'none' });

@@ -32,7 +32,10 @@ function secretBlock(secret: string | undefined): Html {
 
 function endpointRow(endpoint: EndpointRecord): Html {
   const events = endpoint.eventTypes.length === 0 ? 'all events' : endpoint.eventTypes.join(', ');
-  const queues = endpoint.queues.length === 0 ? 'all queues' : endpoint.queues.map((q) => `${q.repo.owner}/${q.repo.name} → ${q.targetBranch}`).join(', ');
+  const queues =
+    endpoint.queues.length === 0
+      ? 'all queues'
+      : endpoint.queues.map((q) => `${q.repo.owner}/${q.repo.name} → ${q.targetBranch}`).join(', ');
   const path = endpointPath(endpoint.id);
   return html`<tr>
 <td><a href="${path}">${endpoint.description === '' ? endpoint.id : endpoint.description}</a></td>
@@ -77,10 +80,15 @@ export function deliveriesBody(engine: Engine, org: string, endpointId: string, 
   const endpoint = engine.webhooks.get(org, endpointId);
   const page = engine.webhooks.messages(org, endpointId, { take: 50, ...(before === undefined ? {} : { before }) });
   const rows = page.messages.map(
-    (message) => html`<tr><td>${message.id}</td><td>${message.type}</td><td>${message.pr ?? ''}</td><td>${message.status}</td><td>${message.attempts}</td>${attemptCell(message)}
+    (
+      message,
+    ) => html`<tr><td>${message.id}</td><td>${message.type}</td><td>${message.pr ?? ''}</td><td>${message.status}</td><td>${message.attempts}</td>${attemptCell(message)}
 <td><form method="post" action="${WEBHOOKS_PATH}/deliveries/${encodeURIComponent(message.id)}/redeliver"><button>Redeliver</button></form></td></tr>`,
   );
-  const next = page.next === undefined ? html`` : html`<p><a href="${endpointPath(endpointId)}?before=${encodeURIComponent(page.next)}">Older deliveries</a></p>`;
+  const next =
+    page.next === undefined
+      ? html``
+      : html`<p><a href="${endpointPath(endpointId)}?before=${encodeURIComponent(page.next)}">Older deliveries</a></p>`;
   return html`<h1>Deliveries to ${endpoint.description === '' ? endpoint.id : endpoint.description}</h1>
 <p><a href="${WEBHOOKS_PATH}">All endpoints</a></p>
 ${

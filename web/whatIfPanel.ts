@@ -49,10 +49,12 @@ export type WhatIfState =
 
 export const whatIfPath = (queue: QueueRecord) => `${queuePath(queue)}/what-if`;
 
-const number = (value: number | null, digits = 1) => (value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits));
+const number = (value: number | null, digits = 1) =>
+  value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits);
 
 function ratio(current: number | null, pick: number | null): string {
-  if (current === null || pick === null || !Number.isFinite(current) || !Number.isFinite(pick) || current === 0) return '—';
+  if (current === null || pick === null || !Number.isFinite(current) || !Number.isFinite(pick) || current === 0)
+    return '—';
   return `${(pick / current).toFixed(2)}×`;
 }
 
@@ -85,15 +87,23 @@ function comparison(result: WhatIfResult): Html {
  * a token that may change the settings (admin) has the button: a comparison is about them, and costs minutes of CPU.
  */
 export function whatIfPanel(queue: QueueRecord, state: WhatIfState | undefined, now: number, canAsk: boolean): Html {
-  const button = (label: string) => (canAsk ? html`<form method="post" action="${whatIfPath(queue)}"><button type="submit">${label}</button></form>` : html``);
+  const button = (label: string) =>
+    canAsk
+      ? html`<form method="post" action="${whatIfPath(queue)}"><button type="submit">${label}</button></form>`
+      : html``;
   const intro = html`<p class="muted">This queue's own workload, fitted from its history (as <code>greenline sim --from-queue</code> does), simulated with the current settings and with the recommender's pick (<code>--recommend</code>).</p>`;
   let body: Html;
-  if (state === undefined) body = canAsk ? button('Compare with the recommended settings') : html`<p class="muted">Not simulated yet (that needs a token of scope admin).</p>`;
-  else if (state.status === 'waiting') body = html`<p data-field="what-if-status">Waiting for another simulation to end (asked ${relativeTime(state.since, now)}).</p>`;
+  if (state === undefined)
+    body = canAsk
+      ? button('Compare with the recommended settings')
+      : html`<p class="muted">Not simulated yet (that needs a token of scope admin).</p>`;
+  else if (state.status === 'waiting')
+    body = html`<p data-field="what-if-status">Waiting for another simulation to end (asked ${relativeTime(state.since, now)}).</p>`;
   else if (state.status === 'running')
     body = html`<p data-field="what-if-status">Fitting and simulating, since ${relativeTime(state.since, now)}: this page shows the figures when they are ready.</p>`;
   else if (state.status === 'failed')
     body = html`<div class="error" role="alert" data-field="what-if-status"><p>No comparison (${relativeTime(state.at, now)}): ${state.message}</p></div>${button('Try again')}`;
-  else body = html`<p data-field="what-if-status">Simulated ${relativeTime(state.at, now)}, on the history up to then.</p>${comparison(state.result)}${button('Simulate again')}`;
+  else
+    body = html`<p data-field="what-if-status">Simulated ${relativeTime(state.at, now)}, on the history up to then.</p>${comparison(state.result)}${button('Simulate again')}`;
   return html`<section class="what-if" aria-labelledby="what-if-title"><h2 id="what-if-title">What if: the recommended settings</h2>${intro}${body}</section>`;
 }

@@ -87,7 +87,8 @@ export class QueueLeases implements QueueOwnership {
 
   asOwner<R>(queueId: string, fn: () => R): R {
     const lease = this.held.get(queueId);
-    if (lease === undefined || !this.owns(queueId)) throw new LeaseLostError(`this process does not hold the lease of queue ${queueId}`);
+    if (lease === undefined || !this.owns(queueId))
+      throw new LeaseLostError(`this process does not hold the lease of queue ${queueId}`);
     return this.options.store.withFences([{ queueId, token: lease.token }], fn);
   }
 
@@ -130,7 +131,12 @@ export class QueueLeases implements QueueOwnership {
    */
   private async listen(): Promise<void> {
     const { connectMs } = DEFAULT_TIMEOUTS;
-    const listener = new pg.Client({ connectionString: this.options.url, application_name: `greenline-listen-${this.memberId}`, connectionTimeoutMillis: connectMs, keepAlive: true });
+    const listener = new pg.Client({
+      connectionString: this.options.url,
+      application_name: `greenline-listen-${this.memberId}`,
+      connectionTimeoutMillis: connectMs,
+      keepAlive: true,
+    });
     listener.on('notification', (message) => {
       if (message.channel === COMMIT_CHANNEL) return this.heard(message.payload);
       // Processes of an earlier version notify the driver on this channel.
@@ -142,7 +148,8 @@ export class QueueLeases implements QueueOwnership {
       if (this.listener !== listener) return;
       this.listener = undefined;
       void listener.end().catch(() => undefined);
-      if (!this.stopped) this.events?.onError('the LISTEN connection was lost; it is opened again at the next round', error);
+      if (!this.stopped)
+        this.events?.onError('the LISTEN connection was lost; it is opened again at the next round', error);
     };
     listener.on('error', lost);
     listener.on('end', () => lost());
@@ -207,8 +214,12 @@ export class QueueLeases implements QueueOwnership {
 
     const [queues, live, members] = await Promise.all([
       this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
-      this.pool.query<{ queue_id: string }>('SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()'),
-      this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()'),
+      this.pool.query<{ queue_id: string }>(
+        'SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()',
+      ),
+      this.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()',
+      ),
     ]);
     const all = queues.rows.map((row) => String(decodeKey(row.k)[0]));
     // A queue deleted (by any process) is not driven any more: its lease goes.
@@ -216,7 +227,10 @@ export class QueueLeases implements QueueOwnership {
     const gone = [...this.held.keys()].filter((queueId) => !existing.has(queueId));
     if (gone.length > 0) {
       await this.release(gone);
-      await this.pool.query('DELETE FROM greenline_leases WHERE owner = $1 AND queue_id = ANY($2)', [this.memberId, gone]);
+      await this.pool.query('DELETE FROM greenline_leases WHERE owner = $1 AND queue_id = ANY($2)', [
+        this.memberId,
+        gone,
+      ]);
     }
     const share = Math.ceil(all.length / Math.max(1, members.rows[0]?.n ?? 1));
     const taken = new Set(live.rows.map((row) => row.queue_id));
@@ -252,7 +266,10 @@ export class QueueLeases implements QueueOwnership {
   private async release(queueIds: string[]): Promise<void> {
     for (const queueId of queueIds) this.held.delete(queueId);
     this.events?.lost(queueIds);
-    await this.pool.query('UPDATE greenline_leases SET expires_at = clock_timestamp() WHERE owner = $1 AND queue_id = ANY($2)', [this.memberId, queueIds]);
+    await this.pool.query(
+      'UPDATE greenline_leases SET expires_at = clock_timestamp() WHERE owner = $1 AND queue_id = ANY($2)',
+      [this.memberId, queueIds],
+    );
   }
 
   /** Gives every lease back (a clean shutdown: other processes take the queues at once) and disconnects. */

@@ -7,7 +7,13 @@
 import type { EstimatePr } from './model.js';
 
 /** Plays the bisection of `prs` failed at `at`: records when its good PRs merge, and answers when the last does. */
-export function bisect(prs: EstimatePr[], bad: ReadonlySet<number>, at: number, draw: (atLeast: number) => number, record: (prs: EstimatePr[], at: number) => void): number {
+export function bisect(
+  prs: EstimatePr[],
+  bad: ReadonlySet<number>,
+  at: number,
+  draw: (atLeast: number) => number,
+  record: (prs: EstimatePr[], at: number) => void,
+): number {
   if (prs.length <= 1) return at;
   const half = Math.ceil(prs.length / 2);
   let over = at;

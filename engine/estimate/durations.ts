@@ -37,15 +37,22 @@ const phi = (z: number) => Math.exp(-(z * z) / 2) / Math.sqrt(2 * Math.PI);
 export function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  const erf =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
   return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
 /** The log-normal of these durations, or undefined with no finished run to fit. */
 export function fitDurations(sample: DurationSample): LogNormal | undefined {
   const exact = sample.finishedMs.filter((ms) => Number.isFinite(ms) && ms >= 0).map((ms) => Math.log(Math.max(1, ms)));
-  const censored = sample.cancelledMs.filter((ms) => Number.isFinite(ms) && ms > 0).map((ms) => Math.log(Math.max(1, ms)));
-  const allTime = sample.allTime !== undefined && sample.allTime.runs > exact.length && sample.allTime.meanMs > 0 ? sample.allTime : undefined;
+  const censored = sample.cancelledMs
+    .filter((ms) => Number.isFinite(ms) && ms > 0)
+    .map((ms) => Math.log(Math.max(1, ms)));
+  const allTime =
+    sample.allTime !== undefined && sample.allTime.runs > exact.length && sample.allTime.meanMs > 0
+      ? sample.allTime
+      : undefined;
   if (exact.length === 0 && allTime === undefined) return undefined;
   let mu = exact.length > 0 ? exact.reduce((sum, value) => sum + value, 0) / exact.length : Math.log(allTime!.meanMs);
   let sigma = PRIOR_SIGMA;
@@ -70,7 +77,9 @@ export function fitDurations(sample: DurationSample): LogNormal | undefined {
     const n = exact.length + censored.length;
     if (n === 0) break;
     const nextMu = sum / n;
-    const nextSigma = fitSpread ? Math.max(MIN_SIGMA, Math.sqrt(Math.max(0, squares / n - nextMu * nextMu) * (n / Math.max(1, n - 1)))) : PRIOR_SIGMA;
+    const nextSigma = fitSpread
+      ? Math.max(MIN_SIGMA, Math.sqrt(Math.max(0, squares / n - nextMu * nextMu) * (n / Math.max(1, n - 1))))
+      : PRIOR_SIGMA;
     const done = Math.abs(nextMu - mu) < 1e-6 && Math.abs(nextSigma - sigma) < 1e-6;
     mu = nextMu;
     sigma = nextSigma;
@@ -87,17 +96,28 @@ export function fitDurations(sample: DurationSample): LogNormal | undefined {
 
 /** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */
 export function normalQuantile(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239,
+  ];
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const low = 0.02425;
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    return (
+      (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1)
+    );
   }
   if (p > 1 - low) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }

@@ -19,7 +19,8 @@ export { fitDurations, type DurationSample } from './durations.js';
 function runOfPr(run: TestRunRecord): Pick<EstimatePr, 'run'> {
   const startedAt = Date.parse(run.createdAt);
   if (run.status === 'in_progress') return { run: { id: run.id, startedAt } };
-  if (run.status === 'succeeded' && run.endedAt !== null) return { run: { id: run.id, startedAt, endedAt: Date.parse(run.endedAt) } };
+  if (run.status === 'succeeded' && run.endedAt !== null)
+    return { run: { id: run.id, startedAt, endedAt: Date.parse(run.endedAt) } };
   return {};
 }
 
@@ -37,7 +38,8 @@ export function estimateQueue(
   const prs: EstimatePr[] = [];
   for (const pr of enqueued) {
     if (!lineup.has(pr.number)) continue;
-    const run = (pr.state === 'TESTING' || pr.state === 'TESTS_PASSED') && pr.runId !== null ? runOf(pr.runId) : undefined;
+    const run =
+      (pr.state === 'TESTING' || pr.state === 'TESTS_PASSED') && pr.runId !== null ? runOf(pr.runId) : undefined;
     prs.push({
       number: pr.number,
       failureP: failureOf?.(pr) ?? pr.likelihood?.p ?? history.failureRate,
@@ -53,7 +55,14 @@ export function estimateQueue(
     parallel: settings.mode === 'parallel',
     concurrency: mainWindowOf(settings, queue.runtime),
     batchSize: settings.batch ? Math.max(1, history.batchSize) : 1,
-    ...(settings.batch ? { batching: { minSize: Math.max(1, settings.batchingMinSize), maxWaitMs: settings.batchingMaxWaitTimeMinutes * 60_000 } } : {}),
+    ...(settings.batch
+      ? {
+          batching: {
+            minSize: Math.max(1, settings.batchingMinSize),
+            maxWaitMs: settings.batchingMaxWaitTimeMinutes * 60_000,
+          },
+        }
+      : {}),
     lineup: prs,
     runDurationsMs: history.durations.finishedMs,
     cancelledDurationsMs: history.durations.cancelledMs,

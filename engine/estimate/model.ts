@@ -86,7 +86,11 @@ function quantile(sorted: number[], q: number): number {
 
 export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate> {
   const estimates = new Map<number, MergeEstimate>();
-  const fit = fitDurations({ finishedMs: input.runDurationsMs, cancelledMs: input.cancelledDurationsMs ?? [], ...(input.allTime === undefined ? {} : { allTime: input.allTime }) });
+  const fit = fitDurations({
+    finishedMs: input.runDurationsMs,
+    cancelledMs: input.cancelledDurationsMs ?? [],
+    ...(input.allTime === undefined ? {} : { allTime: input.allTime }),
+  });
   if (fit === undefined || input.lineup.length === 0) return estimates;
   const random = generator(seedOf(input));
   const concurrency = Math.max(1, Math.floor(input.concurrency));
@@ -121,7 +125,12 @@ export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate>
  * Runs under way keep their PRs; the rest go in batches as the planner forms them (engine/planner/starts.ts): up to
  * the least size, and one short of it waits until its oldest PR has waited `maxWaitMs`.
  */
-function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: number }, now: number, draw: Draw): Group[] {
+function groupsOf(
+  lineup: EstimatePr[],
+  batching: { minSize: number; maxWaitMs: number },
+  now: number,
+  draw: Draw,
+): Group[] {
   const groups: Group[] = [];
   const byRun = new Map<string, Group>();
   let open: Group | undefined;
@@ -130,7 +139,12 @@ function groupsOf(lineup: EstimatePr[], batching: { minSize: number; maxWaitMs: 
       let group = byRun.get(pr.run.id);
       if (group === undefined) {
         const { startedAt, endedAt } = pr.run;
-        group = { prs: [], startedAt, durationMs: endedAt === undefined ? draw(Math.max(0, now - startedAt)) : endedAt - startedAt, notBefore: now };
+        group = {
+          prs: [],
+          startedAt,
+          durationMs: endedAt === undefined ? draw(Math.max(0, now - startedAt)) : endedAt - startedAt,
+          notBefore: now,
+        };
         if (endedAt !== undefined) group.passed = true;
         byRun.set(pr.run.id, group);
         groups.push(group);

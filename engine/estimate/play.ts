@@ -37,7 +37,14 @@ const endOf = (group: Group) => group.startedAt! + group.durationMs;
  * behind the runs started there, to be tested again (in the simulator the PRs the main line took meanwhile stay
  * ahead of it).
  */
-export function playSingle(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
+export function playSingle(
+  groups: Group[],
+  bad: Set<number>,
+  concurrency: number,
+  now: number,
+  draw: Draw,
+  record: Record,
+): void {
   let t = now;
   const line = groups.filter((group) => group.retest !== true);
   const offLine = groups.filter((group) => group.retest === true);
@@ -45,7 +52,8 @@ export function playSingle(groups: Group[], bad: Set<number>, concurrency: numbe
   const bisected = (prs: EstimatePr[]) => {
     if (prs.length <= 1) return;
     const half = Math.ceil(prs.length / 2);
-    for (const part of [prs.slice(0, half), prs.slice(half)]) offLine.push({ prs: part, startedAt: t, durationMs: draw(0), notBefore: t, retest: true });
+    for (const part of [prs.slice(0, half), prs.slice(half)])
+      offLine.push({ prs: part, startedAt: t, durationMs: draw(0), notBefore: t, retest: true });
   };
   for (const group of offLine) if (group.startedAt === null) start(group, t, draw);
   const running = (group: Group) => group.startedAt !== null && endOf(group) > t;
@@ -92,7 +100,14 @@ export function playSingle(groups: Group[], bad: Set<number>, concurrency: numbe
 }
 
 /** Parallel mode: lanes are independent; each run's end decides for its PRs, a failed batch is bisected. */
-export function playParallel(groups: Group[], bad: Set<number>, concurrency: number, now: number, draw: Draw, record: Record): void {
+export function playParallel(
+  groups: Group[],
+  bad: Set<number>,
+  concurrency: number,
+  now: number,
+  draw: Draw,
+  record: Record,
+): void {
   let t = now;
   const running = () => groups.filter((group) => group.startedAt !== null);
   const fill = () => {

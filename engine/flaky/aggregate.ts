@@ -39,7 +39,12 @@ export function parseReports(reports: readonly { file: string; xml: string }[]):
 export { ReportError };
 
 /** `repoRoot`: the repository's root on the runner; test files under it are made relative to it (see paths.ts). */
-export function aggregateUpload(repo: RepoRef, variant: string, reports: readonly ParsedReport[], repoRoot?: string): AggregatedUpload {
+export function aggregateUpload(
+  repo: RepoRef,
+  variant: string,
+  reports: readonly ParsedReport[],
+  repoRoot?: string,
+): AggregatedUpload {
   const tests = new Map<string, UploadedTest>();
   const counts: UploadCounts = { tests: 0, passed: 0, failed: 0, skipped: 0 };
   let untrackedFailures = 0;
@@ -67,12 +72,19 @@ export function aggregateUpload(repo: RepoRef, variant: string, reports: readonl
       const id = testId(repo, identity);
       let test = tests.get(id);
       if (test === undefined) {
-        test = { id, identity, outcome: testCase.outcome, attempts: { passed: 0, failed: 0, skipped: 0 }, messages: new Map() };
+        test = {
+          id,
+          identity,
+          outcome: testCase.outcome,
+          attempts: { passed: 0, failed: 0, skipped: 0 },
+          messages: new Map(),
+        };
         if (testCase.line !== undefined) test.line = testCase.line;
         tests.set(id, test);
       }
       (outcomes.get(id) ?? outcomes.set(id, []).get(id))?.push(testCase.outcome);
-      const failedHere = (testCase.outcome === 'failed' || testCase.outcome === 'error' ? 1 : 0) + testCase.retriedFailures;
+      const failedHere =
+        (testCase.outcome === 'failed' || testCase.outcome === 'error' ? 1 : 0) + testCase.retriedFailures;
       test.attempts.failed += failedHere;
       if (testCase.outcome === 'passed') test.attempts.passed += 1;
       if (testCase.outcome === 'skipped') test.attempts.skipped += 1;

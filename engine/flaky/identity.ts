@@ -44,5 +44,8 @@ const repoIds = new Map<string, string>();
 
 /** The test's id. The parts are JSON-encoded together, so no choice of names can make two identities collide. */
 export function testId(repo: RepoRef, test: TestIdentity): string {
-  return uuidv5(JSON.stringify([repoSlug(repo), test.file, test.classname, test.parent, test.name, test.variant]), TEST_ID_NAMESPACE);
+  return uuidv5(
+    JSON.stringify([repoSlug(repo), test.file, test.classname, test.parent, test.name, test.variant]),
+    TEST_ID_NAMESPACE,
+  );
 }

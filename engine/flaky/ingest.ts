@@ -10,7 +10,13 @@ import type { AggregatedUpload, UploadedTest } from './aggregate.js';
 import { addToBuckets, DAY_MS, DAY_RETENTION, dayIndex, HOUR_RETENTION, hourIndex } from './buckets.js';
 import { repoId as repoIdOf, type RepoRef } from './identity.js';
 import { evaluate } from './monitors.js';
-import type { FlakyCommitRecord, FlakyRepoRecord, FlakyShaRecord, FlakyTestRecord, FlakyUploadRecord } from './records.js';
+import type {
+  FlakyCommitRecord,
+  FlakyRepoRecord,
+  FlakyShaRecord,
+  FlakyTestRecord,
+  FlakyUploadRecord,
+} from './records.js';
 import { BROKEN_MAX_AGE_DAYS, DEFAULT_SETTINGS, MAX_WINDOW_RUNS, withDefaults, type RepoSettings } from './settings.js';
 import { applyEvaluation, newTestRecord, saveTest, type ChangeContext } from './transitions.js';
 import type { UploadIdentity } from './uploadIdentity.js';
@@ -95,17 +101,27 @@ function recordResults(
       .slice(-MAX_WINDOW_RUNS);
   }
   const monitored = test.monitors.broken.active ? [0, 0, 0, 0] : [runs, failed, stableRuns, stableFails];
-  next.days = addToBuckets(test.days, dayIndex(upload.at), [runs, failed, stableRuns, stableFails, ...monitored], dayIndex(now) - DAY_RETENTION);
+  next.days = addToBuckets(
+    test.days,
+    dayIndex(upload.at),
+    [runs, failed, stableRuns, stableFails, ...monitored],
+    dayIndex(now) - DAY_RETENTION,
+  );
 
   const withinUpload = failed > 0 && passed > 0;
   const hadBoth = (commitBefore?.fails ?? 0) > 0 && (commitBefore?.passes ?? 0) > 0;
   const hasBoth = commitAfter.fails > 0 && commitAfter.passes > 0;
   if (withinUpload || (hasBoth && !hadBoth)) {
     const previous = test.monitors.passOnRetry;
-    const stillActive = previous !== undefined && upload.at - previous.at < context.settings.passOnRetry.resolutionDays * DAY_MS;
+    const stillActive =
+      previous !== undefined && upload.at - previous.at < context.settings.passOnRetry.resolutionDays * DAY_MS;
     next.monitors = {
       ...next.monitors,
-      passOnRetry: { at: Math.max(upload.at, previous?.at ?? 0), sha: upload.sha, count: stillActive ? previous.count + 1 : 1 },
+      passOnRetry: {
+        at: Math.max(upload.at, previous?.at ?? 0),
+        sha: upload.sha,
+        count: stillActive ? previous.count + 1 : 1,
+      },
     };
   }
   if (failed > 0 && upload.prNumber !== undefined) {
@@ -139,7 +155,15 @@ export interface BatchPlan {
  * The upload's record (with its identity, and its progress when it takes several transactions), and the
  * repository's change sequence and upload count: the first transaction, which also stores the first batch.
  */
-export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number, plan: BatchPlan, identity?: UploadIdentity): UploadInProgress {
+export function beginUpload(
+  tx: WriteTx,
+  org: string,
+  meta: UploadMeta,
+  aggregated: AggregatedUpload,
+  now: number,
+  plan: BatchPlan,
+  identity?: UploadIdentity,
+): UploadInProgress {
   const repoKey = repoIdOf(meta.repo);
   const repo = getOrCreateRepo(tx, org, meta.repo, now);
   const seq = repo.seq + 1;
@@ -178,7 +202,13 @@ export function beginUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregat
  * after the first is a change of the repository of its own (its sequence number moves on), so list memberships stay
  * in order whatever else changes the repository between two of them.
  */
-export function writeTests(tx: WriteTx, job: UploadInProgress, tests: Iterable<UploadedTest>, index: number, now: number): void {
+export function writeTests(
+  tx: WriteTx,
+  job: UploadInProgress,
+  tests: Iterable<UploadedTest>,
+  index: number,
+  now: number,
+): void {
   const { org, repoKey, upload } = job;
   const repo = tx.get('flakyRepos', [org, repoKey]) as FlakyRepoRecord;
   const seq = index === 0 ? upload.seq : repo.seq + 1;
@@ -210,7 +240,10 @@ export function writeTests(tx: WriteTx, job: UploadInProgress, tests: Iterable<U
     }
 
     if (result.attempts.failed > 0) {
-      tx.put('flakyFailures', [org, repoKey, upload.at, upload.seq, result.id], { n: result.attempts.failed, m: topMessages(result.messages) });
+      tx.put('flakyFailures', [org, repoKey, upload.at, upload.seq, result.id], {
+        n: result.attempts.failed,
+        m: topMessages(result.messages),
+      });
     }
     const recorded = recordResults(base, result, commitBefore, commitAfter, update);
     saveTest(context, before, applyEvaluation(recorded, evaluate(recorded, settings, now), seq));
@@ -222,17 +255,32 @@ export function writeTests(tx: WriteTx, job: UploadInProgress, tests: Iterable<U
     untrackedFailures: (shaBefore?.untrackedFailures ?? 0) + (index === 0 ? job.untrackedFailures : 0),
   };
   // While an upload is stored over several transactions, its commit's failing tests are not all known yet.
-  const storing = (shaBefore?.storing ?? 0) + (job.batches > 1 && index === 0 ? 1 : 0) - (job.batches > 1 && index === job.batches - 1 ? 1 : 0);
+  const storing =
+    (shaBefore?.storing ?? 0) +
+    (job.batches > 1 && index === 0 ? 1 : 0) -
+    (job.batches > 1 && index === job.batches - 1 ? 1 : 0);
   if (storing > 0) shaRecord.storing = storing;
   tx.put('flakyShas', shaKey, shaRecord);
 }
 
 export function resultOf(upload: FlakyUploadRecord, alreadyStored = false): UploadResult {
-  return { uploadId: upload.id, alreadyStored, seq: upload.seq, ...upload.counts, infrastructureFailure: upload.infrastructureFailure };
+  return {
+    uploadId: upload.id,
+    alreadyStored,
+    seq: upload.seq,
+    ...upload.counts,
+    infrastructureFailure: upload.infrastructureFailure,
+  };
 }
 
 /** Writes one upload in one transaction. `aggregated` comes from aggregateUpload; nothing here can fail on user input. */
-export function writeUpload(tx: WriteTx, org: string, meta: UploadMeta, aggregated: AggregatedUpload, now: number): UploadResult {
+export function writeUpload(
+  tx: WriteTx,
+  org: string,
+  meta: UploadMeta,
+  aggregated: AggregatedUpload,
+  now: number,
+): UploadResult {
   const job = beginUpload(tx, org, meta, aggregated, now, { batches: 1, size: aggregated.tests.size });
   writeTests(tx, job, aggregated.tests.values(), 0, now);
   return resultOf(job.upload);

@@ -14,7 +14,14 @@ import { type EngineError, engineError } from '../model/errors.js';
 import type { Store, WriteTx } from '../store/store.js';
 import type { AggregatedUpload, UploadedTest } from './aggregate.js';
 import { repoId as repoIdOf } from './identity.js';
-import { beginUpload, resultOf, writeTests, type UploadInProgress, type UploadMeta, type UploadResult } from './ingest.js';
+import {
+  beginUpload,
+  resultOf,
+  writeTests,
+  type UploadInProgress,
+  type UploadMeta,
+  type UploadResult,
+} from './ingest.js';
 import { storedUpload, type UploadIdentity } from './uploadIdentity.js';
 
 /**
@@ -47,10 +54,15 @@ function writeBatch(tx: WriteTx, job: UploadInProgress, tests: UploadedTest[], i
   const record = tx.get('flakyUploads', key);
   const progress = record?.progress;
   if (record === undefined || progress === undefined || progress.stored > index) return;
-  if (progress.stored < index) throw new Error(`batch ${index} of upload ${record.id} comes before its batch ${progress.stored}`);
+  if (progress.stored < index)
+    throw new Error(`batch ${index} of upload ${record.id} comes before its batch ${progress.stored}`);
   writeTests(tx, job, tests, index, now);
   const { progress: _done, ...complete } = record;
-  tx.put('flakyUploads', key, index + 1 === progress.batches ? complete : { ...record, progress: { ...progress, stored: index + 1 } });
+  tx.put(
+    'flakyUploads',
+    key,
+    index + 1 === progress.batches ? complete : { ...record, progress: { ...progress, stored: index + 1 } },
+  );
 }
 
 /** The upload's transactions, one per step; the caller decides what happens between two (uploadInBatches). */
@@ -67,13 +79,33 @@ export function* uploadSteps(
   const slice = (index: number, size: number) => tests.slice(index * size, (index + 1) * size) as UploadedTest[];
   const release = (index: number, size: number) => tests.fill(undefined, index * size, (index + 1) * size);
   const start = store.write((tx) => {
-    const stored = options.identity === undefined ? undefined : storedUpload(tx, org, meta.repo, options.identity, now());
+    const stored =
+      options.identity === undefined ? undefined : storedUpload(tx, org, meta.repo, options.identity, now());
     if (stored !== undefined) {
-      const job: UploadInProgress = { org, repoKey: repoIdOf(meta.repo), upload: stored, untrackedFailures: stored.untrackedFailures, batches: stored.progress?.batches ?? 1 };
-      return { job, size: stored.progress?.size ?? tests.length, next: stored.progress?.stored ?? job.batches, complete: stored.progress === undefined };
+      const job: UploadInProgress = {
+        org,
+        repoKey: repoIdOf(meta.repo),
+        upload: stored,
+        untrackedFailures: stored.untrackedFailures,
+        batches: stored.progress?.batches ?? 1,
+      };
+      return {
+        job,
+        size: stored.progress?.size ?? tests.length,
+        next: stored.progress?.stored ?? job.batches,
+        complete: stored.progress === undefined,
+      };
     }
     const size = options.size ?? TESTS_PER_TRANSACTION;
-    const job = beginUpload(tx, org, meta, aggregated, now(), { batches: Math.max(1, Math.ceil(tests.length / size)), size }, options.identity);
+    const job = beginUpload(
+      tx,
+      org,
+      meta,
+      aggregated,
+      now(),
+      { batches: Math.max(1, Math.ceil(tests.length / size)), size },
+      options.identity,
+    );
     writeTests(tx, job, slice(0, size), 0, now());
     return { job, size, next: 1, complete: false };
   });

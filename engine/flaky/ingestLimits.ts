@@ -19,7 +19,15 @@ const TESTCASE = '<testcase';
 
 /** Whether the character after `<testcase` ends the name (so `<testcases>` or `<testcase2>` do not count). */
 function endsName(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === 0x2f || code === 0x3e || Number.isNaN(code);
+  return (
+    code === 0x20 ||
+    code === 0x09 ||
+    code === 0x0a ||
+    code === 0x0d ||
+    code === 0x2f ||
+    code === 0x3e ||
+    Number.isNaN(code)
+  );
 }
 
 /** The `<testcase` elements of `xml`, counted up to `stopAfter` (then it stops looking). */
@@ -28,7 +36,10 @@ export function countTestCases(xml: string, stopAfter: number): number {
   let at = xml.indexOf('<');
   while (at !== -1 && count <= stopAfter) {
     let next = at + 1;
-    const skip = xml.charCodeAt(at + 1) === 0x21 || xml.charCodeAt(at + 1) === 0x3f ? SKIPS.find(([open]) => xml.startsWith(open, at)) : undefined;
+    const skip =
+      xml.charCodeAt(at + 1) === 0x21 || xml.charCodeAt(at + 1) === 0x3f
+        ? SKIPS.find(([open]) => xml.startsWith(open, at))
+        : undefined;
     if (skip !== undefined) {
       const end = xml.indexOf(skip[1], at + skip[0].length);
       if (end === -1) break;

@@ -57,7 +57,17 @@ export class ReportError extends Error {
   }
 }
 
-const ARRAY_TAGS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'flakyFailure', 'flakyError', 'rerunFailure', 'rerunError']);
+const ARRAY_TAGS = new Set([
+  'testsuite',
+  'testcase',
+  'failure',
+  'error',
+  'skipped',
+  'flakyFailure',
+  'flakyError',
+  'rerunFailure',
+  'rerunError',
+]);
 
 const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g;
@@ -65,12 +75,15 @@ const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}))
 /** Decodes XML's predefined entities and character references in one pass (so `&amp;#65;` stays `&#65;`). */
 export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(ENTITY, (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
-    if (named !== undefined) return NAMED_ENTITIES[named] ?? match;
-    const codePoint = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
-    if (codePoint >= 0xd800 && codePoint <= 0xdfff) return '\ufffd'; // not a character: a lone surrogate
-    return codePoint <= 0x10ffff && codePoint > 0 ? String.fromCodePoint(codePoint) : match;
-  });
+  return text.replace(
+    ENTITY,
+    (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
+      if (named !== undefined) return NAMED_ENTITIES[named] ?? match;
+      const codePoint = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? '', 16);
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) return '\ufffd'; // not a character: a lone surrogate
+      return codePoint <= 0x10ffff && codePoint > 0 ? String.fromCodePoint(codePoint) : match;
+    },
+  );
 }
 
 const TEXT = '#text';
@@ -99,7 +112,8 @@ const parser = new XMLParser({
 
 type XmlNode = Record<string, unknown>;
 
-const isNode = (value: unknown): value is XmlNode => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNode = (value: unknown): value is XmlNode =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function children(node: XmlNode, tag: string): XmlNode[] {
   const value = node[tag];
@@ -162,7 +176,10 @@ export const MAX_MESSAGE_CHARS = 4096;
 
 function limited(file: string, what: string, value: string): string {
   if (value.length > MAX_IDENTITY_FIELD_CHARS) {
-    throw new ReportError(file, `a ${what} is ${value.length} characters long; at most ${MAX_IDENTITY_FIELD_CHARS} are allowed`);
+    throw new ReportError(
+      file,
+      `a ${what} is ${value.length} characters long; at most ${MAX_IDENTITY_FIELD_CHARS} are allowed`,
+    );
   }
   return value;
 }
@@ -177,7 +194,8 @@ function parseCase(node: XmlNode, parent: string, suiteFile: string, file: strin
   let outcome: Outcome;
   if (errors.length > 0) outcome = 'error';
   else if (failures.length > 0) outcome = 'failed';
-  else if (skipped.length > 0 || status === 'disabled' || status === 'notrun' || status === 'skipped') outcome = 'skipped';
+  else if (skipped.length > 0 || status === 'disabled' || status === 'notrun' || status === 'skipped')
+    outcome = 'skipped';
   else outcome = 'passed';
   const retries = ['flakyFailure', 'flakyError', 'rerunFailure', 'rerunError'].flatMap((tag) => children(node, tag));
   const messages = [...(outcome === 'error' ? errors : outcome === 'failed' ? failures : []), ...retries]
@@ -192,7 +210,8 @@ function parseCase(node: XmlNode, parent: string, suiteFile: string, file: strin
     outcome,
     retriedFailures: retries.length,
     messages,
-    anonymous: attr(node, 'name') === undefined && attr(node, 'classname') === undefined && attr(node, 'class') === undefined,
+    anonymous:
+      attr(node, 'name') === undefined && attr(node, 'classname') === undefined && attr(node, 'class') === undefined,
   };
   if (Number.isSafeInteger(line) && line >= 0) parsed.line = line;
   const durationMs = seconds(attr(node, 'time'));
@@ -237,7 +256,8 @@ export function parseJUnitReport(file: string, xml: string): ParsedReport {
     const { line, col } = valid.err;
     const unclosed = /^Invalid '(\[.*\])' found\.$/.exec(valid.err.msg);
     const msg = unclosed ? `the file ends before ${describeUnclosed(unclosed[1] ?? '[]')} are closed` : valid.err.msg;
-    const where = unclosed || line === undefined ? '' : col === undefined ? ` (line ${line})` : ` (line ${line}, column ${col})`;
+    const where =
+      unclosed || line === undefined ? '' : col === undefined ? ` (line ${line})` : ` (line ${line}, column ${col})`;
     throw new ReportError(file, `not well-formed XML: ${msg}${where}`);
   }
   let document: XmlNode;
@@ -246,7 +266,12 @@ export function parseJUnitReport(file: string, xml: string): ParsedReport {
   } catch (error) {
     throw new ReportError(file, `not well-formed XML: ${(error as Error).message}`);
   }
-  const report: ParsedReport = { file, suites: 0, cases: [], declared: { tests: 0, skipped: 0, failures: 0, errors: 0 } };
+  const report: ParsedReport = {
+    file,
+    suites: 0,
+    cases: [],
+    declared: { tests: 0, skipped: 0, failures: 0, errors: 0 },
+  };
   const roots = Object.keys(document).filter((key) => key !== TEXT && key !== CDATA);
   const root = roots[0];
   if (root === 'testsuites') {
@@ -256,7 +281,10 @@ export function parseJUnitReport(file: string, xml: string): ParsedReport {
     const [node] = children(document, 'testsuite');
     if (node !== undefined) walkSuite(node, '', report);
   } else {
-    throw new ReportError(file, root === undefined ? 'it has no root element' : `the root element is <${root}>, not <testsuites> or <testsuite>`);
+    throw new ReportError(
+      file,
+      root === undefined ? 'it has no root element' : `the root element is <${root}>, not <testsuites> or <testsuite>`,
+    );
   }
   return report;
 }

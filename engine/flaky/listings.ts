@@ -116,7 +116,9 @@ function page(
   const state = query.pageToken === '' ? undefined : decodePageToken(secret, query.pageToken, hash);
   const snapshot = state?.n ?? context.repo?.seq ?? 0;
   const ids = context.repo === undefined ? [] : idsAt(snapshot);
-  const { page: pageIds, info } = paginate(ids, query.pageSize, state?.a ?? '', (after) => encodePageToken(secret, { q: hash, n: snapshot, a: after }));
+  const { page: pageIds, info } = paginate(ids, query.pageSize, state?.a ?? '', (after) =>
+    encodePageToken(secret, { q: hash, n: snapshot, a: after }),
+  );
   return { ids: pageIds, info, snapshot };
 }
 
@@ -143,7 +145,13 @@ function mostCommon(messages: FailureCounts | undefined): FailureSummary[] {
     .slice(0, MOST_COMMON_FAILURES);
 }
 
-export function listFailing(tx: ReadTx, org: string, query: FailingQuery, secret: Buffer, now: number): Listing<FailingRow> {
+export function listFailing(
+  tx: ReadTx,
+  org: string,
+  query: FailingQuery,
+  secret: Buffer,
+  now: number,
+): Listing<FailingRow> {
   const context = contextFor(tx, org, query.repo, now);
   const failures = new Map<string, FailureCounts>();
   const { ids, info } = page(context, query, secret, ['failing', query.start, query.end], (snapshot) => {
@@ -161,7 +169,9 @@ export function listFailing(tx: ReadTx, org: string, query: FailingQuery, secret
     }
     return [...failures.keys()].sort();
   });
-  const rows = loadTests(context, ids).map((test): FailingRow => ({ ...testRow(context, test), mostCommonFailures: mostCommon(failures.get(test.id)) }));
+  const rows = loadTests(context, ids).map(
+    (test): FailingRow => ({ ...testRow(context, test), mostCommonFailures: mostCommon(failures.get(test.id)) }),
+  );
   return { rows, page: info };
 }
 
@@ -169,7 +179,12 @@ export function listFailing(tx: ReadTx, org: string, query: FailingQuery, secret
  * One test of the organization, wherever its repository (the id names it): its row as the failing listing shows
  * it, with its failures of the last 7 days. Undefined when the organization has no such test.
  */
-export function testDetail(tx: ReadTx, org: string, testId: string, now: number): { repo: RepoRef; row: FailingRow } | undefined {
+export function testDetail(
+  tx: ReadTx,
+  org: string,
+  testId: string,
+  now: number,
+): { repo: RepoRef; row: FailingRow } | undefined {
   for (const { value: repo } of tx.scan('flakyRepos', { prefix: [org] })) {
     const context = contextFor(tx, org, repo.repo, now);
     const test = tx.get('flakyTests', [org, context.repoId, testId]);
@@ -184,14 +199,28 @@ export function testDetail(tx: ReadTx, org: string, testId: string, now: number)
   return undefined;
 }
 
-export function listUnhealthy(tx: ReadTx, org: string, query: UnhealthyQuery, secret: Buffer, now: number): Listing<TestRow> {
+export function listUnhealthy(
+  tx: ReadTx,
+  org: string,
+  query: UnhealthyQuery,
+  secret: Buffer,
+  now: number,
+): Listing<TestRow> {
   const context = contextFor(tx, org, query.repo, now);
   const list = query.status === 'BROKEN' ? 'broken' : 'flaky';
-  const { ids, info } = page(context, query, secret, ['unhealthy', list], (snapshot) => membersAt(tx, { org, repoId: context.repoId, list }, snapshot).map((member) => member.testId));
+  const { ids, info } = page(context, query, secret, ['unhealthy', list], (snapshot) =>
+    membersAt(tx, { org, repoId: context.repoId, list }, snapshot).map((member) => member.testId),
+  );
   return { rows: loadTests(context, ids).map((test) => testRow(context, test)), page: info };
 }
 
-export function listQuarantined(tx: ReadTx, org: string, query: PageQuery, secret: Buffer, now: number): Listing<QuarantinedRow> {
+export function listQuarantined(
+  tx: ReadTx,
+  org: string,
+  query: PageQuery,
+  secret: Buffer,
+  now: number,
+): Listing<QuarantinedRow> {
   const context = contextFor(tx, org, query.repo, now);
   const since = new Map<string, number>();
   const { ids, info } = page(context, query, secret, ['quarantined'], (snapshot) =>
@@ -205,7 +234,8 @@ export function listQuarantined(tx: ReadTx, org: string, query: PageQuery, secre
     return {
       ...row,
       // A row of the snapshot keeps its place even if the test left quarantine since; it shows how it was quarantined.
-      quarantine: row.quarantine ?? (test.override?.setting === 'ALWAYS_QUARANTINE' ? 'ALWAYS_QUARANTINE' : 'AUTO_QUARANTINE'),
+      quarantine:
+        row.quarantine ?? (test.override?.setting === 'ALWAYS_QUARANTINE' ? 'ALWAYS_QUARANTINE' : 'AUTO_QUARANTINE'),
       quarantinedAt: test.quarantinedAt ?? since.get(test.id) ?? test.status.at,
     };
   });

@@ -21,7 +21,13 @@ export function intervalAt(record: FlakyMembershipRecord, seq: number): Membersh
 }
 
 /** Puts the test in or out of a list from sequence `seq` on; writes only when that changes something. */
-export function setMember(tx: WriteTx, key: { org: string; repoId: string; list: MembershipList; testId: string }, member: boolean, seq: number, now: number): void {
+export function setMember(
+  tx: WriteTx,
+  key: { org: string; repoId: string; list: MembershipList; testId: string },
+  member: boolean,
+  seq: number,
+  now: number,
+): void {
   const storeKey = [key.org, key.repoId, key.list, key.testId];
   const record = tx.get('flakyMembership', storeKey);
   const open = openInterval(record);
@@ -33,7 +39,11 @@ export function setMember(tx: WriteTx, key: { org: string; repoId: string; list:
 }
 
 /** The ids of the tests in a list as of snapshot `seq`, in id order, with when each entered it. */
-export function membersAt(tx: ReadTx, key: { org: string; repoId: string; list: MembershipList }, seq: number): { testId: string; since: number }[] {
+export function membersAt(
+  tx: ReadTx,
+  key: { org: string; repoId: string; list: MembershipList },
+  seq: number,
+): { testId: string; since: number }[] {
   const members: { testId: string; since: number }[] = [];
   for (const entry of tx.scan('flakyMembership', { prefix: [key.org, key.repoId, key.list] })) {
     const interval = intervalAt(entry.value, seq);

@@ -32,7 +32,12 @@ interface MonitorReading {
   evidence: string;
 }
 
-function hysteresis(wasActive: boolean, runs: number, fails: number, limits: { activationRate: number; resolutionRate: number; minRuns: number }): boolean {
+function hysteresis(
+  wasActive: boolean,
+  runs: number,
+  fails: number,
+  limits: { activationRate: number; resolutionRate: number; minRuns: number },
+): boolean {
   const share = rate(fails, runs);
   if (wasActive) return !(runs === 0 || share <= limits.resolutionRate);
   return runs >= limits.minRuns && share >= limits.activationRate;
@@ -55,7 +60,12 @@ function readBroken(test: FlakyTestRecord, settings: RepoSettings, now: number):
 function readFailureRate(test: FlakyTestRecord, settings: RepoSettings, now: number): MonitorReading {
   const limits = settings.failureRate;
   const current = dayIndex(now);
-  const [, , , , monitoredRuns = 0, monitoredFails = 0, stableRuns = 0, stableFails = 0] = sumBuckets(test.days, current - limits.windowDays, current, 8);
+  const [, , , , monitoredRuns = 0, monitoredFails = 0, stableRuns = 0, stableFails = 0] = sumBuckets(
+    test.days,
+    current - limits.windowDays,
+    current,
+    8,
+  );
   const [runs, fails] = limits.branches === 'stable' ? [stableRuns, stableFails] : [monitoredRuns, monitoredFails];
   const active = limits.enabled && hysteresis(test.monitors.failureRate.active, runs, fails, limits);
   const scope = limits.branches === 'stable' ? ` on the stable branches (${settings.stableBranches.join(', ')})` : '';
@@ -66,7 +76,11 @@ function readFailureRate(test: FlakyTestRecord, settings: RepoSettings, now: num
   return { active, evidence };
 }
 
-function readPassOnRetry(test: FlakyTestRecord, settings: RepoSettings, now: number): MonitorReading & { expiredAt?: number } {
+function readPassOnRetry(
+  test: FlakyTestRecord,
+  settings: RepoSettings,
+  now: number,
+): MonitorReading & { expiredAt?: number } {
   const limits = settings.passOnRetry;
   const last = test.monitors.passOnRetry;
   if (last === undefined) return { active: false, evidence: 'pass_on_retry: never failed and passed on one commit' };

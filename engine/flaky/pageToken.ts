@@ -85,9 +85,12 @@ export function decodePageToken(secret: Buffer, token: string, query: string): T
     throw invalid('page_query.page_token is damaged');
   }
   const { q, n, a } = (state ?? {}) as Partial<TokenState>;
-  if (typeof q !== 'string' || typeof n !== 'number' || typeof a !== 'string') throw invalid('page_query.page_token is damaged');
+  if (typeof q !== 'string' || typeof n !== 'number' || typeof a !== 'string')
+    throw invalid('page_query.page_token is damaged');
   if (q !== query) {
-    throw invalid('page_query.page_token belongs to another query: send the same filters and page_size as for the first page');
+    throw invalid(
+      'page_query.page_token belongs to another query: send the same filters and page_size as for the first page',
+    );
   }
   return { q, n, a };
 }
@@ -104,7 +107,12 @@ export interface PageInfo {
 /**
  * One page of `ids` (the snapshot's rows, sorted ascending, unique) after `after`, with the tokens around it.
  */
-export function paginate(ids: readonly string[], pageSize: number, after: string, token: (after: string) => string): { page: string[]; info: PageInfo } {
+export function paginate(
+  ids: readonly string[],
+  pageSize: number,
+  after: string,
+  token: (after: string) => string,
+): { page: string[]; info: PageInfo } {
   let start = 0;
   if (after !== '') {
     let lo = 0;

@@ -23,7 +23,8 @@ const waiting: (() => void)[] = [];
  * loaded after registering tsx's loader in the worker (a worker does not inherit its parent's loaders).
  */
 function startWorker(workerData: PrepareInput): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData });
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData });
   // tsx's ESM entry (require.resolve finds its CommonJS twin beside it).
   const tsx = pathToFileURL(
     createRequire(import.meta.url)
@@ -35,7 +36,9 @@ function startWorker(workerData: PrepareInput): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
-type WorkerAnswer = { ok: true; value: AggregatedUpload } | { ok: false; code: EngineErrorCode | undefined; message: string };
+type WorkerAnswer =
+  | { ok: true; value: AggregatedUpload }
+  | { ok: false; code: EngineErrorCode | undefined; message: string };
 
 /** Parses on a fresh worker; when `signal` aborts, the worker is ended at once and the promise rejects with `abort()`. */
 function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: () => Error): Promise<AggregatedUpload> {
@@ -54,7 +57,10 @@ function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: ()
     worker.once('message', (message: WorkerAnswer) =>
       answer(() => {
         if (message.ok) resolve(message.value);
-        else reject(message.code !== undefined ? new EngineError(message.code, message.message) : new Error(message.message));
+        else
+          reject(
+            message.code !== undefined ? new EngineError(message.code, message.message) : new Error(message.message),
+          );
       }),
     );
     worker.once('error', (error) => answer(() => reject(error)));
@@ -66,7 +72,11 @@ function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: ()
  * Parses the upload on a worker thread. `signal` (the service shutting down) stops it wherever it is: waiting for
  * its turn, or being parsed (the worker is terminated); it then rejects with `abort()`.
  */
-export async function prepareOffThread(input: PrepareInput, signal?: AbortSignal, abort: () => Error = () => new Error('the upload was interrupted')): Promise<AggregatedUpload> {
+export async function prepareOffThread(
+  input: PrepareInput,
+  signal?: AbortSignal,
+  abort: () => Error = () => new Error('the upload was interrupted'),
+): Promise<AggregatedUpload> {
   if (signal?.aborted === true) throw abort();
   // An oversize upload is refused now, from one pass over its text: not after waiting for a turn and a full parse.
   checkTestCaseLimit(input.reports, MAX_TEST_CASES_PER_UPLOAD);

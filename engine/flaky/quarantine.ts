@@ -23,7 +23,10 @@ export function isQuarantined(test: FlakyTestRecord, settings: RepoSettings): bo
 }
 
 /** The overrides a person may set on a test (set-test-quarantine); the API's schemas take their enum from here. */
-export const QUARANTINE_OVERRIDES = ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'] as const satisfies readonly [QuarantineOverride, ...QuarantineOverride[]];
+export const QUARANTINE_OVERRIDES = ['ALWAYS_QUARANTINE', 'NEVER_QUARANTINE'] as const satisfies readonly [
+  QuarantineOverride,
+  ...QuarantineOverride[],
+];
 
 export interface QuarantineVerdict {
   /** Uploads received for the SHA. */
@@ -43,7 +46,13 @@ export interface QuarantineVerdict {
  * when nothing was uploaded for that SHA. With `now`, statuses are evaluated at that moment (so an expired
  * pass-on-retry no longer auto-quarantines); without it, the stored statuses are used.
  */
-export function quarantineVerdict(tx: ReadTx, org: string, repo: RepoRef, sha: string, now?: number): QuarantineVerdict | undefined {
+export function quarantineVerdict(
+  tx: ReadTx,
+  org: string,
+  repo: RepoRef,
+  sha: string,
+  now?: number,
+): QuarantineVerdict | undefined {
   const id = repoId(repo);
   const record = tx.get('flakyShas', [org, id, sha.toLowerCase()]);
   if (record === undefined) return undefined;
@@ -52,13 +61,18 @@ export function quarantineVerdict(tx: ReadTx, org: string, repo: RepoRef, sha: s
   for (const failed of record.failing) {
     const test = tx.get('flakyTests', [org, id, failed.id]);
     if (test === undefined) continue;
-    const current = now === undefined ? test : { ...test, status: { ...test.status, value: evaluate(test, settings, now).value } };
+    const current =
+      now === undefined ? test : { ...test, status: { ...test.status, value: evaluate(test, settings, now).value } };
     if (isQuarantined(current, settings)) quarantinedCount += 1;
   }
   return {
     uploads: record.uploads.length,
     failedTests: record.failing.map(({ id: testId, name }) => ({ id: testId, name })),
-    allFailuresQuarantined: record.failing.length > 0 && record.untrackedFailures === 0 && quarantinedCount === record.failing.length && record.storing === undefined,
+    allFailuresQuarantined:
+      record.failing.length > 0 &&
+      record.untrackedFailures === 0 &&
+      quarantinedCount === record.failing.length &&
+      record.storing === undefined,
   };
 }
 

@@ -19,7 +19,10 @@ export function refreshRepo(store: Store, org: string, repo: RepoRef, now: numbe
     const record = tx.get('flakyRepos', [org, id]);
     if (record === undefined) return [];
     const settings = withDefaults(record.settings);
-    const ids = [...currentMembers(tx, { org, repoId: id, list: 'flaky' }), ...currentMembers(tx, { org, repoId: id, list: 'broken' })];
+    const ids = [
+      ...currentMembers(tx, { org, repoId: id, list: 'flaky' }),
+      ...currentMembers(tx, { org, repoId: id, list: 'broken' }),
+    ];
     return ids.filter((testId) => {
       const test = tx.get('flakyTests', [org, id, testId]);
       return test !== undefined && evaluate(test, settings, now).value !== test.status.value;
@@ -44,7 +47,13 @@ export function refreshRepo(store: Store, org: string, repo: RepoRef, now: numbe
 }
 
 /** Applies a settings patch (see FlakyTests.updateSettings); an invalid one is refused as invalid_settings. */
-export function updateRepoSettings(store: Store, org: string, repo: RepoRef, patch: SettingsPatch, now: number): RepoSettings {
+export function updateRepoSettings(
+  store: Store,
+  org: string,
+  repo: RepoRef,
+  patch: SettingsPatch,
+  now: number,
+): RepoSettings {
   const id = repoIdOf(repo);
   return store.write((tx) => {
     const repoRecord = getOrCreateRepo(tx, org, repo, now);

@@ -22,13 +22,16 @@ export interface ReportStats {
 /** error > failure > passed > skipped: the state of a test that ran several times. */
 export function aggregateOutcome(outcomes: Iterable<Outcome>): Outcome {
   let seen = 0;
-  for (const outcome of outcomes) seen |= outcome === 'error' ? 8 : outcome === 'failed' ? 4 : outcome === 'passed' ? 2 : 1;
+  for (const outcome of outcomes)
+    seen |= outcome === 'error' ? 8 : outcome === 'failed' ? 4 : outcome === 'passed' ? 2 : 1;
   return seen & 8 ? 'error' : seen & 4 ? 'failed' : seen & 2 ? 'passed' : 'skipped';
 }
 
 /** The key that tells test cases of one report apart (anonymous cases are each their own test). */
 function caseKey(testCase: ParsedCase, index: number): string {
-  return testCase.anonymous ? `#${index}` : JSON.stringify([testCase.file, testCase.classname, testCase.parent, testCase.name]);
+  return testCase.anonymous
+    ? `#${index}`
+    : JSON.stringify([testCase.file, testCase.classname, testCase.parent, testCase.name]);
 }
 
 export function reportStats(report: ParsedReport): ReportStats {

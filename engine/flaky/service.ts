@@ -44,7 +44,12 @@ export interface UploadInput extends Omit<UploadMeta, 'reports'> {
 export { MAX_TEST_CASES_PER_UPLOAD } from './prepare.js';
 
 function preparation(input: UploadInput): PrepareInput {
-  return { repo: input.repo, variant: input.variant, reports: input.reports, ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }) };
+  return {
+    repo: input.repo,
+    variant: input.variant,
+    reports: input.reports,
+    ...(input.repoRoot === undefined ? {} : { repoRoot: input.repoRoot }),
+  };
 }
 
 function metaOf(input: UploadInput): UploadMeta {
@@ -160,7 +165,13 @@ export class FlakyTests {
   }
 
   /** Sets or clears (null) a test's manual quarantine override. */
-  setQuarantine(org: string, slug: string, repo: RepoRef, testId: string, setting: QuarantineOverride | null): { test: FlakyTestRecord; quarantined: boolean } {
+  setQuarantine(
+    org: string,
+    slug: string,
+    repo: RepoRef,
+    testId: string,
+    setting: QuarantineOverride | null,
+  ): { test: FlakyTestRecord; quarantined: boolean } {
     const { saved, settings } = this.changeTest(org, slug, repo, testId, (before, now) => {
       const after: FlakyTestRecord = { ...before };
       if (setting === null) delete after.override;
@@ -171,8 +182,15 @@ export class FlakyTests {
   }
 
   /** Links a ticket to a test (replacing any linked before); 404 when the repository has no such test. */
-  linkTicket(org: string, slug: string | undefined, repo: RepoRef, testId: string, ticket: { externalId: string; url?: string }): FlakyTestRecord {
-    return this.changeTest(org, slug, repo, testId, (before, now) => ({ ...before, ticket: { ...ticket, at: now } })).saved;
+  linkTicket(
+    org: string,
+    slug: string | undefined,
+    repo: RepoRef,
+    testId: string,
+    ticket: { externalId: string; url?: string },
+  ): FlakyTestRecord {
+    return this.changeTest(org, slug, repo, testId, (before, now) => ({ ...before, ticket: { ...ticket, at: now } }))
+      .saved;
   }
 
   /** Changes one test of a repository in one transaction (its lists follow); 404 when there is no such test. */

@@ -58,7 +58,14 @@ export const DEFAULT_SETTINGS: RepoSettings = {
   autoQuarantine: false,
   stableBranches: ['main', 'master'],
   passOnRetry: { enabled: true, resolutionDays: 7 },
-  failureRate: { enabled: true, windowDays: 7, activationRate: 0.2, resolutionRate: 0.05, minRuns: 10, branches: 'all' },
+  failureRate: {
+    enabled: true,
+    windowDays: 7,
+    activationRate: 0.2,
+    resolutionRate: 0.05,
+    minRuns: 10,
+    branches: 'all',
+  },
   broken: { enabled: true, windowRuns: 10, activationRate: 0.9, resolutionRate: 0.5, minRuns: 5 },
   infrastructureFailure: { enabled: true, threshold: 0.8, minTests: 5 },
 };

@@ -35,7 +35,15 @@ function holds(data: Buffer, at: number, pattern: Buffer): boolean {
 /** After `<testcase`: whether the name ends there (as ingestLimits.ts: whitespace, `/`, `>` or the end of the text). */
 function nameEnds(data: Buffer, at: number): boolean {
   const code = data[at];
-  return code === undefined || code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === 0x2f || code === 0x3e;
+  return (
+    code === undefined ||
+    code === 0x20 ||
+    code === 0x09 ||
+    code === 0x0a ||
+    code === 0x0d ||
+    code === 0x2f ||
+    code === 0x3e
+  );
 }
 
 /** `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`: the byte after the backslash → the byte it stands for. */
@@ -159,7 +167,14 @@ export class StreamingCaseCounter {
   /** Whether the string starting now is a report's `xml`: the stack is [{reports}, [ ], {xml}]. */
   private atXml(): boolean {
     const [top, list, report] = this.stack;
-    return this.stack.length === 3 && top?.type === 'object' && top.key === 'reports' && list?.type === 'array' && report?.type === 'object' && report.key === 'xml';
+    return (
+      this.stack.length === 3 &&
+      top?.type === 'object' &&
+      top.key === 'reports' &&
+      list?.type === 'array' &&
+      report?.type === 'object' &&
+      report.key === 'xml'
+    );
   }
 
   write(chunk: Buffer): void {

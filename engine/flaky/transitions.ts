@@ -49,8 +49,15 @@ export function applyEvaluation(test: FlakyTestRecord, evaluation: Evaluation, s
   }
   const monitors = {
     ...test.monitors,
-    failureRate: evaluation.failureRateActive ? { active: true, since: test.monitors.failureRate.active ? test.monitors.failureRate.since : evaluation.changedAt } : { active: false },
-    broken: evaluation.brokenActive ? { active: true, since: test.monitors.broken.active ? test.monitors.broken.since : evaluation.changedAt } : { active: false },
+    failureRate: evaluation.failureRateActive
+      ? {
+          active: true,
+          since: test.monitors.failureRate.active ? test.monitors.failureRate.since : evaluation.changedAt,
+        }
+      : { active: false },
+    broken: evaluation.brokenActive
+      ? { active: true, since: test.monitors.broken.active ? test.monitors.broken.since : evaluation.changedAt }
+      : { active: false },
   };
   if (evaluation.value === test.status.value) {
     return { ...test, monitors, status: { ...test.status, reason: evaluation.reason } };
@@ -72,7 +79,12 @@ function lists(test: FlakyTestRecord | undefined, settings: RepoSettings): Recor
  * `before` is the record as it was at the start of the transaction (undefined for a new test), and `beforeSettings`
  * the settings it was judged by.
  */
-export function saveTest(context: ChangeContext, before: FlakyTestRecord | undefined, after: FlakyTestRecord, beforeSettings: RepoSettings = context.settings): FlakyTestRecord {
+export function saveTest(
+  context: ChangeContext,
+  before: FlakyTestRecord | undefined,
+  after: FlakyTestRecord,
+  beforeSettings: RepoSettings = context.settings,
+): FlakyTestRecord {
   const was = lists(before, beforeSettings);
   const is = lists(after, context.settings);
   let saved = after;
@@ -83,7 +95,13 @@ export function saveTest(context: ChangeContext, before: FlakyTestRecord | undef
   }
   for (const list of ['flaky', 'broken', 'quarantined'] as const) {
     if (was[list] !== is[list]) {
-      setMember(context.tx, { org: context.org, repoId: context.repoId, list, testId: after.id }, is[list], context.seq, context.now);
+      setMember(
+        context.tx,
+        { org: context.org, repoId: context.repoId, list, testId: after.id },
+        is[list],
+        context.seq,
+        context.now,
+      );
       if (is[list]) noteTestEvent(context, list, saved);
     }
   }

@@ -32,13 +32,28 @@ export interface UploadIdentity {
 }
 
 /** What identifies the content of an upload: every field that changes what is stored. */
-export type UploadContent = Omit<UploadMeta, 'reports'> & { repoRoot?: string; reports: readonly { file: string; xml: string }[] };
+export type UploadContent = Omit<UploadMeta, 'reports'> & {
+  repoRoot?: string;
+  reports: readonly { file: string; xml: string }[];
+};
 
 /** The digest of an upload's content: each report's text is preceded by its length, so no two contents share one. */
 export function uploadDigest(content: UploadContent): string {
   const hash = createHash('sha256');
   const { repo, sha, branch, prNumber, variant, jobUrl, timestamp, codeowners, repoRoot, reports } = content;
-  hash.update(JSON.stringify([repoIdOf(repo), sha, branch, prNumber ?? null, variant, jobUrl ?? null, timestamp ?? null, codeowners ?? null, repoRoot ?? null]));
+  hash.update(
+    JSON.stringify([
+      repoIdOf(repo),
+      sha,
+      branch,
+      prNumber ?? null,
+      variant,
+      jobUrl ?? null,
+      timestamp ?? null,
+      codeowners ?? null,
+      repoRoot ?? null,
+    ]),
+  );
   for (const { file, xml } of reports) {
     hash.update(JSON.stringify([file, xml.length]));
     hash.update(xml);
@@ -48,14 +63,22 @@ export function uploadDigest(content: UploadContent): string {
 
 export function uploadIdentity(content: UploadContent, uploadKey?: string): UploadIdentity {
   const digest = uploadDigest(content);
-  return uploadKey === undefined ? { key: `sha256:${digest}`, digest, named: false } : { key: `key:${uploadKey}`, digest, named: true };
+  return uploadKey === undefined
+    ? { key: `sha256:${digest}`, digest, named: false }
+    : { key: `key:${uploadKey}`, digest, named: true };
 }
 
 /**
  * The upload stored under this identity, if it still counts as the same upload (see above); 409 when the client's
  * key names an upload of other content. Read inside the transaction that would begin the upload.
  */
-export function storedUpload(tx: ReadTx, org: string, repo: RepoRef, identity: UploadIdentity, now: number): FlakyUploadRecord | undefined {
+export function storedUpload(
+  tx: ReadTx,
+  org: string,
+  repo: RepoRef,
+  identity: UploadIdentity,
+  now: number,
+): FlakyUploadRecord | undefined {
   const repoKey = repoIdOf(repo);
   const seq = tx.get('flakyUploadKeys', [org, repoKey, identity.key]);
   const stored = seq === undefined ? undefined : tx.get('flakyUploads', [org, repoKey, seq]);

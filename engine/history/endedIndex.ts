@@ -32,7 +32,11 @@ export interface EndedPullRequest {
 }
 
 const isFinal = (state: PullRequestState) => FINAL_PULL_REQUEST_STATES.includes(state);
-const endKey = (queueId: string, record: PullRequestRecord) => [queueId, Date.parse(record.stateChangedAt), record.number];
+const endKey = (queueId: string, record: PullRequestRecord) => [
+  queueId,
+  Date.parse(record.stateChangedAt),
+  record.number,
+];
 
 /** What the history shows of an ended record: its timeline gives when it was submitted and the runs that tested it. */
 export function endedEntry(tx: ReadTx, record: PullRequestRecord): EndedPullRequest {
@@ -84,14 +88,18 @@ export const ENDED_INDEX_COMPLETE = ['endedPullRequestsIndex'];
  * A store written before the index: every queue's ended records are indexed once, in one transaction per queue,
  * then a marker says it is done. A full store is left as it is (its history shows what the index holds).
  */
-export function backfillEndedIndex(store: Store, onWarning: (message: string) => void = (message) => console.warn(`greenline: ${message}`)): void {
+export function backfillEndedIndex(
+  store: Store,
+  onWarning: (message: string) => void = (message) => console.warn(`greenline: ${message}`),
+): void {
   if (store.read((tx) => tx.get('meta', ENDED_INDEX_COMPLETE)) !== undefined) return;
   try {
     const queueIds = store.read((tx) => [...tx.scan('queues')].map((entry) => entry.value.id));
     for (const queueId of queueIds) {
       store.write((tx) => {
         const ended = new Map<number, PullRequestRecord>();
-        for (const { value } of tx.scan('pullRequests', { prefix: [queueId] })) if (isFinal(value.state)) ended.set(value.number, value);
+        for (const { value } of tx.scan('pullRequests', { prefix: [queueId] }))
+          if (isFinal(value.state)) ended.set(value.number, value);
         // One pass over the queue's timelines (keyed [queueId, number, seq]: each PR's lines together, in order).
         let number: number | undefined;
         let lines: TimelineEntry[] = [];
@@ -163,7 +171,8 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
   const number = /^#?(\d{1,10})$/.exec(search);
   if (number !== null) {
     const record = tx.get('pullRequests', [queueId, Number(number[1])]);
-    const entry = record === undefined || !isFinal(record.state) ? undefined : tx.get('endedPullRequests', endKey(queueId, record));
+    const entry =
+      record === undefined || !isFinal(record.state) ? undefined : tx.get('endedPullRequests', endKey(queueId, record));
     return { rows: entry === undefined ? [] : [entry] };
   }
   let end: (string | number)[] | undefined;
@@ -189,10 +198,18 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
   let examined = 0;
   for (;;) {
     const chunk = Math.min(words.length === 0 ? query.take + 1 : Math.max(256, 4 * query.take), limit - examined);
-    const entries = [...tx.scan('endedPullRequests', { prefix: [queueId], reverse: true, limit: chunk, ...(end === undefined ? {} : { end }) })];
+    const entries = [
+      ...tx.scan('endedPullRequests', {
+        prefix: [queueId],
+        reverse: true,
+        limit: chunk,
+        ...(end === undefined ? {} : { end }),
+      }),
+    ];
     for (const { value } of entries) {
       if (!matches(value)) continue;
-      if (rows.length === query.take) return { rows, next: cursorOf([queueId, Date.parse(rows.at(-1)!.endedAt), rows.at(-1)!.number]) };
+      if (rows.length === query.take)
+        return { rows, next: cursorOf([queueId, Date.parse(rows.at(-1)!.endedAt), rows.at(-1)!.number]) };
       rows.push(value);
     }
     if (entries.length < chunk) return { rows };
@@ -212,10 +229,18 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
 export function lastEndedOfBranch(tx: ReadTx, queueId: string, branch: string): number | undefined {
   let end: Key | undefined;
   for (;;) {
-    const entries = [...tx.scan('endedPullRequests', { prefix: [queueId], reverse: true, limit: 256, ...(end === undefined ? {} : { end }) })];
+    const entries = [
+      ...tx.scan('endedPullRequests', {
+        prefix: [queueId],
+        reverse: true,
+        limit: 256,
+        ...(end === undefined ? {} : { end }),
+      }),
+    ];
     for (const { value } of entries) {
       // An entry indexed before it held the branch: the record says it.
-      const headBranch = 'headBranch' in value ? value.headBranch : tx.get('pullRequests', [queueId, value.number])?.headBranch;
+      const headBranch =
+        'headBranch' in value ? value.headBranch : tx.get('pullRequests', [queueId, value.number])?.headBranch;
       if (headBranch === branch) return value.number;
     }
     if (entries.length < 256) return undefined;

@@ -104,7 +104,8 @@ function sampleQueue(tx: ReadTx, queue: QueueRecord, now: number, set: WorkingSe
 function webhookSample(tx: ReadTx, org: string): MetricsSnapshot['webhooks'] {
   const outcomes = { ...NO_OUTCOMES, ...tx.get('webhookOrgs', [org])?.outcomes };
   let pending = 0;
-  if ((tx.get('webhookOrgs', [org])?.endpoints ?? 0) > 0) for (const { value } of tx.scan('webhookPending')) if (value === org) pending++;
+  if ((tx.get('webhookOrgs', [org])?.endpoints ?? 0) > 0)
+    for (const { value } of tx.scan('webhookPending')) if (value === org) pending++;
   return { outcomes, pending };
 }
 

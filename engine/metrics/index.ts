@@ -32,5 +32,7 @@ export interface MetricsRequest {
 
 /** One scrape: collected and rendered together with the same scrapes that arrive in the same turn (sharedScrapes.ts). */
 export function renderMetrics(request: MetricsRequest): Promise<RenderedMetrics> {
-  return sharedRender(request, async (shared) => renderSnapshot(collectMetrics(shared.store, shared.org, shared.filter ?? {}, shared.now, shared.workingSet)));
+  return sharedRender(request, async (shared) =>
+    renderSnapshot(collectMetrics(shared.store, shared.org, shared.filter ?? {}, shared.now, shared.workingSet)),
+  );
 }

@@ -19,7 +19,17 @@ import type { WriteTx } from '../store/store.js';
 import type { TxRecorder, TxRecorderFactory } from '../transaction/queueCache.js';
 import { BATCH_SIZE_BUCKETS, DURATION_BUCKETS } from './families.js';
 import { cloneJson } from '../model/cloneJson.js';
-import { observeInto, readTotals, WINDOW_MS, type Conclusion, type MetricsLogEntry, type MetricsTotals, type PrClock, type QueueType, type RunEnding } from './records.js';
+import {
+  observeInto,
+  readTotals,
+  WINDOW_MS,
+  type Conclusion,
+  type MetricsLogEntry,
+  type MetricsTotals,
+  type PrClock,
+  type QueueType,
+  type RunEnding,
+} from './records.js';
 import { hasPullRequestTag, hasTestRunTag, PR_IS } from '../../machines/index.js';
 
 /** How an entry ended, by the tag of the final state it reached (undefined: it has not ended). */
@@ -72,7 +82,8 @@ export class MetricsRecorder implements TxRecorder {
     if (hasPullRequestTag(clock.state, 'testing')) clock.testMs += elapsed;
     clock.state = to;
     clock.since = this.now;
-    if (hasPullRequestTag(from, 'notReady') && !hasPullRequestTag(to, 'notReady') && isEnqueued(to)) clock.becameReady = true;
+    if (hasPullRequestTag(from, 'notReady') && !hasPullRequestTag(to, 'notReady') && isEnqueued(to))
+      clock.becameReady = true;
 
     const totals = this.loadTotals();
     if (PR_IS.testing(to)) {
@@ -100,7 +111,8 @@ export class MetricsRecorder implements TxRecorder {
     });
     totals.conclusions[type][conclusion]++;
     const histograms = totals.histograms[type];
-    if (clock.complete && clock.becameReady) observeInto(histograms.timeInQueueSeconds, DURATION_BUCKETS, clock.readyMs / 1000);
+    if (clock.complete && clock.becameReady)
+      observeInto(histograms.timeInQueueSeconds, DURATION_BUCKETS, clock.readyMs / 1000);
     if (clock.complete && clock.tested) observeInto(histograms.testSeconds, DURATION_BUCKETS, clock.testMs / 1000);
     if (event.type === 'MERGE' && event.direct === true) totals.directMerges++;
     else if (event.type === 'MERGE' && event.vouchedBy !== undefined) totals.optimisticMerges++;
@@ -143,7 +155,8 @@ export class MetricsRecorder implements TxRecorder {
     // merge in.
     const cutoff = this.now - WINDOW_MS + 1;
     if (cutoff > 0) {
-      for (const { key } of [...this.tx.scan('metricsLog', { prefix: [queueId], end: [queueId, cutoff] })]) this.tx.remove('metricsLog', key);
+      for (const { key } of [...this.tx.scan('metricsLog', { prefix: [queueId], end: [queueId, cutoff] })])
+        this.tx.remove('metricsLog', key);
     }
     this.entries.forEach((entry, index) => {
       this.tx.put('metricsLog', [queueId, this.now, eventSeq, index], entry);
@@ -198,7 +211,8 @@ export class MetricsRecorder implements TxRecorder {
 
   private loadTotals(): MetricsTotals {
     const cached = this.cache?.totals;
-    this.totals ??= cached !== undefined ? cloneJson(cached) : readTotals(this.tx.get('metricsTotals', [this.queue.id]));
+    this.totals ??=
+      cached !== undefined ? cloneJson(cached) : readTotals(this.tx.get('metricsTotals', [this.queue.id]));
     return this.totals;
   }
 

@@ -79,7 +79,10 @@ export interface HistogramTotals {
   sum: number;
 }
 
-const emptyHistogram = (bounds: readonly number[]): HistogramTotals => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0 });
+const emptyHistogram = (bounds: readonly number[]): HistogramTotals => ({
+  counts: new Array<number>(bounds.length + 1).fill(0),
+  sum: 0,
+});
 
 /** Adds one observation. */
 export function observeInto(histogram: HistogramTotals, bounds: readonly number[], value: number): void {
@@ -112,7 +115,8 @@ export interface MetricsTotals {
 }
 
 const perType = <T>(make: () => T): PerType<T> => ({ main: make(), bisection: make() });
-const zeros = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
+const zeros = <K extends string>(keys: readonly K[]): Record<K, number> =>
+  Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
 
 export function emptyTotals(): MetricsTotals {
   return {
@@ -142,9 +146,12 @@ export function emptyTotals(): MetricsTotals {
 export function readTotals(stored: unknown): MetricsTotals {
   const fill = (template: unknown, value: unknown): unknown => {
     if (typeof template === 'number') return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-    if (Array.isArray(template)) return template.map((inner, index) => fill(inner, Array.isArray(value) ? value[index] : undefined));
+    if (Array.isArray(template))
+      return template.map((inner, index) => fill(inner, Array.isArray(value) ? value[index] : undefined));
     const source = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-    return Object.fromEntries(Object.entries(template as Record<string, unknown>).map(([key, inner]) => [key, fill(inner, source[key])]));
+    return Object.fromEntries(
+      Object.entries(template as Record<string, unknown>).map(([key, inner]) => [key, fill(inner, source[key])]),
+    );
   };
   return fill(emptyTotals(), stored) as MetricsTotals;
 }

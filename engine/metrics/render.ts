@@ -105,7 +105,8 @@ function addQueue(m: Metrics, sample: QueueSample, now: number): void {
       m.runsFinished.inc({ ...typed, status }, totals.runsFinished[type][status]);
       m.runSeconds.inc({ ...typed, status }, totals.runMs[type][status] / 1000);
     }
-    for (const conclusion of CONCLUSIONS) m.conclusions.inc({ ...typed, conclusion }, totals.conclusions[type][conclusion]);
+    for (const conclusion of CONCLUSIONS)
+      m.conclusions.inc({ ...typed, conclusion }, totals.conclusions[type][conclusion]);
     m.restarts.inc(typed, totals.restarts[type]);
     m.quarantinedFailures.inc(typed, totals.quarantinedFailures[type]);
     const histograms = totals.histograms[type];
@@ -151,7 +152,8 @@ function addQueue(m: Metrics, sample: QueueSample, now: number): void {
   }
   for (const type of QUEUE_TYPES) {
     m.restarts1h.inc(documented[type], restarted[type]);
-    for (const conclusion of CONCLUSIONS) m.conclusions1h.inc({ ...documented[type], conclusion }, concluded[type][conclusion]);
+    for (const conclusion of CONCLUSIONS)
+      m.conclusions1h.inc({ ...documented[type], conclusion }, concluded[type][conclusion]);
   }
   const merged = concluded.main.merged + concluded.bisection.merged;
   if (merged > 0) {
@@ -174,7 +176,8 @@ export async function renderSnapshot(snapshot: MetricsSnapshot): Promise<Rendere
   for (const sample of snapshot.queues) zeroDocumented(m, sample);
   for (const sample of snapshot.queues) addQueue(m, sample, snapshot.now);
   m.storeSize.set(snapshot.storeSizeBytes);
-  for (const [outcome, count] of Object.entries(snapshot.webhooks.outcomes)) m.webhookDeliveries.inc({ outcome }, count);
+  for (const [outcome, count] of Object.entries(snapshot.webhooks.outcomes))
+    m.webhookDeliveries.inc({ outcome }, count);
   m.webhookPending.set(snapshot.webhooks.pending);
   return { contentType: registry.contentType, text: await registry.metrics() };
 }

@@ -20,10 +20,9 @@ interface Pending<R> {
 const waiting = new WeakMap<Store, Map<string, Pending<unknown>>>();
 
 /** Renders `request` with `render` in a later turn, shared with the same scrapes arriving before it starts. */
-export function sharedRender<R extends { store: Store; org: string; filter?: unknown; now: number; workingSet?: unknown }>(
-  request: R,
-  render: (request: R) => Promise<RenderedMetrics>,
-): Promise<RenderedMetrics> {
+export function sharedRender<
+  R extends { store: Store; org: string; filter?: unknown; now: number; workingSet?: unknown },
+>(request: R, render: (request: R) => Promise<RenderedMetrics>): Promise<RenderedMetrics> {
   const byKey = waiting.get(request.store) ?? new Map<string, Pending<unknown>>();
   waiting.set(request.store, byKey);
   const key = JSON.stringify([request.org, request.filter ?? {}]);
@@ -32,7 +31,12 @@ export function sharedRender<R extends { store: Store; org: string; filter?: unk
     joined.now = Math.max(joined.now, request.now);
     return joined.promise;
   }
-  const pending: Pending<R> = { now: request.now, workingSet: request.workingSet, request, promise: Promise.resolve(undefined as never) };
+  const pending: Pending<R> = {
+    now: request.now,
+    workingSet: request.workingSet,
+    request,
+    promise: Promise.resolve(undefined as never),
+  };
   pending.promise = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
     // Started: later scrapes wait for the next render, which reads what was committed after this one began.
     if (byKey.get(key) === pending) byKey.delete(key);

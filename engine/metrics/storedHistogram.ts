@@ -32,7 +32,11 @@ export class StoredHistogram {
   /** Adds stored totals to the series of `labels` (series with equal labels add up). */
   add(labels: Labels, totals: HistogramTotals): void {
     const key = JSON.stringify(labels);
-    const series = this.series.get(key) ?? { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0 };
+    const series = this.series.get(key) ?? {
+      labels,
+      counts: new Array<number>(this.bounds.length + 1).fill(0),
+      sum: 0,
+    };
     totals.counts.forEach((count, index) => {
       series.counts[index]! += count;
     });

@@ -12,7 +12,14 @@ export type Effect =
   | { kind: 'endRun'; repo: RepoRef; runId: string; branch: string }
   | { kind: 'merge'; number: number; entryId: string; request: MergeRequest }
   | { kind: 'comment'; repo: RepoRef; number: number; body: string }
-  | { kind: 'statusCheck'; repo: RepoRef; sha: string; state: 'pending' | 'success' | 'failure'; description: string; number?: number }
+  | {
+      kind: 'statusCheck';
+      repo: RepoRef;
+      sha: string;
+      state: 'pending' | 'success' | 'failure';
+      description: string;
+      number?: number;
+    }
   /** `stateLabelsEnabled`: the PR's label names its queue state now (one label, the others of Greenline removed). */
   | { kind: 'stateLabel'; repo: RepoRef; number: number; state: PullRequestState }
   /**

@@ -28,19 +28,31 @@ export interface ErrorSpec {
  */
 export type Template = (...values: never[]) => string;
 
-const notFound = <M extends Template>(when: string, message: M) => ({ status: 404, category: 'not_found', kind: 'not_found', when, message }) as const;
-const conflict = <M extends Template>(when: string, message: M) => ({ status: 409, category: 'conflict', kind: 'conflict', when, message }) as const;
-const invalid = <M extends Template>(when: string, message: M) => ({ status: 400, category: 'bad_request', kind: 'invalid', when, message }) as const;
+const notFound = <M extends Template>(when: string, message: M) =>
+  ({ status: 404, category: 'not_found', kind: 'not_found', when, message }) as const;
+const conflict = <M extends Template>(when: string, message: M) =>
+  ({ status: 409, category: 'conflict', kind: 'conflict', when, message }) as const;
+const invalid = <M extends Template>(when: string, message: M) =>
+  ({ status: 400, category: 'bad_request', kind: 'invalid', when, message }) as const;
 /** A problem a check describes (a validator's message, a page token's): the template passes it on. */
 const described = ({ problem }: { problem: string }) => problem;
 const http = (status: number, category: string, when: string) => ({ status, category, when }) as const;
 
 export const ERRORS = {
   // The queue and its pull requests.
-  queue_not_found: notFound('no queue for that repository and branch (or it is another organization’s)', (where: { queue: string } | { queueId: string; gone?: boolean }) =>
-    'queue' in where ? `no queue for ${where.queue}` : where.gone === true ? `queue ${where.queueId} no longer exists` : `no queue ${where.queueId}`,
+  queue_not_found: notFound(
+    'no queue for that repository and branch (or it is another organization’s)',
+    (where: { queue: string } | { queueId: string; gone?: boolean }) =>
+      'queue' in where
+        ? `no queue for ${where.queue}`
+        : where.gone === true
+          ? `queue ${where.queueId} no longer exists`
+          : `no queue ${where.queueId}`,
   ),
-  queue_exists: conflict('createQueue for a branch that has a queue already', ({ queue }: { queue: string }) => `a queue for ${queue} already exists`),
+  queue_exists: conflict(
+    'createQueue for a branch that has a queue already',
+    ({ queue }: { queue: string }) => `a queue for ${queue} already exists`,
+  ),
   repo_of_another_org: conflict(
     'createQueue for a repository another organization of this service queues',
     ({ repo }: { repo: string }) => `${repo} is a repository of another organization on this service`,
@@ -48,21 +60,30 @@ export const ERRORS = {
   queue_not_empty: {
     ...invalid(
       'deleteQueue while PRs are enqueued (400: the code the hosted service answers, which its Terraform provider reads)',
-      ({ queue, enqueued }: { queue: string; enqueued: number }) => `the queue for ${queue} still has ${enqueued} enqueued pull request(s): cancel or merge them first`,
+      ({ queue, enqueued }: { queue: string; enqueued: number }) =>
+        `the queue for ${queue} still has ${enqueued} enqueued pull request(s): cancel or merge them first`,
     ),
     kind: 'conflict',
   },
-  queue_draining: conflict('submitPullRequest while the queue is draining', () => 'the queue is draining: it takes no new pull requests'),
+  queue_draining: conflict(
+    'submitPullRequest while the queue is draining',
+    () => 'the queue is draining: it takes no new pull requests',
+  ),
   pr_not_found: notFound(
     'getSubmittedPullRequest for a PR never submitted to that queue',
-    ({ number, queue }: { number: number; queue: string }) => `pull request #${number} was never submitted to the queue for ${queue}`,
+    ({ number, queue }: { number: number; queue: string }) =>
+      `pull request #${number} was never submitted to the queue for ${queue}`,
   ),
   pr_not_queued: notFound(
     'cancelPullRequest or restartTestsOnPullRequest for a PR not in the queue',
     ({ number }: { number: number }) => `pull request #${number} is not in the queue`,
   ),
-  pr_branch_not_found: notFound('a PR named by `pr.branch` when no PR of that head branch was submitted to that queue', ({ branch }: { branch?: string }) =>
-    branch === undefined ? 'name the pull request by number or branch' : `no pull request of branch ${branch} was submitted to this queue`,
+  pr_branch_not_found: notFound(
+    'a PR named by `pr.branch` when no PR of that head branch was submitted to that queue',
+    ({ branch }: { branch?: string }) =>
+      branch === undefined
+        ? 'name the pull request by number or branch'
+        : `no pull request of branch ${branch} was submitted to this queue`,
   ),
   pr_branch_mismatch: invalid(
     '`pr.number` and `pr.branch` naming two different PRs (or `pr.branch` on submitPullRequest, which takes the number)',
@@ -71,29 +92,52 @@ export const ERRORS = {
   ),
   pr_head_unknown: conflict(
     'setImpactedTargets without pr.sha for a PR whose head the git host has not reported yet',
-    ({ number }: { number: number }) => `the head of pull request #${number} is not known yet; send pr.sha with the targets, or try again once the PR is checked`,
+    ({ number }: { number: number }) =>
+      `the head of pull request #${number} is not known yet; send pr.sha with the targets, or try again once the PR is checked`,
   ),
-  pr_already_merged: conflict('submitPullRequest for a PR the queue merged already', ({ number }: { number: number }) => `pull request #${number} is already merged`),
-  pr_being_merged: conflict('submitting again, cancelling or restarting a PR whose merge is under way', ({ number }: { number: number }) => `pull request #${number} is being merged`),
+  pr_already_merged: conflict(
+    'submitPullRequest for a PR the queue merged already',
+    ({ number }: { number: number }) => `pull request #${number} is already merged`,
+  ),
+  pr_being_merged: conflict(
+    'submitting again, cancelling or restarting a PR whose merge is under way',
+    ({ number }: { number: number }) => `pull request #${number} is being merged`,
+  ),
   test_run_not_found: notFound(
     'getMergeQueueTestingDetails for an unknown test run',
     ({ runId, queue }: { runId: string; queue: string }) => `no test run ${runId} in the queue for ${queue}`,
   ),
-  commit_not_tested: notFound('setCommitStatus for a SHA that is no test run’s', ({ repo, sha }: { repo: string; sha: string }) => `no test run of ${repo} has the SHA ${sha}`),
+  commit_not_tested: notFound(
+    'setCommitStatus for a SHA that is no test run’s',
+    ({ repo, sha }: { repo: string; sha: string }) => `no test run of ${repo} has the SHA ${sha}`,
+  ),
   invalid_cursor: invalid(
     'listPullRequests with a cursor that is not one of that listing',
     ({ cursor }: { cursor: string | undefined }) => `cursor ${JSON.stringify(cursor)} is not a cursor of this listing`,
   ),
-  event_not_replayable: invalid('an event log that replays a queue’s creation into a queue', () => 'a queue is created with createQueue, not replayed into'),
+  event_not_replayable: invalid(
+    'an event log that replays a queue’s creation into a queue',
+    () => 'a queue is created with createQueue, not replayed into',
+  ),
   engine_stopped: conflict('a request reaching an engine that has stopped', () => 'the engine is stopped'),
   // Flaky tests.
-  org_not_found: notFound('an org_url_slug other than the token’s organization', ({ slug }: { slug: string }) => `no organization ${JSON.stringify(slug)} for this token`),
+  org_not_found: notFound(
+    'an org_url_slug other than the token’s organization',
+    ({ slug }: { slug: string }) => `no organization ${JSON.stringify(slug)} for this token`,
+  ),
   test_not_found: notFound(
     'a test id unknown in that repository',
-    ({ testId, repo }: { testId: string; repo?: string }) => `no test ${testId}${repo === undefined ? '' : ` in ${repo}`}`,
+    ({ testId, repo }: { testId: string; repo?: string }) =>
+      `no test ${testId}${repo === undefined ? '' : ` in ${repo}`}`,
   ),
-  repo_not_found: notFound('a repository without flaky-test data (the dashboard’s listings)', ({ repo }: { repo: string }) => `no flaky-test data for repository ${repo}`),
-  invalid_time_range: invalid('start_time after end_time, or before 1970', () => 'start_time must be after 1970 and not after end_time'),
+  repo_not_found: notFound(
+    'a repository without flaky-test data (the dashboard’s listings)',
+    ({ repo }: { repo: string }) => `no flaky-test data for repository ${repo}`,
+  ),
+  invalid_time_range: invalid(
+    'start_time after end_time, or before 1970',
+    () => 'start_time must be after 1970 and not after end_time',
+  ),
   invalid_page_token: invalid('a page_token that is forged, damaged, or of another query', described),
   invalid_report: invalid(
     'an upload whose JUnit report cannot be read (nothing of it is stored)',
@@ -101,7 +145,8 @@ export const ERRORS = {
   ),
   too_many_test_cases: invalid(
     'an upload of more test cases than one upload may hold',
-    ({ limit, cases }: { limit: number; cases?: number }) => `an upload holds at most ${limit} test cases; this one has ${cases ?? 'more'}`,
+    ({ limit, cases }: { limit: number; cases?: number }) =>
+      `an upload holds at most ${limit} test cases; this one has ${cases ?? 'more'}`,
   ),
   upload_key_conflict: conflict(
     'an upload_key sent again with another upload (other reports or fields) than the one stored under it',
@@ -111,11 +156,18 @@ export const ERRORS = {
         : `upload ${conflict.upload} was begun with other tests than these; send this one under another upload_key`,
   ),
   upload_interrupted: {
-    ...http(503, 'unavailable', 'an upload cut short by the service shutting down (with `retry-after`): what was stored of it is kept, and the same upload sent again stores the rest'),
+    ...http(
+      503,
+      'unavailable',
+      'an upload cut short by the service shutting down (with `retry-after`): what was stored of it is kept, and the same upload sent again stores the rest',
+    ),
     kind: 'unavailable',
     message: ({ kept }: { kept: string }) => `the upload was interrupted: the service is shutting down; ${kept}`,
   },
-  invalid_settings: invalid('test monitor settings that contradict each other (a resolution threshold over its activation)', described),
+  invalid_settings: invalid(
+    'test monitor settings that contradict each other (a resolution threshold over its activation)',
+    described,
+  ),
   // Outgoing webhooks.
   webhook_endpoint_not_found: notFound(
     'a webhook endpoint id unknown in the organization',
@@ -139,7 +191,9 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 /** The codes the engine raises (those with a kind). */
-export type EngineErrorCode = { [C in ErrorCode]: (typeof ERRORS)[C] extends { kind: EngineErrorKind } ? C : never }[ErrorCode];
+export type EngineErrorCode = {
+  [C in ErrorCode]: (typeof ERRORS)[C] extends { kind: EngineErrorKind } ? C : never;
+}[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
 
@@ -148,7 +202,9 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 }
 
 /** The values a code's message template takes (none for a fixed message). */
-export type MessageValues<C extends ErrorCode> = (typeof ERRORS)[C] extends { message: (...values: infer V) => string } ? V : [message: string];
+export type MessageValues<C extends ErrorCode> = (typeof ERRORS)[C] extends { message: (...values: infer V) => string }
+  ? V
+  : [message: string];
 
 /** The message of a condition, from the values its raise site passes. */
 export function errorMessage<C extends ErrorCode>(code: C, ...values: MessageValues<C>): string {

@@ -9,7 +9,14 @@ export type QueueInput =
   | { type: 'created'; patch: QueuePatch; by?: string; policy?: number }
   | { type: 'configured'; patch: QueuePatch; by?: string }
   /** On a PR's operations, `by` says who asked, for its timeline (`token tok_…`, `@login with /greenline`). */
-  | { type: 'submitted'; number: number; priority?: number | string; noBatch?: boolean; skipTheLine?: boolean; by?: string }
+  | {
+      type: 'submitted';
+      number: number;
+      priority?: number | string;
+      noBatch?: boolean;
+      skipTheLine?: boolean;
+      by?: string;
+    }
   | { type: 'cancelled'; number: number; by?: string }
   | { type: 'restarted'; number: number; by?: string }
   | { type: 'status'; runId: string; context: string; state: CommitState; url: string; description: string }

@@ -32,7 +32,13 @@ export function digestOf(targets: ImpactedTargets): string {
   return hash.digest('hex');
 }
 
-export function putTargets(tx: WriteTx, queueId: string, number: number, sha: string, record: ImpactedTargetsRecord): void {
+export function putTargets(
+  tx: WriteTx,
+  queueId: string,
+  number: number,
+  sha: string,
+  record: ImpactedTargetsRecord,
+): void {
   const head = sha.toLowerCase();
   tx.put('impactedTargets', [queueId, number, head], record);
   const shas = [head, ...(tx.get('impactedTargetShas', [queueId, number]) ?? []).filter((other) => other !== head)];
@@ -40,7 +46,12 @@ export function putTargets(tx: WriteTx, queueId: string, number: number, sha: st
   tx.put('impactedTargetShas', [queueId, number], shas.slice(0, KEPT_SHAS_PER_PR));
 }
 
-export function getTargets(tx: ReadTx, queueId: string, number: number, sha: string): ImpactedTargetsRecord | undefined {
+export function getTargets(
+  tx: ReadTx,
+  queueId: string,
+  number: number,
+  sha: string,
+): ImpactedTargetsRecord | undefined {
   return sha === '' ? undefined : tx.get('impactedTargets', [queueId, number, sha.toLowerCase()]);
 }
 

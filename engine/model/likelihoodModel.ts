@@ -86,7 +86,10 @@ export function newLikelihoodModel(): LikelihoodModel {
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 const logit = (p: number) => Math.log(p / (1 - p));
 
-export function featuresOf(model: LikelihoodModel, pr: { author: string; failedAttempts?: number; changedLines?: number; headFailures?: number }): Record<FeatureName, number> {
+export function featuresOf(
+  model: LikelihoodModel,
+  pr: { author: string; failedAttempts?: number; changedLines?: number; headFailures?: number },
+): Record<FeatureName, number> {
   const [queueResolved, queueKicked] = model.queue;
   const base = (queueKicked + 1) / (queueResolved + 20);
   const [resolved, kicked] = model.authors[pr.author] ?? [0, 0];
@@ -127,7 +130,8 @@ export function train(model: LikelihoodModel, author: string, seen: Likelihood |
     const stored = model.precision?.length === n * n ? model.precision : undefined;
     const h = stored ?? Array.from({ length: n * n }, (_, k) => (k % (n + 1) === 0 ? PRIOR_PRECISION : 0));
     const curvature = Math.max(p * (1 - p), MIN_CURVATURE);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) h[i * n + j] = (h[i * n + j] ?? 0) + curvature * (x[i] ?? 0) * (x[j] ?? 0);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) h[i * n + j] = (h[i * n + j] ?? 0) + curvature * (x[i] ?? 0) * (x[j] ?? 0);
     model.precision = h;
     const step = solve(
       h,
@@ -149,6 +153,8 @@ export function train(model: LikelihoodModel, author: string, seen: Likelihood |
 /** For people: the estimate and what it rests on. */
 export function explain(likelihood: Likelihood, model: LikelihoodModel): string {
   const weights = weightsOf(model);
-  const parts = FEATURE_NAMES.map((name, k) => `${name} ${(likelihood.features[name] ?? 0).toFixed(2)} (×${(weights[k + 1] ?? 0).toFixed(2)})`);
+  const parts = FEATURE_NAMES.map(
+    (name, k) => `${name} ${(likelihood.features[name] ?? 0).toFixed(2)} (×${(weights[k + 1] ?? 0).toFixed(2)})`,
+  );
   return `failure likelihood ${(likelihood.p * 100).toFixed(1)}% from ${parts.join(', ')}; trained on ${model.trained} PRs`;
 }

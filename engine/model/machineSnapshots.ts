@@ -52,14 +52,17 @@ export function migrateStored(stored: StoredSnapshot, record?: StoredRecordFacts
   if (stored.machine !== 'pullRequest') return stored;
   if (stored.version === 1) {
     const context = { ...(stored.context as Record<string, unknown>) };
-    if (record?.mergeRequested === true || (stored.value === 'MERGED' && record !== undefined)) context.merge = { by: record.mergedBy ?? null };
-    if (typeof record?.bisectionId === 'string' && typeof record.group === 'string') context.bisection = { id: record.bisectionId, group: record.group };
+    if (record?.mergeRequested === true || (stored.value === 'MERGED' && record !== undefined))
+      context.merge = { by: record.mergedBy ?? null };
+    if (typeof record?.bisectionId === 'string' && typeof record.group === 'string')
+      context.bisection = { id: record.bisectionId, group: record.group };
     return { ...stored, version: 2, context };
   }
   if (stored.version === 2) {
     const context = { ...(stored.context as Record<string, unknown>) };
     if (Array.isArray(record?.testedBase)) context.testedBase = record.testedBase;
-    if (record?.runsBehindEnded !== undefined && record.runsBehindEnded !== 0) context.runsBehindEnded = record.runsBehindEnded;
+    if (record?.runsBehindEnded !== undefined && record.runsBehindEnded !== 0)
+      context.runsBehindEnded = record.runsBehindEnded;
     if (record?.runsBehindFailed !== undefined) context.runsBehindFailed = record.runsBehindFailed;
     return { ...stored, version: 3, context };
   }
@@ -84,11 +87,14 @@ export function storedForDigest(stored: StoredSnapshot): StoredSnapshot {
 }
 
 export function fromStored(machine: MachineName, original: StoredSnapshot, record?: StoredRecordFacts): Snapshot {
-  if (original.machine !== machine) throw new Error(`stored snapshot is of machine ${original.machine}, expected ${machine}`);
+  if (original.machine !== machine)
+    throw new Error(`stored snapshot is of machine ${original.machine}, expected ${machine}`);
   let stored = original;
   for (let next = migrateStored(stored, record); next !== stored; next = migrateStored(stored, record)) stored = next;
   if (stored.version !== MACHINE_VERSION[machine]) {
-    throw new Error(`stored ${machine} snapshot has version ${stored.version}; this build runs version ${MACHINE_VERSION[machine]}`);
+    throw new Error(
+      `stored ${machine} snapshot has version ${stored.version}; this build runs version ${MACHINE_VERSION[machine]}`,
+    );
   }
   const logic = MACHINES[machine] as AnyStateMachine;
   return logic.resolveState({ value: stored.value, context: stored.context as never });
@@ -103,7 +109,8 @@ export function fromStored(machine: MachineName, original: StoredSnapshot, recor
 export function initial(machine: MachineName, input: unknown): Snapshot {
   const logic = MACHINES[machine] as AnyStateMachine;
   const start = quickStart(logic);
-  if (start !== undefined) return logic.resolveState({ value: start.value, context: start.context({ input }) as never });
+  if (start !== undefined)
+    return logic.resolveState({ value: start.value, context: start.context({ input }) as never });
   const [snapshot] = initialTransition(logic, input as never);
   return snapshot;
 }
@@ -122,8 +129,12 @@ function quickStart(logic: AnyStateMachine): { value: string; context: ContextOf
     const value = logic.config.initial;
     const context = logic.config.context;
     const state = typeof value === 'string' ? logic.root.states[value] : undefined;
-    const quiet = state !== undefined && state.type === 'atomic' && state.entry.length === 0 && logic.root.entry.length === 0;
-    start = quiet && typeof context === 'function' && typeof value === 'string' ? { value, context: context as ContextOf } : null;
+    const quiet =
+      state !== undefined && state.type === 'atomic' && state.entry.length === 0 && logic.root.entry.length === 0;
+    start =
+      quiet && typeof context === 'function' && typeof value === 'string'
+        ? { value, context: context as ContextOf }
+        : null;
     quickStarts.set(logic, start);
   }
   return start ?? undefined;
@@ -170,7 +181,17 @@ function scopeOf(logic: AnyStateMachine): object {
   if (scope === undefined) {
     const self = createActor(logic);
     const noop = () => {};
-    scope = { self, defer: noop, id: '', logger: noop, sessionId: '', stopChild: noop, system: self.system, emit: noop, actionExecutor: collect };
+    scope = {
+      self,
+      defer: noop,
+      id: '',
+      logger: noop,
+      sessionId: '',
+      stopChild: noop,
+      system: self.system,
+      emit: noop,
+      actionExecutor: collect,
+    };
     scopes.set(logic, scope);
   }
   return scope;

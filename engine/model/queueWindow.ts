@@ -12,7 +12,10 @@ export function adaptiveWindowFloorOf(settings: QueueSettings): number {
 /** How many main-line runs may be in flight: `concurrency`, or the adaptive window within its bounds. */
 export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime, 'window'>): number {
   if (settings.adaptiveWindow !== true) return settings.concurrency;
-  return Math.max(adaptiveWindowFloorOf(settings), Math.min(runtime.window ?? settings.concurrency, settings.concurrency));
+  return Math.max(
+    adaptiveWindowFloorOf(settings),
+    Math.min(runtime.window ?? settings.concurrency, settings.concurrency),
+  );
 }
 
 /**
@@ -22,7 +25,12 @@ export function mainWindowOf(settings: QueueSettings, runtime: Pick<QueueRuntime
  * run that fails on top of a PR still testing may fail because of it (a broken PR whose run is slower fails every run
  * behind it that ends first), so its failure says nothing of its own PRs.
  */
-export function adaptWindow(settings: QueueSettings, runtime: QueueRuntime, passed: boolean, verdict: { resets?: boolean; settled?: boolean } = {}): void {
+export function adaptWindow(
+  settings: QueueSettings,
+  runtime: QueueRuntime,
+  passed: boolean,
+  verdict: { resets?: boolean; settled?: boolean } = {},
+): void {
   if (settings.adaptiveWindow !== true) return;
   const { resets = true, settled = true } = verdict;
   const bounds = { floor: adaptiveWindowFloorOf(settings), concurrency: settings.concurrency };

@@ -8,7 +8,13 @@ import type { BisectionMemory } from '../planner/bisectionMemory.js';
 import type { VerdictCounts } from '../planner/window.js';
 import type { LikelihoodModel } from './likelihoodModel.js';
 
-export { adaptiveWindowFloorOf, adaptWindow, DEFAULT_SPECULATION_RUNS_PERCENT, mainWindowOf, speculationAllowance } from './queueWindow.js';
+export {
+  adaptiveWindowFloorOf,
+  adaptWindow,
+  DEFAULT_SPECULATION_RUNS_PERCENT,
+  mainWindowOf,
+  speculationAllowance,
+} from './queueWindow.js';
 
 export interface RepoRef {
   host: string;
@@ -29,7 +35,11 @@ export const PARALLEL_BASES = ['transitive', 'direct'] as const;
 export type ParallelBases = (typeof PARALLEL_BASES)[number];
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
-export const REQUIRED_STATUSES_SOURCES = ['service_config', 'repo_provider_branch_protection', 'merge_instance'] as const;
+export const REQUIRED_STATUSES_SOURCES = [
+  'service_config',
+  'repo_provider_branch_protection',
+  'merge_instance',
+] as const;
 export type RequiredStatusesSource = (typeof REQUIRED_STATUSES_SOURCES)[number];
 
 /**
@@ -183,7 +193,16 @@ export interface QueueRuntime {
   tidied?: number;
   /** The queue policy it was created under (model/policy.ts); absent: 1. */
   policy?: number;
-  counters: { run: number; entry: number; submission: number; event: number; timeline: number; bisection: number; group: number; effect: number };
+  counters: {
+    run: number;
+    entry: number;
+    submission: number;
+    event: number;
+    timeline: number;
+    bisection: number;
+    group: number;
+    effect: number;
+  };
 }
 
 export function newRuntime(): QueueRuntime {
@@ -221,7 +240,8 @@ export function effectiveRequiredStatuses(queue: QueueRecord): {
   const fromFile = queue.repositoryConfig?.requiredStatuses;
   if (fromFile !== undefined && fromFile !== null) return { statuses: fromFile, source: 'service_config' };
   const fromProtection = queue.branchProtection?.requiredStatuses;
-  if (fromProtection !== undefined && fromProtection.length > 0) return { statuses: fromProtection, source: 'repo_provider_branch_protection' };
+  if (fromProtection !== undefined && fromProtection.length > 0)
+    return { statuses: fromProtection, source: 'repo_provider_branch_protection' };
   return { statuses: [], source: undefined };
 }
 
@@ -258,7 +278,10 @@ export function applyPatch(queue: QueueRecord, patch: Omit<QueuePatch, 'state'>,
   return { ...queue, settings, requiredStatuses: statuses, updatedAt: now };
 }
 
-export function newQueue(fields: { id: string; org: string; repo: RepoRef; branch: string; now: string }, patch: Omit<QueuePatch, 'state'>): QueueRecord {
+export function newQueue(
+  fields: { id: string; org: string; repo: RepoRef; branch: string; now: string },
+  patch: Omit<QueuePatch, 'state'>,
+): QueueRecord {
   const blank: QueueRecord = {
     id: fields.id,
     org: fields.org,

@@ -59,18 +59,34 @@ export type TimelineKind = TimelineText['kind'];
 type Of<U extends { kind: string }, K extends U['kind']> = Extract<U, { kind: K }>;
 
 const byWhom = (by: string | undefined) => (by === undefined ? '' : ` by ${by}`);
-const submission = (s: Submission) => `${s.noBatch ? ', not batched' : ''}${s.skipTheLine ? ', skipping the line' : ''}`;
+const submission = (s: Submission) =>
+  `${s.noBatch ? ', not batched' : ''}${s.skipTheLine ? ', skipping the line' : ''}`;
 
 /** Each timeline kind: the `event` stored with the line, and its message. */
 export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t: Of<TimelineText, K>) => string } } = {
-  submitted: { event: 'submitted', text: (t) => `submitted${byWhom(t.by)} with priority ${t.priority}${submission(t)}` },
-  resubmitted: { event: 'resubmitted', text: (t) => `submitted again${byWhom(t.by)}: priority ${t.priority}${submission(t)}` },
-  restartRechecked: { event: 'restarted', text: (t) => (t.by === undefined ? 'readiness checked again' : `restart asked by ${t.by}: readiness checked again`) },
-  restartWaiting: { event: 'restarted', text: (t) => `restart asked${byWhom(t.by)}; it is already waiting to be tested` },
+  submitted: {
+    event: 'submitted',
+    text: (t) => `submitted${byWhom(t.by)} with priority ${t.priority}${submission(t)}`,
+  },
+  resubmitted: {
+    event: 'resubmitted',
+    text: (t) => `submitted again${byWhom(t.by)}: priority ${t.priority}${submission(t)}`,
+  },
+  restartRechecked: {
+    event: 'restarted',
+    text: (t) => (t.by === undefined ? 'readiness checked again' : `restart asked by ${t.by}: readiness checked again`),
+  },
+  restartWaiting: {
+    event: 'restarted',
+    text: (t) => `restart asked${byWhom(t.by)}; it is already waiting to be tested`,
+  },
   quarantinePassed: { event: 'quarantine_passed', text: (t) => `${t.context} ${describeVerdict(t.verdict)}` },
   unknownToHost: { event: 'not_ready', text: () => 'the git host does not know this pull request' },
   notReady: { event: 'not_ready', text: (t) => `not ready: ${t.why}` },
-  waitingForTargets: { event: 'not_ready', text: (t) => `not ready: waiting for impacted targets for ${t.sha} (setImpactedTargets)` },
+  waitingForTargets: {
+    event: 'not_ready',
+    text: (t) => `not ready: waiting for impacted targets for ${t.sha} (setImpactedTargets)`,
+  },
   unready: { event: 'not_ready', text: (t) => t.reason },
   impactedTargets: {
     event: 'impacted_targets',
@@ -95,13 +111,15 @@ export const TIMELINE: { readonly [K in TimelineKind]: { event: string; text: (t
   cancelled: { event: 'cancelled', text: (t) => t.reason },
   merging: {
     event: 'merging',
-    text: (t) => `merging ${t.direct ? 'directly (up to date, nothing ahead)' : t.vouchedBy !== undefined ? `vouched for by run ${t.vouchedBy}` : `after run ${t.runId ?? ''} passed`}`,
+    text: (t) =>
+      `merging ${t.direct ? 'directly (up to date, nothing ahead)' : t.vouchedBy !== undefined ? `vouched for by run ${t.vouchedBy}` : `after run ${t.runId ?? ''} passed`}`,
   },
   merged: { event: 'merged', text: (t) => `merged into ${t.branch} as ${t.head}` },
   mergeFailed: { event: 'merge_failed', text: (t) => t.reason },
   headPushed: {
     event: 'head_pushed',
-    text: (t) => `head pushed: ${t.before.slice(0, 12) || '(unknown)'} → ${t.after.slice(0, 12)}; tested again in its place`,
+    text: (t) =>
+      `head pushed: ${t.before.slice(0, 12) || '(unknown)'} → ${t.after.slice(0, 12)}; tested again in its place`,
   },
   speculating: {
     event: 'speculating',
@@ -133,10 +151,16 @@ export function commentText(t: CommentText): string {
 }
 
 /** The PR's `greenline` status check (`statusCheckEnabled`): its state and description. */
-export type StatusCheckText = { kind: 'testing'; runId: string } | { kind: 'failed' } | { kind: 'cancelled'; reason: string } | { kind: 'merged' };
+export type StatusCheckText =
+  | { kind: 'testing'; runId: string }
+  | { kind: 'failed' }
+  | { kind: 'cancelled'; reason: string }
+  | { kind: 'merged' };
 export type StatusCheckState = 'pending' | 'success' | 'failure';
 
-const STATUS_CHECKS: { readonly [K in StatusCheckText['kind']]: { state: StatusCheckState; text: (t: Of<StatusCheckText, K>) => string } } = {
+const STATUS_CHECKS: {
+  readonly [K in StatusCheckText['kind']]: { state: StatusCheckState; text: (t: Of<StatusCheckText, K>) => string };
+} = {
   testing: { state: 'pending', text: (t) => `testing in ${t.runId}` },
   failed: { state: 'failure', text: () => 'failed in the merge queue' },
   cancelled: { state: 'failure', text: (t) => `cancelled: ${t.reason}` },
@@ -161,7 +185,8 @@ export type CommandAnswerText =
 
 const COMMAND_ANSWERS: { readonly [K in CommandAnswerText['kind']]: (t: Of<CommandAnswerText, K>) => string } = {
   invalid: (t) => t.message,
-  notAllowed: (t) => `@${t.login}: only people with write access to ${t.repo.owner}/${t.repo.name} can use /greenline commands`,
+  notAllowed: (t) =>
+    `@${t.login}: only people with write access to ${t.repo.owner}/${t.repo.name} can use /greenline commands`,
   noQueue: (t) => `no merge queue with commands enabled for ${t.branch}`,
   submitted: (t) => `#${t.number} submitted to the merge queue of ${t.branch} by @${t.login}`,
   notQueued: (t) => `#${t.number} is not in the merge queue of ${t.branch}`,
@@ -174,7 +199,11 @@ export function commandAnswerText(t: CommandAnswerText): string {
 }
 
 /** The draft pull request of a test branch (`createPrsForTestingBranches`, GitHub). */
-export function testPullRequestText(runId: string, numbers: readonly number[], targetBranch: string): { title: string; body: string } {
+export function testPullRequestText(
+  runId: string,
+  numbers: readonly number[],
+  targetBranch: string,
+): { title: string; body: string } {
   return {
     title: `Greenline test run ${runId}`,
     body: `Tests ${numbers.map((number) => `#${number}`).join(', ')} on top of ${targetBranch}. Greenline deletes the branch, and GitHub closes this pull request, when the run ends.`,
@@ -182,7 +211,9 @@ export function testPullRequestText(runId: string, numbers: readonly number[], t
 }
 
 /** What a host without pages of its own (the local host) notes for a comment or a status check. */
-export type HostNoteText = { kind: 'comment'; body: string } | { kind: 'statusCheck'; context: string; state: StatusCheckState; description: string };
+export type HostNoteText =
+  | { kind: 'comment'; body: string }
+  | { kind: 'statusCheck'; context: string; state: StatusCheckState; description: string };
 
 const HOST_NOTES: { readonly [K in HostNoteText['kind']]: (t: Of<HostNoteText, K>) => string } = {
   comment: (t) => `comment: ${t.body}`,
@@ -196,7 +227,8 @@ export function hostNoteText(t: HostNoteText): string {
 /** One line saying why a run's failure did or did not pass on quarantined tests. */
 export function describeVerdict(verdict: VerdictFacts): string {
   const names = verdict.failedTests.slice(0, 5).map((test) => test.name);
-  const more = verdict.failedTests.length > names.length ? ` and ${verdict.failedTests.length - names.length} more` : '';
+  const more =
+    verdict.failedTests.length > names.length ? ` and ${verdict.failedTests.length - names.length} more` : '';
   return verdict.allFailuresQuarantined
     ? `passed: every failed test is quarantined (${names.join(', ')}${more})`
     : `failed: ${verdict.failedTests.length} failed test(s), not all quarantined`;

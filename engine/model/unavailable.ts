@@ -46,7 +46,11 @@ export function queueBusy(error: unknown): QueueBusyError | undefined {
 
 /** The DependencyUnavailableError in `error` or its causes (a tRPC error wraps the engine's), if any. */
 export function dependencyDown(error: unknown): DependencyUnavailableError | undefined {
-  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e !== undefined && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (e instanceof DependencyUnavailableError) return e;
   }
   return undefined;

@@ -30,7 +30,10 @@ export type EndpointPatch = Partial<EndpointInput>;
 function distinctQueues(queues: QueueRef[]): QueueRef[] {
   const seen = new Map<string, QueueRef>();
   for (const queue of queues) {
-    const ref = { repo: { host: queue.repo.host, owner: queue.repo.owner, name: queue.repo.name }, targetBranch: queue.targetBranch };
+    const ref = {
+      repo: { host: queue.repo.host, owner: queue.repo.owner, name: queue.repo.name },
+      targetBranch: queue.targetBranch,
+    };
     if (!seen.has(queueFilterKey(ref))) seen.set(queueFilterKey(ref), ref);
   }
   return [...seen.values()];
@@ -55,7 +58,13 @@ export function requireEndpoint(tx: { get: WriteTx['get'] }, org: string, id: st
   return endpoint;
 }
 
-export function createEndpoint(store: Store, org: string, input: EndpointInput, now: number, policy: UrlPolicy): { endpoint: EndpointRecord; secret: string } {
+export function createEndpoint(
+  store: Store,
+  org: string,
+  input: EndpointInput,
+  now: number,
+  policy: UrlPolicy,
+): { endpoint: EndpointRecord; secret: string } {
   checkUrl(input.url, policy);
   const at = new Date(now).toISOString();
   const secret = newSecret();
@@ -90,7 +99,14 @@ export function getEndpoint(store: Store, org: string, id: string): EndpointReco
   return store.read((tx) => requireEndpoint(tx, org, id));
 }
 
-export function updateEndpoint(store: Store, org: string, id: string, patch: EndpointPatch, now: number, policy: UrlPolicy): EndpointRecord {
+export function updateEndpoint(
+  store: Store,
+  org: string,
+  id: string,
+  patch: EndpointPatch,
+  now: number,
+  policy: UrlPolicy,
+): EndpointRecord {
   if (patch.url !== undefined) checkUrl(patch.url, policy);
   return store.write((tx) => {
     const endpoint = { ...requireEndpoint(tx, org, id), updatedAt: new Date(now).toISOString() };
@@ -106,13 +122,27 @@ export function updateEndpoint(store: Store, org: string, id: string, patch: End
 }
 
 /** A new secret, shown once; the old one signs beside it for ROTATION_OVERLAP_MS, older ones stop. */
-export function rotateSecret(store: Store, org: string, id: string, now: number): { endpoint: EndpointRecord; secret: string } {
+export function rotateSecret(
+  store: Store,
+  org: string,
+  id: string,
+  now: number,
+): { endpoint: EndpointRecord; secret: string } {
   const secret = newSecret();
   const at = new Date(now).toISOString();
   const endpoint = store.write((tx) => {
     const current = requireEndpoint(tx, org, id);
     const [previous] = current.secrets;
-    const kept = previous === undefined ? [] : [{ secret: previous.secret, createdAt: previous.createdAt, expiresAt: new Date(now + ROTATION_OVERLAP_MS).toISOString() }];
+    const kept =
+      previous === undefined
+        ? []
+        : [
+            {
+              secret: previous.secret,
+              createdAt: previous.createdAt,
+              expiresAt: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+            },
+          ];
     const rotated = { ...current, secrets: [{ secret, createdAt: at }, ...kept], updatedAt: at };
     tx.put('webhookEndpoints', [org, id], rotated);
     return rotated;
@@ -139,5 +169,7 @@ function setEndpointCount(tx: WriteTx, org: string, endpoints: number): void {
 
 /** The secrets that sign now: the current one and rotated-out ones not yet expired. */
 export function signingSecrets(endpoint: EndpointRecord, now: number): string[] {
-  return endpoint.secrets.filter((s) => s.expiresAt === undefined || Date.parse(s.expiresAt) > now).map((s) => s.secret);
+  return endpoint.secrets
+    .filter((s) => s.expiresAt === undefined || Date.parse(s.expiresAt) > now)
+    .map((s) => s.secret);
 }

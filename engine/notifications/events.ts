@@ -43,7 +43,16 @@ export interface QueueRef {
 
 export interface PullRequestEventData {
   queue: QueueRef;
-  pr: { number: number; title: string; author: string; sha: string; state: PullRequestState; previousState: PullRequestState | null; reason: string | null; testRunId: string | null };
+  pr: {
+    number: number;
+    title: string;
+    author: string;
+    sha: string;
+    state: PullRequestState;
+    previousState: PullRequestState | null;
+    reason: string | null;
+    testRunId: string | null;
+  };
 }
 
 export interface QueueEventData {
@@ -76,7 +85,12 @@ export interface NotifyEffect {
 
 /** How queues compare in an endpoint's filter: the repository without case (as the queue index), the branch as is. */
 export function queueFilterKey(queue: QueueRef): string {
-  return JSON.stringify([queue.repo.host.toLowerCase(), queue.repo.owner.toLowerCase(), queue.repo.name.toLowerCase(), queue.targetBranch]);
+  return JSON.stringify([
+    queue.repo.host.toLowerCase(),
+    queue.repo.owner.toLowerCase(),
+    queue.repo.name.toLowerCase(),
+    queue.targetBranch,
+  ]);
 }
 
 export function queueOf(event: WebhookEvent): QueueRef | undefined {

@@ -35,7 +35,13 @@ export class QueueNotices {
     const ref = { repo: queue.repo, targetBranch: queue.branch };
     const events = this.notices.map((notice, index): WebhookEvent => {
       const id = `${queue.id}/${eventSeq}/${index}`;
-      if (notice.kind === 'queue') return { id, type: 'queue.state_changed', timestamp: at, data: { queue: ref, state: notice.state, previousState: notice.previousState } };
+      if (notice.kind === 'queue')
+        return {
+          id,
+          type: 'queue.state_changed',
+          timestamp: at,
+          data: { queue: ref, state: notice.state, previousState: notice.previousState },
+        };
       const { pr } = notice;
       return {
         id,
@@ -43,7 +49,16 @@ export class QueueNotices {
         timestamp: at,
         data: {
           queue: ref,
-          pr: { number: pr.number, title: pr.title, author: pr.author, sha: pr.sha, state: pr.state, previousState: notice.previousState, reason: pr.reason, testRunId: pr.runId },
+          pr: {
+            number: pr.number,
+            title: pr.title,
+            author: pr.author,
+            sha: pr.sha,
+            state: pr.state,
+            previousState: notice.previousState,
+            reason: pr.reason,
+            testRunId: pr.runId,
+          },
         },
       };
     });

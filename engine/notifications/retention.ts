@@ -11,7 +11,12 @@ function endedAt(message: MessageRecord): number {
   return Date.parse(message.log.at(-1)?.at ?? message.createdAt);
 }
 
-export async function pruneWebhookMessages(store: Store, cutoffMs: number, batch: number, go: () => boolean = () => true): Promise<number> {
+export async function pruneWebhookMessages(
+  store: Store,
+  cutoffMs: number,
+  batch: number,
+  go: () => boolean = () => true,
+): Promise<number> {
   let start: Key | undefined;
   let removed = 0;
   while (go()) {

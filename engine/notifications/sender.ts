@@ -14,7 +14,14 @@ import type { Scheduler } from '../runtime/scheduler.js';
 import type { Key, Store } from '../store/store.js';
 import { MAX_ATTEMPTS, retryDelayMs } from './backoff.js';
 import { signingSecrets } from './endpoints.js';
-import { KEPT_ATTEMPTS, NO_OUTCOMES, type AttemptRecord, type EndpointRecord, type MessageRecord, type Outcome } from './records.js';
+import {
+  KEPT_ATTEMPTS,
+  NO_OUTCOMES,
+  type AttemptRecord,
+  type EndpointRecord,
+  type MessageRecord,
+  type Outcome,
+} from './records.js';
 import type { PostResult, Transport } from './transport.js';
 
 /** How long a process keeps a message it took (longer than a delivery may take), should it die while sending. */
@@ -59,13 +66,16 @@ export class WebhookSender {
   start(exclusive: boolean): void {
     this.started = true;
     const claimed = (tx: Parameters<Parameters<Store['read']>[0]>[0]) =>
-      [...tx.scan('webhookPending')].some(({ key, value: org }) => (tx.get('webhookMessages', [org, ...key])?.claimedBy ?? '') !== '');
+      [...tx.scan('webhookPending')].some(
+        ({ key, value: org }) => (tx.get('webhookMessages', [org, ...key])?.claimedBy ?? '') !== '',
+      );
     if (exclusive && this.deps.store.read(claimed)) {
       this.deps.store.write((tx) => {
         for (const { key, value: org } of [...tx.scan('webhookPending')]) {
           const messageKey = [org, ...key];
           const message = tx.get('webhookMessages', messageKey);
-          if (message !== undefined && message.claimedBy !== '') tx.put('webhookMessages', messageKey, { ...message, claimedBy: '', claimedUntil: 0 });
+          if (message !== undefined && message.claimedBy !== '')
+            tx.put('webhookMessages', messageKey, { ...message, claimedBy: '', claimedUntil: 0 });
         }
       });
     }
@@ -94,7 +104,9 @@ export class WebhookSender {
     for (const one of taken) {
       const endpointId = one.endpoint.id;
       const delivery = this.deliver(one)
-        .catch((error: unknown) => this.deps.onError(`webhook message ${one.message.id}: recording its attempt failed; it is sent again`, error))
+        .catch((error: unknown) =>
+          this.deps.onError(`webhook message ${one.message.id}: recording its attempt failed; it is sent again`, error),
+        )
         .finally(() => {
           this.inFlight.delete(endpointId);
           this.kick();
@@ -142,7 +154,10 @@ export class WebhookSender {
 
   private claimHeads(): Taken[] {
     const now = this.deps.scheduler.now();
-    const due = ({ endpoint, message }: Taken) => !this.inFlight.has(endpoint.id) && message.dueAt <= now && (message.claimedBy === this.processId || message.claimedUntil <= now);
+    const due = ({ endpoint, message }: Taken) =>
+      !this.inFlight.has(endpoint.id) &&
+      message.dueAt <= now &&
+      (message.claimedBy === this.processId || message.claimedUntil <= now);
     // Most passes find nothing due: a read, without a durable write.
     if (!this.deps.store.read((tx) => this.heads(tx).some(due))) return [];
     return this.deps.store.write((tx) => {
@@ -158,7 +173,9 @@ export class WebhookSender {
   private headers(endpoint: EndpointRecord, message: MessageRecord): Record<string, string> {
     if (endpoint.kind === 'slack') return {};
     const at = new Date(this.deps.signClock.now());
-    const signatures = signingSecrets(endpoint, at.getTime()).map((secret) => new Webhook(secret).sign(message.messageId, at, message.body));
+    const signatures = signingSecrets(endpoint, at.getTime()).map((secret) =>
+      new Webhook(secret).sign(message.messageId, at, message.body),
+    );
     return {
       'webhook-id': message.messageId,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -209,7 +226,10 @@ export class WebhookSender {
       if (outcome !== 'retried') tx.remove('webhookPending', key.slice(1));
       const org = String(key[0]);
       const stats = tx.get('webhookOrgs', [org]) ?? { endpoints: 0, outcomes: { ...NO_OUTCOMES } };
-      tx.put('webhookOrgs', [org], { ...stats, outcomes: { ...stats.outcomes, [outcome]: stats.outcomes[outcome] + 1 } });
+      tx.put('webhookOrgs', [org], {
+        ...stats,
+        outcomes: { ...stats.outcomes, [outcome]: stats.outcomes[outcome] + 1 },
+      });
     });
   }
 
@@ -217,7 +237,8 @@ export class WebhookSender {
     try {
       this.deps.store.write((tx) => {
         const message = tx.get('webhookMessages', key);
-        if (message !== undefined && message.claimedBy === this.processId) tx.put('webhookMessages', key, { ...message, claimedBy: '', claimedUntil: 0 });
+        if (message !== undefined && message.claimedBy === this.processId)
+          tx.put('webhookMessages', key, { ...message, claimedBy: '', claimedUntil: 0 });
       });
     } catch {
       // the store is closing: the claim runs out

@@ -8,7 +8,13 @@ import type { Key, Store, WriteTx } from '../store/store.js';
 import * as endpoints from './endpoints.js';
 import type { NotifyEffect, WebhookEvent } from './events.js';
 import { writeMessages } from './messages.js';
-import { NO_OUTCOMES, type EndpointRecord, type MessageRecord, type MessageStatus, type OrgWebhooks } from './records.js';
+import {
+  NO_OUTCOMES,
+  type EndpointRecord,
+  type MessageRecord,
+  type MessageStatus,
+  type OrgWebhooks,
+} from './records.js';
 import { WebhookSender } from './sender.js';
 import { httpTransport, type Transport } from './transport.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -89,14 +95,22 @@ export class Webhooks {
   }
 
   /** An endpoint's messages, newest first, optionally of one status, `take` at a time from before `before`. */
-  messages(org: string, endpointId: string, options: { status?: MessageStatus; take?: number; before?: string } = {}): MessagePage {
+  messages(
+    org: string,
+    endpointId: string,
+    options: { status?: MessageStatus; take?: number; before?: string } = {},
+  ): MessagePage {
     const take = Math.min(options.take ?? 50, MAX_PAGE);
     return this.store.read((tx) => {
       endpoints.requireEndpoint(tx, org, endpointId);
       const end = options.before === undefined ? undefined : [org, endpointId, this.seqOf(endpointId, options.before)];
       const page: MessageRecord[] = [];
       let next: string | undefined;
-      for (const { value } of tx.scan('webhookMessages', { prefix: [org, endpointId], reverse: true, ...(end === undefined ? {} : { end }) })) {
+      for (const { value } of tx.scan('webhookMessages', {
+        prefix: [org, endpointId],
+        reverse: true,
+        ...(end === undefined ? {} : { end }),
+      })) {
         if (options.status !== undefined && value.status !== options.status) continue;
         if (page.length === take) {
           next = page.at(-1)?.id;
@@ -137,7 +151,15 @@ export class Webhooks {
     const message = this.store.write((tx) => {
       const current = tx.get('webhookMessages', key);
       if (current === undefined) throw engineError('webhook_delivery_not_found', { deliveryId });
-      const again: MessageRecord = { ...current, status: 'pending', attempts: 0, dueAt: this.now, claimedBy: '', claimedUntil: 0, redelivered: true };
+      const again: MessageRecord = {
+        ...current,
+        status: 'pending',
+        attempts: 0,
+        dueAt: this.now,
+        claimedBy: '',
+        claimedUntil: 0,
+        redelivered: true,
+      };
       tx.put('webhookMessages', key, again);
       tx.put('webhookPending', key.slice(1), org);
       return again;

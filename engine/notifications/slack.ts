@@ -46,13 +46,19 @@ function lines(event: WebhookEvent): { main: string; detail: string | undefined 
     };
   }
   const data = event.data as TestEventData;
-  return { main: `*${heading}* \`${mrkdwn(data.test.name)}\` in ${mrkdwn(`${data.repo.owner}/${data.repo.name}`)}`, detail: mrkdwn(data.test.reason) };
+  return {
+    main: `*${heading}* \`${mrkdwn(data.test.name)}\` in ${mrkdwn(`${data.repo.owner}/${data.repo.name}`)}`,
+    detail: mrkdwn(data.test.reason),
+  };
 }
 
 /** The JSON body posted to a Slack incoming webhook for the event. */
 export function slackBody(event: WebhookEvent): string {
   const { main, detail } = lines(event);
-  const context = [detail, `<!date^${Math.floor(Date.parse(event.timestamp) / 1000)}^{date_short_pretty} {time}|${event.timestamp}>`].filter((x) => x !== undefined);
+  const context = [
+    detail,
+    `<!date^${Math.floor(Date.parse(event.timestamp) / 1000)}^{date_short_pretty} {time}|${event.timestamp}>`,
+  ].filter((x) => x !== undefined);
   return JSON.stringify({
     text: main,
     blocks: [

@@ -8,9 +8,17 @@ import type { FlakyTestRecord } from '../flaky/records.js';
 import type { EventType } from './events.js';
 import { writeMessages } from './messages.js';
 
-const TYPES: Record<'flaky' | 'broken' | 'quarantined', EventType> = { flaky: 'test.flaky', broken: 'test.broken', quarantined: 'test.quarantined' };
+const TYPES: Record<'flaky' | 'broken' | 'quarantined', EventType> = {
+  flaky: 'test.flaky',
+  broken: 'test.broken',
+  quarantined: 'test.quarantined',
+};
 
-export function noteTestEvent(context: ChangeContext, list: 'flaky' | 'broken' | 'quarantined', test: FlakyTestRecord): void {
+export function noteTestEvent(
+  context: ChangeContext,
+  list: 'flaky' | 'broken' | 'quarantined',
+  test: FlakyTestRecord,
+): void {
   const { tx, org, repoId, seq, now } = context;
   const repo = tx.get('flakyRepos', [org, repoId])?.repo;
   if (repo === undefined) return;
@@ -18,7 +26,17 @@ export function noteTestEvent(context: ChangeContext, list: 'flaky' | 'broken' |
     id: `${org}/${repoId}/${seq}/${test.id}/${list}`,
     type: TYPES[list],
     timestamp: new Date(now).toISOString(),
-    data: { repo, test: { id: test.id, name: test.name, classname: test.classname, file: test.file, status: test.status.value, reason: test.status.reason } },
+    data: {
+      repo,
+      test: {
+        id: test.id,
+        name: test.name,
+        classname: test.classname,
+        file: test.file,
+        status: test.status.value,
+        reason: test.status.reason,
+      },
+    },
   };
   writeMessages(tx, org, [event], now);
 }

@@ -39,7 +39,12 @@ export function httpTransport(policy: UrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS
       };
       const request = send(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Greenline-Webhooks', ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Greenline-Webhooks',
+          ...headers,
+          'content-length': String(Buffer.byteLength(body)),
+        },
         lookup: lookup as never,
         agent: false,
       });
@@ -55,7 +60,9 @@ export function httpTransport(policy: UrlPolicy, timeoutMs = DELIVERY_TIMEOUT_MS
           if (text.length < EXCERPT_CHARS) text += chunk;
         });
         response.on('error', (error) => finish({ excerpt: error.message, durationMs: elapsed() }));
-        response.on('end', () => finish({ status: response.statusCode ?? 0, excerpt: text.slice(0, EXCERPT_CHARS), durationMs: elapsed() }));
+        response.on('end', () =>
+          finish({ status: response.statusCode ?? 0, excerpt: text.slice(0, EXCERPT_CHARS), durationMs: elapsed() }),
+        );
       });
       request.end(body);
     });

@@ -35,12 +35,14 @@ export function refusedUrl(text: string, policy: UrlPolicy): string | undefined 
   } catch {
     return 'not a URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the scheme ${url.protocol.slice(0, -1)} is not http or https`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `the scheme ${url.protocol.slice(0, -1)} is not http or https`;
   if (url.username !== '' || url.password !== '') return 'a URL with credentials in it';
   if (url.hostname === '') return 'no host';
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (ipaddr.isValid(host)) return refusedAddress(host, policy);
-  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))) return `${host} is a local name`;
+  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')))
+    return `${host} is a local name`;
   return undefined;
 }
 
@@ -61,7 +63,8 @@ export function guardedLookup(policy: UrlPolicy) {
       }
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0];
-      if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      if (first === undefined)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
       return callback(null, first.address, first.family);
     });
   };

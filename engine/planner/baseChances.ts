@@ -14,7 +14,12 @@ import type { PlanPullRequest } from './planner.js';
  * cause: the PR stays in the bases of the PRs behind it (the likely outcome) until its base settles, instead of
  * resetting them now and again when the PR ahead fails.
  */
-export function likelierItsOwn(pr: PlanPullRequest, lineup: readonly PlanPullRequest[], deps: readonly number[], unsettled: BitSet): boolean {
+export function likelierItsOwn(
+  pr: PlanPullRequest,
+  lineup: readonly PlanPullRequest[],
+  deps: readonly number[],
+  unsettled: BitSet,
+): boolean {
   const own = failureChance(pr);
   let basePasses = 1;
   for (const position of deps) {

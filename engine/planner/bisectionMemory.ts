@@ -37,13 +37,19 @@ function sameSet(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** Whether `prs` on top of `base` (unmerged PRs ahead) is known to fail in this bisection. */
-export function knownToFail(memory: BisectionMemory | undefined, prs: readonly number[], base: readonly number[]): boolean {
+export function knownToFail(
+  memory: BisectionMemory | undefined,
+  prs: readonly number[],
+  base: readonly number[],
+): boolean {
   if (memory === undefined) return false;
   const merged = new Set(memory.merged);
   const open = (list: readonly number[]) => list.filter((number) => !merged.has(number));
   const current = open(base);
   // Entries stored before failures carried their base (a string key) are ignored.
-  return memory.failed.some((entry) => Array.isArray(entry.prs) && sameSet(entry.prs, prs) && sameSet(open(entry.base), current));
+  return memory.failed.some(
+    (entry) => Array.isArray(entry.prs) && sameSet(entry.prs, prs) && sameSet(open(entry.base), current),
+  );
 }
 
 export function rememberFailure(memory: BisectionMemory, prs: readonly number[], base: readonly number[]): void {

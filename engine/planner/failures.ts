@@ -44,7 +44,9 @@ export function resolutions(view: LineupView): Decision[] {
     // Its failure is its own only once nothing it was tested on top of can still fail.
     if (!view.settledAt(at)) return;
     if (bisects(view.failedSets.get(set) ?? 1)) {
-      const prs = lineup.filter((other) => PR_IS.failing(other.state) && failedSetOf(other) === set).map((other) => other.number);
+      const prs = lineup
+        .filter((other) => PR_IS.failing(other.state) && failedSetOf(other) === set)
+        .map((other) => other.number);
       decisions.push({ kind: 'bisect', prs, basePrs: [...view.expected(at)], bisectionId: pr.bisectionId });
       return;
     }
@@ -63,10 +65,15 @@ function failedAlone(view: LineupView, at: number): Decision | undefined {
   // A passing run behind it that contained it vouches for it: the merge phase takes it.
   if (settings.canOptimisticallyMerge && vouchedFor(view, pr.number) !== undefined) return undefined;
   if (awaitsRunsBehind(pr, settings) && pr.group === null) {
-    const runBehindContainsIt = activeRuns.some((run) => run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true));
+    const runBehindContainsIt = activeRuns.some((run) =>
+      run.prs.some((number) => lineup[view.at(number) ?? -1]?.testedBase?.includes(pr.number) === true),
+    );
     const moreCanStart =
       hasQueueTag(state, 'startsWork') &&
-      lineup.some((behind, behindAt) => behindAt > at && PR_IS.waiting(behind.state) && behind.group === null && view.dependsOn(behindAt, pr.number));
+      lineup.some(
+        (behind, behindAt) =>
+          behindAt > at && PR_IS.waiting(behind.state) && behind.group === null && view.dependsOn(behindAt, pr.number),
+      );
     if (runBehindContainsIt || moreCanStart) return undefined;
   }
   return { kind: retestOrKick(pr, settings), pr: pr.number };

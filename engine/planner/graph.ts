@@ -181,7 +181,10 @@ export class DependencyGraph {
   private closeAt(at: number): void {
     const slot = at % CHUNK;
     if (slot === 0) this.buffer = new Uint32Array(this.width * Math.min(CHUNK, this.size - at));
-    const closure = new BitSet(this.size, (this.buffer as Uint32Array).subarray(slot * this.width, (slot + 1) * this.width));
+    const closure = new BitSet(
+      this.size,
+      (this.buffer as Uint32Array).subarray(slot * this.width, (slot + 1) * this.width),
+    );
     this.closures.push(closure);
     const own = this.targets(at);
     if (own === null || own === 'ALL') {
@@ -231,7 +234,12 @@ export class DependencyGraph {
 }
 
 /** For each position of the line-up, the positions ahead of it it depends on, ascending. */
-export function dependencies(targets: readonly Targets[], parallel: boolean, silent: Silence = NEVER_SILENT, direct = false): number[][] {
+export function dependencies(
+  targets: readonly Targets[],
+  parallel: boolean,
+  silent: Silence = NEVER_SILENT,
+  direct = false,
+): number[][] {
   const graph = new DependencyGraph(targets.length, (at) => targets[at] as Targets, parallel, silent, direct);
   graph.ensure(targets.length - 1);
   return targets.map((_, at) => [...graph.deps(at)]);

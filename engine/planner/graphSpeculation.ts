@@ -36,7 +36,9 @@ export function gateStarts(view: LineupView, startRuns: (view: LineupView) => Pl
     const held = mains.filter((decision) => !likely(decision)).length;
     if (held === 0 || mains.length - held >= room) break;
     const settings = { ...input.settings, concurrency: input.settings.concurrency + held };
-    const wider = startRuns(new LineupView({ ...input, settings, window: (input.window ?? input.settings.concurrency) + held }));
+    const wider = startRuns(
+      new LineupView({ ...input, settings, window: (input.window ?? input.settings.concurrency) + held }),
+    );
     const exhausted = wider.decisions.filter(isMain).length <= mains.length;
     plan = wider;
     if (exhausted) break;

@@ -63,7 +63,8 @@ export function lineSpeculations(view: LineupView): Decision[] {
     if (!PR_IS.waiting(pr.state) || pr.group !== null || pr.mergeRequested || pr.speculated === true) continue;
     const suspects = view.unsettledAhead(at, isSuspect);
     // One at a time: the PRs behind an isolated PR are then predicted without it, and may have no suspect left.
-    if (suspects > 0) return [{ kind: 'isolate', pr: pr.number, likelihood: failureChance(pr), behind: suspects, line: true }];
+    if (suspects > 0)
+      return [{ kind: 'isolate', pr: pr.number, likelihood: failureChance(pr), behind: suspects, line: true }];
   }
   return [];
 }

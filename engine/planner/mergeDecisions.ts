@@ -13,7 +13,9 @@ export function merges(view: LineupView): Decision[] {
   // Only a passed PR merges, unless optimistic merge (a PR vouched for) or direct merge (a PR waiting) may.
   const direct = settings.directMergeMode === 'always' && hasQueueTag(state, 'startsWork');
   const mayMerge = (pr: PlanPullRequest) =>
-    PR_IS.passed(pr.state) || (settings.canOptimisticallyMerge && view.canBeVouched(pr.number)) || (direct && PR_IS.waiting(pr.state) && pr.upToDate);
+    PR_IS.passed(pr.state) ||
+    (settings.canOptimisticallyMerge && view.canBeVouched(pr.number)) ||
+    (direct && PR_IS.waiting(pr.state) && pr.upToDate);
   for (let at = 0; at < lineup.length; at++) {
     const pr = lineup[at] as PlanPullRequest;
     if (pr.group !== null || !mayMerge(pr) || view.aheadCount(at) > 0) continue;
@@ -29,7 +31,13 @@ function mergeOf(view: LineupView, head: PlanPullRequest, at: number): Decision 
   const voucher = settings.canOptimisticallyMerge ? vouchedFor(view, head.number) : undefined;
   if (voucher !== undefined) return { kind: 'merge', pr: head.number, vouchedBy: voucher.runId ?? undefined };
   const testing = activeRuns.some((run) => run.prs.includes(head.number));
-  if (settings.directMergeMode === 'always' && hasQueueTag(state, 'startsWork') && PR_IS.waiting(head.state) && head.upToDate && !testing) {
+  if (
+    settings.directMergeMode === 'always' &&
+    hasQueueTag(state, 'startsWork') &&
+    PR_IS.waiting(head.state) &&
+    head.upToDate &&
+    !testing
+  ) {
     return { kind: 'merge', pr: head.number, direct: true };
   }
   return undefined;

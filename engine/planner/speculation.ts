@@ -20,7 +20,12 @@ import type { LineupView } from './view.js';
 
 export function speculations(view: LineupView): Decision[] {
   const { settings, lineup, state, speculation } = view.input;
-  if (settings.optimizationMode !== 'speculate_by_likelihood' || !hasQueueTag(state, 'startsWork') || speculation === undefined) return [];
+  if (
+    settings.optimizationMode !== 'speculate_by_likelihood' ||
+    !hasQueueTag(state, 'startsWork') ||
+    speculation === undefined
+  )
+    return [];
   let allowance = speculation.allowance;
   if (allowance <= 0) return [];
   const runs = Math.min(settings.concurrency, view.input.window ?? settings.concurrency);

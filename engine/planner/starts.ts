@@ -36,7 +36,8 @@ export function poolOf(view: LineupView): number {
   return view.input.settings.concurrency + view.input.bisectionConcurrency;
 }
 
-const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest => pr !== undefined && PR_IS.waiting(pr.state) && pr.group === null && !pr.mergeRequested;
+const isReady = (pr: PlanPullRequest | undefined): pr is PlanPullRequest =>
+  pr !== undefined && PR_IS.waiting(pr.state) && pr.group === null && !pr.mergeRequested;
 
 /**
  * New runs, in line-up order. With batching, a batch is a chain of one lane: each member is expected on top of the
@@ -114,7 +115,9 @@ function bisectionRuns(view: LineupView): Decision[] {
   if (lineup.some((pr) => pr.mergeRequested)) return decisions;
   // Any slot of the pool the main line does not hold (policy 1: the bisections' own pool).
   const shared = onePool(view);
-  let free = shared ? poolOf(view) - view.input.activeRuns.length : view.input.bisectionConcurrency - view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
+  let free = shared
+    ? poolOf(view) - view.input.activeRuns.length
+    : view.input.bisectionConcurrency - view.input.activeRuns.filter((run) => run.kind === 'bisection').length;
   const skipRedundant = settings.optimizationMode === 'bisection_skip_redundant_tests';
   const groups = new Map<string, { bisectionId: string; members: PlanPullRequest[] }>();
   for (const pr of lineup) {
@@ -133,19 +136,26 @@ function bisectionRuns(view: LineupView): Decision[] {
     const firstAt = view.at(first.number) ?? 0;
     const basePrs = [...view.expected(firstAt)];
     const prs = members.map((member) => member.number);
-    const chained = members.every((member, k) => sameList(view.expected(view.at(member.number) ?? 0), [...basePrs, ...prs.slice(0, k)]));
+    const chained = members.every((member, k) =>
+      sameList(view.expected(view.at(member.number) ?? 0), [...basePrs, ...prs.slice(0, k)]),
+    );
     if (!chained) {
       decisions.push({ kind: 'split', prs, bisectionId });
       continue;
     }
     if (skipRedundant && knownToFail(memory, prs, view.unmerged(basePrs))) {
-      decisions.push(prs.length > 1 ? { kind: 'split', prs, bisectionId } : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId });
+      decisions.push(
+        prs.length > 1
+          ? { kind: 'split', prs, bisectionId }
+          : { kind: 'failAtOnce', pr: first.number, basePrs, bisectionId },
+      );
       continue;
     }
     if (free <= 0) continue;
     const under = view.unmerged(basePrs);
     const alongside = shared ? testing.filter((other) => other.bisectionId === bisectionId) : [];
-    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under)) && siblingsWait(view, basePrs)) continue;
+    if (alongside.some((other) => !knownToFail(memory, [...other.prs, ...prs], under)) && siblingsWait(view, basePrs))
+      continue;
     decisions.push({ kind: 'startRun', runKind: 'bisection', prs, basePrs, bisectionId });
     testing.push({ bisectionId, prs });
     free--;
@@ -165,7 +175,8 @@ function testingGroups(view: LineupView): { bisectionId: string; prs: readonly n
   for (const run of view.input.activeRuns) {
     if (run.kind !== 'bisection') continue;
     const first = view.input.lineup[view.at(run.prs[0] as number) ?? -1];
-    if (first?.bisectionId !== null && first?.bisectionId !== undefined) groups.push({ bisectionId: first.bisectionId, prs: run.prs });
+    if (first?.bisectionId !== null && first?.bisectionId !== undefined)
+      groups.push({ bisectionId: first.bisectionId, prs: run.prs });
   }
   return groups;
 }

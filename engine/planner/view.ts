@@ -79,7 +79,8 @@ export class LineupView {
     this.parallel = settings.mode === 'parallel';
     this.direct = this.parallel && settings.parallelBases === 'direct';
     for (const pr of lineup) {
-      if (PR_IS.failing(pr.state)) this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
+      if (PR_IS.failing(pr.state))
+        this.failedSets.set(failedSetOf(pr), (this.failedSets.get(failedSetOf(pr)) ?? 0) + 1);
     }
     const circles = new Map<string, number[]>();
     /** Heard PRs that have not passed and are not being merged: a base holding one is not settled. */
@@ -113,7 +114,9 @@ export class LineupView {
    * condition; `vouchedFor` says which run does).
    */
   canBeVouched(number: number): boolean {
-    this.vouchable ??= new Set(this.input.lineup.flatMap((pr) => (PR_IS.passed(pr.state) ? (pr.testedBase ?? []) : [])));
+    this.vouchable ??= new Set(
+      this.input.lineup.flatMap((pr) => (PR_IS.passed(pr.state) ? (pr.testedBase ?? []) : [])),
+    );
     return this.vouchable.has(number);
   }
 
@@ -158,7 +161,11 @@ export class LineupView {
   /** Holds, settled and doomed for the PR at `at`; whether it is silent. */
   private classify(at: number, graph: DependencyGraph, unsettled: BitSet): boolean {
     const pr = this.input.lineup[at] as PlanPullRequest;
-    const holds = pr.testedBase !== null && (isolated(pr) ? pr.testedBase.every((number) => this.input.merged.has(number)) : this.sameBase(at, graph, pr.testedBase));
+    const holds =
+      pr.testedBase !== null &&
+      (isolated(pr)
+        ? pr.testedBase.every((number) => this.input.merged.has(number))
+        : this.sameBase(at, graph, pr.testedBase));
     const failed = PR_IS.failing(pr.state) && pr.group === null && holds;
     const alone = this.failedSets.get(failedSetOf(pr)) === 1;
     this.holds[at] = holds;
@@ -249,7 +256,8 @@ export class LineupView {
   unsettledAhead(at: number, only: (pr: PlanPullRequest) => boolean = () => true): number {
     this.baseGraph.ensure(at);
     let count = 0;
-    for (const position of this.baseGraph.deps(at)) if (this.unsettled.has(position) && only(this.input.lineup[position] as PlanPullRequest)) count++;
+    for (const position of this.baseGraph.deps(at))
+      if (this.unsettled.has(position) && only(this.input.lineup[position] as PlanPullRequest)) count++;
     return count;
   }
 

@@ -23,7 +23,12 @@ import type { PlanInput } from './planner.js';
  * Whether `testedBase`, merged PRs aside, is `expected` (in order) less PRs still testing. `at` finds a PR's position
  * in the line-up.
  */
-export function lacksOnlyTesting(input: PlanInput, expected: readonly number[], testedBase: readonly number[], at: (number: number) => number | undefined): boolean {
+export function lacksOnlyTesting(
+  input: PlanInput,
+  expected: readonly number[],
+  testedBase: readonly number[],
+  at: (number: number) => number | undefined,
+): boolean {
   if ((input.policy ?? QUEUE_POLICY) < 2) return false;
   const testing = (number: number) => {
     const other = input.lineup[at(number) ?? -1];

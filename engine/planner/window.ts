@@ -92,7 +92,13 @@ export function countVerdict(counts: VerdictCounts | undefined, passed: boolean)
  * The window after a verdict. `resets`: a failure that reset main-line runs behind it (only those shrink it); `counts`
  * are the verdicts seen, this one included.
  */
-export function nextWindow(current: number, bounds: WindowBounds, passed: boolean, resets: boolean, counts: VerdictCounts | undefined): number {
+export function nextWindow(
+  current: number,
+  bounds: WindowBounds,
+  passed: boolean,
+  resets: boolean,
+  counts: VerdictCounts | undefined,
+): number {
   const useful = usefulDepth(counts, Math.max(1, bounds.concurrency));
   let next = current;
   if (passed) next = Math.max(current + 1, useful);

@@ -32,7 +32,10 @@ const SCAN_CHUNK = 2000;
 export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Candidates of one collection of the queue, `batch` at a time, walking its keys in chunks. */
-async function* candidates<T>(pick: (start: KeyPart | undefined) => { found: T[]; next: KeyPart | undefined }, batch: number): AsyncGenerator<T[]> {
+async function* candidates<T>(
+  pick: (start: KeyPart | undefined) => { found: T[]; next: KeyPart | undefined },
+  batch: number,
+): AsyncGenerator<T[]> {
   let pending: T[] = [];
   let start: KeyPart | undefined;
   for (;;) {
@@ -54,20 +57,40 @@ function endedPrs(store: Store, queueId: string, before: string, start: KeyPart 
     const queue = tx.get('queues', [queueId]);
     if (queue === undefined) return { found: [], next: undefined };
     const kept = referencedPrs(tx, queue);
-    const entries = [...tx.scan('pullRequests', { prefix: [queueId], ...(start === undefined ? {} : { start: [queueId, start] }), limit: SCAN_CHUNK + 1 })];
+    const entries = [
+      ...tx.scan('pullRequests', {
+        prefix: [queueId],
+        ...(start === undefined ? {} : { start: [queueId, start] }),
+        limit: SCAN_CHUNK + 1,
+      }),
+    ];
     const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
     const found = entries
       .slice(0, SCAN_CHUNK)
-      .flatMap(({ value: pr }) => (FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number) ? [pr.number] : []));
+      .flatMap(({ value: pr }) =>
+        FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number)
+          ? [pr.number]
+          : [],
+      );
     return { found, next };
   });
 }
 
 function endedRuns(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
   return store.read((tx) => {
-    const entries = [...tx.scan('testRuns', { prefix: [queueId], ...(start === undefined ? {} : { start: [queueId, start] }), limit: SCAN_CHUNK + 1 })];
+    const entries = [
+      ...tx.scan('testRuns', {
+        prefix: [queueId],
+        ...(start === undefined ? {} : { start: [queueId, start] }),
+        limit: SCAN_CHUNK + 1,
+      }),
+    ];
     const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
-    const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value: run }) => (!hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? [run.id] : []));
+    const found = entries
+      .slice(0, SCAN_CHUNK)
+      .flatMap(({ value: run }) =>
+        !hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? [run.id] : [],
+      );
     return { found, next };
   });
 }
@@ -86,7 +109,14 @@ function eventsBelow(store: Store, queueId: string, before: string, batch: numbe
 }
 
 /** Deletes what the cutoffs say of one queue, in transactions of at most `batch` records, yielding between them. */
-export async function pruneQueue(engine: Engine, store: Store, queueId: string, cutoffs: QueueCutoffs, batch: number, alive: () => boolean = () => true): Promise<PruneCounts> {
+export async function pruneQueue(
+  engine: Engine,
+  store: Store,
+  queueId: string,
+  cutoffs: QueueCutoffs,
+  batch: number,
+  alive: () => boolean = () => true,
+): Promise<PruneCounts> {
   const counts: PruneCounts = { prs: 0, runs: 0, events: 0, transactions: 0 };
   const before = cutoffs.prs ?? '';
   const apply = async (input: Extract<QueueInput, { type: 'prune' }>): Promise<boolean> => {
@@ -116,7 +146,8 @@ export async function pruneQueue(engine: Engine, store: Store, queueId: string, 
     for (;;) {
       const { from, below } = eventsBelow(store, queueId, cutoffs.events, batch);
       if (below <= from) break;
-      if (!(await apply({ type: 'prune', before, prs: [], runs: [], events: { below, before: cutoffs.events } }))) return counts;
+      if (!(await apply({ type: 'prune', before, prs: [], runs: [], events: { below, before: cutoffs.events } })))
+        return counts;
       counts.events += below - from;
     }
   }

@@ -85,13 +85,29 @@ export async function pruneRepoResults(
     (_value, key) => Number(key[2]) >= before,
     go,
   );
-  const commits = await sweepRange(store, 'flakyCommits', prefix, batch, (commit) => commit.lastAt < before, undefined, go);
+  const commits = await sweepRange(
+    store,
+    'flakyCommits',
+    prefix,
+    batch,
+    (commit) => commit.lastAt < before,
+    undefined,
+    go,
+  );
   // The oldest upload kept: a commit's verdict whose uploads are all older than it has nothing left to stand on.
   const firstKept = store.read((tx) => {
     const [first] = [...tx.scan('flakyUploads', { prefix, limit: 1 })];
     return first === undefined ? (tx.get('flakyRepos', prefix)?.seq ?? 0) + 1 : first.value.seq;
   });
-  const shas = await sweepRange(store, 'flakyShas', prefix, batch, (sha) => sha.uploads.every((seq) => seq < firstKept), undefined, go);
+  const shas = await sweepRange(
+    store,
+    'flakyShas',
+    prefix,
+    batch,
+    (sha) => sha.uploads.every((seq) => seq < firstKept),
+    undefined,
+    go,
+  );
   // An upload's identity goes with it: sent again after that, it is a new upload.
   await sweepRange(store, 'flakyUploadKeys', prefix, batch, (seq) => seq < firstKept, undefined, go);
   return { uploads, failures, commits, shas };
@@ -110,7 +126,9 @@ export async function pruneResults(
 ): Promise<ResultCounts> {
   const counts: ResultCounts = { uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 };
   if (before !== undefined) {
-    const repos = store.read((tx) => [...tx.scan('flakyRepos')].map(({ key }) => [String(key[0]), String(key[1])] as const));
+    const repos = store.read((tx) =>
+      [...tx.scan('flakyRepos')].map(({ key }) => [String(key[0]), String(key[1])] as const),
+    );
     for (const [org, repoId] of repos) {
       if (!go()) return counts;
       const repo = await pruneRepoResults(store, org, repoId, before, batch, go);

@@ -78,7 +78,10 @@ export class RetentionSweep {
     const { engine, store, clock } = this.options;
     const { prsDays, eventsDays, testResultsDays, deliveriesDays, batch } = this.settings;
     const now = clock.now();
-    const cutoffs = { ...(prsDays > 0 ? { prs: iso(cutoff(now, prsDays)) } : {}), ...(eventsDays > 0 ? { events: iso(cutoff(now, eventsDays)) } : {}) };
+    const cutoffs = {
+      ...(prsDays > 0 ? { prs: iso(cutoff(now, prsDays)) } : {}),
+      ...(eventsDays > 0 ? { events: iso(cutoff(now, eventsDays)) } : {}),
+    };
     const queues: PruneCounts = { prs: 0, runs: 0, events: 0, transactions: 0 };
     const ids = store.read((tx) => [...tx.scan('queues')].map(({ value }) => value.id));
     for (const id of ids) {
@@ -91,8 +94,17 @@ export class RetentionSweep {
     }
     const results = this.stopped
       ? { uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 }
-      : await pruneResults(store, cutoff(now, testResultsDays), cutoff(now, deliveriesDays), batch, () => !this.stopped);
-    const webhookMessages = this.stopped || deliveriesDays <= 0 ? 0 : await pruneWebhookMessages(store, now - deliveriesDays * 86_400_000, batch, () => !this.stopped);
+      : await pruneResults(
+          store,
+          cutoff(now, testResultsDays),
+          cutoff(now, deliveriesDays),
+          batch,
+          () => !this.stopped,
+        );
+    const webhookMessages =
+      this.stopped || deliveriesDays <= 0
+        ? 0
+        : await pruneWebhookMessages(store, now - deliveriesDays * 86_400_000, batch, () => !this.stopped);
     return { at: new Date(now).toISOString(), queues, results, webhookMessages };
   }
 }

@@ -10,7 +10,14 @@ import type { QueueKey } from '../engineTypes.js';
 import { COLLECTION_NAMES } from '../store/common.js';
 import type { CollectionName, Key, ReadTx, Store, WriteTx } from '../store/store.js';
 import { storedForDigest, type StoredSnapshot } from '../model/machineSnapshots.js';
-import { EVENT_LOG_FORMAT, EVENT_LOG_VERSION, EventLogError, type Changes, type EventLog, type EventLogEntry } from './eventLogFormat.js';
+import {
+  EVENT_LOG_FORMAT,
+  EVENT_LOG_VERSION,
+  EventLogError,
+  type Changes,
+  type EventLog,
+  type EventLogEntry,
+} from './eventLogFormat.js';
 
 /** A write of a transaction: the JSON of the value written, or null for a removal. */
 interface Write {
@@ -28,7 +35,10 @@ const IGNORED: readonly CollectionName[] = ['meta', 'endedPullRequests'];
 
 /** An outbox write that is not the queue's state: a removal, or an outgoing-webhook effect (notifications/). */
 function outsideTheQueue(write: Write): boolean {
-  return write.collection === 'outbox' && (write.json === null || (JSON.parse(write.json) as { effect?: { kind?: string } }).effect?.kind === 'notify');
+  return (
+    write.collection === 'outbox' &&
+    (write.json === null || (JSON.parse(write.json) as { effect?: { kind?: string } }).effect?.kind === 'notify')
+  );
 }
 
 /**
@@ -37,14 +47,20 @@ function outsideTheQueue(write: Write): boolean {
  * replay must not diverge on it.
  */
 function bisectionProgress(write: Write): boolean {
-  return write.collection === 'actors' && write.key.startsWith('[') && (JSON.parse(write.key) as unknown[])[1] === 'bisection';
+  return (
+    write.collection === 'actors' &&
+    write.key.startsWith('[') &&
+    (JSON.parse(write.key) as unknown[])[1] === 'bisection'
+  );
 }
 
 /**
  * The collections whose keys start with a queue id hold that queue's state (the others are keyed by organization or
  * are store-wide); of these the outbox is bookkeeping, and two index the queue from elsewhere (handled apart).
  */
-const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter((name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha', 'endedPullRequests'].includes(name));
+const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter(
+  (name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha', 'endedPullRequests'].includes(name),
+);
 
 /** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (model/machineSnapshots.ts). */
 function digestJson(collection: CollectionName, value: unknown): string {
@@ -62,7 +78,9 @@ function canonical(writes: Iterable<Write>, rename: (text: string) => string): s
     if (IGNORED.includes(write.collection) || outsideTheQueue(write) || bisectionProgress(write)) continue;
     last.set(`${write.collection}\u0000${write.key}`, write);
   }
-  const lines = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, write]) => `${write.collection}\t${write.key}\t${write.json ?? '-'}`);
+  const lines = [...last.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, write]) => `${write.collection}\t${write.key}\t${write.json ?? '-'}`);
   return rename(lines.join('\n'));
 }
 
@@ -157,10 +175,12 @@ export function stateDigest(store: Store, queueId: string, rename: (text: string
       }
     }
     for (const { key, value } of tx.scan('runsBySha')) {
-      if (value[0] === queueId) found.push({ collection: 'runsBySha', key: JSON.stringify(key), json: JSON.stringify(value) });
+      if (value[0] === queueId)
+        found.push({ collection: 'runsBySha', key: JSON.stringify(key), json: JSON.stringify(value) });
     }
     for (const { key, value } of tx.scan('queueIndex')) {
-      if (value === queueId) found.push({ collection: 'queueIndex', key: JSON.stringify(key), json: JSON.stringify(value) });
+      if (value === queueId)
+        found.push({ collection: 'queueIndex', key: JSON.stringify(key), json: JSON.stringify(value) });
     }
     return found;
   });
@@ -182,7 +202,9 @@ export function eventLogOf(store: Store, queueId: string, source: string): Event
       if (input.type !== 'targetsSet') return event;
       // Kept while it is one of the PR's latest uploads; an older one is gone, and its replay will say so.
       const stored = tx.get('impactedTargets', [queueId, input.number, input.sha]);
-      return stored?.digest === input.digest ? { ...event, targets: stored.targets === 'ALL' ? 'ALL' : [...stored.targets] } : event;
+      return stored?.digest === input.digest
+        ? { ...event, targets: stored.targets === 'ALL' ? 'ALL' : [...stored.targets] }
+        : event;
     }),
   );
   const entries = events.map((event): EventLogEntry => {
@@ -207,10 +229,18 @@ export function eventLogOf(store: Store, queueId: string, source: string): Event
 
 /** The log of the queue with this key in a store (a data folder: `greenline events`). */
 export function exportEventLog(store: Store, key: QueueKey, source: string): EventLog {
-  const indexKey = [key.org, key.repo.host.toLowerCase(), key.repo.owner.toLowerCase(), key.repo.name.toLowerCase(), key.branch];
+  const indexKey = [
+    key.org,
+    key.repo.host.toLowerCase(),
+    key.repo.owner.toLowerCase(),
+    key.repo.name.toLowerCase(),
+    key.branch,
+  ];
   const queueId = store.read((tx) => tx.get('queueIndex', indexKey));
   if (queueId === undefined) {
-    throw new EventLogError(`no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch} in organization ${key.org}`);
+    throw new EventLogError(
+      `no queue for ${key.repo.host}/${key.repo.owner}/${key.repo.name} branch ${key.branch} in organization ${key.org}`,
+    );
   }
   return eventLogOf(store, queueId, source);
 }

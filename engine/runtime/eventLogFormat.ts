@@ -101,7 +101,9 @@ export function parseEventLog(text: string, source = 'the log'): EventLog {
     }
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`).join('; ');
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`)
+        .join('; ');
       throw new EventLogError(`${source}, line ${number}: ${problems}`);
     }
     return parsed.data;
@@ -111,7 +113,9 @@ export function parseEventLog(text: string, source = 'the log'): EventLog {
   const header = parseLine(HeaderSchema, first.line, first.number) as EventLogHeader;
   const entries = rest.map(({ line, number }) => parseLine(EntrySchema, line, number) as EventLogEntry);
   if (entries.length !== header.events) {
-    throw new EventLogError(`${source}: the header announces ${header.events} events, the file holds ${entries.length}`);
+    throw new EventLogError(
+      `${source}: the header announces ${header.events} events, the file holds ${entries.length}`,
+    );
   }
   return { header, entries };
 }

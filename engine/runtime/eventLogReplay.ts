@@ -48,7 +48,10 @@ function describeChanges(changes: Changes | undefined): string {
 /** What differs between two summaries, or '' when they agree. */
 export function changesDiff(expected: Changes | undefined, actual: Changes | undefined): string {
   const differences: string[] = [];
-  if (expected?.queue !== actual?.queue) differences.push(`queue: recorded ${expected?.queue ?? '(not written)'}, replayed ${actual?.queue ?? '(not written)'}`);
+  if (expected?.queue !== actual?.queue)
+    differences.push(
+      `queue: recorded ${expected?.queue ?? '(not written)'}, replayed ${actual?.queue ?? '(not written)'}`,
+    );
   for (const [label, pick] of [
     ['#', (changes: Changes | undefined) => changes?.prs],
     ['', (changes: Changes | undefined) => changes?.runs],
@@ -56,7 +59,10 @@ export function changesDiff(expected: Changes | undefined, actual: Changes | und
     const recorded = pick(expected) ?? {};
     const replayed = pick(actual) ?? {};
     for (const id of [...new Set([...Object.keys(recorded), ...Object.keys(replayed)])].sort()) {
-      if (recorded[id] !== replayed[id]) differences.push(`${label}${id}: recorded ${recorded[id] ?? '(not written)'}, replayed ${replayed[id] ?? '(not written)'}`);
+      if (recorded[id] !== replayed[id])
+        differences.push(
+          `${label}${id}: recorded ${recorded[id] ?? '(not written)'}, replayed ${replayed[id] ?? '(not written)'}`,
+        );
     }
   }
   return differences.join('; ');
@@ -83,13 +89,22 @@ export function replayEventLog(log: EventLog): ReplayResult {
     return result;
   }
   if (first.input.type !== 'created') {
-    result.divergence = { seq: first.seq, at: first.at, input: first.input, reason: `the log starts with ${first.input.type}, not created: it is not a whole queue's log` };
+    result.divergence = {
+      seq: first.seq,
+      at: first.at,
+      input: first.input,
+      reason: `the log starts with ${first.input.type}, not created: it is not a whole queue's log`,
+    };
     return result;
   }
   const clock = new ReplayClock(Date.parse(first.at));
   const store = new RecordingStore(createMemoryStore());
   const failures: unknown[] = [];
-  const engine = new Engine(store, { scheduler: clock, holdEffects: true, onError: (_message, error) => failures.push(error) });
+  const engine = new Engine(store, {
+    scheduler: clock,
+    holdEffects: true,
+    onError: (_message, error) => failures.push(error),
+  });
   let queueId = '';
   /** Recorded inputs name runs by the recorded queue id; the replayed queue may have another. */
   let translate = (input: QueueInput): QueueInput => input;
@@ -119,7 +134,8 @@ export function replayEventLog(log: EventLog): ReplayResult {
           translate = (input) => JSON.parse(JSON.stringify(input).split(recorded).join(replayed)) as QueueInput;
         }
       } else if (entry.input.type === 'targetsSet') {
-        if (entry.targets === undefined) return diverge('the targets of this upload are not in the log (the store no longer held them)');
+        if (entry.targets === undefined)
+          return diverge('the targets of this upload are not in the log (the store no longer held them)');
         engine.setImpactedTargets(header.queue, { number: entry.input.number, sha: entry.input.sha }, entry.targets);
       } else {
         engine.replayInput(queueId, translate(entry.input));
@@ -146,7 +162,10 @@ export function replayEventLog(log: EventLog): ReplayResult {
   result.finalChecked = true;
   const rename = store.rename;
   if (stateDigest(store, queueId, rename) !== header.finalDigest) {
-    result.divergence = { seq: null, reason: 'every event replayed, but the final state of the queue differs from the recorded one' };
+    result.divergence = {
+      seq: null,
+      reason: 'every event replayed, but the final state of the queue differs from the recorded one',
+    };
   }
   engine.stop();
   return result;

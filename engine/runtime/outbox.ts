@@ -41,7 +41,9 @@ export class OutboxRunner {
         this.runners.delete(queueId);
         let more = false;
         try {
-          more = this.deps.alive(queueId) && this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
+          more =
+            this.deps.alive(queueId) &&
+            this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
         } catch (error) {
           this.storeFailed(queueId, error);
         }
@@ -56,7 +58,10 @@ export class OutboxRunner {
    */
   private storeFailed(queueId: string, error: unknown): void {
     if (this.retrying.has(queueId)) return;
-    this.deps.onError(`the outbox of ${queueId} cannot reach the store; trying again in ${STORE_DOWN_RETRY_MS} ms`, error);
+    this.deps.onError(
+      `the outbox of ${queueId} cannot reach the store; trying again in ${STORE_DOWN_RETRY_MS} ms`,
+      error,
+    );
     this.wait(queueId, STORE_DOWN_RETRY_MS);
   }
 
@@ -95,7 +100,8 @@ export class OutboxRunner {
           store.write((tx) => void tx.remove('outbox', next.key));
           continue;
         }
-        if (decision.action === 'giveUp' && this.giveUp(queueId, next.key, next.value, attempts, decision, error)) continue;
+        if (decision.action === 'giveUp' && this.giveUp(queueId, next.key, next.value, attempts, decision, error))
+          continue;
         this.retryLater(queueId, next.key, next.value, attempts, decision.delayMs, error);
         return;
       }
@@ -103,18 +109,35 @@ export class OutboxRunner {
   }
 
   /** Whether the effect was given up: the input its policy makes committed, in a transaction that removed it. */
-  private giveUp(queueId: string, key: Key, entry: OutboxEntry, attempts: number, givenUp: GivenUp, error: unknown): boolean {
+  private giveUp(
+    queueId: string,
+    key: Key,
+    entry: OutboxEntry,
+    attempts: number,
+    givenUp: GivenUp,
+    error: unknown,
+  ): boolean {
     try {
       this.deps.dispatch(queueId, givenUp.input, key);
     } catch (failure) {
       this.deps.onError(`giving up on ${givenUp.what} of ${queueId} failed; retrying`, failure);
       return false;
     }
-    this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed ${attempts} times; gave up on ${givenUp.what}`, error);
+    this.deps.onError(
+      `effect ${entry.effect.kind} of ${queueId} failed ${attempts} times; gave up on ${givenUp.what}`,
+      error,
+    );
     return true;
   }
 
-  private retryLater(queueId: string, key: Key, entry: OutboxEntry, attempts: number, delayMs: number, error: unknown): void {
+  private retryLater(
+    queueId: string,
+    key: Key,
+    entry: OutboxEntry,
+    attempts: number,
+    delayMs: number,
+    error: unknown,
+  ): void {
     const { store } = this.deps;
     this.deps.onError(`effect ${entry.effect.kind} of ${queueId} failed (attempt ${attempts}); retrying`, error);
     if (!this.deps.alive()) return;

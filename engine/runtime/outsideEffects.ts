@@ -32,7 +32,12 @@ export interface OutsideEffectDeps {
  * it, as any may commit an input: the queue's driver runs its outbox at once, another process tells the driver
  * (`ownership.changed`), as it does for the effects of the inputs it commits.
  */
-export function putOutsideEffect(deps: OutsideEffectDeps, queueId: string, slot: string, effect: OutsideEffect): PutOutcome {
+export function putOutsideEffect(
+  deps: OutsideEffectDeps,
+  queueId: string,
+  slot: string,
+  effect: OutsideEffect,
+): PutOutcome {
   const { store, ownership } = deps;
   if (!deps.runtime.alive) return 'stopped';
   const driving = ownership.owns(queueId);

@@ -62,9 +62,19 @@ export async function performEffect(edge: EffectEdge, queueId: string, key: Key,
       await gitHost.setCheckRun?.(effect.repo, effect.sha, effect.externalId, effect.check);
       return done();
     case 'statusCheck': {
-      const note = await gitHost.setStatusCheck(effect.repo, effect.sha, effect.state, effect.description, effect.number);
+      const note = await gitHost.setStatusCheck(
+        effect.repo,
+        effect.sha,
+        effect.state,
+        effect.description,
+        effect.number,
+      );
       if (note === undefined || effect.number === undefined) return done();
-      return dispatch(queueId, { type: 'prNoted', number: effect.number, kind: 'status_check', message: note.message }, key);
+      return dispatch(
+        queueId,
+        { type: 'prNoted', number: effect.number, kind: 'status_check', message: note.message },
+        key,
+      );
     }
   }
 }

@@ -73,7 +73,8 @@ export class QueueRuntime {
             gitHost: deps.gitHost,
             ci: deps.ci,
             dispatch: (id, input, entry) => this.dispatch(id, input, entry),
-            done: (id, entry) => this.ownership.asOwner(id, () => this.store.write((tx) => void tx.remove('outbox', entry))),
+            done: (id, entry) =>
+              this.ownership.asOwner(id, () => this.store.write((tx) => void tx.remove('outbox', entry))),
             startCi: (run) => this.startCi(run),
             notify: (id, entry, effect) => deps.notify(id, entry, effect),
           },
@@ -138,7 +139,9 @@ export class QueueRuntime {
   /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
   refresh(queueId: string): void {
     if (!this.running || !this.ownership.owns(queueId)) return;
-    const timers = this.store.read((tx) => [...tx.scan('timers', { prefix: [queueId] })].map(({ key, value }) => ({ name: String(key[1]), dueAt: value })));
+    const timers = this.store.read((tx) =>
+      [...tx.scan('timers', { prefix: [queueId] })].map(({ key, value }) => ({ name: String(key[1]), dueAt: value })),
+    );
     for (const timer of timers.sort(madeFirst)) this.arm(queueId, timer);
     this.kick(queueId);
   }
@@ -169,7 +172,8 @@ export class QueueRuntime {
     this.workingSets.hear(queueId, changes);
     // An input (its event) or the queue made, changed or deleted; not an effect's outbox entry removed.
     const shown = ([coll]: readonly unknown[]) => coll === 'events' || coll === 'queues';
-    if (changes === 'all' || changes.puts.some(shown) || changes.removes.some(shown)) for (const listener of this.committed) listener(queueId);
+    if (changes === 'all' || changes.puts.some(shown) || changes.removes.some(shown))
+      for (const listener of this.committed) listener(queueId);
   }
 
   /** A queue was deleted: its working set and its timers go. */
@@ -182,7 +186,13 @@ export class QueueRuntime {
    * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
    * (with any writes that belong with the input).
    */
-  transact(key: QueueKey | undefined, input: QueueInput, open?: (tx: WriteTx, now: () => number) => QueueRecord, outboxKey?: Key, queueId?: string): QueueRecord {
+  transact(
+    key: QueueKey | undefined,
+    input: QueueInput,
+    open?: (tx: WriteTx, now: () => number) => QueueRecord,
+    outboxKey?: Key,
+    queueId?: string,
+  ): QueueRecord {
     if (!this.running) throw engineError('engine_stopped');
     const outcome = this.store.write((tx) => {
       // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
@@ -191,7 +201,11 @@ export class QueueRuntime {
       const now = (): number => (at ??= this.clock.now());
       const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
       const queue = id === undefined ? open?.(tx, now) : this.workingSets.queueRecord(tx, id, true);
-      if (queue === undefined) throw engineError('queue_not_found', key !== undefined ? { queue: describeQueue(key) } : { queueId: queueId ?? '', gone: true });
+      if (queue === undefined)
+        throw engineError(
+          'queue_not_found',
+          key !== undefined ? { queue: describeQueue(key) } : { queueId: queueId ?? '', gone: true },
+        );
       const set = this.workingSets.of(tx, queue);
       const q = new QueueTx(tx, queue, now(), set, recordMetrics(set.metrics));
       q.predictor = this.deps.predictor;
@@ -225,9 +239,12 @@ export class QueueRuntime {
     const found = this.store.read((tx) => {
       const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
       const queue = ref === undefined ? undefined : this.workingSets.queueRecord(tx, ref[0]);
-      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo) ? { queueId: ref[0], runId: ref[1] } : undefined;
+      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo)
+        ? { queueId: ref[0], runId: ref[1] }
+        : undefined;
     });
-    if (found === undefined) throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
+    if (found === undefined)
+      throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
     this.dispatch(found.queueId, {
       type: 'status',
       runId: found.runId,

@@ -26,7 +26,9 @@ export interface Restored {
  * in the order they would have without the restart (test/engine/engine.properties).
  */
 export function readRestored(tx: ReadTx, only: (queueId: string) => boolean): Restored {
-  const timers = [...tx.scan('timers')].map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value })).filter((timer) => only(timer.queueId));
+  const timers = [...tx.scan('timers')]
+    .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
+    .filter((timer) => only(timer.queueId));
   timers.sort(madeFirst);
   return {
     timers,
@@ -36,7 +38,9 @@ export function readRestored(tx: ReadTx, only: (queueId: string) => boolean): Re
       .flatMap(({ value: queue }) =>
         queue.runtime.activeRuns.flatMap((id) => {
           const run = tx.get('testRuns', [queue.id, id]);
-          return run === undefined ? [] : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
+          return run === undefined
+            ? []
+            : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
         }),
       ),
   };

@@ -31,7 +31,10 @@ interface Backoff {
 
 /** A kind is given up after `maximumAttempts` only with an input to commit in its place, so both or neither. */
 export type RetryPolicy<K extends EffectKind = EffectKind> = Backoff &
-  ({ maximumAttempts?: undefined; giveUp?: undefined } | { maximumAttempts: number; giveUp: (effect: EffectOf<K>, attempts: number, message: string) => GivenUp });
+  (
+    | { maximumAttempts?: undefined; giveUp?: undefined }
+    | { maximumAttempts: number; giveUp: (effect: EffectOf<K>, attempts: number, message: string) => GivenUp }
+  );
 
 /** A given-up effect: the input committed in its place, and what was given up on (for the log). */
 export interface GivenUp {
@@ -62,7 +65,15 @@ export const RETRY_POLICIES: { readonly [K in EffectKind]: RetryPolicy<K> } = {
     ...BACKOFF,
     maximumAttempts: 10,
     giveUp: ({ request: { runId } }, attempts, message) => ({
-      input: { type: 'branchBuilt', runId, result: { ok: false, reason: `the git host failed to build the test branch ${attempts} times: ${message}`, gaveUp: true } },
+      input: {
+        type: 'branchBuilt',
+        runId,
+        result: {
+          ok: false,
+          reason: `the git host failed to build the test branch ${attempts} times: ${message}`,
+          gaveUp: true,
+        },
+      },
       what: `run ${runId}`,
     }),
   },
@@ -114,7 +125,11 @@ export function decideRetry(effect: Effect, attempt: number, error: unknown): Re
  */
 export const DELIVERY_RETRY = { ...BACKOFF, maximumAttempts: 12 } as const;
 
-export type DeliveryRetryDecision = { action: 'drop' } | { action: 'giveUp' } | { action: 'retry'; delayMs: number } | { action: 'storeDown'; delayMs: number };
+export type DeliveryRetryDecision =
+  | { action: 'drop' }
+  | { action: 'giveUp' }
+  | { action: 'retry'; delayMs: number }
+  | { action: 'storeDown'; delayMs: number };
 
 /** A failure of a webhook handler, or each of several (@octokit/webhooks gathers them in an AggregateError). */
 function failuresOf(error: unknown): unknown[] {
@@ -123,7 +138,8 @@ function failuresOf(error: unknown): unknown[] {
 
 export function decideDeliveryRetry(attempt: number, error: unknown): DeliveryRetryDecision {
   const failures = failuresOf(error);
-  if (failures.some((failure) => dependencyDown(failure)?.dependency === 'store')) return { action: 'storeDown', delayMs: STORE_DOWN_RETRY_MS };
+  if (failures.some((failure) => dependencyDown(failure)?.dependency === 'store'))
+    return { action: 'storeDown', delayMs: STORE_DOWN_RETRY_MS };
   // An engine that stopped refuses everything: that is the process going away, not the delivery's fault.
   const refusal = (failure: unknown) => failure instanceof EngineError && failure.code !== 'engine_stopped';
   if (failures.every(refusal)) return { action: 'drop' };

@@ -72,7 +72,8 @@ export class VirtualScheduler implements Scheduler {
   private earliest(): VirtualTimer | undefined {
     let best: VirtualTimer | undefined;
     for (const timer of this.timers.values()) {
-      if (best === undefined || timer.dueAt < best.dueAt || (timer.dueAt === best.dueAt && timer.seq < best.seq)) best = timer;
+      if (best === undefined || timer.dueAt < best.dueAt || (timer.dueAt === best.dueAt && timer.seq < best.seq))
+        best = timer;
     }
     return best;
   }

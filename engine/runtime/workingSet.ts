@@ -78,7 +78,11 @@ export class WorkingSet implements QueueCache {
     if (this.version < 1) return false;
     let last: number | undefined;
     let count = 0;
-    for (const { key } of tx.scan('events', { prefix: [this.queueId], start: [this.queueId, this.version - 1], limit: 2 })) {
+    for (const { key } of tx.scan('events', {
+      prefix: [this.queueId],
+      start: [this.queueId, this.version - 1],
+      limit: 2,
+    })) {
       last = key[1] as number;
       count++;
     }
@@ -100,19 +104,28 @@ export class WorkingSet implements QueueCache {
     for (const number of [...queue.runtime.lineup, ...queue.runtime.waiting]) {
       const record = tx.get('pullRequests', [queue.id, number]);
       const snapshot = tx.get('actors', [queue.id, 'pr', number]);
-      if (record !== undefined && snapshot !== undefined) set.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
+      if (record !== undefined && snapshot !== undefined)
+        set.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
     }
     for (const id of queue.runtime.activeRuns) {
       const record = tx.get('testRuns', [queue.id, id]);
       const snapshot = tx.get('actors', [queue.id, 'run', id]);
-      if (record !== undefined && snapshot !== undefined) set.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
+      if (record !== undefined && snapshot !== undefined)
+        set.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
     }
     return set;
   }
 
   /** Another process committed to the queue: what it changed is noted, for `catchUp`. */
   hear(changes: HeardChanges): void {
-    const heard = (this.heard ??= { reach: this.version, prs: new Set(), runs: new Set(), queueActor: false, totals: false, broken: false });
+    const heard = (this.heard ??= {
+      reach: this.version,
+      prs: new Set(),
+      runs: new Set(),
+      queueActor: false,
+      totals: false,
+      broken: false,
+    });
     if (heard.broken) return;
     if (changes === 'all') {
       heard.broken = true;
@@ -153,7 +166,14 @@ export class WorkingSet implements QueueCache {
   catchUp(tx: ReadTx, queue: QueueRecord): boolean {
     const heard = this.heard;
     const version = queue.runtime.counters.event;
-    if (heard === undefined || heard.broken || queue.id !== this.queueId || heard.reach !== version || version === this.version) return false;
+    if (
+      heard === undefined ||
+      heard.broken ||
+      queue.id !== this.queueId ||
+      heard.reach !== version ||
+      version === this.version
+    )
+      return false;
     this.heard = undefined;
     this.version = version;
     this.queue = cloneJson(queue);
@@ -174,7 +194,8 @@ export class WorkingSet implements QueueCache {
       if (this.prs.has(number)) continue;
       const record = tx.get('pullRequests', [queue.id, number]);
       const snapshot = tx.get('actors', [queue.id, 'pr', number]);
-      if (record !== undefined && snapshot !== undefined) this.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
+      if (record !== undefined && snapshot !== undefined)
+        this.prs.set(number, { record, snapshot: fromStored('pullRequest', snapshot, record) });
     }
     for (const id of heard.runs) this.runs.delete(id);
     const active = new Set(queue.runtime.activeRuns);
@@ -183,7 +204,8 @@ export class WorkingSet implements QueueCache {
       if (this.runs.has(id)) continue;
       const record = tx.get('testRuns', [queue.id, id]);
       const snapshot = tx.get('actors', [queue.id, 'run', id]);
-      if (record !== undefined && snapshot !== undefined) this.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
+      if (record !== undefined && snapshot !== undefined)
+        this.runs.set(id, { record, snapshot: fromStored('testRun', snapshot) });
     }
     return true;
   }
@@ -234,7 +256,15 @@ export class WorkingSet implements QueueCache {
 }
 
 /** The collections whose records the set keeps (a commit that changes them without an input cannot be followed). */
-const KEPT: ReadonlySet<string> = new Set(['queues', 'actors', 'pullRequests', 'testRuns', 'impactedTargets', 'metricsPrs', 'metricsTotals']);
+const KEPT: ReadonlySet<string> = new Set([
+  'queues',
+  'actors',
+  'pullRequests',
+  'testRuns',
+  'impactedTargets',
+  'metricsPrs',
+  'metricsTotals',
+]);
 
 /**
  * A copy of a runtime that a transaction may change: its lists, counters and bisections are copied; the likelihood

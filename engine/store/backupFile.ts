@@ -91,7 +91,9 @@ export async function copyVerified(from: string, to: string): Promise<{ verified
     fs.chmodSync(to, PRIVATE_FILE_MODE);
     const actual = hash.digest('hex');
     if (expected !== undefined && actual !== expected) {
-      throw new BackupError(`${from} does not match its checksum (${path.basename(checksumFile(from))}): the file is truncated or damaged`);
+      throw new BackupError(
+        `${from} does not match its checksum (${path.basename(checksumFile(from))}): the file is truncated or damaged`,
+      );
     }
     checkLmdbFile(to, from);
     return { verified: expected !== undefined };
@@ -133,19 +135,28 @@ export function checkLmdbFile(file: string, shownAs: string = file): LmdbHeader 
     const first = readAt(handle, 0, META.end);
     if (first.length < META.end || first.readUInt32LE(META.magic) !== LMDB_MAGIC) throw notOurs('not an LMDB file');
     const version = first.readUInt32LE(META.version);
-    if (version !== LMDB_DATA_VERSION) throw notOurs(`LMDB data version ${version}; this build reads ${LMDB_DATA_VERSION}`);
+    if (version !== LMDB_DATA_VERSION)
+      throw notOurs(`LMDB data version ${version}; this build reads ${LMDB_DATA_VERSION}`);
     const pageSize = first.readUInt32LE(META.pageSize);
-    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw notOurs(`an impossible page size, ${pageSize}`);
-    if (size < 2 * pageSize) throw new BackupError(`${shownAs} is truncated: ${size} bytes, shorter than its two meta pages (${2 * pageSize})`);
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0)
+      throw notOurs(`an impossible page size, ${pageSize}`);
+    if (size < 2 * pageSize)
+      throw new BackupError(
+        `${shownAs} is truncated: ${size} bytes, shorter than its two meta pages (${2 * pageSize})`,
+      );
     const second = readAt(handle, pageSize, META.end);
-    const metas = [first, second].filter((page) => page.length === META.end && page.readUInt32LE(META.magic) === LMDB_MAGIC);
+    const metas = [first, second].filter(
+      (page) => page.length === META.end && page.readUInt32LE(META.magic) === LMDB_MAGIC,
+    );
     // LMDB opens the meta page with the larger transaction id; the other may be stale (or torn, if never synced).
     const newest = metas.reduce((a, b) => (b.readBigUInt64LE(META.txnId) > a.readBigUInt64LE(META.txnId) ? b : a));
     const lastPage = newest.readBigUInt64LE(META.lastPage);
     const needed = (lastPage + 1n) * BigInt(pageSize);
     if (lastPage >= 2n ** 40n) throw notOurs(`an impossible last page, ${lastPage}`);
     if (BigInt(size) < needed) {
-      throw new BackupError(`${shownAs} is truncated: ${size} bytes, but its header names ${lastPage + 1n} pages of ${pageSize} bytes (${needed} bytes)`);
+      throw new BackupError(
+        `${shownAs} is truncated: ${size} bytes, but its header names ${lastPage + 1n} pages of ${pageSize} bytes (${needed} bytes)`,
+      );
     }
     return { pageSize, lastPage: Number(lastPage), txnId: newest.readBigUInt64LE(META.txnId) };
   } finally {

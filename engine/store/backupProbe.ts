@@ -26,9 +26,13 @@ export function probeBackup(file: string, shownAs: string): Promise<number> {
   const lmdb = createRequire(import.meta.url).resolve('lmdb');
   const lmdbUrl = new URL(`file://${lmdb}`).href;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', PROBE, lmdbUrl, file, JSON.stringify(COLLECTION_NAMES)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', PROBE, lmdbUrl, file, JSON.stringify(COLLECTION_NAMES)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -36,7 +40,10 @@ export function probeBackup(file: string, shownAs: string): Promise<number> {
     child.on('error', (error) => reject(new BackupError(`cannot check ${shownAs}: ${error.message}`)));
     child.on('exit', (code, signal) => {
       if (code === 0 && /^\d+$/.test(out)) return resolve(Number(out));
-      const why = signal !== null ? `reading it crashed LMDB (${signal})` : (/Error: (.*)/.exec(err)?.[1] ?? `its check ended with code ${code}`);
+      const why =
+        signal !== null
+          ? `reading it crashed LMDB (${signal})`
+          : (/Error: (.*)/.exec(err)?.[1] ?? `its check ended with code ${code}`);
       reject(new BackupError(`${shownAs} is damaged: ${why}`));
     });
   });

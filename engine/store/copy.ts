@@ -22,16 +22,26 @@ export interface CopyProgress {
 }
 
 /** Returns the number of entries copied per collection. */
-export function copyStore(from: Store, to: Store, onProgress?: (progress: CopyProgress) => void): Record<string, number> {
+export function copyStore(
+  from: Store,
+  to: Store,
+  onProgress?: (progress: CopyProgress) => void,
+): Record<string, number> {
   const held = to.read((tx) => COLLECTION_NAMES.filter((name) => tx.count(name, { limit: 1 }) > 0));
-  if (held.length > 0) throw new StoreCopyError(`the target store is not empty (it holds ${held.join(', ')}); copy into an empty one`);
+  if (held.length > 0)
+    throw new StoreCopyError(`the target store is not empty (it holds ${held.join(', ')}); copy into an empty one`);
   const counts: Record<string, number> = {};
   from.read((tx) => {
     for (const collection of COLLECTION_NAMES) {
       let copied = 0;
       let start: Key | undefined;
       for (;;) {
-        const batch = [...tx.scan(collection, { ...(start === undefined ? {} : { start }), limit: BATCH + (start === undefined ? 0 : 1) })];
+        const batch = [
+          ...tx.scan(collection, {
+            ...(start === undefined ? {} : { start }),
+            limit: BATCH + (start === undefined ? 0 : 1),
+          }),
+        ];
         // After the first batch, `start` is the last key copied: skip it.
         const fresh = start === undefined ? batch : batch.slice(1);
         if (fresh.length === 0) break;

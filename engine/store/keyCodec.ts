@@ -85,7 +85,17 @@ export function encodeKeyLatin1(key: unknown): string {
     if (typeof part === 'number' && Number.isSafeInteger(part) && part >= 0) {
       const high = Math.floor(part / TWO_32);
       const low = part % TWO_32;
-      out += String.fromCharCode(TAG_NUMBER, high >>> 24, (high >>> 16) & 0xff, (high >>> 8) & 0xff, high & 0xff, low >>> 24, (low >>> 16) & 0xff, (low >>> 8) & 0xff, low & 0xff);
+      out += String.fromCharCode(
+        TAG_NUMBER,
+        high >>> 24,
+        (high >>> 16) & 0xff,
+        (high >>> 8) & 0xff,
+        high & 0xff,
+        low >>> 24,
+        (low >>> 16) & 0xff,
+        (low >>> 8) & 0xff,
+        low & 0xff,
+      );
       size += 9;
     } else if (typeof part === 'string' && isPlainAscii(part)) {
       out += `\x02${part}\x00`;

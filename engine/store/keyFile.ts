@@ -28,7 +28,10 @@ function writeKey(file: string, replace: boolean): void {
     fs.chmodSync(dir, PRIVATE_DIR_MODE);
   }
   const partial = `${file}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(partial, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  fs.writeFileSync(partial, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, {
+    mode: PRIVATE_FILE_MODE,
+    flag: 'wx',
+  });
   try {
     fs.chmodSync(partial, PRIVATE_FILE_MODE);
     if (replace) fs.renameSync(partial, file);
@@ -75,7 +78,9 @@ export class KeyFile {
     const text = fs.readFileSync(this.file, 'utf8').trim();
     const key = Buffer.from(text, 'base64url');
     if (!/^[A-Za-z0-9_-]+$/.test(text) || key.length < KEY_BYTES) {
-      throw new KeyFileError(`${this.file} does not hold a session key (${KEY_BYTES} random bytes, base64url); delete it and a new one is made`);
+      throw new KeyFileError(
+        `${this.file} does not hold a session key (${KEY_BYTES} random bytes, base64url); delete it and a new one is made`,
+      );
     }
     this.cached = { key, stamp };
     return key;

@@ -48,7 +48,8 @@ export class LmdbSpace {
         return undefined; // a filesystem that cannot say: LMDB's own ENOSPC is the last word
       }
     }
-    if (this.disk.free < this.reserve) return `the disk holding the store has ${this.disk.free} bytes free, under the ${this.reserve} it keeps in reserve`;
+    if (this.disk.free < this.reserve)
+      return `the disk holding the store has ${this.disk.free} bytes free, under the ${this.reserve} it keeps in reserve`;
     return undefined;
   }
 
@@ -59,7 +60,8 @@ export class LmdbSpace {
     const max = this.options.maxBytes;
     if (max === undefined) return undefined;
     const used = this.options.liveBytes(false);
-    if (used + fullMargin(max) > max) return `the store holds ${used} bytes of its limit of ${max} (GREENLINE_MAX_DB_SIZE): it is full`;
+    if (used + fullMargin(max) > max)
+      return `the store holds ${used} bytes of its limit of ${max} (GREENLINE_MAX_DB_SIZE): it is full`;
     return undefined;
   }
 
@@ -82,7 +84,9 @@ export class LmdbSpace {
         const used = this.options.liveBytes(true);
         if (full !== undefined && !(removed && used <= before)) throw new StorageFullError(full);
         if (max !== undefined && used > max) {
-          throw new StorageFullError(`this write would bring the store to ${used} bytes, over its limit of ${max} (GREENLINE_MAX_DB_SIZE); nothing of it was stored`);
+          throw new StorageFullError(
+            `this write would bring the store to ${used} bytes, over its limit of ${max} (GREENLINE_MAX_DB_SIZE); nothing of it was stored`,
+          );
         }
       },
     };

@@ -98,7 +98,11 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   const life = new Lifecycle();
   // mdb_env_sync(force) on libuv's pool: flushes every page and meta page written by the commits before it.
   const syncFile = (): Promise<void> =>
-    new Promise<void>((resolve, reject) => (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) => (error ? reject(error) : resolve())));
+    new Promise<void>((resolve, reject) =>
+      (env as unknown as { sync(done: (error: unknown) => void): void }).sync((error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
   const beforeSync = options.beforeSync;
   const group = groupCommit ? new GroupCommit(beforeSync ? () => beforeSync().then(syncFile) : syncFile) : undefined;
   const { makeReadTx, makeWriteTx } = lmdbTxOps(dbs);
@@ -116,7 +120,12 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
     for (const store of dbs.values()) pages += pagesOf(statOf(store));
     return pages * main.pageSize;
   };
-  const space = new LmdbSpace({ dir: options.dir, maxBytes: options.maxBytes, diskReserveBytes: options.diskReserveBytes, liveBytes });
+  const space = new LmdbSpace({
+    dir: options.dir,
+    maxBytes: options.maxBytes,
+    diskReserveBytes: options.diskReserveBytes,
+    liveBytes,
+  });
 
   return {
     kind: 'lmdb' as const,

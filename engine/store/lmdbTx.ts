@@ -19,7 +19,13 @@ function rangeOptions(options: ScanOptions | undefined, txn: Transaction | undef
   if (options?.limit !== undefined) opts.limit = options.limit;
   if (options?.reverse) {
     // lmdb-js walks from `start` (the high end) down to `end`; flip inclusivity to keep [lower, upper).
-    Object.assign(opts, { reverse: true, start: range.upper, end: range.lower, exclusiveStart: true, inclusiveEnd: true });
+    Object.assign(opts, {
+      reverse: true,
+      start: range.upper,
+      end: range.lower,
+      exclusiveStart: true,
+      inclusiveEnd: true,
+    });
   } else {
     Object.assign(opts, { start: range.lower, end: range.upper });
   }

@@ -173,7 +173,8 @@ export function createMemoryStore(): Store {
       life.inWrite = true;
       try {
         const result = fn(tx);
-        for (const [name, changes] of overlay.collections()) for (const [enc, row] of changes) table(name).set(row, enc);
+        for (const [name, changes] of overlay.collections())
+          for (const [enc, row] of changes) table(name).set(row, enc);
         return result;
       } finally {
         life.inWrite = false;

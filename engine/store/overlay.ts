@@ -15,9 +15,11 @@ export interface EncodedRow {
 export type Pending = EncodedRow | null;
 
 /** An encoded key as a latin1 string. */
-export const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+export const latin1 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 
-const inRange = (enc: string, range: TextRange): boolean => (range.lower === undefined || enc >= range.lower) && (range.upper === undefined || enc < range.upper);
+const inRange = (enc: string, range: TextRange): boolean =>
+  (range.lower === undefined || enc >= range.lower) && (range.upper === undefined || enc < range.upper);
 
 export class Overlay {
   private readonly byCollection = new Map<CollectionName, Map<string, Pending>>();

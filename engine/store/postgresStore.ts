@@ -57,7 +57,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
    * would block the process) until a transaction of this process takes one again.
    */
   const busy = new Set<string>();
-  const lockRequest = (scopes: string[]): { locks: string[]; waitMs: number } => ({ locks: scopes, waitMs: scopes.some((scope) => busy.has(scope)) ? 0 : timeouts.busyWaitMs });
+  const lockRequest = (scopes: string[]): { locks: string[]; waitMs: number } => ({
+    locks: scopes,
+    waitMs: scopes.some((scope) => busy.has(scope)) ? 0 : timeouts.busyWaitMs,
+  });
   const life = new Lifecycle();
   /** Open transactions per connection: the read connection's is shared by nested reads. */
   const begun: Record<Conn, boolean> = { r: false, w: false };
@@ -79,7 +82,17 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   };
 
   const cache = new ScopeCache();
-  const session: Session = { request, call, lockRequest, begun, fences: () => fences, sender, busy, cache, versions: () => worker.versions };
+  const session: Session = {
+    request,
+    call,
+    lockRequest,
+    begun,
+    fences: () => fences,
+    sender,
+    busy,
+    cache,
+    versions: () => worker.versions,
+  };
 
   return {
     kind: 'postgres',
@@ -91,7 +104,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         else cache.committed(scope, notice.version, 'all');
         return;
       }
-      const keys = [...notice.changes.puts, ...notice.changes.removes].map(([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const);
+      const keys = [...notice.changes.puts, ...notice.changes.removes].map(
+        ([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const,
+      );
       cache.committed(scope, notice.version, keys);
     },
     withFences<R>(given: Fence[], fn: () => R): R {
@@ -146,9 +161,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     },
     stats() {
       life.begin('stats');
-      const { counts, bytes: size } = request({ op: 'stats' }) as { counts: { coll: string; n: number }[]; bytes: number };
+      const { counts, bytes: size } = request({ op: 'stats' }) as {
+        counts: { coll: string; n: number }[];
+        bytes: number;
+      };
       const entries = emptyCounts();
-      for (const { coll, n } of counts) if ((COLLECTION_NAMES as string[]).includes(coll)) entries[coll as CollectionName] = n;
+      for (const { coll, n } of counts)
+        if ((COLLECTION_NAMES as string[]).includes(coll)) entries[coll as CollectionName] = n;
       return { sizeBytes: size, entries };
     },
     async close(): Promise<void> {

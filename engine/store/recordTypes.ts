@@ -12,7 +12,15 @@ export type { LoggedEvent } from '../model/events.js';
 export type { OutboxEntry } from '../model/effects.js';
 export type { ImpactedTargetsRecord } from '../model/impactedTargets.js';
 export type { MetricsLogEntry, MetricsTotals, PrClock } from '../metrics/records.js';
-export type { FlakyCommitRecord, FlakyFailureRecord, FlakyMembershipRecord, FlakyRepoRecord, FlakyShaRecord, FlakyTestRecord, FlakyUploadRecord } from '../flaky/records.js';
+export type {
+  FlakyCommitRecord,
+  FlakyFailureRecord,
+  FlakyMembershipRecord,
+  FlakyRepoRecord,
+  FlakyShaRecord,
+  FlakyTestRecord,
+  FlakyUploadRecord,
+} from '../flaky/records.js';
 export type { InboxEntry } from '../deliveries.js';
 export type { DeviceCodeRecord } from '../deviceCodes.js';
 export type { EndedPullRequest } from '../history/endedIndex.js';

@@ -43,14 +43,17 @@ export class BisectionActors {
     const was = before.bisection;
     const is = after.bisection;
     // Into a group of a new split first: its old group is left after, so that the bisection does not end between.
-    if (event.type === 'JOIN_GROUP') this.send(event.bisectionId, { type: 'SPLIT', group: event.group, prs: event.part });
-    if (was !== undefined && (is === undefined || is.id !== was.id || is.group !== was.group)) this.send(was.id, { type: 'LEFT', group: was.group, pr: number });
+    if (event.type === 'JOIN_GROUP')
+      this.send(event.bisectionId, { type: 'SPLIT', group: event.group, prs: event.part });
+    if (was !== undefined && (is === undefined || is.id !== was.id || is.group !== was.group))
+      this.send(was.id, { type: 'LEFT', group: was.group, pr: number });
     if (is === undefined || event.type === 'JOIN_GROUP') return;
     const group = is.group;
     if (event.type === 'START_TEST') this.send(is.id, { type: 'GROUP_TESTING', group, pr: number, runId: event.runId });
     else if (event.type === 'PASS') this.send(is.id, { type: 'GROUP_RESCUED', group });
     else if (event.type === 'REQUEUE') this.send(is.id, { type: 'GROUP_UNTESTED', group });
-    else if (event.type === 'FAIL' && event.runId === null) this.send(is.id, { type: 'KNOWN_TO_FAIL', group, pr: number });
+    else if (event.type === 'FAIL' && event.runId === null)
+      this.send(is.id, { type: 'KNOWN_TO_FAIL', group, pr: number });
     else if (event.type === 'FAIL') {
       const alone = (this.snapshot(is.id)?.context as BisectionContext | undefined)?.groups[group]?.prs.length === 1;
       this.send(is.id, alone ? { type: 'CULPRIT_FOUND', group, pr: number } : { type: 'GROUP_FAILED', group });

@@ -10,7 +10,13 @@ import { hasPullRequestTag } from '../../machines/index.js';
 import { policyOf } from '../model/policy.js';
 import type { QueueSettings } from '../model/queues.js';
 import { largestBatch } from '../planner/batches.js';
-import { halves, knownToFail, newBisection, rememberFailure, type BisectionMemory } from '../planner/bisectionMemory.js';
+import {
+  halves,
+  knownToFail,
+  newBisection,
+  rememberFailure,
+  type BisectionMemory,
+} from '../planner/bisectionMemory.js';
 import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
@@ -26,7 +32,13 @@ export function retestCost(settings: QueueSettings, prs: number): number {
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
 export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
-  fail(q, number, null, `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`, basePrs);
+  fail(
+    q,
+    number,
+    null,
+    `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`,
+    basePrs,
+  );
 }
 
 /**
@@ -71,7 +83,11 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
       return group;
     });
   const [first, second] = groups;
-  if (q.queue.settings.optimizationMode === 'bisection_skip_redundant_tests' && first !== undefined && second !== undefined) {
+  if (
+    q.queue.settings.optimizationMode === 'bisection_skip_redundant_tests' &&
+    first !== undefined &&
+    second !== undefined
+  ) {
     (memory.waits ??= {})[second] = { after: first, parent: [...prs] };
   }
 }
@@ -91,7 +107,8 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const bisectionId = run.bisectionId as string;
   const memory = q.runtime.bisections[bisectionId];
   const group = q.requirePr(prs[0] as number).group;
-  const mergedSince = memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
+  const mergedSince =
+    memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
   const moved =
     mergedSince === undefined ||
     mergesReach(
@@ -152,7 +169,13 @@ function resultsBehind(q: QueueTx, place: number): number {
   return runs.size;
 }
 
-function inferSecondHalf(q: QueueTx, memory: BisectionMemory, bisectionId: string, group: string, run: TestRunRecord): void {
+function inferSecondHalf(
+  q: QueueTx,
+  memory: BisectionMemory,
+  bisectionId: string,
+  group: string,
+  run: TestRunRecord,
+): void {
   for (const [second, wait] of Object.entries(memory.waits ?? {})) {
     if (wait.after !== group) continue;
     delete memory.waits?.[second];

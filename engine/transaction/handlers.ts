@@ -16,7 +16,11 @@ import { built, merged, observeTarget, targetPushed } from './hostResults.js';
 import { prune } from './prune.js';
 import { submit } from './submit.js';
 
-const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = { running: 'RESUME', paused: 'PAUSE', draining: 'DRAIN' };
+const STATE_EVENTS: Record<RequestableQueueState, QueueEvent['type']> = {
+  running: 'RESUME',
+  paused: 'PAUSE',
+  draining: 'DRAIN',
+};
 
 export function handle(q: QueueTx, input: QueueInput): void {
   switch (input.type) {
@@ -33,7 +37,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'cancelled': {
       const reason = input.by === undefined ? 'cancelled through the API' : `cancelled by ${input.by}`;
       enqueued(q, input.number);
-      if (!q.canPr(input.number, { type: 'CANCEL', reason })) throw engineError('pr_being_merged', { number: input.number });
+      if (!q.canPr(input.number, { type: 'CANCEL', reason }))
+        throw engineError('pr_being_merged', { number: input.number });
       q.sendPr(input.number, { type: 'CANCEL', reason });
       return;
     }
@@ -59,7 +64,11 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'targetsSet':
       return targetsSet(q, input);
     case 'prNoted':
-      if (q.pr(input.number) !== undefined) q.timeline(input.number, { kind: input.kind === 'comment' ? 'hostComment' : 'hostStatusCheck', message: input.message });
+      if (q.pr(input.number) !== undefined)
+        q.timeline(input.number, {
+          kind: input.kind === 'comment' ? 'hostComment' : 'hostStatusCheck',
+          message: input.message,
+        });
       return;
     case 'prune':
       return prune(q, input);
@@ -106,7 +115,13 @@ function restart(q: QueueTx, number: number, by: string | undefined): void {
 
 function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): void {
   const run = q.markRun(input.runId);
-  const check = { context: input.context, state: input.state, url: input.url, description: input.description, updatedAt: q.isoNow };
+  const check = {
+    context: input.context,
+    state: input.state,
+    url: input.url,
+    description: input.description,
+    updatedAt: q.isoNow,
+  };
   const at = run.statusChecks.findIndex((existing) => existing.context === input.context);
   if (at === -1) run.statusChecks.push(check);
   else run.statusChecks[at] = check;
@@ -128,7 +143,12 @@ function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, 
   if (verdict === undefined || !verdict.allFailuresQuarantined) return false;
   const names = verdict.failedTests.map((test) => test.name);
   run.quarantinedFailures = [...new Set([...(run.quarantinedFailures ?? []), ...names])];
-  for (const number of run.prs) q.timeline(number, { kind: 'quarantinePassed', context: input.context, verdict }, { runId: run.id, sha: run.testBranchSha });
+  for (const number of run.prs)
+    q.timeline(
+      number,
+      { kind: 'quarantinePassed', context: input.context, verdict },
+      { runId: run.id, sha: run.testBranchSha },
+    );
   return true;
 }
 
@@ -143,7 +163,8 @@ function timer(q: QueueTx, name: string): void {
 
 function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
-  if (pr !== undefined && pr.id === input.entryId && !hasPullRequestTag(pr.state, 'notReady')) return recheckedInPlace(q, input);
+  if (pr !== undefined && pr.id === input.entryId && !hasPullRequestTag(pr.state, 'notReady'))
+    return recheckedInPlace(q, input);
   if (pr === undefined || pr.id !== input.entryId || !hasPullRequestTag(pr.state, 'notReady')) return;
   const record = q.markPr(input.number);
   const facts = input.facts;
@@ -152,7 +173,13 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     q.timeline(input.number, { kind: 'unknownToHost' });
     return;
   }
-  Object.assign(record, { title: facts.title, author: facts.author, sha: facts.sha, baseBranch: facts.baseBranch, upToDate: facts.upToDate });
+  Object.assign(record, {
+    title: facts.title,
+    author: facts.author,
+    sha: facts.sha,
+    baseBranch: facts.baseBranch,
+    upToDate: facts.upToDate,
+  });
   if (facts.headBranch !== undefined) record.headBranch = facts.headBranch;
   if (facts.changedLines !== undefined) record.changedLines = facts.changedLines;
   if (facts.target !== undefined) observeTarget(q, facts.target);

@@ -25,19 +25,22 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   q.timeline(number, { kind: 'headPushed', before, after: input.sha }, { sha: input.sha });
   q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
   if (hasPullRequestTag(pr.state, 'notReady')) return;
-  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId)) cancelRun(q, pr.runId, reason, 'requeue');
+  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId))
+    cancelRun(q, pr.runId, reason, 'requeue');
   else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, number, reason);
   // A bisection tested its old head: the new one goes back to the main line, in its place.
   if (record.group !== null) q.sendPr(number, { type: 'LEAVE_GROUP' });
   invalidateOnTop(q, number, reason);
-  if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) unready(q, number, `waiting for impacted targets for ${input.sha} (setImpactedTargets)`);
+  if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined)
+    unready(q, number, `waiting for impacted targets for ${input.sha} (setImpactedTargets)`);
 }
 
 /** Runs in progress and results that were tested on top of the PR: tested again. */
 function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
   for (const runId of [...q.runtime.activeRuns]) {
     const run = q.run(runId);
-    if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number)) cancelRun(q, runId, reason, 'requeue');
+    if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number))
+      cancelRun(q, runId, reason, 'requeue');
   }
   // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it)
   // is tested again; the transition names the report (reportRequeued). Only PRs whose record (the machine's
@@ -58,8 +61,16 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
 export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
   const pr = q.pr(input.number);
   const facts = input.facts;
-  if (pr === undefined || pr.id !== input.entryId || !isEnqueued(pr.state) || hasPullRequestTag(pr.state, 'notReady') || pr.mergeRequested) return;
-  if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase()) return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
+  if (
+    pr === undefined ||
+    pr.id !== input.entryId ||
+    !isEnqueued(pr.state) ||
+    hasPullRequestTag(pr.state, 'notReady') ||
+    pr.mergeRequested
+  )
+    return;
+  if (facts !== null && facts.sha.toLowerCase() !== pr.sha.toLowerCase())
+    return headPushed(q, { type: 'prPushed', number: input.number, sha: facts.sha.toLowerCase() });
   if (facts !== null)
     Object.assign(q.markPr(input.number), {
       title: facts.title,
@@ -77,9 +88,15 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
         : `the git host reports it not mergeable${facts.notMergeableReason === undefined ? '' : `: ${facts.notMergeableReason}`}`;
   const record = q.markPr(input.number);
   record.baseBranch = facts?.baseBranch ?? record.baseBranch;
-  record.readiness = { ...record.readiness, doesBaseBranchMatch: facts === null || baseMatches, gitHubMergeability: 'not_mergeable' };
-  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId)) cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
-  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, input.number, `not ready: ${why}`);
+  record.readiness = {
+    ...record.readiness,
+    doesBaseBranchMatch: facts === null || baseMatches,
+    gitHubMergeability: 'not_mergeable',
+  };
+  if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runInProgress(pr.runId))
+    cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
+  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing'))
+    requeue(q, input.number, `not ready: ${why}`);
   invalidateOnTop(q, input.number, `#${input.number} is not ready: ${why}`);
   unready(q, input.number, `not ready: ${why}`);
 }

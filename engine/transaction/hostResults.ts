@@ -28,7 +28,13 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
     const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
-    if (culprit !== undefined && culpritPr !== undefined && hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId === input.runId && !culpritPr.mergeRequested) {
+    if (
+      culprit !== undefined &&
+      culpritPr !== undefined &&
+      hasPullRequestTag(culpritPr.state, 'testing') &&
+      culpritPr.runId === input.runId &&
+      !culpritPr.mergeRequested
+    ) {
       q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason, conflict: true });
       kick(q, culprit);
       cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
@@ -38,9 +44,16 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     // A PR of the run's base does not apply (in parallel mode, another lane's merge moved the target under it): its
     // own result no longer holds. It is built again on the current target, where it fails on its own if it still
     // conflicts; rebuilding this run first would only meet the same conflict again.
-    if (culprit !== undefined && culpritPr !== undefined && run.basePrs.includes(culprit) && isEnqueued(culpritPr.state) && !culpritPr.mergeRequested) {
+    if (
+      culprit !== undefined &&
+      culpritPr !== undefined &&
+      run.basePrs.includes(culprit) &&
+      isEnqueued(culpritPr.state) &&
+      !culpritPr.mergeRequested
+    ) {
       const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
-      if (hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId !== null) cancelRun(q, culpritPr.runId, why, 'requeue');
+      if (hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId !== null)
+        cancelRun(q, culpritPr.runId, why, 'requeue');
       else if (!hasPullRequestTag(culpritPr.state, 'waiting')) requeue(q, culprit, why);
     }
     return;
@@ -83,7 +96,13 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
   const reason = `the git host refused the merge: ${input.result.reason}`;
   if (counted && (record.mergeRefusals ?? 0) >= MAX_MERGE_REFUSALS) {
     const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
-    if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number: input.number, body: commentText({ kind: 'removed', reason: why }) });
+    if (q.queue.settings.commentsEnabled)
+      q.effect({
+        kind: 'comment',
+        repo: q.queue.repo,
+        number: input.number,
+        body: commentText({ kind: 'removed', reason: why }),
+      });
     return cancelPr(q, input.number, why);
   }
   if (hasPullRequestTag(record.state, 'waiting')) q.timeline(input.number, { kind: 'mergeFailed', reason });
@@ -108,7 +127,8 @@ function holdsNoResult(q: QueueTx): boolean {
  * `service_config`) are kept when they are those of the head the engine works on.
  */
 export function observeTarget(q: QueueTx, target: TargetState): void {
-  if (target.head !== q.runtime.targetHead && (q.runtime.targetHead === '' || holdsNoResult(q))) q.runtime.targetHead = target.head;
+  if (target.head !== q.runtime.targetHead && (q.runtime.targetHead === '' || holdsNoResult(q)))
+    q.runtime.targetHead = target.head;
   if (target.head === q.runtime.targetHead && target.requiredStatuses !== undefined) {
     q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
   }
@@ -142,7 +162,8 @@ export function targetPushed(q: QueueTx, sha: string): void {
 function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   const before = q.runtime.targetHead;
   q.runtime.targetHead = target.head;
-  if (target.requiredStatuses !== undefined) q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
+  if (target.requiredStatuses !== undefined)
+    q.queue.repositoryConfig = { sha: target.head, requiredStatuses: target.requiredStatuses };
   observeProtection(q, target);
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
@@ -151,6 +172,7 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   }
   for (const number of [...q.runtime.lineup]) {
     const pr = q.requirePr(number);
-    if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested) requeue(q, number, why);
+    if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested)
+      requeue(q, number, why);
   }
 }

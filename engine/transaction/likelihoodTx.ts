@@ -34,5 +34,7 @@ function headFailures(q: QueueTx, sha: string): number {
   const id = repoId(repo);
   const record = q.tx.get('flakyShas', [org, id, sha.toLowerCase()]);
   if (record === undefined) return 0;
-  return record.failing.filter((test) => (q.tx.get('flakyTests', [org, id, test.id])?.status.value ?? 'healthy') === 'healthy').length;
+  return record.failing.filter(
+    (test) => (q.tx.get('flakyTests', [org, id, test.id])?.status.value ?? 'healthy') === 'healthy',
+  ).length;
 }

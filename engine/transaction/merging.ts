@@ -33,7 +33,12 @@ export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; 
       ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true } : {}),
     },
   });
-  q.timeline(number, { kind: 'merging', direct: how.direct === true, ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }), runId: pr.runId });
+  q.timeline(number, {
+    kind: 'merging',
+    direct: how.direct === true,
+    ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
+    runId: pr.runId,
+  });
 }
 
 /**
@@ -42,7 +47,14 @@ export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; 
  */
 export function completeMerge(q: QueueTx, number: number, head: string): void {
   const how = q.prMerge(number)?.by ?? null;
-  q.sendPr(number, how === 'direct' ? { type: 'MERGE', direct: true, head } : how !== null ? { type: 'MERGE', vouchedBy: how, head } : { type: 'MERGE', head });
+  q.sendPr(
+    number,
+    how === 'direct'
+      ? { type: 'MERGE', direct: true, head }
+      : how !== null
+        ? { type: 'MERGE', vouchedBy: how, head }
+        : { type: 'MERGE', head },
+  );
 }
 
 /** The move `landMerge`: the target moves on to `head`, which the queue knows as its own merge. */

@@ -56,8 +56,14 @@ export function afterResults(q: QueueTx): number {
 }
 
 /** What readiness says of impacted targets: required in parallel mode, present for the PR's head SHA or not. */
-export function targetReadiness(q: QueueTx, number: number): { requiresImpactedTargets: boolean; hasImpactedTargets: boolean } {
-  return { requiresImpactedTargets: q.queue.settings.mode === 'parallel', hasImpactedTargets: q.targetsOf(number) !== undefined };
+export function targetReadiness(
+  q: QueueTx,
+  number: number,
+): { requiresImpactedTargets: boolean; hasImpactedTargets: boolean } {
+  return {
+    requiresImpactedTargets: q.queue.settings.mode === 'parallel',
+    hasImpactedTargets: q.targetsOf(number) !== undefined,
+  };
 }
 
 /**
@@ -67,7 +73,12 @@ export function targetReadiness(q: QueueTx, number: number): { requiresImpactedT
 export function becomeReady(q: QueueTx, number: number): boolean {
   const pr = q.requirePr(number);
   const { readiness } = pr;
-  if (!hasPullRequestTag(pr.state, 'notReady') || readiness.gitHubMergeability !== 'mergeable' || !readiness.doesBaseBranchMatch) return false;
+  if (
+    !hasPullRequestTag(pr.state, 'notReady') ||
+    readiness.gitHubMergeability !== 'mergeable' ||
+    !readiness.doesBaseBranchMatch
+  )
+    return false;
   if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) return false;
   // READY names its moves: enterLineup, then reportReady.
   q.sendPr(number, { type: 'READY' });
@@ -93,7 +104,10 @@ export function modeApplied(q: QueueTx): void {
   for (const number of [...q.runtime.lineup, ...q.runtime.waiting]) {
     const pr = q.requirePr(number);
     const targets = targetReadiness(q, number);
-    if (pr.readiness.requiresImpactedTargets !== targets.requiresImpactedTargets || pr.readiness.hasImpactedTargets !== targets.hasImpactedTargets) {
+    if (
+      pr.readiness.requiresImpactedTargets !== targets.requiresImpactedTargets ||
+      pr.readiness.hasImpactedTargets !== targets.hasImpactedTargets
+    ) {
       q.markPr(number).readiness = { ...pr.readiness, ...targets };
     }
   }
@@ -129,7 +143,8 @@ export function cancelPr(q: QueueTx, number: number, reason: string): void {
 }
 
 export function comment(q: QueueTx, number: number, text: CommentText): void {
-  if (q.queue.settings.commentsEnabled) q.effect({ kind: 'comment', repo: q.queue.repo, number, body: commentText(text) });
+  if (q.queue.settings.commentsEnabled)
+    q.effect({ kind: 'comment', repo: q.queue.repo, number, body: commentText(text) });
 }
 
 export function statusCheck(q: QueueTx, number: number, text: StatusCheckText): void {

@@ -32,7 +32,8 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   // Its run tested it (maybe with others): the result no longer means anything.
   cancelItsRun: (q, number, event) => {
     const runId = q.requirePr(number).runId;
-    const why = event.type === 'MERGE' ? `#${number} merged, vouched for by a run behind it` : `#${number} was cancelled`;
+    const why =
+      event.type === 'MERGE' ? `#${number} merged, vouched for by a run behind it` : `#${number} was cancelled`;
     if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
   },
   reportPassed: (q, number) => {
@@ -61,22 +62,35 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   reportRequeued: (q, number, event) => q.timeline(number, { kind: 'requeued', reason: reasonOf(event) }),
   reportReady: (q, number) => {
     const record = q.markPr(number);
-    q.timeline(number, { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) }, { sha: record.sha });
+    q.timeline(
+      number,
+      { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) },
+      { sha: record.sha },
+    );
     record.readyLikelihood = record.likelihood;
   },
   reportUnready: (q, number, event) => q.timeline(number, { kind: 'unready', reason: reasonOf(event) }),
   reportTesting: (q, number, event) => {
     if (event.type !== 'START_TEST') return;
     const run = q.requireRun(event.runId);
-    q.timeline(number, { kind: 'testing', runId: run.id, basePrs: run.basePrs, with: run.prs.filter((other) => other !== number) }, { runId: run.id });
+    q.timeline(
+      number,
+      { kind: 'testing', runId: run.id, basePrs: run.basePrs, with: run.prs.filter((other) => other !== number) },
+      { runId: run.id },
+    );
     statusCheck(q, number, { kind: 'testing', runId: run.id });
   },
   reportFailing: (q, number, event) => {
     if (event.type !== 'FAIL') return;
     // Its machine counted the attempt (countAttempt) before: its failed attempts are one of the likelihood's features.
-    q.timeline(number, { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) }, event.runId === null ? {} : { runId: event.runId });
+    q.timeline(
+      number,
+      { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) },
+      event.runId === null ? {} : { runId: event.runId },
+    );
   },
   reportBisecting: (q, number, event) => {
-    if (event.type === 'JOIN_GROUP') q.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
+    if (event.type === 'JOIN_GROUP')
+      q.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
   },
 };

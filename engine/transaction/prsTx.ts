@@ -20,7 +20,11 @@ export abstract class PrsTx extends RunsTx {
   targetsOf(number: number): ImpactedTargetsRecord | undefined {
     const sha = this.pr(number)?.sha ?? '';
     const owned = this.targets.get(number);
-    const known = this.targets.has(number) ? (owned?.sha === sha ? owned : undefined) : this.cache?.targetsAt(number, sha);
+    const known = this.targets.has(number)
+      ? owned?.sha === sha
+        ? owned
+        : undefined
+      : this.cache?.targetsAt(number, sha);
     if (known !== undefined) return known.record;
     const record = getTargets(this.tx, this.queue.id, number, sha);
     this.targets.set(number, { sha, record });
@@ -77,7 +81,8 @@ export abstract class PrsTx extends RunsTx {
    */
   planView(number: number, make: (actor: Actor<PullRequestRecord>) => PlanPullRequest): PlanPullRequest {
     const parallel = this.queue.settings.mode === 'parallel';
-    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return make(this.requirePrActor(number));
+    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number))
+      return make(this.requirePrActor(number));
     const actor = this.cache.prs.get(number);
     if (actor === undefined) return make(this.requirePrActor(number));
     const record = actor.record;

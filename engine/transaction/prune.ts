@@ -49,7 +49,8 @@ export function prune(q: QueueTx, input: PruneInput): void {
   for (const number of input.prs) {
     if (kept.has(number)) continue;
     const pr = tx.get('pullRequests', [id, number]);
-    if (pr === undefined || !FINAL_PULL_REQUEST_STATES.includes(pr.state) || !(pr.stateChangedAt < input.before)) continue;
+    if (pr === undefined || !FINAL_PULL_REQUEST_STATES.includes(pr.state) || !(pr.stateChangedAt < input.before))
+      continue;
     forgetEnded(tx, id, pr);
     tx.remove('pullRequests', [id, number]);
     tx.remove('actors', [id, 'pr', number]);
@@ -65,7 +66,13 @@ export function prune(q: QueueTx, input: PruneInput): void {
   for (const runId of input.runs) {
     if (active.has(runId)) continue;
     const run = tx.get('testRuns', [id, runId]);
-    if (run === undefined || hasTestRunTag(run.status, 'inProgress') || run.endedAt === null || !(run.endedAt < input.before)) continue;
+    if (
+      run === undefined ||
+      hasTestRunTag(run.status, 'inProgress') ||
+      run.endedAt === null ||
+      !(run.endedAt < input.before)
+    )
+      continue;
     tx.remove('testRuns', [id, runId]);
     tx.remove('actors', [id, 'run', runId]);
     if (run.testBranchSha !== '') {

@@ -66,4 +66,10 @@ export interface TxRecorder {
  * Makes the recorder of one transaction: `runOf` is the queue's run as the transaction sees it; `current` whether the
  * working set it reads through is current (else the recorder reads the store).
  */
-export type TxRecorderFactory = (tx: WriteTx, queue: QueueRecord, now: number, runOf: (runId: string) => TestRunRecord | undefined, current: boolean) => TxRecorder;
+export type TxRecorderFactory = (
+  tx: WriteTx,
+  queue: QueueRecord,
+  now: number,
+  runOf: (runId: string) => TestRunRecord | undefined,
+  current: boolean,
+) => TxRecorder;

@@ -47,12 +47,19 @@ export class QueueTx extends PrsTx {
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
 
-  constructor(tx: WriteTx, queue: QueueRecord, now: number, workingSet: QueueCache | undefined, recorder: TxRecorderFactory) {
+  constructor(
+    tx: WriteTx,
+    queue: QueueRecord,
+    now: number,
+    workingSet: QueueCache | undefined,
+    recorder: TxRecorderFactory,
+  ) {
     super(tx, queue, now, workingSet?.current(queue) === true ? workingSet : undefined, recorder);
     this.bisections = new BisectionActors(tx, queue.id);
     const cached = this.cache?.queueSnapshot;
     const stored = cached === undefined ? tx.get('actors', [queue.id, 'queue']) : undefined;
-    this.queueSnapshot = cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
+    this.queueSnapshot =
+      cached ?? (stored === undefined ? initial('queue', { mode: queue.settings.mode }) : fromStored('queue', stored));
   }
 
   get runtime() {
@@ -73,7 +80,8 @@ export class QueueTx extends PrsTx {
     this.notices.queueMoved(before, this.queueState);
     this.queue.state = this.queueState;
     // Settings are replaced, never changed in place: the working set shares them with the record it keeps.
-    if (this.queue.settings.mode !== this.queueContext.mode) this.queue.settings = { ...this.queue.settings, mode: this.queueContext.mode };
+    if (this.queue.settings.mode !== this.queueContext.mode)
+      this.queue.settings = { ...this.queue.settings, mode: this.queueContext.mode };
     this.queueDirty = true;
   }
 
@@ -87,7 +95,10 @@ export class QueueTx extends PrsTx {
 
   /** A new queue entry for the PR: a fresh machine in NOT_READY. */
   enterPr(record: PullRequestRecord): void {
-    const input = record.failedAttempts === undefined ? { number: record.number } : { number: record.number, failedAttempts: record.failedAttempts };
+    const input =
+      record.failedAttempts === undefined
+        ? { number: record.number }
+        : { number: record.number, failedAttempts: record.failedAttempts };
     this.actors.addPr({ record, snapshot: initial('pullRequest', input) });
     this.statesBefore.set(record.number, null);
     this.notices.prMoved(record, null);
@@ -106,7 +117,8 @@ export class QueueTx extends PrsTx {
     const moves: string[] = [];
     actor.snapshot = step('pullRequest', actor.snapshot, event, moves);
     const context = actor.snapshot.context as PullRequestContext;
-    if (context.bisection !== undefined || contextBefore.bisection !== undefined) this.bisections.followPr(number, event, contextBefore, context);
+    if (context.bisection !== undefined || contextBefore.bisection !== undefined)
+      this.bisections.followPr(number, event, contextBefore, context);
     const record = actor.record;
     record.state = actor.snapshot.value as PullRequestState;
     record.runId = context.runId;
@@ -183,7 +195,8 @@ export class QueueTx extends PrsTx {
       // The webhook effect takes no number of the queue's effects: it follows the organization's endpoints, not the
       // queue, so the queue's state (and its log's replay) is the same with endpoints or without. Keyed by the event
       // it belongs to, it runs after the numbered effects, in the order of the queue's events.
-      const key = effect.kind === 'notify' ? [id, 'notify', this.runtime.counters.event] : [id, this.runtime.counters.effect++];
+      const key =
+        effect.kind === 'notify' ? [id, 'notify', this.runtime.counters.event] : [id, this.runtime.counters.effect++];
       this.tx.put('outbox', key, { effect, attempts: 0, decidedAt: this.now });
     }
     if (this.queueDirty) this.tx.put('actors', [id, 'queue'], toStored('queue', this.queueSnapshot));
@@ -203,7 +216,8 @@ export class QueueTx extends PrsTx {
     if (this.queue.settings.stateLabelsEnabled !== true) return;
     for (const [number, before] of this.statesBefore) {
       const state = this.actors.prs.get(number)?.record.state;
-      if (state !== undefined && state !== before) this.effect({ kind: 'stateLabel', repo: this.queue.repo, number, state });
+      if (state !== undefined && state !== before)
+        this.effect({ kind: 'stateLabel', repo: this.queue.repo, number, state });
     }
   }
 

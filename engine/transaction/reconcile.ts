@@ -53,7 +53,11 @@ export function reconcile(q: QueueTx): void {
 function planView(q: QueueTx, number: number): PlanPullRequest {
   return q.planView(number, ({ record: pr, snapshot }) => {
     // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
-    const view = pullRequestFacts(snapshot.value, snapshot.context as PullRequestContext, snapshot.status === 'active') as PlanPullRequest;
+    const view = pullRequestFacts(
+      snapshot.value,
+      snapshot.context as PullRequestContext,
+      snapshot.status === 'active',
+    ) as PlanPullRequest;
     view.number = number;
     view.noBatch = pr.noBatch;
     view.readyAt = pr.readyAt;
@@ -123,7 +127,8 @@ function tidy(q: QueueTx): void {
     if (pr.group !== null) groups.add(pr.group);
   }
   for (const id of runtime.activeRuns) note(q.requireRun(id).basePrs);
-  if (referenced.size !== runtime.merged.length) runtime.merged = runtime.merged.filter((number) => referenced.has(number));
+  if (referenced.size !== runtime.merged.length)
+    runtime.merged = runtime.merged.filter((number) => referenced.has(number));
   for (const [id, memory] of memories) {
     if (!bisections.has(id)) delete runtime.bisections[id];
     else for (const group of Object.keys(memory.waits ?? {})) if (!groups.has(group)) delete memory.waits?.[group];

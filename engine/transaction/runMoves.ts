@@ -9,7 +9,10 @@ import { rescue } from './bisectionMoves.js';
 import { cancelPr, fail, requeue } from './moves.js';
 import type { QueueTx } from './queueTx.js';
 
-export function startRun(q: QueueTx, decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null }): TestRunRecord {
+export function startRun(
+  q: QueueTx,
+  decision: { runKind: 'main' | 'bisection'; prs: number[]; basePrs: number[]; bisectionId: string | null },
+): TestRunRecord {
   const queue = q.queue;
   const id = `tr_${queue.id.slice(2)}_${q.runtime.counters.run++}`;
   const required = effectiveRequiredStatuses(queue);
@@ -97,7 +100,12 @@ function resetsRunsBehind(q: QueueTx, run: TestRunRecord): boolean {
 function settledBase(q: QueueTx, run: TestRunRecord): boolean {
   return run.basePrs.every((number) => {
     const pr = q.enqueuedPr(number);
-    return pr === undefined || pr.mergeRequested || hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'merged');
+    return (
+      pr === undefined ||
+      pr.mergeRequested ||
+      hasPullRequestTag(pr.state, 'passed') ||
+      hasPullRequestTag(pr.state, 'merged')
+    );
   });
 }
 
@@ -143,7 +151,11 @@ export function concludeRun(q: QueueTx, runId: string): void {
       for (const number of testing) requeue(q, number, why);
       return;
     }
-    if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, false, { resets: resetsRunsBehind(q, run), settled: settledBase(q, run) });
+    if (adaptive(q, run))
+      adaptWindow(q.queue.settings, q.runtime, false, {
+        resets: resetsRunsBehind(q, run),
+        settled: settledBase(q, run),
+      });
     const reason = `run ${runId} failed: ${run.reason ?? 'a required status failed'}`;
     for (const number of testing) fail(q, number, runId, reason);
   } else {

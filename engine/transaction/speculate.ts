@@ -12,6 +12,11 @@ export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; 
   q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
   const bisectionId = `s${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] = newBisection();
-  q.timeline(decision.pr, { kind: 'speculating', likelihood: decision.likelihood, behind: decision.behind, ...(decision.line === true ? { line: true as const } : {}) });
+  q.timeline(decision.pr, {
+    kind: 'speculating',
+    likelihood: decision.likelihood,
+    behind: decision.behind,
+    ...(decision.line === true ? { line: true as const } : {}),
+  });
   split(q, [decision.pr], bisectionId);
 }

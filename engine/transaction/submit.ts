@@ -22,7 +22,8 @@ export function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted
     resubmit(q, existing, input);
     return;
   }
-  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged')) throw engineError('pr_already_merged', { number: input.number });
+  if (existing !== undefined && hasPullRequestTag(existing.state, 'merged'))
+    throw engineError('pr_already_merged', { number: input.number });
   // Its earlier entry ended: it is in the queue again, so out of the history of ended PRs.
   if (existing !== undefined) forgetEnded(q.tx, q.queue.id, existing);
   const priority = priorityOf(input.priority);
@@ -70,7 +71,13 @@ export function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted
     skipTheLine: record.skipTheLine,
     ...(input.by === undefined ? {} : { by: input.by }),
   });
-  q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: input.number, entryId: record.id });
+  q.effect({
+    kind: 'checkPullRequest',
+    repo: q.queue.repo,
+    branch: q.queue.branch,
+    number: input.number,
+    entryId: record.id,
+  });
 }
 
 /** Submitting a queued PR again updates its priority and batching; it never makes a second entry. */
@@ -94,10 +101,21 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   });
   // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
   if (hasPullRequestTag(record.state, 'notReady')) {
-    q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number: pr.number, entryId: record.id });
+    q.effect({
+      kind: 'checkPullRequest',
+      repo: q.queue.repo,
+      branch: q.queue.branch,
+      number: pr.number,
+      entryId: record.id,
+    });
   }
   const moved = before !== `${record.priorityValue}/${record.skipTheLine}`;
-  if (moved && hasPullRequestTag(record.state, 'waiting') && record.group === null && q.runtime.lineup.includes(pr.number)) {
+  if (
+    moved &&
+    hasPullRequestTag(record.state, 'waiting') &&
+    record.group === null &&
+    q.runtime.lineup.includes(pr.number)
+  ) {
     q.runtime.lineup = q.runtime.lineup.filter((number) => number !== pr.number);
     insertIntoLineup(q, pr.number);
   }

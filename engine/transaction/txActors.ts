@@ -27,7 +27,11 @@ export class TxActors {
   ) {}
 
   pr(number: number): Actor<PullRequestRecord> | undefined {
-    return this.prs.get(number) ?? this.cache?.prs.get(number) ?? this.load(this.prs, number, 'pullRequests', 'pr', 'pullRequest');
+    return (
+      this.prs.get(number) ??
+      this.cache?.prs.get(number) ??
+      this.load(this.prs, number, 'pullRequests', 'pr', 'pullRequest')
+    );
   }
 
   /** The PR's actor if it is enqueued, without reading the store: the working set holds every enqueued PR. */

@@ -14,17 +14,24 @@ export interface GitHubConfig {
   hostName: string;
 }
 
-const REQUIRED = ['GREENLINE_GITHUB_APP_ID', 'GREENLINE_GITHUB_PRIVATE_KEY_FILE', 'GREENLINE_GITHUB_WEBHOOK_SECRET'] as const;
+const REQUIRED = [
+  'GREENLINE_GITHUB_APP_ID',
+  'GREENLINE_GITHUB_PRIVATE_KEY_FILE',
+  'GREENLINE_GITHUB_WEBHOOK_SECRET',
+] as const;
 
 export const gitHubHostPlugin = defineHost<{ github: GitHubConfig }>({
   name: 'github',
   summary: 'github (a GitHub App)',
   environment: {
     GREENLINE_GITHUB_APP_ID: "GREENLINE_PROVIDER=github: the GitHub App's id",
-    GREENLINE_GITHUB_PRIVATE_KEY_FILE: "GREENLINE_PROVIDER=github: the App's private key (a .pem file GitHub generated)",
+    GREENLINE_GITHUB_PRIVATE_KEY_FILE:
+      "GREENLINE_PROVIDER=github: the App's private key (a .pem file GitHub generated)",
     GREENLINE_GITHUB_WEBHOOK_SECRET: `GREENLINE_PROVIDER=github: the App's webhook secret (deliveries arrive at POST ${GITHUB_WEBHOOKS_PATH})`,
-    GREENLINE_GITHUB_API_URL: 'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
-    GREENLINE_GITHUB_HOST: "GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL's host)",
+    GREENLINE_GITHUB_API_URL:
+      'GREENLINE_PROVIDER=github: the REST API (default https://api.github.com; https://HOST/api/v3 for Enterprise Server)',
+    GREENLINE_GITHUB_HOST:
+      "GREENLINE_PROVIDER=github: the repo.host of its queues (default github.com, or the API URL's host)",
   },
   schema: (z) => ({
     GREENLINE_GITHUB_APP_ID: z
@@ -44,7 +51,8 @@ are queued with a comment "/greenline merge" (or the API). The App manifest and 
 
   configure(values) {
     const missing = REQUIRED.filter((name) => values[name] === undefined);
-    if (missing.length > 0) throw new Error(`GREENLINE_PROVIDER=github needs ${missing.join(', ')} (see docs/github.md)`);
+    if (missing.length > 0)
+      throw new Error(`GREENLINE_PROVIDER=github needs ${missing.join(', ')} (see docs/github.md)`);
     const keyFile = values.GREENLINE_GITHUB_PRIVATE_KEY_FILE as string;
     let privateKey: string;
     try {
@@ -52,10 +60,12 @@ are queued with a comment "/greenline merge" (or the API). The App manifest and 
     } catch (error) {
       throw new Error(`GREENLINE_GITHUB_PRIVATE_KEY_FILE: cannot read ${keyFile}: ${(error as Error).message}`);
     }
-    if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) throw new Error(`GREENLINE_GITHUB_PRIVATE_KEY_FILE: ${keyFile} is not a PEM private key`);
+    if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey))
+      throw new Error(`GREENLINE_GITHUB_PRIVATE_KEY_FILE: ${keyFile} is not a PEM private key`);
     const apiUrl = (values.GREENLINE_GITHUB_API_URL as string).replace(/\/+$/, '');
     const apiHost = new URL(apiUrl).host;
-    const hostName = (values.GREENLINE_GITHUB_HOST as string | undefined) ?? (apiHost === 'api.github.com' ? 'github.com' : apiHost);
+    const hostName =
+      (values.GREENLINE_GITHUB_HOST as string | undefined) ?? (apiHost === 'api.github.com' ? 'github.com' : apiHost);
     return {
       github: {
         appId: values.GREENLINE_GITHUB_APP_ID as string,
@@ -85,7 +95,15 @@ are queued with a comment "/greenline merge" (or the API). The App manifest and 
       where: `GitHub App ${github.appId} on ${github.apiUrl}, webhooks at ${GITHUB_WEBHOOKS_PATH}`,
       warnings: shared === undefined ? [] : [shared],
       connect(engine, onError) {
-        const receiver = new GitHubWebhookReceiver(engine, app, gitHost, github.webhookSecret, github.hostName, onError, { publicUrl: context.publicUrl });
+        const receiver = new GitHubWebhookReceiver(
+          engine,
+          app,
+          gitHost,
+          github.webhookSecret,
+          github.hostName,
+          onError,
+          { publicUrl: context.publicUrl },
+        );
         return { routes: [gitHubWebhookRoute(receiver)], start: () => receiver.start(), stop: () => receiver.stop() };
       },
       close: async () => {},

@@ -20,7 +20,8 @@ export const localHostPlugin = defineHost<{ localCi?: { jobs?: number } }>({
   name: 'local',
   summary: 'local (bare repositories in the data folder; the default)',
   environment: {
-    GREENLINE_LOCAL_CI: 'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
+    GREENLINE_LOCAL_CI:
+      'the built-in CI of the local host, running the ci: commands of .greenline.yaml: "1", or "jobs=N" (default: off)',
   },
   schema: (z) => ({ GREENLINE_LOCAL_CI: z.string().optional() }),
   onlyWith: { GREENLINE_LOCAL_CI: 'it runs commands on real repositories' },
@@ -44,18 +45,32 @@ export const localHostPlugin = defineHost<{ localCi?: { jobs?: number } }>({
     try {
       version = (await promisify(execFile)('git', ['--version'])).stdout.trim();
     } catch {
-      throw new Error('GREENLINE_PROVIDER=local needs git on the PATH (2.38 or later); install it, or set GREENLINE_PROVIDER=sim');
+      throw new Error(
+        'GREENLINE_PROVIDER=local needs git on the PATH (2.38 or later); install it, or set GREENLINE_PROVIDER=sim',
+      );
     }
     const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
     if (major < 2 || (major === 2 && minor < 38)) {
-      throw new Error(`GREENLINE_PROVIDER=local needs git 2.38 or later (${version} found); upgrade it, or set GREENLINE_PROVIDER=sim`);
+      throw new Error(
+        `GREENLINE_PROVIDER=local needs git 2.38 or later (${version} found); upgrade it, or set GREENLINE_PROVIDER=sim`,
+      );
     }
   },
 
   async open({ localCi: settings }, context) {
-    const [{ LocalGitHost }, { LocalCi }] = await Promise.all([import('../../engine/providers/local/localGitHost.js'), import('../../engine/providers/local/localCi.js')]);
+    const [{ LocalGitHost }, { LocalCi }] = await Promise.all([
+      import('../../engine/providers/local/localGitHost.js'),
+      import('../../engine/providers/local/localCi.js'),
+    ]);
     const gitHost = new LocalGitHost({ dataDir: context.dataDir });
-    const localCi = settings === undefined ? undefined : new LocalCi({ dataDir: context.dataDir, host: gitHost, ...(settings.jobs === undefined ? {} : { jobs: settings.jobs }) });
+    const localCi =
+      settings === undefined
+        ? undefined
+        : new LocalCi({
+            dataDir: context.dataDir,
+            host: gitHost,
+            ...(settings.jobs === undefined ? {} : { jobs: settings.jobs }),
+          });
     const ci = localCi ?? context.simCi;
     return {
       gitHost,

@@ -22,15 +22,26 @@ const INTEGRATION_DEFAULTS = {
 
 describe('integration settings (extension, labels)', () => {
   test('createQueue and updateQueue store them; getQueue and updateQueue return them', async () => {
-    expect((await api.post('createQueue', queueBody({ labelCommandsEnabled: true, enqueueingLabel: 'ready-to-merge' }))).statusCode).toBe(200);
+    expect(
+      (await api.post('createQueue', queueBody({ labelCommandsEnabled: true, enqueueingLabel: 'ready-to-merge' })))
+        .statusCode,
+    ).toBe(200);
     expect((await api.post('getQueue', queueBody())).json()).toMatchObject({
       ...INTEGRATION_DEFAULTS,
       labelCommandsEnabled: true,
       enqueueingLabel: 'ready-to-merge',
     });
-    const updated = await api.post('updateQueue', queueBody({ extensionEnabled: true, stateLabelsEnabled: true, enqueueingLabel: '' }));
+    const updated = await api.post(
+      'updateQueue',
+      queueBody({ extensionEnabled: true, stateLabelsEnabled: true, enqueueingLabel: '' }),
+    );
     expect(updated.statusCode).toBe(200);
-    const expected = { extensionEnabled: true, enqueueingLabel: '', labelCommandsEnabled: true, stateLabelsEnabled: true };
+    const expected = {
+      extensionEnabled: true,
+      enqueueingLabel: '',
+      labelCommandsEnabled: true,
+      stateLabelsEnabled: true,
+    };
     expect(updated.json()).toMatchObject(expected);
     // Only the fields sent change.
     const again = await api.post('updateQueue', queueBody({ concurrency: 2 }));
@@ -70,7 +81,9 @@ describe('integration settings (extension, labels)', () => {
 describe('submitPullRequest priority', () => {
   test('null is the default priority', async () => {
     await api.post('createQueue', queueBody({ state: 'paused' }));
-    expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 }, priority: null }))).statusCode).toBe(200);
+    expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 }, priority: null }))).statusCode).toBe(
+      200,
+    );
     const pr = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json();
     expect(pr).toMatchObject({ priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: 'medium' });
   });
@@ -98,13 +111,17 @@ describe('listPullRequests', () => {
 
   test('filters by state (either case, one or several) and by when PRs concluded', async () => {
     const cancelled = (await api.post('listPullRequests', queueBody({ state: 'cancelled' }))).json();
-    expect(cancelled.pullRequests.map((pr: { prNumber: number; state: string }) => [pr.prNumber, pr.state])).toEqual([[2, 'CANCELLED']]);
+    expect(cancelled.pullRequests.map((pr: { prNumber: number; state: string }) => [pr.prNumber, pr.state])).toEqual([
+      [2, 'CANCELLED'],
+    ]);
     const both = (await api.post('listPullRequests', queueBody({ state: ['PENDING', 'CANCELLED'] }))).json();
     expect(both.pullRequests).toHaveLength(5);
     const later = (await api.post('listPullRequests', queueBody({ since: '2026-11-22T12:00:00.001Z' }))).json();
     expect(later.pullRequests).toEqual([]);
     // since/until keep the PRs that concluded then (here the cancelled one), as the hosted service's `since` does.
-    const window = (await api.post('listPullRequests', queueBody({ since: '2026-11-22T00:00:00Z', until: '2026-11-22T12:00:00Z' }))).json();
+    const window = (
+      await api.post('listPullRequests', queueBody({ since: '2026-11-22T00:00:00Z', until: '2026-11-22T12:00:00Z' }))
+    ).json();
     expect(window.pullRequests.map((pr: { prNumber: number }) => pr.prNumber)).toEqual([2]);
   });
 
@@ -112,7 +129,10 @@ describe('listPullRequests', () => {
     expectErrorBody(await api.post('listPullRequests', queueBody({ take: 0 })), 400);
     expectErrorBody(await api.post('listPullRequests', queueBody({ state: 'SLEEPING' })), 400);
     expectErrorBody(await api.post('listPullRequests', queueBody({ cursor: 'nope' })), 400);
-    expectErrorBody(await api.post('listPullRequests', queueBody({ since: '2026-11-23T00:00:00Z', until: '2026-11-22T00:00:00Z' })), 400);
+    expectErrorBody(
+      await api.post('listPullRequests', queueBody({ since: '2026-11-23T00:00:00Z', until: '2026-11-22T00:00:00Z' })),
+      400,
+    );
     expectErrorBody(await api.post('listPullRequests', queueBody({}, 'other')), 404, 'not_found');
   });
 });
@@ -137,14 +157,27 @@ describe('Authorization: Bearer', () => {
       payload: JSON.stringify(queueBody()),
     });
     expectErrorBody(other, 404, 'not_found');
-    const metrics = await api.app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: bearer(TOKENS.acme) });
+    const metrics = await api.app.inject({
+      method: 'GET',
+      url: '/v1/getMergeQueueMetrics',
+      headers: bearer(TOKENS.acme),
+    });
     expect(metrics.statusCode).toBe(200);
     expect(metrics.body).toContain('mq_depth_current{');
   });
 
   test('a wrong, malformed or other-scheme Authorization is a 401', async () => {
-    for (const authorization of [`Bearer ${TOKENS.acme}x`, 'Bearer', `Basic ${Buffer.from('a:b').toString('base64')}`, TOKENS.acme]) {
-      const response = await api.app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { authorization } });
+    for (const authorization of [
+      `Bearer ${TOKENS.acme}x`,
+      'Bearer',
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      TOKENS.acme,
+    ]) {
+      const response = await api.app.inject({
+        method: 'GET',
+        url: '/v1/getMergeQueueMetrics',
+        headers: { authorization },
+      });
       expectErrorBody(response, 401, 'unauthorized');
     }
   });

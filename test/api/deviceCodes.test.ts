@@ -53,11 +53,15 @@ async function approveAt(app: Api, userCode: string, scope: string): Promise<num
   return answer.statusCode;
 }
 
-const poll = (app: Api, deviceCode: string) => app.post('device-auth/tokens', { device_code: deviceCode, grant_type: GRANT }, null);
+const poll = (app: Api, deviceCode: string) =>
+  app.post('device-auth/tokens', { device_code: deviceCode, grant_type: GRANT }, null);
 
 test('a restart between initiate and approval, and between approval and the poll, loses nothing', async () => {
   const first = await start();
-  const started = (await first.post('device-auth/initiate', { scope: 'write' }, null)).json() as { device_code: string; user_code: string };
+  const started = (await first.post('device-auth/initiate', { scope: 'write' }, null)).json() as {
+    device_code: string;
+    user_code: string;
+  };
   expect((await poll(first, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
 
   // What is stored names neither the device code nor (later) the token.
@@ -83,7 +87,11 @@ test('a restart between initiate and approval, and between approval and the poll
 
 test('a sign-in expires across a restart, and expired ones are dropped from the store', async () => {
   const first = await start();
-  const started = (await first.post('device-auth/initiate', {}, null)).json() as { device_code: string; user_code: string; expires_in: number };
+  const started = (await first.post('device-auth/initiate', {}, null)).json() as {
+    device_code: string;
+    user_code: string;
+    expires_in: number;
+  };
   const second = await restart();
   second.clock.advanceBy(started.expires_in * 1000);
   expect(await approveAt(second, started.user_code, 'read')).toBe(404);

@@ -21,8 +21,14 @@ test('the merge queue answers the code of each condition', async () => {
   await expectReason(await api.post('createQueue', queueBody()), 'queue_exists');
   await expectReason(await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 7 } })), 'pr_not_found');
   await expectReason(await api.post('cancelPullRequest', queueBody({ pr: { number: 7 } })), 'pr_not_queued');
-  await expectReason(await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: 'tr_none' })), 'test_run_not_found');
-  await expectReason(await api.post('setCommitStatus', { repo: REPO, sha: 'abcdef1', context: 'ci', state: 'success' }), 'commit_not_tested');
+  await expectReason(
+    await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: 'tr_none' })),
+    'test_run_not_found',
+  );
+  await expectReason(
+    await api.post('setCommitStatus', { repo: REPO, sha: 'abcdef1', context: 'ci', state: 'success' }),
+    'commit_not_tested',
+  );
   await expectReason(await api.post('listPullRequests', queueBody({ cursor: 'nope' })), 'invalid_cursor');
   expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }))).statusCode).toBe(200);
   await expectReason(await api.post('deleteQueue', queueBody()), 'queue_not_empty');
@@ -35,11 +41,19 @@ test('a merged PR submitted again is pr_already_merged', async () => {
   expect((await api.post('createQueue', queueBody({ requiredStatuses: ['ci'] }))).statusCode).toBe(200);
   expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }))).statusCode).toBe(200);
   await api.engine.settle();
-  const { testRunId } = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json() as { testRunId: string };
-  const { testBranchSha } = (await api.post('getMergeQueueTestingDetails', queueBody({ testRunId }))).json() as { testBranchSha: string };
-  expect((await api.post('setCommitStatus', { repo: REPO, sha: testBranchSha, context: 'ci', state: 'success' })).statusCode).toBe(200);
+  const { testRunId } = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json() as {
+    testRunId: string;
+  };
+  const { testBranchSha } = (await api.post('getMergeQueueTestingDetails', queueBody({ testRunId }))).json() as {
+    testBranchSha: string;
+  };
+  expect(
+    (await api.post('setCommitStatus', { repo: REPO, sha: testBranchSha, context: 'ci', state: 'success' })).statusCode,
+  ).toBe(200);
   await api.engine.settle();
-  expect((await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json()).toMatchObject({ state: 'MERGED' });
+  expect((await api.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json()).toMatchObject({
+    state: 'MERGED',
+  });
   await expectReason(await api.post('submitPullRequest', queueBody({ pr: { number: 1 } })), 'pr_already_merged');
 });
 
@@ -51,16 +65,29 @@ test('the HTTP layer answers the code of each condition', async () => {
   await expectReason(await api.post('noSuchEndpoint', {}), 'endpoint_not_found');
   await expectReason(await api.get('getQueue'), 'method_not_allowed');
   const headers = { 'x-api-token': TOKENS.acme };
-  const malformed = await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { ...headers, 'content-type': 'application/json' }, payload: '{' });
+  const malformed = await api.app.inject({
+    method: 'POST',
+    url: '/v1/getQueue',
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: '{',
+  });
   await expectReason(malformed, 'invalid_json');
-  const text = await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' });
+  const text = await api.app.inject({
+    method: 'POST',
+    url: '/v1/getQueue',
+    headers: { ...headers, 'content-type': 'text/plain' },
+    payload: 'x',
+  });
   await expectReason(text, 'unsupported_media_type');
 });
 
 test('the flaky-test endpoints answer the code of each condition', async () => {
   api = await makeApi();
   const listing = { repo: REPO, page_query: { page_size: 10 } };
-  await expectReason(await api.post('flaky-tests/get-settings', { repo: REPO, org_url_slug: 'globex' }), 'org_not_found');
+  await expectReason(
+    await api.post('flaky-tests/get-settings', { repo: REPO, org_url_slug: 'globex' }),
+    'org_not_found',
+  );
   const forged = { ...listing, org_url_slug: 'acme', page_query: { page_size: 10, page_token: 'forged.token' } };
   await expectReason(await api.post('flaky-tests/list-quarantined-tests', forged), 'invalid_page_token');
   const test = { repo: REPO, org_url_slug: 'acme', test_id: '00000000-0000-4000-8000-000000000000' };

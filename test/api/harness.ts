@@ -28,7 +28,10 @@ export interface Api {
 
 export const START = Date.parse('2026-11-22T12:00:00.000Z');
 
-export async function makeApi(store: Store = createMemoryStore(), options: Omit<EngineOptions, 'scheduler'> = {}): Promise<Api> {
+export async function makeApi(
+  store: Store = createMemoryStore(),
+  options: Omit<EngineOptions, 'scheduler'> = {},
+): Promise<Api> {
   const clock = new VirtualScheduler(START);
   syncConfiguredTokens(
     store,
@@ -70,8 +73,10 @@ export function queueBody(extra: Record<string, unknown> = {}, branch = 'main') 
 export function expectErrorBody(response: LightMyRequestResponse, status: number, code?: string) {
   const body = response.json() as { code: unknown; message: unknown; details?: unknown };
   const problems: string[] = [];
-  if (response.statusCode !== status) problems.push(`status ${response.statusCode}, expected ${status}: ${response.body}`);
-  if (typeof body.code !== 'string' || typeof body.message !== 'string') problems.push(`not an error body: ${response.body}`);
+  if (response.statusCode !== status)
+    problems.push(`status ${response.statusCode}, expected ${status}: ${response.body}`);
+  if (typeof body.code !== 'string' || typeof body.message !== 'string')
+    problems.push(`not an error body: ${response.body}`);
   if (code !== undefined && body.code !== code) problems.push(`code ${String(body.code)}, expected ${code}`);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return body as { code: string; message: string; details?: { field: string; message: string }[] };
@@ -80,6 +85,7 @@ export function expectErrorBody(response: LightMyRequestResponse, status: number
 /** Posts to the API and expects 200, naming the path and body on failure; the parsed answer. */
 export async function expectOk(api: Api, path: string, body: unknown): Promise<Record<string, any>> {
   const response = await api.post(path, body);
-  if (response.statusCode !== 200) throw new Error(`${path}: status ${response.statusCode}, expected 200: ${response.body}`);
+  if (response.statusCode !== 200)
+    throw new Error(`${path}: status ${response.statusCode}, expected 200: ${response.body}`);
   return response.json() as Record<string, any>;
 }

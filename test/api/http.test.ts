@@ -97,7 +97,11 @@ describe('bodies', () => {
   });
 
   test('no body at all is 400 naming the missing fields', async () => {
-    const response = await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { 'x-api-token': TOKENS.acme } });
+    const response = await api.app.inject({
+      method: 'POST',
+      url: '/v1/getQueue',
+      headers: { 'x-api-token': TOKENS.acme },
+    });
     const body = expectErrorBody(response, 400, 'bad_request');
     expect(body.details?.map((detail) => detail.field)).toEqual(['repo', 'targetBranch']);
   });
@@ -128,7 +132,11 @@ describe('routing', () => {
     const response = await api.get('createQueue');
     expectErrorBody(response, 405, 'method_not_allowed');
     expect(response.headers.allow).toBe('POST');
-    const metrics = await api.app.inject({ method: 'POST', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': TOKENS.acme } });
+    const metrics = await api.app.inject({
+      method: 'POST',
+      url: '/v1/getMergeQueueMetrics',
+      headers: { 'x-api-token': TOKENS.acme },
+    });
     expectErrorBody(metrics, 405, 'method_not_allowed');
     expect(metrics.headers.allow).toBe('GET');
   });
@@ -141,13 +149,38 @@ const FLAKY = { repo: queueBody().repo, org_url_slug: 'acme' };
 
 /** Every body is validated before anything else: an invalid one is a 400 naming the field; a valid one never is. */
 const VALIDATED: [path: string, valid: object, invalid: object, field: string][] = [
-  ['submitPullRequest', queueBody({ pr: PR, priority: 'HIGH', noBatch: true, skipTheLine: false }), queueBody({ pr: { number: 0 } }), 'pr.number'],
-  ['submitPullRequest', queueBody({ pr: { number: '123' }, priority: 0 }), queueBody({ pr: PR, priority: 256 }), 'priority'],
+  [
+    'submitPullRequest',
+    queueBody({ pr: PR, priority: 'HIGH', noBatch: true, skipTheLine: false }),
+    queueBody({ pr: { number: 0 } }),
+    'pr.number',
+  ],
+  [
+    'submitPullRequest',
+    queueBody({ pr: { number: '123' }, priority: 0 }),
+    queueBody({ pr: PR, priority: 256 }),
+    'priority',
+  ],
   ['cancelPullRequest', queueBody({ pr: PR }), queueBody({ pr: { number: '12a' } }), 'pr.number'],
   ['restartTestsOnPullRequest', queueBody({ pr: PR }), queueBody({ pr: {} }), 'pr.number'],
-  ['getSubmittedPullRequest', queueBody({ pr: PR, includeTimeline: true }), queueBody({ pr: { number: -1 } }), 'pr.number'],
-  ['setImpactedTargets', queueBody({ pr: { number: '5', sha: SHA }, impactedTargets: ['//a:b', '//c'] }), queueBody({ pr: { number: 5, sha: 'xyz' }, impactedTargets: [] }), 'pr.sha'],
-  ['setImpactedTargets', queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'all' }), queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'SOME' }), 'impactedTargets'],
+  [
+    'getSubmittedPullRequest',
+    queueBody({ pr: PR, includeTimeline: true }),
+    queueBody({ pr: { number: -1 } }),
+    'pr.number',
+  ],
+  [
+    'setImpactedTargets',
+    queueBody({ pr: { number: '5', sha: SHA }, impactedTargets: ['//a:b', '//c'] }),
+    queueBody({ pr: { number: 5, sha: 'xyz' }, impactedTargets: [] }),
+    'pr.sha',
+  ],
+  [
+    'setImpactedTargets',
+    queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'all' }),
+    queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'SOME' }),
+    'impactedTargets',
+  ],
   [
     'setImpactedTargets',
     queueBody({ pr: { number: 5, sha: SHA }, impactedTargets: 'IMPACTS_ALL' }),
@@ -163,23 +196,46 @@ const VALIDATED: [path: string, valid: object, invalid: object, field: string][]
   ],
   [
     'flaky-tests/list-failing-tests',
-    { ...FLAKY, page_query: { page_size: 100 }, start_time: '2026-11-21T00:00:00+02:00', end_time: '2026-11-22T00:00:00Z' },
+    {
+      ...FLAKY,
+      page_query: { page_size: 100 },
+      start_time: '2026-11-21T00:00:00+02:00',
+      end_time: '2026-11-22T00:00:00Z',
+    },
     { ...FLAKY, page_query: PAGE, start_time: 'yesterday', end_time: '2026-11-22T00:00:00Z' },
     'start_time',
   ],
-  ['flaky-tests/list-unhealthy-tests', { ...FLAKY, page_query: PAGE, status: 'flaky' }, { ...FLAKY, page_query: PAGE, status: 'HEALTHY' }, 'status'],
-  ['flaky-tests/list-quarantined-tests', { ...FLAKY, page_query: { page_size: 1, page_token: '' } }, { ...FLAKY, page_query: { page_size: 101 } }, 'page_query.page_size'],
-  ['flaky-tests/list-quarantined-tests', { ...FLAKY, page_query: PAGE }, { repo: FLAKY.repo, page_query: PAGE }, 'org_url_slug'],
+  [
+    'flaky-tests/list-unhealthy-tests',
+    { ...FLAKY, page_query: PAGE, status: 'flaky' },
+    { ...FLAKY, page_query: PAGE, status: 'HEALTHY' },
+    'status',
+  ],
+  [
+    'flaky-tests/list-quarantined-tests',
+    { ...FLAKY, page_query: { page_size: 1, page_token: '' } },
+    { ...FLAKY, page_query: { page_size: 101 } },
+    'page_query.page_size',
+  ],
+  [
+    'flaky-tests/list-quarantined-tests',
+    { ...FLAKY, page_query: PAGE },
+    { repo: FLAKY.repo, page_query: PAGE },
+    'org_url_slug',
+  ],
 ];
 
 describe('validation of every endpoint', () => {
-  test.each(VALIDATED)('%s: 400 naming the invalid field; a valid body passes validation', async (path, valid, invalid, field) => {
-    const accepted = await api.post(path, valid);
-    // 404: no such queue or PR. Never a 400, never a 500.
-    expect([200, 404], accepted.body).toContain(accepted.statusCode);
-    const body = expectErrorBody(await api.post(path, invalid), 400, 'bad_request');
-    expect(body.details?.map((detail) => detail.field)).toContain(field);
-  });
+  test.each(VALIDATED)(
+    '%s: 400 naming the invalid field; a valid body passes validation',
+    async (path, valid, invalid, field) => {
+      const accepted = await api.post(path, valid);
+      // 404: no such queue or PR. Never a 400, never a 500.
+      expect([200, 404], accepted.body).toContain(accepted.statusCode);
+      const body = expectErrorBody(await api.post(path, invalid), 400, 'bad_request');
+      expect(body.details?.map((detail) => detail.field)).toContain(field);
+    },
+  );
 });
 
 describe('GET /v1/getMergeQueueMetrics', () => {
@@ -188,7 +244,9 @@ describe('GET /v1/getMergeQueueMetrics', () => {
     const response = await api.get('getMergeQueueMetrics');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(response.body).toContain('greenline_queue_info{repo_host="github.com",repo="acme/widgets",branch="main",state="running",mode="single"} 1');
+    expect(response.body).toContain(
+      'greenline_queue_info{repo_host="github.com",repo="acme/widgets",branch="main",state="running",mode="single"} 1',
+    );
     expect(response.body).not.toContain('other-org-branch');
   });
 

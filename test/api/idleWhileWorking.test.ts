@@ -24,7 +24,10 @@ test('an answer that waits longer than the idle timeout still reaches the client
   const dir = await mkdtemp(join(tmpdir(), 'greenline-idle-'));
   let hold: { promise: Promise<void>; release: () => void; reached: () => void } | undefined;
   let reached: Promise<void> | undefined;
-  const store = openLmdbStore({ dir, beforeSync: () => (hold === undefined ? Promise.resolve() : (hold.reached(), hold.promise)) });
+  const store = openLmdbStore({
+    dir,
+    beforeSync: () => (hold === undefined ? Promise.resolve() : (hold.reached(), hold.promise)),
+  });
   syncConfiguredTokens(store, [{ org: 'acme', token: TOKEN }], new Date().toISOString());
   await store.durable?.();
   const engine = new Engine(store, { scheduler: new VirtualScheduler(Date.now()) });
@@ -36,7 +39,11 @@ test('an answer that waits longer than the idle timeout still reaches the client
     let release: () => void = () => undefined;
     let onReached: () => void = () => undefined;
     reached = new Promise<void>((resolve) => (onReached = resolve));
-    hold = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release(), reached: () => onReached() };
+    hold = {
+      promise: new Promise<void>((resolve) => (release = resolve)),
+      release: () => release(),
+      reached: () => onReached(),
+    };
 
     const body = JSON.stringify({
       repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
@@ -46,7 +53,13 @@ test('an answer that waits longer than the idle timeout still reaches the client
     });
     const answer = new Promise<{ status: number } | { error: string }>((resolve) => {
       const request = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/v1/flaky-tests/upload', headers: { 'x-api-token': TOKEN, 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/flaky-tests/upload',
+          headers: { 'x-api-token': TOKEN, 'content-type': 'application/json' },
+        },
         (response) => {
           response.resume();
           response.on('end', () => resolve({ status: response.statusCode ?? 0 }));

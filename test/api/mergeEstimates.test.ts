@@ -22,8 +22,20 @@ async function pr(a: Api, number: number): Promise<Record<string, unknown>> {
 
 async function pass(a: Api, number: number): Promise<void> {
   const { testRunId } = (await pr(a, number)) as { testRunId: string };
-  const details = (await a.post('getMergeQueueTestingDetails', queueBody({ testRunId }))).json() as { testBranchSha: string };
-  expect((await a.post('setCommitStatus', { repo: REPO, sha: details.testBranchSha, context: 'ci', state: 'success', url: 'https://ci.example/1' })).statusCode).toBe(200);
+  const details = (await a.post('getMergeQueueTestingDetails', queueBody({ testRunId }))).json() as {
+    testBranchSha: string;
+  };
+  expect(
+    (
+      await a.post('setCommitStatus', {
+        repo: REPO,
+        sha: details.testBranchSha,
+        context: 'ci',
+        state: 'success',
+        url: 'https://ci.example/1',
+      })
+    ).statusCode,
+  ).toBe(200);
   await a.engine.settle();
 }
 
@@ -31,7 +43,8 @@ describe('merge estimates over the API', () => {
   test('a ready PR has a median and a P90 once the queue has seen CI; a merged one has none', async () => {
     const a = (api = await makeApi());
     expect((await a.post('createQueue', queueBody({ concurrency: 1, requiredStatuses: ['ci'] }))).statusCode).toBe(200);
-    for (const number of [1, 2, 3]) expect((await a.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
+    for (const number of [1, 2, 3])
+      expect((await a.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
     await a.engine.settle();
     // No run has finished yet: nothing to estimate from.
     expect(await pr(a, 2)).not.toHaveProperty('estimatedMergeAt');
@@ -42,10 +55,14 @@ describe('merge estimates over the API', () => {
     expect(typeof two.estimatedMergeAt).toBe('string');
     const now = a.clock.now();
     expect(Date.parse(two.estimatedMergeAt as string)).toBeGreaterThan(now);
-    expect(Date.parse(two.estimatedMergeAtP90 as string)).toBeGreaterThanOrEqual(Date.parse(two.estimatedMergeAt as string));
+    expect(Date.parse(two.estimatedMergeAtP90 as string)).toBeGreaterThanOrEqual(
+      Date.parse(two.estimatedMergeAt as string),
+    );
     expect(Date.parse(three.estimatedMergeAt as string)).toBeGreaterThan(Date.parse(two.estimatedMergeAt as string));
     expect(await pr(a, 1)).not.toHaveProperty('estimatedMergeAt');
-    const listed = (await a.post('listPullRequests', queueBody({}))).json() as { pullRequests: Record<string, unknown>[] };
+    const listed = (await a.post('listPullRequests', queueBody({}))).json() as {
+      pullRequests: Record<string, unknown>[];
+    };
     const listedTwo = listed.pullRequests.find((row) => row.prNumber === 2)!;
     expect(listedTwo.estimatedMergeAt).toBe(two.estimatedMergeAt);
   });

@@ -24,13 +24,23 @@ async function open(): Promise<Api> {
 async function submitted(a: Api, number: number, includeTimeline = false) {
   const response = await a.post('getSubmittedPullRequest', queueBody({ pr: { number }, includeTimeline }));
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as Record<string, unknown> & { state: string; testRunId: string; timeline?: { event: string; message: string }[] };
+  return response.json() as Record<string, unknown> & {
+    state: string;
+    testRunId: string;
+    timeline?: { event: string; message: string }[];
+  };
 }
 
 async function details(a: Api, testRunId: string) {
   const response = await a.post('getMergeQueueTestingDetails', queueBody({ testRunId }));
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { testBranch: string; testBranchSha: string; status: string; testedPullRequests: { prNumber: number }[]; statusChecks: unknown[] };
+  return response.json() as {
+    testBranch: string;
+    testBranchSha: string;
+    status: string;
+    testedPullRequests: { prNumber: number }[];
+    statusChecks: unknown[];
+  };
 }
 
 async function status(a: Api, sha: string, state: string, token?: string) {
@@ -41,7 +51,9 @@ describe('a merge queue over HTTP', () => {
   test('tests, fails, retests and merges through setCommitStatus, also across a restart', async () => {
     dir = mkdtempSync(join(tmpdir(), 'greenline-mq-'));
     let a = await open();
-    expect((await a.post('createQueue', queueBody({ concurrency: 2, requiredStatuses: ['ci/build'] }))).statusCode).toBe(200);
+    expect(
+      (await a.post('createQueue', queueBody({ concurrency: 2, requiredStatuses: ['ci/build'] }))).statusCode,
+    ).toBe(200);
     for (const number of [1, 2]) {
       const response = await a.post('submitPullRequest', queueBody({ pr: { number: String(number) } }));
       expect(response.statusCode).toBe(200);
@@ -57,7 +69,12 @@ describe('a merge queue over HTTP', () => {
       prBaseBranch: 'main',
       isCurrentlySubmittedToQueue: true,
       priorityName: 'medium',
-      readiness: { doesBaseBranchMatch: true, gitHubMergeability: 'mergeable', hasImpactedTargets: false, requiresImpactedTargets: false },
+      readiness: {
+        doesBaseBranchMatch: true,
+        gitHubMergeability: 'mergeable',
+        hasImpactedTargets: false,
+        requiresImpactedTargets: false,
+      },
     });
     const run1 = await details(a, one.testRunId);
     expect(run1).toMatchObject({
@@ -70,7 +87,11 @@ describe('a merge queue over HTTP', () => {
     // Statuses of another organization, or for an unknown SHA, find nothing.
     expectErrorBody(await status(a, run1.testBranchSha, 'success', TOKENS.globex), 404, 'not_found');
     expectErrorBody(await status(a, 'f'.repeat(40), 'success'), 404, 'not_found');
-    expectErrorBody(await a.post('setCommitStatus', { repo: REPO, sha: run1.testBranchSha, context: 'ci/build', state: 'done' }), 400, 'bad_request');
+    expectErrorBody(
+      await a.post('setCommitStatus', { repo: REPO, sha: run1.testBranchSha, context: 'ci/build', state: 'done' }),
+      400,
+      'bad_request',
+    );
 
     // PR 1 fails (in upper case, as some CI sends it): it is kicked, and PR 2 is retested without it.
     expect((await status(a, run1.testBranchSha, 'FAILURE')).statusCode).toBe(200);
@@ -80,12 +101,18 @@ describe('a merge queue over HTTP', () => {
     // Its failure likelihood, and what it rests on: shown, with the timeline saying it.
     expect(failed).toMatchObject({ failureLikelihood: { features: { failedAttempts: 1, size: 0 } } });
     expect((failed.failureLikelihood as { probability: number }).probability).toBeGreaterThan(0);
-    expect(failed.timeline?.find((entry) => entry.event === 'ready')?.message).toMatch(/failure likelihood \d+\.\d% from failedAttempts 0\.00/);
+    expect(failed.timeline?.find((entry) => entry.event === 'ready')?.message).toMatch(
+      /failure likelihood \d+\.\d% from failedAttempts 0\.00/,
+    );
     expect((await details(a, (await submitted(a, 2)).testRunId)).status).toBe('in_progress');
     expect(run2.status).toBe('in_progress');
-    expect((await details(a, one.testRunId)).statusChecks).toEqual([{ context: 'ci/build', url: 'https://ci.example/1', state: 'FAILURE', description: '' }]);
+    expect((await details(a, one.testRunId)).statusChecks).toEqual([
+      { context: 'ci/build', url: 'https://ci.example/1', state: 'FAILURE', description: '' },
+    ]);
     const retest = await submitted(a, 2);
-    expect(retest.testRunId).not.toBe((await a.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json().testRunId);
+    expect(retest.testRunId).not.toBe(
+      (await a.post('getSubmittedPullRequest', queueBody({ pr: { number: 1 } }))).json().testRunId,
+    );
 
     // The service restarts while PR 2 is testing; nothing is lost and the run goes on.
     await a.close();
@@ -99,7 +126,16 @@ describe('a merge queue over HTTP', () => {
     await a.engine.settle();
     const merged = await submitted(a, 2, true);
     expect(merged).toMatchObject({ state: 'MERGED', isCurrentlySubmittedToQueue: false });
-    expect(merged.timeline?.map((entry) => entry.event)).toEqual(['submitted', 'ready', 'testing', 'requeued', 'testing', 'passed', 'merging', 'merged']);
+    expect(merged.timeline?.map((entry) => entry.event)).toEqual([
+      'submitted',
+      'ready',
+      'testing',
+      'requeued',
+      'testing',
+      'passed',
+      'merging',
+      'merged',
+    ]);
     const queue = (await a.post('getQueue', queueBody())).json() as { enqueuedPullRequests: unknown[] };
     expect(queue.enqueuedPullRequests).toEqual([]);
     expectErrorBody(await a.post('cancelPullRequest', queueBody({ pr: { number: 2 } })), 404, 'not_found');

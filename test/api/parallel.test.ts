@@ -50,12 +50,17 @@ describe('setImpactedTargets and parallel lanes over HTTP', () => {
         state: 'NOT_READY',
         readiness: { requiresImpactedTargets: true, hasImpactedTargets: false, gitHubMergeability: 'mergeable' },
       });
-      const body = queueBody({ pr: { number: String(number), sha: await headOf(number) }, impactedTargets: TARGETS[number] });
+      const body = queueBody({
+        pr: { number: String(number), sha: await headOf(number) },
+        impactedTargets: TARGETS[number],
+      });
       expect(await ok('setImpactedTargets', body)).toEqual({});
       await api.engine.settle();
     }
     for (const number of [1, 2, 3, 4, 5]) {
-      expect((await ok('getSubmittedPullRequest', queueBody({ pr: { number } }))).readiness.hasImpactedTargets).toBe(true);
+      expect((await ok('getSubmittedPullRequest', queueBody({ pr: { number } }))).readiness.hasImpactedTargets).toBe(
+        true,
+      );
     }
 
     const frontend = await runOf(1);
@@ -74,7 +79,11 @@ describe('setImpactedTargets and parallel lanes over HTTP', () => {
       basePullRequests: [1, 2],
     });
     // ALL depends on everything ahead with targets (not the docs change).
-    expect(await runOf(5)).toMatchObject({ impactedTargets: ['ALL'], impactedTargetsForTestedPrs: ['ALL'], dependentPrs: [1, 2, 4] });
+    expect(await runOf(5)).toMatchObject({
+      impactedTargets: ['ALL'],
+      impactedTargetsForTestedPrs: ['ALL'],
+      dependentPrs: [1, 2, 4],
+    });
 
     // The docs PR and the backend PR pass first and merge at once; the frontend is still testing.
     await pass(3);
@@ -91,13 +100,34 @@ describe('setImpactedTargets and parallel lanes over HTTP', () => {
   test('bad bodies are 400, unknown queues 404, another organization sees nothing', async () => {
     await ok('createQueue', queueBody({ mode: 'parallel' }));
     const sha = 'a'.repeat(40);
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: 'SOME' })), 400);
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [''] })), 400);
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: 'SOME' })),
+      400,
+    );
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [''] })),
+      400,
+    );
     // Without pr.sha the targets are for the head the queue knows: a PR never submitted has none.
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1 }, impactedTargets: [] })), 404, 'not_found');
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 0, sha }, impactedTargets: [] })), 400);
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }, 'other')), 404, 'not_found');
-    expectErrorBody(await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }), TOKENS.globex), 404, 'not_found');
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 1 }, impactedTargets: [] })),
+      404,
+      'not_found',
+    );
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 0, sha }, impactedTargets: [] })),
+      400,
+    );
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }, 'other')),
+      404,
+      'not_found',
+    );
+    expectErrorBody(
+      await api.post('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: [] }), TOKENS.globex),
+      404,
+      'not_found',
+    );
     expect(await ok('setImpactedTargets', queueBody({ pr: { number: 1, sha }, impactedTargets: 'all' }))).toEqual({});
   });
 
@@ -110,10 +140,16 @@ describe('setImpactedTargets and parallel lanes over HTTP', () => {
     const body = queueBody({ pr: { number: 1, sha: await headOf(1) }, impactedTargets: many });
     expect(JSON.stringify(body).length).toBeGreaterThan(3_000_000);
     expect(await ok('setImpactedTargets', body)).toEqual({});
-    await ok('setImpactedTargets', queueBody({ pr: { number: 2, sha: await headOf(2) }, impactedTargets: [many[99_999]] }));
+    await ok(
+      'setImpactedTargets',
+      queueBody({ pr: { number: 2, sha: await headOf(2) }, impactedTargets: [many[99_999]] }),
+    );
     await api.engine.settle();
     expect((await runOf(2)).dependentPrs).toEqual([1]);
-    await ok('setImpactedTargets', queueBody({ pr: { number: 2, sha: await headOf(2) }, impactedTargets: ['//elsewhere'] }));
+    await ok(
+      'setImpactedTargets',
+      queueBody({ pr: { number: 2, sha: await headOf(2) }, impactedTargets: ['//elsewhere'] }),
+    );
     await api.engine.settle();
     expect((await runOf(2)).dependentPrs).toEqual([]);
     expect((await runOf(1)).impactedTargets).toHaveLength(100_000);

@@ -105,7 +105,15 @@ describe('properties', () => {
   const FLAKY = { repo: REPO, org_url_slug: 'acme', page_query: { page_size: 10, page_token: '' } };
   const QUEUE = ['repo', 'repo.host', 'repo.owner', 'repo.name', 'targetBranch'];
   const PR = [...QUEUE, 'pr', 'pr.number'];
-  const FLAKY_FIELDS = ['repo', 'repo.host', 'repo.owner', 'repo.name', 'org_url_slug', 'page_query', 'page_query.page_size'];
+  const FLAKY_FIELDS = [
+    'repo',
+    'repo.host',
+    'repo.owner',
+    'repo.name',
+    'org_url_slug',
+    'page_query',
+    'page_query.page_size',
+  ];
   /**
    * Per endpoint: a valid body, and the fields any wrong value of which makes the body invalid. A field listed in
    * NULL_IS_DEFAULT is a setting for which `null` means "the default" (api/schemas.ts), so null is not wrong there.
@@ -121,7 +129,11 @@ describe('properties', () => {
     ['deleteQueue', queueBody(), QUEUE],
     ['getQueue', queueBody(), QUEUE],
     ['updateQueue', queueBody({ concurrency: 2 }), [...QUEUE, 'concurrency']],
-    ['flaky-tests/list-failing-tests', { ...FLAKY, start_time: '2026-11-20T00:00:00Z', end_time: '2026-11-21T00:00:00Z' }, [...FLAKY_FIELDS, 'start_time', 'end_time']],
+    [
+      'flaky-tests/list-failing-tests',
+      { ...FLAKY, start_time: '2026-11-20T00:00:00Z', end_time: '2026-11-21T00:00:00Z' },
+      [...FLAKY_FIELDS, 'start_time', 'end_time'],
+    ],
     ['flaky-tests/list-unhealthy-tests', { ...FLAKY, status: 'FLAKY' }, [...FLAKY_FIELDS, 'status']],
     ['flaky-tests/list-quarantined-tests', FLAKY, FLAKY_FIELDS],
   ];
@@ -133,7 +145,10 @@ describe('properties', () => {
   /** A valid body of a random endpoint with one required field set to a wrong value. */
   const mutated = fc
     .tuple(fc.constantFrom(...endpoints), fc.nat(), wrongValue)
-    .filter(([[path, , required], pick, value]) => !(value === null && NULL_IS_DEFAULT.has(`${path} ${required[pick % required.length]}`)))
+    .filter(
+      ([[path, , required], pick, value]) =>
+        !(value === null && NULL_IS_DEFAULT.has(`${path} ${required[pick % required.length]}`)),
+    )
     .map(([[path, valid, required], pick, value]) => {
       const body = structuredClone(valid);
       const [head, tail] = required[pick % required.length]!.split('.') as [string, string | undefined];

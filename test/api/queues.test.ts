@@ -120,10 +120,14 @@ describe('getQueue', () => {
 
   test('lists enqueued pull requests in queue order with their state, and not the ones that left', async () => {
     await api.post('createQueue', queueBody({ state: 'paused' }));
-    for (const number of [7, 8, 9]) expect((await api.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
+    for (const number of [7, 8, 9])
+      expect((await api.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
     await api.engine.settle();
     expect((await api.post('cancelPullRequest', queueBody({ pr: { number: 8 } }))).statusCode).toBe(200);
-    const queue = (await api.post('getQueue', queueBody())).json() as { state: string; enqueuedPullRequests: { prNumber: number }[] };
+    const queue = (await api.post('getQueue', queueBody())).json() as {
+      state: string;
+      enqueuedPullRequests: { prNumber: number }[];
+    };
     expect(queue.state).toBe('paused');
     expect(queue.enqueuedPullRequests.map((pr) => pr.prNumber)).toEqual([7, 9]);
     expect(queue.enqueuedPullRequests[0]).toEqual({
@@ -156,7 +160,12 @@ describe('updateQueue', () => {
   test('changes only the fields sent and answers the queue without enqueuedPullRequests', async () => {
     const response = await api.post('updateQueue', queueBody({ concurrency: 5, canOptimisticallyMerge: true }));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ ...DEFAULTS, concurrency: 5, bisectionConcurrency: 5, canOptimisticallyMerge: true });
+    expect(response.json()).toEqual({
+      ...DEFAULTS,
+      concurrency: 5,
+      bisectionConcurrency: 5,
+      canOptimisticallyMerge: true,
+    });
     const second = await api.post('updateQueue', queueBody({ bisectionConcurrency: 2 }));
     expect(second.json()).toMatchObject({ concurrency: 5, bisectionConcurrency: 2, canOptimisticallyMerge: true });
     const third = await api.post('updateQueue', queueBody({ concurrency: 9 }));
@@ -185,15 +194,29 @@ describe('updateQueue', () => {
 
   test('integers are 1..4294967295 and each invalid field is named', async () => {
     expect((await api.post('updateQueue', queueBody({ concurrency: 4294967295 }))).statusCode).toBe(200);
-    const response = await api.post('updateQueue', queueBody({ concurrency: 0, testingTimeoutMinutes: 4294967296, batchingMinSize: 1.5, pendingFailureDepth: '3', mode: 'serial' }));
+    const response = await api.post(
+      'updateQueue',
+      queueBody({
+        concurrency: 0,
+        testingTimeoutMinutes: 4294967296,
+        batchingMinSize: 1.5,
+        pendingFailureDepth: '3',
+        mode: 'serial',
+      }),
+    );
     const body = expectErrorBody(response, 400, 'bad_request');
-    expect(body.details?.map((detail) => detail.field).sort()).toEqual(['batchingMinSize', 'concurrency', 'mode', 'pendingFailureDepth', 'testingTimeoutMinutes'].sort());
+    expect(body.details?.map((detail) => detail.field).sort()).toEqual(
+      ['batchingMinSize', 'concurrency', 'mode', 'pendingFailureDepth', 'testingTimeoutMinutes'].sort(),
+    );
     // The failed update changed nothing.
     expect((await api.post('getQueue', queueBody())).json()).toMatchObject({ concurrency: 4294967295, mode: 'single' });
   });
 
   test('unknown fields are ignored', async () => {
-    const response = await api.post('updateQueue', queueBody({ concurrency: 2, someNewerOption: true, 'x-source': 'ci' }));
+    const response = await api.post(
+      'updateQueue',
+      queueBody({ concurrency: 2, someNewerOption: true, 'x-source': 'ci' }),
+    );
     expect(response.statusCode).toBe(200);
     expect(response.json()).not.toHaveProperty('someNewerOption');
   });

@@ -42,7 +42,8 @@ async function approve(cookie: string, fields: Record<string, string>): Promise<
 }
 
 const initiate = (body: unknown) => api.post('device-auth/initiate', body, null);
-const poll = (deviceCode: string) => api.post('device-auth/tokens', { device_code: deviceCode, grant_type: GRANT }, null);
+const poll = (deviceCode: string) =>
+  api.post('device-auth/tokens', { device_code: deviceCode, grant_type: GRANT }, null);
 
 describe('GET /v1/status', () => {
   test('up, with the version and the token’s organization and scope; 401 without a token', async () => {
@@ -58,23 +59,42 @@ describe('device authorization (RFC 8628)', () => {
     const started = await initiate({ scope: 'write', client_id: 'greenline-cli' });
     expect(started.statusCode).toBe(200);
     const body = started.json() as Record<string, any>;
-    expect(body).toMatchObject({ user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/), expires_in: 600, interval: 5, scope: 'write' });
+    expect(body).toMatchObject({
+      user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/),
+      expires_in: 600,
+      interval: 5,
+      scope: 'write',
+    });
     expect(body.verification_uri).toBe('http://localhost:8080/device');
     expect(body.verification_uri_complete).toBe(`http://localhost:8080/device?user_code=${body.user_code}`);
     expect(started.headers['cache-control']).toBe('no-store');
 
     const pending = poll(body.device_code);
-    expect((await pending).json()).toMatchObject({ error: 'authorization_pending', reason: 'authorization_pending', code: 'bad_request' });
+    expect((await pending).json()).toMatchObject({
+      error: 'authorization_pending',
+      reason: 'authorization_pending',
+      code: 'bad_request',
+    });
     expect((await pending).statusCode).toBe(400);
 
     const cookie = await signIn(TOKENS.acme);
-    const page = await api.app.inject({ method: 'GET', url: `/device?user_code=${body.user_code.toLowerCase()}`, headers: { cookie } });
+    const page = await api.app.inject({
+      method: 'GET',
+      url: `/device?user_code=${body.user_code.toLowerCase()}`,
+      headers: { cookie },
+    });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(`value="${body.user_code}"`);
     // The terminal asked for write: admin is not offered, and not granted when posted.
     expect(page.body).not.toContain('value="admin"');
-    expect((await approve(cookie, { user_code: body.user_code, scope: 'admin', decision: 'approve' })).statusCode).toBe(400);
-    const approved = await approve(cookie, { user_code: body.user_code.replace('-', ''), scope: 'read', decision: 'approve' });
+    expect((await approve(cookie, { user_code: body.user_code, scope: 'admin', decision: 'approve' })).statusCode).toBe(
+      400,
+    );
+    const approved = await approve(cookie, {
+      user_code: body.user_code.replace('-', ''),
+      scope: 'read',
+      decision: 'approve',
+    });
     expect(approved.statusCode).toBe(200);
     expect(approved.body).toContain('scope read');
 
@@ -91,20 +111,31 @@ describe('device authorization (RFC 8628)', () => {
   });
 
   test('denied: the terminal is told so; a read session cannot grant more than read; forms and JSON alike', async () => {
-    const form = await api.app.inject({ method: 'POST', url: '/v1/device-auth/initiate', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'scope=admin' });
+    const form = await api.app.inject({
+      method: 'POST',
+      url: '/v1/device-auth/initiate',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'scope=admin',
+    });
     expect(form.statusCode).toBe(200);
     const started = form.json() as { device_code: string; user_code: string };
     const readOnly = createToken(api.store, 'acme', new Date(api.clock.now()).toISOString(), 'read').token;
     const cookie = await signIn(readOnly);
-    expect((await approve(cookie, { user_code: started.user_code, scope: 'write', decision: 'approve' })).statusCode).toBe(400);
+    expect(
+      (await approve(cookie, { user_code: started.user_code, scope: 'write', decision: 'approve' })).statusCode,
+    ).toBe(400);
     expect((await approve(cookie, { user_code: started.user_code, decision: 'deny' })).statusCode).toBe(200);
     expect((await poll(started.device_code)).json()).toMatchObject({ error: 'access_denied' });
     // An unknown code at /device: 404, said on the page.
-    expect((await approve(cookie, { user_code: 'BBBB-BBBB', decision: 'approve', scope: 'read' })).statusCode).toBe(404);
+    expect((await approve(cookie, { user_code: 'BBBB-BBBB', decision: 'approve', scope: 'read' })).statusCode).toBe(
+      404,
+    );
   });
 
   test('bad requests: unknown grant type, unknown device code, bad scope; /device needs a session', async () => {
-    expect((await api.post('device-auth/tokens', { device_code: 'x', grant_type: 'password' }, null)).json()).toMatchObject({ error: 'unsupported_grant_type' });
+    expect(
+      (await api.post('device-auth/tokens', { device_code: 'x', grant_type: 'password' }, null)).json(),
+    ).toMatchObject({ error: 'unsupported_grant_type' });
     expect((await poll('nope')).json()).toMatchObject({ error: 'invalid_grant' });
     expectErrorBody(await initiate({ scope: 'root' }), 400);
     expect((await api.app.inject({ method: 'GET', url: '/device' })).statusCode).toBe(401);

@@ -13,7 +13,8 @@ test('while the service closes, a request gets 503 in the one error shape and th
   await api.store.close();
 });
 
-const suite = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
+const suite = (cases: number) =>
+  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
 
 test('an upload being stored when the service stops uploads answers 503 upload_interrupted; sent again, it is stored once', async () => {
   const api = await makeApi();

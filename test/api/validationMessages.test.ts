@@ -28,14 +28,25 @@ function casesOf(schemaName: string, schema: Schema, path: string[] = []): Case[
   const cases: Case[] = [];
   const add = (value: unknown, names: string[]) => cases.push({ schemaName, path, value, names });
   if (Array.isArray(schema.enum)) add('not-one-of-these', schema.enum.map(quoted));
-  if (typeof schema.maximum === 'number' && schema.maximum < Number.MAX_SAFE_INTEGER) add(schema.maximum + 1, [String(schema.maximum)]);
-  if (typeof schema.minimum === 'number' && schema.minimum > Number.MIN_SAFE_INTEGER) add(schema.minimum - 1, [String(schema.minimum)]);
-  if (typeof schema.maxLength === 'number' && schema.pattern === undefined) add('x'.repeat(schema.maxLength + 1), [String(schema.maxLength)]);
-  const item = schema.items?.type === 'string' ? 'x' : schema.items?.type === 'integer' || schema.items?.type === 'number' ? (schema.items.minimum ?? 1) : undefined;
-  if (typeof schema.maxItems === 'number' && item !== undefined && schema.items.enum === undefined) add(Array(schema.maxItems + 1).fill(item), [String(schema.maxItems)]);
+  if (typeof schema.maximum === 'number' && schema.maximum < Number.MAX_SAFE_INTEGER)
+    add(schema.maximum + 1, [String(schema.maximum)]);
+  if (typeof schema.minimum === 'number' && schema.minimum > Number.MIN_SAFE_INTEGER)
+    add(schema.minimum - 1, [String(schema.minimum)]);
+  if (typeof schema.maxLength === 'number' && schema.pattern === undefined)
+    add('x'.repeat(schema.maxLength + 1), [String(schema.maxLength)]);
+  const item =
+    schema.items?.type === 'string'
+      ? 'x'
+      : schema.items?.type === 'integer' || schema.items?.type === 'number'
+        ? (schema.items.minimum ?? 1)
+        : undefined;
+  if (typeof schema.maxItems === 'number' && item !== undefined && schema.items.enum === undefined)
+    add(Array(schema.maxItems + 1).fill(item), [String(schema.maxItems)]);
   if (typeof schema.minItems === 'number' && schema.minItems > 0) add([], [String(schema.minItems)]);
-  for (const alternative of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) cases.push(...casesOf(schemaName, alternative, path));
-  for (const [name, property] of Object.entries<Schema>(schema.properties ?? {})) cases.push(...casesOf(schemaName, property, [...path, name]));
+  for (const alternative of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+    cases.push(...casesOf(schemaName, alternative, path));
+  for (const [name, property] of Object.entries<Schema>(schema.properties ?? {}))
+    cases.push(...casesOf(schemaName, property, [...path, name]));
   return cases;
 }
 
@@ -45,10 +56,15 @@ function bodyWith(path: string[], value: unknown): unknown {
   return { [head!]: bodyWith(rest, value) };
 }
 
-const SCHEMAS: [string, z.ZodType][] = [...POST_ENDPOINTS.map((endpoint) => [endpoint.path, endpoint.input] as [string, z.ZodType]), ['getMergeQueueMetrics', MetricsQueryInput]];
+const SCHEMAS: [string, z.ZodType][] = [
+  ...POST_ENDPOINTS.map((endpoint) => [endpoint.path, endpoint.input] as [string, z.ZodType]),
+  ['getMergeQueueMetrics', MetricsQueryInput],
+];
 
 describe('every enum and limit of every request schema', () => {
-  const cases = SCHEMAS.flatMap(([name, schema]) => casesOf(name, z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema));
+  const cases = SCHEMAS.flatMap(([name, schema]) =>
+    casesOf(name, z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema),
+  );
 
   it('finds the schemas’ enums and limits', () => {
     expect(cases.length).toBeGreaterThan(100);
@@ -61,13 +77,17 @@ describe('every enum and limit of every request schema', () => {
       const [, schema] = SCHEMAS.find(([name]) => name === schemaName)!;
       const parsed = schema.safeParse(bodyWith(path, value));
       const field = path.length === 0 ? '(body)' : path.join('.');
-      const shown = typeof value === 'string' || Array.isArray(value) ? `${typeof value} of length ${value.length}` : JSON.stringify(value);
+      const shown =
+        typeof value === 'string' || Array.isArray(value)
+          ? `${typeof value} of length ${value.length}`
+          : JSON.stringify(value);
       if (parsed.success) {
         problems.push(`${schemaName} ${field} = ${shown} was accepted`);
         continue;
       }
       const details = toErrorReply(parsed.error).body.details ?? [];
-      for (const detail of details) if (/^Invalid input/.test(detail.message)) problems.push(`${schemaName} ${detail.field}: ${detail.message}`);
+      for (const detail of details)
+        if (/^Invalid input/.test(detail.message)) problems.push(`${schemaName} ${detail.field}: ${detail.message}`);
       const mine = details.filter((detail) => detail.field === field);
       if (!mine.some((detail) => names.every((n) => detail.message.includes(n)))) {
         problems.push(`${schemaName} ${field} = ${shown}: ${JSON.stringify(mine)} does not name ${names.join(', ')}`);
@@ -86,7 +106,8 @@ describe('the reported cases, over HTTP', () => {
 
   it('priority "critical", impactedTargets "NONE" and 100,001 targets each say what is allowed', async () => {
     api = await makeApi();
-    const details = async (path: string, body: unknown) => expectErrorBody(await api!.post(path, body), 400, 'bad_request').details;
+    const details = async (path: string, body: unknown) =>
+      expectErrorBody(await api!.post(path, body), 400, 'bad_request').details;
     expect(await details('submitPullRequest', queueBody({ pr: { number: 1 }, priority: 'critical' }))).toEqual([
       { field: 'priority', message: 'must be a number or one of "urgent", "high", "medium", "low"' },
     ]);
@@ -95,8 +116,14 @@ describe('the reported cases, over HTTP', () => {
       { field: 'impactedTargets', message: 'must be an array or one of "ALL", "IMPACTS_ALL"' },
     ]);
     const targets = Array.from({ length: 100_001 }, (_, i) => `t${i}`);
-    expect(await details('setImpactedTargets', queueBody({ pr, impactedTargets: targets }))).toEqual([{ field: 'impactedTargets', message: 'must be at most 100000 items' }]);
-    expect(await details('submitPullRequest', queueBody({ pr: { number: 1 }, priority: 256 }))).toEqual([{ field: 'priority', message: 'must be at most 255' }]);
-    expect(await details('getQueue', { repo: { host: 'github.com', owner: 'acme' }, targetBranch: 'main' })).toEqual([{ field: 'repo.name', message: 'required: a string' }]);
+    expect(await details('setImpactedTargets', queueBody({ pr, impactedTargets: targets }))).toEqual([
+      { field: 'impactedTargets', message: 'must be at most 100000 items' },
+    ]);
+    expect(await details('submitPullRequest', queueBody({ pr: { number: 1 }, priority: 256 }))).toEqual([
+      { field: 'priority', message: 'must be at most 255' },
+    ]);
+    expect(await details('getQueue', { repo: { host: 'github.com', owner: 'acme' }, targetBranch: 'main' })).toEqual([
+      { field: 'repo.name', message: 'required: a string' },
+    ]);
   });
 });

@@ -18,7 +18,21 @@ test(
   () => {
     const run = spawnSync(
       process.execPath,
-      [bin, '--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'machines', 'engine', 'hosts', 'web', 'api', 'sim', 'cli', 'conformance'],
+      [
+        bin,
+        '--config',
+        '.dependency-cruiser.cjs',
+        '--output-type',
+        'err',
+        'machines',
+        'engine',
+        'hosts',
+        'web',
+        'api',
+        'sim',
+        'cli',
+        'conformance',
+      ],
       {
         cwd: root,
         encoding: 'utf8',

@@ -19,7 +19,12 @@ const TOKEN = 'conformance-token-0123456789abcdef';
 describe('the conformance suite against a fresh Greenline', () => {
   let dir: string;
   let server: Running;
-  const env = () => ({ GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'sim', GREENLINE_API_TOKENS: `acme:${TOKEN}`, GREENLINE_RATE_LIMIT: '1000000' });
+  const env = () => ({
+    GREENLINE_DATA: dir,
+    GREENLINE_PROVIDER: 'sim',
+    GREENLINE_API_TOKENS: `acme:${TOKEN}`,
+    GREENLINE_RATE_LIMIT: '1000000',
+  });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'greenline-conformance-'));
@@ -33,7 +38,14 @@ describe('the conformance suite against a fresh Greenline', () => {
 
   it('reaches every state and edge reachable through the API, and the properties and checks hold', async () => {
     // The wait is a budget for a stuck server: a loaded machine takes longer, never fails for it.
-    const result = await runConformance({ url: server.url, token: TOKEN, runs: 15, seed: 1, waitMs: 60_000, prefix: 'suite' });
+    const result = await runConformance({
+      url: server.url,
+      token: TOKEN,
+      runs: 15,
+      seed: 1,
+      waitMs: 60_000,
+      prefix: 'suite',
+    });
     expect(result.failures, printReport(result)).toEqual([]);
     expect(result.steering).toBeUndefined();
     for (const machine of result.coverage) {
@@ -49,15 +61,25 @@ describe('the conformance suite against a fresh Greenline', () => {
 
   it('greenline conformance prints coverage and writes a JUnit report; a wrong token is a failure with curl', async () => {
     const junit = join(dir, 'conformance.xml');
-    const run = await runCli(['conformance', '--url', server.url, '--token', TOKEN, '--only', 'spec', '--junit', junit], env());
+    const run = await runCli(
+      ['conformance', '--url', server.url, '--token', TOKEN, '--only', 'spec', '--junit', junit],
+      env(),
+    );
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('conformance: passed');
     const parsed = new XMLParser({ ignoreAttributes: false }).parse(await readFile(junit, 'utf8'));
-    const suites = [parsed.testsuites.testsuite].flat() as { '@_name': string; '@_tests': string; '@_failures': string }[];
+    const suites = [parsed.testsuites.testsuite].flat() as {
+      '@_name': string;
+      '@_tests': string;
+      '@_failures': string;
+    }[];
     expect(suites.find((suite) => suite['@_name'] === 'conformance.checks')?.['@_failures']).toBe('0');
     expect(Number(suites.find((suite) => suite['@_name'] === 'conformance.checks')?.['@_tests'])).toBeGreaterThan(3);
 
-    const wrong = await runCli(['conformance', '--url', server.url, '--token', 'not-the-token-0000000000', '--only', 'spec'], env());
+    const wrong = await runCli(
+      ['conformance', '--url', server.url, '--token', 'not-the-token-0000000000', '--only', 'spec'],
+      env(),
+    );
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toMatch(/FAIL .*\n.*\n.*to reproduce[\s\S]*curl -s -X POST/);
     const usage = await runCli(['conformance', '--url', server.url], { ...env(), GREENLINE_TOKEN: '' });

@@ -155,7 +155,13 @@ export const MUTANTS: Mutant[] = [
     area: 'api',
     origin: 'added',
     bug: 'API: the integer settings and PR numbers accept 0 (min 0, not 1)',
-    patches: [{ file: 'api/schemas.ts', from: 'const uint32 = z.number().int().min(1).max(UINT32_MAX);', to: 'const uint32 = z.number().int().min(0).max(UINT32_MAX);' }],
+    patches: [
+      {
+        file: 'api/schemas.ts',
+        from: 'const uint32 = z.number().int().min(1).max(UINT32_MAX);',
+        to: 'const uint32 = z.number().int().min(0).max(UINT32_MAX);',
+      },
+    ],
     by: ['conformance'],
   },
   {
@@ -191,7 +197,13 @@ export const MUTANTS: Mutant[] = [
     area: 'engine',
     origin: 'added',
     bug: 'a restart of a passed PR leaves it passed',
-    patches: [{ file: 'engine/transaction/handlers.ts', from: '  } else {\n    requeue(q, number, reason);\n  }\n}', to: '  } else {\n    void reason;\n  }\n}' }],
+    patches: [
+      {
+        file: 'engine/transaction/handlers.ts',
+        from: '  } else {\n    requeue(q, number, reason);\n  }\n}',
+        to: '  } else {\n    void reason;\n  }\n}',
+      },
+    ],
     by: ['conformance'],
   },
   {
@@ -199,7 +211,13 @@ export const MUTANTS: Mutant[] = [
     area: 'engine',
     origin: 'added',
     bug: 'listPullRequests paging skips a PR',
-    patches: [{ file: 'engine/pullRequestListing.ts', from: 'const next = matching[start + query.take];', to: 'const next = matching[start + query.take + 1];' }],
+    patches: [
+      {
+        file: 'engine/pullRequestListing.ts',
+        from: 'const next = matching[start + query.take];',
+        to: 'const next = matching[start + query.take + 1];',
+      },
+    ],
     by: ['conformance'],
   },
   {
@@ -207,7 +225,13 @@ export const MUTANTS: Mutant[] = [
     area: 'flaky',
     origin: 'added',
     bug: 'flaky detection: the failure-rate monitors activate without their minimum number of runs',
-    patches: [{ file: 'engine/flaky/monitors.ts', from: 'return runs >= limits.minRuns && share >= limits.activationRate;', to: 'return runs > 0 && share >= limits.activationRate;' }],
+    patches: [
+      {
+        file: 'engine/flaky/monitors.ts',
+        from: 'return runs >= limits.minRuns && share >= limits.activationRate;',
+        to: 'return runs > 0 && share >= limits.activationRate;',
+      },
+    ],
     by: ['test/flaky/detection.test.ts'],
     note: 'flaky-test detection is not part of the merge-queue API the suite drives',
   },

@@ -97,9 +97,19 @@ async function bySuite(dir: string, id: string): Promise<Verdict> {
   if (server instanceof Error) return { caught: false, detail: `not run: ${server.message.slice(0, 300)}` };
   try {
     // The wait is a budget for a state the server should reach (the CLI's default); one failure ends the run.
-    const result = await runConformance({ url: server.url, token: TOKEN, runs: 15, seed: SEED, waitMs: 30_000, prefix: `m${id}`, shrink: false, failFast: true });
+    const result = await runConformance({
+      url: server.url,
+      token: TOKEN,
+      runs: 15,
+      seed: SEED,
+      waitMs: 30_000,
+      prefix: `m${id}`,
+      shrink: false,
+      failFast: true,
+    });
     // A server of this build on the simulated host can always be steered: not being able to is a failure.
-    if (result.steering !== undefined) return { caught: true, detail: `CI could not be steered: ${result.steering.slice(0, 160)}` };
+    if (result.steering !== undefined)
+      return { caught: true, detail: `CI could not be steered: ${result.steering.slice(0, 160)}` };
     const first = result.failures[0];
     if (first === undefined) return { caught: false, detail: 'passed' };
     return { caught: true, detail: `${first.name.slice(0, 200)}: ${first.message.slice(0, 200)}` };
@@ -109,18 +119,27 @@ async function bySuite(dir: string, id: string): Promise<Verdict> {
 }
 
 interface VitestReport {
-  testResults: { name: string; status: string; message?: string; assertionResults: { status: string; fullName: string; failureMessages: string[] }[] }[];
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults: { status: string; fullName: string; failureMessages: string[] }[];
+  }[];
 }
 
 async function byVitest(dir: string, file: string): Promise<Verdict> {
   const report = join(dir, '.vitest-report.json');
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', file, '--reporter=json', `--outputFile=${report}`], {
-      cwd: dir,
-      env: { ...process.env, CI: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', file, '--reporter=json', `--outputFile=${report}`],
+      {
+        cwd: dir,
+        env: { ...process.env, CI: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     track(child);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -131,8 +150,11 @@ async function byVitest(dir: string, file: string): Promise<Verdict> {
     (text) => JSON.parse(text) as VitestReport,
     () => undefined,
   );
-  if (parsed === undefined) return { caught: false, detail: `vitest wrote no report (exit ${code}): ${output.slice(-300)}` };
-  const failed = parsed.testResults.flatMap((result) => result.assertionResults.filter((test) => test.status === 'failed'));
+  if (parsed === undefined)
+    return { caught: false, detail: `vitest wrote no report (exit ${code}): ${output.slice(-300)}` };
+  const failed = parsed.testResults.flatMap((result) =>
+    result.assertionResults.filter((test) => test.status === 'failed'),
+  );
   const first = failed[0];
   if (first !== undefined) {
     const message = (first.failureMessages[0] ?? '').split('\n')[0]?.slice(0, 140);
@@ -140,7 +162,8 @@ async function byVitest(dir: string, file: string): Promise<Verdict> {
   }
   // A file that does not load (a planted syntax error) catches nothing: it tells nothing of the bug.
   const broken = parsed.testResults.find((result) => result.status === 'failed');
-  if (broken !== undefined) return { caught: false, detail: `the file failed to load: ${(broken.message ?? '').slice(0, 200)}` };
+  if (broken !== undefined)
+    return { caught: false, detail: `the file failed to load: ${(broken.message ?? '').slice(0, 200)}` };
   if (code !== 0) return { caught: false, detail: `vitest exited ${code} with no failed test: ${output.slice(-300)}` };
   return { caught: false, detail: 'passed' };
 }
@@ -148,7 +171,10 @@ async function byVitest(dir: string, file: string): Promise<Verdict> {
 async function scratchCopy(id: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `greenline-mutant-${id}-`));
   scratch.add(dir);
-  await cp(ROOT, dir, { recursive: true, filter: (source) => !SKIPPED.has(source.slice(ROOT.length).split('/')[0] ?? '') });
+  await cp(ROOT, dir, {
+    recursive: true,
+    filter: (source) => !SKIPPED.has(source.slice(ROOT.length).split('/')[0] ?? ''),
+  });
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
@@ -180,7 +206,12 @@ async function row(mutant: Mutant): Promise<{ line: string; ok: boolean }> {
       passed.push(`${nameOf(catcher)} (${verdict.detail})`);
     }
     const seconds = `${((Date.now() - started) / 1000).toFixed(0)} s`;
-    const verdict = caughtBy !== undefined ? `**${nameOf(caughtBy)}**: ${detail}` : mutant.equivalent === true ? 'survives (equivalent mutant)' : '**NOT CAUGHT**';
+    const verdict =
+      caughtBy !== undefined
+        ? `**${nameOf(caughtBy)}**: ${detail}`
+        : mutant.equivalent === true
+          ? 'survives (equivalent mutant)'
+          : '**NOT CAUGHT**';
     const missed = passed.length === 0 ? '' : `; not caught by ${passed.join(', ')}`;
     const why = mutant.note === undefined ? '' : ` — ${mutant.note}`;
     const line = `| ${mutant.id} | ${mutant.area} | ${files(mutant)} | ${cell(mutant.bug)} | ${cell(verdict + missed + why)} | ${caughtBy === undefined ? '–' : seedOf(caughtBy)} | ${seconds} |`;
@@ -204,7 +235,10 @@ async function unmutated(rows: readonly Mutant[]): Promise<{ line: string; ok: b
       ok &&= !verdict.caught && verdict.detail === 'passed';
       results.push(`${nameOf(catcher)}: ${verdict.caught ? `FAILED ${verdict.detail}` : verdict.detail}`);
     }
-    return { line: `| none | – | – | no bug: every catcher must pass | ${cell(results.join('; '))} | ${SEED} | ${((Date.now() - started) / 1000).toFixed(0)} s |`, ok };
+    return {
+      line: `| none | – | – | no bug: every catcher must pass | ${cell(results.join('; '))} | ${SEED} | ${((Date.now() - started) / 1000).toFixed(0)} s |`,
+      ok,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
     scratch.delete(dir);

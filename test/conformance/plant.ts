@@ -60,7 +60,10 @@ export async function plant(dir: string, patches: readonly Patch[]): Promise<voi
     const path = join(dir, patch.file);
     const text = await readFile(path, 'utf8');
     const count = occurrences(text, patch.from);
-    if (count !== 1) throw new Error(`the patch no longer applies: ${JSON.stringify(patch.from)} occurs ${count} times in ${patch.file} (exactly once expected)`);
+    if (count !== 1)
+      throw new Error(
+        `the patch no longer applies: ${JSON.stringify(patch.from)} occurs ${count} times in ${patch.file} (exactly once expected)`,
+      );
     await writeFile(
       path,
       text.replace(layoutPattern(patch.from), () => patch.to),

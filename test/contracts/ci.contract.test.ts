@@ -13,7 +13,8 @@ type Report = Parameters<StatusReporter>[0];
 function recorder() {
   const reports: Report[] = [];
   const report: StatusReporter = (status) => reports.push(status);
-  const finals = (context: string) => reports.filter((status) => status.context === context && status.state !== 'pending');
+  const finals = (context: string) =>
+    reports.filter((status) => status.context === context && status.state !== 'pending');
   return { reports, report, finals };
 }
 
@@ -30,20 +31,23 @@ describe.each(Object.keys(CIS))('the CI contract: %s', (name) => {
     for (const status of reports) expect(status).toMatchObject({ org: run.org, repo: run.repo, sha: run.sha });
   }
 
-  test.each(['success', 'failure'] as const)('a run reports each status pending, then its outcome (%s), once', async (outcome) => {
-    const f = await open();
-    const run = await f.run('tr_contract_outcome', outcome);
-    const { reports, report, finals } = recorder();
-    f.ci().start(run, report);
-    await f.until(() => f.contexts.every((context) => finals(context).length > 0));
-    await f.quiesce();
-    expectOnTheRun(reports, run);
-    for (const context of f.contexts) {
-      const mine = reports.filter((status) => status.context === context);
-      expect(mine[0]?.state).toBe('pending');
-      expect(finals(context).map((status) => status.state)).toEqual([outcome]);
-    }
-  });
+  test.each(['success', 'failure'] as const)(
+    'a run reports each status pending, then its outcome (%s), once',
+    async (outcome) => {
+      const f = await open();
+      const run = await f.run('tr_contract_outcome', outcome);
+      const { reports, report, finals } = recorder();
+      f.ci().start(run, report);
+      await f.until(() => f.contexts.every((context) => finals(context).length > 0));
+      await f.quiesce();
+      expectOnTheRun(reports, run);
+      for (const context of f.contexts) {
+        const mine = reports.filter((status) => status.context === context);
+        expect(mine[0]?.state).toBe('pending');
+        expect(finals(context).map((status) => status.state)).toEqual([outcome]);
+      }
+    },
+  );
 
   test('starting a run that is running again changes nothing: each status ends once, as it would have', async () => {
     const f = await open();
@@ -70,7 +74,9 @@ describe.each(Object.keys(CIS))('the CI contract: %s', (name) => {
     await f.quiesce();
     expectOnTheRun(again.reports, run);
     for (const context of f.contexts) {
-      expect(again.finals(context).map((status) => status.state)).toEqual(first.finals(context).map((status) => status.state));
+      expect(again.finals(context).map((status) => status.state)).toEqual(
+        first.finals(context).map((status) => status.state),
+      );
     }
   });
 

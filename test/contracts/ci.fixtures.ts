@@ -43,8 +43,16 @@ function simFixture(): CiFixture {
     async run(id, outcome) {
       // The synthetic CI's outcome is a function of the run id: take the first id with the outcome asked for.
       let runId = id;
-      for (let k = 0; outcome !== 'hold' && simCiPlan(options, runId).passes !== (outcome === 'success'); k++) runId = `${id}-${k}`;
-      return { org: 'acme', repo: REPO, runId, branch: `greenline/${runId}`, sha: 'f'.repeat(40), startedAt: scheduler.now() };
+      for (let k = 0; outcome !== 'hold' && simCiPlan(options, runId).passes !== (outcome === 'success'); k++)
+        runId = `${id}-${k}`;
+      return {
+        org: 'acme',
+        repo: REPO,
+        runId,
+        branch: `greenline/${runId}`,
+        sha: 'f'.repeat(40),
+        startedAt: scheduler.now(),
+      };
     },
     async until(done) {
       for (let minute = 0; !done() && minute < 24 * 60; minute++) scheduler.advanceBy(60_000);
@@ -79,7 +87,8 @@ async function localFixture(): Promise<CiFixture> {
   const base = await clone.commit('Initial', { '.greenline.yaml': 'ci:\n  check: sh check.sh\n' });
   await clone.pushBase();
   const errors: unknown[] = [];
-  const make = () => new LocalCi({ dataDir, host, jobs: 2, killGraceMs: 1_000, onError: (_message, error) => errors.push(error) });
+  const make = () =>
+    new LocalCi({ dataDir, host, jobs: 2, killGraceMs: 1_000, onError: (_message, error) => errors.push(error) });
   let ci = make();
   let pr = 0;
   return {
@@ -88,9 +97,24 @@ async function localFixture(): Promise<CiFixture> {
     async run(id, outcome) {
       pr += 1;
       const sha = await clone.pr(pr, base, { 'check.sh': CHECKS[outcome](gate) });
-      const built = await host.buildTestBranch({ repo: REPO, targetBranch: 'main', runId: id, baseSha: base, pullRequests: [{ number: pr, sha }], mergeMethod: 'merge_commit' });
+      const built = await host.buildTestBranch({
+        repo: REPO,
+        targetBranch: 'main',
+        runId: id,
+        baseSha: base,
+        pullRequests: [{ number: pr, sha }],
+        mergeMethod: 'merge_commit',
+      });
       if (!built.ok) throw new Error(built.reason);
-      return { org: 'acme', repo: REPO, runId: id, branch: built.branch, sha: built.sha, startedAt: Date.now(), baseSha: base };
+      return {
+        org: 'acme',
+        repo: REPO,
+        runId: id,
+        branch: built.branch,
+        sha: built.sha,
+        startedAt: Date.now(),
+        baseSha: base,
+      };
     },
     async until(done) {
       while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -22,17 +22,41 @@ async function factsOf(host: GitHost, repo: RepoRef, number: number): Promise<Pu
   }
 }
 
-async function request(fixture: GitHostFixture, runId: string, numbers: number[], baseSha?: string): Promise<TestBranchRequest> {
+async function request(
+  fixture: GitHostFixture,
+  runId: string,
+  numbers: number[],
+  baseSha?: string,
+): Promise<TestBranchRequest> {
   const { host, repo } = fixture;
   const pullRequests = [];
   for (const number of numbers) pullRequests.push({ number, sha: (await factsOf(host, repo, number))!.sha });
-  return { repo, targetBranch: 'main', runId, baseSha: baseSha ?? (await host.targetHead(repo, 'main')), pullRequests, mergeMethod: 'merge_commit' };
+  return {
+    repo,
+    targetBranch: 'main',
+    runId,
+    baseSha: baseSha ?? (await host.targetHead(repo, 'main')),
+    pullRequests,
+    mergeMethod: 'merge_commit',
+  };
 }
 
 /** The merge of PR `number` tested on `testBranchSha`, expecting the target at `expectedHead`. */
-async function mergeRequest(fixture: GitHostFixture, number: number, expectedHead: string, testBranchSha: string): Promise<MergeRequest> {
+async function mergeRequest(
+  fixture: GitHostFixture,
+  number: number,
+  expectedHead: string,
+  testBranchSha: string,
+): Promise<MergeRequest> {
   const facts = (await factsOf(fixture.host, fixture.repo, number))!;
-  return { repo: fixture.repo, targetBranch: 'main', expectedHead, pullRequest: { number, sha: facts.sha, title: facts.title }, testBranchSha, mergeMethod: 'merge_commit' };
+  return {
+    repo: fixture.repo,
+    targetBranch: 'main',
+    expectedHead,
+    pullRequest: { number, sha: facts.sha, title: facts.title },
+    testBranchSha,
+    mergeMethod: 'merge_commit',
+  };
 }
 
 let fixture: GitHostFixture | undefined;
@@ -68,7 +92,11 @@ describe.each(HOSTS.map((host) => host.name))('the git host contract: %s', (name
     if (!f.stateful) return; // The simulated host has every PR number.
     // GitHub answers undefined; the local host, whose PRs are refs that may be pushed later, a PR not mergeable.
     const facts = await f.host.pullRequest(f.repo, 99, 'main');
-    if (facts !== undefined) expect(facts).toMatchObject({ mergeable: false, notMergeableReason: expect.stringContaining('refs/pull/99/head') });
+    if (facts !== undefined)
+      expect(facts).toMatchObject({
+        mergeable: false,
+        notMergeableReason: expect.stringContaining('refs/pull/99/head'),
+      });
   });
 
   test('a test branch, built again, is the same branch at the same commit', async () => {
@@ -138,6 +166,9 @@ describe.each(HOSTS.map((host) => host.name))('the git host contract: %s', (name
       await f.host.setStatusCheck(f.repo, sha, 'pending', 'testing', 1);
     }
     // Built again after its deletion: the same branch (a new build: its commit may carry another time).
-    expect(await f.host.buildTestBranch(await request(f, 'tr_contract_4', [1]))).toMatchObject({ ok: true, branch: built.branch });
+    expect(await f.host.buildTestBranch(await request(f, 'tr_contract_4', [1]))).toMatchObject({
+      ok: true,
+      branch: built.branch,
+    });
   });
 });

@@ -36,13 +36,23 @@ export interface GitHostFixture {
   close(): Promise<void>;
 }
 
-const FILES = { readme: { 'README.md': 'hello\n' }, 1: { 'a.txt': 'a\n' }, 2: { 'c.txt': 'two\n' }, 3: { 'c.txt': 'three\n' } };
+const FILES = {
+  readme: { 'README.md': 'hello\n' },
+  1: { 'a.txt': 'a\n' },
+  2: { 'c.txt': 'two\n' },
+  3: { 'c.txt': 'three\n' },
+};
 
 /** The host as the registry (engine/providers/hosts.ts) opens it for the service, with its default settings. */
 async function opened(name: string, dataDir: string): Promise<GitHost> {
   const plugin = hostNamed(name);
   if (plugin === undefined) throw new Error(`no registered host ${name}`);
-  const context: HostContext = { dataDir, scheduler: new WallScheduler(), publicUrl: () => undefined, simCi: undefined };
+  const context: HostContext = {
+    dataDir,
+    scheduler: new WallScheduler(),
+    publicUrl: () => undefined,
+    simCi: undefined,
+  };
   return (await plugin.open(plugin.configure({}, { simCi: false }), context)).gitHost;
 }
 

@@ -18,7 +18,11 @@ const token = (server: Running) => /^\s+(glt_[A-Za-z0-9_-]+)$/m.exec(server.stdo
 test('a backup taken under load restores every PR acknowledged before it began', async () => {
   await withDataDir(async (dir) => {
     const data = join(dir, 'data');
-    const server = await startServer({ GREENLINE_DATA: data, GREENLINE_PROVIDER: 'sim', GREENLINE_RATE_LIMIT: '1000000' });
+    const server = await startServer({
+      GREENLINE_DATA: data,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_RATE_LIMIT: '1000000',
+    });
     running.push(server);
     const key = token(server);
     expect((await call(server, '/v1/createQueue', key, { ...QUEUE, concurrency: 4 })).status).toBe(200);
@@ -56,7 +60,11 @@ test('a backup taken under load restores every PR acknowledged before it began',
     expect(restore.code, restore.stderr).toBe(0);
     expect(existsSync(join(restoredDir, 'greenline.mdb'))).toBe(true);
 
-    const restored = await startServer({ GREENLINE_DATA: restoredDir, GREENLINE_PROVIDER: 'sim', GREENLINE_RATE_LIMIT: '1000000' });
+    const restored = await startServer({
+      GREENLINE_DATA: restoredDir,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_RATE_LIMIT: '1000000',
+    });
     running.push(restored);
     const missing: number[] = [];
     for (const number of before) {

@@ -59,7 +59,11 @@ describe('client commands against a fresh server', () => {
       () => client(['pr', 'show', '42']),
       (result) => result.code === 0 && JSON.parse(result.stdout).state === 'TESTING',
     );
-    expect(JSON.parse(shown.stdout)).toMatchObject({ prNumber: 42, priorityName: 'high', isCurrentlySubmittedToQueue: true });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      prNumber: 42,
+      priorityName: 'high',
+      isCurrentlySubmittedToQueue: true,
+    });
     expect(shown.stdout.endsWith('}\n')).toBe(true);
     expect((await client(['pr', 'restart', '42'])).code).toBe(0);
     const queue = JSON.parse((await client(['queue', 'show'])).stdout);
@@ -140,8 +144,12 @@ describe.skipIf(CHROMIUM === undefined)('greenline login: the device flow end to
     expect((await runCli(['logout'], { GREENLINE_CONFIG_DIR: configDir })).code).toBe(0);
     // Signed out: no service is known any more, and the default one is not there: said in a line, exit 1.
     const closed = await freePort();
-    const after = await runCli(['queue', 'show', '--repo', REPO, '--url', `http://127.0.0.1:${closed}`], { GREENLINE_CONFIG_DIR: configDir });
+    const after = await runCli(['queue', 'show', '--repo', REPO, '--url', `http://127.0.0.1:${closed}`], {
+      GREENLINE_CONFIG_DIR: configDir,
+    });
     expect(after.code).toBe(1);
-    expect(after.stderr).toBe(`greenline: cannot reach http://127.0.0.1:${closed}: ECONNREFUSED (set GREENLINE_URL or pass --url)\n`);
+    expect(after.stderr).toBe(
+      `greenline: cannot reach http://127.0.0.1:${closed}: ECONNREFUSED (set GREENLINE_URL or pass --url)\n`,
+    );
   });
 });

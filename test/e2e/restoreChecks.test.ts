@@ -3,7 +3,16 @@
  * a folder, is a clear error and exit 1, and the data folder is left as it was (no `.restoring` file). A good backup
  * restores, its checksum verified. Before these checks a truncated backup killed restore with SIGBUS.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { backupStore } from '../../engine/store/backup.js';
@@ -38,8 +47,14 @@ test('a truncated, damaged, empty, foreign or newer backup, or a folder, is a cl
       return file;
     };
     const cases: { file: string; message: RegExp }[] = [
-      { file: variant('half.backup', (file) => truncateSync(file, Math.floor(size / 2)), true), message: /does not match its checksum/ },
-      { file: variant('half-unsummed.backup', (file) => truncateSync(file, Math.floor(size / 2)), false), message: /is truncated: \d+ bytes, but its header names/ },
+      {
+        file: variant('half.backup', (file) => truncateSync(file, Math.floor(size / 2)), true),
+        message: /does not match its checksum/,
+      },
+      {
+        file: variant('half-unsummed.backup', (file) => truncateSync(file, Math.floor(size / 2)), false),
+        message: /is truncated: \d+ bytes, but its header names/,
+      },
       { file: variant('metas-only.backup', (file) => truncateSync(file, 4096), false), message: /is truncated/ },
       {
         file: variant(
@@ -67,7 +82,10 @@ test('a truncated, damaged, empty, foreign or newer backup, or a folder, is a cl
         message: /scrambled-unsummed\.backup is damaged: /,
       },
       { file: variant('empty.backup', (file) => truncateSync(file, 0), false), message: /is empty/ },
-      { file: variant('text.backup', (file) => writeFileSync(file, 'x'.repeat(20_000)), false), message: /not a backup of a Greenline store \(not an LMDB file\)/ },
+      {
+        file: variant('text.backup', (file) => writeFileSync(file, 'x'.repeat(20_000)), false),
+        message: /not a backup of a Greenline store \(not an LMDB file\)/,
+      },
       { file: join(dir, 'newer.backup'), message: /store format 99, newer than this build reads \(2\)/ },
       { file: join(dir, 'missing.backup'), message: /no backup file/ },
       { file: dir, message: /is a folder, not a backup file/ },

@@ -26,14 +26,20 @@ describe('greenline serve', () => {
       const token = bootstrapToken(first.stdout());
       expect((await call(first, '/healthz', undefined)).status).toBe(200);
       expect((await call(first, '/v1/getQueue', undefined, QUEUE)).status).toBe(401);
-      expect((await call(first, '/v1/createQueue', token, { ...QUEUE, concurrency: 4, requiredStatuses: ['ci'] })).status).toBe(200);
+      expect(
+        (await call(first, '/v1/createQueue', token, { ...QUEUE, concurrency: 4, requiredStatuses: ['ci'] })).status,
+      ).toBe(200);
       expect(await stop(first)).toEqual({ code: 0, signal: null });
       expect(first.stdout()).toContain('stopped');
 
       const second = await start({ GREENLINE_DATA: dir });
       expect(second.stdout()).not.toContain('glt_');
       const queue = await (await call(second, '/v1/getQueue', token, QUEUE)).json();
-      expect(queue).toMatchObject({ concurrency: 4, requiredStatuses: ['ci'], requiredStatusesSource: 'merge_instance' });
+      expect(queue).toMatchObject({
+        concurrency: 4,
+        requiredStatuses: ['ci'],
+        requiredStatusesSource: 'merge_instance',
+      });
       expect(await stop(second, 'SIGINT')).toEqual({ code: 0, signal: null });
     });
   });
@@ -118,7 +124,9 @@ describe('greenline serve', () => {
       expect(await answer).toEqual({ status: 200, text: '{}\n' });
       expect(await server.exited).toEqual({ code: 0, signal: null });
       const after = await start({ GREENLINE_DATA: dir, GREENLINE_API_TOKENS: 'acme:acme-secret-token-123456' });
-      expect(await (await call(after, '/v1/getQueue', 'acme-secret-token-123456', QUEUE)).json()).toMatchObject({ concurrency: 2 });
+      expect(await (await call(after, '/v1/getQueue', 'acme-secret-token-123456', QUEUE)).json()).toMatchObject({
+        concurrency: 2,
+      });
     });
   });
 
@@ -127,13 +135,18 @@ describe('greenline serve', () => {
       const env = { GREENLINE_DATA: dir, GREENLINE_API_TOKENS: 'acme:acme-secret-token-123456' };
       const server = await start(env);
       for (const branch of ['main', 'release', 'next']) {
-        const response = await call(server, '/v1/createQueue', 'acme-secret-token-123456', { ...QUEUE, targetBranch: branch });
+        const response = await call(server, '/v1/createQueue', 'acme-secret-token-123456', {
+          ...QUEUE,
+          targetBranch: branch,
+        });
         expect(response.status).toBe(200);
       }
       await stop(server, 'SIGKILL');
       const after = await start(env);
       for (const branch of ['main', 'release', 'next']) {
-        expect((await call(after, '/v1/getQueue', 'acme-secret-token-123456', { ...QUEUE, targetBranch: branch })).status).toBe(200);
+        expect(
+          (await call(after, '/v1/getQueue', 'acme-secret-token-123456', { ...QUEUE, targetBranch: branch })).status,
+        ).toBe(200);
       }
     });
   });
@@ -144,14 +157,21 @@ describe('the merge queue of a real server', () => {
     await withDataDir(async (dir) => {
       const token = 'acme-secret-token-123456';
       // Runs take about a second; every run passes.
-      const env = { GREENLINE_DATA: dir, GREENLINE_API_TOKENS: `acme:${token}`, GREENLINE_PROVIDER: 'sim', GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04' };
+      const env = {
+        GREENLINE_DATA: dir,
+        GREENLINE_API_TOKENS: `acme:${token}`,
+        GREENLINE_PROVIDER: 'sim',
+        GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04',
+      };
       const server = await start(env);
       expect((await call(server, '/v1/createQueue', token, { ...QUEUE, concurrency: 3 })).status).toBe(200);
       for (const number of [1, 2, 3]) {
         expect((await call(server, '/v1/submitPullRequest', token, { ...QUEUE, pr: { number } })).status).toBe(200);
       }
       const pr = (server: Running, number: number) =>
-        call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } }).then((response) => response.json() as Promise<{ state: string; testRunId: string }>);
+        call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } }).then(
+          (response) => response.json() as Promise<{ state: string; testRunId: string }>,
+        );
       const testing = await eventually(
         () => pr(server, 3),
         (value) => value.state === 'TESTING',
@@ -168,8 +188,13 @@ describe('the merge queue of a real server', () => {
         );
       // The run that was in flight at the kill is the one that merged PR 3.
       expect((await pr(after, 3)).testRunId).toBe(testing.testRunId);
-      const run = await (await call(after, '/v1/getMergeQueueTestingDetails', token, { ...QUEUE, testRunId: testing.testRunId })).json();
-      expect(run).toMatchObject({ status: 'succeeded', statusChecks: [{ context: 'greenline/sim-ci', state: 'SUCCESS' }] });
+      const run = await (
+        await call(after, '/v1/getMergeQueueTestingDetails', token, { ...QUEUE, testRunId: testing.testRunId })
+      ).json();
+      expect(run).toMatchObject({
+        status: 'succeeded',
+        statusChecks: [{ context: 'greenline/sim-ci', state: 'SUCCESS' }],
+      });
     });
   });
 });
@@ -178,7 +203,16 @@ describe('greenline command line', () => {
   test('--help lists the commands and variables; --version prints the version; a wrong command exits 2', async () => {
     const help = await runCli(['--help'], {});
     expect(help.code).toBe(0);
-    for (const word of ['serve', 'token create --org NAME', 'token list', 'token revoke', 'GREENLINE_DATA', 'GREENLINE_API_TOKENS', 'PORT', 'HOST']) {
+    for (const word of [
+      'serve',
+      'token create --org NAME',
+      'token list',
+      'token revoke',
+      'GREENLINE_DATA',
+      'GREENLINE_API_TOKENS',
+      'PORT',
+      'HOST',
+    ]) {
       expect(help.stdout).toContain(word);
     }
     const version = await runCli(['--version'], {});

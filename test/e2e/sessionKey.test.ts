@@ -33,7 +33,10 @@ async function signIn(server: Running, token: string): Promise<string> {
 
 /** Whether the dashboard takes this session cookie (HEAD /events: 204 with a session, 401 without). */
 async function sessionStands(server: Running, cookie: string): Promise<boolean> {
-  const response = await fetch(`${server.url}/events`, { method: 'HEAD', headers: { cookie: `greenline_session=${cookie}` } });
+  const response = await fetch(`${server.url}/events`, {
+    method: 'HEAD',
+    headers: { cookie: `greenline_session=${cookie}` },
+  });
   return response.status === 204;
 }
 
@@ -55,7 +58,8 @@ test('files are the owner’s only; a backup cannot forge a session; rotating th
     running.push(server);
     expect(server.stderr()).toMatch(/data was mode 0755, readable by other users; now 0700/);
     expect(mode(data)).toBe(0o700);
-    for (const file of ['greenline.mdb', 'greenline.mdb-lock', 'session.key', 'notes.txt']) expect({ file, mode: mode(join(data, file)) }).toEqual({ file, mode: 0o600 });
+    for (const file of ['greenline.mdb', 'greenline.mdb-lock', 'session.key', 'notes.txt'])
+      expect({ file, mode: mode(join(data, file)) }).toEqual({ file, mode: 0o600 });
 
     const token = bootstrapToken(server);
     const cookie = await signIn(server, token);
@@ -78,7 +82,8 @@ test('files are the owner’s only; a backup cannot forge a session; rotating th
     expect(tokens.length).toBeGreaterThan(0);
     for (const secret of secrets) {
       for (const key of [Buffer.from(secret, 'base64url'), Buffer.from(secret, 'hex'), Buffer.from(secret)]) {
-        for (const record of tokens) expect(await sessionStands(server, forge(key, record.id, record.org)), `forged with ${secret}`).toBe(false);
+        for (const record of tokens)
+          expect(await sessionStands(server, forge(key, record.id, record.org)), `forged with ${secret}`).toBe(false);
       }
     }
 

@@ -11,7 +11,9 @@ afterEach(async () => {
 });
 
 /** Opens a connection and sends the headers of a POST and half of its body, then nothing more. */
-async function stalledRequest(server: Running): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+async function stalledRequest(
+  server: Running,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port } = new URL(server.url);
   const socket = connect({ host: hostname, port: Number(port) });
   sockets.push(socket);
@@ -21,13 +23,19 @@ async function stalledRequest(server: Running): Promise<{ socket: Socket; receiv
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   const token = /^\s+(glt_[A-Za-z0-9_-]+)$/m.exec(server.stdout())?.[1] ?? '';
-  socket.write(`POST /v1/getQueue HTTP/1.1\r\nhost: x\r\nx-api-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"repo":`);
+  socket.write(
+    `POST /v1/getQueue HTTP/1.1\r\nhost: x\r\nx-api-token: ${token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"repo":`,
+  );
   return { socket, received: () => received, closed };
 }
 
 test('a stalled request body is answered 408 and its connection closed after GREENLINE_REQUEST_TIMEOUT', async () => {
   await withDataDir(async (dir) => {
-    const server = await startServer({ GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'sim', GREENLINE_REQUEST_TIMEOUT: '1' });
+    const server = await startServer({
+      GREENLINE_DATA: dir,
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_REQUEST_TIMEOUT: '1',
+    });
     running.push(server);
     const stalled = await stalledRequest(server);
     await stalled.closed;

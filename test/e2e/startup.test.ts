@@ -12,7 +12,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 const ROOT = new URL('../..', import.meta.url).pathname;
 const ENTRY = join(ROOT, 'cli/greenline.ts');
 const LOGGER = new URL('./importLog.mjs', import.meta.url).href;
-const SERVICE = /\/(?:api|engine|web|sim|machines)\/|\/node_modules\/(?:fastify|lmdb|xstate|zod|@octokit|pg|@trpc|prom-client)\//;
+const SERVICE =
+  /\/(?:api|engine|web|sim|machines)\/|\/node_modules\/(?:fastify|lmdb|xstate|zod|@octokit|pg|@trpc|prom-client)\//;
 
 let dir = '';
 beforeAll(async () => {
@@ -49,7 +50,17 @@ test('--version and --help load no module of the service', async () => {
 });
 
 test('a client command loads its own module and no module of the service', async () => {
-  const { modules, status, stderr } = await modulesOf('pr', ['pr', 'show', '1', '--repo', 'github.com/acme/widgets', '--url', 'http://127.0.0.1:1', '--token', 'x']);
+  const { modules, status, stderr } = await modulesOf('pr', [
+    'pr',
+    'show',
+    '1',
+    '--repo',
+    'github.com/acme/widgets',
+    '--url',
+    'http://127.0.0.1:1',
+    '--token',
+    'x',
+  ]);
   expect(status).toBe(1);
   expect(stderr).toMatch(/^greenline: cannot reach http:\/\/127\.0\.0\.1:1/);
   expect(modules.some((url) => url.endsWith('/cli/clientCommands.ts'))).toBe(true);

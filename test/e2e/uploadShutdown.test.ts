@@ -13,10 +13,19 @@ import { call, eventually, startServer, stop, withDataDir, type Running } from '
 
 const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
 const testCase = (i: number) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`;
-const report = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => testCase(i)).join('')}</testsuite>`;
-const bodyOf = (cases: number) => JSON.stringify({ repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: report(cases) }] });
+const report = (cases: number) =>
+  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => testCase(i)).join('')}</testsuite>`;
+const bodyOf = (cases: number) =>
+  JSON.stringify({
+    repo: REPO,
+    commit_sha: 'abcdef1',
+    branch: 'main',
+    reports: [{ file: 'r.xml', xml: report(cases) }],
+  });
 /** The id of the upload's first test: it is stored by the upload's first transaction. */
-const firstTestId = [...prepareUpload({ repo: REPO, variant: '', reports: [{ file: 'r.xml', xml: report(1) }] }).tests.keys()][0] as string;
+const firstTestId = [
+  ...prepareUpload({ repo: REPO, variant: '', reports: [{ file: 'r.xml', xml: report(1) }] }).tests.keys(),
+][0] as string;
 
 const running: Running[] = [];
 afterEach(async () => {
@@ -24,7 +33,12 @@ afterEach(async () => {
 });
 
 async function serve(dir: string, env: Record<string, string> = {}): Promise<Running> {
-  const server = await startServer({ GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'sim', GREENLINE_API_TOKENS: 'default:upload-token-0123456789abcdef', ...env });
+  const server = await startServer({
+    GREENLINE_DATA: dir,
+    GREENLINE_PROVIDER: 'sim',
+    GREENLINE_API_TOKENS: 'default:upload-token-0123456789abcdef',
+    ...env,
+  });
   running.push(server);
   return server;
 }
@@ -40,12 +54,16 @@ interface Answer {
 /** POSTs the upload over its own connection; resolves with the answer, or the error when the connection ends without one. */
 function postUpload(server: Running, body: string): Promise<Answer | Error> {
   return new Promise((resolve) => {
-    const sent = request(`${server.url}/v1/flaky-tests/upload`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': TOKEN } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-      response.on('error', resolve);
-    });
+    const sent = request(
+      `${server.url}/v1/flaky-tests/upload`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': TOKEN } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+        response.on('error', resolve);
+      },
+    );
     sent.on('error', resolve);
     sent.end(body);
   });
@@ -84,7 +102,13 @@ async function retryCountsOnce(dir: string, body: string, cases: number): Promis
   expect((answer as Answer).status, (answer as Answer).body).toBe(200);
   expect(JSON.parse((answer as Answer).body)).toMatchObject({ tests: cases, passed: cases });
   expect(await stop(server)).toEqual({ code: 0, signal: null });
-  expect(await storedUploads(dir)).toEqual({ uploads: [undefined], repoUploads: [1], tests: cases, runs: [1], storing: [undefined] });
+  expect(await storedUploads(dir)).toEqual({
+    uploads: [undefined],
+    repoUploads: [1],
+    tests: cases,
+    runs: [1],
+    storing: [undefined],
+  });
   // Part of it was stored before: this send stored the rest.
   expect(JSON.parse((answer as Answer).body)).toMatchObject({ already_stored: false });
 }

@@ -17,16 +17,23 @@ const INPUTS: Record<MachineName, unknown[]> = {
 };
 
 describe('initial snapshots', () => {
-  test.each(Object.keys(INPUTS) as MachineName[])('%s: the quick start gives the snapshot initialTransition gives', (name) => {
-    for (const input of INPUTS[name]) {
-      const [expected] = initialTransition(MACHINES[name] as AnyStateMachine, input as never);
-      const actual = initial(name, input);
-      expect({ value: actual.value, context: actual.context, status: actual.status }).toEqual({ value: expected.value, context: expected.context, status: expected.status });
-      // And it moves as the other would, and stores and restores alike.
-      expect(toStored(name, actual)).toEqual(toStored(name, expected));
-      expect(fromStored(name, toStored(name, actual)).value).toEqual(expected.value);
-    }
-  });
+  test.each(Object.keys(INPUTS) as MachineName[])(
+    '%s: the quick start gives the snapshot initialTransition gives',
+    (name) => {
+      for (const input of INPUTS[name]) {
+        const [expected] = initialTransition(MACHINES[name] as AnyStateMachine, input as never);
+        const actual = initial(name, input);
+        expect({ value: actual.value, context: actual.context, status: actual.status }).toEqual({
+          value: expected.value,
+          context: expected.context,
+          status: expected.status,
+        });
+        // And it moves as the other would, and stores and restores alike.
+        expect(toStored(name, actual)).toEqual(toStored(name, expected));
+        expect(fromStored(name, toStored(name, actual)).value).toEqual(expected.value);
+      }
+    },
+  );
 });
 
 test('every machine of ours takes the quick start (initialTransition costs twenty times more)', () => {
@@ -53,7 +60,11 @@ describe('steps', () => {
             const [expected, actions] = transition(logic, snapshot, event as never);
             const moves: string[] = [];
             const actual = step(name, snapshot, event, moves);
-            expect([actual.value, actual.context, actual.status]).toEqual([expected.value, expected.context, expected.status]);
+            expect([actual.value, actual.context, actual.status]).toEqual([
+              expected.value,
+              expected.context,
+              expected.status,
+            ]);
             // The moves step collects are the actions transition returns (it returns no assignments), in order.
             expect(moves).toEqual(actions.map((action) => action.type as string));
             compared++;
@@ -83,22 +94,44 @@ describe('steps', () => {
     expect(moves(failing, { type: 'KICK', reason: 'ci' })).toEqual(['learnOutcome', 'leaveLineup', 'reportKicked']);
     expect(moves(failing, { type: 'REQUEUE', reason: 'ahead failed' })).toEqual(['reportRequeued']);
     expect(moves(failing, { type: 'RETEST', reason: 'once more' })).toEqual([]);
-    expect(moves(failing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual(['landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged']);
-    expect(moves(testing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual(['landMerge', 'learnOutcome', 'leaveLineup', 'reportMerged', 'cancelItsRun']);
-    expect(moves(testing, { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled', 'cancelItsRun']);
+    expect(moves(failing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual([
+      'landMerge',
+      'learnOutcome',
+      'leaveLineup',
+      'reportMerged',
+    ]);
+    expect(moves(testing, { type: 'MERGE', vouchedBy: 'r2', head: 'h' })).toEqual([
+      'landMerge',
+      'learnOutcome',
+      'leaveLineup',
+      'reportMerged',
+      'cancelItsRun',
+    ]);
+    expect(moves(testing, { type: 'CANCEL', reason: 'closed' })).toEqual([
+      'leaveLineup',
+      'reportCancelled',
+      'cancelItsRun',
+    ]);
     expect(moves([], { type: 'CANCEL', reason: 'closed' })).toEqual(['leaveLineup', 'reportCancelled']);
     expect(moves(testing, { type: 'PASS' })).toEqual(['reportPassed']);
     expect(moves([...testing, { type: 'PASS' }], { type: 'REQUEST_MERGE' })).toEqual(['askMerge']);
     expect(moves([], { type: 'READY' })).toEqual(['enterLineup', 'reportReady']);
-    expect(moves([{ type: 'READY' }], { type: 'UNREADY', reason: 'conflicts' })).toEqual(['awaitReadiness', 'reportUnready']);
+    expect(moves([{ type: 'READY' }], { type: 'UNREADY', reason: 'conflicts' })).toEqual([
+      'awaitReadiness',
+      'reportUnready',
+    ]);
     expect(moves([{ type: 'READY' }], { type: 'START_TEST', runId: 'r2', testedBase: [] })).toEqual(['reportTesting']);
-    expect(moves([{ type: 'READY' }], { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [1] })).toEqual(['reportBisecting']);
+    expect(moves([{ type: 'READY' }], { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [1] })).toEqual([
+      'reportBisecting',
+    ]);
     expect(moves(testing, { type: 'FAIL', runId: 'r1', reason: 'ci' })).toEqual(['reportFailing']);
     expect(moves(testing, { type: 'FAIL', runId: 'r1', reason: 'conflict', conflict: true })).toEqual([]);
   });
 
   test('every action of the pullRequest machine but its assignments is a move the engine has', () => {
-    const declared = Object.entries(MACHINES.pullRequest.implementations.actions).filter(([, action]) => (action as { type?: string }).type !== 'xstate.assign');
+    const declared = Object.entries(MACHINES.pullRequest.implementations.actions).filter(
+      ([, action]) => (action as { type?: string }).type !== 'xstate.assign',
+    );
     expect(declared.map(([name]) => name).sort()).toEqual([...PULL_REQUEST_MOVES].sort());
     expect(Object.keys(PR_MOVES).sort()).toEqual([...PULL_REQUEST_MOVES].sort());
   });

@@ -10,7 +10,14 @@ const runsOf = (h: QueueHarness, number: number) => h.runs().filter((run) => run
 
 async function failedBatchWithRunBehind(): Promise<QueueHarness> {
   const h = new QueueHarness();
-  await h.create({ batch: true, batchingMinSize: 2, batchingMaxSize: 2, concurrency: 1, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
+  await h.create({
+    batch: true,
+    batchingMinSize: 2,
+    batchingMaxSize: 2,
+    concurrency: 1,
+    bisectionConcurrency: 2,
+    batchingMaxWaitTimeMinutes: 1,
+  });
   await h.submit(1, 2);
   await h.fail(1, 2);
   await h.submit(3, 4);

@@ -18,7 +18,8 @@ import { KEY, QueueHarness } from './queueHarness.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: ended-PR index on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: ended-PR index on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 type Opened = { store: Store; cleanup: () => Promise<void> };
@@ -111,7 +112,12 @@ for (const [kind, open] of Object.entries(STORES)) {
         // Retention deletes old ended PRs, and their entries with them.
         await h.advanceMinutes(100 * DAY_MIN);
         await h.submit(5);
-        await new RetentionSweep({ engine: h.engine, store, clock: h.scheduler, settings: { batch: 2, eventsDays: 0 } }).sweep();
+        await new RetentionSweep({
+          engine: h.engine,
+          store,
+          clock: h.scheduler,
+          settings: { batch: 2, eventsDays: 0 },
+        }).sweep();
         expectIndexConsistent(h);
         const left = h.engine.history(KEY, { take: 10 });
         expect(left !== 'unknown cursor' && left.rows.length).toBe(0);
@@ -180,7 +186,14 @@ describe('pages of the history', () => {
         const seen: number[] = [];
         let after: string | undefined;
         for (let pages = 0; pages < 100; pages++) {
-          const page = store.read((tx) => readHistory(tx, 'q_1', { search, take: 37, ...(scanLimit === undefined ? {} : { scanLimit }), ...(after === undefined ? {} : { after }) }));
+          const page = store.read((tx) =>
+            readHistory(tx, 'q_1', {
+              search,
+              take: 37,
+              ...(scanLimit === undefined ? {} : { scanLimit }),
+              ...(after === undefined ? {} : { after }),
+            }),
+          );
           if (page === 'unknown cursor') throw new Error('unexpected');
           if (page.searchedBack !== undefined) expect(page.rows.length, search).toBeLessThan(37);
           seen.push(...page.rows.map((row) => row.number));

@@ -18,14 +18,24 @@ const action = (priorities: boolean): fc.Arbitrary<Action> =>
     {
       weight: 5,
       arbitrary: fc.record(
-        { kind: fc.constant('submit' as const), number, ...(priorities ? { priority: fc.constantFrom('high' as const, 'urgent' as const) } : {}) },
+        {
+          kind: fc.constant('submit' as const),
+          number,
+          ...(priorities ? { priority: fc.constantFrom('high' as const, 'urgent' as const) } : {}),
+        },
         { requiredKeys: ['kind', 'number'] },
       ),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), number }) },
-    { weight: 8, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 40 }) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 40 }) }),
+    },
     {
       weight: 1,
       arbitrary: fc.record({
@@ -35,7 +45,10 @@ const action = (priorities: boolean): fc.Arbitrary<Action> =>
           fc.record({ batch: fc.boolean(), batchingMinSize: fc.integer({ min: 1, max: 4 }) }),
           fc.record({ state: fc.constantFrom('running', 'paused', 'draining') }),
           fc.record({ canOptimisticallyMerge: fc.boolean(), pendingFailureDepth: fc.integer({ min: 1, max: 2 }) }),
-          fc.record({ optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'), bisectionConcurrency: fc.integer({ min: 1, max: 2 }) }),
+          fc.record({
+            optimizationMode: fc.constantFrom('off', 'bisection_skip_redundant_tests', 'speculate_by_likelihood'),
+            bisectionConcurrency: fc.integer({ min: 1, max: 2 }),
+          }),
           fc.record({ adaptiveWindow: fc.boolean(), adaptiveWindowFloor: fc.integer({ min: 1, max: 2 }) }),
         ),
       }),
@@ -51,7 +64,11 @@ const settings = fc.record({
 });
 
 /** Runs a workload; `crashAfter` stops the engine after that many committed transactions and restores it. */
-async function play(initial: Record<string, unknown>, actions: Action[], crashAfter?: number): Promise<{ h: QueueHarness; submitted: Set<number> }> {
+async function play(
+  initial: Record<string, unknown>,
+  actions: Action[],
+  crashAfter?: number,
+): Promise<{ h: QueueHarness; submitted: Set<number> }> {
   const h = new QueueHarness();
   const recover = h.crashAfter(crashAfter);
   await h.create(initial);
@@ -130,29 +147,33 @@ describe('engine properties', () => {
     let failures = 0;
     let rescues = 0;
     await fc.assert(
-      fc.asyncProperty(settings, fc.array(action(false), { minLength: 10, maxLength: 50 }), async (initial, actions) => {
-        const { h, submitted } = await play(initial, actions);
-        checkInvariants(h, submitted);
-        const merged = snapshotOf(h)
-          .prs.filter((pr) => pr.state === 'MERGED')
-          .sort((a, b) => Number(a.mergedSha !== null) - Number(b.mergedSha !== null));
-        merges += merged.length;
-        failures += snapshotOf(h).prs.filter((pr) => pr.state === 'FAILED').length;
-        // A PR a bisection found good goes back to the main line behind the runs in progress: it may merge after PRs
-        // that came after it. Every other PR keeps its place.
-        const rescued = new Set(
-          h
-            .timeline()
-            .filter((entry) => entry.value.event === 'rescued')
-            .map((entry) => Number(entry.key[1])),
-        );
-        rescues += rescued.size;
-        const order = h
-          .mergeOrder()
-          .filter((number) => !rescued.has(number))
-          .map((number) => merged.find((pr) => pr.number === number)?.submittedSeq ?? -1);
-        expect(order).toEqual([...order].sort((a, b) => a - b));
-      }),
+      fc.asyncProperty(
+        settings,
+        fc.array(action(false), { minLength: 10, maxLength: 50 }),
+        async (initial, actions) => {
+          const { h, submitted } = await play(initial, actions);
+          checkInvariants(h, submitted);
+          const merged = snapshotOf(h)
+            .prs.filter((pr) => pr.state === 'MERGED')
+            .sort((a, b) => Number(a.mergedSha !== null) - Number(b.mergedSha !== null));
+          merges += merged.length;
+          failures += snapshotOf(h).prs.filter((pr) => pr.state === 'FAILED').length;
+          // A PR a bisection found good goes back to the main line behind the runs in progress: it may merge after PRs
+          // that came after it. Every other PR keeps its place.
+          const rescued = new Set(
+            h
+              .timeline()
+              .filter((entry) => entry.value.event === 'rescued')
+              .map((entry) => Number(entry.key[1])),
+          );
+          rescues += rescued.size;
+          const order = h
+            .mergeOrder()
+            .filter((number) => !rescued.has(number))
+            .map((number) => merged.find((pr) => pr.number === number)?.submittedSeq ?? -1);
+          expect(order).toEqual([...order].sort((a, b) => a - b));
+        },
+      ),
       { numRuns: 200 },
     );
     // The workloads exercise what the properties speak of.
@@ -186,15 +207,20 @@ describe('engine properties', () => {
   test('a crash after any transaction, then a restore, ends exactly as the run without the crash', async () => {
     let crashes = 0;
     await fc.assert(
-      fc.asyncProperty(settings, fc.array(action(false), { minLength: 1, maxLength: 30 }), fc.nat(), async (initial, actions, pick) => {
-        const clean = await play(initial, actions);
-        // A crash right after one of the transactions the clean run made, any of them.
-        const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
-        const crashed = await play(initial, actions, crashAfter);
-        crashes += crashed.h.restores;
-        expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
-        checkInvariants(crashed.h, crashed.submitted);
-      }),
+      fc.asyncProperty(
+        settings,
+        fc.array(action(false), { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        async (initial, actions, pick) => {
+          const clean = await play(initial, actions);
+          // A crash right after one of the transactions the clean run made, any of them.
+          const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
+          const crashed = await play(initial, actions, crashAfter);
+          crashes += crashed.h.restores;
+          expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
+          checkInvariants(crashed.h, crashed.submitted);
+        },
+      ),
       { numRuns: 150 },
     );
     // Every workload crashed once.
@@ -206,20 +232,37 @@ describe('engine properties', () => {
     // only in memory would be lost at the restore and the crashed run would never time out.
     const silent = fc.oneof(
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('submit' as const), number }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 10, max: 60 }) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 10, max: 60 }) }),
+      },
     );
-    const short = fc.record({ concurrency: fc.integer({ min: 1, max: 3 }), batch: fc.boolean(), testingTimeoutMinutes: fc.integer({ min: 30, max: 45 }) });
+    const short = fc.record({
+      concurrency: fc.integer({ min: 1, max: 3 }),
+      batch: fc.boolean(),
+      testingTimeoutMinutes: fc.integer({ min: 30, max: 45 }),
+    });
     let timedOut = 0;
     await fc.assert(
-      fc.asyncProperty(short, fc.array(silent, { minLength: 5, maxLength: 25 }), fc.nat(), async (initial, actions, pick) => {
-        const clean = await play(initial, actions);
-        timedOut += snapshotOf(clean.h).runs.filter((run) => run.status === 'cancelled' && /testing timeout/.test(run.reason ?? '')).length;
-        const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
-        const crashed = await play(initial, actions, crashAfter);
-        expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
-        checkInvariants(crashed.h, crashed.submitted);
-      }),
+      fc.asyncProperty(
+        short,
+        fc.array(silent, { minLength: 5, maxLength: 25 }),
+        fc.nat(),
+        async (initial, actions, pick) => {
+          const clean = await play(initial, actions);
+          timedOut += snapshotOf(clean.h).runs.filter(
+            (run) => run.status === 'cancelled' && /testing timeout/.test(run.reason ?? ''),
+          ).length;
+          const crashAfter = 1 + (pick % clean.h.engine.eventLog(clean.h.queueId).length);
+          const crashed = await play(initial, actions, crashAfter);
+          expect(snapshotOf(crashed.h)).toEqual(snapshotOf(clean.h));
+          checkInvariants(crashed.h, crashed.submitted);
+        },
+      ),
       { numRuns: 100 },
     );
     // The workloads reach the deadlines the property speaks of.

@@ -36,7 +36,9 @@ describe('merge estimates', () => {
     expect(medians[0]).toBeLessThan(30);
     expect(medians[3]).toBeGreaterThan(3 * 18);
     expect(medians[3]).toBeLessThan(4 * 30);
-    const underWay = estimateMerges(input({ lineup: [{ number: 1, failureP: 0, run: { id: 'r1', startedAt: NOW - 15 * MINUTE } }] }));
+    const underWay = estimateMerges(
+      input({ lineup: [{ number: 1, failureP: 0, run: { id: 'r1', startedAt: NOW - 15 * MINUTE } }] }),
+    );
     expect((underWay.get(1)!.at - NOW) / MINUTE).toBeLessThan(15);
   });
 
@@ -44,7 +46,9 @@ describe('merge estimates', () => {
     const one = estimateMerges(input());
     const four = estimateMerges(input({ concurrency: 4 }));
     expect(four.get(4)!.at).toBeLessThan(one.get(4)!.at);
-    const risky = estimateMerges(input({ lineup: [1, 2, 3, 4].map((number) => ({ number, failureP: number === 1 ? 0.5 : 0 })), concurrency: 4 }));
+    const risky = estimateMerges(
+      input({ lineup: [1, 2, 3, 4].map((number) => ({ number, failureP: number === 1 ? 0.5 : 0 })), concurrency: 4 }),
+    );
     expect(risky.get(4)!.p90).toBeGreaterThan(four.get(4)!.p90);
   });
 
@@ -58,7 +62,15 @@ describe('merge estimates', () => {
         fc.boolean(),
         (concurrency, batchSize, minutes, risks, parallel) => {
           const lineup = risks.map((failureP, index) => ({ number: index + 1, failureP }));
-          const estimates = estimateMerges({ now: NOW, parallel, concurrency, batchSize, lineup, runDurationsMs: minutes.map((m) => m * MINUTE), trials: 100 });
+          const estimates = estimateMerges({
+            now: NOW,
+            parallel,
+            concurrency,
+            batchSize,
+            lineup,
+            runDurationsMs: minutes.map((m) => m * MINUTE),
+            trials: 100,
+          });
           for (const estimate of estimates.values()) {
             expect(estimate.p90).toBeGreaterThanOrEqual(estimate.at);
             expect(estimate.at).toBeGreaterThanOrEqual(NOW);

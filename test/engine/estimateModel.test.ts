@@ -13,7 +13,15 @@ const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 const SEEN = [16, 20, 23, 26, 28, 30, 32, 35, 39, 45, 55].map((minutes) => minutes * MINUTE);
 
 function input(patch: Partial<EstimateInput> = {}): EstimateInput {
-  return { now: NOW, parallel: false, concurrency: 1, batchSize: 1, lineup: [{ number: 1, failureP: 0 }], runDurationsMs: SEEN, ...patch };
+  return {
+    now: NOW,
+    parallel: false,
+    concurrency: 1,
+    batchSize: 1,
+    lineup: [{ number: 1, failureP: 0 }],
+    runDurationsMs: SEEN,
+    ...patch,
+  };
 }
 
 const logSpread = (values: number[]) => {
@@ -60,7 +68,9 @@ describe('batches', () => {
   test('a batch short of its least size starts once its oldest PR has waited the longest wait', () => {
     const lineup = [{ number: 1, failureP: 0, readyAt: NOW - MINUTE }];
     const eager = estimateMerges(input({ lineup, batchSize: 4 })).get(1)!;
-    const waiting = estimateMerges(input({ lineup, batchSize: 4, batching: { minSize: 4, maxWaitMs: 10 * MINUTE } })).get(1)!;
+    const waiting = estimateMerges(
+      input({ lineup, batchSize: 4, batching: { minSize: 4, maxWaitMs: 10 * MINUTE } }),
+    ).get(1)!;
     expect(waiting.at - eager.at).toBeGreaterThanOrEqual(9 * MINUTE - 1);
     // A full batch does not wait.
     const full = [1, 2, 3, 4].map((number) => ({ number, failureP: 0, readyAt: NOW - MINUTE }));
@@ -72,7 +82,9 @@ describe('batches', () => {
     // Every run lasts 30 minutes; #1 always fails.
     const runDurationsMs = Array.from({ length: 20 }, () => 30 * MINUTE);
     const lineup = [1, 2, 3, 4].map((number) => ({ number, failureP: number === 1 ? 1 : 0 }));
-    const estimates = estimateMerges(input({ lineup, runDurationsMs, batchSize: 4, batching: { minSize: 4, maxWaitMs: 0 } }));
+    const estimates = estimateMerges(
+      input({ lineup, runDurationsMs, batchSize: 4, batching: { minSize: 4, maxWaitMs: 0 } }),
+    );
     const runs = (number: number) => Math.round((estimates.get(number)!.at - NOW) / (30 * MINUTE));
     expect(estimates.has(1)).toBe(false);
     // The batch (1), its halves (2), #3 and #4's half passes and is tested again (3); #2's half fails, is split (3),

@@ -7,7 +7,13 @@ const activeRuns = (h: QueueHarness) => h.activeRuns().map((run) => [run.kind, r
 describe('a failed batch leaves the main line', () => {
   test('the PRs behind it are retested without it at once; its halves are tested on the known-good line', async () => {
     const h = new QueueHarness();
-    await h.create({ batch: true, batchingMinSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
+    await h.create({
+      batch: true,
+      batchingMinSize: 2,
+      concurrency: 2,
+      bisectionConcurrency: 2,
+      batchingMaxWaitTimeMinutes: 1,
+    });
     await h.submit(1, 2, 3, 4);
     expect(activeRuns(h)).toEqual([
       ['main', [1, 2], []],
@@ -45,7 +51,14 @@ describe('a failed batch leaves the main line', () => {
 
   test('a good group whose pass would cost more runs behind it than its share of a batch returns behind the runs in progress, and is tested again on top of them', async () => {
     const h = new QueueHarness();
-    await h.create({ batch: true, batchingMinSize: 2, batchingMaxSize: 2, concurrency: 2, bisectionConcurrency: 2, batchingMaxWaitTimeMinutes: 1 });
+    await h.create({
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxSize: 2,
+      concurrency: 2,
+      bisectionConcurrency: 2,
+      batchingMaxWaitTimeMinutes: 1,
+    });
     await h.submit(1, 2, 3, 4, 5, 6);
     await h.fail(1, 2);
     expect(activeRuns(h)).toEqual([
@@ -80,7 +93,13 @@ describe('a failed batch leaves the main line', () => {
 });
 
 describe('bisection_skip_redundant_tests', () => {
-  const skip = { batch: true, batchingMinSize: 4, concurrency: 1, bisectionConcurrency: 4, optimizationMode: 'bisection_skip_redundant_tests' as const };
+  const skip = {
+    batch: true,
+    batchingMinSize: 4,
+    concurrency: 1,
+    bisectionConcurrency: 4,
+    optimizationMode: 'bisection_skip_redundant_tests' as const,
+  };
 
   test('a single PR known to fail without a run is the culprit; the last PR of a batch is never tested alone', async () => {
     const h = new QueueHarness();

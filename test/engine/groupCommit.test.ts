@@ -45,7 +45,9 @@ describe('group commit over HTTP', () => {
     const store = await open();
     const before = store.syncStats().syncs;
     const count = 40;
-    const answers = await Promise.all(Array.from({ length: count }, (_, i) => api!.post('submitPullRequest', queueBody({ pr: { number: i + 1 } }))));
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) => api!.post('submitPullRequest', queueBody({ pr: { number: i + 1 } }))),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(count).fill(200));
     const syncs = store.syncStats().syncs - before;
     expect(syncs).toBeGreaterThan(0);
@@ -55,7 +57,9 @@ describe('group commit over HTTP', () => {
     api = undefined;
     const reopened = openLmdbStore({ dir });
     try {
-      const stored = reopened.read((tx) => [...tx.scan('pullRequests')].map(({ value }) => value.number).sort((a, b) => a - b));
+      const stored = reopened.read((tx) =>
+        [...tx.scan('pullRequests')].map(({ value }) => value.number).sort((a, b) => a - b),
+      );
       expect(stored).toEqual(Array.from({ length: count }, (_, i) => i + 1));
     } finally {
       await reopened.close();

@@ -54,8 +54,11 @@ describe('a push to a queued PR', () => {
     await h.submit(1, 2, 3);
     await h.pass(3);
     await push(h, host, 2, NEW_HEAD);
-    const requeued = (number: number) => h.timeline().filter((entry) => Number(entry.key[1]) === number && entry.value.event === 'requeued');
-    expect(requeued(3).map((entry) => entry.value.message)).toEqual([`#2 was pushed to (${NEW_HEAD.slice(0, 12)}): results with its old head no longer count`]);
+    const requeued = (number: number) =>
+      h.timeline().filter((entry) => Number(entry.key[1]) === number && entry.value.event === 'requeued');
+    expect(requeued(3).map((entry) => entry.value.message)).toEqual([
+      `#2 was pushed to (${NEW_HEAD.slice(0, 12)}): results with its old head no longer count`,
+    ]);
     // #1, ahead of it, tested on nothing it was pushed to, goes on.
     expect(requeued(1)).toEqual([]);
   });
@@ -104,7 +107,9 @@ describe('a push to a queued PR', () => {
     const host: GitHost = Object.assign(Object.create(sim) as GitHost, {
       pullRequest: async (...args: Parameters<GitHost['pullRequest']>): Promise<PullRequestFacts> => {
         const facts = (await sim.pullRequest(...args)) as PullRequestFacts;
-        return args[1] === 1 && conflicted ? { ...facts, sha: NEW_HEAD, mergeable: false, notMergeableReason: 'a conflict' } : facts;
+        return args[1] === 1 && conflicted
+          ? { ...facts, sha: NEW_HEAD, mergeable: false, notMergeableReason: 'a conflict' }
+          : facts;
       },
     });
     const h = new QueueHarness(undefined, host);

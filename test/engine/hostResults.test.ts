@@ -5,7 +5,15 @@
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { SimGitHost, simSha } from '../../engine/providers/sim/simGitHost.js';
-import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TestBranchRequest, TestBranchResult } from '../../engine/providers/types.js';
+import type {
+  GitHost,
+  MergeRequest,
+  MergeResult,
+  PullRequestFacts,
+  PullRequestNote,
+  TestBranchRequest,
+  TestBranchResult,
+} from '../../engine/providers/types.js';
 import type { RepoRef } from '../../engine/model/queues.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
@@ -25,7 +33,10 @@ class ScriptedHost implements GitHost {
   }
 
   async pullRequest(repo: RepoRef, number: number, targetBranch: string): Promise<PullRequestFacts> {
-    return { ...(await this.sim.pullRequest(repo, number, targetBranch)), target: { head: this.head, requiredStatuses: this.requiredStatuses } };
+    return {
+      ...(await this.sim.pullRequest(repo, number, targetBranch)),
+      target: { head: this.head, requiredStatuses: this.requiredStatuses },
+    };
   }
 
   async buildTestBranch(request: TestBranchRequest): Promise<TestBranchResult> {
@@ -63,7 +74,12 @@ function setup(errors: string[] = []) {
   };
   const pr = (number: number) => engine.getSubmittedPullRequest(KEY, number, true);
   const pass = async (...prs: number[]) => {
-    engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: active(...prs).testBranchSha, context: 'ci', state: 'success' });
+    engine.setCommitStatus(KEY.org, {
+      repo: KEY.repo,
+      sha: active(...prs).testBranchSha,
+      context: 'ci',
+      state: 'success',
+    });
     await engine.settle();
   };
   return { host, engine, store, scheduler, runs, active, pr, pass };
@@ -141,7 +157,9 @@ describe('what the git host reports', () => {
     expect(failures).toBe(10);
     expect(errors.at(-1)).toMatch(/failed 10 times; gave up on run/);
     expect(pr(1).pr).toMatchObject({ state: 'CANCELLED' });
-    expect(pr(1).pr.reason).toContain('the git host failed to build the test branch 10 times: fatal: disk quota exceeded');
+    expect(pr(1).pr.reason).toContain(
+      'the git host failed to build the test branch 10 times: fatal: disk quota exceeded',
+    );
     expect(store.read((tx) => tx.count('outbox'))).toBe(0);
     // The queue still works.
     engine.submitPullRequest(KEY, 2);
@@ -184,14 +202,21 @@ describe('what the git host reports', () => {
     engine.createQueue(KEY, { concurrency: 2 });
     engine.submitPullRequest(KEY, 1);
     await engine.settle();
-    expect(active(1)).toMatchObject({ requiredStatuses: ['ci'], requiredStatusesSource: 'service_config', baseSha: host.head });
+    expect(active(1)).toMatchObject({
+      requiredStatuses: ['ci'],
+      requiredStatusesSource: 'service_config',
+      baseSha: host.head,
+    });
     const tested = host.head;
     host.head = simSha('pushed meanwhile');
     engine.submitPullRequest(KEY, 2);
     await engine.settle();
     // PR 1 is testing on the old head: the queue keeps it (the merge will tell).
     expect(active(2).baseSha).toBe(tested);
-    expect(engine.getQueue(KEY).queue).toMatchObject({ runtime: { targetHead: tested }, repositoryConfig: { sha: tested } });
+    expect(engine.getQueue(KEY).queue).toMatchObject({
+      runtime: { targetHead: tested },
+      repositoryConfig: { sha: tested },
+    });
     await pass(1);
     await pass(2);
     // Idle again: the next readiness check adopts what the host reports.

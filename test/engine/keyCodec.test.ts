@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey, encodeKeyLatin1, MAX_KEY_BYTES, scanRange, scanRangeLatin1, type TextRange } from '../../engine/store/keyCodec.js';
+import {
+  encodeKey,
+  encodeKeyLatin1,
+  MAX_KEY_BYTES,
+  scanRange,
+  scanRangeLatin1,
+  type TextRange,
+} from '../../engine/store/keyCodec.js';
 import { compareKeys, hasPrefix } from './storeModel.js';
 import { InvalidKeyError } from '../../engine/store/store.js';
 
@@ -46,9 +53,14 @@ describe('scanRangeLatin1 and scanRange', () => {
     fc.constantFrom('\u00ff', '', 'é'),
   );
   const key = fc.array(validPart, { minLength: 1, maxLength: 3 });
-  const inText = (enc: string, range: TextRange | null) => range !== null && (range.lower === undefined || enc >= range.lower) && (range.upper === undefined || enc < range.upper);
+  const inText = (enc: string, range: TextRange | null) =>
+    range !== null &&
+    (range.lower === undefined || enc >= range.lower) &&
+    (range.upper === undefined || enc < range.upper);
   const inBytes = (enc: Buffer, range: ReturnType<typeof scanRange>) =>
-    range !== null && (range.lower === undefined || Buffer.compare(enc, range.lower) >= 0) && (range.upper === undefined || Buffer.compare(enc, range.upper) < 0);
+    range !== null &&
+    (range.lower === undefined || Buffer.compare(enc, range.lower) >= 0) &&
+    (range.upper === undefined || Buffer.compare(enc, range.upper) < 0);
 
   it('hold exactly the keys that have the prefix and lie from start (inclusive) to end (exclusive), in key order', () => {
     fc.assert(
@@ -59,7 +71,10 @@ describe('scanRangeLatin1 and scanRange', () => {
         fc.option(key, { nil: undefined }),
         (k, prefix, start, end) => {
           const options = { ...(prefix && { prefix }), ...(start && { start }), ...(end && { end }) };
-          const wanted = (prefix === undefined || hasPrefix(k, prefix)) && (start === undefined || compareKeys(k, start) >= 0) && (end === undefined || compareKeys(k, end) < 0);
+          const wanted =
+            (prefix === undefined || hasPrefix(k, prefix)) &&
+            (start === undefined || compareKeys(k, start) >= 0) &&
+            (end === undefined || compareKeys(k, end) < 0);
           expect(inText(encodeKeyLatin1(k), scanRangeLatin1(options))).toBe(wanted);
           expect(inBytes(encodeKey(k), scanRange(options))).toBe(wanted);
         },

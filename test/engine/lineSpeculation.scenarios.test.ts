@@ -5,7 +5,10 @@
 import { describe, expect, test } from 'vitest';
 import { bases, enqueue, QueueHarness } from './queueHarness.js';
 
-async function queue(parallelBases: 'transitive' | 'direct', patch: Record<string, unknown> = {}): Promise<QueueHarness> {
+async function queue(
+  parallelBases: 'transitive' | 'direct',
+  patch: Record<string, unknown> = {},
+): Promise<QueueHarness> {
   const h = new QueueHarness();
   await h.create({ mode: 'parallel', concurrency: 8, parallelBases, ...patch });
   return h;

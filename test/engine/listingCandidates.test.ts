@@ -45,23 +45,43 @@ describe('listPullRequests reads only what its filter can match', () => {
   test('every filter pages exactly as over every record, at the edges of its range, with the index whole or not', async () => {
     const h = await queueWithHistory();
     const every = h.engine.listPullRequests(KEY);
-    const concluded = every.filter((pr) => FINAL_PULL_REQUEST_STATES.includes(pr.state)).map((pr) => Date.parse(pr.stateChangedAt));
+    const concluded = every
+      .filter((pr) => FINAL_PULL_REQUEST_STATES.includes(pr.state))
+      .map((pr) => Date.parse(pr.stateChangedAt));
     expect(concluded.length).toBeGreaterThanOrEqual(3);
     // Bounds on, just before and just after each conclusion, and none.
     // Bounds before 1970 and past any date too (an index key is ms since 1970), and none.
-    const bounds = [undefined, Date.parse('0400-02-29T22:38:00Z'), -1, 8.64e15, ...concluded.flatMap((at) => [at - 1, at, at + 1])];
+    const bounds = [
+      undefined,
+      Date.parse('0400-02-29T22:38:00Z'),
+      -1,
+      8.64e15,
+      ...concluded.flatMap((at) => [at - 1, at, at + 1]),
+    ];
     const check = () => {
       for (const states of STATE_SETS) {
         for (const since of bounds) {
-          for (const until of [undefined, ...bounds.filter((at) => at === undefined || since === undefined || at >= since)]) {
-            const filter = { ...(states === undefined ? {} : { states }), ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+          for (const until of [
+            undefined,
+            ...bounds.filter((at) => at === undefined || since === undefined || at >= since),
+          ]) {
+            const filter = {
+              ...(states === undefined ? {} : { states }),
+              ...(since === undefined ? {} : { since }),
+              ...(until === undefined ? {} : { until }),
+            };
             for (const take of [1, 100]) {
               const query: PullRequestQuery = { ...filter, take };
               const label = JSON.stringify(query);
               let cursor: string | undefined;
               do {
-                const page = pagePullRequests(h.engine.listPullRequests(KEY, filter), { ...query, ...(cursor === undefined ? {} : { cursor }) });
-                expect(page, label).toEqual(pagePullRequests(every, { ...query, ...(cursor === undefined ? {} : { cursor }) }));
+                const page = pagePullRequests(h.engine.listPullRequests(KEY, filter), {
+                  ...query,
+                  ...(cursor === undefined ? {} : { cursor }),
+                });
+                expect(page, label).toEqual(
+                  pagePullRequests(every, { ...query, ...(cursor === undefined ? {} : { cursor }) }),
+                );
                 cursor = page === 'unknown cursor' ? undefined : page.nextCursor;
               } while (cursor !== undefined);
             }
@@ -72,7 +92,9 @@ describe('listPullRequests reads only what its filter can match', () => {
     check();
     // A time that is not one lists nothing, as over every record.
     for (const filter of [{ since: Number.NaN }, { until: Number.NaN }]) {
-      expect(pagePullRequests(h.engine.listPullRequests(KEY, filter), { ...filter, take: 10 })).toEqual(pagePullRequests(every, { ...filter, take: 10 }));
+      expect(pagePullRequests(h.engine.listPullRequests(KEY, filter), { ...filter, take: 10 })).toEqual(
+        pagePullRequests(every, { ...filter, take: 10 }),
+      );
     }
     // A store whose index could not be filled: the listing reads every record and says the same.
     h.store.write((tx) => tx.remove('meta', ENDED_INDEX_COMPLETE));
@@ -105,7 +127,8 @@ describe('a PR named by its branch reads the queue, then the index of ended PRs'
         for (const number of numbers) {
           const record = { ...tx.get('pullRequests', [h.queueId, number])!, headBranch: 'feature/reused' };
           tx.put('pullRequests', [h.queueId, number], record);
-          if (FINAL_PULL_REQUEST_STATES.includes(record.state)) tx.put('endedPullRequests', [h.queueId, Date.parse(record.stateChangedAt), number], endedEntry(tx, record));
+          if (FINAL_PULL_REQUEST_STATES.includes(record.state))
+            tx.put('endedPullRequests', [h.queueId, Date.parse(record.stateChangedAt), number], endedEntry(tx, record));
         }
       });
     onBranch([1, 2]);

@@ -7,14 +7,24 @@
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { EngineError } from '../../engine/model/errors.js';
-import { fromStored, migrateStored, storedForDigest, type StoredSnapshot } from '../../engine/model/machineSnapshots.js';
+import {
+  fromStored,
+  migrateStored,
+  storedForDigest,
+  type StoredSnapshot,
+} from '../../engine/model/machineSnapshots.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { KEY } from './queueHarness.js';
 import { MACHINE_VERSION } from '../../machines/index.js';
 
-const V1_MERGING: StoredSnapshot = { machine: 'pullRequest', version: 1, value: 'TESTS_PASSED', context: { number: 1, runId: 'tr_1', reason: null } };
+const V1_MERGING: StoredSnapshot = {
+  machine: 'pullRequest',
+  version: 1,
+  value: 'TESTS_PASSED',
+  context: { number: 1, runId: 'tr_1', reason: null },
+};
 
 describe('migrateStored', () => {
   test('a version-1 PR snapshot takes its merge under way from the record beside it', () => {
@@ -24,7 +34,9 @@ describe('migrateStored', () => {
       context: { number: 1, runId: 'tr_1', reason: null, merge: { by: 'tr_2' } },
     });
     expect(migrateStored(V1_MERGING, { mergeRequested: false, mergedBy: null })).toEqual({ ...V1_MERGING, version: 2 });
-    expect(migrateStored({ ...V1_MERGING, value: 'MERGED' }, { mergeRequested: false, mergedBy: 'direct' }).context).toMatchObject({ merge: { by: 'direct' } });
+    expect(
+      migrateStored({ ...V1_MERGING, value: 'MERGED' }, { mergeRequested: false, mergedBy: 'direct' }).context,
+    ).toMatchObject({ merge: { by: 'direct' } });
     expect(migrateStored(V1_MERGING)).toEqual({ ...V1_MERGING, version: 2 });
   });
 
@@ -36,15 +48,30 @@ describe('migrateStored', () => {
       reason: null,
       bisection: { id: 'b3', group: 'g7' },
     });
-    expect(migrateStored(pending, { mergeRequested: false, bisectionId: null, group: null }).context).toEqual(V1_MERGING.context);
+    expect(migrateStored(pending, { mergeRequested: false, bisectionId: null, group: null }).context).toEqual(
+      V1_MERGING.context,
+    );
   });
 
   test('a version-2 PR snapshot takes the base it was tested on and its runs behind from the record', () => {
-    const v2: StoredSnapshot = { machine: 'pullRequest', version: 2, value: 'PENDING_FAILURE', context: { number: 1, runId: 'tr_1', reason: 'ci', merge: { by: 'tr_4' } } };
+    const v2: StoredSnapshot = {
+      machine: 'pullRequest',
+      version: 2,
+      value: 'PENDING_FAILURE',
+      context: { number: 1, runId: 'tr_1', reason: 'ci', merge: { by: 'tr_4' } },
+    };
     expect(migrateStored(v2, { testedBase: [3, 5], runsBehindEnded: 2, runsBehindFailed: 1 })).toEqual({
       ...v2,
       version: 3,
-      context: { number: 1, runId: 'tr_1', reason: 'ci', merge: { by: 'tr_4' }, testedBase: [3, 5], runsBehindEnded: 2, runsBehindFailed: 1 },
+      context: {
+        number: 1,
+        runId: 'tr_1',
+        reason: 'ci',
+        merge: { by: 'tr_4' },
+        testedBase: [3, 5],
+        runsBehindEnded: 2,
+        runsBehindFailed: 1,
+      },
     });
     // A record as a new entry has it (nothing tested, nothing counted), or none: the context a new entry has.
     expect(migrateStored(v2, { testedBase: null, runsBehindEnded: 0 })).toEqual({ ...v2, version: 3 });
@@ -54,11 +81,24 @@ describe('migrateStored', () => {
   });
 
   test('a version-3 PR snapshot takes the failure facts the record counted (retests, refusals, attempts, speculated)', () => {
-    const v3: StoredSnapshot = { machine: 'pullRequest', version: 3, value: 'PENDING', context: { number: 1, runId: 'tr_1', reason: null } };
+    const v3: StoredSnapshot = {
+      machine: 'pullRequest',
+      version: 3,
+      value: 'PENDING',
+      context: { number: 1, runId: 'tr_1', reason: null },
+    };
     expect(migrateStored(v3, { failureRetests: 1, mergeRefusals: 2, failedAttempts: 3, speculated: true })).toEqual({
       ...v3,
       version: 4,
-      context: { number: 1, runId: 'tr_1', reason: null, failureRetests: 1, mergeRefusals: 2, failedAttempts: 3, speculated: true },
+      context: {
+        number: 1,
+        runId: 'tr_1',
+        reason: null,
+        failureRetests: 1,
+        mergeRefusals: 2,
+        failedAttempts: 3,
+        speculated: true,
+      },
     });
     expect(migrateStored(v3)).toEqual({ ...v3, version: 4 });
     expect(fromStored('pullRequest', v3, { speculated: true }).can({ type: 'ISOLATE' })).toBe(false);
@@ -68,22 +108,37 @@ describe('migrateStored', () => {
     const facts = { mergeRequested: true, mergedBy: 'tr_2', testedBase: [4], runsBehindEnded: 1 };
     const snapshot = fromStored('pullRequest', V1_MERGING, facts);
     expect(snapshot.value).toBe('TESTS_PASSED');
-    expect(snapshot.context).toEqual({ number: 1, runId: 'tr_1', reason: null, merge: { by: 'tr_2' }, testedBase: [4], runsBehindEnded: 1 });
+    expect(snapshot.context).toEqual({
+      number: 1,
+      runId: 'tr_1',
+      reason: null,
+      merge: { by: 'tr_2' },
+      testedBase: [4],
+      runsBehindEnded: 1,
+    });
     expect(snapshot.can({ type: 'BASE_CHANGED', number: 4, reason: 'pushed' })).toBe(false);
   });
 
   test('digests see a version-3 snapshot as version 1 stored it', () => {
-    const v3 = migrateStored(migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null, bisectionId: 'b1', group: 'g2' }), {
-      testedBase: [2],
-      runsBehindEnded: 3,
-      runsBehindFailed: 0,
-    });
+    const v3 = migrateStored(
+      migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null, bisectionId: 'b1', group: 'g2' }),
+      {
+        testedBase: [2],
+        runsBehindEnded: 3,
+        runsBehindFailed: 0,
+      },
+    );
     expect(v3.version).toBe(3);
     expect(JSON.stringify(storedForDigest(v3))).toBe(JSON.stringify(V1_MERGING));
   });
 
   test('digests see a version-2 snapshot as version 1 stored it', () => {
-    const migrated = migrateStored(V1_MERGING, { mergeRequested: true, mergedBy: null, bisectionId: 'b1', group: 'g2' });
+    const migrated = migrateStored(V1_MERGING, {
+      mergeRequested: true,
+      mergedBy: null,
+      bisectionId: 'b1',
+      group: 'g2',
+    });
     expect(JSON.stringify(storedForDigest(migrated))).toBe(JSON.stringify(V1_MERGING));
     const run: StoredSnapshot = { machine: 'testRun', version: 1, value: 'in_progress', context: {} };
     expect(storedForDigest(run)).toBe(run);
@@ -111,7 +166,11 @@ function mergingQueue(store: Store, scheduler: VirtualScheduler): { engine: Engi
     facts: { title: 'one', author: 'ann', sha: 'b'.repeat(40), baseBranch: 'main', mergeable: true, upToDate: false },
   });
   const runId = engine.getSubmittedPullRequest(KEY, 1).pr.runId as string;
-  engine.replayInput(queueId, { type: 'branchBuilt', runId, result: { ok: true, branch: `greenline/main/${runId}`, sha: 'c'.repeat(40) } });
+  engine.replayInput(queueId, {
+    type: 'branchBuilt',
+    runId,
+    result: { ok: true, branch: `greenline/main/${runId}`, sha: 'c'.repeat(40) },
+  });
   engine.replayInput(queueId, { type: 'status', runId, context: 'ci', state: 'success', url: '', description: '' });
   return { engine, queueId, entryId };
 }
@@ -120,7 +179,10 @@ test('a data folder written with pullRequest version 1 restores a merge under wa
   const store = createMemoryStore();
   const scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
   const before = mergingQueue(store, scheduler);
-  expect(before.engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({ state: 'TESTS_PASSED', mergeRequested: true });
+  expect(before.engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({
+    state: 'TESTS_PASSED',
+    mergeRequested: true,
+  });
   before.engine.stop();
   // As the previous build stored it: version 1, no merge in the machine (only the record says it).
   store.write((tx) => {
@@ -139,8 +201,22 @@ test('a data folder written with pullRequest version 1 restores a merge under wa
   engine.start();
   expect(() => engine.cancelPullRequest(KEY, 1)).toThrow(EngineError);
   expect(() => engine.restartTestsOnPullRequest(KEY, 1)).toThrow(/being merged/);
-  engine.replayInput(before.queueId, { type: 'merged', number: 1, entryId: before.entryId, result: { ok: true, head: 'c'.repeat(40) } });
-  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({ state: 'MERGED', mergeRequested: false, mergedBy: null, mergedSha: 'c'.repeat(40) });
-  expect(store.read((tx) => tx.get('actors', [before.queueId, 'pr', 1]))).toMatchObject({ version: MACHINE_VERSION.pullRequest, value: 'MERGED', context: { merge: { by: null } } });
+  engine.replayInput(before.queueId, {
+    type: 'merged',
+    number: 1,
+    entryId: before.entryId,
+    result: { ok: true, head: 'c'.repeat(40) },
+  });
+  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({
+    state: 'MERGED',
+    mergeRequested: false,
+    mergedBy: null,
+    mergedSha: 'c'.repeat(40),
+  });
+  expect(store.read((tx) => tx.get('actors', [before.queueId, 'pr', 1]))).toMatchObject({
+    version: MACHINE_VERSION.pullRequest,
+    value: 'MERGED',
+    context: { merge: { by: null } },
+  });
   engine.stop();
 });

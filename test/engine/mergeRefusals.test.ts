@@ -22,7 +22,9 @@ describe('merge refusals', () => {
     for (let round = 0; round < 10 && h.pr(1).state === 'TESTING'; round++) await h.pass(1);
     expect(host.merges).toBe(MAX_MERGE_REFUSALS);
     expect(h.pr(1).state).toBe('CANCELLED');
-    expect(h.pr(1).reason).toBe(`the git host refused to merge it ${MAX_MERGE_REFUSALS} times; the last time: required reviews are missing`);
+    expect(h.pr(1).reason).toBe(
+      `the git host refused to merge it ${MAX_MERGE_REFUSALS} times; the last time: required reviews are missing`,
+    );
     expect(h.pr(2).state).toBe('TESTING');
     expect(h.runOf(2).basePrs).toEqual([]);
   });

@@ -32,7 +32,12 @@ test('an optimistic merge under way survives its own run timing out, and complet
     },
   });
   engine.start();
-  const queueId = engine.createQueue(KEY, { requiredStatuses: ['ci'], concurrency: 2, canOptimisticallyMerge: true, testingTimeoutMinutes: 30 }).id;
+  const queueId = engine.createQueue(KEY, {
+    requiredStatuses: ['ci'],
+    concurrency: 2,
+    canOptimisticallyMerge: true,
+    testingTimeoutMinutes: 30,
+  }).id;
   engine.replayInput(queueId, { type: 'targetHead', sha: 'a'.repeat(40) });
   for (const number of [1, 2]) {
     engine.submitPullRequest(KEY, number);
@@ -41,16 +46,38 @@ test('an optimistic merge under way survives its own run timing out, and complet
       type: 'prChecked',
       number,
       entryId,
-      facts: { title: `#${number}`, author: 'ann', sha: String(number).repeat(40), baseBranch: 'main', mergeable: true, upToDate: false },
+      facts: {
+        title: `#${number}`,
+        author: 'ann',
+        sha: String(number).repeat(40),
+        baseBranch: 'main',
+        mergeable: true,
+        upToDate: false,
+      },
     });
   }
   const runOf = (number: number) => engine.getSubmittedPullRequest(KEY, number).pr.runId as string;
   for (const number of [1, 2]) {
-    engine.replayInput(queueId, { type: 'branchBuilt', runId: runOf(number), result: { ok: true, branch: `greenline/main/${runOf(number)}`, sha: `${number}b`.repeat(20) } });
+    engine.replayInput(queueId, {
+      type: 'branchBuilt',
+      runId: runOf(number),
+      result: { ok: true, branch: `greenline/main/${runOf(number)}`, sha: `${number}b`.repeat(20) },
+    });
   }
   // The run of 2 (on top of 1) passes: it vouches for 1, whose own run is still testing.
-  engine.replayInput(queueId, { type: 'status', runId: runOf(2), context: 'ci', state: 'success', url: '', description: '' });
-  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({ state: 'TESTING', mergeRequested: true, mergedBy: runOf(2) });
+  engine.replayInput(queueId, {
+    type: 'status',
+    runId: runOf(2),
+    context: 'ci',
+    state: 'success',
+    url: '',
+    description: '',
+  });
+  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({
+    state: 'TESTING',
+    mergeRequested: true,
+    mergedBy: runOf(2),
+  });
   expect(() => engine.cancelPullRequest(KEY, 1)).toThrow(EngineError);
   expect(() => engine.restartTestsOnPullRequest(KEY, 1)).toThrow(/being merged/);
 
@@ -63,6 +90,10 @@ test('an optimistic merge under way survives its own run timing out, and complet
 
   const entryId = engine.getSubmittedPullRequest(KEY, 1).pr.id;
   engine.replayInput(queueId, { type: 'merged', number: 1, entryId, result: { ok: true, head: '1b'.repeat(20) } });
-  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({ state: 'MERGED', mergeRequested: false, mergedBy: runOf(2) });
+  expect(engine.getSubmittedPullRequest(KEY, 1).pr).toMatchObject({
+    state: 'MERGED',
+    mergeRequested: false,
+    mergedBy: runOf(2),
+  });
   engine.stop();
 });

@@ -32,9 +32,21 @@ const actionArb = (switches: boolean): fc.Arbitrary<Action> =>
   fc.oneof(
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('submit' as const), number }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
-    { weight: 8, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 30 }) }) },
-    { weight: switches ? 1 : 0, arbitrary: fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom('single' as const, 'parallel' as const) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(5), success: fc.boolean() }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 30 }) }),
+    },
+    {
+      weight: switches ? 1 : 0,
+      arbitrary: fc.record({
+        kind: fc.constant('mode' as const),
+        mode: fc.constantFrom('single' as const, 'parallel' as const),
+      }),
+    },
   );
 const settingsArb = fc.record({
   concurrency: fc.integer({ min: 1, max: 4 }),
@@ -86,7 +98,9 @@ function checkBases(h: QueueHarness, targets: Targets[], direct = false): number
     if (run.mode !== 'parallel') continue;
     if (direct && run.kind === 'main') {
       for (const base of run.basePrs) {
-        const overlapsOne = run.prs.some((tested) => overlaps(targets[base - 1] as Targets, targets[tested - 1] as Targets));
+        const overlapsOne = run.prs.some((tested) =>
+          overlaps(targets[base - 1] as Targets, targets[tested - 1] as Targets),
+        );
         expect(overlapsOne, `direct: run ${run.id} tests ${run.prs} on ${run.basePrs}`).toBe(true);
       }
     }
@@ -102,7 +116,8 @@ function checkBases(h: QueueHarness, targets: Targets[], direct = false): number
         }
       }
     }
-    for (const base of run.basePrs) expect(reached.has(base), `run ${run.id} tests ${run.prs} on ${run.basePrs}`).toBe(true);
+    for (const base of run.basePrs)
+      expect(reached.has(base), `run ${run.id} tests ${run.prs} on ${run.basePrs}`).toBe(true);
     checked += run.basePrs.length;
   }
   return checked;
@@ -198,10 +213,14 @@ describe('parallel mode properties', () => {
             const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
             if (active.length > 0) await h.report(active[0]!, 'success');
             else await h.advanceMinutes(30);
-            const queued = h.store.read((tx) => [...tx.scan('pullRequests', { prefix: [h.queueId] })]).filter((entry) => isEnqueued(entry.value.state));
+            const queued = h.store
+              .read((tx) => [...tx.scan('pullRequests', { prefix: [h.queueId] })])
+              .filter((entry) => isEnqueued(entry.value.state));
             if (queued.length === 0) break;
           }
-          const states = h.store.read((tx) => [...tx.scan('pullRequests', { prefix: [h.queueId] })].map((entry) => entry.value.state));
+          const states = h.store.read((tx) =>
+            [...tx.scan('pullRequests', { prefix: [h.queueId] })].map((entry) => entry.value.state),
+          );
           expect(states.filter((state) => isEnqueued(state))).toEqual([]);
           expect(h.engine.getQueue(KEY).queue.state).toBe('running');
           checkMergeOrder(h, targets);

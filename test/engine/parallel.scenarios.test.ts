@@ -158,7 +158,11 @@ describe('parallel mode', () => {
     await h.engine.cancelPullRequest(KEY, 1);
     heads.set(1, 'c'.repeat(40));
     await h.submit(1);
-    expect(h.pr(1)).toMatchObject({ state: 'NOT_READY', sha: 'c'.repeat(40), readiness: { hasImpactedTargets: false } });
+    expect(h.pr(1)).toMatchObject({
+      state: 'NOT_READY',
+      sha: 'c'.repeat(40),
+      readiness: { hasImpactedTargets: false },
+    });
     await h.targets(1, ['//a'], 'C'.repeat(40));
     expect(h.pr(1).state).toBe('TESTING');
   });

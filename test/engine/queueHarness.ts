@@ -9,7 +9,11 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 
-export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
+export const KEY: QueueKey = {
+  org: 'acme',
+  repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
+  branch: 'main',
+};
 
 export class QueueHarness {
   readonly scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
@@ -165,4 +169,5 @@ export async function enqueue(h: QueueHarness, prs: Record<number, readonly stri
 }
 
 /** The base of each active run, by its PRs joined with `+`. */
-export const bases = (h: QueueHarness) => Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));
+export const bases = (h: QueueHarness) =>
+  Object.fromEntries(h.activeRuns().map((run) => [run.prs.join('+'), run.basePrs]));

@@ -8,11 +8,21 @@ import { batchingMaxSizeOf } from '../../engine/model/queues.js';
 import { QUEUE_POLICY } from '../../engine/model/policy.js';
 import { KEY, QueueHarness } from './queueHarness.js';
 
-const settings = { requiredStatuses: ['ci'], batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 1, concurrency: 1, bisectionConcurrency: 1 };
+const settings = {
+  requiredStatuses: ['ci'],
+  batch: true,
+  batchingMinSize: 2,
+  batchingMaxWaitTimeMinutes: 1,
+  concurrency: 1,
+  bisectionConcurrency: 1,
+};
 
 async function queueOf(policy: number | null): Promise<QueueHarness> {
   const h = new QueueHarness();
-  h.queueId = policy === QUEUE_POLICY ? h.engine.createQueue(KEY, settings).id : h.engine.createQueue(KEY, settings, undefined, policy).id;
+  h.queueId =
+    policy === QUEUE_POLICY
+      ? h.engine.createQueue(KEY, settings).id
+      : h.engine.createQueue(KEY, settings, undefined, policy).id;
   await h.engine.settle();
   return h;
 }

@@ -1,8 +1,20 @@
 /** The outbox's retry policy table (engine/runtime/retryPolicy.ts): its semantics, and every effect kind in it. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EngineError, ERROR_CODES, ERRORS, type EngineErrorCode, type EngineErrorKind } from '../../engine/model/errors.js';
-import { decideRetry, RETRY_POLICIES, retryDelayMs, type EffectKind, type EffectOf } from '../../engine/runtime/retryPolicy.js';
+import {
+  EngineError,
+  ERROR_CODES,
+  ERRORS,
+  type EngineErrorCode,
+  type EngineErrorKind,
+} from '../../engine/model/errors.js';
+import {
+  decideRetry,
+  RETRY_POLICIES,
+  retryDelayMs,
+  type EffectKind,
+  type EffectOf,
+} from '../../engine/runtime/retryPolicy.js';
 
 const repo = { host: 'github.com', owner: 'acme', name: 'widgets' };
 
@@ -14,18 +26,35 @@ const SAMPLES: { [K in EffectKind]: EffectOf<K> } = {
     kind: 'buildTestBranch',
     request: { repo, targetBranch: 'main', runId: 'r7', baseSha: 'abc', pullRequests: [], mergeMethod: 'merge_commit' },
   },
-  startCi: { kind: 'startCi', run: { org: 'o', repo, runId: 'r7', branch: 'b', sha: 's', startedAt: 0, baseSha: 'abc' } },
+  startCi: {
+    kind: 'startCi',
+    run: { org: 'o', repo, runId: 'r7', branch: 'b', sha: 's', startedAt: 0, baseSha: 'abc' },
+  },
   endRun: { kind: 'endRun', repo, runId: 'r7', branch: 'b' },
   merge: {
     kind: 'merge',
     number: 1,
     entryId: 'e1',
-    request: { repo, targetBranch: 'main', expectedHead: 'abc', pullRequest: { number: 1, sha: 's', title: 't' }, testBranchSha: null, mergeMethod: 'merge_commit' },
+    request: {
+      repo,
+      targetBranch: 'main',
+      expectedHead: 'abc',
+      pullRequest: { number: 1, sha: 's', title: 't' },
+      testBranchSha: null,
+      mergeMethod: 'merge_commit',
+    },
   },
   comment: { kind: 'comment', repo, number: 1, body: 'hello' },
   statusCheck: { kind: 'statusCheck', repo, sha: 's', state: 'pending', description: 'testing' },
   stateLabel: { kind: 'stateLabel', repo, number: 1, state: 'PENDING' },
-  checkRun: { kind: 'checkRun', repo, number: 1, sha: 's', externalId: 'e1', check: { status: 'queued', title: 't', summary: 's' } },
+  checkRun: {
+    kind: 'checkRun',
+    repo,
+    number: 1,
+    sha: 's',
+    externalId: 'e1',
+    check: { status: 'queued', title: 't', summary: 's' },
+  },
   notify: { kind: 'notify', org: 'o', events: [] },
 };
 const KINDS = Object.keys(SAMPLES) as EffectKind[];
@@ -49,7 +78,9 @@ describe('the retry policy table', () => {
   });
 
   it('keeps the outbox as it was: 1 s doubling up to 5 minutes; a test branch build given up after 10 failures; the rest retried forever', () => {
-    expect([1, 2, 3, 9, 10, 100].map((n) => retryDelayMs(RETRY_POLICIES.merge, n))).toEqual([1_000, 2_000, 4_000, 256_000, 300_000, 300_000]);
+    expect([1, 2, 3, 9, 10, 100].map((n) => retryDelayMs(RETRY_POLICIES.merge, n))).toEqual([
+      1_000, 2_000, 4_000, 256_000, 300_000, 300_000,
+    ]);
     for (const name of KINDS) {
       expect(RETRY_POLICIES[name].nonRetryable, name).toEqual(['not_found']);
       expect(RETRY_POLICIES[name].maximumAttempts, name).toBe(name === 'buildTestBranch' ? 10 : undefined);
@@ -57,7 +88,15 @@ describe('the retry policy table', () => {
     expect(decideRetry(SAMPLES.buildTestBranch, 9, new Error('disk quota exceeded')).action).toBe('retry');
     expect(decideRetry(SAMPLES.buildTestBranch, 10, new Error('disk quota exceeded'))).toEqual({
       action: 'giveUp',
-      input: { type: 'branchBuilt', runId: 'r7', result: { ok: false, reason: 'the git host failed to build the test branch 10 times: disk quota exceeded', gaveUp: true } },
+      input: {
+        type: 'branchBuilt',
+        runId: 'r7',
+        result: {
+          ok: false,
+          reason: 'the git host failed to build the test branch 10 times: disk quota exceeded',
+          gaveUp: true,
+        },
+      },
       what: 'run r7',
       delayMs: 300_000,
     });
@@ -93,7 +132,8 @@ describe('the retry policy table', () => {
     fc.assert(
       fc.property(kind, attempt, (name, n) => {
         for (const errorKind of RETRY_POLICIES[name].nonRetryable) {
-          for (const code of codesOfKind(errorKind)) expect(decideRetry(SAMPLES[name], n, new EngineError(code, 'gone'))).toEqual({ action: 'drop' });
+          for (const code of codesOfKind(errorKind))
+            expect(decideRetry(SAMPLES[name], n, new EngineError(code, 'gone'))).toEqual({ action: 'drop' });
         }
       }),
     );

@@ -101,7 +101,15 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
 
     test('prefix scans include the prefix key itself and its extensions only', () => {
       fill(ORDERED);
-      expect(store.read((tx) => keysOf(tx, { prefix: ['a'] }))).toEqual([['a'], ['a', 0], ['a', 1], ['a', 1, 'x'], ['a', 10], ['a', ''], ['a', 'b']]);
+      expect(store.read((tx) => keysOf(tx, { prefix: ['a'] }))).toEqual([
+        ['a'],
+        ['a', 0],
+        ['a', 1],
+        ['a', 1, 'x'],
+        ['a', 10],
+        ['a', ''],
+        ['a', 'b'],
+      ]);
       expect(store.read((tx) => keysOf(tx, { prefix: ['a', 1] }))).toEqual([
         ['a', 1],
         ['a', 1, 'x'],
@@ -121,7 +129,9 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       fill(ORDERED);
       const at = (i: number): Key => ORDERED[i] as Key;
       expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6) }))).toEqual(ORDERED.slice(3, 6));
-      expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6), reverse: true }))).toEqual(ORDERED.slice(3, 6).reverse());
+      expect(store.read((tx) => keysOf(tx, { start: at(3), end: at(6), reverse: true }))).toEqual(
+        ORDERED.slice(3, 6).reverse(),
+      );
       expect(store.read((tx) => keysOf(tx, { start: ['a', 1, 'w'] }))[0]).toEqual(['a', 1, 'x']);
       expect(store.read((tx) => keysOf(tx, { end: [1] }))).toEqual([[0], [0, 0], [0, 'a']]);
       expect(store.read((tx) => keysOf(tx, { end: [1], reverse: true, limit: 1 }))).toEqual([[0, 'a']]);
@@ -189,14 +199,31 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
           throw boom;
         }),
       ).toThrow(boom);
-      expect(() => store.write((tx) => (tx.put('meta', ['e'], 1), tx.put('meta', bad([]), 1)))).toThrow(InvalidKeyError);
+      expect(() => store.write((tx) => (tx.put('meta', ['e'], 1), tx.put('meta', bad([]), 1)))).toThrow(
+        InvalidKeyError,
+      );
       expect(store.read((tx) => [...tx.scan('meta')])).toEqual(before);
       expect(store.read((tx) => tx.get('queueIndex', ['q']))).toBeUndefined();
       expect(store.stats().entries).toMatchObject({ meta: 3, queueIndex: 0 });
     });
 
     test('invalid keys, values and collections throw InvalidKeyError', () => {
-      const badKeys = [[], 'a', ['a\0b'], [-1], [1.5], [2 ** 53], [NaN], [Infinity], [true], [null], [{}], [['a']], ['\uD800'], ['x'.repeat(4000)]];
+      const badKeys = [
+        [],
+        'a',
+        ['a\0b'],
+        [-1],
+        [1.5],
+        [2 ** 53],
+        [NaN],
+        [Infinity],
+        [true],
+        [null],
+        [{}],
+        [['a']],
+        ['\uD800'],
+        ['x'.repeat(4000)],
+      ];
       for (const key of badKeys) {
         expect(() => store.read((tx) => tx.get('meta', bad(key))), JSON.stringify(key)).toThrow(InvalidKeyError);
         expect(() => store.write((tx) => tx.put('meta', bad(key), 1))).toThrow(InvalidKeyError);
@@ -219,7 +246,9 @@ export function describeStoreConformance(name: string, makeStore: MakeStore): vo
       expect(() => store.write(() => store.read(() => 1))).toThrow();
       expect(() => store.write(() => store.write(() => 1))).toThrow();
       store.write((tx) => tx.put('meta', ['a'], 1));
-      expect(store.read((outer) => [store.read((inner) => inner.count('meta')), outer.get('meta', ['a'])])).toEqual([1, 1]);
+      expect(store.read((outer) => [store.read((inner) => inner.count('meta')), outer.get('meta', ['a'])])).toEqual([
+        1, 1,
+      ]);
       const leaked = store.read((tx) => tx);
       expect(() => leaked.get('meta', ['a'])).toThrow();
       expect(store.write(() => 'still usable')).toBe('still usable');

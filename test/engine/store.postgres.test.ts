@@ -9,7 +9,8 @@ import { postgresStore } from '../postgres/testStore.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL store tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL store tests: ${(started as { unavailable: string }).unavailable}`);
 
 afterAll(async () => cluster?.stop());
 
@@ -20,7 +21,12 @@ if (cluster !== undefined) {
       const url = await cluster.createDatabase();
       const store = openPostgresStore({ url, applicationName: 'conn-test' });
       const terminate = () =>
-        execFileSync(join(cluster.bin, 'psql'), [url, '-qAt', '-c', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'conn-test:%'"]);
+        execFileSync(join(cluster.bin, 'psql'), [
+          url,
+          '-qAt',
+          '-c',
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'conn-test:%'",
+        ]);
       try {
         store.write((tx) => tx.put('meta', ['a'], 1));
         expect(() =>

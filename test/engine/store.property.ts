@@ -42,36 +42,40 @@ function expectSame(tx: ReadTx, model: ModelCollection, options: ScanOptions): v
 
 export async function checkScansAgainstModel(makeStore: MakeStore): Promise<void> {
   await fc.assert(
-    fc.asyncProperty(fc.array(txArb, { minLength: 1, maxLength: 6 }), fc.array(scanArb, { maxLength: 8 }), async (txs, scans) => {
-      const { store, cleanup } = await makeStore();
-      try {
-        let model = new ModelCollection();
-        for (const { ops, fail } of txs) {
-          const working = model.clone();
-          const run = (): void =>
-            store.write((tx) => {
-              for (const op of ops) {
-                if (op.kind === 'put') {
-                  tx.put('meta', op.key, op.value);
-                  working.put(op.key, op.value);
-                } else {
-                  expect(tx.remove('meta', op.key)).toBe(working.remove(op.key));
+    fc.asyncProperty(
+      fc.array(txArb, { minLength: 1, maxLength: 6 }),
+      fc.array(scanArb, { maxLength: 8 }),
+      async (txs, scans) => {
+        const { store, cleanup } = await makeStore();
+        try {
+          let model = new ModelCollection();
+          for (const { ops, fail } of txs) {
+            const working = model.clone();
+            const run = (): void =>
+              store.write((tx) => {
+                for (const op of ops) {
+                  if (op.kind === 'put') {
+                    tx.put('meta', op.key, op.value);
+                    working.put(op.key, op.value);
+                  } else {
+                    expect(tx.remove('meta', op.key)).toBe(working.remove(op.key));
+                  }
                 }
-              }
-              expectSame(tx, working, {});
-              if (fail) throw new Error('rolled back');
-            });
-          if (fail) expect(run).toThrow('rolled back');
-          else run(), (model = working);
-          store.read((tx) => expectSame(tx, model, {}));
+                expectSame(tx, working, {});
+                if (fail) throw new Error('rolled back');
+              });
+            if (fail) expect(run).toThrow('rolled back');
+            else run(), (model = working);
+            store.read((tx) => expectSame(tx, model, {}));
+          }
+          store.read((tx) => {
+            for (const options of scans) expectSame(tx, model, options);
+          });
+        } finally {
+          await cleanup();
         }
-        store.read((tx) => {
-          for (const options of scans) expectSame(tx, model, options);
-        });
-      } finally {
-        await cleanup();
-      }
-    }),
+      },
+    ),
     { numRuns: 30 },
   );
 }

@@ -34,7 +34,13 @@ test('resolves with its result once committed and visible, and group commit make
     return tx.get('meta', ['a']);
   });
   expect(result).toBe(1);
-  expect(s.read((tx) => [...tx.scan('meta', { prefix: [] })].filter(({ key }) => key.length === 1 && (key[0] === 'a' || key[0] === 'b')).map(({ value }) => value))).toEqual([1, 2]);
+  expect(
+    s.read((tx) =>
+      [...tx.scan('meta', { prefix: [] })]
+        .filter(({ key }) => key.length === 1 && (key[0] === 'a' || key[0] === 'b'))
+        .map(({ value }) => value),
+    ),
+  ).toEqual([1, 2]);
   await s.durable?.();
   expect(s.syncStats().syncs).toBeGreaterThan(syncs);
   expect(s.syncStats().pending).toBe(0);

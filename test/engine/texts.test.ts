@@ -23,7 +23,12 @@ import { type Samples, TIMELINE_SAMPLES } from './timelineSamples.js';
 
 const COMMENT_SAMPLES: Samples<CommentText, string> = {
   merged: [[{ kind: 'merged', branch: 'main', head: 'abc' }, 'Greenline merged this pull request into main (abc).']],
-  removed: [[{ kind: 'removed', reason: 'its tests failed' }, 'Greenline removed this pull request from the queue: its tests failed']],
+  removed: [
+    [
+      { kind: 'removed', reason: 'its tests failed' },
+      'Greenline removed this pull request from the queue: its tests failed',
+    ],
+  ],
 };
 
 const STATUS_SAMPLES: Samples<StatusCheckText, { state: string; description: string }> = {
@@ -46,15 +51,30 @@ const STATUS_SAMPLES: Samples<StatusCheckText, { state: string; description: str
 const NOTE_SAMPLES: Samples<HostNoteText, string> = {
   comment: [[{ kind: 'comment', body: 'Greenline merged this' }, 'comment: Greenline merged this']],
   statusCheck: [
-    [{ kind: 'statusCheck', context: 'greenline', state: 'failure', description: 'failed in the merge queue' }, 'status check greenline: failure (failed in the merge queue)'],
+    [
+      { kind: 'statusCheck', context: 'greenline', state: 'failure', description: 'failed in the merge queue' },
+      'status check greenline: failure (failed in the merge queue)',
+    ],
   ],
 };
 
 const ANSWER_SAMPLES: Samples<CommandAnswerText, string> = {
-  invalid: [[{ kind: 'invalid', message: '/greenline cancel takes no options (got x)' }, '/greenline cancel takes no options (got x)']],
-  notAllowed: [[{ kind: 'notAllowed', login: 'eve', repo: { owner: 'acme', name: 'widgets' } }, '@eve: only people with write access to acme/widgets can use /greenline commands']],
+  invalid: [
+    [
+      { kind: 'invalid', message: '/greenline cancel takes no options (got x)' },
+      '/greenline cancel takes no options (got x)',
+    ],
+  ],
+  notAllowed: [
+    [
+      { kind: 'notAllowed', login: 'eve', repo: { owner: 'acme', name: 'widgets' } },
+      '@eve: only people with write access to acme/widgets can use /greenline commands',
+    ],
+  ],
   noQueue: [[{ kind: 'noQueue', branch: 'dev' }, 'no merge queue with commands enabled for dev']],
-  submitted: [[{ kind: 'submitted', number: 7, branch: 'main', login: 'ada' }, '#7 submitted to the merge queue of main by @ada']],
+  submitted: [
+    [{ kind: 'submitted', number: 7, branch: 'main', login: 'ada' }, '#7 submitted to the merge queue of main by @ada'],
+  ],
   notQueued: [[{ kind: 'notQueued', number: 7, branch: 'main' }, '#7 is not in the merge queue of main']],
   beingMerged: [[{ kind: 'beingMerged', number: 7 }, '#7 is being merged; it cannot be cancelled now']],
   cancelled: [[{ kind: 'cancelled', number: 7, login: 'ada' }, '#7 cancelled by @ada']],
@@ -86,7 +106,11 @@ describe('the texts people read on a pull request', () => {
 
   it('says why a failure did or did not pass on quarantined tests, naming at most five tests', () => {
     const tests = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => ({ name }));
-    expect(describeVerdict({ failedTests: tests, allFailuresQuarantined: true })).toBe('passed: every failed test is quarantined (a, b, c, d, e and 2 more)');
-    expect(describeVerdict({ failedTests: tests, allFailuresQuarantined: false })).toBe('failed: 7 failed test(s), not all quarantined');
+    expect(describeVerdict({ failedTests: tests, allFailuresQuarantined: true })).toBe(
+      'passed: every failed test is quarantined (a, b, c, d, e and 2 more)',
+    );
+    expect(describeVerdict({ failedTests: tests, allFailuresQuarantined: false })).toBe(
+      'failed: 7 failed test(s), not all quarantined',
+    );
   });
 });

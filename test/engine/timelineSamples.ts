@@ -27,14 +27,18 @@ export const TIMELINE_SAMPLES: Samples<TimelineText, { event: string; message: s
     ],
   ],
   restartRechecked: [[{ kind: 'restartRechecked' }, { event: 'restarted', message: 'readiness checked again' }]],
-  restartWaiting: [[{ kind: 'restartWaiting' }, { event: 'restarted', message: 'restart asked; it is already waiting to be tested' }]],
+  restartWaiting: [
+    [{ kind: 'restartWaiting' }, { event: 'restarted', message: 'restart asked; it is already waiting to be tested' }],
+  ],
   quarantinePassed: [
     [
       { kind: 'quarantinePassed', context: 'ci/test', verdict: quarantined },
       { event: 'quarantine_passed', message: 'ci/test passed: every failed test is quarantined (a, b)' },
     ],
   ],
-  unknownToHost: [[{ kind: 'unknownToHost' }, { event: 'not_ready', message: 'the git host does not know this pull request' }]],
+  unknownToHost: [
+    [{ kind: 'unknownToHost' }, { event: 'not_ready', message: 'the git host does not know this pull request' }],
+  ],
   notReady: [
     [
       { kind: 'notReady', why: 'its base branch is dev, not main' },
@@ -166,7 +170,11 @@ export const TIMELINE_SAMPLES: Samples<TimelineText, { event: string; message: s
   speculating: [
     [
       { kind: 'speculating', likelihood: 0.4567, behind: 3 },
-      { event: 'speculating', message: 'failure likelihood 45.7% with 3 PR(s) behind it in the window: tested alone first, the PRs behind it go on without it' },
+      {
+        event: 'speculating',
+        message:
+          'failure likelihood 45.7% with 3 PR(s) behind it in the window: tested alone first, the PRs behind it go on without it',
+      },
     ],
   ],
   hostComment: [

@@ -30,7 +30,9 @@ describe('working set liveness', () => {
     const live = h.engine.workingSetsOf(h.queueId).live;
     expect(live).not.toBe(before);
     expect(live?.queue.runtime.lineup.includes(1)).toBe(false);
-    expect([...(live?.queue.runtime.waiting ?? []), ...(live?.queue.runtime.lineup ?? [])].sort()).toEqual(expect.arrayContaining([2, 3, 4]));
+    expect([...(live?.queue.runtime.waiting ?? []), ...(live?.queue.runtime.lineup ?? [])].sort()).toEqual(
+      expect.arrayContaining([2, 3, 4]),
+    );
     expectWorkingSetCurrent(h);
   });
 

@@ -29,7 +29,13 @@ export function applyStep(h: QueueHarness, step: WorkloadStep): void {
     case 'report': {
       const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
       const run = active[step.pick % Math.max(1, active.length)];
-      if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
+      if (run !== undefined)
+        h.engine.setCommitStatus(KEY.org, {
+          repo: KEY.repo,
+          sha: run.testBranchSha,
+          context: 'ci',
+          state: step.success ? 'success' : 'failure',
+        });
       return;
     }
     case 'advance':
@@ -48,8 +54,12 @@ export function expectWorkingSetCurrent(h: QueueHarness): void {
     version: set?.version,
     record: set?.queue,
     queue: set?.queueSnapshot === undefined ? undefined : [set.queueSnapshot.value, set.queueSnapshot.context],
-    prs: [...(set?.prs ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([number, actor]) => [number, actor.record, actor.snapshot.value, actor.snapshot.context]),
-    runs: [...(set?.runs ?? new Map()).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),
+    prs: [...(set?.prs ?? new Map()).entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([number, actor]) => [number, actor.record, actor.snapshot.value, actor.snapshot.context]),
+    runs: [...(set?.runs ?? new Map()).entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, actor]) => [id, actor.record, actor.snapshot.value, actor.snapshot.context]),
   });
   expect(live).toBeDefined();
   expect(view(live)).toEqual(view(rebuilt));

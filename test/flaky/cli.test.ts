@@ -54,11 +54,25 @@ const base = { repo: 'github.com/acme/widgets', sha: 'abcdef1234567', token: TOK
 describe('greenline upload', () => {
   test('globs the reports, uploads them and prints the counts', async () => {
     const { out } = captureConsole();
-    const code = await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, prNumber: 7, branch: 'feature/x', codeowners: 'CODEOWNERS' });
+    const code = await uploadCommand({
+      ...base,
+      junit: 'reports/**/*.xml',
+      url,
+      prNumber: 7,
+      branch: 'feature/x',
+      codeowners: 'CODEOWNERS',
+    });
     expect(code).toBe(0);
-    expect(out.join('\n')).toMatch(/^Uploaded 2 reports \(upload [0-9a-f-]{36}\): 3 tests, 1 passed, 1 failed, 1 skipped$/);
-    const listing = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }));
-    const [row] = (listing.json() as { tests: { name: string; codeowners: string[]; pull_requests_impacted_last_7d: number }[] }).tests;
+    expect(out.join('\n')).toMatch(
+      /^Uploaded 2 reports \(upload [0-9a-f-]{36}\): 3 tests, 1 passed, 1 failed, 1 skipped$/,
+    );
+    const listing = await api.post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }),
+    );
+    const [row] = (
+      listing.json() as { tests: { name: string; codeowners: string[]; pull_requests_impacted_last_7d: number }[] }
+    ).tests;
     expect(row).toMatchObject({ name: 'b', codeowners: ['@team-b'], pull_requests_impacted_last_7d: 1 });
   });
 
@@ -87,7 +101,12 @@ describe('greenline upload', () => {
     expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url, repo: 'widgets' })).toBe(2);
     // An unreachable service is tried again, after 2, 4 and 8 s, before giving up.
     const waits: number[] = [];
-    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: 'http://127.0.0.1:1' }, { sleep: async (ms) => void waits.push(ms) })).toBe(1);
+    expect(
+      await uploadCommand(
+        { ...base, junit: 'reports/**/*.xml', url: 'http://127.0.0.1:1' },
+        { sleep: async (ms) => void waits.push(ms) },
+      ),
+    ).toBe(1);
     expect(waits).toEqual([2000, 4000, 8000]);
     expect(err).toHaveLength(8);
   });
@@ -108,7 +127,9 @@ describe('greenline upload', () => {
       await second.app.listen({ port, host: '127.0.0.1' });
     };
     const { out, err } = captureConsole();
-    expect(await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: `http://127.0.0.1:${port}` }, { sleep: restart })).toBe(0);
+    expect(
+      await uploadCommand({ ...base, junit: 'reports/**/*.xml', url: `http://127.0.0.1:${port}` }, { sleep: restart }),
+    ).toBe(0);
     expect(waits).toEqual([5000]);
     expect(err.join('\n')).toMatch(/the service is unavailable \(503\); sending again in 5 s \(attempt 2 of 4\)/);
     expect(out.join('\n')).toMatch(/^Uploaded 2 reports/);
@@ -118,8 +139,20 @@ describe('greenline upload', () => {
 
   test('repository arguments', () => {
     expect(parseRepoArgument('acme/widgets')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
-    expect(parseRepoArgument('gitlab.com/group/sub/proj')).toEqual({ host: 'gitlab.com', owner: 'group/sub', name: 'proj' });
-    expect(parseRepoArgument('https://github.com/acme/widgets.git')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
-    expect(parseRepoArgument('git@github.com:acme/widgets.git')).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
+    expect(parseRepoArgument('gitlab.com/group/sub/proj')).toEqual({
+      host: 'gitlab.com',
+      owner: 'group/sub',
+      name: 'proj',
+    });
+    expect(parseRepoArgument('https://github.com/acme/widgets.git')).toEqual({
+      host: 'github.com',
+      owner: 'acme',
+      name: 'widgets',
+    });
+    expect(parseRepoArgument('git@github.com:acme/widgets.git')).toEqual({
+      host: 'github.com',
+      owner: 'acme',
+      name: 'widgets',
+    });
   });
 });

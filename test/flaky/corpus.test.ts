@@ -97,7 +97,10 @@ describe.skipIf(!present)('the JUnit corpus', () => {
         org_url_slug: 'acme',
         commit_sha: 'f'.repeat(40),
         branch: 'main',
-        reports: [...accepted.slice(0, 3), bad as string].map((file) => ({ file: name(file), xml: readFileSync(file, 'utf8') })),
+        reports: [...accepted.slice(0, 3), bad as string].map((file) => ({
+          file: name(file),
+          xml: readFileSync(file, 'utf8'),
+        })),
       };
       const response = await api.post('flaky-tests/upload', body);
       expect(response.statusCode).toBe(400);
@@ -111,5 +114,7 @@ describe.skipIf(!present)('the JUnit corpus', () => {
 });
 
 test.runIf(!present)('the JUnit corpus is missing', () => {
-  console.warn(`skipped the JUnit corpus checks: ${corpusDir} is not there (it lives in shared/, beside the repository)`);
+  console.warn(
+    `skipped the JUnit corpus checks: ${corpusDir} is not there (it lives in shared/, beside the repository)`,
+  );
 });

@@ -7,10 +7,18 @@ const ID = (name: string) => testId(REPO, { file: '', classname: 'Suite', parent
 const sha = (n: number) => n.toString(16).padStart(40, '0');
 const status = (service: FlakyTests, name: string) => service.getTest('acme', REPO, ID(name))?.status;
 const listed = (service: FlakyTests, which: 'FLAKY' | 'BROKEN') =>
-  service.listUnhealthy('acme', 'acme', { repo: REPO, pageSize: 100, pageToken: '', status: which }).rows.map((row) => row.test.name);
+  service
+    .listUnhealthy('acme', 'acme', { repo: REPO, pageSize: 100, pageToken: '', status: which })
+    .rows.map((row) => row.test.name);
 
 /** `outcomes` as one upload each, on distinct commits, an hour apart, on `branch`. */
-function history(ctx: ReturnType<typeof makeService>, name: string, outcomes: string, branch = 'main', first = 0): void {
+function history(
+  ctx: ReturnType<typeof makeService>,
+  name: string,
+  outcomes: string,
+  branch = 'main',
+  first = 0,
+): void {
   [...outcomes].forEach((letter, index) => {
     ctx.clock.advance(HOUR);
     const outcome: CaseSpec['outcome'] = letter === 'F' ? 'failed' : letter === 'S' ? 'skipped' : 'passed';
@@ -109,7 +117,9 @@ describe('broken', () => {
     upload(ctx.service, [{ name: 't', flakyFailures: ['x'] }], { sha: sha(999), branch: 'pr-1' }); // flaky by retry
     history(ctx, 't', 'FFFFF');
     expect(status(ctx.service, 't')).toMatchObject({ value: 'broken' });
-    expect(status(ctx.service, 't')?.reason).toMatch(/^broken: 5 of the latest 5 runs on the stable branches \(main, master\) failed \(100%/);
+    expect(status(ctx.service, 't')?.reason).toMatch(
+      /^broken: 5 of the latest 5 runs on the stable branches \(main, master\) failed \(100%/,
+    );
     expect(listed(ctx.service, 'BROKEN')).toEqual(['t']);
     expect(listed(ctx.service, 'FLAKY')).toEqual([]);
   });
@@ -141,7 +151,8 @@ describe('broken', () => {
 });
 
 describe('infrastructure failures', () => {
-  const cases = (failing: number, total: number): CaseSpec[] => Array.from({ length: total }, (_, i) => ({ name: `t${i}`, outcome: i < failing ? 'failed' : 'passed' }));
+  const cases = (failing: number, total: number): CaseSpec[] =>
+    Array.from({ length: total }, (_, i) => ({ name: `t${i}`, outcome: i < failing ? 'failed' : 'passed' }));
 
   test('an upload with more than 80% of its tests failing is flagged and left out of detection', () => {
     const ctx = makeService();
@@ -150,7 +161,13 @@ describe('infrastructure failures', () => {
     upload(ctx.service, cases(0, 10), { sha: sha(1) }); // the retry passes: no pass-on-retry from an infra failure
     expect(listed(ctx.service, 'FLAKY')).toEqual([]);
     // Still listed as failing in its time range.
-    const failing = ctx.service.listFailing('acme', 'acme', { repo: REPO, pageSize: 100, pageToken: '', start: 0, end: ctx.clock.now() + 1 });
+    const failing = ctx.service.listFailing('acme', 'acme', {
+      repo: REPO,
+      pageSize: 100,
+      pageToken: '',
+      start: 0,
+      end: ctx.clock.now() + 1,
+    });
     expect(failing.page.totalRows).toBe(9);
   });
 
@@ -182,7 +199,12 @@ describe('status timestamps and listings', () => {
     const ctx = makeService();
     upload(ctx.service, [{ name: 't', flakyFailures: ['x'] }], { variant: 'windows' });
     upload(ctx.service, [{ name: 't' }], { variant: 'linux' });
-    const rows = ctx.service.listUnhealthy('acme', 'acme', { repo: REPO, pageSize: 10, pageToken: '', status: 'FLAKY' }).rows;
+    const rows = ctx.service.listUnhealthy('acme', 'acme', {
+      repo: REPO,
+      pageSize: 10,
+      pageToken: '',
+      status: 'FLAKY',
+    }).rows;
     expect(rows.map((row) => row.test.variant)).toEqual(['windows']);
   });
 });

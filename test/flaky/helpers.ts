@@ -15,12 +15,17 @@ export interface CaseSpec {
   flakyFailures?: string[];
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function junitXml(cases: readonly CaseSpec[], suite = 'suite'): string {
   const body = cases
     .map((spec) => {
-      const attrs = [`name="${escapeXml(spec.name)}"`, `classname="${escapeXml(spec.classname ?? 'Suite')}"`, 'time="0.01"'];
+      const attrs = [
+        `name="${escapeXml(spec.name)}"`,
+        `classname="${escapeXml(spec.classname ?? 'Suite')}"`,
+        'time="0.01"',
+      ];
       if (spec.file !== undefined) attrs.push(`file="${escapeXml(spec.file)}"`);
       const message = escapeXml(spec.message ?? 'assertion failed');
       const inner =
@@ -69,7 +74,14 @@ export function makeService(store: Store = createMemoryStore(), start = START) {
 export function upload(
   service: FlakyTests,
   cases: readonly CaseSpec[],
-  extra: Partial<{ sha: string; branch: string; prNumber: number; variant: string; timestamp: number; codeowners: string }> = {},
+  extra: Partial<{
+    sha: string;
+    branch: string;
+    prNumber: number;
+    variant: string;
+    timestamp: number;
+    codeowners: string;
+  }> = {},
   org = 'acme',
 ) {
   return service.upload(org, {

@@ -19,7 +19,10 @@ describe('POST /v1/flaky-tests/upload', () => {
     const { status, body } = await post('flaky-tests/upload', {
       ...uploadBody([]),
       reports: [
-        { file: 'a.xml', xml: junitXml([{ name: 'p' }, { name: 'f', outcome: 'failed' }, { name: 's', outcome: 'skipped' }]) },
+        {
+          file: 'a.xml',
+          xml: junitXml([{ name: 'p' }, { name: 'f', outcome: 'failed' }, { name: 's', outcome: 'skipped' }]),
+        },
         { file: 'b.xml', xml: junitXml([{ name: 'e', outcome: 'error' }, { name: 'f' }]) },
       ],
     });
@@ -124,7 +127,20 @@ describe('the listings', () => {
     await upload([{ name: 'a', flakyFailures: ['x'] }]);
     const { body } = await unhealthy('flaky');
     expect(Object.keys(body.tests[0]).sort()).toEqual(
-      ['id', 'repository', 'html_url', 'name', 'variant', 'status', 'codeowners', 'pull_requests_impacted_last_7d', 'quarantined', 'file_path', 'parent', 'classname'].sort(),
+      [
+        'id',
+        'repository',
+        'html_url',
+        'name',
+        'variant',
+        'status',
+        'codeowners',
+        'pull_requests_impacted_last_7d',
+        'quarantined',
+        'file_path',
+        'parent',
+        'classname',
+      ].sort(),
     );
     expect(body.tests[0].status).toMatchObject({ value: 'flaky', reason: expect.stringMatching(/^pass_on_retry/) });
     expect((await unhealthy('BROKEN')).body.tests).toEqual([]);
@@ -141,21 +157,32 @@ describe('the listings', () => {
     expect(await count(NOW, NOW + 1)).toBe(1);
     expect(await count(NOW - HOUR, NOW)).toBe(0);
     expect(await count(NOW + 1 - 7 * DAY, NOW + 1)).toBe(1);
-    const tooLong = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW - 7 * DAY - 1), end_time: iso(NOW + 1) }));
+    const tooLong = await api.post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: iso(NOW - 7 * DAY - 1), end_time: iso(NOW + 1) }),
+    );
     expect(expectErrorBody(tooLong, 400).message).toContain('end_time');
-    expectErrorBody(await api.post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW), end_time: iso(NOW - 1) })), 400);
+    expectErrorBody(
+      await api.post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW), end_time: iso(NOW - 1) })),
+      400,
+    );
   });
 
   test('page_size is 1 to 100', async () => {
-    for (const size of [0, 101, 1.5]) expectErrorBody(await api.post('flaky-tests/list-quarantined-tests', listBody({}, size)), 400);
+    for (const size of [0, 101, 1.5])
+      expectErrorBody(await api.post('flaky-tests/list-quarantined-tests', listBody({}, size)), 400);
     expect((await quarantined(1)).status).toBe(200);
     expect((await quarantined(100)).status).toBe(200);
   });
 
   test('most common failures are normalised, counted and dated', async () => {
-    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 31s at 2026-11-22T11:59:01Z' }], { commit_sha: sha(1) });
+    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 31s at 2026-11-22T11:59:01Z' }], {
+      commit_sha: sha(1),
+    });
     api.clock.advanceTo(NOW + HOUR);
-    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 45s at 2026-11-22T12:59:59Z' }], { commit_sha: sha(2) });
+    await upload([{ name: 'a', outcome: 'failed', message: 'timeout after 45s at 2026-11-22T12:59:59Z' }], {
+      commit_sha: sha(2),
+    });
     await upload([{ name: 'a', outcome: 'failed', message: 'object 0x7ffe12 freed twice' }], { commit_sha: sha(3) });
     const [row] = (await failing()).body.tests;
     expect(row.most_common_failures).toEqual([
@@ -165,19 +192,41 @@ describe('the listings', () => {
   });
 
   test('failure rates over the last 7 days and 24 hours; PRs impacted in the last 7 days', async () => {
-    await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(1), pr_number: 1, timestamp: iso(NOW - 30 * HOUR) });
-    await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(2), pr_number: 2, timestamp: iso(NOW - 2 * HOUR) });
+    await upload([{ name: 'a', outcome: 'failed' }], {
+      commit_sha: sha(1),
+      pr_number: 1,
+      timestamp: iso(NOW - 30 * HOUR),
+    });
+    await upload([{ name: 'a', outcome: 'failed' }], {
+      commit_sha: sha(2),
+      pr_number: 2,
+      timestamp: iso(NOW - 2 * HOUR),
+    });
     await upload([{ name: 'a', outcome: 'failed' }], { commit_sha: sha(3), pr_number: 2 });
     await upload([{ name: 'a' }], { commit_sha: sha(4), pr_number: 3 });
     const [row] = (await failing({ start_time: iso(NOW - 2 * DAY), end_time: iso(NOW + 1) })).body.tests;
-    expect(row).toMatchObject({ failure_rate_last_7d: 0.75, failure_rate_last_24h: 2 / 3, pull_requests_impacted_last_7d: 2 });
+    expect(row).toMatchObject({
+      failure_rate_last_7d: 0.75,
+      failure_rate_last_24h: 2 / 3,
+      pull_requests_impacted_last_7d: 2,
+    });
     api.clock.advanceTo(NOW + 8 * DAY);
     const [later] = (await failing({ start_time: iso(NOW - 2 * DAY), end_time: iso(NOW + 1) })).body.tests;
-    expect(later).toMatchObject({ failure_rate_last_7d: 0, failure_rate_last_24h: 0, pull_requests_impacted_last_7d: 0 });
+    expect(later).toMatchObject({
+      failure_rate_last_7d: 0,
+      failure_rate_last_24h: 0,
+      pull_requests_impacted_last_7d: 0,
+    });
   });
 
   test('codeowners follow GitHub’s rules: the last matching line wins', async () => {
-    const codeowners = ['*       @org/all', '/src/   @org/src', '*.py    @org/python', 'src/legacy/ ', '# src/ @nobody'].join('\n');
+    const codeowners = [
+      '*       @org/all',
+      '/src/   @org/src',
+      '*.py    @org/python',
+      'src/legacy/ ',
+      '# src/ @nobody',
+    ].join('\n');
     await upload(
       [
         { name: 'js', outcome: 'failed', file: 'src/a.test.js' },

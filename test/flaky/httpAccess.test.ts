@@ -20,9 +20,14 @@ describe('quarantine', () => {
       { name: 'a', outcome: 'failed' },
       { name: 'b', flakyFailures: ['x'] },
     ]);
-    const set = (name: string, setting: string | null) => post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf(name), setting });
+    const set = (name: string, setting: string | null) =>
+      post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf(name), setting });
 
-    expect((await set('a', 'always_quarantine')).body).toMatchObject({ test_id: idOf('a'), setting: 'ALWAYS_QUARANTINE', quarantined: true });
+    expect((await set('a', 'always_quarantine')).body).toMatchObject({
+      test_id: idOf('a'),
+      setting: 'ALWAYS_QUARANTINE',
+      quarantined: true,
+    });
     let list = (await quarantined()).body;
     expect(list.quarantined_tests).toEqual([
       {
@@ -42,7 +47,11 @@ describe('quarantine', () => {
     expect((await failing()).body.tests.find((row: any) => row.name === 'a').quarantined).toBe(true);
 
     // Auto-quarantine (off by default) takes the flaky test in; NEVER_QUARANTINE keeps it out.
-    const settings = await post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', auto_quarantine: true });
+    const settings = await post('flaky-tests/update-settings', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      auto_quarantine: true,
+    });
     expect(settings.body).toMatchObject({ auto_quarantine: true });
     list = (await quarantined()).body;
     expect(list.quarantined_tests.map((row: any) => [row.name, row.quarantine_setting, row.status]).sort()).toEqual([
@@ -67,7 +76,10 @@ describe('quarantine', () => {
     expectErrorBody(await api.post('flaky-tests/set-quarantine', body), 404, 'not_found');
     const theirs = { ...body, test_id: idOf('a') };
     expectErrorBody(await api.post('flaky-tests/set-quarantine', theirs, TOKENS.globex), 404, 'not_found');
-    expectErrorBody(await api.post('flaky-tests/set-quarantine', { ...theirs, org_url_slug: 'globex' }, TOKENS.globex), 404);
+    expectErrorBody(
+      await api.post('flaky-tests/set-quarantine', { ...theirs, org_url_slug: 'globex' }, TOKENS.globex),
+      404,
+    );
     expectErrorBody(await api.post('flaky-tests/set-quarantine', { ...theirs, setting: 'SOMETIMES' }), 400);
   });
 });
@@ -79,7 +91,14 @@ describe('settings', () => {
       auto_quarantine: false,
       stable_branches: ['main', 'master'],
       pass_on_retry: { enabled: true, resolution_days: 7 },
-      failure_rate: { enabled: true, window_days: 7, activation_threshold: 0.2, resolution_threshold: 0.05, min_runs: 10, branches: 'all' },
+      failure_rate: {
+        enabled: true,
+        window_days: 7,
+        activation_threshold: 0.2,
+        resolution_threshold: 0.05,
+        min_runs: 10,
+        branches: 'all',
+      },
       broken: { enabled: true, window_runs: 10, activation_threshold: 0.9, resolution_threshold: 0.5, min_runs: 5 },
       infrastructure_failure: { enabled: true, threshold: 0.8, min_tests: 5 },
     });
@@ -88,10 +107,25 @@ describe('settings', () => {
       org_url_slug: 'acme',
       failure_rate: { activation_threshold: 0.3, branches: 'STABLE' },
     });
-    expect(updated.body.failure_rate).toMatchObject({ activation_threshold: 0.3, resolution_threshold: 0.05, branches: 'stable' });
-    const bad = await api.post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', broken: { resolution_threshold: 0.95 } });
+    expect(updated.body.failure_rate).toMatchObject({
+      activation_threshold: 0.3,
+      resolution_threshold: 0.05,
+      branches: 'stable',
+    });
+    const bad = await api.post('flaky-tests/update-settings', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      broken: { resolution_threshold: 0.95 },
+    });
     expect(expectErrorBody(bad, 400).message).toContain('resolution_threshold');
-    expectErrorBody(await api.post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', failure_rate: { window_days: 8 } }), 400);
+    expectErrorBody(
+      await api.post('flaky-tests/update-settings', {
+        repo: REPO,
+        org_url_slug: 'acme',
+        failure_rate: { window_days: 8 },
+      }),
+      400,
+    );
   });
 });
 
@@ -101,11 +135,24 @@ describe('organizations', () => {
       { name: 'secret', outcome: 'failed' },
       { name: 'retry', flakyFailures: ['x'] },
     ]);
-    await post('flaky-tests/set-quarantine', { repo: REPO, org_url_slug: 'acme', test_id: idOf('secret'), setting: 'ALWAYS_QUARANTINE' });
+    await post('flaky-tests/set-quarantine', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      test_id: idOf('secret'),
+      setting: 'ALWAYS_QUARANTINE',
+    });
     for (const slug of ['globex', 'acme', 'ACME']) {
       const asGlobex = (extra: Record<string, unknown>) => ({ ...extra, org_url_slug: slug });
-      const failingAsGlobex = await post('flaky-tests/list-failing-tests', asGlobex(listBody({ start_time: iso(NOW - DAY), end_time: iso(NOW + DAY) })), TOKENS.globex);
-      const unhealthyAsGlobex = await post('flaky-tests/list-unhealthy-tests', asGlobex(listBody({ status: 'FLAKY' })), TOKENS.globex);
+      const failingAsGlobex = await post(
+        'flaky-tests/list-failing-tests',
+        asGlobex(listBody({ start_time: iso(NOW - DAY), end_time: iso(NOW + DAY) })),
+        TOKENS.globex,
+      );
+      const unhealthyAsGlobex = await post(
+        'flaky-tests/list-unhealthy-tests',
+        asGlobex(listBody({ status: 'FLAKY' })),
+        TOKENS.globex,
+      );
       const quarantinedAsGlobex = await post('flaky-tests/list-quarantined-tests', asGlobex(listBody()), TOKENS.globex);
       expect([failingAsGlobex.status, unhealthyAsGlobex.status, quarantinedAsGlobex.status]).toEqual([200, 200, 200]);
       expect(failingAsGlobex.body.tests).toEqual([]);
@@ -123,8 +170,18 @@ describe('organizations', () => {
     ]);
     const token = (await unhealthy('FLAKY', 1)).body.page.next_page_token as string;
     expect(token).not.toBe('');
-    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, token), TOKENS.globex), 400);
-    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), org_url_slug: 'globex' }, TOKENS.globex), 400);
+    expectErrorBody(
+      await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, token), TOKENS.globex),
+      400,
+    );
+    expectErrorBody(
+      await api.post(
+        'flaky-tests/list-unhealthy-tests',
+        { ...listBody({ status: 'FLAKY' }, 1, token), org_url_slug: 'globex' },
+        TOKENS.globex,
+      ),
+      400,
+    );
   });
 });
 
@@ -140,13 +197,22 @@ describe('page tokens', () => {
     const state = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${Buffer.from(JSON.stringify({ ...state, n: 0 })).toString('base64url')}.${signature}`;
     for (const bad of [forged, 'garbage', `${payload}.`, `${payload}.${signature}x`, `${token}.x`]) {
-      expect(expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, bad)), 400).message).toContain('page_token');
+      expect(
+        expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 1, bad)), 400)
+          .message,
+      ).toContain('page_token');
     }
     // The same token with another query: another status, page size, or listing.
     expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'BROKEN' }, 1, token)), 400);
     expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', listBody({ status: 'FLAKY' }, 2, token)), 400);
     expectErrorBody(await api.post('flaky-tests/list-quarantined-tests', listBody({}, 1, token)), 400);
-    expectErrorBody(await api.post('flaky-tests/list-unhealthy-tests', { ...listBody({ status: 'FLAKY' }, 1, token), repo: { ...REPO, name: 'other' } }), 400);
+    expectErrorBody(
+      await api.post('flaky-tests/list-unhealthy-tests', {
+        ...listBody({ status: 'FLAKY' }, 1, token),
+        repo: { ...REPO, name: 'other' },
+      }),
+      400,
+    );
   });
 
   test('next, prev and last tokens walk the pages', async () => {
@@ -180,16 +246,29 @@ describe("a test's page", () => {
     expect(anonymous.body).not.toContain('shaky');
     expect(anonymous.body).toContain('action="/signin"');
     const sessionOf = async (token: string) => {
-      const signin = await api.app.inject({ method: 'POST', url: '/signin', payload: `token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const signin = await api.app.inject({
+        method: 'POST',
+        url: '/signin',
+        payload: `token=${token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(signin.statusCode).toBe(303);
       return String(signin.headers['set-cookie']).split(';')[0]!;
     };
-    const page = await api.app.inject({ method: 'GET', url: url.pathname, headers: { cookie: await sessionOf(TOKENS.acme) } });
+    const page = await api.app.inject({
+      method: 'GET',
+      url: url.pathname,
+      headers: { cookie: await sessionOf(TOKENS.acme) },
+    });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.body).toContain('shaky');
     expect(page.body).toContain('timeout after');
-    const elsewhere = await api.app.inject({ method: 'GET', url: url.pathname, headers: { cookie: await sessionOf(TOKENS.globex) } });
+    const elsewhere = await api.app.inject({
+      method: 'GET',
+      url: url.pathname,
+      headers: { cookie: await sessionOf(TOKENS.globex) },
+    });
     expect(elsewhere.statusCode).toBe(404);
     expect(elsewhere.body).not.toContain('shaky');
 
@@ -206,7 +285,11 @@ describe("a test's page", () => {
     });
     expect((await post('flaky-tests/get-test', { test_id: row.id, org_url_slug: 'acme' })).status).toBe(200);
     expectErrorBody(await api.post('flaky-tests/get-test', { test_id: row.id }, TOKENS.globex), 404, 'not_found');
-    expectErrorBody(await api.post('flaky-tests/get-test', { test_id: row.id, org_url_slug: 'globex' }), 404, 'not_found');
+    expectErrorBody(
+      await api.post('flaky-tests/get-test', { test_id: row.id, org_url_slug: 'globex' }),
+      404,
+      'not_found',
+    );
     expectErrorBody(await api.post('flaky-tests/get-test', { test_id: 'not-a-uuid' }), 400);
   });
 });

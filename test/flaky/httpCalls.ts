@@ -15,12 +15,18 @@ export function flakyHttp(current: () => Api) {
     const response = await current().post(path, body, token);
     return { status: response.statusCode, body: response.json() as Record<string, any> };
   }
-  const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}, token?: string) => post('flaky-tests/upload', uploadBody(cases, extra), token);
+  const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}, token?: string) =>
+    post('flaky-tests/upload', uploadBody(cases, extra), token);
   const failing = (extra: Record<string, unknown> = {}, size = 100, token = '', auth?: string) =>
-    post('flaky-tests/list-failing-tests', listBody({ start_time: iso(NOW - 6 * DAY), end_time: iso(NOW + DAY), ...extra }, size, token), auth);
+    post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: iso(NOW - 6 * DAY), end_time: iso(NOW + DAY), ...extra }, size, token),
+      auth,
+    );
   const unhealthy = (status: string, size = 100, token = '', auth?: string, extra: Record<string, unknown> = {}) =>
     post('flaky-tests/list-unhealthy-tests', listBody({ status, ...extra }, size, token), auth);
-  const quarantined = (size = 100, token = '', auth?: string) => post('flaky-tests/list-quarantined-tests', listBody({}, size, token), auth);
+  const quarantined = (size = 100, token = '', auth?: string) =>
+    post('flaky-tests/list-quarantined-tests', listBody({}, size, token), auth);
   /** How many entries the store holds in its flaky-test collections. */
   function flakyStored(): number {
     const entries = current().store.stats().entries;

@@ -28,6 +28,8 @@ describe('testId', () => {
 
   test('differs by repository, and parts cannot be shifted into each other', () => {
     expect(testId({ ...REPO, name: 'other' }, identity)).not.toBe(testId(REPO, identity));
-    expect(testId(REPO, { ...identity, classname: 'A/suite', parent: '' })).not.toBe(testId(REPO, { ...identity, classname: 'A', parent: 'suite' }));
+    expect(testId(REPO, { ...identity, classname: 'A/suite', parent: '' })).not.toBe(
+      testId(REPO, { ...identity, classname: 'A', parent: 'suite' }),
+    );
   });
 });

@@ -19,7 +19,11 @@ describe('parseJUnitReport', () => {
       </testcase>
     </testsuite>`);
     const [flaky, broken] = report.cases;
-    expect(flaky).toMatchObject({ outcome: 'passed', retriedFailures: 2, messages: ['timeout 30s', 'connection reset'] });
+    expect(flaky).toMatchObject({
+      outcome: 'passed',
+      retriedFailures: 2,
+      messages: ['timeout 30s', 'connection reset'],
+    });
     expect(broken).toMatchObject({ outcome: 'failed', retriedFailures: 1 });
     const upload = aggregateUpload(REPO, '', [report]);
     const tests = [...upload.tests.values()];
@@ -45,7 +49,11 @@ describe('parseJUnitReport', () => {
       <testsuite name="a &amp;#233; b"><testcase classname="C" name="&lt;t&gt; &#233;&#x1F600; &quot;q&quot; &apos;a&apos;">
         <failure message="line1&#10;line2"><![CDATA[raw &amp; <kept>]]></failure>
       </testcase></testsuite>`);
-    expect(report.cases[0]).toMatchObject({ name: '<t> é😀 "q" \'a\'', parent: 'a &#233; b', messages: ['line1\nline2'] });
+    expect(report.cases[0]).toMatchObject({
+      name: '<t> é😀 "q" \'a\'',
+      parent: 'a &#233; b',
+      messages: ['line1\nline2'],
+    });
   });
 
   test('the message falls back to the first line of the text, then the type', () => {
@@ -56,7 +64,9 @@ describe('parseJUnitReport', () => {
   });
 
   test('a byte-order mark, namespaces, unusual unicode and time with commas', () => {
-    const report = parse('\ufeff<ns:testsuites xmlns:ns="urn:x"><ns:testsuite name="𝔰"><ns:testcase name="ok 헴" time="1,234.5"/></ns:testsuite></ns:testsuites>');
+    const report = parse(
+      '\ufeff<ns:testsuites xmlns:ns="urn:x"><ns:testsuite name="𝔰"><ns:testcase name="ok 헴" time="1,234.5"/></ns:testsuite></ns:testsuites>',
+    );
     expect(report.cases[0]).toMatchObject({ name: 'ok 헴', parent: '𝔰', durationMs: 1_234_500, outcome: 'passed' });
   });
 

@@ -55,8 +55,16 @@ test('uploads, listings, overrides and the verdict work on LMDB and survive a re
 test('an upload of 10,000 test cases is stored whole', async () => {
   const { service, store } = makeService(openLmdbStore({ dir, noSync: true }));
   try {
-    const cases = Array.from({ length: 10_000 }, (_, i) => ({ name: `case ${i}`, outcome: i % 100 === 0 ? ('failed' as const) : ('passed' as const) }));
-    expect(upload(service, cases)).toMatchObject({ tests: 10_000, passed: 9_900, failed: 100, infrastructureFailure: false });
+    const cases = Array.from({ length: 10_000 }, (_, i) => ({
+      name: `case ${i}`,
+      outcome: i % 100 === 0 ? ('failed' as const) : ('passed' as const),
+    }));
+    expect(upload(service, cases)).toMatchObject({
+      tests: 10_000,
+      passed: 9_900,
+      failed: 100,
+      infrastructureFailure: false,
+    });
     expect(store.stats().entries.flakyTests).toBe(10_000);
     expect(store.stats().entries.flakyUploads).toBe(1);
   } finally {

@@ -14,7 +14,9 @@ beforeEach(async () => {
   // History: three tests seen passing on main; `flappy` failed and passed on one commit, so it is flaky.
   const history = await api.post(
     'flaky-tests/upload',
-    uploadBody([{ name: 'pinned' }, { name: 'solid' }, { name: 'flappy', flakyFailures: ['timed out'] }], { commit_sha: 'b'.repeat(40) }),
+    uploadBody([{ name: 'pinned' }, { name: 'solid' }, { name: 'flappy', flakyFailures: ['timed out'] }], {
+      commit_sha: 'b'.repeat(40),
+    }),
   );
   expect(history.statusCode, history.body).toBe(200);
   const pin = await api.post('flaky-tests/set-quarantine', {
@@ -43,7 +45,9 @@ async function runWith(number: number, cases: CaseSpec[], state: 'failure' | 'er
   await api.engine.settle();
   const testing = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number } }))).json() as Submitted;
   expect(testing.state).toBe('TESTING');
-  const details = (await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: testing.testRunId }))).json() as {
+  const details = (
+    await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: testing.testRunId }))
+  ).json() as {
     testBranchSha: string;
   };
   const sha = details.testBranchSha;
@@ -55,8 +59,12 @@ async function runWith(number: number, cases: CaseSpec[], state: 'failure' | 'er
   const reported = await api.post('setCommitStatus', { repo: REPO, sha, context: 'ci/test', state });
   expect(reported.statusCode, reported.body).toBe(200);
   await api.engine.settle();
-  const pr = (await api.post('getSubmittedPullRequest', queueBody({ pr: { number }, includeTimeline: true }))).json() as Submitted;
-  const run = (await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: testing.testRunId }))).json() as Record<string, unknown>;
+  const pr = (
+    await api.post('getSubmittedPullRequest', queueBody({ pr: { number }, includeTimeline: true }))
+  ).json() as Submitted;
+  const run = (
+    await api.post('getMergeQueueTestingDetails', queueBody({ testRunId: testing.testRunId }))
+  ).json() as Record<string, unknown>;
   return { pr, run };
 }
 
@@ -82,13 +90,19 @@ describe('the merge queue and quarantine', () => {
     expect(pr.state).toBe('FAILED');
     expect(run.status).toBe('failed');
     expect(run.quarantinedFailures).toBeUndefined();
-    expect((await api.get('getMergeQueueMetrics')).body).toMatch(/^greenline_quarantined_failures_ignored_total\{[^}]*queue_type="main"[^}]*\} 0$/m);
+    expect((await api.get('getMergeQueueMetrics')).body).toMatch(
+      /^greenline_quarantined_failures_ignored_total\{[^}]*queue_type="main"[^}]*\} 0$/m,
+    );
   });
 
   test('a flaky test counts only when the repository auto-quarantines', async () => {
     const off = await runWith(3, [{ name: 'flappy', outcome: 'failed' }]);
     expect(off.pr.state).toBe('FAILED');
-    const settings = await api.post('flaky-tests/update-settings', { repo: REPO, org_url_slug: 'acme', auto_quarantine: true });
+    const settings = await api.post('flaky-tests/update-settings', {
+      repo: REPO,
+      org_url_slug: 'acme',
+      auto_quarantine: true,
+    });
     expect(settings.statusCode, settings.body).toBe(200);
     const on = await runWith(4, [{ name: 'flappy', outcome: 'failed' }]);
     expect(on.pr.state).toBe('MERGED');

@@ -11,7 +11,11 @@ const RUN_SHA = 'c0ffee'.padEnd(40, '0');
 const ID = (name: string) => testId(REPO, { file: '', classname: 'Suite', parent: 'suite', name, variant: '' });
 
 /** What the merge queue does when a run fails: read the verdict in a transaction, pass the run if it says so. */
-function mergeQueueRunOutcome(store: Store, sha: string, now?: number): { status: 'succeeded' | 'failed'; note: string } {
+function mergeQueueRunOutcome(
+  store: Store,
+  sha: string,
+  now?: number,
+): { status: 'succeeded' | 'failed'; note: string } {
   return store.read((tx) => {
     const verdict = quarantineVerdict(tx, 'acme', REPO, sha, now);
     if (verdict === undefined) return { status: 'failed', note: 'no test results uploaded for this SHA' };
@@ -19,7 +23,8 @@ function mergeQueueRunOutcome(store: Store, sha: string, now?: number): { status
   });
 }
 
-const quarantine = (service: FlakyTests, name: string) => service.setQuarantine('acme', 'acme', REPO, ID(name), 'ALWAYS_QUARANTINE');
+const quarantine = (service: FlakyTests, name: string) =>
+  service.setQuarantine('acme', 'acme', REPO, ID(name), 'ALWAYS_QUARANTINE');
 
 describe('quarantineVerdict', () => {
   test('undefined when nothing was uploaded for the SHA', () => {
@@ -32,10 +37,17 @@ describe('quarantineVerdict', () => {
     upload(service, [{ name: 'ok' }], { sha: 'b'.repeat(40) });
     upload(service, [{ name: 'flaky-one' }, { name: 'ok' }], { sha: 'b'.repeat(40) });
     quarantine(service, 'flaky-one');
-    upload(service, [{ name: 'flaky-one', outcome: 'failed' }, { name: 'ok' }], { sha: RUN_SHA, branch: 'gl/test/run-1' });
+    upload(service, [{ name: 'flaky-one', outcome: 'failed' }, { name: 'ok' }], {
+      sha: RUN_SHA,
+      branch: 'gl/test/run-1',
+    });
 
     const verdict = store.read((tx) => quarantineVerdict(tx, 'acme', REPO, RUN_SHA.toUpperCase()));
-    expect(verdict).toEqual({ uploads: 1, failedTests: [{ id: ID('flaky-one'), name: 'flaky-one' }], allFailuresQuarantined: true });
+    expect(verdict).toEqual({
+      uploads: 1,
+      failedTests: [{ id: ID('flaky-one'), name: 'flaky-one' }],
+      allFailuresQuarantined: true,
+    });
     expect(mergeQueueRunOutcome(store, RUN_SHA)).toEqual({
       status: 'succeeded',
       note: 'passed: every failed test is quarantined (flaky-one)',
@@ -92,7 +104,10 @@ describe('quarantineVerdict', () => {
       variant: '',
       reports: [{ file: 'anon.xml', xml: '<testsuite><testcase><failure/></testcase></testsuite>' }],
     });
-    expect(store.read((tx) => quarantineVerdict(tx, 'acme', REPO, other))).toMatchObject({ failedTests: [], allFailuresQuarantined: false });
+    expect(store.read((tx) => quarantineVerdict(tx, 'acme', REPO, other))).toMatchObject({
+      failedTests: [],
+      allFailuresQuarantined: false,
+    });
   });
 
   test('auto-quarantine follows the status; with `now`, an expired pass-on-retry no longer counts', () => {

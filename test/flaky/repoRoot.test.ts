@@ -46,10 +46,18 @@ describe('uploads name their repository root', () => {
 
   test('the same test from two runners is one test, listed with its relative path', async () => {
     for (const [index, root] of ['/tmp/runner-a/work', '/home/ci/builds/7/widgets'].entries()) {
-      const body = { ...uploadBody([]), commit_sha: String(index + 1).repeat(40), repo_root: root, reports: [{ file: 'mocha.xml', xml: mochaReport(root) }] };
+      const body = {
+        ...uploadBody([]),
+        commit_sha: String(index + 1).repeat(40),
+        repo_root: root,
+        reports: [{ file: 'mocha.xml', xml: mochaReport(root) }],
+      };
       expect((await api.post('flaky-tests/upload', body)).statusCode).toBe(200);
     }
-    const listed = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }));
+    const listed = await api.post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }),
+    );
     const tests = (listed.json() as { tests: { file_path: string; name: string }[] }).tests;
     expect(tests).toEqual([expect.objectContaining({ name: 'sample adds', file_path: 'test/sample.spec.js' })]);
   });
@@ -87,13 +95,24 @@ describe('greenline upload --repo-root', () => {
     const cwd = process.cwd();
     process.chdir(join(dir, 'widgets', 'reports'));
     try {
-      const code = await uploadCommand({ junit: '*.xml', repo: 'github.com/acme/widgets', sha: 'abcdef1234567', token: TOKENS.acme, url });
+      const code = await uploadCommand({
+        junit: '*.xml',
+        repo: 'github.com/acme/widgets',
+        sha: 'abcdef1234567',
+        token: TOKENS.acme,
+        url,
+      });
       expect(code).toBe(0);
     } finally {
       process.chdir(cwd);
     }
-    const listed = await api.post('flaky-tests/list-failing-tests', listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }));
-    expect((listed.json() as { tests: { file_path: string }[] }).tests.map((row) => row.file_path)).toEqual(['test/sample.spec.js']);
+    const listed = await api.post(
+      'flaky-tests/list-failing-tests',
+      listBody({ start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' }),
+    );
+    expect((listed.json() as { tests: { file_path: string }[] }).tests.map((row) => row.file_path)).toEqual([
+      'test/sample.spec.js',
+    ]);
     expect(REPO).toEqual({ host: 'github.com', owner: 'acme', name: 'widgets' });
   });
 });

@@ -28,9 +28,13 @@ const PIECES = [
   '"',
 ];
 
-const xmlArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((parts) => `<testsuite name="s">${parts.join('')}</testsuite>`);
+const xmlArb = fc
+  .array(fc.constantFrom(...PIECES), { maxLength: 30 })
+  .map((parts) => `<testsuite name="s">${parts.join('')}</testsuite>`);
 const bodyArb = fc.record({
-  reports: fc.array(fc.record({ file: fc.constantFrom('r.xml', '<testcase/>', 'a"b\\c'), xml: xmlArb }), { maxLength: 3 }),
+  reports: fc.array(fc.record({ file: fc.constantFrom('r.xml', '<testcase/>', 'a"b\\c'), xml: xmlArb }), {
+    maxLength: 3,
+  }),
   extra: fc.constantFrom('<testcase name="not a report"/>', ''),
 });
 
@@ -46,7 +50,8 @@ function countInChunks(body: string, cuts: number[]): number {
   return counter.count;
 }
 
-const parsedCount = (body: { reports: { xml: string }[] }) => body.reports.reduce((sum, report) => sum + countTestCases(report.xml, Number.MAX_SAFE_INTEGER), 0);
+const parsedCount = (body: { reports: { xml: string }[] }) =>
+  body.reports.reduce((sum, report) => sum + countTestCases(report.xml, Number.MAX_SAFE_INTEGER), 0);
 
 describe('StreamingCaseCounter', () => {
   test('equals the parsed count over every split of a JSON.stringify body (keys in any order)', () => {
@@ -62,13 +67,20 @@ describe('StreamingCaseCounter', () => {
 
   test('equals the parsed count when characters are escaped as \\uXXXX', () => {
     fc.assert(
-      fc.property(bodyArb, fc.array(fc.nat(), { maxLength: 12 }), fc.constantFrom('<', '>', '-', '/', '!', '?', '[', 'c', 'é', ' '), (body, cuts, escaped) => {
-        const code = `\\u${escaped.charCodeAt(0).toString(16).padStart(4, '0')}`;
-        // A JSON encoder that escapes one character everywhere (Go's escapes <, > and &).
-        const text = JSON.stringify(body).replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replaceAll(escaped, code));
-        expect(JSON.parse(text)).toEqual(body);
-        expect(countInChunks(text, cuts)).toBe(parsedCount(body));
-      }),
+      fc.property(
+        bodyArb,
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.constantFrom('<', '>', '-', '/', '!', '?', '[', 'c', 'é', ' '),
+        (body, cuts, escaped) => {
+          const code = `\\u${escaped.charCodeAt(0).toString(16).padStart(4, '0')}`;
+          // A JSON encoder that escapes one character everywhere (Go's escapes <, > and &).
+          const text = JSON.stringify(body).replace(/"(?:[^"\\]|\\.)*"/g, (literal) =>
+            literal.replaceAll(escaped, code),
+          );
+          expect(JSON.parse(text)).toEqual(body);
+          expect(countInChunks(text, cuts)).toBe(parsedCount(body));
+        },
+      ),
       { numRuns: 300 },
     );
   });

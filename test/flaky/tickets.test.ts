@@ -7,7 +7,10 @@ let api: Api;
 let id: string;
 beforeEach(async () => {
   api = await makeApi();
-  expect((await api.post('flaky-tests/upload', uploadBody([{ name: 'shaky', outcome: 'failed', file: 'src/a.test.ts' }]))).statusCode).toBe(200);
+  expect(
+    (await api.post('flaky-tests/upload', uploadBody([{ name: 'shaky', outcome: 'failed', file: 'src/a.test.ts' }])))
+      .statusCode,
+  ).toBe(200);
   const listed = await api.post('flaky-tests/list-failing-tests', window());
   id = (listed.json() as { tests: { id: string }[] }).tests[0]!.id;
 });
@@ -19,7 +22,8 @@ const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 function window() {
   return listBody({ start_time: new Date(NOW - DAY).toISOString(), end_time: new Date(NOW + DAY).toISOString() });
 }
-const rows = async (path: string, body: unknown) => (await api.post(path, body)).json() as { tests: Record<string, unknown>[] };
+const rows = async (path: string, body: unknown) =>
+  (await api.post(path, body)).json() as { tests: Record<string, unknown>[] };
 const failingRow = async () => (await rows('flaky-tests/list-failing-tests', window())).tests[0]!;
 
 describe('flaky-tests/get-test-details', () => {
@@ -34,8 +38,16 @@ describe('flaky-tests/get-test-details', () => {
 
   test('404 for another repository, another organization or an unknown test; 400 for a bad id', async () => {
     const other = { ...REPO, name: 'gadgets' };
-    expectErrorBody(await api.post('flaky-tests/get-test-details', { repo: other, org_url_slug: 'acme', test_id: id }), 404, 'not_found');
-    expectErrorBody(await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: id }, TOKENS.globex), 404, 'not_found');
+    expectErrorBody(
+      await api.post('flaky-tests/get-test-details', { repo: other, org_url_slug: 'acme', test_id: id }),
+      404,
+      'not_found',
+    );
+    expectErrorBody(
+      await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: id }, TOKENS.globex),
+      404,
+      'not_found',
+    );
     const unknown = '01234567-0123-0123-0123-0123456789ab';
     expectErrorBody(await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: unknown }), 404, 'not_found');
     expectErrorBody(await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: 'nope' }), 400);
@@ -55,12 +67,18 @@ describe('flaky-tests/link-ticket-to-test-case', () => {
     const ticket = { html_url: 'https://acme.atlassian.net/browse/KAN-123', external_id: 'KAN-123' };
     expect(linked.json()).toEqual({ test_case_id: id, external_ticket_id: 'KAN-123', ticket });
     expect((await failingRow()).ticket).toEqual(ticket);
-    const details = (await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: id })).json() as { test: { ticket: unknown } };
+    const details = (await api.post('flaky-tests/get-test-details', { repo: REPO, test_id: id })).json() as {
+      test: { ticket: unknown };
+    };
     expect(details.test.ticket).toEqual(ticket);
 
     // Without an address (the hosted service's request has none, its integration finds it), rows show no ticket:
     // the hosted document requires ticket.html_url to be a URI. The link is stored and replaces the one before.
-    const byId = await api.post('flaky-tests/link-ticket-to-test-case', { repo: REPO, test_case_id: id, external_ticket_id: 'TRUNK-9' });
+    const byId = await api.post('flaky-tests/link-ticket-to-test-case', {
+      repo: REPO,
+      test_case_id: id,
+      external_ticket_id: 'TRUNK-9',
+    });
     expect(byId.json()).toEqual({ test_case_id: id, external_ticket_id: 'TRUNK-9' });
     expect(await failingRow()).not.toHaveProperty('ticket');
   });
@@ -69,8 +87,17 @@ describe('flaky-tests/link-ticket-to-test-case', () => {
     const body = { repo: REPO, test_case_id: id, external_ticket_id: 'KAN-1' };
     expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', { ...body, external_ticket_id: '' }), 400);
     expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', { ...body, ticket_url: 'not a url' }), 400);
-    expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', { ...body, ticket_url: 'javascript:alert(1)' }), 400);
-    expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', { ...body, test_case_id: '01234567-0123-0123-0123-0123456789ab' }), 404);
+    expectErrorBody(
+      await api.post('flaky-tests/link-ticket-to-test-case', { ...body, ticket_url: 'javascript:alert(1)' }),
+      400,
+    );
+    expectErrorBody(
+      await api.post('flaky-tests/link-ticket-to-test-case', {
+        ...body,
+        test_case_id: '01234567-0123-0123-0123-0123456789ab',
+      }),
+      404,
+    );
     expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', body, TOKENS.globex), 404);
     expectErrorBody(await api.post('flaky-tests/link-ticket-to-test-case', { ...body, org_url_slug: 'globex' }), 404);
   });

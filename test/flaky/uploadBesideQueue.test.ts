@@ -19,7 +19,12 @@ test('a queue input is answered while another repository’s upload is still bei
     const batches = 40;
     const xml = `<testsuite name="s">${Array.from({ length: batches * TESTS_PER_TRANSACTION }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
     const big = { host: 'github.com', owner: 'acme', name: 'big' };
-    const uploading = api.post('flaky-tests/upload', { repo: big, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] });
+    const uploading = api.post('flaky-tests/upload', {
+      repo: big,
+      commit_sha: 'abcdef1',
+      branch: 'main',
+      reports: [{ file: 'r.xml', xml }],
+    });
     const progress = () => api.store.read((tx) => [...tx.scan('flakyUploads')].map(({ value }) => value.progress)[0]);
     // Waits (turn by turn, no clock) until the upload has stored its first batch.
     while (progress() === undefined) await new Promise((resolve) => setImmediate(resolve));

@@ -12,8 +12,17 @@ import { createMemoryStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import { DAY, junitXml, makeService, REPO, START } from './helpers.js';
 
-const cases = Array.from({ length: 10 }, (_, i) => ({ name: `t${i}`, outcome: i % 3 === 0 ? ('failed' as const) : ('passed' as const) }));
-const input = { repo: REPO, sha: 'a'.repeat(40), branch: 'main', variant: '', reports: [{ file: 'r.xml', xml: junitXml(cases) }] };
+const cases = Array.from({ length: 10 }, (_, i) => ({
+  name: `t${i}`,
+  outcome: i % 3 === 0 ? ('failed' as const) : ('passed' as const),
+}));
+const input = {
+  repo: REPO,
+  sha: 'a'.repeat(40),
+  branch: 'main',
+  variant: '',
+  reports: [{ file: 'r.xml', xml: junitXml(cases) }],
+};
 const meta = { ...input, reports: ['r.xml'] };
 const prepared = () => prepareUpload({ repo: REPO, variant: '', reports: input.reports });
 
@@ -44,7 +53,9 @@ describe('an upload sent again', () => {
     const cut = uploadSteps(store, 'acme', meta, prepared(), () => START, { identity, size: 3 });
     expect(cut.next().value).toMatchObject({ stored: 1, batches: 4 });
     expect(cut.next().value).toMatchObject({ stored: 2, batches: 4 });
-    expect(store.read((tx) => [...tx.scan('flakyUploads')].map(({ value }) => value.progress))).toEqual([{ batches: 4, size: 3, stored: 2 }]);
+    expect(store.read((tx) => [...tx.scan('flakyUploads')].map(({ value }) => value.progress))).toEqual([
+      { batches: 4, size: 3, stored: 2 },
+    ]);
     expect(store.read((tx) => [...tx.scan('flakyShas')][0]?.value.storing)).toBe(1);
 
     const again = uploadNow(store, 'acme', meta, prepared(), () => START, { identity, size: 3 });
@@ -59,7 +70,9 @@ describe('an upload sent again', () => {
     const second = service.upload('acme', input);
     expect(second).toEqual({ ...first, alreadyStored: true });
     expect(results(store)).toEqual(before);
-    expect(store.read((tx) => [...tx.scan('flakyTests')].map(({ value }) => value.totals.runs))).toEqual(Array(10).fill(1));
+    expect(store.read((tx) => [...tx.scan('flakyTests')].map(({ value }) => value.totals.runs))).toEqual(
+      Array(10).fill(1),
+    );
   });
 
   it('without an upload_key, a day later, is a run of its own', () => {
@@ -68,15 +81,24 @@ describe('an upload sent again', () => {
     clock.advance(DAY);
     const second = service.upload('acme', input);
     expect(second.uploadId).not.toBe(first.uploadId);
-    expect(store.read((tx) => [...tx.scan('flakyTests')].map(({ value }) => value.totals.runs))).toEqual(Array(10).fill(2));
+    expect(store.read((tx) => [...tx.scan('flakyTests')].map(({ value }) => value.totals.runs))).toEqual(
+      Array(10).fill(2),
+    );
   });
 
   it('under its upload_key is the same upload for good; other content under that key is a conflict; another key is another upload', () => {
     const { service, store, clock } = makeService();
     const first = service.upload('acme', { ...input, uploadKey: 'job-42-attempt-1' });
     clock.advance(10 * DAY);
-    expect(service.upload('acme', { ...input, uploadKey: 'job-42-attempt-1' })).toEqual({ ...first, alreadyStored: true });
-    const other = { ...input, reports: [{ file: 'r.xml', xml: junitXml([{ name: 'other' }]) }], uploadKey: 'job-42-attempt-1' };
+    expect(service.upload('acme', { ...input, uploadKey: 'job-42-attempt-1' })).toEqual({
+      ...first,
+      alreadyStored: true,
+    });
+    const other = {
+      ...input,
+      reports: [{ file: 'r.xml', xml: junitXml([{ name: 'other' }]) }],
+      uploadKey: 'job-42-attempt-1',
+    };
     expect(() => service.upload('acme', other)).toThrowError(expect.objectContaining({ code: 'upload_key_conflict' }));
     expect(service.upload('acme', { ...input, uploadKey: 'job-42-attempt-2' }).alreadyStored).toBe(false);
     expect(store.read((tx) => tx.get('flakyRepos', [...([...tx.scan('flakyRepos')][0]?.key ?? [])])?.uploads)).toBe(2);
@@ -86,10 +108,26 @@ describe('an upload sent again', () => {
 describe('two sends of one upload at once', () => {
   it('each store the batches the other has not: both are answered, and every test counts one run', async () => {
     const { service, store } = makeService();
-    const many = { ...input, reports: [{ file: 'r.xml', xml: junitXml(Array.from({ length: 2 * TESTS_PER_TRANSACTION + 1 }, (_, i) => ({ name: `t${i}` }))) }] };
-    const [one, two] = await Promise.all([service.uploadOffThread('acme', many), service.uploadOffThread('acme', many)]);
+    const many = {
+      ...input,
+      reports: [
+        {
+          file: 'r.xml',
+          xml: junitXml(Array.from({ length: 2 * TESTS_PER_TRANSACTION + 1 }, (_, i) => ({ name: `t${i}` }))),
+        },
+      ],
+    };
+    const [one, two] = await Promise.all([
+      service.uploadOffThread('acme', many),
+      service.uploadOffThread('acme', many),
+    ]);
     expect(two.uploadId).toBe(one.uploadId);
-    expect(store.read((tx) => ({ uploads: tx.count('flakyUploads'), runs: new Set([...tx.scan('flakyTests')].map(({ value }) => value.totals.runs)) }))).toEqual({
+    expect(
+      store.read((tx) => ({
+        uploads: tx.count('flakyUploads'),
+        runs: new Set([...tx.scan('flakyTests')].map(({ value }) => value.totals.runs)),
+      })),
+    ).toEqual({
       uploads: 1,
       runs: new Set([1]),
     });
@@ -103,12 +141,18 @@ describe('an upload interrupted', () => {
     const identity = uploadIdentity(input);
     const stop = new AbortController();
     // The first transaction runs at once; the signal is seen before the second.
-    const storing = uploadInBatches(store, 'acme', meta, prepared(), () => START, { identity, size: 3, signal: stop.signal });
+    const storing = uploadInBatches(store, 'acme', meta, prepared(), () => START, {
+      identity,
+      size: 3,
+      signal: stop.signal,
+    });
     stop.abort();
     const error = await storing.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(EngineError);
     expect(error).toMatchObject({ code: 'upload_interrupted', message: expect.stringContaining('1 of its 4 batches') });
-    expect(store.read((tx) => [...tx.scan('flakyUploads')].map(({ value }) => value.progress))).toEqual([{ batches: 4, size: 3, stored: 1 }]);
+    expect(store.read((tx) => [...tx.scan('flakyUploads')].map(({ value }) => value.progress))).toEqual([
+      { batches: 4, size: 3, stored: 1 },
+    ]);
 
     await uploadInBatches(store, 'acme', meta, prepared(), () => START, { identity, size: 3 });
     expect(results(store)).toEqual(results(once()));
@@ -117,15 +161,25 @@ describe('an upload interrupted', () => {
   it('while being parsed ends its worker and rejects with the abort reason, storing nothing', async () => {
     const big = junitXml(Array.from({ length: 50_000 }, (_, i) => ({ name: `t${i}` })));
     const stop = new AbortController();
-    const parsing = prepareOffThread({ repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] }, stop.signal, () => new Error('stopped'));
+    const parsing = prepareOffThread(
+      { repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] },
+      stop.signal,
+      () => new Error('stopped'),
+    );
     // Another upload, parsing or waiting for its turn (one parse per spare core), stops as well.
     const other = new AbortController();
-    const waiting = prepareOffThread({ repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] }, other.signal, () => new Error('stopped too'));
+    const waiting = prepareOffThread(
+      { repo: REPO, variant: '', reports: [{ file: 'big.xml', xml: big }] },
+      other.signal,
+      () => new Error('stopped too'),
+    );
     other.abort();
     await expect(waiting).rejects.toThrow('stopped too');
     stop.abort();
     await expect(parsing).rejects.toThrow('stopped');
     // Its slot is free again: the next parse runs.
-    await expect(prepareOffThread({ repo: REPO, variant: '', reports: input.reports })).resolves.toMatchObject({ counts: { tests: 10 } });
+    await expect(prepareOffThread({ repo: REPO, variant: '', reports: input.reports })).resolves.toMatchObject({
+      counts: { tests: 10 },
+    });
   });
 });

@@ -44,7 +44,12 @@ describe('an oversize upload over HTTP', () => {
     const cases = '<testcase name="t"/>'.repeat(MAX_TEST_CASES_PER_UPLOAD + 1);
     // Not well-formed after the limit: parsing it first would answer invalid_report.
     const xml = `<testsuite name="s">${cases}<unclosed></testsuite>`;
-    const response = await api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] });
+    const response = await api.post('flaky-tests/upload', {
+      repo: REPO,
+      commit_sha: 'abcdef1',
+      branch: 'main',
+      reports: [{ file: 'r.xml', xml }],
+    });
     const body = expectErrorBody(response, 400, 'bad_request');
     expect(body).toMatchObject({ reason: 'too_many_test_cases' });
     expect(api.store.read((tx) => tx.count('flakyUploads'))).toBe(0);
@@ -53,8 +58,16 @@ describe('an oversize upload over HTTP', () => {
   test('the limit counts across the reports of one upload', async () => {
     api = await makeApi();
     const half = Math.floor(MAX_TEST_CASES_PER_UPLOAD / 2) + 1;
-    const report = (file: string) => ({ file, xml: `<testsuite name="${file}">${'<testcase name="t"/>'.repeat(half)}</testsuite>` });
-    const response = await api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [report('a.xml'), report('b.xml')] });
+    const report = (file: string) => ({
+      file,
+      xml: `<testsuite name="${file}">${'<testcase name="t"/>'.repeat(half)}</testsuite>`,
+    });
+    const response = await api.post('flaky-tests/upload', {
+      repo: REPO,
+      commit_sha: 'abcdef1',
+      branch: 'main',
+      reports: [report('a.xml'), report('b.xml')],
+    });
     expect(expectErrorBody(response, 400, 'bad_request')).toMatchObject({ reason: 'too_many_test_cases' });
   });
 });

@@ -44,7 +44,12 @@ test('an upload over the limit is refused before its body ends', async () => {
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     }),
   );
-  const head = JSON.stringify({ repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: '<testsuite name="s">' }] });
+  const head = JSON.stringify({
+    repo: REPO,
+    commit_sha: 'abcdef1',
+    branch: 'main',
+    reports: [{ file: 'r.xml', xml: '<testsuite name="s">' }],
+  });
   // Everything up to the open xml string, then one case more than the limit; the body's end is never sent.
   const open = head.slice(0, head.lastIndexOf('"'));
   await send(request, open, () => answered);
@@ -59,6 +64,11 @@ test('an upload over the limit is refused before its body ends', async () => {
 test('an upload under the limit goes through the counting and is stored', async () => {
   api = await makeApi();
   const xml = `<testsuite name="s">${'<testcase classname="c" name="t"/>'.repeat(1000)}</testsuite>`;
-  const response = await api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] });
+  const response = await api.post('flaky-tests/upload', {
+    repo: REPO,
+    commit_sha: 'abcdef1',
+    branch: 'main',
+    reports: [{ file: 'r.xml', xml }],
+  });
   expect(response.statusCode).toBe(200);
 });

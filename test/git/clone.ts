@@ -45,7 +45,11 @@ export class Clone {
   }
 
   /** Writes files (null deletes one) and commits them; answers the new commit. */
-  async commit(message: string, files: Record<string, string | null>, author?: { name: string; email: string }): Promise<string> {
+  async commit(
+    message: string,
+    files: Record<string, string | null>,
+    author?: { name: string; email: string },
+  ): Promise<string> {
     for (const [path, content] of Object.entries(files)) {
       const full = join(this.dir, path);
       if (content === null) await rm(full, { force: true });
@@ -56,7 +60,16 @@ export class Clone {
     }
     await this.git('add', '--all');
     const who = author === undefined ? [] : ['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`];
-    await git(this.dir, ...who, 'commit', '--quiet', '--allow-empty', '-m', message, ...(author === undefined ? [] : [`--author=${author.name} <${author.email}>`]));
+    await git(
+      this.dir,
+      ...who,
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      message,
+      ...(author === undefined ? [] : [`--author=${author.name} <${author.email}>`]),
+    );
     return this.git('rev-parse', 'HEAD');
   }
 
@@ -82,7 +95,12 @@ export class Clone {
   }
 
   /** Commits a PR on top of `base` and pushes it as refs/pull/N/head; answers its head. */
-  async pr(number: number, base: string, files: Record<string, string | null>, title = `Change ${number}`): Promise<string> {
+  async pr(
+    number: number,
+    base: string,
+    files: Record<string, string | null>,
+    title = `Change ${number}`,
+  ): Promise<string> {
     await this.checkout(base);
     await this.commit(title, files);
     return this.pushPr(number);

@@ -8,7 +8,10 @@ describe('configuration', () => {
   test('the local git host is the default; sim stays selectable; the built-in CI is off unless asked', () => {
     expect(loadConfig({})).toMatchObject({ provider: 'local' });
     expect(loadConfig({}).localCi).toBeUndefined();
-    expect(loadConfig({ GREENLINE_PROVIDER: 'sim', GREENLINE_SIM_CI: '1' })).toMatchObject({ provider: 'sim', simCi: { passRate: 0.9 } });
+    expect(loadConfig({ GREENLINE_PROVIDER: 'sim', GREENLINE_SIM_CI: '1' })).toMatchObject({
+      provider: 'sim',
+      simCi: { passRate: 0.9 },
+    });
     expect(loadConfig({ GREENLINE_LOCAL_CI: '1' }).localCi).toEqual({});
     expect(loadConfig({ GREENLINE_LOCAL_CI: 'jobs=3' }).localCi).toEqual({ jobs: 3 });
     expect(loadConfig({ GREENLINE_LOCAL_CI: '0' }).localCi).toBeUndefined();
@@ -18,14 +21,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ GREENLINE_PROVIDER: 'github' })).toThrow(ConfigError);
     expect(() => loadConfig({ GREENLINE_LOCAL_CI: 'jobs=0' })).toThrow(/GREENLINE_LOCAL_CI/);
     expect(() => loadConfig({ GREENLINE_LOCAL_CI: 'maybe' })).toThrow(/GREENLINE_LOCAL_CI/);
-    expect(() => loadConfig({ GREENLINE_PROVIDER: 'sim', GREENLINE_LOCAL_CI: '1' })).toThrow(/needs GREENLINE_PROVIDER=local/);
+    expect(() => loadConfig({ GREENLINE_PROVIDER: 'sim', GREENLINE_LOCAL_CI: '1' })).toThrow(
+      /needs GREENLINE_PROVIDER=local/,
+    );
     expect(() => loadConfig({ GREENLINE_LOCAL_CI: '1', GREENLINE_SIM_CI: '1' })).toThrow(/choose one CI/);
   });
 });
 
 describe('.greenline.yaml', () => {
   test('required_statuses and ci, in order; unknown keys ignored; an empty file sets nothing', () => {
-    expect(parseRepoConfig('required_statuses: [build, test, build]\nci:\n  test: npm test\n  build: npm run build\nowner: me\n')).toEqual({
+    expect(
+      parseRepoConfig(
+        'required_statuses: [build, test, build]\nci:\n  test: npm test\n  build: npm run build\nowner: me\n',
+      ),
+    ).toEqual({
       requiredStatuses: ['build', 'test'],
       ci: [
         ['test', 'npm test'],

@@ -14,7 +14,11 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore, openLmdbStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 
-export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
+export const KEY: QueueKey = {
+  org: 'acme',
+  repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
+  branch: 'main',
+};
 
 export { Clone, git } from './clone.js';
 
@@ -58,8 +62,14 @@ export class GitQueue {
   boot(): Engine {
     if (this.options.lmdb === true) this.store = openLmdbStore({ dir: join(this.dataDir, 'store'), noSync: true });
     else this.store ??= createMemoryStore();
-    this.host = new LocalGitHost({ dataDir: this.dataDir, runner: new GitRunner({ retryDelayMs: 5, ...this.options.runner }) });
-    this.ci = this.options.localCi === true ? new LocalCi({ dataDir: this.dataDir, host: this.host, jobs: 2, killGraceMs: 200 }) : undefined;
+    this.host = new LocalGitHost({
+      dataDir: this.dataDir,
+      runner: new GitRunner({ retryDelayMs: 5, ...this.options.runner }),
+    });
+    this.ci =
+      this.options.localCi === true
+        ? new LocalCi({ dataDir: this.dataDir, host: this.host, jobs: 2, killGraceMs: 200 })
+        : undefined;
     const ci: CI | undefined = this.ci;
     this.engine = new Engine(this.store, {
       scheduler: this.scheduler,
@@ -130,10 +140,14 @@ export class GitQueue {
 
   /** The active run testing exactly these PRs. */
   runOf(...prs: number[]): TestRunRecord {
-    const found = this.runs().find((candidate) => candidate.status === 'in_progress' && candidate.prs.join() === prs.join());
+    const found = this.runs().find(
+      (candidate) => candidate.status === 'in_progress' && candidate.prs.join() === prs.join(),
+    );
     if (found === undefined) {
       const active = this.runs().filter((r) => r.status === 'in_progress');
-      throw new Error(`no active run tests ${prs.join(', ')}; active: ${active.map((r) => `[${r.prs.join()}] on [${r.basePrs.join()}]`).join(' ')}`);
+      throw new Error(
+        `no active run tests ${prs.join(', ')}; active: ${active.map((r) => `[${r.prs.join()}] on [${r.basePrs.join()}]`).join(' ')}`,
+      );
     }
     return found;
   }

@@ -32,7 +32,10 @@ describe('the built-in CI runner', () => {
   test('a passing and a failing command report their statuses; logs are kept and served to the owner only', async () => {
     const q = (queue = await GitQueue.create({ localCi: true }));
     await q.create();
-    const config = yaml(['build', 'lint'], { build: 'test -f a.txt && echo "built $GREENLINE_STATUS"', lint: 'echo "lint: 2 problems" >&2; exit 3' });
+    const config = yaml(['build', 'lint'], {
+      build: 'test -f a.txt && echo "built $GREENLINE_STATUS"',
+      lint: 'echo "lint: 2 problems" >&2; exit 3',
+    });
     const base = await q.clone.commit('Initial', { '.greenline.yaml': config });
     await q.clone.pushBase();
     await q.clone.pr(1, base, { 'a.txt': 'a\n' });
@@ -49,8 +52,16 @@ describe('the built-in CI runner', () => {
       'build reported',
     );
     expect(q.pr(1).reason).toBe(`run ${runId} failed: required status lint reported failure`);
-    expect(check(q, runId, 'lint')).toMatchObject({ state: 'failure', description: 'exited with 3', url: `http://127.0.0.1:8080/ci-logs/${runId}/lint` });
-    expect(check(q, runId, 'build')).toMatchObject({ state: 'success', description: 'passed', url: `http://127.0.0.1:8080/ci-logs/${runId}/build` });
+    expect(check(q, runId, 'lint')).toMatchObject({
+      state: 'failure',
+      description: 'exited with 3',
+      url: `http://127.0.0.1:8080/ci-logs/${runId}/lint`,
+    });
+    expect(check(q, runId, 'build')).toMatchObject({
+      state: 'success',
+      description: 'passed',
+      url: `http://127.0.0.1:8080/ci-logs/${runId}/build`,
+    });
 
     syncConfiguredTokens(
       q.store,
@@ -59,7 +70,8 @@ describe('the built-in CI runner', () => {
     );
     const app = await buildServer({ engine: q.engine, ciLogs: q.ci! });
     try {
-      const get = (path: string, token?: string) => app.inject({ method: 'GET', url: path, headers: token === undefined ? {} : { 'x-api-token': token } });
+      const get = (path: string, token?: string) =>
+        app.inject({ method: 'GET', url: path, headers: token === undefined ? {} : { 'x-api-token': token } });
       const build = await get(`/ci-logs/${runId}/build`, TOKENS.acme);
       expect(build.statusCode).toBe(200);
       expect(build.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -75,7 +87,9 @@ describe('the built-in CI runner', () => {
 
     // The configuration on the target changes; the next PR passes both and merges.
     await q.clone.checkout(base);
-    const fixed = await q.clone.commit('Relax lint', { '.greenline.yaml': yaml(['build', 'lint'], { build: 'test -f b.txt', lint: 'true' }) });
+    const fixed = await q.clone.commit('Relax lint', {
+      '.greenline.yaml': yaml(['build', 'lint'], { build: 'test -f b.txt', lint: 'true' }),
+    });
     await q.clone.pushBase();
     await q.clone.pr(2, fixed, { 'b.txt': 'b\n' });
     await q.submit(2);
@@ -215,7 +229,9 @@ describe('the built-in CI runner', () => {
     const run = q.run(q.pr(1).runId as string);
     expect(run.baseSha).toBe(broken);
     expect(check(q, run.id, 'greenline/config')?.state).toBe('error');
-    expect(check(q, run.id, 'greenline/config')?.description).toMatch(/^\.greenline\.yaml is invalid: required_statuses: /);
+    expect(check(q, run.id, 'greenline/config')?.description).toMatch(
+      /^\.greenline\.yaml is invalid: required_statuses: /,
+    );
 
     await q.clone.pr(2, broken, { 'c.txt': 'c\n' });
     await q.submit(2);

@@ -49,10 +49,14 @@ describe('the local git host', () => {
     expect(await q.testBranches()).toEqual(runs.map((run) => `refs/heads/greenline/main/${run.id}`));
 
     // The third run's branch: the base, then one merge commit per PR in order, second parents the PR heads.
-    const chain = (await q.clone.bare('rev-list', '--first-parent', '--parents', `${runs[2]!.testBranchSha}`, `^${base}`)).split('\n');
+    const chain = (
+      await q.clone.bare('rev-list', '--first-parent', '--parents', `${runs[2]!.testBranchSha}`, `^${base}`)
+    ).split('\n');
     expect(chain.map((line) => line.split(' ')[2])).toEqual([heads[2], heads[1], heads[0]]);
     expect(await q.clone.bare('show', `${runs[2]!.testBranchSha}:shared.txt`)).toBe('ONE\ntwo\nTHREE');
-    expect(await q.clone.bare('log', '-1', '--format=%B', runs[0]!.testBranchSha)).toBe('Merge pull request #1 from refs/pull/1/head\n\nChange 1\n');
+    expect(await q.clone.bare('log', '-1', '--format=%B', runs[0]!.testBranchSha)).toBe(
+      'Merge pull request #1 from refs/pull/1/head\n\nChange 1\n',
+    );
 
     const expectedTrees = await Promise.all(runs.map((run) => q.treeOf(run.testBranchSha)));
     for (const [index, run] of runs.entries()) {
@@ -64,7 +68,9 @@ describe('the local git host', () => {
     // The first run was built on the head it merged onto: the target holds that very commit (a fast-forward).
     expect(q.pr(1).mergedSha).toBe(runs[0]!.testBranchSha);
     // Every merge kept the PR heads as second parents; the history is linear on the first parents.
-    const merges = (await q.clone.bare('rev-list', '--first-parent', '--parents', 'main', `^${base}`)).split('\n').reverse();
+    const merges = (await q.clone.bare('rev-list', '--first-parent', '--parents', 'main', `^${base}`))
+      .split('\n')
+      .reverse();
     expect(merges.map((line) => line.split(' ')[2])).toEqual(heads);
     expect(await q.testBranches()).toEqual([]);
     expect(q.errors).toEqual([]);

@@ -18,9 +18,18 @@ async function twoPullRequests(q: GitQueue) {
   await q.clone.pushBase();
   await q.clone.checkout(base);
   await q.clone.commit('Add a', { 'a.txt': 'a\n' }, { name: 'Grace Hopper', email: 'grace@example.com' });
-  await q.clone.commit('Edit the first line', { 'shared.txt': SHARED.replace('one', 'ONE') }, { name: 'Grace Hopper', email: 'grace@example.com' });
+  await q.clone.commit(
+    'Edit the first line',
+    { 'shared.txt': SHARED.replace('one', 'ONE') },
+    { name: 'Grace Hopper', email: 'grace@example.com' },
+  );
   const head1 = await q.clone.pushPr(1);
-  const head2 = await q.clone.pr(2, base, { 'b.txt': 'b\n', 'shared.txt': SHARED.replace('five', 'FIVE') }, 'Edit the last line');
+  const head2 = await q.clone.pr(
+    2,
+    base,
+    { 'b.txt': 'b\n', 'shared.txt': SHARED.replace('five', 'FIVE') },
+    'Edit the last line',
+  );
   return { base, head1, head2 };
 }
 
@@ -41,7 +50,9 @@ describe('merge methods', () => {
     expect(await q.clone.bare('log', '-1', '--format=%P|%an', first!)).toBe(`${base}|Grace Hopper`);
     expect(await q.message(first!)).toBe('Edit the first line (#1)\n\n* Add a\n* Edit the first line\n');
     expect(await q.message(second!)).toBe('Edit the last line (#2)\n');
-    expect(await q.clone.bare('show', 'main:shared.txt')).toBe(SHARED.replace('one', 'ONE').replace('five', 'FIVE').trimEnd());
+    expect(await q.clone.bare('show', 'main:shared.txt')).toBe(
+      SHARED.replace('one', 'ONE').replace('five', 'FIVE').trimEnd(),
+    );
     expect(q.errors).toEqual([]);
   });
 
@@ -54,7 +65,9 @@ describe('merge methods', () => {
     // PR 1 was based on the target: its replayed commits are its own trees, in order.
     const replayed = (await q.clone.bare('rev-list', '--reverse', run1.testBranchSha, `^${base}`)).split('\n');
     const originals = (await q.clone.bare('rev-list', '--reverse', head1, `^${base}`)).split('\n');
-    expect(await Promise.all(replayed.map((sha) => q.treeOf(sha)))).toEqual(await Promise.all(originals.map((sha) => q.treeOf(sha))));
+    expect(await Promise.all(replayed.map((sha) => q.treeOf(sha)))).toEqual(
+      await Promise.all(originals.map((sha) => q.treeOf(sha))),
+    );
 
     await q.report(run1, 'success');
     await q.report(run2, 'success');
@@ -67,7 +80,9 @@ describe('merge methods', () => {
       ['Edit the last line', 'Ada Lovelace'],
     ]);
     expect(lines.every((line) => line[2]!.split(' ').length === 1)).toBe(true);
-    expect(await q.clone.bare('show', 'main:shared.txt')).toBe(SHARED.replace('one', 'ONE').replace('five', 'FIVE').trimEnd());
+    expect(await q.clone.bare('show', 'main:shared.txt')).toBe(
+      SHARED.replace('one', 'ONE').replace('five', 'FIVE').trimEnd(),
+    );
     expect(q.errors).toEqual([]);
   });
 
@@ -131,7 +146,9 @@ describe('conflicts and mergeability', () => {
     await q.submit(1, 2, 3);
 
     expect(q.pr(2)).toMatchObject({ state: 'FAILED', reason: '#2 conflicts with main + #1 in shared.txt' });
-    expect(q.timeline(2).map((entry) => entry.event)).toEqual(expect.arrayContaining(['testing', 'failed', 'comment', 'status_check']));
+    expect(q.timeline(2).map((entry) => entry.event)).toEqual(
+      expect.arrayContaining(['testing', 'failed', 'comment', 'status_check']),
+    );
     const run3 = q.runOf(3);
     expect(run3.basePrs).toEqual([1]);
     expect(await q.clone.bare('ls-tree', '--name-only', run3.testBranchSha)).toBe('c.txt\nshared.txt');
@@ -165,7 +182,9 @@ describe('conflicts and mergeability', () => {
     await q.clone.pr(2, base, { 'shared.txt': SHARED.replace('three', '3') }, 'Number three');
     await q.submit(1, 2);
     expect(q.pr(2).state).toBe('FAILED');
-    expect(q.pr(2).reason).toMatch(/^#2 conflicts with main \+ #1 in shared\.txt \(replaying [0-9a-f]{10} "Number three"\)$/);
+    expect(q.pr(2).reason).toMatch(
+      /^#2 conflicts with main \+ #1 in shared\.txt \(replaying [0-9a-f]{10} "Number three"\)$/,
+    );
   });
 
   test('a missing head or a conflict with the target is NOT_READY, not_mergeable; submitting again after a push looks again', async () => {
@@ -185,8 +204,14 @@ describe('conflicts and mergeability', () => {
     expect(q.runOf(3).baseSha).toBe(base);
 
     await q.submit(4);
-    expect(q.pr(4)).toMatchObject({ state: 'NOT_READY', baseBranch: 'main', readiness: { gitHubMergeability: 'not_mergeable' } });
-    expect(q.timeline(4).at(-1)?.message).toBe('not ready: the git host reports it not mergeable: its head refs/pull/4/head does not exist in the repository');
+    expect(q.pr(4)).toMatchObject({
+      state: 'NOT_READY',
+      baseBranch: 'main',
+      readiness: { gitHubMergeability: 'not_mergeable' },
+    });
+    expect(q.timeline(4).at(-1)?.message).toBe(
+      'not ready: the git host reports it not mergeable: its head refs/pull/4/head does not exist in the repository',
+    );
 
     await q.clone.pr(5, base, { 'shared.txt': SHARED.replace('four', 'IV') });
     await q.clone.checkout(base);
@@ -194,7 +219,9 @@ describe('conflicts and mergeability', () => {
     await q.clone.pushBase();
     await q.submit(5);
     expect(q.pr(5)).toMatchObject({ state: 'NOT_READY', readiness: { gitHubMergeability: 'not_mergeable' } });
-    expect(q.timeline(5).at(-1)?.message).toBe('not ready: the git host reports it not mergeable: it conflicts with main in shared.txt');
+    expect(q.timeline(5).at(-1)?.message).toBe(
+      'not ready: the git host reports it not mergeable: it conflicts with main in shared.txt',
+    );
 
     // The missing head is pushed; submitting again looks again.
     await q.clone.pr(4, base, { 'd.txt': 'd\n' });
@@ -240,7 +267,12 @@ describe('idempotence', () => {
     // A direct merge done before is recognised too.
     await q.clone.git('fetch', '--quiet', q.clone.remote, 'main');
     const head2 = await q.clone.pr(2, built.sha, { 'b.txt': 'b\n' });
-    const direct = { ...merge, expectedHead: built.sha, pullRequest: { number: 2, sha: head2, title: 'Change 2' }, testBranchSha: null };
+    const direct = {
+      ...merge,
+      expectedHead: built.sha,
+      pullRequest: { number: 2, sha: head2, title: 'Change 2' },
+      testBranchSha: null,
+    };
     const first = await q.host.merge(direct);
     expect(first.ok).toBe(true);
     expect(await q.host.merge(direct)).toEqual(first);

@@ -16,7 +16,11 @@ describe('parallel mode on the local git host', () => {
     await q.clone.pushBase();
     const one = await q.clone.pr(1, base, { 'frontend/app.js': 'app v2\n' });
     // #3 builds on #1 (same file): a lane of two.
-    const heads = { 1: one, 2: await q.clone.pr(2, base, { 'backend/api.py': 'api v2\n' }), 3: await q.clone.pr(3, one, { 'frontend/app.js': 'app v3\n' }) };
+    const heads = {
+      1: one,
+      2: await q.clone.pr(2, base, { 'backend/api.py': 'api v2\n' }),
+      3: await q.clone.pr(3, one, { 'frontend/app.js': 'app v3\n' }),
+    };
     q.engine.setImpactedTargets(KEY, { number: 1, sha: heads[1] }, ['//frontend']);
     q.engine.setImpactedTargets(KEY, { number: 2, sha: heads[2] }, ['//backend']);
     q.engine.setImpactedTargets(KEY, { number: 3, sha: heads[3] }, ['//frontend']);

@@ -26,13 +26,16 @@ function fault(matches: (command: GitCommand) => boolean, failing: number) {
   };
 }
 
-const movesTarget = (command: GitCommand) => command.args[0] === 'update-ref' && command.args.includes('refs/heads/main');
+const movesTarget = (command: GitCommand) =>
+  command.args[0] === 'update-ref' && command.args.includes('refs/heads/main');
 
 describe('retries', () => {
   test('a git command that fails once is retried and the operation succeeds', async () => {
     const injected = fault(movesTarget, 1);
     const retried: string[] = [];
-    const q = (queue = await GitQueue.create({ runner: { beforeRun: injected.beforeRun, onRetry: (command) => retried.push(command.args[0] ?? '') } }));
+    const q = (queue = await GitQueue.create({
+      runner: { beforeRun: injected.beforeRun, onRetry: (command) => retried.push(command.args[0] ?? '') },
+    }));
     await q.create({ requiredStatuses: ['ci'] });
     const base = await q.clone.commit('Initial', { 'README.md': 'hello\n' });
     await q.clone.pushBase();
@@ -111,7 +114,9 @@ describe('the git runner', () => {
       expect(events).toEqual(['a1 start', 'b start', 'a1 end', 'a2 start']);
 
       // A failure inside an exclusive section releases the repository.
-      await expect(runner.exclusive(join(dir, 'a.git'), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      await expect(runner.exclusive(join(dir, 'a.git'), async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+        'boom',
+      );
       expect(await runner.exclusive(join(dir, 'a.git'), async () => 'next')).toBe('next');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -124,7 +129,9 @@ describe('the git runner', () => {
       const runner = new GitRunner({ attempts: 2, retryDelayMs: 1 });
       await runner.run({ gitDir: join(dir, 'r.git'), args: ['init', '--quiet', '--bare'] });
       const weird = '$(touch pwned); echo';
-      await expect(runner.run({ gitDir: join(dir, 'r.git'), args: ['rev-parse', '--verify', weird] })).rejects.toThrow(/exited with 128/);
+      await expect(runner.run({ gitDir: join(dir, 'r.git'), args: ['rev-parse', '--verify', weird] })).rejects.toThrow(
+        /exited with 128/,
+      );
       const out = await runner.run({ gitDir: join(dir, 'r.git'), args: ['rev-parse', '--is-bare-repository'] });
       expect(out.text).toBe('true');
       await expect(rm(join(process.cwd(), 'pwned'))).rejects.toThrow();

@@ -15,7 +15,11 @@ afterEach(async () => {
 describe('greenline serve on real repositories', () => {
   test('createQueue makes the repository; a pushed PR is tested by the built-in CI and merged', async () => {
     await withDataDir(async (dir) => {
-      const server = await startServer({ GREENLINE_DATA: dir, GREENLINE_API_TOKENS: `acme:${TOKEN}`, GREENLINE_LOCAL_CI: '1' });
+      const server = await startServer({
+        GREENLINE_DATA: dir,
+        GREENLINE_API_TOKENS: `acme:${TOKEN}`,
+        GREENLINE_LOCAL_CI: '1',
+      });
       running.push(server);
       expect(server.stdout()).toContain(`repositories in ${join(dir, 'repos')}, built-in CI`);
       const remote = join(dir, 'repos', 'github.com', 'acme', 'widgets.git');
@@ -23,17 +27,23 @@ describe('greenline serve on real repositories', () => {
       expect(existsSync(join(remote, 'HEAD'))).toBe(true);
 
       const clone = await Clone.create(join(dir, 'clone'), remote);
-      const base = await clone.commit('Initial', { '.greenline.yaml': 'required_statuses: [check]\nci:\n  check: test -f a.txt && echo checked\n' });
+      const base = await clone.commit('Initial', {
+        '.greenline.yaml': 'required_statuses: [check]\nci:\n  check: test -f a.txt && echo checked\n',
+      });
       await clone.pushBase();
       await clone.pr(1, base, { 'a.txt': 'a\n' }, 'Add a');
       expect((await call(server, '/v1/submitPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).status).toBe(200);
       const pr = await eventually(
         async () =>
-          (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string; prTitle: string }>,
+          (
+            await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })
+          ).json() as Promise<{ state: string; testRunId: string; prTitle: string }>,
         (value) => value.state === 'MERGED',
       );
       expect(pr.prTitle).toBe('Add a');
-      const run = (await (await call(server, '/v1/getMergeQueueTestingDetails', TOKEN, { ...QUEUE, testRunId: pr.testRunId })).json()) as {
+      const run = (await (
+        await call(server, '/v1/getMergeQueueTestingDetails', TOKEN, { ...QUEUE, testRunId: pr.testRunId })
+      ).json()) as {
         testBranchSha: string;
         requiredStatusesSource: string;
         statusChecks: { context: string; state: string; url: string }[];
@@ -46,7 +56,9 @@ describe('greenline serve on real repositories', () => {
       expect(log.status).toBe(200);
       expect(await log.text()).toBe('$ test -f a.txt && echo checked\nchecked\n');
       expect((await fetch(url)).status).toBe(401);
-      expect(await clone.bare('rev-parse', 'main^{tree}')).toBe(await clone.bare('rev-parse', `${run.testBranchSha}^{tree}`));
+      expect(await clone.bare('rev-parse', 'main^{tree}')).toBe(
+        await clone.bare('rev-parse', `${run.testBranchSha}^{tree}`),
+      );
       expect(await stop(server)).toEqual({ code: 0, signal: null });
     });
   });

@@ -55,7 +55,9 @@ describe('GitHub mode: installation tokens', () => {
     expect(q.github.count('apps/create-installation-access-token')).toBe(made + 1);
     // The 401s all came before the new token (a token under 5 s old is first sent again by @octokit/auth-app, for
     // GitHub's replication delay); none after it.
-    const renewed = q.github.exchanges.findLastIndex((exchange) => exchange.operationId === 'apps/create-installation-access-token');
+    const renewed = q.github.exchanges.findLastIndex(
+      (exchange) => exchange.operationId === 'apps/create-installation-access-token',
+    );
     expect(q.github.exchanges.slice(renewed).filter((exchange) => exchange.status === 401)).toEqual([]);
     expect(q.github.exchanges.filter((exchange) => exchange.status === 401).length).toBeGreaterThan(0);
     expect(q.errors.filter((error) => /Bad credentials/.test(error))).toEqual([]);
@@ -105,6 +107,9 @@ describe('GitHub mode: .greenline.yaml', () => {
     q.github.protection.set('main', ['ci']);
     q.github.push('main', { '.greenline.yaml': 'required_statuses: build\n' }, 'A broken .greenline.yaml');
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
-    expect(q.runOf(1)).toMatchObject({ requiredStatuses: ['ci'], requiredStatusesSource: 'repo_provider_branch_protection' });
+    expect(q.runOf(1)).toMatchObject({
+      requiredStatuses: ['ci'],
+      requiredStatusesSource: 'repo_provider_branch_protection',
+    });
   });
 });

@@ -34,7 +34,10 @@ describe('GitHub mode: the greenline check run', () => {
       3: ['Three', { '3.txt': '3\n' }],
       4: ['Four', { '4.txt': '4\n' }],
     } as const;
-    const q = await opened({ concurrency: 3 }, Object.fromEntries(Object.entries(pulls).map(([n, [title, files]]) => [n, [title, { ...files }]])));
+    const q = await opened(
+      { concurrency: 3 },
+      Object.fromEntries(Object.entries(pulls).map(([n, [title, files]]) => [n, [title, { ...files }]])),
+    );
     q.github.protection.set('main', ['ci']);
     // History: one PR tested for 20 minutes and merged, so the queue has seen a CI duration.
     await q.deliver('issue_comment', q.commentPayload(9, '/greenline merge'));
@@ -50,7 +53,9 @@ describe('GitHub mode: the greenline check run', () => {
     expect(waiting.status).toBe('queued');
     expect(waiting.title).toMatch(/^Waiting — 4th in the queue, merge expected about \d\d:\d\d UTC$/);
     expect(waiting.summary).toContain('**Position**: 4th of 4 ready — 3 ahead: #1, #2, #3');
-    expect(waiting.summary).toMatch(/\*\*Estimated merge\*\*: about \d\d:\d\d UTC \(in \d+ min\); 9 times in 10 by \d\d:\d\d UTC/);
+    expect(waiting.summary).toMatch(
+      /\*\*Estimated merge\*\*: about \d\d:\d\d UTC \(in \d+ min\); 9 times in 10 by \d\d:\d\d UTC/,
+    );
     const queueId = q.engine.getQueue(q.key).queue.id;
     expect(waiting.summary).toContain(`(${PUBLIC_URL}/queues/${encodeURIComponent(queueId)}/prs/4)`);
 
@@ -83,24 +88,41 @@ describe('GitHub mode: the greenline check run', () => {
     expect(q.pr(3).state).toBe('MERGED');
     const merged = checkRun(q, 3);
     expect(merged).toMatchObject({ status: 'completed', conclusion: 'success', title: 'Merged into main' });
-    expect(merged.history.map((entry) => entry.status)).toEqual(['in_progress', 'in_progress', 'in_progress', 'completed']);
+    expect(merged.history.map((entry) => entry.status)).toEqual([
+      'in_progress',
+      'in_progress',
+      'in_progress',
+      'completed',
+    ]);
 
     // Removed, with the failing check, its link, and what to do.
     await ciStatus(q, q.runOf(4).testBranchSha, 'failure', 'https://ci.example.com/4');
     await q.publishCheckRuns();
     expect(q.pr(4).state).toBe('FAILED');
     const removed = checkRun(q, 4);
-    expect(removed).toMatchObject({ status: 'completed', conclusion: 'failure', title: 'Removed from the queue: check ci failed' });
+    expect(removed).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      title: 'Removed from the queue: check ci failed',
+    });
     expect(removed.summary).toContain('- failing check `ci`: ci failure — [details](https://ci.example.com/4)');
     expect(removed.summary).toContain('**What to do**: Fix what the failing check reports');
     // The commit status is still kept for clients that read statuses.
-    expect(q.github.statuses.filter((status) => status.sha === q.github.pulls.get(4)!.head).map((status) => status.state)).toEqual(['pending', 'failure']);
+    expect(
+      q.github.statuses.filter((status) => status.sha === q.github.pulls.get(4)!.head).map((status) => status.state),
+    ).toEqual(['pending', 'failure']);
 
     // Re-run on the check run: the PR is submitted again, and gets a new check run.
     const rerun = example('check_run', 'rerequested');
     const head = q.github.pulls.get(4)!.head;
     const repo = { id: 186853002, url: `${q.github.url}/repos/Codertocat/Hello-World`, name: 'Hello-World' };
-    const minimal = { id: 4, number: 4, url: `${repo.url}/pulls/4`, head: { ref: 'feature-4', sha: head, repo }, base: { ref: 'main', sha: q.github.head('main')!, repo } };
+    const minimal = {
+      id: 4,
+      number: 4,
+      url: `${repo.url}/pulls/4`,
+      head: { ref: 'feature-4', sha: head, repo },
+      base: { ref: 'main', sha: q.github.head('main')!, repo },
+    };
     rerun.check_run = { ...rerun.check_run, name: 'greenline', head_sha: head, pull_requests: [minimal] };
     rerun.repository = q.commentPayload(4, '').repository;
     await q.deliver('check_run', rerun);

@@ -36,7 +36,11 @@ describe('GitHub mode: the check run through the outbox', () => {
     await q.publishCheckRuns();
     expect(q.pr(1).state).toBe('MERGED');
     expect(checkRunsOf(q, 1)).toHaveLength(1);
-    expect(checkRunsOf(q, 1)[0]).toMatchObject({ status: 'completed', conclusion: 'success', title: 'Merged into main' });
+    expect(checkRunsOf(q, 1)[0]).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      title: 'Merged into main',
+    });
   });
 
   test('a crash after the PR left the queue and before its last write: the restart writes why it left', async () => {
@@ -51,7 +55,11 @@ describe('GitHub mode: the check run through the outbox', () => {
     await q.publishCheckRuns();
     await q.drive();
     expect(checkRunsOf(q, 1)).toHaveLength(1);
-    expect(checkRunsOf(q, 1)[0]).toMatchObject({ status: 'completed', conclusion: 'success', title: 'Merged into main' });
+    expect(checkRunsOf(q, 1)[0]).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      title: 'Merged into main',
+    });
   });
 
   test('GitHub made the check run but its answer was lost, then a crash: the retry after the restart updates it, no second one', async () => {

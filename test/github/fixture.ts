@@ -47,6 +47,7 @@ export async function opened(patch: QueuePatch = {}, pulls: Pulls = ADD_A): Prom
  */
 export async function submitted(patch: QueuePatch = {}, pulls: Pulls = ADD_A): Promise<GitHubQueue> {
   const q = await opened(patch, pulls);
-  for (const number of Object.keys(pulls)) await q.deliver('issue_comment', q.commentPayload(Number(number), '/greenline merge'));
+  for (const number of Object.keys(pulls))
+    await q.deliver('issue_comment', q.commentPayload(Number(number), '/greenline merge'));
   return q;
 }

@@ -48,7 +48,13 @@ export class GitModel {
    * dates), as git's is: without `people`, the author and committer are `author` now, so every such commit is new;
    * with `people` (dates given), the same content is the same commit.
    */
-  commit(files: Files, parents: string[], message: string, author = 'Codertocat', people?: { author: Person; committer: Person }): Commit {
+  commit(
+    files: Files,
+    parents: string[],
+    message: string,
+    author = 'Codertocat',
+    people?: { author: Person; committer: Person },
+  ): Commit {
     const treeSha = treeShaOf(files);
     const made =
       people ??
@@ -62,7 +68,16 @@ export class GitModel {
       .digest('hex');
     const existing = this.commits.get(sha);
     if (existing !== undefined) return existing;
-    const commit: Commit = { sha, treeSha, files: { ...files }, parents, message, author: made.author.name, date: made.author.date, ...(people === undefined ? {} : { people }) };
+    const commit: Commit = {
+      sha,
+      treeSha,
+      files: { ...files },
+      parents,
+      message,
+      author: made.author.name,
+      date: made.author.date,
+      ...(people === undefined ? {} : { people }),
+    };
     this.commits.set(sha, commit);
     this.trees.set(treeSha, commit.files);
     return commit;

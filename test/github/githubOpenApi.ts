@@ -31,7 +31,8 @@ function withoutNullable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutNullable);
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = key === 'example' || key === 'examples' ? value : withoutNullable(value);
+  for (const [key, value] of Object.entries(node))
+    out[key] = key === 'example' || key === 'examples' ? value : withoutNullable(value);
   if (out.nullable !== true) return out;
   delete out.nullable;
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
@@ -50,7 +51,10 @@ export class GitHubOpenApi {
   private readonly operations: Operation[] = [];
   private readonly ajv: Ajv;
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly document: { paths: Record<string, Record<string, Operation['operation']>>; components: Record<string, Record<string, unknown>> };
+  private readonly document: {
+    paths: Record<string, Record<string, Operation['operation']>>;
+    components: Record<string, Record<string, unknown>>;
+  };
 
   constructor() {
     const require = createRequire(import.meta.url);
@@ -97,7 +101,9 @@ export class GitHubOpenApi {
       });
       if (fits && (best === undefined || literals > best.literals)) best = { op, params, literals };
     }
-    return best === undefined ? undefined : { operationId: best.op.operation.operationId, params: best.params, template: best.op.template, method };
+    return best === undefined
+      ? undefined
+      : { operationId: best.op.operation.operationId, params: best.params, template: best.op.template, method };
   }
 
   private resolve(value: unknown): Record<string, unknown> | undefined {
@@ -107,7 +113,9 @@ export class GitHubOpenApi {
         .replace(/^#\//, '')
         .split('/')
         .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-      node = parts.reduce<unknown>((at, part) => (at as Record<string, unknown> | undefined)?.[part], this.document) as Record<string, unknown> | undefined;
+      node = parts.reduce<unknown>((at, part) => (at as Record<string, unknown> | undefined)?.[part], this.document) as
+        | Record<string, unknown>
+        | undefined;
     }
     return node;
   }
@@ -120,7 +128,9 @@ export class GitHubOpenApi {
     let validate = this.validators.get(key);
     if (validate === undefined) {
       // Refs inside point at the document's components, which the `github` schema holds.
-      const rebased = JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\/components\//g, '"$ref":"github#/components/'));
+      const rebased = JSON.parse(
+        JSON.stringify(schema).replace(/"\$ref":"#\/components\//g, '"$ref":"github#/components/'),
+      );
       validate = this.ajv.compile(rebased);
       this.validators.set(key, validate);
     }
@@ -138,7 +148,8 @@ export class GitHubOpenApi {
   checkRequest(match: MatchedOperation, body: unknown): string | undefined {
     const op = this.operationOf(match);
     const requestBody = this.resolve(op.operation.requestBody);
-    const schema = (requestBody?.content as Record<string, { schema?: unknown }> | undefined)?.['application/json']?.schema;
+    const schema = (requestBody?.content as Record<string, { schema?: unknown }> | undefined)?.['application/json']
+      ?.schema;
     if (schema === undefined) return undefined;
     if (body === undefined) return requestBody?.required === true ? 'a body is required' : undefined;
     const validate = this.validator(`${match.method} ${match.template} request`, schema);
@@ -153,18 +164,22 @@ export class GitHubOpenApi {
   checkQuery(match: MatchedOperation, query: URLSearchParams): string | undefined {
     const declared = new Map<string, { schema?: Record<string, unknown>; description?: string }>();
     for (const parameter of this.operationOf(match).operation.parameters ?? []) {
-      const resolved = this.resolve(parameter) as { name: string; in: string; schema?: Record<string, unknown>; description?: string } | undefined;
+      const resolved = this.resolve(parameter) as
+        | { name: string; in: string; schema?: Record<string, unknown>; description?: string }
+        | undefined;
       if (resolved?.in === 'query') declared.set(resolved.name, resolved);
     }
     for (const [name, value] of query) {
       const parameter = declared.get(name);
-      if (parameter === undefined) return `the query parameter ${name} is not one of ${match.operationId}'s (${[...declared.keys()].join(', ') || 'none'})`;
+      if (parameter === undefined)
+        return `the query parameter ${name} is not one of ${match.operationId}'s (${[...declared.keys()].join(', ') || 'none'})`;
       const type = parameter.schema?.type;
       if (type === 'integer' && !/^\d+$/.test(value)) return `${name}=${value} is not an integer`;
       const values = parameter.schema?.enum as string[] | undefined;
       if (values !== undefined && !values.includes(value)) return `${name}=${value} is not one of ${values.join(', ')}`;
       const max = /\(max (\d+)\)/.exec(parameter.description ?? '')?.[1];
-      if (max !== undefined && Number(value) > Number(max)) return `${name}=${value} is over the documented maximum of ${max}`;
+      if (max !== undefined && Number(value) > Number(max))
+        return `${name}=${value} is over the documented maximum of ${max}`;
     }
     return undefined;
   }

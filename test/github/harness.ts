@@ -78,10 +78,18 @@ export class GitHubQueue {
       onError: (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
     });
     this.engine.start();
-    this.receiver = new GitHubWebhookReceiver(this.engine, client, this.host, SECRET, 'github.com', (message, error) => this.errors.push(`${message}: ${(error as Error).message}`), {
-      publicUrl: () => PUBLIC_URL,
-      throttleMs: CHECK_RUN_THROTTLE_MS,
-    });
+    this.receiver = new GitHubWebhookReceiver(
+      this.engine,
+      client,
+      this.host,
+      SECRET,
+      'github.com',
+      (message, error) => this.errors.push(`${message}: ${(error as Error).message}`),
+      {
+        publicUrl: () => PUBLIC_URL,
+        throttleMs: CHECK_RUN_THROTTLE_MS,
+      },
+    );
     this.receiver.start();
     this.app = await buildServer({ engine: this.engine, routes: [gitHubWebhookRoute(this.receiver)] });
   }
@@ -139,9 +147,15 @@ export class GitHubQueue {
   async send(name: string, payload: unknown, id?: string, secret = SECRET): Promise<LightMyRequestResponse> {
     // What the test made of GitHub's example must still be a payload GitHub could send.
     const wrong = webhookSchemas().check(name, payload, exampleOf(name, payload));
-    if (wrong !== undefined) this.github.violations.push(`webhook ${name}: GitHub could not send this payload: ${wrong}`);
+    if (wrong !== undefined)
+      this.github.violations.push(`webhook ${name}: GitHub could not send this payload: ${wrong}`);
     const delivery = await signedDelivery(secret, name, payload, id);
-    const response = await this.app.inject({ method: 'POST', url: '/github/webhooks', headers: delivery.headers, payload: delivery.body });
+    const response = await this.app.inject({
+      method: 'POST',
+      url: '/github/webhooks',
+      headers: delivery.headers,
+      payload: delivery.body,
+    });
     await this.settle();
     return response;
   }
@@ -180,7 +194,8 @@ export class GitHubQueue {
 
   runOf(number: number) {
     const runId = this.pr(number).runId;
-    if (runId === null) throw new Error(`#${number} has no run (${this.pr(number).state}: ${this.pr(number).reason ?? ''})`);
+    if (runId === null)
+      throw new Error(`#${number} has no run (${this.pr(number).state}: ${this.pr(number).reason ?? ''})`);
     return this.engine.getTestRun(KEY, runId).run;
   }
 

@@ -23,7 +23,10 @@ describe('GitHub mode: merge methods', () => {
 
   test("rebase: each PR's commits replayed in order on the test branch; main fast-forwards PR by PR and the PRs are closed", async () => {
     // Optimistic merge: the run of #2 (on top of #1) passing first vouches for #1, which merges from that branch.
-    const q = await opened({ mergeMethod: 'rebase', concurrency: 2, canOptimisticallyMerge: true }, { ...ADD_A, 2: ['Edit shared.txt', { 'shared.txt': 'one\ntwo\nthree\nfour\n' }] });
+    const q = await opened(
+      { mergeMethod: 'rebase', concurrency: 2, canOptimisticallyMerge: true },
+      { ...ADD_A, 2: ['Edit shared.txt', { 'shared.txt': 'one\ntwo\nthree\nfour\n' }] },
+    );
     const first = q.github.pulls.get(1)!;
     q.github.pushToPull(1, { 'a.txt': 'a2\n' });
     const base = q.github.head('main')!;
@@ -32,16 +35,27 @@ describe('GitHub mode: merge methods', () => {
     const [run1, run2] = [q.runOf(1), q.runOf(2)];
     const commits = (sha: string, until: string) => {
       const chain = [];
-      for (let at = sha; at !== until; at = q.github.git.commits.get(at)!.parents[0]!) chain.unshift(q.github.git.commits.get(at)!);
+      for (let at = sha; at !== until; at = q.github.git.commits.get(at)!.parents[0]!)
+        chain.unshift(q.github.git.commits.get(at)!);
       return chain;
     };
-    expect(commits(run1.testBranchSha, base).map((commit) => [commit.message, commit.parents.length, commit.author])).toEqual([
+    expect(
+      commits(run1.testBranchSha, base).map((commit) => [commit.message, commit.parents.length, commit.author]),
+    ).toEqual([
       ['Add a.txt', 1, 'Codertocat'],
       ['update #1', 1, 'Codertocat'],
     ]);
     expect(commits(run1.testBranchSha, base)[0]!.sha).not.toBe(first.head);
-    expect(commits(run2.testBranchSha, base).map((commit) => commit.message)).toEqual(['Add a.txt', 'update #1', 'Edit shared.txt']);
-    expect(q.github.files(run2.testBranch)).toEqual({ ...q.github.files('main'), 'a.txt': 'a2\n', 'shared.txt': 'one\ntwo\nthree\nfour\n' });
+    expect(commits(run2.testBranchSha, base).map((commit) => commit.message)).toEqual([
+      'Add a.txt',
+      'update #1',
+      'Edit shared.txt',
+    ]);
+    expect(q.github.files(run2.testBranch)).toEqual({
+      ...q.github.files('main'),
+      'a.txt': 'a2\n',
+      'shared.txt': 'one\ntwo\nthree\nfour\n',
+    });
     await q.deliver('check_suite', q.checkSuitePayload(run2.testBranchSha, 'success'));
     expect([q.pr(1).state, q.pr(2).state]).toEqual(['MERGED', 'MERGED']);
     expect(q.pr(1).mergedSha).toBe(commits(run2.testBranchSha, base)[1]!.sha);
@@ -72,7 +86,13 @@ describe('GitHub mode: merge methods', () => {
       const built = q.inputs('branchBuilt') as { input: { runId: string } }[];
       expect(built.map((event) => q.engine.getTestRun(q.key, event.input.runId).run.prs)).toEqual([[1], [2], [3]]);
       expect(q.github.head('main')).toBe(runs[2]!.testBranchSha);
-      expect(q.github.files('main')).toEqual({ 'README.md': 'hello\n', 'shared.txt': 'one\ntwo\nthree\n', 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+      expect(q.github.files('main')).toEqual({
+        'README.md': 'hello\n',
+        'shared.txt': 'one\ntwo\nthree\n',
+        'a.txt': 'a\n',
+        'b.txt': 'b\n',
+        'c.txt': 'c\n',
+      });
       expect(q.github.count('pulls/merge')).toBe(0);
     },
   );
@@ -144,7 +164,13 @@ describe('GitHub mode: merge methods', () => {
     const q = await submitted({ createPrsForTestingBranches: true });
     const run = q.runOf(1);
     const draft = [...q.github.pulls.values()].find((pull) => pull.headRef === run.testBranch);
-    expect(draft).toMatchObject({ draft: true, state: 'open', base: 'main', head: run.testBranchSha, title: `Greenline test run ${run.id}` });
+    expect(draft).toMatchObject({
+      draft: true,
+      state: 'open',
+      base: 'main',
+      head: run.testBranchSha,
+      title: `Greenline test run ${run.id}`,
+    });
     await q.deliver('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
     expect(q.pr(1).state).toBe('MERGED');
     expect(draft!.state).toBe('closed');

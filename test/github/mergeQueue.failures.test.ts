@@ -75,7 +75,12 @@ describe('GitHub mode: what goes wrong', () => {
   test('GitHub closing a PR that Greenline is merging changes nothing: the merge goes on', async () => {
     const q = await submitted();
     const run = q.runOf(1);
-    q.github.fail({ method: 'PATCH', path: /\/git\/refs\/heads%2Fmain$/, status: 502, body: { message: 'Server Error' } });
+    q.github.fail({
+      method: 'PATCH',
+      path: /\/git\/refs\/heads%2Fmain$/,
+      status: 502,
+      body: { message: 'Server Error' },
+    });
     await q.send('check_suite', q.checkSuitePayload(run.testBranchSha, 'success'));
     expect(q.pr(1)).toMatchObject({ state: 'TESTS_PASSED', mergeRequested: true });
     const closed = q.pullRequestPayload('closed', 1);
@@ -126,7 +131,10 @@ describe('GitHub mode: what goes wrong', () => {
       path: /\/merges$/,
       status: 403,
       headers: { 'retry-after': '30' },
-      body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest' },
+      body: {
+        message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        documentation_url: 'https://docs.github.com/rest',
+      },
     });
     await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'));
     expect(q.github.count('repos/merge', 403)).toBe(1);

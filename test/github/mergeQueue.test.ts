@@ -17,11 +17,23 @@ describe('GitHub mode', () => {
     q.github.rulesets.set('main', ['lint']);
     const pull = q.github.pulls.get(1)!;
 
-    const answer = await q.deliver('issue_comment', q.commentPayload(1, 'Looks good.\n/greenline merge --priority high'));
+    const answer = await q.deliver(
+      'issue_comment',
+      q.commentPayload(1, 'Looks good.\n/greenline merge --priority high'),
+    );
     expect(answer.statusCode).toBe(202);
-    expect(q.pr(1)).toMatchObject({ state: 'TESTING', title: 'Add a.txt', author: 'Codertocat', sha: pull.head, priorityName: 'high' });
+    expect(q.pr(1)).toMatchObject({
+      state: 'TESTING',
+      title: 'Add a.txt',
+      author: 'Codertocat',
+      sha: pull.head,
+      priorityName: 'high',
+    });
     const run = q.runOf(1);
-    expect(run).toMatchObject({ requiredStatuses: ['ci', 'lint'], requiredStatusesSource: 'repo_provider_branch_protection' });
+    expect(run).toMatchObject({
+      requiredStatuses: ['ci', 'lint'],
+      requiredStatusesSource: 'repo_provider_branch_protection',
+    });
     expect(q.github.head(run.testBranch)).toBe(run.testBranchSha);
     expect(q.github.files(run.testBranch)).toEqual({ ...q.github.files('main'), 'a.txt': 'a\n' });
     const built = q.github.git.commits.get(run.testBranchSha)!;
@@ -50,7 +62,12 @@ describe('GitHub mode', () => {
 describe('GitHub mode: webhooks', () => {
   test('a bad or missing signature is a 401 and changes nothing; a redelivery is applied once; unknown events are acknowledged', async () => {
     const q = await opened();
-    const forged = await q.deliver('issue_comment', q.commentPayload(1, '/greenline merge'), 'forged', 'not-the-secret');
+    const forged = await q.deliver(
+      'issue_comment',
+      q.commentPayload(1, '/greenline merge'),
+      'forged',
+      'not-the-secret',
+    );
     expect(forged.statusCode).toBe(401);
     expect(forged.json()).toMatchObject({ code: 'unauthorized' });
     const unsigned = await q.app.inject({
@@ -70,12 +87,22 @@ describe('GitHub mode: webhooks', () => {
     expect(q.inputs('submitted')).toHaveLength(1);
     expect(q.pr(1).state).toBe('CANCELLED');
 
-    const star = await q.deliver('star', { action: 'created', starred_at: null, repository: payload.repository, sender: payload.sender });
+    const star = await q.deliver('star', {
+      action: 'created',
+      starred_at: null,
+      repository: payload.repository,
+      sender: payload.sender,
+    });
     expect(star.statusCode).toBe(202);
     // A week later, a delivery prunes the ids past their retention (GitHub redelivers within 3 days).
     expect(q.store.read((tx) => tx.get('webhookDeliveries', ['same-delivery']))).toBeDefined();
     q.clock.advanceBy(8 * 24 * 60 * 60_000);
-    await q.deliver('star', { action: 'created', starred_at: null, repository: payload.repository, sender: payload.sender });
+    await q.deliver('star', {
+      action: 'created',
+      starred_at: null,
+      repository: payload.repository,
+      sender: payload.sender,
+    });
     expect(q.store.read((tx) => tx.get('webhookDeliveries', ['same-delivery']))).toBeUndefined();
   });
 

@@ -49,16 +49,29 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
       comment.comment.body = '/greenline merge';
       const post = async (name: string, payload: unknown) => {
         const delivery = await signedDelivery(SECRET, name, payload);
-        return fetch(`${server.url}/github/webhooks`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+        return fetch(`${server.url}/github/webhooks`, {
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body,
+        });
       };
       expect((await post('issue_comment', comment)).status).toBe(202);
-      const read = async () => (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{ state: string; testRunId: string }>;
+      const read = async () =>
+        (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number: 1 } })).json() as Promise<{
+          state: string;
+          testRunId: string;
+        }>;
       const testing = await eventually(read, (pr) => pr.state === 'TESTING').catch((error: Error) => {
-        throw new Error(`${error.message}\n${server.stderr().slice(-3000)}\n${JSON.stringify(github.exchanges.slice(-10))}`);
+        throw new Error(
+          `${error.message}\n${server.stderr().slice(-3000)}\n${JSON.stringify(github.exchanges.slice(-10))}`,
+        );
       });
       // TESTING comes first; the test branch is built right after.
       const run = await eventually(
-        async () => (await call(server, '/v1/getMergeQueueTestingDetails', TOKEN, { ...QUEUE, testRunId: testing.testRunId })).json() as Promise<{ testBranchSha: string }>,
+        async () =>
+          (
+            await call(server, '/v1/getMergeQueueTestingDetails', TOKEN, { ...QUEUE, testRunId: testing.testRunId })
+          ).json() as Promise<{ testBranchSha: string }>,
         (details) => details.testBranchSha !== '',
       );
       expect(github.head(`greenline/main/${testing.testRunId}`)).toBe(run.testBranchSha);
@@ -69,7 +82,15 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
       expect((await post('check_suite', suite)).status).toBe(202);
       await eventually(read, (pr) => pr.state === 'MERGED');
       expect(github.head('main')).toBe(run.testBranchSha);
-      expect((await fetch(`${server.url}/github/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+      expect(
+        (
+          await fetch(`${server.url}/github/webhooks`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(401);
       expect(await stop(server)).toEqual({ code: 0, signal: null });
     });
   });
@@ -78,7 +99,9 @@ describe('greenline serve with GREENLINE_PROVIDER=github', () => {
     await withDataDir(async (dir) => {
       const result = await runCli(['serve'], { GREENLINE_DATA: dir, GREENLINE_PROVIDER: 'github', PORT: '0' });
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('GREENLINE_PROVIDER=github needs GREENLINE_GITHUB_APP_ID, GREENLINE_GITHUB_PRIVATE_KEY_FILE, GREENLINE_GITHUB_WEBHOOK_SECRET');
+      expect(result.stderr).toContain(
+        'GREENLINE_PROVIDER=github needs GREENLINE_GITHUB_APP_ID, GREENLINE_GITHUB_PRIVATE_KEY_FILE, GREENLINE_GITHUB_WEBHOOK_SECRET',
+      );
     });
   });
 });

@@ -66,7 +66,12 @@ export class GitHubStandIn extends StandInServer {
   // What tests do on "GitHub"
 
   /** A commit on a branch (a person's push), moving the branch. */
-  push(branch: string, change: Files, message = `change ${Object.keys(change).join(', ')}`, author = 'Codertocat'): Commit {
+  push(
+    branch: string,
+    change: Files,
+    message = `change ${Object.keys(change).join(', ')}`,
+    author = 'Codertocat',
+  ): Commit {
     const parent = this.git.refs.get(`heads/${branch}`);
     const files = { ...(parent === undefined ? {} : this.git.commits.get(parent)!.files), ...change };
     const commit = this.git.commit(files, parent === undefined ? [] : [parent], message, author);
@@ -79,7 +84,18 @@ export class GitHubStandIn extends StandInServer {
     const headRef = `feature-${number}`;
     this.git.refs.set(`heads/${headRef}`, baseHead);
     const commit = this.push(headRef, change, title, author);
-    const pull: Pull = { number, title, author, head: commit.sha, headRef, base, draft: false, state: 'open', merged: false, mergeableComputed: false };
+    const pull: Pull = {
+      number,
+      title,
+      author,
+      head: commit.sha,
+      headRef,
+      base,
+      draft: false,
+      state: 'open',
+      merged: false,
+      mergeableComputed: false,
+    };
     this.pulls.set(number, pull);
     return pull;
   }
@@ -119,7 +135,10 @@ export class GitHubStandIn extends StandInServer {
     if (this.acting !== undefined) {
       // A new branch is compared with the default branch, as GitHub checks the commits it brings.
       const before = this.git.refs.get(ref) ?? this.head('main');
-      const changed = workflowChanges(before === undefined ? {} : this.git.commits.get(before)!.files, this.git.commits.get(sha)!.files);
+      const changed = workflowChanges(
+        before === undefined ? {} : this.git.commits.get(before)!.files,
+        this.git.commits.get(sha)!.files,
+      );
       const status = this.acting.operationId.startsWith('git/') ? 422 : 403;
       const refusal = workflowRefusal(status, changed, this.acting.permissions);
       if (refusal !== undefined) throw new Refused(refusal);
@@ -135,17 +154,30 @@ export class GitHubStandIn extends StandInServer {
     }
   }
 
-  protected respond(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer {
+  protected respond(
+    request: IncomingMessage,
+    match: MatchedOperation,
+    body: Record<string, unknown> | undefined,
+    url: URL,
+  ): Answer {
     return this.auth.authorized(request, match) ?? this.permitted(request, match, body, url);
   }
 
   /** The answer, when the token's permissions allow the operation (a 403 as GitHub gives when they do not). */
-  private permitted(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer {
+  private permitted(
+    request: IncomingMessage,
+    match: MatchedOperation,
+    body: Record<string, unknown> | undefined,
+    url: URL,
+  ): Answer {
     const appLevel = match.template.startsWith('/app/') || match.template === '/repos/{owner}/{repo}/installation';
     if (appLevel) return this.answer(match, body, url.searchParams);
     const permissions = this.auth.permissionsOf(request);
     const missing = missingPermission(match.operationId, permissions);
-    if (missing === 'unknown') this.violations.push(`${match.method} ${match.template}: the stand-in does not know what permission ${match.operationId} needs`);
+    if (missing === 'unknown')
+      this.violations.push(
+        `${match.method} ${match.template}: the stand-in does not know what permission ${match.operationId} needs`,
+      );
     else if (missing !== undefined) return missing;
     this.acting = REF_UPDATES.has(match.operationId) ? { permissions, operationId: match.operationId } : undefined;
     try {
@@ -160,7 +192,11 @@ export class GitHubStandIn extends StandInServer {
 
   private answer(match: MatchedOperation, body: Record<string, unknown> | undefined, query: URLSearchParams): Answer {
     const p = match.params;
-    if (p.owner !== undefined && (p.owner.toLowerCase() !== OWNER.toLowerCase() || p.repo?.toLowerCase() !== REPO.toLowerCase())) return NOT_FOUND;
+    if (
+      p.owner !== undefined &&
+      (p.owner.toLowerCase() !== OWNER.toLowerCase() || p.repo?.toLowerCase() !== REPO.toLowerCase())
+    )
+      return NOT_FOUND;
     const input = body ?? {};
     switch (match.operationId) {
       case 'apps/get-repo-installation':
@@ -168,7 +204,15 @@ export class GitHubStandIn extends StandInServer {
       case 'apps/create-installation-access-token': {
         if (!this.installed || Number(p.installation_id) !== INSTALLATION_ID) return NOT_FOUND;
         const token = this.auth.issue(this.granted);
-        return { status: 201, body: { token, expires_at: '2099-01-01T00:00:00Z', permissions: { ...this.granted }, repository_selection: 'selected' } };
+        return {
+          status: 201,
+          body: {
+            token,
+            expires_at: '2099-01-01T00:00:00Z',
+            permissions: { ...this.granted },
+            repository_selection: 'selected',
+          },
+        };
       }
       default: {
         const answered =

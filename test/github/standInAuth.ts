@@ -40,13 +40,28 @@ export class StandInAuth {
     if (appLevel) {
       const jwt = /^bearer (.+)$/i.exec(header)?.[1];
       const parts = jwt?.split('.') ?? [];
-      const signed = parts.length === 3 && verify('RSA-SHA256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey(this.publicKeyPem), Buffer.from(parts[2]!, 'base64url'));
-      if (!signed) return { status: 401, body: { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' } };
+      const signed =
+        parts.length === 3 &&
+        verify(
+          'RSA-SHA256',
+          Buffer.from(`${parts[0]}.${parts[1]}`),
+          createPublicKey(this.publicKeyPem),
+          Buffer.from(parts[2]!, 'base64url'),
+        );
+      if (!signed)
+        return {
+          status: 401,
+          body: { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' },
+        };
       return undefined;
     }
     const token = TOKEN.exec(header)?.[1];
     if (token === undefined || !this.tokens.has(token))
-      return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }, githubWide: true };
+      return {
+        status: 401,
+        body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' },
+        githubWide: true,
+      };
     return undefined;
   }
 }

@@ -40,7 +40,11 @@ export class StandInBodies {
   }
 
   user(login: string, bot = false): Record<string, unknown> {
-    return { ...(example('pull_request', 'opened').pull_request.user as Record<string, unknown>), login, type: bot ? 'Bot' : 'User' };
+    return {
+      ...(example('pull_request', 'opened').pull_request.user as Record<string, unknown>),
+      login,
+      type: bot ? 'Bot' : 'User',
+    };
   }
 
   installationBody(): Record<string, unknown> {
@@ -68,7 +72,8 @@ export class StandInBodies {
 
   gitCommitBody(commit: Commit): Record<string, unknown> {
     const person = { name: commit.author, email: `${commit.author}@example.com`, date: commit.date };
-    const [author, committer] = commit.people === undefined ? [person, person] : [commit.people.author, commit.people.committer];
+    const [author, committer] =
+      commit.people === undefined ? [person, person] : [commit.people.author, commit.people.committer];
     return {
       sha: commit.sha,
       node_id: `C_${commit.sha}`,
@@ -78,7 +83,11 @@ export class StandInBodies {
       committer,
       tree: { sha: commit.treeSha, url: `${this.url}/repos/${OWNER}/${REPO}/git/trees/${commit.treeSha}` },
       message: commit.message,
-      parents: commit.parents.map((sha) => ({ sha, url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}`, html_url: `https://github.com/${OWNER}/${REPO}/commit/${sha}` })),
+      parents: commit.parents.map((sha) => ({
+        sha,
+        url: `${this.url}/repos/${OWNER}/${REPO}/git/commits/${sha}`,
+        html_url: `https://github.com/${OWNER}/${REPO}/commit/${sha}`,
+      })),
       verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
     };
   }
@@ -91,7 +100,14 @@ export class StandInBodies {
       node_id: `C_${commit.sha}`,
       html_url: git.html_url,
       comments_url: `${this.url}/repos/${OWNER}/${REPO}/commits/${commit.sha}/comments`,
-      commit: { url: git.url, author: git.author, committer: git.committer, message: commit.message, comment_count: 0, tree: git.tree },
+      commit: {
+        url: git.url,
+        author: git.author,
+        committer: git.committer,
+        message: commit.message,
+        comment_count: 0,
+        tree: git.tree,
+      },
       author: null,
       committer: null,
       parents: git.parents,
@@ -104,14 +120,21 @@ export class StandInBodies {
     return {
       name: branch,
       commit: this.commitBody(this.git.commits.get(sha)!),
-      _links: { html: `https://github.com/${OWNER}/${REPO}/tree/${branch}`, self: `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}` },
+      _links: {
+        html: `https://github.com/${OWNER}/${REPO}/tree/${branch}`,
+        self: `${this.url}/repos/${OWNER}/${REPO}/branches/${branch}`,
+      },
       protected: contexts !== undefined,
       protection:
         contexts === undefined
           ? { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } }
           : {
               enabled: true,
-              required_status_checks: { enforcement_level: 'non_admins', contexts, checks: contexts.map((context) => ({ context, app_id: null })) },
+              required_status_checks: {
+                enforcement_level: 'non_admins',
+                contexts,
+                checks: contexts.map((context) => ({ context, app_id: null })),
+              },
             },
       protection_url: protectionUrl,
     };
@@ -159,7 +182,12 @@ export class StandInBodies {
 
   commentBody(comment: { id: number; issue: number; body: string; bot: boolean }): Record<string, unknown> {
     const template = example('issue_comment', 'created').comment as Record<string, unknown>;
-    return { ...template, id: comment.id, body: comment.body, user: this.user(comment.bot ? 'greenline[bot]' : OWNER, comment.bot) };
+    return {
+      ...template,
+      id: comment.id,
+      body: comment.body,
+      user: this.user(comment.bot ? 'greenline[bot]' : OWNER, comment.bot),
+    };
   }
 
   statusBody(status: { context: string; state: string; description: string }, id: number): Record<string, unknown> {

@@ -38,7 +38,12 @@ export class StandInChecks {
     return this.runs.filter((run) => run.headSha === sha && run.name === name).at(-1);
   }
 
-  answer(operationId: string, p: Record<string, string | undefined>, input: Record<string, unknown>, query: URLSearchParams): Answer | undefined {
+  answer(
+    operationId: string,
+    p: Record<string, string | undefined>,
+    input: Record<string, unknown>,
+    query: URLSearchParams,
+  ): Answer | undefined {
     switch (operationId) {
       case 'checks/create': {
         const run: CheckRun = {
@@ -71,8 +76,17 @@ export class StandInChecks {
         const { page, perPage } = pageOf(query);
         return {
           status: 200,
-          body: { total_count: all.length, check_runs: all.slice((page - 1) * perPage, page * perPage).map((run) => this.body(run)) },
-          headers: linkHeader(`${this.base()}/repos/Codertocat/Hello-World/commits/${p.ref}/check-runs`, query, page, perPage, all.length),
+          body: {
+            total_count: all.length,
+            check_runs: all.slice((page - 1) * perPage, page * perPage).map((run) => this.body(run)),
+          },
+          headers: linkHeader(
+            `${this.base()}/repos/Codertocat/Hello-World/commits/${p.ref}/check-runs`,
+            query,
+            page,
+            perPage,
+            all.length,
+          ),
         };
       }
       default:
@@ -82,8 +96,10 @@ export class StandInChecks {
 
   private apply(run: CheckRun, input: Record<string, unknown>): Answer | undefined {
     const output = input.output as { title?: string; summary?: string; text?: string } | undefined;
-    if (output?.summary !== undefined && output.summary.length > SUMMARY_LIMIT) return invalid(`output.summary is longer than ${SUMMARY_LIMIT} characters`);
-    if (output?.text !== undefined && output.text.length > SUMMARY_LIMIT) return invalid(`output.text is longer than ${SUMMARY_LIMIT} characters`);
+    if (output?.summary !== undefined && output.summary.length > SUMMARY_LIMIT)
+      return invalid(`output.summary is longer than ${SUMMARY_LIMIT} characters`);
+    if (output?.text !== undefined && output.text.length > SUMMARY_LIMIT)
+      return invalid(`output.text is longer than ${SUMMARY_LIMIT} characters`);
     if (typeof input.status === 'string') run.status = input.status;
     if (typeof input.conclusion === 'string') {
       run.conclusion = input.conclusion;
@@ -124,7 +140,13 @@ export class StandInChecks {
       conclusion: run.conclusion,
       started_at: '2026-01-01T00:00:00Z',
       completed_at: run.status === 'completed' ? '2026-01-01T00:00:00Z' : null,
-      output: { title: run.title, summary: run.summary, text: run.text, annotations_count: 0, annotations_url: `${root}/check-runs/${run.id}/annotations` },
+      output: {
+        title: run.title,
+        summary: run.summary,
+        text: run.text,
+        annotations_count: 0,
+        annotations_url: `${root}/check-runs/${run.id}/annotations`,
+      },
       pull_requests: this.pullsOf(run.headSha).map(pr),
     };
   }

@@ -14,7 +14,12 @@ export class StandInGitData {
     private readonly bodies: StandInBodies,
   ) {}
 
-  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>, query = new URLSearchParams()): Answer | undefined {
+  answer(
+    operationId: string,
+    params: Record<string, string | undefined>,
+    input: Record<string, unknown>,
+    query = new URLSearchParams(),
+  ): Answer | undefined {
     switch (operationId) {
       case 'repos/compare-commits-with-basehead': {
         const [base, head] = params.basehead!.split('...');
@@ -22,7 +27,8 @@ export class StandInGitData {
         const headCommit = this.standIn.git.commits.get(head!);
         if (baseCommit === undefined || headCommit === undefined) return NOT_FOUND;
         const mergeBase = this.standIn.git.mergeBase(base!, head!) ?? base!;
-        const status = base === head ? 'identical' : mergeBase === base ? 'ahead' : mergeBase === head ? 'behind' : 'diverged';
+        const status =
+          base === head ? 'identical' : mergeBase === base ? 'ahead' : mergeBase === head ? 'behind' : 'diverged';
         // GitHub lists up to 250 commits without paging parameters, and pages of per_page (at most 100) with them.
         const all = this.between(mergeBase, head!);
         const paging = query.has('page') || query.has('per_page');
@@ -55,7 +61,8 @@ export class StandInGitData {
       case 'git/create-commit': {
         const files = this.standIn.git.trees.get(String(input.tree));
         const parents = (input.parents as string[] | undefined) ?? [];
-        if (files === undefined || parents.some((sha) => !this.standIn.git.commits.has(sha))) return invalid('Tree SHA does not exist');
+        if (files === undefined || parents.some((sha) => !this.standIn.git.commits.has(sha)))
+          return invalid('Tree SHA does not exist');
         // As GitHub: the author is the App's bot unless given, the committer the author unless given, and a date not
         // given is now. Commits are content-addressed: with both dates given, the same request gives the same SHA.
         type Given = { name?: string; email?: string; date?: string } | undefined;
@@ -67,7 +74,10 @@ export class StandInGitData {
         const bot: Person = { name: 'greenline[bot]', email: 'greenline[bot]@example.com', date: '' };
         const author = person(input.author as Given, bot);
         const committer = input.committer === undefined ? author : person(input.committer as Given, bot);
-        const commit = this.standIn.git.commit(files, parents, String(input.message), author.name, { author, committer });
+        const commit = this.standIn.git.commit(files, parents, String(input.message), author.name, {
+          author,
+          committer,
+        });
         return { status: 201, body: this.bodies.gitCommitBody(commit) };
       }
       case 'git/create-ref': {
@@ -83,26 +93,36 @@ export class StandInGitData {
         const sha = String(input.sha);
         if (now === undefined) return invalid('Reference does not exist');
         if (!this.standIn.git.commits.has(sha)) return invalid('Object does not exist');
-        if (input.force !== true && !this.standIn.git.isAncestor(now, sha)) return invalid('Update is not a fast forward');
-        if (this.standIn.pullRequestsOnly.has(ref.replace(/^heads\//, ''))) return invalid(`Protected branch update failed for refs/${ref}.`);
+        if (input.force !== true && !this.standIn.git.isAncestor(now, sha))
+          return invalid('Update is not a fast forward');
+        if (this.standIn.pullRequestsOnly.has(ref.replace(/^heads\//, '')))
+          return invalid(`Protected branch update failed for refs/${ref}.`);
         this.standIn.setRef(ref, sha);
         return { status: 200, body: this.bodies.refBody(ref) };
       }
       case 'git/delete-ref': {
         if (!this.standIn.git.refs.delete(params.ref!)) return invalid('Reference does not exist');
         // GitHub closes the pull requests of a deleted branch.
-        for (const pull of this.standIn.pulls.values()) if (`heads/${pull.headRef}` === params.ref && pull.state === 'open') pull.state = 'closed';
+        for (const pull of this.standIn.pulls.values())
+          if (`heads/${pull.headRef}` === params.ref && pull.state === 'open') pull.state = 'closed';
         return { status: 204 };
       }
       case 'repos/merge': {
         const base = String(input.base);
         const ours = this.standIn.head(base);
-        const theirs = this.standIn.git.commits.has(String(input.head)) ? String(input.head) : this.standIn.head(String(input.head));
+        const theirs = this.standIn.git.commits.has(String(input.head))
+          ? String(input.head)
+          : this.standIn.head(String(input.head));
         if (ours === undefined || theirs === undefined) return NOT_FOUND;
         if (this.standIn.git.isAncestor(theirs, ours)) return { status: 204 };
         const merged = this.standIn.git.mergeFiles(ours, theirs);
-        if ('conflicts' in merged) return { status: 409, body: { message: 'Merge conflict', documentation_url: 'https://docs.github.com/rest' } };
-        const message = typeof input.commit_message === 'string' ? input.commit_message : `Merge ${String(input.head)} into ${base}`;
+        if ('conflicts' in merged)
+          return {
+            status: 409,
+            body: { message: 'Merge conflict', documentation_url: 'https://docs.github.com/rest' },
+          };
+        const message =
+          typeof input.commit_message === 'string' ? input.commit_message : `Merge ${String(input.head)} into ${base}`;
         const commit = this.standIn.git.commit(merged.files, [ours, theirs], message, 'greenline[bot]');
         this.standIn.setRef(`heads/${base}`, commit.sha);
         return { status: 201, body: this.bodies.commitBody(commit) };
@@ -115,7 +135,9 @@ export class StandInGitData {
   /** Commits reachable from `head` but not from `base`, oldest first (as GitHub's compare lists them). */
   private between(base: string, head: string): Commit[] {
     const below = this.standIn.git.ancestors(base);
-    const commits = [...this.standIn.git.ancestors(head)].filter((sha) => !below.has(sha)).map((sha) => this.standIn.git.commits.get(sha)!);
+    const commits = [...this.standIn.git.ancestors(head)]
+      .filter((sha) => !below.has(sha))
+      .map((sha) => this.standIn.git.commits.get(sha)!);
     return commits.sort((a, b) => a.date.localeCompare(b.date));
   }
 }

@@ -13,7 +13,12 @@ export class StandInLabels {
     return this.byIssue.get(number) ?? [];
   }
 
-  answer(operationId: string, params: Record<string, string | undefined>, input: Record<string, unknown>, query = new URLSearchParams()): Answer | undefined {
+  answer(
+    operationId: string,
+    params: Record<string, string | undefined>,
+    input: Record<string, unknown>,
+    query = new URLSearchParams(),
+  ): Answer | undefined {
     const number = Number(params.issue_number);
     const current = this.of(number);
     switch (operationId) {
@@ -30,7 +35,11 @@ export class StandInLabels {
       }
       case 'issues/remove-label': {
         const name = params.name ?? '';
-        if (!current.includes(name)) return { status: 404, body: { message: 'Label does not exist', documentation_url: 'https://docs.github.com/rest' } };
+        if (!current.includes(name))
+          return {
+            status: 404,
+            body: { message: 'Label does not exist', documentation_url: 'https://docs.github.com/rest' },
+          };
         this.byIssue.set(
           number,
           current.filter((other) => other !== name),

@@ -8,12 +8,21 @@ export const MAX_PER_PAGE = 100;
 
 export function pageOf(query: URLSearchParams, defaultPerPage = 30): { page: number; perPage: number } {
   const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
-  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Number(query.get('per_page') ?? String(defaultPerPage)) || defaultPerPage));
+  const perPage = Math.min(
+    MAX_PER_PAGE,
+    Math.max(1, Number(query.get('per_page') ?? String(defaultPerPage)) || defaultPerPage),
+  );
   return { page, perPage };
 }
 
 /** The `link` header for page `page` of `total` items at `url` (empty when there is one page). */
-export function linkHeader(url: string, query: URLSearchParams, page: number, perPage: number, total: number): Record<string, string> {
+export function linkHeader(
+  url: string,
+  query: URLSearchParams,
+  page: number,
+  perPage: number,
+  total: number,
+): Record<string, string> {
   const last = Math.max(1, Math.ceil(total / perPage));
   const at = (n: number) => {
     const next = new URLSearchParams(query);
@@ -30,5 +39,9 @@ export function linkHeader(url: string, query: URLSearchParams, page: number, pe
 /** One page of a list answer, with its `link` header. */
 export function paged(all: unknown[], query: URLSearchParams, url: string): Answer {
   const { page, perPage } = pageOf(query);
-  return { status: 200, body: all.slice((page - 1) * perPage, page * perPage), headers: linkHeader(url, query, page, perPage, all.length) };
+  return {
+    status: 200,
+    body: all.slice((page - 1) * perPage, page * perPage),
+    headers: linkHeader(url, query, page, perPage, all.length),
+  };
 }

@@ -64,10 +64,14 @@ const NEEDS: Record<string, Need[]> = {
 /** The operations that move a ref: GitHub checks what they do to workflow files. */
 export const REF_UPDATES = new Set(['git/create-ref', 'git/update-ref', 'repos/merge', 'pulls/merge']);
 
-const covers = (granted: string | undefined, level: Level) => granted === 'write' || (granted === 'read' && level === 'read');
+const covers = (granted: string | undefined, level: Level) =>
+  granted === 'write' || (granted === 'read' && level === 'read');
 
 /** Why the token's permissions do not allow the operation (undefined when they do, or when it needs none). */
-export function missingPermission(operationId: string, permissions: Record<string, string>): Answer | 'unknown' | undefined {
+export function missingPermission(
+  operationId: string,
+  permissions: Record<string, string>,
+): Answer | 'unknown' | undefined {
   const needs = NEEDS[operationId];
   if (needs === undefined) return 'unknown';
   if (needs.some(([name, level]) => covers(permissions[name], level))) return undefined;
@@ -80,12 +84,18 @@ export function missingPermission(operationId: string, permissions: Record<strin
 
 /** The workflow files a ref update from `before` to `after` creates, changes or deletes. */
 export function workflowChanges(before: Files, after: Files): string[] {
-  const names = new Set([...Object.keys(before), ...Object.keys(after)].filter((name) => name.startsWith('.github/workflows/')));
+  const names = new Set(
+    [...Object.keys(before), ...Object.keys(after)].filter((name) => name.startsWith('.github/workflows/')),
+  );
   return [...names].filter((name) => before[name] !== after[name]).sort();
 }
 
 /** GitHub's refusal of a ref update that touches workflows without `workflows: write`. */
-export function workflowRefusal(status: number, files: string[], permissions: Record<string, string>): Answer | undefined {
+export function workflowRefusal(
+  status: number,
+  files: string[],
+  permissions: Record<string, string>,
+): Answer | undefined {
   if (files.length === 0 || permissions.workflows === 'write') return undefined;
   return {
     status,

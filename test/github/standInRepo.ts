@@ -14,7 +14,12 @@ export class StandInRepo {
     private readonly bodies: StandInBodies,
   ) {}
 
-  answer(operationId: string, p: Record<string, string | undefined>, input: Record<string, unknown>, query: URLSearchParams): Answer | undefined {
+  answer(
+    operationId: string,
+    p: Record<string, string | undefined>,
+    input: Record<string, unknown>,
+    query: URLSearchParams,
+  ): Answer | undefined {
     const s = this.standIn;
     const root = `${s.url}/repos/${OWNER}/${REPO}`;
     switch (operationId) {
@@ -34,7 +39,10 @@ export class StandInRepo {
                   ruleset_source_type: 'Repository',
                   ruleset_source: `${OWNER}/${REPO}`,
                   ruleset_id: 42,
-                  parameters: { strict_required_status_checks_policy: false, required_status_checks: required.map((context) => ({ context })) },
+                  parameters: {
+                    strict_required_status_checks_policy: false,
+                    required_status_checks: required.map((context) => ({ context })),
+                  },
                 },
               ];
         return paged([...rules, ...s.reviews.rules(p.branch!)], query, `${root}/rules/branches/${p.branch}`);
@@ -42,11 +50,18 @@ export class StandInRepo {
       case 'repos/get-content':
         return this.content(p.path!, query.get('ref') ?? 'main');
       case 'issues/list-comments': {
-        const all = s.comments.filter((comment) => comment.issue === Number(p.issue_number)).map((comment) => this.bodies.commentBody(comment));
+        const all = s.comments
+          .filter((comment) => comment.issue === Number(p.issue_number))
+          .map((comment) => this.bodies.commentBody(comment));
         return paged(all, query, `${root}/issues/${p.issue_number}/comments`);
       }
       case 'issues/create-comment': {
-        const comment = { id: 1000 + s.comments.length, issue: Number(p.issue_number), body: String(input.body), bot: true };
+        const comment = {
+          id: 1000 + s.comments.length,
+          issue: Number(p.issue_number),
+          body: String(input.body),
+          bot: true,
+        };
         s.comments.push(comment);
         return { status: 201, body: this.bodies.commentBody(comment) };
       }
@@ -57,13 +72,25 @@ export class StandInRepo {
         return { status: 200, body: this.bodies.commentBody(comment) };
       }
       case 'repos/create-commit-status': {
-        const status = { sha: p.sha!, context: String(input.context ?? 'default'), state: String(input.state), description: String(input.description ?? '') };
+        const status = {
+          sha: p.sha!,
+          context: String(input.context ?? 'default'),
+          state: String(input.state),
+          description: String(input.description ?? ''),
+        };
         s.statuses.push(status);
         return { status: 201, body: this.bodies.statusBody(status, s.statuses.length) };
       }
       case 'repos/get-collaborator-permission-level': {
         const permission = s.permissions.get(p.username!) ?? 'read';
-        return { status: 200, body: { permission, role_name: permission, user: { ...this.bodies.user(p.username!), role_name: permission } } };
+        return {
+          status: 200,
+          body: {
+            permission,
+            role_name: permission,
+            user: { ...this.bodies.user(p.username!), role_name: permission },
+          },
+        };
       }
       default:
         return undefined;

@@ -7,7 +7,10 @@ import { paged } from './standInPaging.js';
 
 export class StandInReviews {
   /** Reviews by PR number, oldest first. */
-  readonly byPull = new Map<number, { login: string; state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' }[]>();
+  readonly byPull = new Map<
+    number,
+    { login: string; state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' }[]
+  >();
   /** Classic branch protection's required approving review count, by branch. */
   readonly protection = new Map<string, number>();
   /** Rulesets' `pull_request` rule's required approving review count, by branch. */
@@ -49,7 +52,12 @@ export class StandInReviews {
       case 'repos/get-pull-request-review-protection': {
         const count = this.protection.get(params.branch ?? '');
         // GitHub answers 404 without the protection (and 403 without `administration: read`), though it documents only 200.
-        if (count === undefined) return { status: 404, body: { message: 'Branch not protected', documentation_url: 'https://docs.github.com/rest' }, githubWide: true };
+        if (count === undefined)
+          return {
+            status: 404,
+            body: { message: 'Branch not protected', documentation_url: 'https://docs.github.com/rest' },
+            githubWide: true,
+          };
         return {
           status: 200,
           body: {
@@ -71,7 +79,10 @@ export class StandInReviews {
           commit_id: null,
           html_url: `https://github.com/Codertocat/Hello-World/pull/${number}#pullrequestreview-${7000 + index}`,
           pull_request_url: `${root}/pulls/${number}`,
-          _links: { html: { href: `https://github.com/Codertocat/Hello-World/pull/${number}` }, pull_request: { href: `${root}/pulls/${number}` } },
+          _links: {
+            html: { href: `https://github.com/Codertocat/Hello-World/pull/${number}` },
+            pull_request: { href: `${root}/pulls/${number}` },
+          },
           submitted_at: '2026-01-01T00:00:00Z',
           author_association: 'COLLABORATOR',
         }));

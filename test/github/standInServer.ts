@@ -31,12 +31,19 @@ export abstract class StandInServer {
   }
 
   /** GitHub's answer to a request for a documented operation that passed the checks and no fault caught. */
-  protected abstract respond(request: IncomingMessage, match: MatchedOperation, body: Record<string, unknown> | undefined, url: URL): Answer;
+  protected abstract respond(
+    request: IncomingMessage,
+    match: MatchedOperation,
+    body: Record<string, unknown> | undefined,
+    url: URL,
+  ): Answer;
 
   async listen(): Promise<string> {
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
-        this.violations.push(`${request.method} ${request.url}: the stand-in failed: ${(error as Error).stack ?? String(error)}`);
+        this.violations.push(
+          `${request.method} ${request.url}: the stand-in failed: ${(error as Error).stack ?? String(error)}`,
+        );
         if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ message: 'stand-in failure' }));
       });
@@ -56,7 +63,9 @@ export abstract class StandInServer {
   }
 
   count(operationId: string, status?: number): number {
-    return this.exchanges.filter((exchange) => exchange.operationId === operationId && (status === undefined || exchange.status === status)).length;
+    return this.exchanges.filter(
+      (exchange) => exchange.operationId === operationId && (status === undefined || exchange.status === status),
+    ).length;
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -79,27 +88,38 @@ export abstract class StandInServer {
       const body = text === '' ? undefined : JSON.parse(text);
       // GitHub caps a page at 100 and ignores what it does not know: a caller would take a cut list for the whole.
       const queryProblem = this.api.checkQuery(match, url.searchParams);
-      if (queryProblem !== undefined) this.violations.push(`${method} ${match.template}: GitHub would not honour the query: ${queryProblem}`);
+      if (queryProblem !== undefined)
+        this.violations.push(`${method} ${match.template}: GitHub would not honour the query: ${queryProblem}`);
       const problem = this.api.checkRequest(match, body);
       const fault = this.outage()
         ? { method, path: /./, status: 503, times: 1, body: { message: 'Service unavailable' } }
-        : this.faults.find((candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0);
+        : this.faults.find(
+            (candidate) => candidate.method === method && candidate.path.test(url.pathname) && candidate.times > 0,
+          );
       if (problem !== undefined) {
         this.violations.push(`${method} ${match.template}: GitHub would reject the request: ${problem}`);
-        answer = { status: 422, body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' } };
+        answer = {
+          status: 422,
+          body: { message: `Invalid request: ${problem}`, documentation_url: 'https://docs.github.com/rest' },
+        };
       } else if (fault !== undefined) {
         fault.times--;
         if (fault.afterActing === true) this.respond(request, match, body, url);
         // Rate limits and outages are GitHub-wide answers, not documented per operation.
         checked = false;
-        answer = { status: fault.status, body: fault.body ?? { message: 'fault' }, ...(fault.headers === undefined ? {} : { headers: fault.headers }) };
+        answer = {
+          status: fault.status,
+          body: fault.body ?? { message: 'fault' },
+          ...(fault.headers === undefined ? {} : { headers: fault.headers }),
+        };
       } else {
         answer = this.respond(request, match, body, url);
         if (answer.githubWide === true) checked = false;
       }
       if (checked) {
         const wrong = this.api.checkResponse(match, answer.status, answer.body);
-        if (wrong !== undefined) this.violations.push(`${method} ${match.template} ${answer.status}: GitHub could not answer this: ${wrong}`);
+        if (wrong !== undefined)
+          this.violations.push(`${method} ${match.template} ${answer.status}: GitHub could not answer this: ${wrong}`);
       }
       this.exchanges.push({ method, path: url.pathname, operationId: match.operationId, status: answer.status });
     }

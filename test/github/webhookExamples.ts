@@ -18,7 +18,8 @@ const EXAMPLES = require('@octokit/webhooks-examples') as ExampleEvent[];
 export function example(name: string, action?: string): Record<string, any> {
   const event = EXAMPLES.find((candidate) => candidate.name === name);
   const found = event?.examples.find((payload) => action === undefined || payload.action === action);
-  if (found === undefined) throw new Error(`no example of ${name}${action === undefined ? '' : `.${action}`} in @octokit/webhooks-examples`);
+  if (found === undefined)
+    throw new Error(`no example of ${name}${action === undefined ? '' : `.${action}`} in @octokit/webhooks-examples`);
   return structuredClone(found);
 }
 
@@ -29,11 +30,21 @@ export interface SignedDelivery {
 
 let deliveries = 0;
 
-export async function signedDelivery(secret: string, name: string, payload: unknown, id = `delivery-${++deliveries}`): Promise<SignedDelivery> {
+export async function signedDelivery(
+  secret: string,
+  name: string,
+  payload: unknown,
+  id = `delivery-${++deliveries}`,
+): Promise<SignedDelivery> {
   const body = JSON.stringify(payload);
   const signature = await new Webhooks({ secret }).sign(body);
   return {
-    headers: { 'content-type': 'application/json', 'x-github-event': name, 'x-github-delivery': id, 'x-hub-signature-256': signature },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': name,
+      'x-github-delivery': id,
+      'x-hub-signature-256': signature,
+    },
     body,
   };
 }

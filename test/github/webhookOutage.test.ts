@@ -36,7 +36,9 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
     release?.();
     await q.drive();
     expect(q.pr(1).state).toBe('TESTING');
-    expect(q.github.comments.filter((comment) => comment.issue === 1 && comment.body.includes('submitted'))).toHaveLength(1);
+    expect(
+      q.github.comments.filter((comment) => comment.issue === 1 && comment.body.includes('submitted')),
+    ).toHaveLength(1);
   });
 
   test("GitHub's API answers 503: accepted at once, retried with backoff, applied when GitHub is back; a redelivery is applied once", async () => {
@@ -49,7 +51,9 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
     expect(first.json()).toEqual({ message: 'accepted' });
     await q.settle();
     expect(() => q.pr(1)).toThrow(/never submitted/);
-    expect(q.errors.some((error) => error.includes('webhook delivery down-1 (issue_comment) failed (attempt 1)'))).toBe(true);
+    expect(q.errors.some((error) => error.includes('webhook delivery down-1 (issue_comment) failed (attempt 1)'))).toBe(
+      true,
+    );
     // GitHub redelivers it (or someone does, by hand): the same delivery, accepted once.
     const again = await post(q, 'issue_comment', payload, 'down-1');
     expect(again.statusCode).toBe(200);
@@ -66,7 +70,9 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
     q.github.hold = new Promise<void>((resolve) => {
       release = resolve;
     });
-    expect((await post(q, 'issue_comment', q.commentPayload(1, '/greenline merge'), 'interrupted')).statusCode).toBe(202);
+    expect((await post(q, 'issue_comment', q.commentPayload(1, '/greenline merge'), 'interrupted')).statusCode).toBe(
+      202,
+    );
     await until(() => q.github.held > 0);
     const halted = q.halt();
     q.github.hold = undefined;
@@ -81,7 +87,9 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
   test('a delivery the engine refuses is not retried; one accepted before a restart is applied after it', async () => {
     const q = await opened({ labelCommandsEnabled: true, enqueueingLabel: 'merge-me' }, ONE_AND_TWO);
     q.github.outage = () => true;
-    expect((await post(q, 'issue_comment', q.commentPayload(1, '/greenline merge'), 'before-restart')).statusCode).toBe(202);
+    expect((await post(q, 'issue_comment', q.commentPayload(1, '/greenline merge'), 'before-restart')).statusCode).toBe(
+      202,
+    );
     await q.settle();
     await q.halt();
     q.github.outage = () => false;
@@ -95,7 +103,11 @@ describe('GitHub mode: webhooks while GitHub is down', () => {
     expect((await post(q, 'pull_request', labeled, 'refused')).statusCode).toBe(202);
     await q.settle();
     expect(q.store.read((tx) => tx.count('webhookInbox'))).toBe(0);
-    expect(q.errors.filter((error) => error.includes('webhook delivery refused (pull_request) was refused; not tried again'))).toHaveLength(1);
+    expect(
+      q.errors.filter((error) =>
+        error.includes('webhook delivery refused (pull_request) was refused; not tried again'),
+      ),
+    ).toHaveLength(1);
     expect(() => q.pr(2)).toThrow(/never submitted/);
   });
 });

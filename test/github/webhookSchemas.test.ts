@@ -13,6 +13,8 @@ describe("GitHub's webhook descriptions", () => {
     const problem = webhookSchemas().check('issue_comment', edited, original);
     expect(problem).toMatch(/\/comment\/body must be string/);
     expect(problem).toMatch(/\/issue must have required property 'number'/);
-    expect(webhookSchemas().check('installation', { action: 'created', installation: { id: 1 } })).toMatch(/must have required property/);
+    expect(webhookSchemas().check('installation', { action: 'created', installation: { id: 1 } })).toMatch(
+      /must have required property/,
+    );
   });
 });

@@ -23,7 +23,9 @@ export class GitHubWebhookSchemas {
 
   constructor() {
     const require = createRequire(import.meta.url);
-    this.document = JSON.parse(readFileSync(require.resolve('@octokit/openapi-webhooks/generated/api.github.com.json'), 'utf8')) as Document;
+    this.document = JSON.parse(
+      readFileSync(require.resolve('@octokit/openapi-webhooks/generated/api.github.com.json'), 'utf8'),
+    ) as Document;
     // GitHub's own keywords and examples are not JSON Schema.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, discriminator: false });
     addFormats(this.ajv);
@@ -44,12 +46,20 @@ export class GitHubWebhookSchemas {
   private problems(name: string, payload: unknown): string[] {
     const action = (payload as { action?: unknown } | null)?.action;
     const base = name.replace(/_/g, '-');
-    const key = typeof action === 'string' && this.document.webhooks[`${base}-${action.replace(/_/g, '-')}`] !== undefined ? `${base}-${action.replace(/_/g, '-')}` : base;
+    const key =
+      typeof action === 'string' && this.document.webhooks[`${base}-${action.replace(/_/g, '-')}`] !== undefined
+        ? `${base}-${action.replace(/_/g, '-')}`
+        : base;
     const hook = this.document.webhooks[key];
     if (hook === undefined) return [`no webhook ${key} in GitHub's description`];
     let validate = this.validators.get(key);
     if (validate === undefined) {
-      const schema = JSON.parse(JSON.stringify(hook.post.requestBody.content['application/json'].schema).replace(/"\$ref":"#\/components\//g, '"$ref":"webhooks#/components/'));
+      const schema = JSON.parse(
+        JSON.stringify(hook.post.requestBody.content['application/json'].schema).replace(
+          /"\$ref":"#\/components\//g,
+          '"$ref":"webhooks#/components/',
+        ),
+      );
       validate = this.ajv.compile(schema);
       this.validators.set(key, validate);
     }

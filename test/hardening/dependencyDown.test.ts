@@ -25,7 +25,10 @@ describe('dependencies down', () => {
     // Where the repositories go is a file: git cannot create one.
     await writeFile(join(dataDir, 'repos'), 'not a folder');
     api = await makeApi(undefined, { gitHost: new LocalGitHost({ dataDir }) });
-    const response = await api.post('createQueue', { repo: { host: 'local', owner: 'acme', name: 'widgets' }, targetBranch: 'main' });
+    const response = await api.post('createQueue', {
+      repo: { host: 'local', owner: 'acme', name: 'widgets' },
+      targetBranch: 'main',
+    });
     expect(response.statusCode).toBe(503);
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     const body = response.json() as { code: string; reason: string; message: string };

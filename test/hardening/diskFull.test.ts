@@ -30,39 +30,47 @@ afterAll(() => {
 
 const queue = { repo: REPO, targetBranch: 'main' };
 
-test.skipIf(cannotMount !== undefined)('a full disk: 507 storage_full, reads go on, a restart opens read-only, and writes resume once there is room', async () => {
-  let api = await makeApi(openLmdbStore({ dir: join(mountPoint, 'data') }), { gitHost: new SimGitHost() });
-  try {
-    expect((await api.post('createQueue', { ...queue, requiredStatuses: ['ci'] })).statusCode).toBe(200);
-    const acknowledged: number[] = [];
-    let refused;
-    for (let number = 1; number <= 20_000 && refused === undefined; number++) {
-      const response = await api.post('submitPullRequest', { ...queue, pr: { number } });
-      if (response.statusCode === 200) acknowledged.push(number);
-      else refused = response;
+test.skipIf(cannotMount !== undefined)(
+  'a full disk: 507 storage_full, reads go on, a restart opens read-only, and writes resume once there is room',
+  async () => {
+    let api = await makeApi(openLmdbStore({ dir: join(mountPoint, 'data') }), { gitHost: new SimGitHost() });
+    try {
+      expect((await api.post('createQueue', { ...queue, requiredStatuses: ['ci'] })).statusCode).toBe(200);
+      const acknowledged: number[] = [];
+      let refused;
+      for (let number = 1; number <= 20_000 && refused === undefined; number++) {
+        const response = await api.post('submitPullRequest', { ...queue, pr: { number } });
+        if (response.statusCode === 200) acknowledged.push(number);
+        else refused = response;
+      }
+      expect(refused, 'the disk never filled').toBeDefined();
+      expectErrorBody(refused!, 507, 'storage_full');
+      expect((await api.post('getQueue', queue)).statusCode).toBe(200);
+      for (const number of acknowledged) {
+        expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
+      }
+      // A restart on the full disk opens the store read-only, and says so.
+      await api.close();
+      api = await makeApi(openLmdbStore({ dir: join(mountPoint, 'data') }), { gitHost: new SimGitHost() });
+      const ready = await api.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.json()).toEqual({
+        status: 'read-only',
+        reason: expect.stringMatching(/the disk holding the store has \d+ bytes free/),
+      });
+      expect(
+        (await api.post('getSubmittedPullRequest', { ...queue, pr: { number: acknowledged[0] } })).statusCode,
+      ).toBe(200);
+      expectErrorBody(await api.post('submitPullRequest', { ...queue, pr: { number: 40_000 } }), 507, 'storage_full');
+      // Room again, without a restart.
+      execFileSync('mount', ['-o', 'remount,size=64m', mountPoint]);
+      expect((await api.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+      const again = await api.post('submitPullRequest', { ...queue, pr: { number: 50_000 } });
+      expect(again.statusCode, again.body).toBe(200);
+      for (const number of acknowledged) {
+        expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
+      }
+    } finally {
+      await api.close();
     }
-    expect(refused, 'the disk never filled').toBeDefined();
-    expectErrorBody(refused!, 507, 'storage_full');
-    expect((await api.post('getQueue', queue)).statusCode).toBe(200);
-    for (const number of acknowledged) {
-      expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
-    }
-    // A restart on the full disk opens the store read-only, and says so.
-    await api.close();
-    api = await makeApi(openLmdbStore({ dir: join(mountPoint, 'data') }), { gitHost: new SimGitHost() });
-    const ready = await api.app.inject({ method: 'GET', url: '/readyz' });
-    expect(ready.json()).toEqual({ status: 'read-only', reason: expect.stringMatching(/the disk holding the store has \d+ bytes free/) });
-    expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number: acknowledged[0] } })).statusCode).toBe(200);
-    expectErrorBody(await api.post('submitPullRequest', { ...queue, pr: { number: 40_000 } }), 507, 'storage_full');
-    // Room again, without a restart.
-    execFileSync('mount', ['-o', 'remount,size=64m', mountPoint]);
-    expect((await api.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
-    const again = await api.post('submitPullRequest', { ...queue, pr: { number: 50_000 } });
-    expect(again.statusCode, again.body).toBe(200);
-    for (const number of acknowledged) {
-      expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
-    }
-  } finally {
-    await api.close();
-  }
-});
+  },
+);

@@ -34,13 +34,17 @@ afterAll(async () => {
 });
 
 const MiB = 1024 * 1024;
-const head = (extra: string) => `POST /v1/getQueue HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: ${TOKENS.acme}\r\nContent-Type: application/json\r\n${extra}`;
+const head = (extra: string) =>
+  `POST /v1/getQueue HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: ${TOKENS.acme}\r\nContent-Type: application/json\r\n${extra}`;
 
 /**
  * Sends the head, then (without reading anything: a client busy sending) the whole body, then reads what came.
  * `writeError` is how a write failed (a reset), if one did.
  */
-function pushBody(requestHead: string, pieces: Iterable<Buffer>): Promise<ReturnType<typeof parseResponses> & { writeError?: string }> {
+function pushBody(
+  requestHead: string,
+  pieces: Iterable<Buffer>,
+): Promise<ReturnType<typeof parseResponses> & { writeError?: string }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.pause();
@@ -49,7 +53,9 @@ function pushBody(requestHead: string, pieces: Iterable<Buffer>): Promise<Return
     socket.on('error', (error: NodeJS.ErrnoException) => {
       writeError ??= error.code ?? error.message;
     });
-    socket.on('close', () => resolve({ ...parseResponses(Buffer.concat(received)), ...(writeError === undefined ? {} : { writeError }) }));
+    socket.on('close', () =>
+      resolve({ ...parseResponses(Buffer.concat(received)), ...(writeError === undefined ? {} : { writeError }) }),
+    );
     socket.on('data', (chunk) => received.push(chunk));
     const iterator = pieces[Symbol.iterator]();
     const write = () => {
@@ -71,7 +77,8 @@ function* bytes(total: number, piece = 256 * 1024): Generator<Buffer> {
 }
 
 function* chunked(total: number, piece = 256 * 1024): Generator<Buffer> {
-  for (const part of bytes(total, piece)) yield Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]);
+  for (const part of bytes(total, piece))
+    yield Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]);
   yield Buffer.from('0\r\n\r\n');
 }
 
@@ -89,17 +96,23 @@ it('sends 100 Continue for a body within the limit, then the final answer', asyn
     socket.on('data', (chunk) => {
       received.push(chunk);
       // The body goes only once the 100 came.
-      if (Buffer.concat(received).toString('latin1').startsWith('HTTP/1.1 100') && received.length === 1) socket.write(body);
+      if (Buffer.concat(received).toString('latin1').startsWith('HTTP/1.1 100') && received.length === 1)
+        socket.write(body);
     });
     socket.on('close', () => resolve(parseResponses(Buffer.concat(received))));
-    socket.write(`${head(`Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close`)}\r\n\r\n`);
+    socket.write(
+      `${head(`Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close`)}\r\n\r\n`,
+    );
   });
   expect(answer.statuses).toEqual([100, 404]);
   expect(JSON.parse(answer.body)).toMatchObject({ reason: 'queue_not_found' });
 });
 
 it('answers 401 before any 100 Continue when the token is missing: the body is never asked for', async () => {
-  const answer = await rawRequest(port, `POST /v1/flaky-tests/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\nExpect: 100-continue`);
+  const answer = await rawRequest(
+    port,
+    `POST /v1/flaky-tests/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\nExpect: 100-continue`,
+  );
   expect(answer.statuses).toEqual([401]);
   expect(JSON.parse(answer.body)).toMatchObject({ reason: 'unauthorized' });
 });

@@ -26,7 +26,8 @@ const LIMIT = 512 * 1024;
 const DAY = 86_400_000;
 const queue = { repo: REPO, targetBranch: 'main' };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const open = (maxBytes: number) => makeApi(openLmdbStore({ dir: dir as string, maxBytes }), { gitHost: new SimGitHost() });
+const open = (maxBytes: number) =>
+  makeApi(openLmdbStore({ dir: dir as string, maxBytes }), { gitHost: new SimGitHost() });
 
 /** Bytes of the store's data, as the limit counts them, from what the store says of its fullness. */
 const dataBytes = (current: Api) => Number(/the store holds (\d+) bytes/.exec(current.store.fullReason?.() ?? '')?.[1]);
@@ -55,21 +56,38 @@ test('a full store restarts read-only: /readyz says so, reads, listings and sign
   api = await open(LIMIT);
   const ready = await api.app.inject({ method: 'GET', url: '/readyz' });
   expect(ready.statusCode).toBe(200);
-  expect(ready.json()).toEqual({ status: 'read-only', reason: expect.stringMatching(/limit of 524288 \(GREENLINE_MAX_DB_SIZE\).*507 storage_full.*reads are served/) });
+  expect(ready.json()).toEqual({
+    status: 'read-only',
+    reason: expect.stringMatching(/limit of 524288 \(GREENLINE_MAX_DB_SIZE\).*507 storage_full.*reads are served/),
+  });
   expect((await api.post('getQueue', queue)).statusCode).toBe(200);
-  for (const number of acknowledged) expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
+  for (const number of acknowledged)
+    expect((await api.post('getSubmittedPullRequest', { ...queue, pr: { number } })).statusCode).toBe(200);
   for (const listing of ['list-quarantined-tests', 'list-unhealthy-tests']) {
-    const response = await api.post(`flaky-tests/${listing}`, listBody(listing === 'list-unhealthy-tests' ? { status: 'flaky' } : {}));
+    const response = await api.post(
+      `flaky-tests/${listing}`,
+      listBody(listing === 'list-unhealthy-tests' ? { status: 'flaky' } : {}),
+    );
     expect({ listing, status: response.statusCode }, response.body).toEqual({ listing, status: 200 });
   }
-  const signIn = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${TOKENS.acme}` });
+  const signIn = await api.app.inject({
+    method: 'POST',
+    url: '/signin',
+    headers: FORM,
+    payload: `token=${TOKENS.acme}`,
+  });
   expect(signIn.statusCode, signIn.body).toBe(303);
   expect(signIn.headers['set-cookie']).toMatch(/greenline_session=/);
   expectErrorBody(await api.post('submitPullRequest', { ...queue, pr: { number: 90_000 } }), 507, 'storage_full');
 
   // Room freed without a restart: a retention sweep (its removals are never refused) lets writes in again.
   await api.clock.advanceBy(10 * DAY);
-  const swept = await new RetentionSweep({ engine: api.engine, store: api.store, clock: api.clock, settings: { eventsDays: 1 } }).sweep();
+  const swept = await new RetentionSweep({
+    engine: api.engine,
+    store: api.store,
+    clock: api.clock,
+    settings: { eventsDays: 1 },
+  }).sweep();
   expect(swept.queues.events).toBeGreaterThan(0);
   expect((await api.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
   const resumed = await api.post('submitPullRequest', { ...queue, targetBranch: 'spare', pr: { number: 90_001 } });

@@ -60,12 +60,26 @@ describe('error bodies', () => {
 
   it('no client error body names a source file or carries a stack', async () => {
     const answers = [
-      await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { 'x-api-token': 'acme-token-0123456789abcdef', 'content-type': 'application/json' }, payload: '{"repo":' }),
-      await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { 'x-api-token': 'acme-token-0123456789abcdef', 'content-type': 'text/xml' }, payload: '<a/>' }),
       await api.app.inject({
         method: 'POST',
         url: '/v1/getQueue',
-        headers: { 'x-api-token': 'acme-token-0123456789abcdef', 'content-type': 'application/json', 'content-length': '5' },
+        headers: { 'x-api-token': 'acme-token-0123456789abcdef', 'content-type': 'application/json' },
+        payload: '{"repo":',
+      }),
+      await api.app.inject({
+        method: 'POST',
+        url: '/v1/getQueue',
+        headers: { 'x-api-token': 'acme-token-0123456789abcdef', 'content-type': 'text/xml' },
+        payload: '<a/>',
+      }),
+      await api.app.inject({
+        method: 'POST',
+        url: '/v1/getQueue',
+        headers: {
+          'x-api-token': 'acme-token-0123456789abcdef',
+          'content-type': 'application/json',
+          'content-length': '5',
+        },
         payload: '{}',
       }),
       await api.post('flaky-tests/upload', {
@@ -74,7 +88,12 @@ describe('error bodies', () => {
         branch: 'main',
         reports: [{ file: 'a.xml', xml: `${'<testsuite>'.repeat(300)}${'</testsuite>'.repeat(300)}` }],
       }),
-      await api.post('getQueue', { repo: REPO, targetBranch: 'main', __proto__: { polluted: true }, constructor: { prototype: {} } }),
+      await api.post('getQueue', {
+        repo: REPO,
+        targetBranch: 'main',
+        __proto__: { polluted: true },
+        constructor: { prototype: {} },
+      }),
       await get('/v1/getMergeQueueMetrics?repo=%ff&repoHost=%00'),
       await get('/queues/..%2f..%2fetc%2fpasswd'),
     ];

@@ -5,7 +5,15 @@
  * the token do enter handlers), so the zero means something.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { carriesValidToken, fuzzHttp, headerRequests, HTTP_TOKEN, type HttpFuzzServer, httpFuzzServer, pathRequests } from '../../bench/httpFuzz.js';
+import {
+  carriesValidToken,
+  fuzzHttp,
+  headerRequests,
+  HTTP_TOKEN,
+  type HttpFuzzServer,
+  httpFuzzServer,
+  pathRequests,
+} from '../../bench/httpFuzz.js';
 
 let server: HttpFuzzServer;
 beforeAll(async () => {

@@ -57,7 +57,10 @@ describe('the metrics query', () => {
   });
 
   it('refuses a repo whose parts are not names', async () => {
-    expectErrorBody(await api.get(`getMergeQueueMetrics?repo=${encodeURIComponent('acme/wid gets')}&repoHost=github.com`), 400);
+    expectErrorBody(
+      await api.get(`getMergeQueueMetrics?repo=${encodeURIComponent('acme/wid gets')}&repoHost=github.com`),
+      400,
+    );
     expectErrorBody(await api.get(`getMergeQueueMetrics?repo=acme/%ED%A0%80&repoHost=github.com`), 400);
   });
 
@@ -75,7 +78,9 @@ describe('setImpactedTargets', () => {
     impactedTargets: Array.from({ length: count }, (_, i) => `//t:${i}`),
   });
   it('takes 100,000 targets, as the README says, and refuses 100,001', async () => {
-    expect((await api.post('createQueue', { repo: REPO, targetBranch: 'main', mode: 'parallel' })).statusCode).toBe(200);
+    expect((await api.post('createQueue', { repo: REPO, targetBranch: 'main', mode: 'parallel' })).statusCode).toBe(
+      200,
+    );
     expect((await api.post('setImpactedTargets', body(100_000))).statusCode).toBe(200);
     const refused = expectErrorBody(await api.post('setImpactedTargets', body(100_001)), 400, 'bad_request');
     expect(refused.details?.map((detail) => detail.field)).toContain('impactedTargets');

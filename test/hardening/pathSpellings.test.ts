@@ -33,7 +33,14 @@ beforeAll(async () => {
     engine,
     ciLogs: { openLog: async () => Readable.from(['a log']) },
     // A receiver as GitHub's: a delivery without its signature is refused, 401.
-    routes: [gitHubWebhookRoute({ receive: async (delivery) => (delivery.signature === undefined ? { status: 401, message: 'no signature' } : { status: 202, message: 'applied' }) })],
+    routes: [
+      gitHubWebhookRoute({
+        receive: async (delivery) =>
+          delivery.signature === undefined
+            ? { status: 401, message: 'no signature' }
+            : { status: 202, message: 'applied' },
+      }),
+    ],
   });
   app.routeTable.watchers.add((request, route) => {
     if (route.access() !== 'public') entered.push(`${request.method} ${request.originalUrl} -> ${route.url}`);
@@ -47,12 +54,25 @@ afterAll(async () => {
 });
 
 const ask = (method: string, target: string) =>
-  rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close`, method === 'GET' ? '' : '{}');
+  rawRequest(
+    port,
+    `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close`,
+    method === 'GET' ? '' : '{}',
+  );
 
 describe('every route, every spelling of its path, without a token', () => {
   it('covers the whole app', () => {
     const urls = app.routeTable.routes.map(({ url }) => url);
-    for (const url of ['/v1/getQueue', '/v1/flaky-tests/upload', '/v1/getMergeQueueMetrics', '/', '/queues/:queueId', '/ci-logs/:runId/:status', '/github/webhooks', '/healthz']) {
+    for (const url of [
+      '/v1/getQueue',
+      '/v1/flaky-tests/upload',
+      '/v1/getMergeQueueMetrics',
+      '/',
+      '/queues/:queueId',
+      '/ci-logs/:runId/:status',
+      '/github/webhooks',
+      '/healthz',
+    ]) {
       expect(urls).toContain(url);
     }
   });
@@ -64,7 +84,8 @@ describe('every route, every spelling of its path, without a token', () => {
       const path = concretePath(route.url);
       const access = route.access();
       const canonical = await ask(route.method, path);
-      if (access !== 'public' && canonical.status !== 401) problems.push(`${route.method} ${path} (${access}) answers ${canonical.status} without credentials`);
+      if (access !== 'public' && canonical.status !== 401)
+        problems.push(`${route.method} ${path} (${access}) answers ${canonical.status} without credentials`);
       for (const spelling of SPELLINGS) {
         const target = spelling.spell(path, port);
         const answer = await ask(route.method, target);
@@ -86,7 +107,13 @@ describe('every route, every spelling of its path, without a token', () => {
   });
 
   it('the reported spellings: encoded /v1 and an absolute-form request line are 401, not a handler’s answer', async () => {
-    for (const target of ['/%76%31/getQueue', `http://127.0.0.1:${port}/v1/getQueue`, '/v1/../v1/getQueue', '//v1//getQueue', '/v1/%67etQueue/']) {
+    for (const target of [
+      '/%76%31/getQueue',
+      `http://127.0.0.1:${port}/v1/getQueue`,
+      '/v1/../v1/getQueue',
+      '//v1//getQueue',
+      '/v1/%67etQueue/',
+    ]) {
       const answer = await ask('POST', target);
       expect([target, answer.status, JSON.parse(answer.body).code]).toEqual([target, 401, 'unauthorized']);
     }
@@ -96,8 +123,15 @@ describe('every route, every spelling of its path, without a token', () => {
   });
 
   it('with a token, a spelling of the same path reaches the route', async () => {
-    for (const target of ['/%76%31/getMergeQueueMetrics', `http://127.0.0.1:${port}/v1/getMergeQueueMetrics`, '/v1/./x/../getMergeQueueMetrics?']) {
-      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: ${TOKENS.acme}\r\nConnection: close`);
+    for (const target of [
+      '/%76%31/getMergeQueueMetrics',
+      `http://127.0.0.1:${port}/v1/getMergeQueueMetrics`,
+      '/v1/./x/../getMergeQueueMetrics?',
+    ]) {
+      const answer = await rawRequest(
+        port,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: ${TOKENS.acme}\r\nConnection: close`,
+      );
       expect([target, answer.status]).toEqual([target, 200]);
     }
   });

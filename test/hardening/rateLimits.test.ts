@@ -36,7 +36,8 @@ const getQueue = (token: string) =>
     headers: { 'x-api-token': token, 'content-type': 'application/json' },
     payload: JSON.stringify({ repo: REPO, targetBranch: 'main' }),
   });
-const scrape = (token: string) => app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': token } });
+const scrape = (token: string) =>
+  app.inject({ method: 'GET', url: '/v1/getMergeQueueMetrics', headers: { 'x-api-token': token } });
 
 describe('rate limits', () => {
   it('answer 429 rate_limited with retry-after once a token spent its budget; another token is not affected', async () => {
@@ -79,7 +80,13 @@ describe('rate limits without a valid token (issue 27)', () => {
   it('limit sign-in posts per address: 150 against a budget of 50 are 100 429s', async () => {
     await app.close();
     app = await buildServer({ engine, rateLimit: { perToken: 50, scrapePerToken: 50 } });
-    const signin = () => app.inject({ method: 'POST', url: '/signin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=not-a-token' });
+    const signin = () =>
+      app.inject({
+        method: 'POST',
+        url: '/signin',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'token=not-a-token',
+      });
     expect(await statuses(150, signin)).toEqual({ 401: 50, 429: 100 });
   });
 

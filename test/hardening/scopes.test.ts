@@ -11,7 +11,10 @@ beforeEach(async () => {
     const { token, record } = createToken(api.store, 'acme', '2026-11-22T12:00:00.000Z', scope);
     tokens[scope] = { token, id: record.id };
   }
-  expect((await api.post('createQueue', { repo: REPO, targetBranch: 'main', requiredStatuses: ['ci'] }, tokens.admin.token)).statusCode).toBe(200);
+  expect(
+    (await api.post('createQueue', { repo: REPO, targetBranch: 'main', requiredStatuses: ['ci'] }, tokens.admin.token))
+      .statusCode,
+  ).toBe(200);
 });
 afterEach(async () => {
   await api.close();
@@ -27,7 +30,11 @@ const CALLS: [path: string, body: unknown, needs: TokenScope][] = [
   ['submitPullRequest', { ...queue, pr: { number: 1 } }, 'write'],
   ['cancelPullRequest', { ...queue, pr: { number: 1 } }, 'write'],
   ['setCommitStatus', { repo: REPO, sha: 'abcdef1', context: 'ci', state: 'success' }, 'write'],
-  ['flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: '<testsuite/>' }] }, 'write'],
+  [
+    'flaky-tests/upload',
+    { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: '<testsuite/>' }] },
+    'write',
+  ],
   ['updateQueue', { ...queue, concurrency: 3 }, 'admin'],
   ['createQueue', { ...queue, targetBranch: 'next' }, 'admin'],
   ['deleteQueue', { ...queue, targetBranch: 'next' }, 'admin'],
@@ -68,11 +75,17 @@ describe('scopes', () => {
 
 describe('the settings history', () => {
   it('records each change of settings with the id of the token that made it', async () => {
-    expect((await api.post('updateQueue', { ...queue, concurrency: 4, state: 'paused' }, tokens.admin.token)).statusCode).toBe(200);
-    expect((await api.post('submitPullRequest', { ...queue, pr: { number: 5 } }, tokens.write.token)).statusCode).toBe(200);
+    expect(
+      (await api.post('updateQueue', { ...queue, concurrency: 4, state: 'paused' }, tokens.admin.token)).statusCode,
+    ).toBe(200);
+    expect((await api.post('submitPullRequest', { ...queue, pr: { number: 5 } }, tokens.write.token)).statusCode).toBe(
+      200,
+    );
     const response = await api.post('getQueueSettingsHistory', queue, tokens.read.token);
     expect(response.statusCode).toBe(200);
-    const { changes } = response.json() as { changes: { change: string; tokenId: string | null; settings: unknown; at: string }[] };
+    const { changes } = response.json() as {
+      changes: { change: string; tokenId: string | null; settings: unknown; at: string }[];
+    };
     expect(changes.map(({ change, tokenId, settings }) => ({ change, tokenId, settings }))).toEqual([
       { change: 'created', tokenId: tokens.admin.id, settings: { requiredStatuses: ['ci'] } },
       { change: 'configured', tokenId: tokens.admin.id, settings: { concurrency: 4, state: 'paused' } },

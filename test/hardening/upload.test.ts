@@ -11,8 +11,14 @@ afterEach(async () => {
   await api.close();
 });
 
-const upload = (xml: string) => ({ repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml }] });
-const suite = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
+const upload = (xml: string) => ({
+  repo: REPO,
+  commit_sha: 'abcdef1',
+  branch: 'main',
+  reports: [{ file: 'r.xml', xml }],
+});
+const suite = (cases: number) =>
+  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
 
 describe('a large upload', () => {
   it('does not hold up a request that arrives while it is being parsed', async () => {

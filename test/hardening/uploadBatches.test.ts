@@ -13,7 +13,8 @@ import type { Store } from '../../engine/store/store.js';
 import { makeApi, REPO } from '../api/harness.js';
 import { junitXml } from '../flaky/helpers.js';
 
-const suite = (cases: number) => `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
+const suite = (cases: number) =>
+  `<testsuite name="s">${Array.from({ length: cases }, (_, i) => `<testcase classname="pkg.C${i % 50}" name="t${i}"/>`).join('')}</testsuite>`;
 
 describe('a large upload being stored', () => {
   it('does not hold up a health check sent once its first batch is stored', async () => {
@@ -21,13 +22,21 @@ describe('a large upload being stored', () => {
     const cases = 12 * TESTS_PER_TRANSACTION;
     const finished: string[] = [];
     let partial: number | undefined;
-    const uploaded = api.post('flaky-tests/upload', { repo: REPO, commit_sha: 'abcdef1', branch: 'main', reports: [{ file: 'r.xml', xml: suite(cases) }] }).then((response) => {
-      finished.push(`upload ${response.statusCode}`);
-      return response;
-    });
+    const uploaded = api
+      .post('flaky-tests/upload', {
+        repo: REPO,
+        commit_sha: 'abcdef1',
+        branch: 'main',
+        reports: [{ file: 'r.xml', xml: suite(cases) }],
+      })
+      .then((response) => {
+        finished.push(`upload ${response.statusCode}`);
+        return response;
+      });
     // Once the first batch is stored (the upload record is there), a health check is sent.
     const health = (async () => {
-      while (api.store.read((tx) => tx.count('flakyUploads')) === 0) await new Promise((resolve) => setImmediate(resolve));
+      while (api.store.read((tx) => tx.count('flakyUploads')) === 0)
+        await new Promise((resolve) => setImmediate(resolve));
       partial = api.store.read((tx) => tx.count('flakyTests'));
       const response = await api.app.inject({ method: 'GET', url: '/healthz' });
       finished.push(`healthz ${response.statusCode}`);
@@ -48,14 +57,23 @@ function results(store: Store) {
     commits: [...tx.scan('flakyCommits')],
     failures: [...tx.scan('flakyFailures')],
     shas: [...tx.scan('flakyShas')],
-    tests: [...tx.scan('flakyTests')].map(({ key, value }) => ({ key, status: value.status.value, totals: value.totals, hours: value.hours, days: value.days })),
+    tests: [...tx.scan('flakyTests')].map(({ key, value }) => ({
+      key,
+      status: value.status.value,
+      totals: value.totals,
+      hours: value.hours,
+      days: value.days,
+    })),
     uploads: [...tx.scan('flakyUploads')].map(({ value }) => ({ ...value, id: '' })),
   }));
 }
 
 describe('batches', () => {
   const meta = { repo: REPO, sha: 'a'.repeat(40), branch: 'main', variant: '', reports: ['r.xml'] };
-  const cases = Array.from({ length: 10 }, (_, i) => ({ name: `t${i}`, outcome: i % 3 === 0 ? ('failed' as const) : ('passed' as const) }));
+  const cases = Array.from({ length: 10 }, (_, i) => ({
+    name: `t${i}`,
+    outcome: i % 3 === 0 ? ('failed' as const) : ('passed' as const),
+  }));
   const prepared = () => prepareUpload({ repo: REPO, variant: '', reports: [{ file: 'r.xml', xml: junitXml(cases) }] });
   const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -74,7 +92,10 @@ describe('batches', () => {
     const store = createMemoryStore();
     const steps = uploadSteps(store, 'acme', meta, prepared(), () => NOW, { size: 3 });
     steps.next();
-    const during = store.read((tx) => ({ record: tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]), verdict: quarantineVerdict(tx, 'acme', REPO, meta.sha) }));
+    const during = store.read((tx) => ({
+      record: tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]),
+      verdict: quarantineVerdict(tx, 'acme', REPO, meta.sha),
+    }));
     expect(during.record?.storing).toBe(1);
     expect(during.verdict?.allFailuresQuarantined).toBe(false);
     while (steps.next().done !== true);

@@ -40,5 +40,7 @@ it('writes every machine as Mermaid and SVG, creating the folder, and prints the
 });
 
 it('has a help line', () => {
-  expect(CHARTS_HELP).toMatch(/^ {2}greenline charts \[--out DIR\] +write every lifecycle machine as Mermaid and SVG \(default \.\/charts\)$/);
+  expect(CHARTS_HELP).toMatch(
+    /^ {2}greenline charts \[--out DIR\] +write every lifecycle machine as Mermaid and SVG \(default \.\/charts\)$/,
+  );
 });

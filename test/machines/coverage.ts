@@ -16,7 +16,17 @@ import {
   type InputFrom,
   type SnapshotFrom,
 } from 'xstate';
-import { definedEdges, edgeKey, type GeneratedPath, generatePaths, handlersFor, ignoredKey, isAncestorOrSelf, type MachineModel, view } from './graph.js';
+import {
+  definedEdges,
+  edgeKey,
+  type GeneratedPath,
+  generatePaths,
+  handlersFor,
+  ignoredKey,
+  isAncestorOrSelf,
+  type MachineModel,
+  view,
+} from './graph.js';
 
 export interface Replay {
   /** The snapshot after every event, from the pure function (index 0: the initial snapshot). */
@@ -29,7 +39,11 @@ export interface Replay {
  * Runs `events` through `transition()` and through a live actor, throwing at the first step where they disagree
  * (value, context or status).
  */
-export function replay<M extends AnyStateMachine>(machine: M, input: InputFrom<M>, events: EventFromLogic<M>[]): Replay {
+export function replay<M extends AnyStateMachine>(
+  machine: M,
+  input: InputFrom<M>,
+  events: EventFromLogic<M>[],
+): Replay {
   let taken: AnyTransitionDefinition[][] = [];
   const actor = createActor(machine, {
     input,
@@ -44,7 +58,8 @@ export function replay<M extends AnyStateMachine>(machine: M, input: InputFrom<M
   const disagree = (step: number, live: AnyMachineSnapshot): void => {
     if (JSON.stringify(view(live)) !== JSON.stringify(view(pure))) {
       throw new Error(
-        `pure transition() and live actor disagree after ${JSON.stringify(events.slice(0, step))}:\n` + `  pure: ${JSON.stringify(view(pure))}\n  live: ${JSON.stringify(view(live))}`,
+        `pure transition() and live actor disagree after ${JSON.stringify(events.slice(0, step))}:\n` +
+          `  pure: ${JSON.stringify(view(pure))}\n  live: ${JSON.stringify(view(live))}`,
       );
     }
   };

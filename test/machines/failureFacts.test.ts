@@ -5,14 +5,22 @@
  * input; a conflict is not one), and whether speculation isolated the entry (once). `pullRequestFacts` reads them.
  */
 import { describe, expect, it } from 'vitest';
-import { pullRequestFacts, pullRequestMachine, type PullRequestContext, type PullRequestEvent } from '../../machines/index.js';
+import {
+  pullRequestFacts,
+  pullRequestMachine,
+  type PullRequestContext,
+  type PullRequestEvent,
+} from '../../machines/index.js';
 import { run } from './graph.js';
 
 const FAIL: PullRequestEvent = { type: 'FAIL', runId: 'r1', reason: 'ci failed' };
 const TEST: PullRequestEvent = { type: 'START_TEST', runId: 'r1', testedBase: [] };
 const RETEST: PullRequestEvent = { type: 'RETEST', reason: 'once more' };
 
-function context(events: PullRequestEvent[], input: { number: number; failedAttempts?: number } = { number: 1 }): PullRequestContext {
+function context(
+  events: PullRequestEvent[],
+  input: { number: number; failedAttempts?: number } = { number: 1 },
+): PullRequestContext {
   return run(pullRequestMachine, input, events).context as PullRequestContext;
 }
 
@@ -28,15 +36,26 @@ describe('the failure facts of the PR machine', () => {
     const failed = [{ type: 'READY' }, TEST, FAIL] as PullRequestEvent[];
     expect(context(failed).failedAttempts).toBe(1);
     expect(context(failed, { number: 1, failedAttempts: 3 }).failedAttempts).toBe(4);
-    expect(context([{ type: 'READY' }, TEST, { ...FAIL, conflict: true } as PullRequestEvent]).failedAttempts).toBeUndefined();
+    expect(
+      context([{ type: 'READY' }, TEST, { ...FAIL, conflict: true } as PullRequestEvent]).failedAttempts,
+    ).toBeUndefined();
     expect(context([{ type: 'READY' }, TEST, FAIL, { type: 'HEAD_PUSHED' }]).failedAttempts).toBe(1);
   });
 
   it('counts the refusals of its merge with the target where expected, until a push', () => {
-    const refused = (counted: boolean) => [{ type: 'READY' }, TEST, { type: 'PASS' }, { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED', counted }] as PullRequestEvent[];
+    const refused = (counted: boolean) =>
+      [
+        { type: 'READY' },
+        TEST,
+        { type: 'PASS' },
+        { type: 'REQUEST_MERGE' },
+        { type: 'MERGE_REFUSED', counted },
+      ] as PullRequestEvent[];
     expect(context(refused(true)).mergeRefusals).toBe(1);
     expect(context(refused(false)).mergeRefusals).toBeUndefined();
-    expect(context([...refused(true), { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED', counted: true }]).mergeRefusals).toBe(2);
+    expect(
+      context([...refused(true), { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED', counted: true }]).mergeRefusals,
+    ).toBe(2);
     expect(context([...refused(true), { type: 'HEAD_PUSHED' }]).mergeRefusals).toBe(0);
   });
 
@@ -47,7 +66,13 @@ describe('the failure facts of the PR machine', () => {
   });
 
   it('reads as the planner sees a PR: flat, counters 0 when absent', () => {
-    const snapshot = run(pullRequestMachine, { number: 1 }, [{ type: 'READY' }, TEST, FAIL, RETEST, { type: 'JOIN_GROUP', bisectionId: 'r0', group: 'g0', part: [1] }]);
+    const snapshot = run(pullRequestMachine, { number: 1 }, [
+      { type: 'READY' },
+      TEST,
+      FAIL,
+      RETEST,
+      { type: 'JOIN_GROUP', bisectionId: 'r0', group: 'g0', part: [1] },
+    ]);
     expect(pullRequestFacts(snapshot.value, snapshot.context as PullRequestContext, true)).toEqual({
       state: 'PENDING',
       runId: 'r1',

@@ -22,7 +22,13 @@ import {
   type InputFrom,
   type SnapshotFrom,
 } from 'xstate';
-import { getAdjacencyMap, getShortestPaths, getStateNodes, serializeSnapshot, type TraversalOptions } from 'xstate/graph';
+import {
+  getAdjacencyMap,
+  getShortestPaths,
+  getStateNodes,
+  serializeSnapshot,
+  type TraversalOptions,
+} from 'xstate/graph';
 
 /** A machine with the inputs to start it from and the concrete events (payload variants) to explore it with. */
 export interface MachineModel<M extends AnyStateMachine = AnyStateMachine> {
@@ -101,7 +107,10 @@ export function allStateIds(machine: AnyStateMachine): string[] {
  * branch after an unguarded branch of the same handler stays in: it can never be taken, and the coverage test must
  * say so.
  */
-export function definedTransitions(machine: AnyStateMachine, context: unknown): { source: AnyStateNode; transition: AnyTransitionDefinition }[] {
+export function definedTransitions(
+  machine: AnyStateMachine,
+  context: unknown,
+): { source: AnyStateNode; transition: AnyTransitionDefinition }[] {
   const result: { source: AnyStateNode; transition: AnyTransitionDefinition }[] = [];
   for (const node of getStateNodes(machine.root)) {
     if ((node.type !== 'atomic' && node.type !== 'final') || isDone(node)) continue;
@@ -175,7 +184,11 @@ export function generatePaths<M extends AnyStateMachine>(model: MachineModel<M>)
 }
 
 /** The events of a shortest path (for `input`) to a snapshot in the state `stateKey` (for example `'TESTING'`). */
-export function routeTo<M extends AnyStateMachine>(model: MachineModel<M>, input: InputFrom<M>, stateKey: string): EventFromLogic<M>[] {
+export function routeTo<M extends AnyStateMachine>(
+  model: MachineModel<M>,
+  input: InputFrom<M>,
+  stateKey: string,
+): EventFromLogic<M>[] {
   // A traversal of the whole graph per call: tests that ask for every state and tag ask for the same routes many times.
   const routes = ROUTES.get(model) ?? new Map<string, AnyEventObject[]>();
   ROUTES.set(model, routes);
@@ -198,7 +211,11 @@ export function routeTo<M extends AnyStateMachine>(model: MachineModel<M>, input
 const ROUTES = new WeakMap<object, Map<string, AnyEventObject[]>>();
 
 /** Runs `events` through the pure `transition()` from the initial snapshot for `input`. */
-export function run<M extends AnyStateMachine>(machine: M, input: InputFrom<M>, events: EventFromLogic<M>[]): SnapshotFrom<M> {
+export function run<M extends AnyStateMachine>(
+  machine: M,
+  input: InputFrom<M>,
+  events: EventFromLogic<M>[],
+): SnapshotFrom<M> {
   let [snapshot] = initialTransition(machine, input);
   for (const event of events) [snapshot] = transition(machine, snapshot, event);
   return snapshot;

@@ -53,7 +53,8 @@ function parse(text: string): { states: string[]; initial: string[]; finals: str
 const key = (edge: ParsedEdge): string =>
   `${edge.source} --${edge.event}${edge.guard ? ` [${edge.guard}]` : ''}${edge.actions.length ? ` / ${edge.actions.join(', ')}` : ''}--> ${edge.target}`;
 
-const nameOf = (x: unknown): string => (typeof x === 'string' ? x : typeof x === 'object' && x !== null && 'type' in x ? String(x.type) : 'inline');
+const nameOf = (x: unknown): string =>
+  typeof x === 'string' ? x : typeof x === 'object' && x !== null && 'type' in x ? String(x.type) : 'inline';
 
 describe.each(Object.keys(MACHINES) as MachineName[])('toMermaid(%s)', (name) => {
   const machine: AnyStateMachine = MACHINES[name];
@@ -97,7 +98,11 @@ describe.each(Object.keys(MACHINES) as MachineName[])('toMermaid(%s)', (name) =>
     // Targetless transitions are self-loops.
     for (const { source, transition } of definedTransitions(machine, initial.context)) {
       if (transition.target === undefined) {
-        expect(diagram.edges.some((edge) => edge.source === source.key && edge.target === source.key && edge.event === transition.eventType)).toBe(true);
+        expect(
+          diagram.edges.some(
+            (edge) => edge.source === source.key && edge.target === source.key && edge.event === transition.eventType,
+          ),
+        ).toBe(true);
       }
     }
   });
@@ -146,7 +151,14 @@ describe('toMermaid on nested states', () => {
 
   it('draws compound states as blocks with their own initial and final states', () => {
     expect(text).toContain(
-      ['  state busy {', '    [*] --> busy_working', '    state "working" as busy_working', '    state "finished" as busy_finished', '    busy_finished --> [*]', '  }'].join('\n'),
+      [
+        '  state busy {',
+        '    [*] --> busy_working',
+        '    state "working" as busy_working',
+        '    state "finished" as busy_finished',
+        '    busy_finished --> [*]',
+        '  }',
+      ].join('\n'),
     );
     expect(text).toContain('  end --> [*]\n');
   });
@@ -154,10 +166,17 @@ describe('toMermaid on nested states', () => {
   it('draws a handler of a compound state from the states inside it that can take it', () => {
     const lines = text.split('\n');
     // Root-level RESET: from every state but the top-level final one; busy's guarded RESET does not shadow it.
-    expect(lines.filter((l) => l.includes(': RESET') && !l.includes('['))).toEqual(['  idle --> idle : RESET', '  busy_working --> idle : RESET', '  busy_finished --> idle : RESET']);
+    expect(lines.filter((l) => l.includes(': RESET') && !l.includes('['))).toEqual([
+      '  idle --> idle : RESET',
+      '  busy_working --> idle : RESET',
+      '  busy_finished --> idle : RESET',
+    ]);
     expect(lines).toContain('  busy_working --> idle : RESET [ok and not other]');
     // busy's STOP is shadowed in working by working's own unguarded STOP (a self-loop), not in finished.
-    expect(lines.filter((l) => l.includes(': STOP'))).toEqual(['  busy_working --> busy_working : STOP / assign', '  busy_finished --> idle : STOP']);
+    expect(lines.filter((l) => l.includes(': STOP'))).toEqual([
+      '  busy_working --> busy_working : STOP / assign',
+      '  busy_finished --> idle : STOP',
+    ]);
     expect(lines).toContain('  idle --> busy : GO');
   });
 

@@ -2,7 +2,13 @@
  * The models the machines are explored with: concrete inputs and event payloads, with variants that satisfy and
  * that fail each guard.
  */
-import { bisectionMachine, PULL_REQUEST_COUNTERS, pullRequestMachine, queueMachine, testRunMachine } from '../../machines/index.js';
+import {
+  bisectionMachine,
+  PULL_REQUEST_COUNTERS,
+  pullRequestMachine,
+  queueMachine,
+  testRunMachine,
+} from '../../machines/index.js';
 import type { MachineModel } from './graph.js';
 
 export const DEADLINE = Date.UTC(2030, 0, 1);
@@ -111,4 +117,9 @@ export const bisectionModel: MachineModel<typeof bisectionMachine> = {
   ],
 };
 
-export const MODELS = { pullRequest: pullRequestModel, testRun: testRunModel, queue: queueModel, bisection: bisectionModel } as const;
+export const MODELS = {
+  pullRequest: pullRequestModel,
+  testRun: testRunModel,
+  queue: queueModel,
+  bisection: bisectionModel,
+} as const;

@@ -5,7 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createActor, initialTransition, setup, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate';
+import {
+  createActor,
+  initialTransition,
+  setup,
+  transition,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+} from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { MACHINES, type MachineName } from '../../machines/index.js';
 import { coverage, type Coverage, replay } from './coverage.js';
@@ -63,7 +70,8 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
     const eventTypes = [...new Set(model.events.map((event) => event.type))];
     // A snapshot as the model identifies it (its serializer, when it has one, leaves out what grows without bound).
     const serialize = model.serialize;
-    const same = serialize === undefined ? view : (snapshot: AnyMachineSnapshot) => JSON.parse(serialize(snapshot)) as unknown;
+    const same =
+      serialize === undefined ? view : (snapshot: AnyMachineSnapshot) => JSON.parse(serialize(snapshot)) as unknown;
     let count = 0;
     for (const input of model.inputs) {
       const testModel = createTestModel(machine, {
@@ -75,7 +83,9 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
       for (const path of testModel.getShortestPaths()) {
         const actor = createActor(machine, { input }).start();
         await path.test({
-          events: Object.fromEntries(eventTypes.map((type) => [type, ({ event }: { event: { type: string } }) => actor.send(event)])),
+          events: Object.fromEntries(
+            eventTypes.map((type) => [type, ({ event }: { event: { type: string } }) => actor.send(event)]),
+          ),
           states: { '*': (state) => expect(same(actor.getSnapshot())).toEqual(same(state)) },
         });
         actor.stop();
@@ -88,10 +98,14 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
   it('agrees between pure transition() and a live actor on random event sequences', () => {
     const { defined } = covered();
     fc.assert(
-      fc.property(fc.constantFrom(...model.inputs), fc.array(fc.constantFrom(...model.events), { maxLength: 30 }), (input, events) => {
-        const { edges } = replay(machine, input, untilDone(machine, input, events));
-        expect(edges.filter((edge) => !defined.has(edge))).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...model.inputs),
+        fc.array(fc.constantFrom(...model.events), { maxLength: 30 }),
+        (input, events) => {
+          const { edges } = replay(machine, input, untilDone(machine, input, events));
+          expect(edges.filter((edge) => !defined.has(edge))).toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -80,31 +80,42 @@ describe('pullRequest machine', () => {
   });
 
   describe('a merge under way', () => {
-    const merging = (state: string, request: PullRequestEvent = { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }) => at(state, request);
+    const merging = (state: string, request: PullRequestEvent = { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }) =>
+      at(state, request);
 
     it('is asked where MERGE may complete it, and records how', () => {
       expect(at('TESTS_PASSED', { type: 'REQUEST_MERGE' }).context.merge).toEqual({ by: null });
       expect(at('PENDING', { type: 'REQUEST_MERGE', direct: true }).context.merge).toEqual({ by: 'direct' });
       for (const state of ['PENDING', 'TESTING', 'PENDING_FAILURE']) {
-        expect(at(state, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' })).toMatchObject({ value: state, context: { merge: { by: 'run-9' } } });
+        expect(at(state, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' })).toMatchObject({
+          value: state,
+          context: { merge: { by: 'run-9' } },
+        });
         expect(at(state, { type: 'REQUEST_MERGE' }).context.merge).toBeUndefined();
       }
       expect(at('TESTING', { type: 'REQUEST_MERGE', direct: true }).context.merge).toBeUndefined();
       expect(at('NOT_READY').can({ type: 'REQUEST_MERGE', direct: true })).toBe(false);
     });
 
-    it.each(['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'])('forbids CANCEL, RESTART and a second merge in %s', (state) => {
-      const snapshot = merging(state, state === 'TESTS_PASSED' ? { type: 'REQUEST_MERGE' } : undefined);
-      expect(snapshot.context.merge).toBeDefined();
-      expect(snapshot.can({ type: 'CANCEL', reason: 'closed' })).toBe(false);
-      expect(snapshot.can({ type: 'RESTART' })).toBe(false);
-      expect(snapshot.can({ type: 'REQUEST_MERGE', vouchedBy: 'run-8' })).toBe(false);
-      expect(at(state).can({ type: 'CANCEL', reason: 'closed' })).toBe(true);
-      expect(at(state).can({ type: 'RESTART' })).toBe(true);
-    });
+    it.each(['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'])(
+      'forbids CANCEL, RESTART and a second merge in %s',
+      (state) => {
+        const snapshot = merging(state, state === 'TESTS_PASSED' ? { type: 'REQUEST_MERGE' } : undefined);
+        expect(snapshot.context.merge).toBeDefined();
+        expect(snapshot.can({ type: 'CANCEL', reason: 'closed' })).toBe(false);
+        expect(snapshot.can({ type: 'RESTART' })).toBe(false);
+        expect(snapshot.can({ type: 'REQUEST_MERGE', vouchedBy: 'run-8' })).toBe(false);
+        expect(at(state).can({ type: 'CANCEL', reason: 'closed' })).toBe(true);
+        expect(at(state).can({ type: 'RESTART' })).toBe(true);
+      },
+    );
 
     it('goes on while its run ends, and is forgotten when refused', () => {
-      const passed = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTING'), { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }, { type: 'PASS' }]);
+      const passed = run(pullRequestMachine, input, [
+        ...routeTo(pullRequestModel, input, 'TESTING'),
+        { type: 'REQUEST_MERGE', vouchedBy: 'run-9' },
+        { type: 'PASS' },
+      ]);
       expect(passed).toMatchObject({ value: 'TESTS_PASSED', context: { merge: { by: 'run-9' } } });
       const requeued = run(pullRequestMachine, input, [
         ...routeTo(pullRequestModel, input, 'TESTING'),
@@ -112,7 +123,11 @@ describe('pullRequest machine', () => {
         { type: 'REQUEUE', reason: 'run timed out' },
       ]);
       expect(requeued).toMatchObject({ value: 'PENDING', context: { merge: { by: 'run-9' } } });
-      const refused = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'TESTS_PASSED'), { type: 'REQUEST_MERGE' }, { type: 'MERGE_REFUSED' }]);
+      const refused = run(pullRequestMachine, input, [
+        ...routeTo(pullRequestModel, input, 'TESTS_PASSED'),
+        { type: 'REQUEST_MERGE' },
+        { type: 'MERGE_REFUSED' },
+      ]);
       expect(refused.value).toBe('TESTS_PASSED');
       expect(refused.context.merge).toBeUndefined();
       expect(refused.can({ type: 'CANCEL', reason: 'closed' })).toBe(true);
@@ -120,7 +135,11 @@ describe('pullRequest machine', () => {
     });
 
     it('is kept once merged, as how it merged', () => {
-      const merged = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), { type: 'REQUEST_MERGE', direct: true }, { type: 'MERGE', direct: true }]);
+      const merged = run(pullRequestMachine, input, [
+        ...routeTo(pullRequestModel, input, 'PENDING'),
+        { type: 'REQUEST_MERGE', direct: true },
+        { type: 'MERGE', direct: true },
+      ]);
       expect(merged).toMatchObject({ value: 'MERGED', status: 'done', context: { merge: { by: 'direct' } } });
     });
   });

@@ -3,7 +3,14 @@
  * failing PR, the tags each state carries and the context's shape. Its moves: test/machines/pullRequest.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { hasPullRequestTag, PR_IS, PULL_REQUEST_TAGS, pullRequestMachine, type PullRequestEvent, type PullRequestTag } from '../../machines/index.js';
+import {
+  hasPullRequestTag,
+  PR_IS,
+  PULL_REQUEST_TAGS,
+  pullRequestMachine,
+  type PullRequestEvent,
+  type PullRequestTag,
+} from '../../machines/index.js';
 import { isEnqueued, PULL_REQUEST_STATES, type PullRequestState } from '../../machines/vocabulary.js';
 import { routeTo, run } from './graph.js';
 import { pullRequestModel } from './models.js';
@@ -16,11 +23,23 @@ describe('pullRequest machine', () => {
 
     it('is joined while waiting, kept while tested, left back on the main line', () => {
       expect(at('PENDING', join).context.bisection).toEqual({ id: 'b0', group: 'g1' });
-      for (const state of ['NOT_READY', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']) expect(at(state).can(join)).toBe(false);
-      const tested = run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }]);
+      for (const state of ['NOT_READY', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'])
+        expect(at(state).can(join)).toBe(false);
+      const tested = run(pullRequestMachine, input, [
+        ...routeTo(pullRequestModel, input, 'PENDING'),
+        join,
+        { type: 'START_TEST', runId: 'run-3' },
+        { type: 'PASS' },
+      ]);
       expect(tested).toMatchObject({ value: 'TESTS_PASSED', context: { bisection: { id: 'b0', group: 'g1' } } });
       const [rescued] = [
-        run(pullRequestMachine, input, [...routeTo(pullRequestModel, input, 'PENDING'), join, { type: 'START_TEST', runId: 'run-3' }, { type: 'PASS' }, { type: 'LEAVE_GROUP' }]),
+        run(pullRequestMachine, input, [
+          ...routeTo(pullRequestModel, input, 'PENDING'),
+          join,
+          { type: 'START_TEST', runId: 'run-3' },
+          { type: 'PASS' },
+          { type: 'LEAVE_GROUP' },
+        ]),
       ];
       expect(rescued.value).toBe('TESTS_PASSED');
       expect(rescued.context.bisection).toBeUndefined();
@@ -28,17 +47,30 @@ describe('pullRequest machine', () => {
 
     it('is left with the queue: UNREADY, CANCEL, KICK and MERGE leave it', () => {
       const grouped = [...routeTo(pullRequestModel, input, 'PENDING'), join];
-      expect(run(pullRequestMachine, input, [...grouped, { type: 'UNREADY', reason: 'draft' }]).context.bisection).toBeUndefined();
-      expect(run(pullRequestMachine, input, [...grouped, { type: 'CANCEL', reason: 'closed' }]).context.bisection).toBeUndefined();
-      const failed = [...grouped, { type: 'START_TEST', runId: 'run-3' }, { type: 'FAIL', runId: 'run-3', reason: 'ci' }] as PullRequestEvent[];
+      expect(
+        run(pullRequestMachine, input, [...grouped, { type: 'UNREADY', reason: 'draft' }]).context.bisection,
+      ).toBeUndefined();
+      expect(
+        run(pullRequestMachine, input, [...grouped, { type: 'CANCEL', reason: 'closed' }]).context.bisection,
+      ).toBeUndefined();
+      const failed = [
+        ...grouped,
+        { type: 'START_TEST', runId: 'run-3' },
+        { type: 'FAIL', runId: 'run-3', reason: 'ci' },
+      ] as PullRequestEvent[];
       expect(run(pullRequestMachine, input, failed).context.bisection).toEqual({ id: 'b0', group: 'g1' });
-      expect(run(pullRequestMachine, input, [...failed, { type: 'KICK', reason: 'culprit' }]).context.bisection).toBeUndefined();
-      expect(run(pullRequestMachine, input, [...failed, { type: 'MERGE', vouchedBy: 'run-4' }]).context.bisection).toBeUndefined();
+      expect(
+        run(pullRequestMachine, input, [...failed, { type: 'KICK', reason: 'culprit' }]).context.bisection,
+      ).toBeUndefined();
+      expect(
+        run(pullRequestMachine, input, [...failed, { type: 'MERGE', vouchedBy: 'run-4' }]).context.bisection,
+      ).toBeUndefined();
     });
   });
 
   describe('the base a result was tested on', () => {
-    const tested = (...more: PullRequestEvent[]) => at('PENDING', { type: 'START_TEST', runId: 'run-3', testedBase: [7, 9] }, ...more);
+    const tested = (...more: PullRequestEvent[]) =>
+      at('PENDING', { type: 'START_TEST', runId: 'run-3', testedBase: [7, 9] }, ...more);
 
     it('is recorded by START_TEST and kept by the result, and forgotten when the PR goes back to waiting', () => {
       expect(tested().context.testedBase).toEqual([7, 9]);
@@ -46,18 +78,26 @@ describe('pullRequest machine', () => {
       expect(tested({ type: 'PASS' }).context.testedBase).toEqual([7, 9]);
       expect(tested({ type: 'FAIL', runId: 'run-3', reason: 'ci' }).context.testedBase).toEqual([7, 9]);
       expect(tested({ type: 'REQUEUE', reason: 'ahead failed' }).context.testedBase).toBeUndefined();
-      expect(tested({ type: 'FAIL', runId: 'run-3', reason: 'ci' }, { type: 'BISECT', reason: 'batch' }).context.testedBase).toBeUndefined();
+      expect(
+        tested({ type: 'FAIL', runId: 'run-3', reason: 'ci' }, { type: 'BISECT', reason: 'batch' }).context.testedBase,
+      ).toBeUndefined();
       // A failure known without a run says the base it is known on.
-      expect(at('PENDING', { type: 'FAIL', runId: null, reason: 'its set failed', testedBase: [4] }).context.testedBase).toEqual([4]);
+      expect(
+        at('PENDING', { type: 'FAIL', runId: null, reason: 'its set failed', testedBase: [4] }).context.testedBase,
+      ).toEqual([4]);
       // A PR that left the queue keeps it (retention keeps the PRs it names).
       expect(tested({ type: 'PASS' }, { type: 'MERGE' }).context.testedBase).toEqual([7, 9]);
     });
 
     it('changed under a result that stood on it sends it back to PENDING (testedOnIt), and only then', () => {
-      const changed = (number: number) => ({ type: 'BASE_CHANGED', number, reason: `#${number} was pushed to` }) as const;
+      const changed = (number: number) =>
+        ({ type: 'BASE_CHANGED', number, reason: `#${number} was pushed to` }) as const;
       for (const result of [{ type: 'PASS' }, { type: 'FAIL', runId: 'run-3', reason: 'ci' }] as PullRequestEvent[]) {
         expect(tested(result).can(changed(9))).toBe(true);
-        expect(tested(result, changed(9))).toMatchObject({ value: 'PENDING', context: { reason: '#9 was pushed to', testedBase: undefined } });
+        expect(tested(result, changed(9))).toMatchObject({
+          value: 'PENDING',
+          context: { reason: '#9 was pushed to', testedBase: undefined },
+        });
         expect(tested(result).can(changed(8))).toBe(false);
       }
       // Not while it is tested (its run is cancelled instead), nor with a merge under way.
@@ -71,9 +111,13 @@ describe('pullRequest machine', () => {
     const ended = (failed: boolean) => ({ type: 'RUN_BEHIND_ENDED', failed }) as const;
 
     it('are counted only while it waits in PENDING_FAILURE, the failed ones apart', () => {
-      expect(failing(ended(false), ended(true), ended(true)).context).toMatchObject({ runsBehindEnded: 3, runsBehindFailed: 2 });
+      expect(failing(ended(false), ended(true), ended(true)).context).toMatchObject({
+        runsBehindEnded: 3,
+        runsBehindFailed: 2,
+      });
       expect(failing(ended(false)).context.runsBehindFailed).toBe(0);
-      for (const state of ['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED']) expect(at(state).can(ended(true))).toBe(false);
+      for (const state of ['NOT_READY', 'PENDING', 'TESTING', 'TESTS_PASSED'])
+        expect(at(state).can(ended(true))).toBe(false);
     });
 
     it('start again from none with a new failure and with a push to its head, which a merge under way refuses', () => {
@@ -83,9 +127,17 @@ describe('pullRequest machine', () => {
         { type: 'START_TEST', runId: 'run-4' },
         { type: 'FAIL', runId: 'run-4', reason: 'again' },
       ] as PullRequestEvent[];
-      expect(failing(...counted, ...again)).toMatchObject({ value: 'PENDING_FAILURE', context: { runsBehindEnded: 0, runsBehindFailed: 0 } });
-      expect(failing(...counted, { type: 'HEAD_PUSHED' })).toMatchObject({ value: 'PENDING_FAILURE', context: { runsBehindEnded: 0, runsBehindFailed: 0 } });
-      expect(failing(...counted, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }).can({ type: 'HEAD_PUSHED' })).toBe(false);
+      expect(failing(...counted, ...again)).toMatchObject({
+        value: 'PENDING_FAILURE',
+        context: { runsBehindEnded: 0, runsBehindFailed: 0 },
+      });
+      expect(failing(...counted, { type: 'HEAD_PUSHED' })).toMatchObject({
+        value: 'PENDING_FAILURE',
+        context: { runsBehindEnded: 0, runsBehindFailed: 0 },
+      });
+      expect(failing(...counted, { type: 'REQUEST_MERGE', vouchedBy: 'run-9' }).can({ type: 'HEAD_PUSHED' })).toBe(
+        false,
+      );
       for (const state of NON_FINAL) expect(at(state).can({ type: 'HEAD_PUSHED' })).toBe(true);
       for (const state of FINAL) expect(at(state).can({ type: 'HEAD_PUSHED' })).toBe(false);
     });
@@ -141,7 +193,14 @@ describe('pullRequest machine', () => {
       });
       expect(at('NOT_READY', { type: 'CANCEL', reason: 'x' }).context.reason).toBe('x');
       expect(at('PENDING', { type: 'UNREADY', reason: 'draft' }, { type: 'READY' }).context.reason).toBeNull();
-      expect(at('PENDING_FAILURE', { type: 'REQUEUE', reason: 'retry' }, { type: 'START_TEST', runId: 'run-2' }, { type: 'PASS' })).toMatchObject({
+      expect(
+        at(
+          'PENDING_FAILURE',
+          { type: 'REQUEUE', reason: 'retry' },
+          { type: 'START_TEST', runId: 'run-2' },
+          { type: 'PASS' },
+        ),
+      ).toMatchObject({
         value: 'TESTS_PASSED',
         context: { runId: 'run-2', reason: null },
       });

@@ -39,18 +39,21 @@ describe('queue machine', () => {
       expect(after.context).toEqual(before.context);
     });
 
-    it.each(REQUESTABLE_QUEUE_STATES)('to another mode from %s waits in switching_modes, then returns there', (state) => {
-      const route = state === 'running' ? [] : [ASK[state]];
-      const switching = run(queueMachine, input, [...route, SWITCH]);
-      expect(switching).toMatchObject({
-        value: 'switching_modes',
-        context: { mode: 'single', pendingMode: 'parallel', resumeTo: state },
-      });
-      expect(run(queueMachine, input, [...route, SWITCH, SETTLED])).toMatchObject({
-        value: state,
-        context: { mode: 'parallel', pendingMode: null },
-      });
-    });
+    it.each(REQUESTABLE_QUEUE_STATES)(
+      'to another mode from %s waits in switching_modes, then returns there',
+      (state) => {
+        const route = state === 'running' ? [] : [ASK[state]];
+        const switching = run(queueMachine, input, [...route, SWITCH]);
+        expect(switching).toMatchObject({
+          value: 'switching_modes',
+          context: { mode: 'single', pendingMode: 'parallel', resumeTo: state },
+        });
+        expect(run(queueMachine, input, [...route, SWITCH, SETTLED])).toMatchObject({
+          value: state,
+          context: { mode: 'parallel', pendingMode: null },
+        });
+      },
+    );
 
     it('remembers the state asked for while switching, the last request winning', () => {
       for (const from of REQUESTABLE_QUEUE_STATES) {
@@ -75,7 +78,14 @@ describe('queue machine', () => {
         value: 'running',
         context: { mode: 'single', pendingMode: null },
       });
-      expect(run(queueMachine, input, [SWITCH, { type: 'SWITCH_MODE', mode: 'single' }, { type: 'SWITCH_MODE', mode: 'parallel' }, SETTLED])).toMatchObject({
+      expect(
+        run(queueMachine, input, [
+          SWITCH,
+          { type: 'SWITCH_MODE', mode: 'single' },
+          { type: 'SWITCH_MODE', mode: 'parallel' },
+          SETTLED,
+        ]),
+      ).toMatchObject({
         value: 'running',
         context: { mode: 'parallel' },
       });
@@ -84,7 +94,10 @@ describe('queue machine', () => {
 
   describe('SETTLED', () => {
     it('ends draining: draining → paused', () => {
-      expect(run(queueMachine, input, [ASK.draining, SETTLED])).toMatchObject({ value: 'paused', context: { mode: 'single' } });
+      expect(run(queueMachine, input, [ASK.draining, SETTLED])).toMatchObject({
+        value: 'paused',
+        context: { mode: 'single' },
+      });
     });
 
     it.each(['running', 'paused'] as const)('does nothing in %s', (state) => {

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
-import { hasTestRunTag, testRunMachine, type CommitState, type TestRunEvent, type TestRunTag } from '../../machines/index.js';
+import {
+  hasTestRunTag,
+  testRunMachine,
+  type CommitState,
+  type TestRunEvent,
+  type TestRunTag,
+} from '../../machines/index.js';
 import { TEST_RUN_STATUSES } from '../../machines/vocabulary.js';
 import { run } from './graph.js';
 import { DEADLINE } from './models.js';
@@ -15,7 +21,9 @@ describe('testRun machine', () => {
   describe('with required statuses', () => {
     it('succeeds only when every required status is a success', () => {
       expect(run(testRunMachine, REQUIRED, [status('ci', 'success')]).value).toBe('in_progress');
-      expect(run(testRunMachine, REQUIRED, [status('ci', 'success'), status('lint', 'pending')]).value).toBe('in_progress');
+      expect(run(testRunMachine, REQUIRED, [status('ci', 'success'), status('lint', 'pending')]).value).toBe(
+        'in_progress',
+      );
       const done = run(testRunMachine, REQUIRED, [status('ci', 'success'), status('lint', 'success')]);
       expect(done.value).toBe('succeeded');
       expect(done.status).toBe('done');
@@ -35,7 +43,12 @@ describe('testRun machine', () => {
     });
 
     it('ignores statuses that are not required, but records them', () => {
-      const snapshot = run(testRunMachine, REQUIRED, [status('coverage', 'failure'), status('docs', 'error'), status('ci', 'success'), status('coverage', 'success')]);
+      const snapshot = run(testRunMachine, REQUIRED, [
+        status('coverage', 'failure'),
+        status('docs', 'error'),
+        status('ci', 'success'),
+        status('coverage', 'success'),
+      ]);
       expect(snapshot.value).toBe('in_progress');
       expect(snapshot.context.statuses).toEqual({ coverage: 'success', docs: 'error', ci: 'success' });
       expect(run(testRunMachine, REQUIRED, [status('coverage', 'success')]).value).toBe('in_progress');
@@ -66,35 +79,40 @@ describe('testRun machine', () => {
     const states = fc.constantFrom<CommitState>('pending', 'success', 'failure', 'error');
     const names = fc.constantFrom('ci', 'lint', 'coverage');
     fc.assert(
-      fc.property(fc.constantFrom<string[]>(['ci', 'lint'], ['ci'], []), fc.array(fc.tuple(names, states), { maxLength: 12 }), (requiredStatuses, reports) => {
-        // The rule, written out: decide at the first report after which the deciding statuses fail or all pass.
-        const latest: Record<string, CommitState> = {};
-        let expected = 'in_progress';
-        let consumed = 0;
-        for (const [name, state] of reports) {
-          consumed++;
-          latest[name] = state;
-          const deciding = requiredStatuses.length > 0 ? requiredStatuses.map((n) => latest[n]) : Object.values(latest);
-          if (deciding.some((s) => s === 'failure' || s === 'error')) expected = 'failed';
-          else if (deciding.length > 0 && deciding.every((s) => s === 'success')) expected = 'succeeded';
-          if (expected !== 'in_progress') break;
-        }
-        const input = { runId: 'r', requiredStatuses, deadlineAt: DEADLINE };
-        const snapshot = run(
-          testRunMachine,
-          input,
-          reports.map(([name, state]) => status(name, state)),
-        );
-        expect(snapshot.value).toBe(expected);
-        // Reports after the decision change nothing.
-        expect(
-          run(
+      fc.property(
+        fc.constantFrom<string[]>(['ci', 'lint'], ['ci'], []),
+        fc.array(fc.tuple(names, states), { maxLength: 12 }),
+        (requiredStatuses, reports) => {
+          // The rule, written out: decide at the first report after which the deciding statuses fail or all pass.
+          const latest: Record<string, CommitState> = {};
+          let expected = 'in_progress';
+          let consumed = 0;
+          for (const [name, state] of reports) {
+            consumed++;
+            latest[name] = state;
+            const deciding =
+              requiredStatuses.length > 0 ? requiredStatuses.map((n) => latest[n]) : Object.values(latest);
+            if (deciding.some((s) => s === 'failure' || s === 'error')) expected = 'failed';
+            else if (deciding.length > 0 && deciding.every((s) => s === 'success')) expected = 'succeeded';
+            if (expected !== 'in_progress') break;
+          }
+          const input = { runId: 'r', requiredStatuses, deadlineAt: DEADLINE };
+          const snapshot = run(
             testRunMachine,
             input,
-            reports.slice(0, consumed).map(([n, s]) => status(n, s)),
-          ).context,
-        ).toEqual(snapshot.context);
-      }),
+            reports.map(([name, state]) => status(name, state)),
+          );
+          expect(snapshot.value).toBe(expected);
+          // Reports after the decision change nothing.
+          expect(
+            run(
+              testRunMachine,
+              input,
+              reports.slice(0, consumed).map(([n, s]) => status(n, s)),
+            ).context,
+          ).toEqual(snapshot.context);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -110,7 +128,9 @@ describe('testRun machine', () => {
     it.each([0, 1, 60_000])('at deadlineAt + %i ms cancels the run, with a reason', (late) => {
       const snapshot = run(testRunMachine, REQUIRED, [{ type: 'TIMEOUT', at: DEADLINE + late }]);
       expect(snapshot.value).toBe('cancelled');
-      expect(snapshot.context.reason).toBe(`no result before the testing timeout (${new Date(DEADLINE).toISOString()})`);
+      expect(snapshot.context.reason).toBe(
+        `no result before the testing timeout (${new Date(DEADLINE).toISOString()})`,
+      );
     });
   });
 
@@ -125,7 +145,11 @@ describe('testRun machine', () => {
     ['cancelled', [{ type: 'CANCEL', reason: 'x' }]],
   ] as [string, TestRunEvent[]][])('takes no event once %s', (state, events) => {
     const settled = run(testRunMachine, REQUIRED, events);
-    for (const event of [status('ci', 'error'), { type: 'TIMEOUT', at: DEADLINE }, { type: 'CANCEL', reason: 'y' }] as TestRunEvent[]) {
+    for (const event of [
+      status('ci', 'error'),
+      { type: 'TIMEOUT', at: DEADLINE },
+      { type: 'CANCEL', reason: 'y' },
+    ] as TestRunEvent[]) {
       const next = run(testRunMachine, REQUIRED, [...events, event]);
       expect(next.value).toBe(state);
       expect(next.context).toEqual(settled.context);

@@ -45,12 +45,23 @@ describe('metrics after known scenarios with batches', () => {
       test: histogramOf(1200),
       inQueue: histogramOf(1200),
     });
-    expect(documented(scraped, BISECTION)).toEqual({ ...quiet, failed: 1, test: histogramOf(1500), inQueue: histogramOf(1500) });
+    expect(documented(scraped, BISECTION)).toEqual({
+      ...quiet,
+      failed: 1,
+      test: histogramOf(1500),
+      inQueue: histogramOf(1500),
+    });
     expect(scraped.value('greenline_bisections_total', QUEUE)).toBe(1);
     expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'main' })).toBe(1);
     expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'bisection' })).toBe(2);
-    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })).toMatchObject({ count: 1, sum: 2 });
-    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'bisection' })).toMatchObject({ count: 2, sum: 2 });
+    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })).toMatchObject({
+      count: 1,
+      sum: 2,
+    });
+    expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'bisection' })).toMatchObject({
+      count: 2,
+      sum: 2,
+    });
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBe(3);
     expect(scraped.value('greenline_ci_seconds_per_merged_pr_1h', QUEUE)).toBe(35 * 60);
   });
@@ -69,7 +80,11 @@ describe('metrics after known scenarios with batches', () => {
     expect(scraped.value('greenline_optimistic_merges_total', QUEUE)).toBe(1);
     expect(scraped.value('greenline_pending_failure_rescues_total', { ...QUEUE, outcome: 'merged' })).toBe(1);
     expect(scraped.value('greenline_pending_failure_rescues_total', { ...QUEUE, outcome: 'retested' })).toBe(0);
-    expect(documented(scraped, MAIN)).toMatchObject({ merged: 2, test: histogramOf(600, 600), inQueue: histogramOf(600, 600) });
+    expect(documented(scraped, MAIN)).toMatchObject({
+      merged: 2,
+      test: histogramOf(600, 600),
+      inQueue: histogramOf(600, 600),
+    });
   });
 
   test('direct merges wait, and count', async () => {

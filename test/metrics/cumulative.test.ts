@@ -42,7 +42,9 @@ describe('cumulative histograms', () => {
       expect(scraped.histogram(windowed, MAIN), windowed).toEqual(expected);
       expect(scraped.histogram(cumulative, TYPED), cumulative).toEqual(expected);
     }
-    expect(scraped.histogram('greenline_batch_size', TYPED)).toEqual(scraped.histogram('greenline_batch_size_1h', TYPED));
+    expect(scraped.histogram('greenline_batch_size', TYPED)).toEqual(
+      scraped.histogram('greenline_batch_size_1h', TYPED),
+    );
 
     // Two hours later the windows are empty; the cumulative histograms are as they were.
     api.clock.advanceTo(START + 180 * MINUTE);
@@ -57,7 +59,9 @@ describe('cumulative histograms', () => {
 
 const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!promtool) {
-  console.warn('SKIPPED: promtool is not installed, so `promtool check metrics` did not run (apt-get install prometheus)');
+  console.warn(
+    'SKIPPED: promtool is not installed, so `promtool check metrics` did not run (apt-get install prometheus)',
+  );
 }
 
 describe.skipIf(!promtool)('promtool check metrics (skipped when promtool is not installed)', () => {

@@ -73,7 +73,10 @@ describe('across a restart on LMDB', () => {
       for (const { key } of [...tx.scan('metricsPrs')]) tx.remove('metricsPrs', key);
     });
     const [queue] = api.engine.listQueues('acme');
-    new Engine(api.store, { scheduler: api.clock }).updateQueue({ org: queue!.org, repo: queue!.repo, branch: queue!.branch }, {});
+    new Engine(api.store, { scheduler: api.clock }).updateQueue(
+      { org: queue!.org, repo: queue!.repo, branch: queue!.branch },
+      {},
+    );
     await q.advance(10);
     await q.pass(1);
     const scraped = await scrape(api);
@@ -90,14 +93,18 @@ describe('what the engine records', () => {
     await h.submit(1);
     // The flaky-test integration marks the run's quarantined failures on its record (runMoves.ts quarantinedFailures).
     const run = h.runOf(1);
-    h.store.write((tx) => tx.put('testRuns', [h.queueId, run.id], { ...run, quarantinedFailures: ['suite/a', 'suite/b'] }));
+    h.store.write((tx) =>
+      tx.put('testRuns', [h.queueId, run.id], { ...run, quarantinedFailures: ['suite/a', 'suite/b'] }),
+    );
     // Written behind the engine's back: a restart rebuilds its working set from the store.
     await h.crashAndRestore();
     await h.pass(1);
     const scraped = new Exposition((await renderMetrics({ store: h.store, org: 'acme', now: h.scheduler.now() })).text);
     const labels = { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main', queue_type: 'main' };
     expect(scraped.value('greenline_quarantined_failures_ignored_total', labels)).toBe(2);
-    expect(scraped.value('greenline_quarantined_failures_ignored_total', { ...labels, queue_type: 'bisection' })).toBe(0);
+    expect(scraped.value('greenline_quarantined_failures_ignored_total', { ...labels, queue_type: 'bisection' })).toBe(
+      0,
+    );
   });
 
   test('an effect that keeps failing shows as event lag until it succeeds', async () => {

@@ -23,8 +23,14 @@ const actions = fc.array(
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('submit' as const), number }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), number }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), number }) },
-    { weight: 6, arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(3), success: fc.boolean() }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 45 }) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({ kind: fc.constant('report' as const), pick: fc.nat(3), success: fc.boolean() }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 45 }) }),
+    },
   ),
   { minLength: 1, maxLength: 30 },
 );
@@ -51,7 +57,13 @@ async function play(initial: Record<string, unknown>, steps: Action[], crashAfte
       else {
         const active = h.activeRuns().filter((run) => run.testBranchSha !== '');
         const run = active[step.pick % Math.max(1, active.length)];
-        if (run !== undefined) h.engine.setCommitStatus(KEY.org, { repo: KEY.repo, sha: run.testBranchSha, context: 'ci', state: step.success ? 'success' : 'failure' });
+        if (run !== undefined)
+          h.engine.setCommitStatus(KEY.org, {
+            repo: KEY.repo,
+            sha: run.testBranchSha,
+            context: 'ci',
+            state: step.success ? 'success' : 'failure',
+          });
       }
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
@@ -85,18 +97,37 @@ describe('on random workloads', () => {
         for (const conclusion of ['merged', 'failed', 'cancelled']) {
           const all = timeline.filter((entry) => entry.event === conclusion);
           const recent = all.filter((entry) => Date.parse(entry.at) > now - WINDOW_MS);
-          expect(sum(types.map((type) => scraped.value('greenline_pr_conclusions_total', { ...queue, queue_type: type, conclusion })))).toBe(all.length);
-          expect(sum(types.map((type) => scraped.value('mq_pr_conclusions_1h_total', { ...MAIN, queue_type: type, conclusion })))).toBe(recent.length);
+          expect(
+            sum(
+              types.map((type) =>
+                scraped.value('greenline_pr_conclusions_total', { ...queue, queue_type: type, conclusion }),
+              ),
+            ),
+          ).toBe(all.length);
+          expect(
+            sum(
+              types.map((type) =>
+                scraped.value('mq_pr_conclusions_1h_total', { ...MAIN, queue_type: type, conclusion }),
+              ),
+            ),
+          ).toBe(recent.length);
         }
-        expect(sum(types.map((type) => scraped.value('greenline_ci_runs_started_total', { ...queue, queue_type: type })))).toBe(runs.length);
+        expect(
+          sum(types.map((type) => scraped.value('greenline_ci_runs_started_total', { ...queue, queue_type: type }))),
+        ).toBe(runs.length);
         for (const type of types) {
           const ofType = runs.filter((run) => run.kind === type);
           expect(scraped.value('greenline_ci_runs_started_total', { ...queue, queue_type: type })).toBe(ofType.length);
           for (const status of ['succeeded', 'failed', 'cancelled'] as const) {
             const ended = ofType.filter((run) => run.status === status);
-            expect(scraped.value('greenline_ci_runs_finished_total', { ...queue, queue_type: type, status })).toBe(ended.length);
+            expect(scraped.value('greenline_ci_runs_finished_total', { ...queue, queue_type: type, status })).toBe(
+              ended.length,
+            );
             const seconds = sum(ended.map((run) => (Date.parse(run.endedAt ?? '') - Date.parse(run.createdAt)) / 1000));
-            expect(scraped.value('greenline_ci_run_seconds_total', { ...queue, queue_type: type, status })).toBeCloseTo(seconds, 6);
+            expect(scraped.value('greenline_ci_run_seconds_total', { ...queue, queue_type: type, status })).toBeCloseTo(
+              seconds,
+              6,
+            );
           }
         }
         const enqueued = prs.filter((pr) => !['MERGED', 'FAILED', 'CANCELLED'].includes(pr.state));

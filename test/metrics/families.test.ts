@@ -46,15 +46,24 @@ describe('the families', () => {
         expect(Object.keys(one.labels).sort(), family.name).toEqual([...family.labels].sort());
         if (one.labels.queue_type !== undefined) expect(['main', 'bisection']).toContain(one.labels.queue_type);
         if (one.histogram !== undefined) {
-          expect(Object.keys(one.histogram.buckets).sort(), family.name).toEqual([...(family.buckets ?? []).map(String), '+Inf'].sort());
+          expect(Object.keys(one.histogram.buckets).sort(), family.name).toEqual(
+            [...(family.buckets ?? []).map(String), '+Inf'].sort(),
+          );
         }
       }
     }
     for (const name of DOCUMENTED) {
-      for (const labels of scraped.series(name)) expect(Object.keys(labels).slice(0, 3).sort()).toEqual(['branch', 'queue_type', 'repo']);
+      for (const labels of scraped.series(name))
+        expect(Object.keys(labels).slice(0, 3).sort()).toEqual(['branch', 'queue_type', 'repo']);
     }
-    const wait = scraped.histogram('mq_pr_wait_duration_1h_seconds', { repo: 'acme/widgets', branch: 'main', queue_type: 'main' });
-    expect(Object.keys(wait?.buckets ?? {})).toEqual(expect.arrayContaining(['60', '300', '600', '900', '1800', '3600', '5400', '7200', '+Inf']));
+    const wait = scraped.histogram('mq_pr_wait_duration_1h_seconds', {
+      repo: 'acme/widgets',
+      branch: 'main',
+      queue_type: 'main',
+    });
+    expect(Object.keys(wait?.buckets ?? {})).toEqual(
+      expect.arrayContaining(['60', '300', '600', '900', '1800', '3600', '5400', '7200', '+Inf']),
+    );
     expect(Object.keys(wait?.buckets ?? {})).toHaveLength(9);
   });
 

@@ -16,7 +16,8 @@ export interface HistogramValue {
   sum: number;
 }
 
-const labelKey = (labels: Record<string, string> | undefined) => JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const labelKey = (labels: Record<string, string> | undefined) =>
+  JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 interface Series {
   labels: Record<string, string>;
@@ -57,7 +58,9 @@ export class Exposition {
       expect(family.help, `HELP of ${family.name}`).not.toBe('');
       expect(family.type, `TYPE of ${family.name}`).not.toBe('UNTYPED');
       const series: Series[] =
-        family.type === 'HISTOGRAM' ? histograms(family.name, samples) : family.metrics.map((sample) => ({ labels: sample.labels ?? {}, value: Number(sample.value) }));
+        family.type === 'HISTOGRAM'
+          ? histograms(family.name, samples)
+          : family.metrics.map((sample) => ({ labels: sample.labels ?? {}, value: Number(sample.value) }));
       const seen = new Set<string>();
       for (const one of series) {
         const key = labelKey(one.labels);
@@ -125,7 +128,9 @@ function histograms(name: string, samples: Map<string, { labels: Record<string, 
 /** Cumulative bucket counts of the documented duration histograms for these observations (seconds). */
 export function durationBuckets(...seconds: number[]): Record<string, number> {
   const bounds = ['60', '300', '600', '900', '1800', '3600', '5400', '7200', '+Inf'];
-  return Object.fromEntries(bounds.map((le) => [le, seconds.filter((value) => le === '+Inf' || value <= Number(le)).length]));
+  return Object.fromEntries(
+    bounds.map((le) => [le, seconds.filter((value) => le === '+Inf' || value <= Number(le)).length]),
+  );
 }
 
 export function histogramOf(...seconds: number[]): HistogramValue {
@@ -176,8 +181,14 @@ export class Driver {
   async report(number: number, state: 'success' | 'failure'): Promise<void> {
     const pr = (await this.ok('getSubmittedPullRequest', { pr: { number } })) as { state: string; testRunId: string };
     expect(pr.state, `PR #${number}`).toBe('TESTING');
-    const run = (await this.ok('getMergeQueueTestingDetails', { testRunId: pr.testRunId })) as { testBranchSha: string };
-    const response = await this.api.post('setCommitStatus', { repo: this.repo, sha: run.testBranchSha, context: 'ci', state }, this.token);
+    const run = (await this.ok('getMergeQueueTestingDetails', { testRunId: pr.testRunId })) as {
+      testBranchSha: string;
+    };
+    const response = await this.api.post(
+      'setCommitStatus',
+      { repo: this.repo, sha: run.testBranchSha, context: 'ci', state },
+      this.token,
+    );
     expect(response.statusCode, response.body).toBe(200);
     await this.api.engine.settle();
   }

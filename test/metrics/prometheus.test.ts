@@ -57,9 +57,17 @@ describe.skipIf(!installed)('Prometheus (skipped when it is not installed)', () 
         '',
       ].join('\n'),
     );
-    prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        '--web.listen-address=127.0.0.1:0',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     prometheus.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     // Wait for the first scrape (the test's timeout bounds the wait).
@@ -67,6 +75,10 @@ describe.skipIf(!installed)('Prometheus (skipped when it is not installed)', () 
       if (prometheus.exitCode !== null) throw new Error(`prometheus exited:\n${log}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(scrapes[0]).toEqual({ status: 200, authorization: `Bearer ${TOKENS.acme}`, agent: expect.stringMatching(/^Prometheus\//) });
+    expect(scrapes[0]).toEqual({
+      status: 200,
+      authorization: `Bearer ${TOKENS.acme}`,
+      agent: expect.stringMatching(/^Prometheus\//),
+    });
   });
 });

@@ -29,7 +29,18 @@ export function documented(scraped: Exposition, labels: Record<string, string>) 
   };
 }
 
-export const quiet = { depth: 0, awaiting: 0, testing: 0, merged: 0, failed: 0, cancelled: 0, restarts: 0, wait: EMPTY, test: EMPTY, inQueue: EMPTY };
+export const quiet = {
+  depth: 0,
+  awaiting: 0,
+  testing: 0,
+  merged: 0,
+  failed: 0,
+  cancelled: 0,
+  restarts: 0,
+  wait: EMPTY,
+  test: EMPTY,
+  inQueue: EMPTY,
+};
 
 /** A git host on which some PRs are not mergeable until the test says so. */
 export class GatedGitHost extends SimGitHost {

@@ -104,7 +104,12 @@ describe('metrics after known scenarios', () => {
     // One millisecond before t0+70, #1's merge (t0+10) is 59:59.999 old: still in.
     api.clock.advanceTo(START + 70 * MINUTE - 1);
     let scraped = await scrape(api);
-    expect(documented(scraped, MAIN)).toMatchObject({ merged: 2, failed: 1, wait: histogramOf(600, 1800), inQueue: histogramOf(600, 1800, 2100) });
+    expect(documented(scraped, MAIN)).toMatchObject({
+      merged: 2,
+      failed: 1,
+      wait: histogramOf(600, 1800),
+      inQueue: histogramOf(600, 1800, 2100),
+    });
     // At t0+70 it is exactly one hour old: out. So is #2's wait (it ended at t0+10).
     api.clock.advanceTo(START + 70 * MINUTE);
     scraped = await scrape(api);
@@ -123,7 +128,9 @@ describe('metrics after known scenarios', () => {
     expect(documented(scraped, MAIN)).toEqual(quiet);
     expect(scraped.value('greenline_ci_runs_per_merged_pr_1h', QUEUE)).toBeUndefined();
     expect(scraped.histogram('greenline_batch_size_1h', { ...QUEUE, queue_type: 'main' })?.count).toBe(0);
-    expect(scraped.value('greenline_pr_conclusions_total', { ...QUEUE, queue_type: 'main', conclusion: 'merged' })).toBe(2);
+    expect(
+      scraped.value('greenline_pr_conclusions_total', { ...QUEUE, queue_type: 'main', conclusion: 'merged' }),
+    ).toBe(2);
     expect(scraped.value('greenline_ci_runs_started_total', { ...QUEUE, queue_type: 'main' })).toBe(3);
   });
 

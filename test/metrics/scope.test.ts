@@ -43,11 +43,9 @@ describe('what a scrape shows', () => {
   test("every queue of the token's organization, and only those", async () => {
     const a = await fourQueues();
     const acme = await scrape(a);
-    expect(acme.series('greenline_queue_info').map((labels) => `${labels.repo_host}/${labels.repo}@${labels.branch}`)).toEqual([
-      'github.com/acme/gadgets@main',
-      'github.com/acme/widgets@main',
-      'github.com/acme/widgets@release',
-    ]);
+    expect(
+      acme.series('greenline_queue_info').map((labels) => `${labels.repo_host}/${labels.repo}@${labels.branch}`),
+    ).toEqual(['github.com/acme/gadgets@main', 'github.com/acme/widgets@main', 'github.com/acme/widgets@release']);
     expect(acme.value('mq_pr_conclusions_1h_total', conclusion('acme/widgets', 'main', 'merged'))).toBe(1);
     expect(acme.value('mq_pr_conclusions_1h_total', conclusion('acme/widgets', 'release', 'failed'))).toBe(1);
     expect(acme.value('mq_pr_conclusions_1h_total', conclusion('acme/gadgets', 'main', 'merged'))).toBe(0);
@@ -73,9 +71,14 @@ describe('what a scrape shows', () => {
     expect(shouted.series('greenline_queue_info')).toEqual(widgets.series('greenline_queue_info'));
 
     const gadgets = await scrape(a, '?repo=acme/gadgets&repoHost=github.com');
-    expect(gadgets.series('mq_depth_current')).toEqual([mq('acme/gadgets', 'main'), mq('acme/gadgets', 'main', 'bisection')]);
+    expect(gadgets.series('mq_depth_current')).toEqual([
+      mq('acme/gadgets', 'main'),
+      mq('acme/gadgets', 'main', 'bisection'),
+    ]);
     // globex's widgets queue never shows through acme's filter, nor acme's through globex's.
-    expect((await scrape(a, '?repo=acme/widgets&repoHost=github.com', TOKENS.globex)).series('greenline_queue_info')).toHaveLength(1);
+    expect(
+      (await scrape(a, '?repo=acme/widgets&repoHost=github.com', TOKENS.globex)).series('greenline_queue_info'),
+    ).toHaveLength(1);
 
     // A repository with no queue: the families, no queue series; the service-wide store size stays.
     const none = await scrape(a, '?repo=acme/nothing&repoHost=github.com');
@@ -110,7 +113,11 @@ describe('what a scrape shows', () => {
     const queueId = api.engine.listQueues('acme')[0]?.id ?? '';
     await q.ok('deleteQueue');
     expect((await scrape(api)).series('mq_depth_current')).toEqual([]);
-    const left = api.store.read((tx) => (['metricsLog', 'metricsPrs', 'metricsTotals'] as const).map((collection) => tx.count(collection, { prefix: [queueId] })));
+    const left = api.store.read((tx) =>
+      (['metricsLog', 'metricsPrs', 'metricsTotals'] as const).map((collection) =>
+        tx.count(collection, { prefix: [queueId] }),
+      ),
+    );
     expect(left).toEqual([0, 0, 0]);
   });
 
@@ -126,8 +133,22 @@ describe('what a scrape shows', () => {
     expect(both.value('mq_depth_current', mq('acme/widgets', 'main'))).toBe(3);
     expect(both.value('mq_testing_slots_active', mq('acme/widgets', 'main'))).toBe(2);
     expect(both.histogram('mq_pr_wait_duration_1h_seconds', mq('acme/widgets', 'main'))?.count).toBe(2);
-    expect(both.value('greenline_active_actors', { repo_host: 'github.com', repo: 'acme/widgets', branch: 'main', kind: 'pull_request' })).toBe(1);
-    expect(both.value('greenline_active_actors', { repo_host: 'gitlab.example', repo: 'acme/widgets', branch: 'main', kind: 'pull_request' })).toBe(2);
+    expect(
+      both.value('greenline_active_actors', {
+        repo_host: 'github.com',
+        repo: 'acme/widgets',
+        branch: 'main',
+        kind: 'pull_request',
+      }),
+    ).toBe(1);
+    expect(
+      both.value('greenline_active_actors', {
+        repo_host: 'gitlab.example',
+        repo: 'acme/widgets',
+        branch: 'main',
+        kind: 'pull_request',
+      }),
+    ).toBe(2);
     const one = await scrape(api, '?repo=acme/widgets&repoHost=gitlab.example');
     expect(one.value('mq_depth_current', mq('acme/widgets', 'main'))).toBe(2);
   });

@@ -13,7 +13,8 @@ function counted(store: Store): { store: Store; reads: () => number } {
   const proxy = new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
-      if (name !== 'read' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      if (name !== 'read' || typeof value !== 'function')
+        return typeof value === 'function' ? value.bind(target) : value;
       return (fn: never) => {
         reads += 1;
         return (value as Store['read']).call(target, fn);
@@ -32,7 +33,9 @@ describe('shared scrapes', () => {
     const one = await renderMetrics({ store, org: 'acme', now: h.scheduler.now() });
     const perScrape = reads();
     expect(perScrape).toBeGreaterThan(0);
-    const five = await Promise.all(Array.from({ length: 5 }, () => renderMetrics({ store, org: 'acme', now: h.scheduler.now() })));
+    const five = await Promise.all(
+      Array.from({ length: 5 }, () => renderMetrics({ store, org: 'acme', now: h.scheduler.now() })),
+    );
     expect(reads() - perScrape).toBe(perScrape);
     for (const answer of five) expect(answer.text).toBe(one.text);
   });

@@ -53,12 +53,17 @@ describe('webhooks/create refuses what could reach inside the service’s networ
 
   test('a public https URL is taken, and its secret answered once', async () => {
     api = await makeApi();
-    const response = await api.post('webhooks/create', { url: 'https://hooks.example.com/greenline', eventTypes: ['pull_request.merged'] });
+    const response = await api.post('webhooks/create', {
+      url: 'https://hooks.example.com/greenline',
+      eventTypes: ['pull_request.merged'],
+    });
     expect(response.statusCode).toBe(200);
     const created = response.json() as Created;
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const listed = (await api.post('webhooks/list', {})).json() as { endpoints: unknown[] };
-    expect(listed.endpoints).toEqual([expect.objectContaining({ id: created.endpoint.id, eventTypes: ['pull_request.merged'], signingSecrets: 1 })]);
+    expect(listed.endpoints).toEqual([
+      expect.objectContaining({ id: created.endpoint.id, eventTypes: ['pull_request.merged'], signingSecrets: 1 }),
+    ]);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
   });
 
@@ -73,7 +78,10 @@ describe('webhooks/create refuses what could reach inside the service’s networ
     expectErrorBody(await api.post('webhooks/delete', { id: 'nope' }), 400);
     const missing = expectErrorBody(await api.post('webhooks/delete', { id: 'whe_0123456789abcdef' }), 404);
     expect((missing as { reason?: string }).reason).toBe('webhook_endpoint_not_found');
-    const noDelivery = expectErrorBody(await api.post('webhooks/deliveries/redeliver', { id: 'whe_0123456789abcdef.4' }), 404);
+    const noDelivery = expectErrorBody(
+      await api.post('webhooks/deliveries/redeliver', { id: 'whe_0123456789abcdef.4' }),
+      404,
+    );
     expect((noDelivery as { reason?: string }).reason).toBe('webhook_delivery_not_found');
   });
 });
@@ -82,7 +90,9 @@ describe('endpoints and deliveries, with private addresses allowed (tests)', () 
   test('deliveries are listed with status, excerpt and duration; redelivered; secrets rotate; delete removes all', async () => {
     api = await makeApi(createMemoryStore(), { webhooks: { allowPrivate: true } });
     const receiver = await receiverUp();
-    const created = (await api.post('webhooks/create', { url: receiver.url, description: 'CI room' })).json() as Created;
+    const created = (
+      await api.post('webhooks/create', { url: receiver.url, description: 'CI room' })
+    ).json() as Created;
     receiver.secret = created.secret;
     const id = created.endpoint.id;
     expect((await api.post('createQueue', queueBody())).statusCode).toBe(200);
@@ -92,11 +102,22 @@ describe('endpoints and deliveries, with private addresses allowed (tests)', () 
     expect(receiver.events.map((event) => event.type)).toEqual(['pull_request.submitted', 'pull_request.testing']);
 
     const list = (await api.post('webhooks/deliveries/list', { endpointId: id })).json() as {
-      deliveries: { id: string; webhookId: string; status: string; pr: number; responses: { status: number; excerpt: string; durationMs: number }[] }[];
+      deliveries: {
+        id: string;
+        webhookId: string;
+        status: string;
+        pr: number;
+        responses: { status: number; excerpt: string; durationMs: number }[];
+      }[];
     };
     expect(list.deliveries).toHaveLength(2);
     const delivery = list.deliveries.at(-1);
-    expect(delivery).toMatchObject({ status: 'delivered', pr: 7, webhookId: receiver.events[0]?.id, responses: [{ status: 200, excerpt: 'ok' }] });
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      pr: 7,
+      webhookId: receiver.events[0]?.id,
+      responses: [{ status: 200, excerpt: 'ok' }],
+    });
     expect(delivery?.responses[0]?.durationMs).toBeGreaterThanOrEqual(0);
 
     // Rotated: the new secret verifies (both sign for a day); the receiver switches to it.
@@ -111,7 +132,9 @@ describe('endpoints and deliveries, with private addresses allowed (tests)', () 
     expect(receiver.arrivals.filter((arrival) => arrival.verified)).toHaveLength(3);
     expect(receiver.events).toHaveLength(2);
 
-    const disabled = (await api.post('webhooks/update', { id, enabled: false, queues: [queueBody()] })).json() as Created;
+    const disabled = (
+      await api.post('webhooks/update', { id, enabled: false, queues: [queueBody()] })
+    ).json() as Created;
     expect(disabled.endpoint.enabled).toBe(false);
     expect((await api.post('cancelPullRequest', queueBody({ pr: { number: 7 } }))).statusCode).toBe(200);
     await api.engine.settle();

@@ -12,7 +12,8 @@ import { Receiver } from './receiver.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: webhooks on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: webhooks on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const STORES: [string, () => Promise<OpenedStore>][] = [['lmdb', async () => lmdbStore()]];
@@ -36,7 +37,10 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
   });
 
   function register(eventTypes?: 'pull_request.submitted'[]): string {
-    const { endpoint, secret } = h.engine.webhooks.create(KEY.org, { url: receiver.url, ...(eventTypes === undefined ? {} : { eventTypes }) });
+    const { endpoint, secret } = h.engine.webhooks.create(KEY.org, {
+      url: receiver.url,
+      ...(eventTypes === undefined ? {} : { eventTypes }),
+    });
     receiver.secret = secret;
     return endpoint.id;
   }
@@ -64,7 +68,9 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
     });
     const failed = receiver.events.find((event) => event.type === 'pull_request.failed');
     expect(failed?.data.pr?.reason).toMatch(/\S/);
-    expect(receiver.events.filter((event) => event.type === 'queue.state_changed').map((event) => event.data.state)).toEqual(['paused', 'running']);
+    expect(
+      receiver.events.filter((event) => event.type === 'queue.state_changed').map((event) => event.data.state),
+    ).toEqual(['paused', 'running']);
     expect(h.pending()).toBe(0);
     // The queue's log replays without the organization's endpoints: the webhook effects are not the queue's state.
     expect(replayEventLog(exportEventLog(opened.store, KEY, 'test')).divergence).toBeNull();
@@ -91,9 +97,14 @@ describe.each(STORES)('webhooks on %s', (_kind, open) => {
     await h.deliverAll();
     expect(h.pending()).toBe(0);
     expect(receiver.duplicates).toBe(0);
-    expect(Object.fromEntries(receiver.byPr())).toEqual({ 1: ['submitted', 'testing', 'passed', 'merged'], 2: ['submitted', 'testing'] });
+    expect(Object.fromEntries(receiver.byPr())).toEqual({
+      1: ['submitted', 'testing', 'passed', 'merged'],
+      2: ['submitted', 'testing'],
+    });
     const delivered = h.engine.webhooks.messages(KEY.org, endpointId).messages;
-    expect(delivered.every((message) => message.status === 'delivered' && message.log.at(-1)?.status === 200)).toBe(true);
+    expect(delivered.every((message) => message.status === 'delivered' && message.log.at(-1)?.status === 200)).toBe(
+      true,
+    );
     expect(h.engine.webhooks.stats(KEY.org).outcomes.delivered).toBe(delivered.length);
   });
 

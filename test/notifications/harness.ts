@@ -9,7 +9,11 @@ import { openLmdbStore } from '../../engine/store/index.js';
 import type { Store } from '../../engine/store/store.js';
 import type { OpenedStore } from '../postgres/testStore.js';
 
-export const KEY: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
+export const KEY: QueueKey = {
+  org: 'acme',
+  repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
+  branch: 'main',
+};
 
 export { postgresStore, type OpenedStore } from '../postgres/testStore.js';
 

@@ -46,7 +46,8 @@ describe('webhooks across kill -9 of the service', () => {
       const held = new Promise<void>((resolve) => {
         receiver.onHeld = resolve;
       });
-      for (const number of [1, 2]) expect((await call(server, '/v1/submitPullRequest', TOKEN, { ...QUEUE, pr: { number } })).status).toBe(200);
+      for (const number of [1, 2])
+        expect((await call(server, '/v1/submitPullRequest', TOKEN, { ...QUEUE, pr: { number } })).status).toBe(200);
       await held;
       const cutOff = receiver.arrivals[0]?.id;
       expect(cutOff).toMatch(/^msg_/);
@@ -54,13 +55,19 @@ describe('webhooks across kill -9 of the service', () => {
       receiver.hold = false;
 
       const after = await start(env);
-      const pr = (number: number) => call(after, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number } }).then((r) => r.json() as Promise<{ state: string }>);
+      const pr = (number: number) =>
+        call(after, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number } }).then(
+          (r) => r.json() as Promise<{ state: string }>,
+        );
       for (const number of [1, 2])
         await eventually(
           () => pr(number),
           (value) => value.state === 'MERGED',
         );
-      const expected = { 1: ['submitted', 'testing', 'passed', 'merged'], 2: ['submitted', 'testing', 'passed', 'merged'] };
+      const expected = {
+        1: ['submitted', 'testing', 'passed', 'merged'],
+        2: ['submitted', 'testing', 'passed', 'merged'],
+      };
       await eventually(
         async () => Object.fromEntries(receiver.byPr()),
         (byPr) => JSON.stringify(byPr) === JSON.stringify(expected),
@@ -70,7 +77,9 @@ describe('webhooks across kill -9 of the service', () => {
       expect(receiver.events.filter((event) => event.id === cutOff)).toHaveLength(1);
       expect(receiver.arrivals.every((arrival) => arrival.verified)).toBe(true);
 
-      const listed = (await (await call(after, '/v1/webhooks/deliveries/list', TOKEN, { endpointId: created.endpoint.id })).json()) as { deliveries: { status: string }[] };
+      const listed = (await (
+        await call(after, '/v1/webhooks/deliveries/list', TOKEN, { endpointId: created.endpoint.id })
+      ).json()) as { deliveries: { status: string }[] };
       expect(listed.deliveries).toHaveLength(receiver.events.length);
       expect(listed.deliveries.every((delivery) => delivery.status === 'delivered')).toBe(true);
     });

@@ -23,13 +23,30 @@ test('invalid webhook bodies get a 4xx error body and change nothing', async () 
       { url: 'https://hooks.example.com/b', kind: 'webhook', eventTypes: ['pull_request.merged'], queues: [QUEUE] },
       ['url', 'kind', 'eventTypes', 'queues', 'description', 'enabled'],
     ],
-    ['webhooks/update', { id, url: 'https://hooks.example.com/c', enabled: true }, ['id', 'url', 'enabled', 'kind', 'queues']],
+    [
+      'webhooks/update',
+      { id, url: 'https://hooks.example.com/c', enabled: true },
+      ['id', 'url', 'enabled', 'kind', 'queues'],
+    ],
     ['webhooks/rotate-secret', { id }, ['id']],
     ['webhooks/delete', { id }, ['id']],
     ['webhooks/deliveries/list', { endpointId: id, take: 10 }, ['endpointId', 'take', 'status', 'before']],
     ['webhooks/deliveries/redeliver', { id: `${id}.1` }, ['id']],
   ];
-  const wrong = fc.constantFrom(null, -1, 1.5, '', 'not valid at all!', [], {}, 4294967296, true, 'http://10.0.0.1/', [{ repo: 1 }], ['no.such.event']);
+  const wrong = fc.constantFrom(
+    null,
+    -1,
+    1.5,
+    '',
+    'not valid at all!',
+    [],
+    {},
+    4294967296,
+    true,
+    'http://10.0.0.1/',
+    [{ repo: 1 }],
+    ['no.such.event'],
+  );
   let created = 0;
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...endpoints), fc.nat(), wrong, async ([path, valid, fields], pick, value) => {

@@ -71,7 +71,10 @@ export class Receiver {
     let verified = false;
     let event: Received | undefined;
     try {
-      const parsed = new Webhook(this.secret).verify(body, request.headers as Record<string, string>) as Omit<Received, 'id'>;
+      const parsed = new Webhook(this.secret).verify(body, request.headers as Record<string, string>) as Omit<
+        Received,
+        'id'
+      >;
       event = { id, ...parsed };
       verified = true;
     } catch {
@@ -88,8 +91,11 @@ export class Receiver {
       this.onHeld?.();
       return;
     }
-    if (this.status >= 200 && this.status < 300 && event !== undefined && !this.events.some((seen) => seen.id === id)) this.events.push(event);
-    response.writeHead(this.status, { 'content-type': 'text/plain' }).end(this.status < 300 ? 'ok' : 'receiver says no');
+    if (this.status >= 200 && this.status < 300 && event !== undefined && !this.events.some((seen) => seen.id === id))
+      this.events.push(event);
+    response
+      .writeHead(this.status, { 'content-type': 'text/plain' })
+      .end(this.status < 300 ? 'ok' : 'receiver says no');
   }
 
   /** The event types each PR received, in arrival order. */

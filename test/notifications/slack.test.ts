@@ -18,7 +18,11 @@ afterEach(async () => {
   opened = undefined;
 });
 
-async function slackStandIn(): Promise<{ url: string; bodies: Record<string, unknown>[]; headers: Record<string, unknown>[] }> {
+async function slackStandIn(): Promise<{
+  url: string;
+  bodies: Record<string, unknown>[];
+  headers: Record<string, unknown>[];
+}> {
   const bodies: Record<string, unknown>[] = [];
   const headers: Record<string, unknown>[] = [];
   const server = createServer((request, response) => {
@@ -56,11 +60,16 @@ test('Slack gets Block Kit for the queue and event types it chose, escaped', asy
   await h.close();
 
   expect(slack.bodies).toHaveLength(2);
-  const [merged, failed] = slack.bodies as { text: string; blocks: { type: string; text?: { type: string; text: string }; elements?: { type: string; text: string }[] }[] }[];
+  const [merged, failed] = slack.bodies as {
+    text: string;
+    blocks: { type: string; text?: { type: string; text: string }; elements?: { type: string; text: string }[] }[];
+  }[];
   expect(merged?.blocks.map((block) => block.type)).toEqual(['section', 'context']);
   expect(merged?.blocks[0]?.text).toEqual({
     type: 'mrkdwn',
-    text: expect.stringMatching(/^\*:white_check_mark: Merged\* <https:\/\/github\.com\/acme\/widgets\/pull\/1\|acme\/widgets#1>/),
+    text: expect.stringMatching(
+      /^\*:white_check_mark: Merged\* <https:\/\/github\.com\/acme\/widgets\/pull\/1\|acme\/widgets#1>/,
+    ),
   });
   expect(merged?.text).toBe(merged?.blocks[0]?.text?.text);
   expect(failed?.text).toMatch(/Removed: failed/);
@@ -73,9 +82,13 @@ test('Slack gets Block Kit for the queue and event types it chose, escaped', asy
 });
 
 test('a name that resolves to loopback is refused when the connection looks it up, not only when registered', async () => {
-  const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup({ allowPrivate: false })('localhost', {}, (error) => resolve(error)));
+  const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+    guardedLookup({ allowPrivate: false })('localhost', {}, (error) => resolve(error)),
+  );
   expect(refused?.code).toBe('EADDRNOTALLOWED');
-  const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup({ allowPrivate: true })('localhost', {}, (error) => resolve(error)));
+  const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+    guardedLookup({ allowPrivate: true })('localhost', {}, (error) => resolve(error)),
+  );
   expect(allowed).toBeNull();
   // The transport checks the URL itself again (a literal address is never looked up).
   const result = await httpTransport({ allowPrivate: false })('http://127.0.0.1:9/', {}, '{}');

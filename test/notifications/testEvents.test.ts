@@ -22,21 +22,35 @@ test('a test becoming flaky, then broken, is delivered; an endpoint of one queue
   await receiver.up();
   const { secret } = h.engine.webhooks.create(KEY.org, { url: receiver.url });
   receiver.secret = secret;
-  const narrow = h.engine.webhooks.create(KEY.org, { url: receiver.url, queues: [{ repo: KEY.repo, targetBranch: 'main' }] }).endpoint;
+  const narrow = h.engine.webhooks.create(KEY.org, {
+    url: receiver.url,
+    queues: [{ repo: KEY.repo, targetBranch: 'main' }],
+  }).endpoint;
 
   const service = h.engine.flakyTests;
-  upload(service, [{ name: 'login works', flakyFailures: ['timeout'] }], { sha: sha(999), branch: 'pr-1', timestamp: h.scheduler.now() });
+  upload(service, [{ name: 'login works', flakyFailures: ['timeout'] }], {
+    sha: sha(999),
+    branch: 'pr-1',
+    timestamp: h.scheduler.now(),
+  });
   await h.advance(5_000, 5_000);
   expect(receiver.events.map((event) => event.type)).toEqual(['test.flaky']);
 
   for (let n = 0; n < 5; n++) {
     await h.advance(3_600_000, 600_000);
-    upload(service, [{ name: 'login works', outcome: 'failed', message: 'boom' }], { sha: sha(n), branch: 'main', timestamp: h.scheduler.now() });
+    upload(service, [{ name: 'login works', outcome: 'failed', message: 'boom' }], {
+      sha: sha(n),
+      branch: 'main',
+      timestamp: h.scheduler.now(),
+    });
   }
   await h.advance(5_000, 5_000);
   const types = receiver.events.map((event) => event.type);
   expect(types.slice(0, 2)).toEqual(['test.flaky', 'test.broken']);
-  const broken = receiver.events[1]?.data as unknown as { repo: { name: string }; test: { name: string; reason: string } };
+  const broken = receiver.events[1]?.data as unknown as {
+    repo: { name: string };
+    test: { name: string; reason: string };
+  };
   expect(broken.repo.name).toBe('widgets');
   expect(broken.test).toMatchObject({ name: 'login works', reason: expect.stringMatching(/^broken:/) });
   expect(h.engine.webhooks.messages(KEY.org, narrow.id).messages).toEqual([]);

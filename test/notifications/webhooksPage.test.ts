@@ -22,13 +22,21 @@ afterEach(async () => {
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 async function signIn(token: string): Promise<string> {
-  const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${encodeURIComponent(token)}&next=%2F` });
+  const response = await api.app.inject({
+    method: 'POST',
+    url: '/signin',
+    headers: FORM,
+    payload: `token=${encodeURIComponent(token)}&next=%2F`,
+  });
   expect(response.statusCode).toBe(303);
   return String(response.headers['set-cookie']).split(';')[0] ?? '';
 }
 const get = (url: string, cookie: string) => api.app.inject({ method: 'GET', url, headers: { cookie } });
 /** The session's CSRF token, as every dashboard form carries it (web/layout.ts). */
-const csrfOf = async (cookie: string) => /name="_csrf" value="([^"]+)"/.exec((await api.app.inject({ method: 'GET', url: '/', headers: { cookie } })).body)?.[1] ?? '';
+const csrfOf = async (cookie: string) =>
+  /name="_csrf" value="([^"]+)"/.exec(
+    (await api.app.inject({ method: 'GET', url: '/', headers: { cookie } })).body,
+  )?.[1] ?? '';
 const post = async (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
   api.app.inject({
     method: 'POST',
@@ -49,7 +57,13 @@ test('an admin adds an endpoint, sees its secret once, its deliveries, redeliver
 
   const created = await post(
     '/webhooks',
-    new URLSearchParams({ url: receiver.url, kind: 'webhook', description: 'Team room', eventTypes: 'pull_request.submitted', queues: queueId }).toString(),
+    new URLSearchParams({
+      url: receiver.url,
+      kind: 'webhook',
+      description: 'Team room',
+      eventTypes: 'pull_request.submitted',
+      queues: queueId,
+    }).toString(),
     cookie,
   );
   expect(created.statusCode).toBe(200);
@@ -94,7 +108,9 @@ test('a read token sees no webhook page or link and cannot post; a post from ano
   const admin = await signIn(TOKENS.acme);
   // The navigation links the page for those who may use it.
   expect((await get('/', admin)).body).toContain('href="/webhooks"');
-  const forged = await post('/webhooks', `url=${encodeURIComponent(receiver.url)}`, admin, { origin: 'https://evil.example' });
+  const forged = await post('/webhooks', `url=${encodeURIComponent(receiver.url)}`, admin, {
+    origin: 'https://evil.example',
+  });
   expect(forged.statusCode).toBe(403);
   expect(api.engine.webhooks.list('acme')).toEqual([]);
 });

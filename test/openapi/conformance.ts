@@ -9,7 +9,8 @@ import { openApiDocument } from '../../api/openapi.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 type Json = Record<string, any>;
 
@@ -30,10 +31,13 @@ export function makeChecker(document: Json = openApiDocument({ publicUrl: 'http:
     if (operation === undefined) return undefined;
     const response = (operation.responses[String(status)] ?? operation.responses.default) as Json | undefined;
     const content = response?.content as Json | undefined;
-    const media = content === undefined ? undefined : Object.keys(content).find((type) => type.split(';')[0] === mediaType);
+    const media =
+      content === undefined ? undefined : Object.keys(content).find((type) => type.split(';')[0] === mediaType);
     const key = `${method} ${path} ${status} ${mediaType}`;
     if (content === undefined || media === undefined) {
-      return Object.assign(() => false, { errors: [{ message: `the document has no ${mediaType} body for ${key}` }] }) as unknown as ValidateFunction;
+      return Object.assign(() => false, {
+        errors: [{ message: `the document has no ${mediaType} body for ${key}` }],
+      }) as unknown as ValidateFunction;
     }
     let validate = compiled.get(key);
     if (validate === undefined) {
@@ -44,7 +48,13 @@ export function makeChecker(document: Json = openApiDocument({ publicUrl: 'http:
   }
 
   /** Checks one response; undefined when its route is not an operation of the document (a 404 for an unknown path). */
-  function check(method: string, path: string, status: number, contentType: string, payload: string): ResponseCheck | undefined {
+  function check(
+    method: string,
+    path: string,
+    status: number,
+    contentType: string,
+    payload: string,
+  ): ResponseCheck | undefined {
     const mediaType = contentType.split(';')[0]!.trim();
     const validate = validatorFor(method, path, status, mediaType);
     if (validate === undefined) return undefined;
@@ -58,7 +68,9 @@ export function makeChecker(document: Json = openApiDocument({ publicUrl: 'http:
       }
     }
     if (validate(body)) return { operation, problems: [] };
-    const problems = (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+    const problems = (validate.errors ?? []).map(
+      (error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+    );
     return { operation, problems };
   }
 

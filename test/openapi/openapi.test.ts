@@ -32,23 +32,36 @@ describe('the document', () => {
   test('has every route the server registered (read from Fastify), and the server routes every operation it has', () => {
     // Every route but the dashboard's HTML pages (web/): those a session signs in to, and the sign-in's own.
     const dashboard = new Set(['/signin', '/signout', '/events', '/assets/:name', '/favicon.svg', '/favicon.ico']);
-    const routes = api.app.routeTable.routes.filter((route) => route.method !== 'HEAD' && route.access() !== 'session' && !dashboard.has(route.url));
+    const routes = api.app.routeTable.routes.filter(
+      (route) => route.method !== 'HEAD' && route.access() !== 'session' && !dashboard.has(route.url),
+    );
     expect(routes.length).toBeGreaterThan(POST_ENDPOINTS.length);
     for (const { method, url } of routes) {
       const path = url.startsWith('/v1/') ? url.slice(3).replace(/:(\w+)/g, '{$1}') : url.replace(/:(\w+)/g, '{$1}');
-      expect(document.paths[path]?.[method.toLowerCase()], `${method} ${url} is routed and not in the document`).toBeDefined();
+      expect(
+        document.paths[path]?.[method.toLowerCase()],
+        `${method} ${url} is routed and not in the document`,
+      ).toBeDefined();
     }
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
       const root = Array.isArray(item.servers);
       for (const method of Object.keys(item).filter((key) => key !== 'servers')) {
-        expect(api.app.hasRoute({ method: method.toUpperCase() as 'GET', url: root ? path : `/v1${path}` }), `${method} ${path}`).toBe(true);
+        expect(
+          api.app.hasRoute({ method: method.toUpperCase() as 'GET', url: root ? path : `/v1${path}` }),
+          `${method} ${path}`,
+        ).toBe(true);
       }
     }
     // The newer paths of the hosted service (issue 34): the device sign-in needs no token.
-    for (const path of ['/status', '/device-auth/initiate', '/device-auth/tokens', '/flaky-ci/create-ci-run']) expect(Object.keys(document.paths)).toContain(path);
+    for (const path of ['/status', '/device-auth/initiate', '/device-auth/tokens', '/flaky-ci/create-ci-run'])
+      expect(Object.keys(document.paths)).toContain(path);
     expect(document.paths['/device-auth/tokens'].post.security).toEqual([]);
     // The hosted service's endpoints Greenline lacked, and ours, marked.
-    for (const path of ['/listPullRequests', '/flaky-tests/get-test-details', '/flaky-tests/link-ticket-to-test-case']) {
+    for (const path of [
+      '/listPullRequests',
+      '/flaky-tests/get-test-details',
+      '/flaky-tests/link-ticket-to-test-case',
+    ]) {
       expect(document.paths[path].post['x-greenline-only']).toBeUndefined();
     }
     expect(document.paths['/setCommitStatus'].post['x-greenline-only']).toBe(true);
@@ -75,7 +88,8 @@ describe('the document', () => {
 
   test('request schemas say what the service accepts: enums in any case, PR numbers as digits, priority null', () => {
     const { ajv } = makeChecker(document);
-    const request = (path: string) => ajv.compile(document.paths[path].post.requestBody.content['application/json'].schema);
+    const request = (path: string) =>
+      ajv.compile(document.paths[path].post.requestBody.content['application/json'].schema);
     const update = request('/updateQueue');
     expect(update(queueBody({ state: 'PAUSED', mergeMethod: 'Squash' }))).toBe(true);
     expect(update(queueBody({ state: 'sleeping' }))).toBe(false);
@@ -96,15 +110,21 @@ describe('the response check', () => {
     expect(ok).toEqual({ operation: 'POST /getQueue 200', problems: [] });
 
     const queue = response.json();
-    const stray = (body: unknown) => check('POST', '/getQueue', 200, 'application/json', JSON.stringify(body))!.problems;
+    const stray = (body: unknown) =>
+      check('POST', '/getQueue', 200, 'application/json', JSON.stringify(body))!.problems;
     const { mergeMethod: _dropped, ...missing } = queue;
     expect(stray(missing).join()).toContain('mergeMethod');
     expect(stray({ ...queue, surprise: 1 }).join()).toContain('surprise');
     expect(stray({ ...queue, state: 'RUNNING' }).join()).toContain('/state');
     expect(stray({ ...queue, concurrency: '1' }).join()).toContain('/concurrency');
     // Errors have their own shape.
-    expect(check('POST', '/getQueue', 404, 'application/json', JSON.stringify({ code: 'not_found', message: 'x' }))!.problems).toEqual([]);
-    expect(check('POST', '/getQueue', 404, 'application/json', JSON.stringify({ error: 'x' }))!.problems).not.toEqual([]);
+    expect(
+      check('POST', '/getQueue', 404, 'application/json', JSON.stringify({ code: 'not_found', message: 'x' }))!
+        .problems,
+    ).toEqual([]);
+    expect(check('POST', '/getQueue', 404, 'application/json', JSON.stringify({ error: 'x' }))!.problems).not.toEqual(
+      [],
+    );
     // A type the document does not name for that response is refused.
     expect(check('POST', '/getQueue', 200, 'text/plain', 'hello')!.problems).not.toEqual([]);
     expect(check('GET', '/getMergeQueueMetrics', 200, 'text/plain', '# HELP x\n')!.problems).toEqual([]);

@@ -17,7 +17,13 @@ export function attachRecorder(app: FastifyInstance): void {
     checker ??= makeChecker();
     const contentType = String(reply.getHeader('content-type') ?? '');
     // The document's paths are relative to /v1, but for the health checks (operations with the root as their server).
-    const result = checker.check(request.method, route.startsWith('/v1/') ? route.slice(3) : route, reply.statusCode, contentType, payload);
+    const result = checker.check(
+      request.method,
+      route.startsWith('/v1/') ? route.slice(3) : route,
+      reply.statusCode,
+      contentType,
+      payload,
+    );
     if (result === undefined) return payload;
     tally.set(result.operation, (tally.get(result.operation) ?? 0) + 1);
     if (result.problems.length > 0) {

@@ -9,7 +9,9 @@ import { takeFailures, tally } from './recorder.js';
 afterEach(() => {
   const failures = takeFailures();
   if (failures.length > 0) {
-    throw new Error(`${failures.length} response(s) do not match the OpenAPI document (GET /v1/openapi.json):\n${failures.join('\n')}`);
+    throw new Error(
+      `${failures.length} response(s) do not match the OpenAPI document (GET /v1/openapi.json):\n${failures.join('\n')}`,
+    );
   }
 });
 

@@ -18,12 +18,27 @@ describe('direct bases', () => {
 
   test('ALL overlaps every PR with targets, ahead and behind, and each of them directly; [] overlaps nothing', () => {
     const targets = [['//a'], ['//b'], 'ALL' as const, ['//c'], [], ['//a'], 'ALL' as const, ['//d']];
-    expect(dependencies(targets, true, undefined, true)).toEqual([[], [], [0, 1], [2], [], [0, 2], [0, 1, 2, 3, 5], [2, 6]]);
+    expect(dependencies(targets, true, undefined, true)).toEqual([
+      [],
+      [],
+      [0, 1],
+      [2],
+      [],
+      [0, 2],
+      [0, 1, 2, 3, 5],
+      [2, 6],
+    ]);
   });
 
   test('each PR is tested on the PRs ahead it overlaps', () => {
     // Each passed alone already (lineSpeculation.ts): no outcome ahead is open.
-    const lineup = [pr(1, { targets: ['//x'] }), pr(2, { targets: ['//x', '//y'] }), pr(3, { targets: ['//y'] }), pr(4, { targets: 'ALL' }), pr(5, { targets: ['//y'] })].map((p) => ({
+    const lineup = [
+      pr(1, { targets: ['//x'] }),
+      pr(2, { targets: ['//x', '//y'] }),
+      pr(3, { targets: ['//y'] }),
+      pr(4, { targets: 'ALL' }),
+      pr(5, { targets: ['//y'] }),
+    ].map((p) => ({
       ...p,
       speculated: true,
     }));
@@ -44,10 +59,16 @@ describe('direct bases', () => {
       pr(3, { state: 'TESTING', runId: 'r3', testedBase: [2], targets: ['//y'] }),
       pr(4, { state: 'TESTING', runId: 'r4', testedBase: [], targets: ['//z'] }),
     ];
-    expect(plan(input(lineup, direct)).decisions).toEqual([{ kind: 'cancelRun', runId: 'r2', reason: 'the pull requests ahead of it changed' }]);
+    expect(plan(input(lineup, direct)).decisions).toEqual([
+      { kind: 'cancelRun', runId: 'r2', reason: 'the pull requests ahead of it changed' },
+    ]);
     // With transitive bases 3 was tested on 1 and 2: both reset.
     const transitive = lineup.map((p) => (p.number === 3 ? { ...p, testedBase: [1, 2] } : p));
-    expect(plan(input(transitive, { ...direct, parallelBases: 'transitive' })).decisions.map((d) => (d.kind === 'cancelRun' ? d.runId : d.kind))).toEqual(['r2', 'r3']);
+    expect(
+      plan(input(transitive, { ...direct, parallelBases: 'transitive' })).decisions.map((d) =>
+        d.kind === 'cancelRun' ? d.runId : d.kind,
+      ),
+    ).toEqual(['r2', 'r3']);
   });
 
   test('a PR merges once the PRs ahead it overlaps merged, whatever those wait for', () => {
@@ -77,7 +98,9 @@ describe('speculation along the build graph', () => {
   test('a run starts only on a base likely to hold: the head of each chain first, deep runs once their base passed', () => {
     // Fifteen PRs on one hot target that passed alone, each with a likelihood of 1/2: a pass alone leaves odds of
     // 1 · PASS_ALONE_MISS = 0.1, a chance of 1/11 of failing in its line. The k-th holds with (10/11)^(k − 1).
-    const hot = Array.from({ length: 15 }, (_, i) => pr(i + 1, { targets: ['//hot'], likelihood: 0.5, speculated: true }));
+    const hot = Array.from({ length: 15 }, (_, i) =>
+      pr(i + 1, { targets: ['//hot'], likelihood: 0.5, speculated: true }),
+    );
     expect(failureChance(hot[1]!)).toBeCloseTo(1 / 11, 12);
     const cold = pr(16, { targets: ['//cold'], likelihood: 0.1 });
     const started = starts(plan(input([...hot, cold], direct)).decisions).map(([prs]) => (prs as number[])[0]);
@@ -85,7 +108,15 @@ describe('speculation along the build graph', () => {
     expect(started).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 16]);
     // Once the first ten passed (the first being merged), the rest start on them.
     const passed = hot.map((p, i) =>
-      i < 10 ? { ...p, state: 'TESTS_PASSED' as const, runId: `r${i + 1}`, testedBase: hot.slice(0, i).map((q) => q.number), mergeRequested: i === 0 } : p,
+      i < 10
+        ? {
+            ...p,
+            state: 'TESTS_PASSED' as const,
+            runId: `r${i + 1}`,
+            testedBase: hot.slice(0, i).map((q) => q.number),
+            mergeRequested: i === 0,
+          }
+        : p,
     );
     const later = starts(plan(input([...passed, cold], direct)).decisions).map(([prs]) => (prs as number[])[0]);
     expect(later).toEqual([11, 12, 13, 14, 15, 16]);
@@ -95,7 +126,9 @@ describe('speculation along the build graph', () => {
     // 1 heads the line untested (likelihood 1/2); 2 and 3 passed alone.
     const lineup = [1, 2, 3].map((n) => pr(n, { targets: ['//hot'], likelihood: 0.5, speculated: n > 1 }));
     // 3 holds with 1/2 · 10/11: held back, and the cold PR behind it takes its slot.
-    expect(starts(plan(input([...lineup, pr(4, { targets: ['//cold'] })], { ...direct, concurrency: 3 })).decisions)).toEqual([
+    expect(
+      starts(plan(input([...lineup, pr(4, { targets: ['//cold'] })], { ...direct, concurrency: 3 })).decisions),
+    ).toEqual([
       [[1], []],
       [[2], [1]],
       [[4], []],
@@ -103,12 +136,17 @@ describe('speculation along the build graph', () => {
   });
 
   test('a failed PR waiting for a run behind it to vouch does not hold that run back', () => {
-    const lineup = [pr(1, { state: 'PENDING_FAILURE', runId: 'r1', testedBase: [], targets: ['//x'] }), pr(2, { targets: ['//x'], speculated: true })];
+    const lineup = [
+      pr(1, { state: 'PENDING_FAILURE', runId: 'r1', testedBase: [], targets: ['//x'] }),
+      pr(2, { targets: ['//x'], speculated: true }),
+    ];
     const settings = { ...direct, pendingFailureDepth: 1, canOptimisticallyMerge: true };
     expect(starts(plan(input(lineup, settings)).decisions)).toEqual([[[2], [1]]]);
     // Untested, 2 is tested without 1 first: 1's outcome is open (it failed once).
     const untested = lineup.map((p) => ({ ...p, speculated: false }));
-    expect(plan(input(untested, settings)).decisions).toEqual([{ kind: 'isolate', pr: 2, likelihood: 0.05, behind: 1, line: true }]);
+    expect(plan(input(untested, settings)).decisions).toEqual([
+      { kind: 'isolate', pr: 2, likelihood: 0.05, behind: 1, line: true },
+    ]);
   });
 
   test('transitive bases (the default) start every run the concurrency allows', () => {
@@ -119,13 +157,27 @@ describe('speculation along the build graph', () => {
 
 describe('open outcomes ahead: tested alone first', () => {
   test('a PR resting on a PR ahead that has neither passed nor passed alone is isolated, in line-up order', () => {
-    const lineup = [pr(1, { targets: ['//x'] }), pr(2, { targets: ['//x', '//y'] }), pr(3, { targets: ['//y'] }), pr(4, { targets: 'ALL' }), pr(5, { targets: ['//z'] })];
-    expect(plan(input(lineup, direct)).decisions).toEqual([{ kind: 'isolate', pr: 2, likelihood: 0.05, behind: 1, line: true }]);
+    const lineup = [
+      pr(1, { targets: ['//x'] }),
+      pr(2, { targets: ['//x', '//y'] }),
+      pr(3, { targets: ['//y'] }),
+      pr(4, { targets: 'ALL' }),
+      pr(5, { targets: ['//z'] }),
+    ];
+    expect(plan(input(lineup, direct)).decisions).toEqual([
+      { kind: 'isolate', pr: 2, likelihood: 0.05, behind: 1, line: true },
+    ]);
     // One at a time: with 2 isolated (in a group of its own), 3 rests on nothing open; the ALL PR rests on 1 and 3.
-    const isolated = lineup.map((p) => (p.number === 2 ? { ...p, speculated: true, group: 'g0', bisectionId: 's0' } : p));
-    expect(plan(input(isolated, direct)).decisions).toEqual([{ kind: 'isolate', pr: 4, likelihood: 0.05, behind: 2, line: true }]);
+    const isolated = lineup.map((p) =>
+      p.number === 2 ? { ...p, speculated: true, group: 'g0', bisectionId: 's0' } : p,
+    );
+    expect(plan(input(isolated, direct)).decisions).toEqual([
+      { kind: 'isolate', pr: 4, likelihood: 0.05, behind: 2, line: true },
+    ]);
     const both = isolated.map((p) => (p.number === 4 ? { ...p, speculated: true, group: 'g1', bisectionId: 's1' } : p));
-    expect(starts(plan(input(both, direct, { bisections: { s0: newBisection(), s1: newBisection() } })).decisions)).toEqual([
+    expect(
+      starts(plan(input(both, direct, { bisections: { s0: newBisection(), s1: newBisection() } })).decisions),
+    ).toEqual([
       [[1], []],
       [[3], []],
       [[5], []],
@@ -133,7 +185,9 @@ describe('open outcomes ahead: tested alone first', () => {
       [[4], []],
     ]);
     // Not with transitive bases, nor for a PR whose PRs ahead passed, or passed alone.
-    expect(plan(input(lineup, { ...direct, parallelBases: 'transitive' })).decisions.some((d) => d.kind === 'isolate')).toBe(false);
+    expect(
+      plan(input(lineup, { ...direct, parallelBases: 'transitive' })).decisions.some((d) => d.kind === 'isolate'),
+    ).toBe(false);
     const passed = [
       pr(1, { state: 'TESTS_PASSED', runId: 'r1', testedBase: [], targets: ['//x'], mergeRequested: true }),
       pr(2, { targets: ['//x'], speculated: true }),

@@ -23,11 +23,27 @@ export function pr(number: number, fields: Partial<PlanPullRequest> = {}): PlanP
   };
 }
 
-export function input(lineup: PlanPullRequest[], settings: Partial<QueueSettings> = {}, extra: Partial<PlanInput> = {}): PlanInput {
-  const activeRuns = [...new Set(lineup.filter((p) => p.state === 'TESTING' && p.runId !== null).map((p) => p.runId as string))].map((id) => ({
+export function input(
+  lineup: PlanPullRequest[],
+  settings: Partial<QueueSettings> = {},
+  extra: Partial<PlanInput> = {},
+): PlanInput {
+  const activeRuns = [
+    ...new Set(lineup.filter((p) => p.state === 'TESTING' && p.runId !== null).map((p) => p.runId as string)),
+  ].map((id) => ({
     id,
     kind: lineup.find((p) => p.runId === id)?.group === null ? ('main' as const) : ('bisection' as const),
     prs: lineup.filter((p) => p.runId === id && p.state === 'TESTING').map((p) => p.number),
   }));
-  return { state: 'running', settings: { ...DEFAULT_SETTINGS, ...settings }, bisectionConcurrency: 4, lineup, activeRuns, merged: new Set(), bisections: {}, now: 0, ...extra };
+  return {
+    state: 'running',
+    settings: { ...DEFAULT_SETTINGS, ...settings },
+    bisectionConcurrency: 4,
+    lineup,
+    activeRuns,
+    merged: new Set(),
+    bisections: {},
+    now: 0,
+    ...extra,
+  };
 }

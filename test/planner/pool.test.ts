@@ -5,10 +5,14 @@ import { newBisection, type BisectionMemory } from '../../engine/planner/bisecti
 import { plan, type Decision } from '../../engine/planner/planner.js';
 import { input, pr } from './inputs.js';
 
-const starts = (decisions: Decision[]) => decisions.flatMap((d) => (d.kind === 'startRun' ? [[d.runKind, d.prs, d.basePrs]] : []));
+const starts = (decisions: Decision[]) =>
+  decisions.flatMap((d) => (d.kind === 'startRun' ? [[d.runKind, d.prs, d.basePrs]] : []));
 /** A group of its own bisection (`b` + name), split from a set that failed on the target. */
 const group = (n: number, name: string, fields = {}) => pr(n, { group: name, bisectionId: `b${name}`, ...fields });
-const failedOn = (...sets: number[][]): BisectionMemory => ({ ...newBisection(), failed: sets.map((prs) => ({ prs, base: [] })) });
+const failedOn = (...sets: number[][]): BisectionMemory => ({
+  ...newBisection(),
+  failed: sets.map((prs) => ({ prs, base: [] })),
+});
 const bisections = { bg0: failedOn([1, 9]), bg1: failedOn([2, 9]), bg2: failedOn([3, 9]) };
 
 describe('one pool of CI slots', () => {
@@ -39,8 +43,15 @@ describe('one pool of CI slots', () => {
 
   test('the main line keeps its slots: a bisection takes none held by a main-line run', () => {
     const testing = (n: number, base: number[]) => pr(n, { state: 'TESTING', runId: `r${n}`, testedBase: base });
-    const lineup = [testing(1, []), testing(2, [1]), group(3, 'g0', { state: 'TESTING', runId: 'r3', testedBase: [1, 2] }), group(4, 'g1')];
-    expect(starts(plan(input(lineup, { concurrency: 2 }, { bisectionConcurrency: 1, bisections })).decisions)).toEqual([]);
+    const lineup = [
+      testing(1, []),
+      testing(2, [1]),
+      group(3, 'g0', { state: 'TESTING', runId: 'r3', testedBase: [1, 2] }),
+      group(4, 'g1'),
+    ];
+    expect(starts(plan(input(lineup, { concurrency: 2 }, { bisectionConcurrency: 1, bisections })).decisions)).toEqual(
+      [],
+    );
   });
 
   test('halves of a failed set are tested at once; a group that could pass along with one being tested waits for it', () => {
@@ -54,9 +65,13 @@ describe('one pool of CI slots', () => {
       member(3, 'g1', { state: 'TESTING', runId: 'r3', testedBase: [] }),
       member(4, 'g1', { state: 'TESTING', runId: 'r3', testedBase: [3] }),
     ];
-    expect(starts(plan(input(lineup, { concurrency: 2 }, { bisectionConcurrency: 2, bisections: memory })).decisions)).toEqual([]);
+    expect(
+      starts(plan(input(lineup, { concurrency: 2 }, { bisectionConcurrency: 2, bisections: memory })).decisions),
+    ).toEqual([]);
     const after = [member(1, 'g2'), member(2, 'g3')];
-    expect(starts(plan(input(after, { concurrency: 2 }, { bisectionConcurrency: 2, bisections: memory })).decisions)).toEqual([
+    expect(
+      starts(plan(input(after, { concurrency: 2 }, { bisectionConcurrency: 2, bisections: memory })).decisions),
+    ).toEqual([
       ['bisection', [1], []],
       ['bisection', [2], []],
     ]);
@@ -64,7 +79,9 @@ describe('one pool of CI slots', () => {
 
   test('queue policy 1 (queues created before it): the bisections keep a pool of their own', () => {
     const lineup = [group(1, 'g0', { state: 'TESTING', runId: 'r1', testedBase: [] }), group(2, 'g1'), pr(3)];
-    const decisions = plan(input(lineup, { concurrency: 1 }, { bisectionConcurrency: 1, bisections, policy: 1 })).decisions;
+    const decisions = plan(
+      input(lineup, { concurrency: 1 }, { bisectionConcurrency: 1, bisections, policy: 1 }),
+    ).decisions;
     expect(starts(decisions)).toEqual([['main', [3], []]]);
   });
 });
@@ -74,7 +91,9 @@ describe('batches grow with the backlog', () => {
 
   test('a batch takes every ready PR of its chain up to batchingMaxSize', () => {
     const lineup = [1, 2, 3, 4, 5, 6].map((n) => pr(n));
-    expect(starts(plan(input(lineup, { ...batching, batchingMaxSize: 5 })).decisions)).toEqual([['main', [1, 2, 3, 4, 5], []]]);
+    expect(starts(plan(input(lineup, { ...batching, batchingMaxSize: 5 })).decisions)).toEqual([
+      ['main', [1, 2, 3, 4, 5], []],
+    ]);
   });
 
   test('absent, the largest batch is batchingMinSize (batches grow only where batchingMaxSize is set); never below it', () => {

@@ -25,8 +25,10 @@ function reference(input: PlanInput) {
   const direct = parallel && settings.parallelBases === 'direct';
   const depth = settings.pendingFailureDepth;
   const sets = new Map<string, number>();
-  for (const pr of lineup) if (pr.state === 'PENDING_FAILURE') sets.set(failedSetOf(pr), (sets.get(failedSetOf(pr)) ?? 0) + 1);
-  const circle = (pr: PlanPullRequest) => (pr.group !== null ? `g${pr.group}` : pr.state === 'PENDING_FAILURE' ? `f${failedSetOf(pr)}` : null);
+  for (const pr of lineup)
+    if (pr.state === 'PENDING_FAILURE') sets.set(failedSetOf(pr), (sets.get(failedSetOf(pr)) ?? 0) + 1);
+  const circle = (pr: PlanPullRequest) =>
+    pr.group !== null ? `g${pr.group}` : pr.state === 'PENDING_FAILURE' ? `f${failedSetOf(pr)}` : null;
   const vouchable = new Set(lineup.flatMap((pr) => (pr.state === 'TESTS_PASSED' ? (pr.testedBase ?? []) : [])));
   const silent: boolean[] = [];
   const deps: number[][] = [];
@@ -75,11 +77,22 @@ function reference(input: PlanInput) {
     const alone = sets.get(failedSetOf(pr)) === 1;
     const canVouch = settings.canOptimisticallyMerge && vouchable.has(pr.number);
     // Direct bases: doomed only if likelier its own failure than that of the unsettled PRs under it.
-    const unsettledDeps = deps[at]!.filter((k) => !((lineup[k]!.state === 'TESTS_PASSED' && holds[k]) || lineup[k]!.mergeRequested)).map((k) => lineup[k]!);
-    const basePasses = unsettledDeps.reduce((chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 0 : 1 - (dep.likelihood ?? 0.05)), 1);
+    const unsettledDeps = deps[at]!.filter(
+      (k) => !((lineup[k]!.state === 'TESTS_PASSED' && holds[k]) || lineup[k]!.mergeRequested),
+    ).map((k) => lineup[k]!);
+    const basePasses = unsettledDeps.reduce(
+      (chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 0 : 1 - (dep.likelihood ?? 0.05)),
+      1,
+    );
     const itsOwn = 1 - basePasses <= (pr.likelihood ?? 0.05);
-    doomed[at] = failed && (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !canVouch)) && (!direct || settled[at]! || itsOwn);
-    hold[at] = unsettledDeps.reduce((chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 1 : 1 - (dep.likelihood ?? 0.05)), 1);
+    doomed[at] =
+      failed &&
+      (!alone || depth === 0 || (pr.runsBehindEnded >= depth && !canVouch)) &&
+      (!direct || settled[at]! || itsOwn);
+    hold[at] = unsettledDeps.reduce(
+      (chance, dep) => chance * (dep.state === 'PENDING_FAILURE' ? 1 : 1 - (dep.likelihood ?? 0.05)),
+      1,
+    );
     silent[at] = pr.group !== null || doomed[at]!;
   });
   // What a PR depends on for merging: the same rule with only bisections silent.
@@ -109,7 +122,11 @@ const lineupArb = fc.integer({ min: 0, max: 14 }).chain((size) =>
   fc.tuple(
     fc.array(
       fc.record({
-        state: fc.constantFrom(...PULL_REQUEST_STATES.filter((state) => ['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(state))),
+        state: fc.constantFrom(
+          ...PULL_REQUEST_STATES.filter((state) =>
+            ['PENDING', 'TESTING', 'TESTS_PASSED', 'PENDING_FAILURE'].includes(state),
+          ),
+        ),
         group: fc.option(fc.constantFrom('g1', 'g2'), { freq: 3 }),
         runId: fc.option(fc.constantFrom('r1', 'r2', 'r3')),
         mergeRequested: fc.nat(7).map((n) => n === 0),
@@ -122,15 +139,29 @@ const lineupArb = fc.integer({ min: 0, max: 14 }).chain((size) =>
       }),
       { minLength: size, maxLength: size },
     ),
-    fc.record({ parallel: fc.boolean(), direct: fc.boolean(), depth: fc.integer({ min: 0, max: 2 }), optimistic: fc.boolean(), merged: fc.subarray([101, 102]) }),
+    fc.record({
+      parallel: fc.boolean(),
+      direct: fc.boolean(),
+      depth: fc.integer({ min: 0, max: 2 }),
+      optimistic: fc.boolean(),
+      merged: fc.subarray([101, 102]),
+    }),
   ),
 );
 
-function inputOf([rows, options]: [Array<Record<string, unknown>>, { parallel: boolean; direct: boolean; depth: number; optimistic: boolean; merged: number[] }]): PlanInput {
+function inputOf([rows, options]: [
+  Array<Record<string, unknown>>,
+  { parallel: boolean; direct: boolean; depth: number; optimistic: boolean; merged: number[] },
+]): PlanInput {
   const lineup: PlanPullRequest[] = rows.map((row, at) => {
     const ahead = Array.from({ length: at }, (_, k) => k + 1);
     const seed = row.seed as number;
-    const base = row.baseKind === 'none' ? null : row.baseKind === 'ahead' ? [...options.merged, ...ahead] : [...options.merged, ...ahead.filter((_, k) => ((seed >> k) & 1) === 1)];
+    const base =
+      row.baseKind === 'none'
+        ? null
+        : row.baseKind === 'ahead'
+          ? [...options.merged, ...ahead]
+          : [...options.merged, ...ahead.filter((_, k) => ((seed >> k) & 1) === 1)];
     return {
       number: at + 1,
       state: row.state as PlanPullRequest['state'],
@@ -185,9 +216,15 @@ describe('the planner view', () => {
         // The view is computed lazily, as far as asked: asked from the back first, it answers the same.
         const backwards = new LineupView(input);
         for (let at = input.lineup.length - 1; at >= 0; at--) {
-          expect([backwards.holdsAt(at), backwards.settledAt(at), backwards.doomedAt(at)]).toEqual([ref.holds[at], ref.settled[at], ref.doomed[at]]);
+          expect([backwards.holdsAt(at), backwards.settledAt(at), backwards.doomedAt(at)]).toEqual([
+            ref.holds[at],
+            ref.settled[at],
+            ref.doomed[at],
+          ]);
           expect(backwards.aheadCount(at)).toBe(ref.ahead[at]!.length);
-          expect(input.lineup.filter((pr) => backwards.dependsOn(at, pr.number)).map((pr) => input.lineup.indexOf(pr))).toEqual(ref.ahead[at]);
+          expect(
+            input.lineup.filter((pr) => backwards.dependsOn(at, pr.number)).map((pr) => input.lineup.indexOf(pr)),
+          ).toEqual(ref.ahead[at]);
           expect([...backwards.expected(at)]).toEqual(ref.expected[at]);
         }
       }),

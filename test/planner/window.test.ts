@@ -1,13 +1,24 @@
 /** The adaptive window's rule (engine/planner/window.ts), as a pure function. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { countVerdict, failureShareOf, KEPT_CHANCE, logKeptChance, MEMORY, nextWindow, usefulDepth, type VerdictCounts } from '../../engine/planner/window.js';
+import {
+  countVerdict,
+  failureShareOf,
+  KEPT_CHANCE,
+  logKeptChance,
+  MEMORY,
+  nextWindow,
+  usefulDepth,
+  type VerdictCounts,
+} from '../../engine/planner/window.js';
 
 const bounds = { floor: 1, concurrency: 100 };
 /** Counts of `ended` verdicts of which `failed` failed. */
 const seen = (ended: number, failed: number): VerdictCounts => [ended, failed];
 /** Verdict counts a queue may hold: up to MEMORY verdicts (halved past it, so not always whole), some of them failed. */
-const counts = fc.tuple(fc.double({ min: 0, max: MEMORY, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(([ended, share]): VerdictCounts => [ended, ended * share]);
+const counts = fc
+  .tuple(fc.double({ min: 0, max: MEMORY, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }))
+  .map(([ended, share]): VerdictCounts => [ended, ended * share]);
 /** The chance that the next `ahead` verdicts all pass, counted one by one (the product that logKeptChance sums up). */
 function allPassChance([ended, failed]: VerdictCounts, ahead: number): number {
   const alpha = failed + 1;
@@ -108,7 +119,8 @@ describe('adaptive window rule', () => {
           if (passed) expect(next).toBeGreaterThanOrEqual(current);
           else expect(next).toBeLessThanOrEqual(current);
           // A failure never cuts below what the verdicts make useful (nor below the floor).
-          if (!passed) expect(next).toBeGreaterThanOrEqual(Math.max(floor, Math.min(current, usefulDepth(verdicts, concurrency))));
+          if (!passed)
+            expect(next).toBeGreaterThanOrEqual(Math.max(floor, Math.min(current, usefulDepth(verdicts, concurrency))));
         },
       ),
     );
@@ -116,15 +128,20 @@ describe('adaptive window rule', () => {
 
   test('after as many passes as concurrency the window is at concurrency, whatever it was and whatever was seen', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }), counts, (concurrency, start, initial) => {
-        let verdicts = initial;
-        let window = Math.min(start, concurrency);
-        for (let k = 0; k < concurrency; k++) {
-          verdicts = countVerdict(verdicts, true);
-          window = nextWindow(window, { floor: 1, concurrency }, true, false, verdicts);
-        }
-        expect(window).toBe(concurrency);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        counts,
+        (concurrency, start, initial) => {
+          let verdicts = initial;
+          let window = Math.min(start, concurrency);
+          for (let k = 0; k < concurrency; k++) {
+            verdicts = countVerdict(verdicts, true);
+            window = nextWindow(window, { floor: 1, concurrency }, true, false, verdicts);
+          }
+          expect(window).toBe(concurrency);
+        },
+      ),
     );
   });
 
@@ -142,7 +159,8 @@ describe('adaptive window rule', () => {
     expect(seenWindows[0]).toBe(100);
     expect(seenWindows.at(-1)).toBe(usefulDepth(verdicts, 100));
     expect(seenWindows.at(-1)).toBeLessThan(50);
-    for (let k = 1; k < seenWindows.length; k++) expect(seenWindows[k]).toBeLessThanOrEqual(seenWindows[k - 1] as number);
+    for (let k = 1; k < seenWindows.length; k++)
+      expect(seenWindows[k]).toBeLessThanOrEqual(seenWindows[k - 1] as number);
   });
 
   test('the verdict counts follow the recent past: halved past MEMORY', () => {

@@ -15,7 +15,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL busy-queue test: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL busy-queue test: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const TOKEN = 'acme-secret-token-123456';
@@ -52,7 +53,9 @@ describe.skipIf(cluster === undefined)("one queue's lock held by an outside sess
     for (const name of ['held', 'free']) {
       const response = await call(server, '/v1/createQueue', TOKEN, { ...queueOf(name), requiredStatuses: ['ci'] });
       expect(response.status).toBe(200);
-      const { rows } = await outside.query<{ id: string }>("SELECT v #>> '{}' AS id FROM greenline_kv WHERE coll = 'queueIndex'");
+      const { rows } = await outside.query<{ id: string }>(
+        "SELECT v #>> '{}' AS id FROM greenline_kv WHERE coll = 'queueIndex'",
+      );
       ids[name] = rows.map((row) => row.id).find((id) => !Object.values(ids).includes(id)) as string;
     }
     await outside.query('BEGIN');
@@ -60,10 +63,12 @@ describe.skipIf(cluster === undefined)("one queue's lock held by an outside sess
     const lockedAt = (await outside.query('SELECT clock_timestamp() AS t')).rows[0]?.t as Date;
 
     let heldAnswered = false;
-    const held = call(server, '/v1/submitPullRequest', TOKEN, { ...queueOf('held'), pr: { number: 1 } }).then(async (response) => {
-      heldAnswered = true;
-      return { status: response.status, body: await response.text() };
-    });
+    const held = call(server, '/v1/submitPullRequest', TOKEN, { ...queueOf('held'), pr: { number: 1 } }).then(
+      async (response) => {
+        heldAnswered = true;
+        return { status: response.status, body: await response.text() };
+      },
+    );
     // The request reached the lock: the process's write connection waits for it (before), or tries it and gives up
     // its transaction to try again (now).
     await eventually(
@@ -89,7 +94,10 @@ describe.skipIf(cluster === undefined)("one queue's lock held by an outside sess
     const answer = await held;
     // Committed once the lock was let go (a 503 only if it was held past the request's 5 s wait).
     if (answer.status !== 200) expect(answer.body).toMatch(/store_unavailable/);
-    const retried = answer.status === 200 ? undefined : await call(server, '/v1/submitPullRequest', TOKEN, { ...queueOf('held'), pr: { number: 1 } });
+    const retried =
+      answer.status === 200
+        ? undefined
+        : await call(server, '/v1/submitPullRequest', TOKEN, { ...queueOf('held'), pr: { number: 1 } });
     if (retried !== undefined) expect(retried.status).toBe(200);
     const pr = await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...queueOf('held'), pr: { number: 1 } });
     expect(pr.status).toBe(200);

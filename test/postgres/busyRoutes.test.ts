@@ -17,7 +17,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL busy-route test: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL busy-route test: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -62,10 +63,12 @@ describe.skipIf(cluster === undefined)('a webhook delivery to a busy queue', () 
     await outside.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, [`queue:${queueId}`]);
 
     let answered = false;
-    const delivery = app.inject({ method: 'POST', url: '/host/webhooks', headers: { 'content-type': 'application/json' }, payload: '{}' }).then((response) => {
-      answered = true;
-      return response;
-    });
+    const delivery = app
+      .inject({ method: 'POST', url: '/host/webhooks', headers: { 'content-type': 'application/json' }, payload: '{}' })
+      .then((response) => {
+        answered = true;
+        return response;
+      });
     // It met the lock and runs again, the process answering meanwhile.
     await eventually(
       async () => attempts,

@@ -16,7 +16,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL check-run feed test: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL check-run feed test: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -52,7 +53,11 @@ describe.skipIf(cluster === undefined)('check runs on PostgreSQL with two proces
     const a = await open(url, 'a');
     const b = await open(url, 'b');
     const queueId = a.createQueue(KEY, { requiredStatuses: ['ci'] }).id;
-    const publisher = new CheckRunPublisher(a, {} as GitHubApp, { hostName: KEY.repo.host, throttleMs: 3_600_000, onError: () => undefined });
+    const publisher = new CheckRunPublisher(a, {} as GitHubApp, {
+      hostName: KEY.repo.host,
+      throttleMs: 3_600_000,
+      onError: () => undefined,
+    });
     publisher.start();
     cleanups.push(async () => publisher.stop());
     const marked: string[] = [];

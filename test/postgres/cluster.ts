@@ -31,7 +31,9 @@ function findBinDir(): string | undefined {
   const candidates: string[] = [];
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    candidates.push(
+      execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    );
   } catch {
     // no pg_config on the PATH
   }
@@ -76,16 +78,22 @@ let serial = 0;
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<PgCluster | { unavailable: string }> {
   const bin = findBinDir();
-  if (bin === undefined) return { unavailable: 'no PostgreSQL binaries (initdb, pg_ctl) found; install postgresql or set PG_BIN' };
+  if (bin === undefined)
+    return { unavailable: 'no PostgreSQL binaries (initdb, pg_ctl) found; install postgresql or set PG_BIN' };
   const user = serverUser();
-  if (process.getuid?.() === 0 && user === undefined) return { unavailable: 'running as root and there is no postgres user to run the server' };
+  if (process.getuid?.() === 0 && user === undefined)
+    return { unavailable: 'running as root and there is no postgres user to run the server' };
   reapStaleClusters(bin, user);
   const root = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
   recordOwner(root);
   const data = join(root, 'data');
   if (user !== undefined) chownSync(root, user.uid, user.gid);
   const run = (tool: string, args: string[]) =>
-    execFileSync(join(bin, tool), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }), cwd: root });
+    execFileSync(join(bin, tool), args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
+      cwd: root,
+    });
   const port = await freePort();
   const fast = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;

@@ -21,7 +21,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL commit feed tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL commit feed tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -41,7 +42,10 @@ interface Process {
 async function process(url: string, name: string): Promise<Process> {
   const store = openPostgresStore({ url, applicationName: `commit-feed-${name}` });
   const leases = new QueueLeases({ url, store, leaseMs: 3000, memberId: name });
-  const engine = new Engine(store, { ownership: leases, onError: (message, error) => console.error(`${name}: ${message}`, error) });
+  const engine = new Engine(store, {
+    ownership: leases,
+    onError: (message, error) => console.error(`${name}: ${message}`, error),
+  });
   const proc: Process = { engine, store, leases, inputs: 0, heard: 0 };
   engine.onInput(() => proc.inputs++);
   engine.onCommit(() => proc.heard++);

@@ -14,9 +14,14 @@ const change = (coll: string, ...key: (string | number)[]) => ({ coll, key: enco
 
 describe('commit notices', () => {
   test('one per queue, its keys put and removed; keys of no queue are left out; too many say all', () => {
-    const payloads = commitPayloads('me', [change('pullRequests', 'q1', 7), change('events', 'q1', 3), change('events', 'q2', 0), change('tokens', 't1')], [change('outbox', 'q1', 2)]);
+    const payloads = commitPayloads(
+      'me',
+      [change('pullRequests', 'q1', 7), change('events', 'q1', 3), change('events', 'q2', 0), change('tokens', 't1')],
+      [change('outbox', 'q1', 2)],
+    );
     // The database ends each payload with the version the commit made of the queue's scope.
-    const sent = (payload: { scope: string; prefix: string } | undefined, version: number) => `${payload?.prefix}${version}}`;
+    const sent = (payload: { scope: string; prefix: string } | undefined, version: number) =>
+      `${payload?.prefix}${version}}`;
     expect(payloads.map((payload) => payload.scope)).toEqual(['queue:q1', 'queue:q2']);
     expect(payloads.map((payload, i) => parseCommitNotice(sent(payload, 10 + i)))).toEqual([
       {
@@ -42,7 +47,11 @@ describe('commit notices', () => {
   });
 
   test('a working set catches up only over commits heard in order, without a gap, up to the version the store holds', () => {
-    const queue = (version: number) => ({ id: 'q1', runtime: { counters: { event: version }, lineup: [], waiting: [], activeRuns: [] } }) as unknown as QueueRecord;
+    const queue = (version: number) =>
+      ({
+        id: 'q1',
+        runtime: { counters: { event: version }, lineup: [], waiting: [], activeRuns: [] },
+      }) as unknown as QueueRecord;
     const tx = { get: () => undefined } as unknown as ReadTx;
     const heard = (seq: number) => ({ puts: [['events', seq]], removes: [] });
     // Heard 5 → 6 → 7: caught up to 7.

@@ -16,7 +16,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL failover tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL failover tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const TOKEN = 'acme-secret-token-123456';
@@ -48,7 +49,8 @@ async function serve(url: string): Promise<Running> {
 }
 
 const paused = new Set<Running>();
-const alive = () => running.filter((server) => server.child.exitCode === null && server.child.signalCode === null && !paused.has(server));
+const alive = () =>
+  running.filter((server) => server.child.exitCode === null && server.child.signalCode === null && !paused.has(server));
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;
 
 /** Sends to a random live process until one acknowledges (a process being killed may drop the request). */
@@ -75,7 +77,10 @@ async function connect(url: string): Promise<pg.Client> {
 
 /** The live process holding a live lease on the queue, if any. */
 async function ownerOf(db: pg.Client, queueId: string): Promise<Running | undefined> {
-  const { rows } = await db.query('SELECT owner FROM greenline_leases WHERE queue_id = $1 AND expires_at > clock_timestamp()', [queueId]);
+  const { rows } = await db.query(
+    'SELECT owner FROM greenline_leases WHERE queue_id = $1 AND expires_at > clock_timestamp()',
+    [queueId],
+  );
   const pid = Number(String(rows[0]?.owner ?? '').split('-')[0]);
   return alive().find((server) => server.child.pid === pid);
 }

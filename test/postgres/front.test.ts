@@ -16,7 +16,11 @@ import { findHaproxy, startHaproxy, type Front } from './haproxy.js';
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
 const skip =
-  cluster === undefined ? (started as { unavailable: string }).unavailable : findHaproxy() === undefined ? 'no haproxy found; install it (apt-get install haproxy)' : undefined;
+  cluster === undefined
+    ? (started as { unavailable: string }).unavailable
+    : findHaproxy() === undefined
+      ? 'no haproxy found; install it (apt-get install haproxy)'
+      : undefined;
 if (skip !== undefined) console.warn(`SKIPPED: PostgreSQL behind haproxy: ${skip}`);
 afterAll(async () => cluster?.stop());
 
@@ -77,14 +81,23 @@ describe.skipIf(skip !== undefined)('two processes behind haproxy', () => {
     await db.connect();
     cleanups.push(() => db.end());
 
-    for (const repo of REPOS) expect((await send(front, '/v1/createQueue', { ...queueOf(repo), concurrency: 2 })).status).toBe(200);
+    for (const repo of REPOS)
+      expect((await send(front, '/v1/createQueue', { ...queueOf(repo), concurrency: 2 })).status).toBe(200);
     const owners = async () =>
-      (await db.query<{ queue_id: string; owner: string }>('SELECT queue_id, owner FROM greenline_leases WHERE expires_at > clock_timestamp()')).rows.map((row) => ({
+      (
+        await db.query<{ queue_id: string; owner: string }>(
+          'SELECT queue_id, owner FROM greenline_leases WHERE expires_at > clock_timestamp()',
+        )
+      ).rows.map((row) => ({
         queueId: row.queue_id,
         pid: Number(row.owner.split('-')[0]),
       }));
     // Both processes drive some of the queues.
-    await eventually(owners, (rows) => rows.length === REPOS.length && servers.every((server) => rows.some((row) => row.pid === server.child.pid)));
+    await eventually(
+      owners,
+      (rows) =>
+        rows.length === REPOS.length && servers.every((server) => rows.some((row) => row.pid === server.child.pid)),
+    );
 
     const acknowledged = new Map<string, number[]>(REPOS.map((repo) => [repo, []]));
     const submit = async (number: number) => {
@@ -127,7 +140,9 @@ describe.skipIf(skip !== undefined)('two processes behind haproxy', () => {
         await eventually(
           async () => {
             const response = await send(front, '/v1/getSubmittedPullRequest', { ...queueOf(repo), pr: { number } });
-            return response.status === 200 ? ((await response.json()) as { state: string }).state : `http ${response.status}`;
+            return response.status === 200
+              ? ((await response.json()) as { state: string }).state
+              : `http ${response.status}`;
           },
           (state) => state === 'MERGED',
         );

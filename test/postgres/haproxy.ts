@@ -38,7 +38,9 @@ export interface FrontOptions {
 /** The haproxy.cfg for these backends (`bind` given: `fd@3` here; an address such as `:8080` for an operator). */
 export function haproxyConfig(bind: string, backends: readonly string[], options: FrontOptions = {}): string {
   const check = options.checkMs ?? 1000;
-  const servers = backends.map((url, i) => `  server greenline${i + 1} ${new URL(url).host}${check === false ? '' : ' check'}`).join('\n');
+  const servers = backends
+    .map((url, i) => `  server greenline${i + 1} ${new URL(url).host}${check === false ? '' : ' check'}`)
+    .join('\n');
   return `global
   maxconn 4096
   log stderr format raw local0 notice
@@ -84,7 +86,10 @@ async function listening(): Promise<Server> {
 }
 
 /** Starts haproxy before `backends` (their URLs), or returns why it cannot be had here. */
-export async function startHaproxy(backends: readonly string[], options: FrontOptions = {}): Promise<Front | { unavailable: string }> {
+export async function startHaproxy(
+  backends: readonly string[],
+  options: FrontOptions = {},
+): Promise<Front | { unavailable: string }> {
   const bin = findHaproxy();
   if (bin === undefined) return { unavailable: 'no haproxy found; install it (apt-get install haproxy)' };
   const dir = mkdtempSync(join(tmpdir(), 'greenline-haproxy-'));

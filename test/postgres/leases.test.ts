@@ -8,7 +8,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL lease tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL lease tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,7 +31,12 @@ async function database(): Promise<{ url: string; store: PostgresStore; db: pg.C
   return { url, store, db };
 }
 
-const noEvents = { acquired: () => undefined, lost: () => undefined, refresh: () => undefined, onError: () => undefined };
+const noEvents = {
+  acquired: () => undefined,
+  lost: () => undefined,
+  refresh: () => undefined,
+  onError: () => undefined,
+};
 
 describe.skipIf(cluster === undefined)('queue leases', () => {
   test('a write fenced by a token commits only while that token holds the lease', async () => {
@@ -40,11 +46,19 @@ describe.skipIf(cluster === undefined)('queue leases', () => {
     expect(store.read((tx) => tx.get('meta', ['x']))).toBe(1);
     // Another process took the lease over (a new token): the former owner's writes are refused, whole.
     await db.query("UPDATE greenline_leases SET owner = 'b', token = 8 WHERE queue_id = 'q1'");
-    expect(() => store.withFences([{ queueId: 'q1', token: '7' }], () => store.write((tx) => (tx.put('meta', ['x'], 2), tx.put('meta', ['y'], 2))))).toThrow(LeaseLostError);
+    expect(() =>
+      store.withFences([{ queueId: 'q1', token: '7' }], () =>
+        store.write((tx) => (tx.put('meta', ['x'], 2), tx.put('meta', ['y'], 2))),
+      ),
+    ).toThrow(LeaseLostError);
     expect(store.read((tx) => [tx.get('meta', ['x']), tx.get('meta', ['y'])])).toEqual([1, undefined]);
     // An expired lease fences too, even when nobody took it yet.
-    await db.query("UPDATE greenline_leases SET token = 7, expires_at = clock_timestamp() - interval '1 second' WHERE queue_id = 'q1'");
-    expect(() => store.withFences([{ queueId: 'q1', token: '7' }], () => store.write((tx) => tx.put('meta', ['x'], 3)))).toThrow(LeaseLostError);
+    await db.query(
+      "UPDATE greenline_leases SET token = 7, expires_at = clock_timestamp() - interval '1 second' WHERE queue_id = 'q1'",
+    );
+    expect(() =>
+      store.withFences([{ queueId: 'q1', token: '7' }], () => store.write((tx) => tx.put('meta', ['x'], 3))),
+    ).toThrow(LeaseLostError);
     // Writes without a fence (a request's input, from any process) are not affected.
     store.write((tx) => tx.put('meta', ['x'], 4));
     expect(store.read((tx) => tx.get('meta', ['x']))).toBe(4);

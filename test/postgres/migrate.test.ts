@@ -12,7 +12,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL migrate tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL migrate tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const running: Running[] = [];
@@ -45,7 +46,11 @@ describe.skipIf(cluster === undefined)('migrate, backup and restore with Postgre
         expect((await call(lmdbServer, '/v1/submitPullRequest', token, { ...QUEUE, pr: { number } })).status).toBe(200);
       }
       const state = async (server: Running, number: number) =>
-        ((await (await call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } })).json()) as { state: string }).state;
+        (
+          (await (await call(server, '/v1/getSubmittedPullRequest', token, { ...QUEUE, pr: { number } })).json()) as {
+            state: string;
+          }
+        ).state;
       await eventually(
         () => state(lmdbServer, 4),
         (value) => value === 'MERGED',
@@ -64,7 +69,12 @@ describe.skipIf(cluster === undefined)('migrate, backup and restore with Postgre
       expect(again.stderr).toContain('not empty');
 
       // The service on PostgreSQL: the same token, queue and PRs; it goes on merging.
-      const pgServer = await startServer({ GREENLINE_DATA: join(dir, 'pg-data'), GREENLINE_STORE: url, GREENLINE_LEASE_MS: '1000', ...SIM });
+      const pgServer = await startServer({
+        GREENLINE_DATA: join(dir, 'pg-data'),
+        GREENLINE_STORE: url,
+        GREENLINE_LEASE_MS: '1000',
+        ...SIM,
+      });
       running.push(pgServer);
       expect(pgServer.stdout()).not.toContain('glt_');
       expect(await state(pgServer, 2)).toBe('MERGED');

@@ -14,7 +14,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL outage test: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL outage test: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const TOKEN = 'acme-secret-token-123456';
@@ -68,10 +69,22 @@ describe.skipIf(cluster === undefined)('PostgreSQL stopped under load', () => {
       try {
         const response = await call(server, path, TOKEN, body);
         const text = await response.text();
-        answer = { phase: asked, path, status: response.status, retryAfter: response.headers.get('retry-after'), body: text === '' ? {} : JSON.parse(text) };
+        answer = {
+          phase: asked,
+          path,
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          body: text === '' ? {} : JSON.parse(text),
+        };
       } catch (error) {
         // No answer at all (the connection failed): recorded as status 0, which the test fails on.
-        answer = { phase: asked, path, status: 0, retryAfter: null, body: { message: String((error as Error).cause ?? error) } };
+        answer = {
+          phase: asked,
+          path,
+          status: 0,
+          retryAfter: null,
+          body: { message: String((error as Error).cause ?? error) },
+        };
         if (server.child.exitCode !== null) stopped = true;
       }
       answers.push(answer);
@@ -88,7 +101,8 @@ describe.skipIf(cluster === undefined)('PostgreSQL stopped under load', () => {
       }
     };
     const clients = Array.from({ length: CLIENTS }, client);
-    const failed = () => (server.child.exitCode === null ? undefined : new Error(`greenline exited:\n${server.stderr().slice(-3000)}`));
+    const failed = () =>
+      server.child.exitCode === null ? undefined : new Error(`greenline exited:\n${server.stderr().slice(-3000)}`);
     const health = async (path: string) => (await call(server, path, undefined)).status;
 
     // Load is flowing: some submits acknowledged before the outage.
@@ -143,15 +157,27 @@ describe.skipIf(cluster === undefined)('PostgreSQL stopped under load', () => {
       expect(Number(answer.retryAfter)).toBeGreaterThan(0);
     }
     const otherFailures = answers.filter((answer) => answer.status >= 500 && answer.status !== 503);
-    expect(otherFailures.map((answer) => `${answer.phase} ${answer.path} ${answer.status} ${JSON.stringify(answer.body)}`)).toEqual([]);
+    expect(
+      otherFailures.map((answer) => `${answer.phase} ${answer.path} ${answer.status} ${JSON.stringify(answer.body)}`),
+    ).toEqual([]);
     // Nothing but 200 and 503 (no 4xx the outage caused either).
-    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 503).map((answer) => `${answer.path} ${answer.status} ${JSON.stringify(answer.body)}`)).toEqual([]);
+    expect(
+      answers
+        .filter((answer) => answer.status !== 200 && answer.status !== 503)
+        .map((answer) => `${answer.path} ${answer.status} ${JSON.stringify(answer.body)}`),
+    ).toEqual([]);
 
     // Every acknowledged submit is there.
     const listed = new Set<number>();
     let cursor: string | undefined;
     do {
-      const page = (await (await call(server, '/v1/listPullRequests', TOKEN, { ...QUEUE, take: 100, ...(cursor === undefined ? {} : { cursor }) })).json()) as {
+      const page = (await (
+        await call(server, '/v1/listPullRequests', TOKEN, {
+          ...QUEUE,
+          take: 100,
+          ...(cursor === undefined ? {} : { cursor }),
+        })
+      ).json()) as {
         pullRequests: { prNumber: number }[];
         nextCursor?: string | null;
       };
@@ -162,7 +188,14 @@ describe.skipIf(cluster === undefined)('PostgreSQL stopped under load', () => {
     // The queue's driver recovered too (lease, timers, outbox, CI reports held up by the outage): every PR merges.
     const states = async () =>
       Promise.all(
-        acknowledged.map(async (number) => ((await (await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number } })).json()) as { state: string }).state),
+        acknowledged.map(
+          async (number) =>
+            (
+              (await (
+                await call(server, '/v1/getSubmittedPullRequest', TOKEN, { ...QUEUE, pr: { number } })
+              ).json()) as { state: string }
+            ).state,
+        ),
       );
     await eventually(
       async () => (await states()).filter((state) => state !== 'MERGED').length,

@@ -14,7 +14,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL queue lock tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL queue lock tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const TIMEOUTS = { connectMs: 2_000, statementMs: 10_000, lockMs: 500 };
@@ -45,7 +46,11 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
         tx.put('queues', ['q1'], { n: q1.n + 1 } as never);
       });
       expect(inside).toEqual(['b wrote q2 and meta', 'b waited for q1, then gave up']);
-      expect(b.read((tx) => [tx.get('queues', ['q1']), tx.get('queues', ['q2']), tx.get('meta', ['other'])])).toEqual([{ n: 2 }, { n: 2 }, 'b']);
+      expect(b.read((tx) => [tx.get('queues', ['q1']), tx.get('queues', ['q2']), tx.get('meta', ['other'])])).toEqual([
+        { n: 2 },
+        { n: 2 },
+        'b',
+      ]);
       // Every kind of scope takes its lock and commits (a scope's name is text PostgreSQL takes).
       b.write((tx) => {
         tx.get('flakyTests', ['acme', 'repo/x', 't1']);
@@ -67,7 +72,11 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
     const pgCluster = cluster as PgCluster;
     const url = await pgCluster.createDatabase();
     // Waits for the lock while blocked (busyWaitMs) long enough for the other session's commit.
-    const store = openPostgresStore({ url, applicationName: 'locks-retry', timeouts: { ...TIMEOUTS, lockMs: 5_000, busyWaitMs: 5_000 } });
+    const store = openPostgresStore({
+      url,
+      applicationName: 'locks-retry',
+      timeouts: { ...TIMEOUTS, lockMs: 5_000, busyWaitMs: 5_000 },
+    });
     const other = new pg.Client({ connectionString: url });
     await other.connect();
     try {
@@ -79,7 +88,9 @@ describe.skipIf(cluster === undefined)('per-queue serialisation on PostgreSQL', 
       await other.query('BEGIN');
       await other.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, ['queue:q1']);
       // Sent now, run by the server while the store waits: q1 becomes 5, then the lock is released.
-      const committing = other.query(`SELECT pg_sleep(0.3); UPDATE greenline_kv SET v = '{"n":5}' WHERE coll = 'queues' AND k = '${key}'; COMMIT`);
+      const committing = other.query(
+        `SELECT pg_sleep(0.3); UPDATE greenline_kv SET v = '{"n":5}' WHERE coll = 'queues' AND k = '${key}'; COMMIT`,
+      );
       store.write((tx) => {
         tx.get('meta', ['a']); // a first statement before the queue's lock is asked for
         const q1 = counter(tx.get('queues', ['q1']));

@@ -14,7 +14,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL scope cache test: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL scope cache test: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -111,7 +112,9 @@ describe.skipIf(cluster === undefined)('the scope cache of two stores on one dat
     await outside.connect();
     cleanups.push(() => outside.end());
     // An earlier build's heartbeat (no cache_versions), then its write of the queue, with no version bumped.
-    await outside.query(`INSERT INTO greenline_members (id, expires_at) VALUES ('earlier-build', clock_timestamp() + interval '1 hour')`);
+    await outside.query(
+      `INSERT INTO greenline_members (id, expires_at) VALUES ('earlier-build', clock_timestamp() + interval '1 hour')`,
+    );
     await outside.query(`UPDATE greenline_kv SET v = '{"n": 100}' WHERE coll = 'queues'`);
     bump(a);
     expect((a.read((tx) => tx.get('queues', ['q1'])) as unknown as Counter).n).toBe(101);

@@ -11,10 +11,22 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: SQL literals against PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: SQL literals against PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
-const NASTY = ["it's", 'back\\slash', "\\'; DROP TABLE greenline_kv; --", '$$ $tag$ ', "E'\\x00'", '/* c */ -- d', 'ü ✓ 𝄞', "''", '\\', ''];
+const NASTY = [
+  "it's",
+  'back\\slash',
+  "\\'; DROP TABLE greenline_kv; --",
+  '$$ $tag$ ',
+  "E'\\x00'",
+  '/* c */ -- d',
+  'ü ✓ 𝄞',
+  "''",
+  '\\',
+  '',
+];
 
 describe.skipIf(cluster === undefined)('SQL literals', () => {
   test('text, bytes and arrays read back as written, with standard_conforming_strings on and off', async () => {
@@ -25,7 +37,9 @@ describe.skipIf(cluster === undefined)('SQL literals', () => {
       for (const conforming of ['on', 'off']) {
         await client.query(`SET standard_conforming_strings = ${conforming}`);
         const check = async (value: string, bytes: Uint8Array) => {
-          const { rows } = await client.query(`SELECT ${text(value)} AS t, ${bytea(bytes)} AS b, ${array([text(value), text('x')], 'text')} AS a`);
+          const { rows } = await client.query(
+            `SELECT ${text(value)} AS t, ${bytea(bytes)} AS b, ${array([text(value), text('x')], 'text')} AS a`,
+          );
           expect(rows[0].t).toBe(value);
           expect(Buffer.compare(rows[0].b as Buffer, Buffer.from(bytes))).toBe(0);
           expect(rows[0].a).toEqual([value, 'x']);

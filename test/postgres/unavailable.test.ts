@@ -13,7 +13,8 @@ import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: PostgreSQL unavailable tests: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: PostgreSQL unavailable tests: ${(started as { unavailable: string }).unavailable}`);
 afterAll(async () => cluster?.stop());
 
 const TIMEOUTS = { connectMs: 1_000, statementMs: 2_000, lockMs: 300 };
@@ -47,8 +48,12 @@ describe.skipIf(cluster === undefined)('the PostgreSQL store with its database u
       await other.query('BEGIN');
       await other.query(`SELECT pg_advisory_xact_lock(${SCOPE_LOCK_KEY})`, ['queue:q1']);
       // Not waited for (that would block the process): answered at once as busy, a 503 unless the caller waits (api/trpc.ts).
-      expect(storeDown(() => store.write((tx) => tx.put('queues', ['q1'], { n: 1 } as never))).message).toMatch(/held by another transaction/);
-      expect(storeDown(() => store.write((tx) => tx.get('pullRequests', ['q1', 3]))).message).toMatch(/held by another transaction/);
+      expect(storeDown(() => store.write((tx) => tx.put('queues', ['q1'], { n: 1 } as never))).message).toMatch(
+        /held by another transaction/,
+      );
+      expect(storeDown(() => store.write((tx) => tx.get('pullRequests', ['q1', 3]))).message).toMatch(
+        /held by another transaction/,
+      );
       // Another queue, and what belongs to no queue, commit while q1 is held; reads take no lock.
       store.write((tx) => tx.put('queues', ['q2'], { n: 2 } as never));
       store.write((tx) => tx.put('meta', ['b'], 2));

@@ -48,7 +48,10 @@ export function shellBlocks(markdown: string): ShellBlock[] {
 
 /** One bash script running the blocks in order, in one shell, stopping at the first command that fails. */
 export function scriptOf(blocks: readonly ShellBlock[]): string {
-  const parts = ['set -eEuo pipefail', `trap 'echo "::readme-failed line=$README_BLOCK command=$BASH_COMMAND" >&2' ERR`];
+  const parts = [
+    'set -eEuo pipefail',
+    `trap 'echo "::readme-failed line=$README_BLOCK command=$BASH_COMMAND" >&2' ERR`,
+  ];
   for (const block of blocks) {
     if (block.skip !== undefined) continue;
     parts.push(`README_BLOCK=${block.line}; printf "\\n::readme-block line=%s\\n" ${block.line}`, block.code);

@@ -13,7 +13,10 @@ describe('the error catalogue', () => {
 
   test('every code is raised by the service, and each one names its own condition', async () => {
     const root = join(README, '..');
-    const files = await glob(['api/**/*.ts', 'engine/**/*.ts', 'web/**/*.ts'], { cwd: root, ignore: ['engine/model/errors.ts'] });
+    const files = await glob(['api/**/*.ts', 'engine/**/*.ts', 'web/**/*.ts'], {
+      cwd: root,
+      ignore: ['engine/model/errors.ts'],
+    });
     const source = files.map((file) => readFileSync(join(root, file), 'utf8')).join('\n');
     const unused = ERROR_CODES.filter((code) => !source.includes(`'${code}'`));
     expect(unused, 'codes of the catalogue nothing raises').toEqual([]);

@@ -13,7 +13,10 @@ export const README = fileURLToPath(new URL('../../README.md', import.meta.url))
 export function errorTable(): string {
   const rows = [...ERROR_CODES]
     .sort((a, b) => ERRORS[a].status - ERRORS[b].status)
-    .map((reason) => `| ${ERRORS[reason].status} | \`${ERRORS[reason].category}\` | \`${reason}\` | ${ERRORS[reason].when} |`);
+    .map(
+      (reason) =>
+        `| ${ERRORS[reason].status} | \`${ERRORS[reason].category}\` | \`${reason}\` | ${ERRORS[reason].when} |`,
+    );
   return ['| status | code | reason | when |', '|---|---|---|---|', ...rows].join('\n');
 }
 

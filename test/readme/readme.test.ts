@@ -34,7 +34,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'greenline-readme-'));
   for (const sub of ['home', 'tmp', 'data']) await mkdir(join(dir, sub));
   // What `npm ci` (its prepare script) and `npm start` do first: the build bin/greenline.js runs.
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
+    cwd: ROOT,
+  });
   server = spawn(process.execPath, [join(ROOT, 'bin/greenline.js'), 'serve'], {
     cwd: ROOT,
     env: { ...baseEnv(), HOST: '127.0.0.1', PORT: '0', GREENLINE_LOG_LEVEL: 'warn' },
@@ -70,12 +72,15 @@ describe('README.md', () => {
   test('its shell blocks are found, and every one left out says why', async () => {
     const blocks = shellBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'));
     expect(blocks.filter((block) => block.skip === undefined).length).toBeGreaterThanOrEqual(10);
-    for (const block of blocks.filter((candidate) => candidate.skip !== undefined)) expect(block.skip!.length).toBeGreaterThan(20);
+    for (const block of blocks.filter((candidate) => candidate.skip !== undefined))
+      expect(block.skip!.length).toBeGreaterThan(20);
   });
 
   test('the examples run as written, in order, against a fresh server', async () => {
     // What the README says its examples use.
-    const missing = ['bash', 'curl', 'git', 'jq'].filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
+    const missing = ['bash', 'curl', 'git', 'jq'].filter(
+      (tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0,
+    );
     expect(missing, `the README's examples need ${missing.join(', ')}: install them to run this test`).toEqual([]);
     const blocks = shellBlocks(await readFile(join(ROOT, 'README.md'), 'utf8'));
     const script = scriptOf(blocks);

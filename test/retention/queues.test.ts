@@ -9,7 +9,12 @@ import { expectWorkingSetCurrent } from '../engine/workload.js';
 const DAY_MIN = 24 * 60;
 
 function sweeper(h: QueueHarness, settings: Partial<RetentionSettings> = {}): RetentionSweep {
-  return new RetentionSweep({ engine: h.engine, store: h.store, clock: h.scheduler, settings: { batch: 2, ...settings } });
+  return new RetentionSweep({
+    engine: h.engine,
+    store: h.store,
+    clock: h.scheduler,
+    settings: { batch: 2, ...settings },
+  });
 }
 
 /** Merges 1 and 2, fails 3, cancels 4; 100 days later 5 and 6 are submitted and 5 is under test. */
@@ -40,7 +45,9 @@ describe('retention of ended PRs, runs and events', () => {
     expect(h.timeline().every((entry) => [5, 6].includes(Number(entry.key[1])))).toBe(true);
     expect(h.runs().length).toBe(runsBefore - report.queues.runs);
     expect(h.runs().every((run) => run.prs.every((number) => number >= 5))).toBe(true);
-    expect(h.store.read((tx) => [...tx.scan('runsBySha')].length)).toBe(h.runs().filter((run) => run.testBranchSha !== '').length);
+    expect(h.store.read((tx) => [...tx.scan('runsBySha')].length)).toBe(
+      h.runs().filter((run) => run.testBranchSha !== '').length,
+    );
     expectWorkingSetCurrent(h);
     // The queue goes on: 5 merges, then 6; a pruned PR's number may be submitted again.
     await h.pass(5);

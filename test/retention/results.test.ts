@@ -15,7 +15,14 @@ test('results older than the window go in batches; each test record and the newe
       sha,
       branch: 'main',
       variant: '',
-      reports: [{ file: 'junit.xml', xml: junitXml(Array.from({ length: 7 }, (_, i) => ({ name: `t${i}`, outcome: failing && i < 2 ? 'failed' : 'passed' }))) }],
+      reports: [
+        {
+          file: 'junit.xml',
+          xml: junitXml(
+            Array.from({ length: 7 }, (_, i) => ({ name: `t${i}`, outcome: failing && i < 2 ? 'failed' : 'passed' })),
+          ),
+        },
+      ],
     });
   upload('a'.repeat(40), true);
   upload('a'.repeat(40), false);
@@ -28,20 +35,54 @@ test('results older than the window go in batches; each test record and the newe
   const count = () =>
     store.read((tx) =>
       Object.fromEntries(
-        (['flakyUploads', 'flakyUploadKeys', 'flakyFailures', 'flakyCommits', 'flakyShas', 'flakyTests', 'webhookDeliveries'] as const).map((name) => [name, tx.count(name)]),
+        (
+          [
+            'flakyUploads',
+            'flakyUploadKeys',
+            'flakyFailures',
+            'flakyCommits',
+            'flakyShas',
+            'flakyTests',
+            'webhookDeliveries',
+          ] as const
+        ).map((name) => [name, tx.count(name)]),
       ),
     );
-  expect(count()).toEqual({ flakyUploads: 3, flakyUploadKeys: 3, flakyFailures: 4, flakyCommits: 14, flakyShas: 2, flakyTests: 7, webhookDeliveries: 2 });
+  expect(count()).toEqual({
+    flakyUploads: 3,
+    flakyUploadKeys: 3,
+    flakyFailures: 4,
+    flakyCommits: 14,
+    flakyShas: 2,
+    flakyTests: 7,
+    webhookDeliveries: 2,
+  });
   now += 15 * DAY;
   const cut = now - 30 * DAY;
   const counts = await pruneResults(store, cut, cut, 3);
   expect(counts).toEqual({ uploads: 2, failures: 2, commits: 7, shas: 1, deliveries: 1 });
-  expect(count()).toEqual({ flakyUploads: 1, flakyUploadKeys: 1, flakyFailures: 2, flakyCommits: 7, flakyShas: 1, flakyTests: 7, webhookDeliveries: 1 });
-  expect(store.read((tx) => tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]))?.failing.length).toBe(2);
+  expect(count()).toEqual({
+    flakyUploads: 1,
+    flakyUploadKeys: 1,
+    flakyFailures: 2,
+    flakyCommits: 7,
+    flakyShas: 1,
+    flakyTests: 7,
+    webhookDeliveries: 1,
+  });
+  expect(store.read((tx) => tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]))?.failing.length).toBe(
+    2,
+  );
   // Uploads go on as before.
   upload('c'.repeat(40), false);
   expect(count().flakyUploads).toBe(2);
-  expect(await pruneResults(store, cut, cut, 3)).toEqual({ uploads: 0, failures: 0, commits: 0, shas: 0, deliveries: 0 });
+  expect(await pruneResults(store, cut, cut, 3)).toEqual({
+    uploads: 0,
+    failures: 0,
+    commits: 0,
+    shas: 0,
+    deliveries: 0,
+  });
 });
 
 test('a sweep told to stop (the service stopping) stops between two transactions; the next sweep does the rest', async () => {
@@ -49,7 +90,13 @@ test('a sweep told to stop (the service stopping) stops between two transactions
   let now = START;
   const flaky = new FlakyTests(store, { now: () => now });
   for (let i = 0; i < 5; i++) {
-    flaky.upload('acme', { repo: REPO, sha: String(i).repeat(40), branch: 'main', variant: '', reports: [{ file: 'junit.xml', xml: junitXml([{ name: 't' }]) }] });
+    flaky.upload('acme', {
+      repo: REPO,
+      sha: String(i).repeat(40),
+      branch: 'main',
+      variant: '',
+      reports: [{ file: 'junit.xml', xml: junitXml([{ name: 't' }]) }],
+    });
   }
   now += 40 * DAY;
   const cut = now - 30 * DAY;

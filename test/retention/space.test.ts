@@ -20,7 +20,12 @@ test('the data file stops growing under steady churn once the sweep keeps up', a
   const store = openLmdbStore({ dir, noSync: true });
   const h = new QueueHarness(store);
   await h.create({ concurrency: 5 });
-  const sweep = new RetentionSweep({ engine: h.engine, store, clock: h.scheduler, settings: { prsDays: 3, eventsDays: 3, batch: 50 } });
+  const sweep = new RetentionSweep({
+    engine: h.engine,
+    store,
+    clock: h.scheduler,
+    settings: { prsDays: 3, eventsDays: 3, batch: 50 },
+  });
   const sizes: number[] = [];
   let number = 0;
   for (let day = 0; day < DAYS; day++) {
@@ -32,7 +37,11 @@ test('the data file stops growing under steady churn once the sweep keeps up', a
     await sweep.sweep();
     sizes.push(store.stats().sizeBytes);
   }
-  const prs = h.engine.listPullRequests({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' });
+  const prs = h.engine.listPullRequests({
+    org: 'acme',
+    repo: { host: 'github.com', owner: 'acme', name: 'widgets' },
+    branch: 'main',
+  });
   expect(prs.length).toBeLessThanOrEqual(4 * PRS_PER_DAY);
   console.log(`data file per day (KiB): ${sizes.map((size) => Math.round(size / 1024)).join(' ')}`);
   // The window (3 days) fills in the first days; from day 12 on, 24 more days of churn (8 windows' worth of data)

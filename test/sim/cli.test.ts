@@ -44,7 +44,19 @@ describe('greenline sim', () => {
     const report = JSON.parse(io.out.join('\n')) as Record<string, unknown>;
     expect(Object.keys(report)).toEqual(['scenario', 'configs', 'oracle', 'singleQueue']);
     expect(report.scenario).toMatchObject({ name: 'cli', seed: 7 });
-    const fields = ['merged', 'failed', 'mergedPerHour', 'timeToMerge', 'ciRuns', 'ciMinutes', 'ciRunsPerMerged', 'goodKicked', 'brokenMerged', 'maxDepth', 'unfinished'];
+    const fields = [
+      'merged',
+      'failed',
+      'mergedPerHour',
+      'timeToMerge',
+      'ciRuns',
+      'ciMinutes',
+      'ciRunsPerMerged',
+      'goodKicked',
+      'brokenMerged',
+      'maxDepth',
+      'unfinished',
+    ];
     for (const row of [...(report.configs as object[]), report.oracle, report.singleQueue]) {
       for (const field of fields) expect(row).toHaveProperty(field);
     }
@@ -68,7 +80,15 @@ describe('greenline sim', () => {
     expect(await main(['sim', scenarioPath])).toBe(0);
     const text = io.out.join('\n');
     expect(text).toMatch(/^cli: \d+ PRs over 3 h/);
-    for (const label of ['predictive2', 'batch3', 'singleQueue (baseline)', 'oracle (baseline)', 'merged/h', 'runs/merged']) expect(text).toContain(label);
+    for (const label of [
+      'predictive2',
+      'batch3',
+      'singleQueue (baseline)',
+      'oracle (baseline)',
+      'merged/h',
+      'runs/merged',
+    ])
+      expect(text).toContain(label);
   });
 
   test('--out writes report.json, the charts, index.html and event logs that replay', async () => {
@@ -76,7 +96,14 @@ describe('greenline sim', () => {
     const io = captureConsole();
     expect(await main(['sim', scenarioPath, '--out', out])).toBe(0);
     expect(io.err.join('\n')).toMatch(/wrote 8 files; open .*index\.html/);
-    expect((await readdir(out)).sort()).toEqual(['cost-latency.svg', 'events', 'index.html', 'queue-depth.svg', 'report.json', 'time-to-merge.svg']);
+    expect((await readdir(out)).sort()).toEqual([
+      'cost-latency.svg',
+      'events',
+      'index.html',
+      'queue-depth.svg',
+      'report.json',
+      'time-to-merge.svg',
+    ]);
     expect((await readdir(join(out, 'events'))).sort()).toEqual(['baselines', 'batch3.jsonl', 'predictive2.jsonl']);
     expect(await readdir(join(out, 'events', 'baselines'))).toEqual(['singleQueue.jsonl']);
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { configs: { name: string }[] };
@@ -114,7 +141,10 @@ describe('greenline sim', () => {
 
   test("a configuration may not take a baseline's name", async () => {
     const reserved = join(dir, 'reserved.json');
-    await writeFile(reserved, JSON.stringify({ ...scenario, configs: [{ name: 'oracle' }, { name: 'SingleQueue', concurrency: 2 }] }));
+    await writeFile(
+      reserved,
+      JSON.stringify({ ...scenario, configs: [{ name: 'oracle' }, { name: 'SingleQueue', concurrency: 2 }] }),
+    );
     const io = captureConsole();
     expect(await main(['sim', reserved, '--out', join(dir, 'reserved-out')])).toBe(2);
     const message = io.err.join('\n');
@@ -124,7 +154,14 @@ describe('greenline sim', () => {
 
   test('an invalid scenario: the fields at fault, exit code 2', async () => {
     const bad = join(dir, 'bad.json');
-    await writeFile(bad, JSON.stringify({ ...scenario, ci: { medianMinutes: 0, p90Minutes: 30 }, configs: [{ name: 'x', batchingMinSize: 'eight' }] }));
+    await writeFile(
+      bad,
+      JSON.stringify({
+        ...scenario,
+        ci: { medianMinutes: 0, p90Minutes: 30 },
+        configs: [{ name: 'x', batchingMinSize: 'eight' }],
+      }),
+    );
     const io = captureConsole();
     expect(await main(['sim', bad])).toBe(2);
     const message = io.err.join('\n');
@@ -148,7 +185,11 @@ describe('greenline sim', () => {
   });
 
   test('help lists sim, replay and events', () => {
-    for (const line of ['greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]', 'greenline replay LOG', 'greenline events --repo REPO']) {
+    for (const line of [
+      'greenline sim SCENARIO.json [--seed N] [--json] [--out DIR]',
+      'greenline replay LOG',
+      'greenline events --repo REPO',
+    ]) {
       expect(HELP).toContain(line);
     }
   });

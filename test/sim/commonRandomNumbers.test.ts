@@ -15,12 +15,17 @@ const MINUTE_MS = 60_000;
 
 /** A tree (a set of PRs), split into the PRs merged at its base, the PRs ahead and the PRs under test (at least one). */
 const split = (tree: readonly number[]) =>
-  fc.array(fc.constantFrom('merged' as const, 'ahead' as const, 'tested' as const), { minLength: tree.length, maxLength: tree.length }).map((parts) => {
-    // With nothing under test, the tree's first PR is.
-    if (!parts.includes('tested')) parts[0] = 'tested';
-    const of = (part: string) => tree.filter((_, index) => parts[index] === part);
-    return { merged: of('merged'), ahead: of('ahead'), tested: of('tested') };
-  });
+  fc
+    .array(fc.constantFrom('merged' as const, 'ahead' as const, 'tested' as const), {
+      minLength: tree.length,
+      maxLength: tree.length,
+    })
+    .map((parts) => {
+      // With nothing under test, the tree's first PR is.
+      if (!parts.includes('tested')) parts[0] = 'tested';
+      const of = (part: string) => tree.filter((_, index) => parts[index] === part);
+      return { merged: of('merged'), ahead: of('ahead'), tested: of('tested') };
+    });
 
 /** One run of a configuration: its tree, how it reaches it, and whether it is cancelled before its verdict. */
 const runOf = (tree: readonly number[]) => fc.record({ split: split(tree), cancelled: fc.boolean() });
@@ -33,7 +38,14 @@ interface Verdicts {
 }
 
 /** Plays runs on a scenario CI, one started per minute; returns each tree's verdicts in order. */
-function play(runs: { tree: readonly number[]; split: { merged: number[]; ahead: number[]; tested: number[] }; cancelled: boolean }[], broken: ReadonlySet<number>): Verdicts {
+function play(
+  runs: {
+    tree: readonly number[];
+    split: { merged: number[]; ahead: number[]; tested: number[] };
+    cancelled: boolean;
+  }[],
+  broken: ReadonlySet<number>,
+): Verdicts {
   const scheduler = new VirtualScheduler(0);
   const isBroken = (number: number) => broken.has(number);
   const ci = new ScenarioCi(scheduler, { seed: 9, medianMinutes: 10, p90Minutes: 30, flakeRate: 0.4, isBroken });
@@ -63,30 +75,36 @@ function play(runs: { tree: readonly number[]; split: { merged: number[]; ahead:
 
 describe('common random numbers', () => {
   test('two configurations that test the same trees the same number of times meet the same outcomes and durations', () => {
-    const workload = fc.record({ trees: fc.array(treeArb, { minLength: 1, maxLength: 12 }), broken: fc.subarray(UNIVERSE, { maxLength: 2 }) }).chain(({ trees, broken }) =>
-      fc.record({
-        broken: fc.constant(new Set(broken)),
-        // Each configuration tests every tree (some twice), each time by a split of its own, in an order of its own,
-        // with cancelled runs of its own besides.
-        a: fc.tuple(...trees.map((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: false })))),
-        b: fc.tuple(...trees.map((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: false })))),
-        extraB: fc.array(
-          treeArb.chain((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: true }))),
-          { maxLength: 6 },
-        ),
-        order: fc.shuffledSubarray(
-          trees.map((_, index) => index),
-          { minLength: trees.length },
-        ),
-      }),
-    );
+    const workload = fc
+      .record({
+        trees: fc.array(treeArb, { minLength: 1, maxLength: 12 }),
+        broken: fc.subarray(UNIVERSE, { maxLength: 2 }),
+      })
+      .chain(({ trees, broken }) =>
+        fc.record({
+          broken: fc.constant(new Set(broken)),
+          // Each configuration tests every tree (some twice), each time by a split of its own, in an order of its own,
+          // with cancelled runs of its own besides.
+          a: fc.tuple(...trees.map((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: false })))),
+          b: fc.tuple(...trees.map((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: false })))),
+          extraB: fc.array(
+            treeArb.chain((tree) => runOf(tree).map((run) => ({ ...run, tree, cancelled: true }))),
+            { maxLength: 6 },
+          ),
+          order: fc.shuffledSubarray(
+            trees.map((_, index) => index),
+            { minLength: trees.length },
+          ),
+        }),
+      );
     fc.assert(
       fc.property(workload, ({ broken, a, b, extraB, order }) => {
         const first = play(a, broken);
         const second = play([...order.map((index) => b[index] as (typeof b)[number]), ...extraB], broken);
         // Every tree has as many verdicts in both (the cancelled runs gave none), and the same ones, in order.
         expect(new Map([...second.byTree].sort())).toEqual(new Map([...first.byTree].sort()));
-        for (const { prs, ms } of [...first.durations, ...second.durations]) expect(ms).toBe(runDurationMs({ seed: 9, medianMinutes: 10, p90Minutes: 30 }, prs));
+        for (const { prs, ms } of [...first.durations, ...second.durations])
+          expect(ms).toBe(runDurationMs({ seed: 9, medianMinutes: 10, p90Minutes: 30 }, prs));
       }),
       { numRuns: 300 },
     );
@@ -95,7 +113,11 @@ describe('common random numbers', () => {
   test('a retest of the same tree draws anew, and trees that differ by one PR draw apart', () => {
     const outcomes = (times: number, tree: number[]) =>
       play(
-        Array.from({ length: times }, () => ({ tree, split: { merged: [], ahead: tree.slice(1), tested: tree.slice(0, 1) }, cancelled: false })),
+        Array.from({ length: times }, () => ({
+          tree,
+          split: { merged: [], ahead: tree.slice(1), tested: tree.slice(0, 1) },
+          cancelled: false,
+        })),
         new Set(),
       ).byTree.get(tree.join(',')) ?? [];
     const many = outcomes(200, [1, 2, 3]);
@@ -114,11 +136,14 @@ describe('common random numbers', () => {
     expect(minutes[3600] as number).toBeGreaterThan(47);
     expect(minutes[3600] as number).toBeLessThan(53);
     // A batch of 2 and the batch of 4 that holds it: correlated (√(2/4) on the log scale), not unrelated draws.
-    const logs = batches.map((prs) => [Math.log(runDurationMs(options, prs.slice(0, 2))), Math.log(runDurationMs(options, prs))] as const);
+    const logs = batches.map(
+      (prs) => [Math.log(runDurationMs(options, prs.slice(0, 2))), Math.log(runDurationMs(options, prs))] as const,
+    );
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const [mx, my] = [mean(logs.map(([x]) => x)), mean(logs.map(([, y]) => y))];
     const cov = mean(logs.map(([x, y]) => (x - mx) * (y - my)));
-    const sd = (pick: (pair: readonly [number, number]) => number, m: number) => Math.sqrt(mean(logs.map((pair) => (pick(pair) - m) ** 2)));
+    const sd = (pick: (pair: readonly [number, number]) => number, m: number) =>
+      Math.sqrt(mean(logs.map((pair) => (pick(pair) - m) ** 2)));
     const correlation = cov / (sd(([x]) => x, mx) * sd(([, y]) => y, my));
     expect(correlation).toBeGreaterThan(0.6);
     expect(correlation).toBeLessThan(0.8);

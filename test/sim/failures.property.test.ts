@@ -16,7 +16,11 @@ const config = fc.record({
   batchingMaxSize: fc.integer({ min: 1, max: 12 }),
   batchingMaxWaitTimeMinutes: fc.integer({ min: 1, max: 30 }),
   bisectionConcurrency: fc.integer({ min: 1, max: 4 }),
-  optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const, 'speculate_by_likelihood' as const),
+  optimizationMode: fc.constantFrom(
+    'off' as const,
+    'bisection_skip_redundant_tests' as const,
+    'speculate_by_likelihood' as const,
+  ),
   speculationRunsPercent: fc.integer({ min: 10, max: 100 }),
   pendingFailureDepth: fc.integer({ min: 1, max: 2 }),
   antiFlake: fc.boolean(),

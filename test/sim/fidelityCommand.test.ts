@@ -34,7 +34,13 @@ test('the command reads the tree from the checkout and draws the verdicts the sc
           // The simulator: the run's base tree is the good PRs merged (a broken one would have been reverted).
           const merged = of('merged').filter((number) => !isBroken(number));
           const contents = { prs: of('tested'), basePrs: of('ahead'), baseTree: treeDigest(0n, merged, isBroken) };
-          const ci = new ScenarioCi(new VirtualScheduler(0), { seed: 7, medianMinutes: 1, p90Minutes: 2, flakeRate, isBroken });
+          const ci = new ScenarioCi(new VirtualScheduler(0), {
+            seed: 7,
+            medianMinutes: 1,
+            p90Minutes: 2,
+            flakeRate,
+            isBroken,
+          });
           // The real run: the checkout holds a file for each PR of the tree.
           const worktree = join(dir, `case${case_++}`);
           await mkdir(join(worktree, PR_FILES_DIR), { recursive: true });
@@ -46,7 +52,9 @@ test('the command reads the tree from the checkout and draws the verdicts the sc
           expect(digest).toBe(ci.treeOf(contents));
           const holdsBroken = [...read.values()].some(Boolean);
           for (let verdict = 0; verdict < 4; verdict++) {
-            expect(treePasses({ seed: 7, flakeRate }, digest, holdsBroken, verdict)).toBe(ci.plan(contents, verdict).passes);
+            expect(treePasses({ seed: 7, flakeRate }, digest, holdsBroken, verdict)).toBe(
+              ci.plan(contents, verdict).passes,
+            );
           }
         },
       ),

@@ -16,7 +16,15 @@ import { parseScenario, type ScenarioInput } from '../../sim/scenario.js';
 
 /** One hour of arrivals into a batching queue that cannot keep up, so that PRs still wait after the last arrival. */
 function scenarioOf(ci: ScenarioInput['ci'], brokenRate: number, flakeRate: number) {
-  return parseScenario({ name: 'fork', hours: 1, arrivalsPerHour: 30, ci, brokenRate, flakeRate, configs: [{ name: 'batch4', batch: true, batchingMinSize: 4, concurrency: 2 }] });
+  return parseScenario({
+    name: 'fork',
+    hours: 1,
+    arrivalsPerHour: 30,
+    ci,
+    brokenRate,
+    flakeRate,
+    configs: [{ name: 'batch4', batch: true, batchingMinSize: 4, concurrency: 2 }],
+  });
 }
 
 /** Runs the scenario and forks it at the first step after the last arrival with PRs waiting. */
@@ -49,7 +57,9 @@ describe('a forked simulation', () => {
     const { outcome, snapshot, targets, source } = await runAndSnapshot(scenario, 1);
     expect(snapshot.arrived).toBe(source.arrivals.length);
     const merged = await playFork(source, snapshot, 0, targets);
-    const actual = new Map(outcome.prs.filter((pr) => pr.state === 'MERGED').map((pr) => [pr.number, SIM_START + pr.leftAt!]));
+    const actual = new Map(
+      outcome.prs.filter((pr) => pr.state === 'MERGED').map((pr) => [pr.number, SIM_START + pr.leftAt!]),
+    );
     expect(targets.length).toBeGreaterThanOrEqual(6);
     for (const number of targets) expect(merged.get(number), `#${number}`).toBe(actual.get(number));
   });
@@ -57,7 +67,11 @@ describe('a forked simulation', () => {
   test('forks draw afresh what the state does not know, and the same fork plays the same way', async () => {
     const scenario = scenarioOf({ medianMinutes: 20, p90Minutes: 45 }, 0.15, 0.05);
     const { snapshot, targets, source } = await runAndSnapshot(scenario, 2);
-    const [first, again, second] = [await playFork(source, snapshot, 0, targets), await playFork(source, snapshot, 0, targets), await playFork(source, snapshot, 1, targets)];
+    const [first, again, second] = [
+      await playFork(source, snapshot, 0, targets),
+      await playFork(source, snapshot, 0, targets),
+      await playFork(source, snapshot, 1, targets),
+    ];
     expect([...again]).toEqual([...first]);
     expect([...second]).not.toEqual([...first]);
   });
@@ -65,9 +79,14 @@ describe('a forked simulation', () => {
 
 describe('which PRs are broken, drawn from the evidence', () => {
   const pr = (number: number, state: PullRequestRecord['state']) => ({ number, state }) as PullRequestRecord;
-  const run = (status: TestRunRecord['status'], prs: number[]) => ({ status, prs, basePrs: [] }) as unknown as TestRunRecord;
+  const run = (status: TestRunRecord['status'], prs: number[]) =>
+    ({ status, prs, basePrs: [] }) as unknown as TestRunRecord;
   const share = (runs: TestRunRecord[]) => {
-    const evidence = evidenceOf([pr(1, 'TESTING'), pr(2, 'TESTING'), pr(3, 'TESTING'), pr(4, 'MERGED')], runs, () => false);
+    const evidence = evidenceOf(
+      [pr(1, 'TESTING'), pr(2, 'TESTING'), pr(3, 'TESTING'), pr(4, 'MERGED')],
+      runs,
+      () => false,
+    );
     const random = new Random(7, 'test');
     let either = 0;
     for (let draw = 0; draw < 1000; draw++) {

@@ -19,7 +19,8 @@ import { type PgCluster, startPostgres } from '../postgres/cluster.js';
 
 const started = await startPostgres();
 const cluster: PgCluster | undefined = 'unavailable' in started ? undefined : started;
-if (cluster === undefined) console.warn(`SKIPPED: sim --from-queue on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
+if (cluster === undefined)
+  console.warn(`SKIPPED: sim --from-queue on PostgreSQL: ${(started as { unavailable: string }).unavailable}`);
 let dir: string | undefined;
 afterAll(async () => {
   await cluster?.stop();
@@ -56,8 +57,18 @@ describe.skipIf(cluster === undefined)('greenline sim --from-queue on PostgreSQL
       const fromFolder = join(dir, 'folder.json');
       const fromPostgres = join(dir, 'postgres.json');
       captureConsole();
-      expect(await fromQueueCommand({ fromQueue: QUEUE, org: SIM_KEY.org, dataDir: data, writeScenario: fromFolder })).toBe(0);
-      expect(await fromQueueCommand({ fromQueue: QUEUE, org: SIM_KEY.org, dataDir: join(dir, 'unused'), storeUrl: url, writeScenario: fromPostgres })).toBe(0);
+      expect(
+        await fromQueueCommand({ fromQueue: QUEUE, org: SIM_KEY.org, dataDir: data, writeScenario: fromFolder }),
+      ).toBe(0);
+      expect(
+        await fromQueueCommand({
+          fromQueue: QUEUE,
+          org: SIM_KEY.org,
+          dataDir: join(dir, 'unused'),
+          storeUrl: url,
+          writeScenario: fromPostgres,
+        }),
+      ).toBe(0);
       vi.restoreAllMocks();
       const fitted = JSON.parse(await readFile(fromPostgres, 'utf8')) as { configs: { concurrency: number }[] };
       expect(fitted).toEqual(JSON.parse(await readFile(fromFolder, 'utf8')));

@@ -61,7 +61,19 @@ describe('greenline sim --from-queue / --from-log', () => {
   test('fits a data folder: every rate of the truth inside its interval; the scenario written runs the current settings', async () => {
     const scenarioFile = join(dir, 'fitted.json');
     const io = captureConsole();
-    expect(await main(['sim', '--from-queue', QUEUE, '--org', SIM_KEY.org, '--data', data, '--write-scenario', scenarioFile])).toBe(0);
+    expect(
+      await main([
+        'sim',
+        '--from-queue',
+        QUEUE,
+        '--org',
+        SIM_KEY.org,
+        '--data',
+        data,
+        '--write-scenario',
+        scenarioFile,
+      ]),
+    ).toBe(0);
     const text = io.out.join('\n');
     const figures = figuresOf(text);
     const expected: [string, number][] = [
@@ -83,7 +95,9 @@ describe('greenline sim --from-queue / --from-log', () => {
     expect(text).toMatch(/CI duration by run size/);
     expect(text).toMatch(/arrivals by day of the week: Mon/);
     const scenario = parseScenarioText(await readFile(scenarioFile, 'utf8'), scenarioFile);
-    expect(scenario.configs).toEqual([expect.objectContaining({ name: 'current', concurrency: 6, mode: 'single', batch: false })]);
+    expect(scenario.configs).toEqual([
+      expect.objectContaining({ name: 'current', concurrency: 6, mode: 'single', batch: false }),
+    ]);
     expect(scenario.priorityMix).toEqual({ high: expect.any(Number), medium: expect.any(Number) });
     vi.restoreAllMocks();
     captureConsole();
@@ -93,19 +107,35 @@ describe('greenline sim --from-queue / --from-log', () => {
   test('the log `greenline events` exports of the folder fits the same', async () => {
     const logFile = join(dir, 'events.jsonl');
     captureConsole();
-    expect(await main(['events', '--repo', `${SIM_KEY.repo.host}/${SIM_KEY.repo.owner}/${SIM_KEY.repo.name}`, '--org', SIM_KEY.org, '--data', data, '--out', logFile])).toBe(0);
+    expect(
+      await main([
+        'events',
+        '--repo',
+        `${SIM_KEY.repo.host}/${SIM_KEY.repo.owner}/${SIM_KEY.repo.name}`,
+        '--org',
+        SIM_KEY.org,
+        '--data',
+        data,
+        '--out',
+        logFile,
+      ]),
+    ).toBe(0);
     vi.restoreAllMocks();
     const fromLog = join(dir, 'from-log.json');
     const fromQueue = join(dir, 'from-queue.json');
     captureConsole();
     expect(await main(['sim', '--from-log', logFile, '--write-scenario', fromLog])).toBe(0);
-    expect(await main(['sim', '--from-queue', QUEUE, '--org', SIM_KEY.org, '--data', data, '--write-scenario', fromQueue])).toBe(0);
+    expect(
+      await main(['sim', '--from-queue', QUEUE, '--org', SIM_KEY.org, '--data', data, '--write-scenario', fromQueue]),
+    ).toBe(0);
     expect(JSON.parse(await readFile(fromLog, 'utf8'))).toEqual(JSON.parse(await readFile(fromQueue, 'utf8')));
   });
 
   test('clear refusals: no such queue, both sources or none, a file that is no log, a scenario file besides', async () => {
     const io = captureConsole();
-    expect(await main(['sim', '--from-queue', 'sim.invalid/sim/other@main', '--org', SIM_KEY.org, '--data', data])).toBe(2);
+    expect(
+      await main(['sim', '--from-queue', 'sim.invalid/sim/other@main', '--org', SIM_KEY.org, '--data', data]),
+    ).toBe(2);
     expect(io.err.join('\n')).toMatch(/no queue for sim\.invalid\/sim\/other branch main in organization sim/);
     expect(await main(['sim', '--from-queue', QUEUE, '--from-log', 'x.jsonl'])).toBe(2);
     expect(io.err.join('\n')).toMatch(/give one of --from-queue/);

@@ -19,7 +19,10 @@ describe('failure likelihood', () => {
     const big = predict(model, featuresOf(model, { author: 'careful1', changedLines: 2000 })).p;
     expect(careless).toBeGreaterThan(2 * careful);
     expect(big).toBeGreaterThan(2 * careful);
-    expect(predict(model, featuresOf(model, { author: 'careful1', changedLines: 50, failedAttempts: 0 })).features.failedAttempts).toBe(0);
+    expect(
+      predict(model, featuresOf(model, { author: 'careful1', changedLines: 50, failedAttempts: 0 })).features
+        .failedAttempts,
+    ).toBe(0);
   });
 
   test('it learns from a short history: after 80 PRs, 8 of them big and kicked, a big PR is likely to fail and a small one not', () => {
@@ -27,7 +30,12 @@ describe('failure likelihood', () => {
     for (let k = 0; k < 80; k++) {
       const kicked = k % 10 === 3;
       const author = `dev${k % 5}`;
-      train(model, author, predict(model, featuresOf(model, { author, changedLines: kicked ? 2000 : 40 + (k % 7) * 10 })), kicked);
+      train(
+        model,
+        author,
+        predict(model, featuresOf(model, { author, changedLines: kicked ? 2000 : 40 + (k % 7) * 10 })),
+        kicked,
+      );
     }
     expect(predict(model, featuresOf(model, { author: 'dev1', changedLines: 2000 })).p).toBeGreaterThan(0.5);
     expect(predict(model, featuresOf(model, { author: 'dev1', changedLines: 50 })).p).toBeLessThan(0.02);
@@ -49,7 +57,8 @@ describe('failure likelihood', () => {
     expect(arrivals.every((arrival) => arrival.author !== undefined && (arrival.changedLines ?? 0) > 0)).toBe(true);
     const outcome = await runQueue({ scenario, seed: 3, settings: { concurrency: 4 }, arrivals });
     const later = outcome.prs.filter((pr) => pr.number > arrivals.length / 2 && pr.likelihood !== undefined);
-    const mean = (prs: typeof later) => prs.reduce((sum, pr) => sum + (pr.likelihood ?? 0), 0) / Math.max(1, prs.length);
+    const mean = (prs: typeof later) =>
+      prs.reduce((sum, pr) => sum + (pr.likelihood ?? 0), 0) / Math.max(1, prs.length);
     const broken = later.filter((pr) => pr.broken);
     const good = later.filter((pr) => !pr.broken);
     expect(broken.length).toBeGreaterThan(3);

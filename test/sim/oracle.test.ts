@@ -72,10 +72,13 @@ function checkLowerBound(simulation: Simulation): { rows: number; drained: numbe
       const bound = oracleTimes.get(time.number) as MergeTime;
       expect(time.minutes, `${where}, PR ${time.number}`).toBeGreaterThanOrEqual(bound.minutes);
     }
-    for (const name of PERCENTILE_NAMES) expect(minutes(row, name), `${where}, ${name}`).toBeGreaterThanOrEqual(minutes(oracle, name));
+    for (const name of PERCENTILE_NAMES)
+      expect(minutes(row, name), `${where}, ${name}`).toBeGreaterThanOrEqual(minutes(oracle, name));
     if (row.unfinished === 0 && row.merged > 0) {
       drained++;
-      expect(row.ciMinutes / row.merged, `${where}, CI minutes per merged PR`).toBeGreaterThanOrEqual(oracle.ciMinutes / oracle.merged);
+      expect(row.ciMinutes / row.merged, `${where}, CI minutes per merged PR`).toBeGreaterThanOrEqual(
+        oracle.ciMinutes / oracle.merged,
+      );
     }
   }
   return { rows: rows.length, drained };
@@ -99,7 +102,9 @@ describe('the oracle is a lower bound on the same draws', () => {
       // The oracle applies the strictest timeout: a PR whose run lasts longer is cancelled, and costs it no CI.
       const { report, arrivals } = simulation;
       const durations = { seed, medianMinutes: 20, p90Minutes: 60 };
-      const doomed = arrivals.filter((arrival) => !arrival.broken && prDurationMs(durations, arrival.number) > 40 * MINUTE_MS);
+      const doomed = arrivals.filter(
+        (arrival) => !arrival.broken && prDurationMs(durations, arrival.number) > 40 * MINUTE_MS,
+      );
       expect(report.oracle.cancelled).toBe(doomed.length);
       expect(report.oracle.ciRuns).toBe(arrivals.filter((arrival) => !arrival.broken).length - doomed.length);
       cancelled += doomed.length;

@@ -22,15 +22,35 @@ const run = (kind: RunOutcome['kind'], status: RunOutcome['status'], from: numbe
 test("a PR's time to merge is cut into what it waited for, and the phases add up to it", () => {
   // Arrives at 0; its batch starts at 45 (30 of fill, 15 more for a slot) and fails at 65; its bisection group starts
   // at 70, passes at 90 but cannot stand; tested again from 100 to 120; merges at 130, behind a longer run ahead.
-  const runs = [run('main', 'failed', 45, 65), run('bisection', 'succeeded', 70, 90), run('main', 'succeeded', 100, 120)];
+  const runs = [
+    run('main', 'failed', 45, 65),
+    run('bisection', 'succeeded', 70, 90),
+    run('main', 'succeeded', 100, 120),
+  ];
   const phases = phasesOf(0, 130 * MINUTE, runs, 30);
-  expect(phases).toEqual({ fill: 30, slot: 15, failed: 20, reset: 0, bisection: 20, between: 15, deciding: 20, after: 10 });
+  expect(phases).toEqual({
+    fill: 30,
+    slot: 15,
+    failed: 20,
+    reset: 0,
+    bisection: 20,
+    between: 15,
+    deciding: 20,
+    after: 10,
+  });
   expect(Object.values(phases ?? {}).reduce((sum, minutes) => sum + minutes, 0)).toBe(130);
 });
 
 test('a cancelled main-line run counts as reset, and a PR without a passing run has no phases', () => {
   const runs = [run('main', 'cancelled', 5, 15), run('main', 'succeeded', 15, 35)];
-  expect(phasesOf(0, 35 * MINUTE, runs, 30)).toMatchObject({ fill: 5, slot: 0, reset: 10, between: 0, deciding: 20, after: 0 });
+  expect(phasesOf(0, 35 * MINUTE, runs, 30)).toMatchObject({
+    fill: 5,
+    slot: 0,
+    reset: 10,
+    between: 0,
+    deciding: 20,
+    after: 0,
+  });
   expect(phasesOf(0, 35 * MINUTE, [run('main', 'failed', 5, 15)], 30)).toBeNull();
 });
 

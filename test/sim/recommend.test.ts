@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../../cli/main.js';
 import { drawArrivals } from '../../sim/arrivals.js';
-import { better, evaluate, formatRecommendation, gridFor, mergesPerHourWhileArriving, recommend, settingsOfSetup, type Evaluation } from '../../sim/recommend.js';
+import {
+  better,
+  evaluate,
+  formatRecommendation,
+  gridFor,
+  mergesPerHourWhileArriving,
+  recommend,
+  settingsOfSetup,
+  type Evaluation,
+} from '../../sim/recommend.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { captureConsole } from '../console.js';
 
@@ -37,9 +46,20 @@ describe('--recommend', () => {
     const rec = await recommend(scenario, arrivals, 1, 1.3);
     for (const other of rec.runnersUp) expect(better(1.3)(rec.best, other)).toBeLessThanOrEqual(0);
     expect(rec.best.runsPerMerge).toBeLessThanOrEqual(1.3);
-    const start = await evaluate(scenario, arrivals, 1, { mode: 'single', concurrency: 4, batch: 'off', antiFlake: false, optimizationMode: 'off', adaptiveWindow: false });
+    const start = await evaluate(scenario, arrivals, 1, {
+      mode: 'single',
+      concurrency: 4,
+      batch: 'off',
+      antiFlake: false,
+      optimizationMode: 'off',
+      adaptiveWindow: false,
+    });
     if (start.runsPerMerge <= 1.3) expect(rec.best.p50).toBeLessThanOrEqual(start.p50);
-    expect(settingsOfSetup({ ...rec.best.setup, batch: '8/30min' })).toMatchObject({ batch: true, batchingMinSize: 8, batchingMaxWaitTimeMinutes: 30 });
+    expect(settingsOfSetup({ ...rec.best.setup, batch: '8/30min' })).toMatchObject({
+      batch: true,
+      batchingMinSize: 8,
+      batchingMaxWaitTimeMinutes: 30,
+    });
   });
 
   test('prints the pick, the runners-up and why, and the settings to apply; --budget is checked', async () => {
@@ -60,7 +80,15 @@ describe('--recommend', () => {
 
 describe('--recommend keeps up with the load (issue 28)', () => {
   const evaluation = (fields: Partial<Evaluation>): Evaluation => ({
-    setup: { mode: 'parallel', concurrency: 400, batch: 'off', antiFlake: true, optimizationMode: 'off', adaptiveWindow: false, parallelBases: 'direct' },
+    setup: {
+      mode: 'parallel',
+      concurrency: 400,
+      batch: 'off',
+      antiFlake: true,
+      optimizationMode: 'off',
+      adaptiveWindow: false,
+      parallelBases: 'direct',
+    },
     p50: 300,
     runsPerMerge: 2.5,
     mergedPerHour: 40,
@@ -87,28 +115,55 @@ describe('--recommend keeps up with the load (issue 28)', () => {
   });
 
   test('the grid reaches the concurrency the load needs, and in parallel mode both kinds of bases', () => {
-    const busy = parseScenario({ ...input, arrivalsPerHour: 200, ci: { medianMinutes: 30, p90Minutes: 60 }, targets: { count: 1000, perPr: 3 } });
+    const busy = parseScenario({
+      ...input,
+      arrivalsPerHour: 200,
+      ci: { medianMinutes: 30, p90Minutes: 60 },
+      targets: { count: 1000, perPr: 3 },
+    });
     const grid = gridFor(busy);
     expect(grid.concurrency).toEqual([2, 4, 8, 16, 200, 400]);
     expect(grid.parallelBases).toEqual(['transitive', 'direct']);
     expect(gridFor(parseScenario(input)).parallelBases).toEqual(['transitive']);
-    expect(settingsOfSetup(evaluation({}).setup)).toMatchObject({ mode: 'parallel', concurrency: 400, parallelBases: 'direct' });
+    expect(settingsOfSetup(evaluation({}).setup)).toMatchObject({
+      mode: 'parallel',
+      concurrency: 400,
+      parallelBases: 'direct',
+    });
   });
 
   test('a setup that keeps up ranks before one that does not, whatever their P50; among those behind, more merges first', () => {
     const order = better(undefined);
     expect(order(evaluation({ keepsUp: true, p50: 500 }), evaluation({ keepsUp: false, p50: 50 }))).toBeLessThan(0);
-    expect(order(evaluation({ p50: Infinity, mergedPerHour: 60 }), evaluation({ p50: Infinity, mergedPerHour: 40 }))).toBeLessThan(0);
+    expect(
+      order(evaluation({ p50: Infinity, mergedPerHour: 60 }), evaluation({ p50: Infinity, mergedPerHour: 40 })),
+    ).toBeLessThan(0);
     // Both behind: more merges per hour first, even against a lower P50 (a queue that drained after the arrivals).
-    expect(order(evaluation({ keepsUp: false, p50: 900, mergedPerHour: 10 }), evaluation({ keepsUp: false, p50: 400, mergedPerHour: 0 }))).toBeLessThan(0);
+    expect(
+      order(
+        evaluation({ keepsUp: false, p50: 900, mergedPerHour: 10 }),
+        evaluation({ keepsUp: false, p50: 400, mergedPerHour: 0 }),
+      ),
+    ).toBeLessThan(0);
     // Both keeping up: the lower P50 first.
-    expect(order(evaluation({ keepsUp: true, p50: 40, mergedPerHour: 10 }), evaluation({ keepsUp: true, p50: 60, mergedPerHour: 12 }))).toBeLessThan(0);
+    expect(
+      order(
+        evaluation({ keepsUp: true, p50: 40, mergedPerHour: 10 }),
+        evaluation({ keepsUp: true, p50: 60, mergedPerHour: 12 }),
+      ),
+    ).toBeLessThan(0);
   });
 
   test('a queue that keeps up is told apart from one that falls behind, against the oracle on the same arrivals', async () => {
     const scenario = parseScenario(input);
     const arrivals = drawArrivals(scenario, 1);
-    const setup = { mode: 'single' as const, batch: 'off' as const, antiFlake: false, optimizationMode: 'off' as const, adaptiveWindow: false };
+    const setup = {
+      mode: 'single' as const,
+      batch: 'off' as const,
+      antiFlake: false,
+      optimizationMode: 'off' as const,
+      adaptiveWindow: false,
+    };
     const ample = await evaluate(scenario, arrivals, 1, { ...setup, concurrency: 8 });
     expect(ample.keepsUp).toBe(true);
     const busy = parseScenario({ ...input, hours: 2, arrivalsPerHour: 60, saturationDepth: 40 });
@@ -120,9 +175,14 @@ describe('--recommend keeps up with the load (issue 28)', () => {
   test('when nothing keeps up, the recommendation says so, with the best throughput against the oracle', () => {
     const best = evaluation({});
     const text = formatRecommendation({ best, runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
-    expect(text).toContain('no setup screened keeps up with this load: the best merges 40.00/h while PRs arrive against the oracle');
+    expect(text).toContain(
+      'no setup screened keeps up with this load: the best merges 40.00/h while PRs arrive against the oracle',
+    );
     expect(text).toContain('"parallelBases":"direct"');
-    const fine = formatRecommendation({ best: evaluation({ keepsUp: true }), runnersUp: [], overBudget: 0, evaluated: 10 }, undefined);
+    const fine = formatRecommendation(
+      { best: evaluation({ keepsUp: true }), runnersUp: [], overBudget: 0, evaluated: 10 },
+      undefined,
+    );
     expect(fine).not.toContain('keeps up');
   });
 });

@@ -29,12 +29,23 @@ describe('--recommend horizons', () => {
   test('a workload of a few PRs an hour keeps the horizons it had: a third of its hours (at least 6), and all of them', async () => {
     const text = await readFile(new URL('../../sim/examples/monorepo.json', import.meta.url), 'utf8');
     expect(horizonsOf(parseScenarioText(text, 'monorepo.json'))).toEqual({ screenHours: 24, finalHours: 72 });
-    expect(horizonsOf({ hours: 4, arrivalsPerHour: 8, ci: { medianMinutes: 15, p90Minutes: 20 } })).toEqual({ screenHours: 4, finalHours: 4 });
+    expect(horizonsOf({ hours: 4, arrivalsPerHour: 8, ci: { medianMinutes: 15, p90Minutes: 20 } })).toEqual({
+      screenHours: 4,
+      finalHours: 4,
+    });
   });
 
   test('the recommendation says when its finalists ran less than the whole scenario', () => {
     const best: Evaluation = {
-      setup: { mode: 'parallel', concurrency: 200, batch: 'off', antiFlake: true, optimizationMode: 'off', adaptiveWindow: false, parallelBases: 'direct' },
+      setup: {
+        mode: 'parallel',
+        concurrency: 200,
+        batch: 'off',
+        antiFlake: true,
+        optimizationMode: 'off',
+        adaptiveWindow: false,
+        parallelBases: 'direct',
+      },
       p50: 60,
       runsPerMerge: 2.1,
       mergedPerHour: 170,
@@ -42,8 +53,18 @@ describe('--recommend horizons', () => {
       keepsUp: true,
       oracleMergedPerHour: 180,
     };
-    const text = formatRecommendation({ best, runnersUp: [], overBudget: 0, evaluated: 30, screenHours: 4, finalHours: 12, hours: 24 }, undefined);
-    expect(text).toContain("(screened on the first 4 h of arrivals, the finalists on the first 12 h of the scenario's 24)");
-    expect(formatRecommendation({ best, runnersUp: [], overBudget: 0, evaluated: 30, screenHours: 4, finalHours: 4, hours: 4 }, undefined)).not.toContain('screened on');
+    const text = formatRecommendation(
+      { best, runnersUp: [], overBudget: 0, evaluated: 30, screenHours: 4, finalHours: 12, hours: 24 },
+      undefined,
+    );
+    expect(text).toContain(
+      "(screened on the first 4 h of arrivals, the finalists on the first 12 h of the scenario's 24)",
+    );
+    expect(
+      formatRecommendation(
+        { best, runnersUp: [], overBudget: 0, evaluated: 30, screenHours: 4, finalHours: 4, hours: 4 },
+        undefined,
+      ),
+    ).not.toContain('screened on');
   });
 });

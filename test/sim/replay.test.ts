@@ -1,7 +1,14 @@
 /** Event logs and `greenline replay`: a faithful log replays without divergence; a tampered one is caught at once. */
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { EventLogError, formatEventLog, parseEventLog, replayEventLog, type EventLog, type EventLogEntry } from '../../engine/runtime/eventLog.js';
+import {
+  EventLogError,
+  formatEventLog,
+  parseEventLog,
+  replayEventLog,
+  type EventLog,
+  type EventLogEntry,
+} from '../../engine/runtime/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
 import { logOf, recordLogs, withEntries } from './replayLogs.js';
@@ -35,7 +42,12 @@ describe('replay', () => {
       const original = log(name);
       expect(original.entries.length).toBeGreaterThan(50);
       expect(original.entries.every((entry) => entry.digest !== undefined)).toBe(true);
-      expect(replayEventLog(original)).toEqual({ replayed: original.entries.length, checked: original.entries.length, finalChecked: true, divergence: null });
+      expect(replayEventLog(original)).toEqual({
+        replayed: original.entries.length,
+        checked: original.entries.length,
+        finalChecked: true,
+        divergence: null,
+      });
     }
   });
 
@@ -65,17 +77,22 @@ describe('replay', () => {
       );
     const again = await run();
     const twice = await run();
-    expect(formatEventLog(twice.queues[0]?.outcome.log as EventLog)).toBe(formatEventLog(again.queues[0]?.outcome.log as EventLog));
+    expect(formatEventLog(twice.queues[0]?.outcome.log as EventLog)).toBe(
+      formatEventLog(again.queues[0]?.outcome.log as EventLog),
+    );
   });
 
   test('a tampered CI result is reported at its event, with what it changed', () => {
     const original = log('predictive3');
-    const index = original.entries.findIndex((entry) => entry.input.type === 'status' && entry.input.state === 'success');
+    const index = original.entries.findIndex(
+      (entry) => entry.input.type === 'status' && entry.input.state === 'success',
+    );
     const tampered = structuredClone(original);
     const entry = tampered.entries[index] as EventLogEntry;
     (entry.input as { state: string }).state = 'failure';
     // Later events are tampered too: the first divergence is the one reported.
-    for (const later of tampered.entries.slice(index + 1)) if (later.input.type === 'status') (later.input as { state: string }).state = 'failure';
+    for (const later of tampered.entries.slice(index + 1))
+      if (later.input.type === 'status') (later.input as { state: string }).state = 'failure';
     const result = replayEventLog(tampered);
     expect(result.replayed).toBe(index + 1);
     expect(result.checked).toBe(index + 1);
@@ -91,11 +108,16 @@ describe('replay', () => {
       original,
       original.entries.filter((_, index) => index !== 5),
     );
-    expect(replayEventLog(dropped).divergence).toMatchObject({ seq: 6, reason: 'expected event 5 here, the log has event 6' });
+    expect(replayEventLog(dropped).divergence).toMatchObject({
+      seq: 6,
+      reason: 'expected event 5 here, the log has event 6',
+    });
 
     const shifted = structuredClone(original);
     const timer = shifted.entries.findIndex((entry) => entry.input.type === 'status');
-    (shifted.entries[timer] as EventLogEntry).at = new Date(Date.parse((shifted.entries[timer] as EventLogEntry).at) + 60_000).toISOString();
+    (shifted.entries[timer] as EventLogEntry).at = new Date(
+      Date.parse((shifted.entries[timer] as EventLogEntry).at) + 60_000,
+    ).toISOString();
     expect(replayEventLog(shifted).divergence?.seq).toBe(timer);
 
     const resubmitted = structuredClone(original);
@@ -105,7 +127,10 @@ describe('replay', () => {
 
     const refused = structuredClone(original);
     (refused.entries[submit] as EventLogEntry).input = { type: 'cancelled', number: 12345 };
-    expect(replayEventLog(refused).divergence).toMatchObject({ seq: submit, reason: expect.stringMatching(/^the engine refused the event: pull request #12345 is not in the queue/) });
+    expect(replayEventLog(refused).divergence).toMatchObject({
+      seq: submit,
+      reason: expect.stringMatching(/^the engine refused the event: pull request #12345 is not in the queue/),
+    });
   });
 
   test('without per-event digests, the final state is compared', () => {
@@ -114,11 +139,21 @@ describe('replay', () => {
       original,
       original.entries.map(({ seq, at, input }) => ({ seq, at, input })),
     );
-    expect(replayEventLog(bare)).toEqual({ replayed: bare.entries.length, checked: 0, finalChecked: true, divergence: null });
+    expect(replayEventLog(bare)).toEqual({
+      replayed: bare.entries.length,
+      checked: 0,
+      finalChecked: true,
+      divergence: null,
+    });
     const tampered = structuredClone(bare);
-    const index = tampered.entries.findIndex((entry) => entry.input.type === 'status' && entry.input.state === 'success');
+    const index = tampered.entries.findIndex(
+      (entry) => entry.input.type === 'status' && entry.input.state === 'success',
+    );
     ((tampered.entries[index] as EventLogEntry).input as { state: string }).state = 'failure';
-    expect(replayEventLog(tampered).divergence).toEqual({ seq: null, reason: 'every event replayed, but the final state of the queue differs from the recorded one' });
+    expect(replayEventLog(tampered).divergence).toEqual({
+      seq: null,
+      reason: 'every event replayed, but the final state of the queue differs from the recorded one',
+    });
     const wrongFinal = { ...bare, header: { ...bare.header, finalDigest: '0'.repeat(64) } };
     expect(replayEventLog(wrongFinal).divergence?.seq).toBeNull();
   });
@@ -126,10 +161,16 @@ describe('replay', () => {
   test('a log that does not parse is an EventLogError naming the line', () => {
     const text = formatEventLog(log('singleQueue'));
     expect(() => parseEventLog('')).toThrow(EventLogError);
-    expect(() => parseEventLog(text.replace('"greenline-events"', '"other"'), 'x.jsonl')).toThrow(/x\.jsonl, line 1: log: /);
+    expect(() => parseEventLog(text.replace('"greenline-events"', '"other"'), 'x.jsonl')).toThrow(
+      /x\.jsonl, line 1: log: /,
+    );
     const lines = text.trimEnd().split('\n');
-    expect(() => parseEventLog([...lines.slice(0, 3), '{"seq": "a"}', ...lines.slice(4)].join('\n'), 'x.jsonl')).toThrow(/x\.jsonl, line 4: /);
-    expect(() => parseEventLog(lines.slice(0, -1).join('\n'), 'x.jsonl')).toThrow(/announces \d+ events, the file holds \d+/);
+    expect(() =>
+      parseEventLog([...lines.slice(0, 3), '{"seq": "a"}', ...lines.slice(4)].join('\n'), 'x.jsonl'),
+    ).toThrow(/x\.jsonl, line 4: /);
+    expect(() => parseEventLog(lines.slice(0, -1).join('\n'), 'x.jsonl')).toThrow(
+      /announces \d+ events, the file holds \d+/,
+    );
     const notFirst = withEntries(log('singleQueue'), log('singleQueue').entries.slice(1));
     expect(replayEventLog(notFirst).divergence?.reason).toMatch(/not created/);
   });

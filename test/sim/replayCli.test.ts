@@ -7,7 +7,13 @@ import { Engine, type QueueKey } from '../../engine/engine.js';
 import { SimCi } from '../../engine/providers/simCi.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../../engine/store/index.js';
-import { formatEventLog, parseEventLog, replayEventLog, type EventLog, type EventLogEntry } from '../../engine/runtime/eventLog.js';
+import {
+  formatEventLog,
+  parseEventLog,
+  replayEventLog,
+  type EventLog,
+  type EventLogEntry,
+} from '../../engine/runtime/eventLog.js';
 import { captureConsole } from '../console.js';
 import { logOf, recordLogs } from './replayLogs.js';
 
@@ -34,7 +40,9 @@ describe('greenline replay and greenline events', () => {
     await writeFile(path, formatEventLog(log('batch4')));
     let io = captureConsole();
     expect(await replayCommand(path, {})).toBe(0);
-    expect(io.out.join('\n')).toMatch(/^replayed \d+ events of sim\.invalid\/sim\/repo branch main \(sim: replay \/ batch4, seed 9\): no divergence/);
+    expect(io.out.join('\n')).toMatch(
+      /^replayed \d+ events of sim\.invalid\/sim\/repo branch main \(sim: replay \/ batch4, seed 9\): no divergence/,
+    );
 
     const tampered = structuredClone(log('batch4'));
     const index = tampered.entries.findIndex((entry) => entry.input.type === 'status');

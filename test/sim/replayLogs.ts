@@ -24,12 +24,20 @@ export async function recordLogs(): Promise<{ dir: string; logs: Map<string, Eve
     targets: { count: 12, perPr: 2, allShare: 0.1 },
     configs: [
       { name: 'predictive3', concurrency: 3, pendingFailureDepth: 1, canOptimisticallyMerge: true },
-      { name: 'batch4', batch: true, batchingMinSize: 4, concurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' },
+      {
+        name: 'batch4',
+        batch: true,
+        batchingMinSize: 4,
+        concurrency: 2,
+        optimizationMode: 'bisection_skip_redundant_tests',
+      },
       { name: 'lanes2', mode: 'parallel', concurrency: 2, batch: true, batchingMinSize: 2 },
     ],
   });
   const simulation = await simulate(scenario, { seed: 9, record: true });
-  const logs = new Map(simulation.queues.flatMap((queue) => (queue.outcome.log === undefined ? [] : [[queue.name, queue.outcome.log]])));
+  const logs = new Map(
+    simulation.queues.flatMap((queue) => (queue.outcome.log === undefined ? [] : [[queue.name, queue.outcome.log]])),
+  );
   return { dir, logs };
 }
 

@@ -30,12 +30,23 @@ function issuesOf(value: unknown): { path: string; message: string }[] {
 describe('scenarios', () => {
   test("the issue's example is valid, with defaults filled in", () => {
     const scenario = parseScenario(valid);
-    expect(scenario).toMatchObject({ seed: 1, drainHours: 24, saturationDepth: 500, targets: { count: 200, perPr: 3, allShare: 0.01, skew: 1 } });
-    expect(settingsOf(scenario.configs[1] as (typeof scenario.configs)[number])).toEqual({ batch: true, batchingMinSize: 8, concurrency: 2 });
+    expect(scenario).toMatchObject({
+      seed: 1,
+      drainHours: 24,
+      saturationDepth: 500,
+      targets: { count: 200, perPr: 3, allShare: 0.01, skew: 1 },
+    });
+    expect(settingsOf(scenario.configs[1] as (typeof scenario.configs)[number])).toEqual({
+      batch: true,
+      batchingMinSize: 8,
+      concurrency: 2,
+    });
   });
 
   test('the bundled example is valid', async () => {
-    const scenario = parseScenarioText(await readFile(new URL('../../sim/examples/monorepo.json', import.meta.url), 'utf8'));
+    const scenario = parseScenarioText(
+      await readFile(new URL('../../sim/examples/monorepo.json', import.meta.url), 'utf8'),
+    );
     expect(scenario.configs.map((config) => config.name)).toContain('batch8');
   });
 
@@ -46,14 +57,27 @@ describe('scenarios', () => {
   });
 
   test('a configuration may set the largest batch (batchingMaxSize), a positive integer', () => {
-    const scenario = parseScenario({ ...valid, configs: [{ name: 'grow', batch: true, batchingMinSize: 4, batchingMaxSize: 12 }] });
-    expect(settingsOf(scenario.configs[0] as (typeof scenario.configs)[number])).toEqual({ batch: true, batchingMinSize: 4, batchingMaxSize: 12 });
-    expect(issuesOf({ ...valid, configs: [{ name: 'a', batchingMaxSize: 0 }] }).map((issue) => issue.path)).toEqual(['configs[0].batchingMaxSize']);
+    const scenario = parseScenario({
+      ...valid,
+      configs: [{ name: 'grow', batch: true, batchingMinSize: 4, batchingMaxSize: 12 }],
+    });
+    expect(settingsOf(scenario.configs[0] as (typeof scenario.configs)[number])).toEqual({
+      batch: true,
+      batchingMinSize: 4,
+      batchingMaxSize: 12,
+    });
+    expect(issuesOf({ ...valid, configs: [{ name: 'a', batchingMaxSize: 0 }] }).map((issue) => issue.path)).toEqual([
+      'configs[0].batchingMaxSize',
+    ]);
   });
 
   test('parallelBases: transitive or direct, anything else named', () => {
     const targets = { count: 10, perPr: 2 };
-    const config = (parallelBases: string) => ({ ...valid, targets, configs: [{ name: 'p', mode: 'parallel', parallelBases }] });
+    const config = (parallelBases: string) => ({
+      ...valid,
+      targets,
+      configs: [{ name: 'p', mode: 'parallel', parallelBases }],
+    });
     expect(parseScenario(config('direct')).configs[0]).toMatchObject({ parallelBases: 'direct' });
     expect(() => parseScenario(config('closure'))).toThrow(/configs\[0\]\.parallelBases/);
   });
@@ -71,7 +95,16 @@ describe('scenarios', () => {
       ],
     });
     const paths = issues.map((issue) => issue.path);
-    expect(paths).toEqual(expect.arrayContaining(['hours', 'ci.p90Minutes', 'brokenRate', 'configs[0].concurrency', 'configs[1].batch', 'configs[2]']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'hours',
+        'ci.p90Minutes',
+        'brokenRate',
+        'configs[0].concurrency',
+        'configs[1].batch',
+        'configs[2]',
+      ]),
+    );
     expect(issues.find((issue) => issue.path === 'configs[2]')?.message).toMatch(/concurency/);
   });
 
@@ -84,13 +117,20 @@ describe('scenarios', () => {
         { path: 'configs[1].name', message: expect.stringMatching(/duplicate/) },
       ]),
     );
-    expect(issuesOf({ name: 'x' }).map((issue) => issue.path)).toEqual(expect.arrayContaining(['hours', 'arrivalsPerHour', 'ci', 'brokenRate', 'flakeRate', 'configs']));
+    expect(issuesOf({ name: 'x' }).map((issue) => issue.path)).toEqual(
+      expect.arrayContaining(['hours', 'arrivalsPerHour', 'ci', 'brokenRate', 'flakeRate', 'configs']),
+    );
     expect(issuesOf({ ...valid, configs: [] }).map((issue) => issue.path)).toEqual(['configs']);
-    expect(issuesOf({ ...valid, targets: { count: 2, perPr: 3 } }).map((issue) => issue.path)).toEqual(['targets.perPr']);
+    expect(issuesOf({ ...valid, targets: { count: 2, perPr: 3 } }).map((issue) => issue.path)).toEqual([
+      'targets.perPr',
+    ]);
   });
 
   test("the baselines' names are reserved; names differ in more than case (they name files)", () => {
-    const issues = issuesOf({ ...valid, configs: [{ name: 'singleQueue' }, { name: 'ORACLE' }, { name: 'fast' }, { name: 'Fast' }, { name: 'oracle2' }] });
+    const issues = issuesOf({
+      ...valid,
+      configs: [{ name: 'singleQueue' }, { name: 'ORACLE' }, { name: 'fast' }, { name: 'Fast' }, { name: 'oracle2' }],
+    });
     expect(issues).toEqual([
       { path: 'configs[0].name', message: expect.stringMatching(/"singleQueue" is the name of a baseline/) },
       { path: 'configs[1].name', message: expect.stringMatching(/"ORACLE" is the name of a baseline/) },
@@ -102,7 +142,9 @@ describe('scenarios', () => {
 
   test('the message lists every problem; text that is not JSON is a ScenarioError too', () => {
     expect(() => parseScenarioText('{"name": ', 'bad.json')).toThrow(/bad\.json is not JSON/);
-    expect(() => parseScenario({ ...valid, flakeRate: -0.1 }, 'x.json')).toThrow(/x\.json is not a valid scenario:\n {2}flakeRate: /);
+    expect(() => parseScenario({ ...valid, flakeRate: -0.1 }, 'x.json')).toThrow(
+      /x\.json is not a valid scenario:\n {2}flakeRate: /,
+    );
     expect(issuesOf([])).toEqual([{ path: '(scenario)', message: expect.any(String) }]);
   });
 });

@@ -57,7 +57,14 @@ describe('a simulation', () => {
       expect(row.saturated).toBe(false);
     }
     // The oracle: each good PR tested once on arrival, merged when its run ends; broken ones never merged.
-    expect(report.oracle).toMatchObject({ merged: arrivals.length - broken, failed: broken, goodKicked: 0, ciRuns: arrivals.length - broken, ciRunsPerMerged: 1, events: 0 });
+    expect(report.oracle).toMatchObject({
+      merged: arrivals.length - broken,
+      failed: broken,
+      goodKicked: 0,
+      ciRuns: arrivals.length - broken,
+      ciRunsPerMerged: 1,
+      events: 0,
+    });
     expect(report.oracle.timeToMerge.censored).toEqual([]);
     expect(report.oracle.settings).toBeUndefined();
     expect(report.singleQueue.settings).toEqual({ concurrency: 1, batch: false });
@@ -76,7 +83,14 @@ describe('a simulation', () => {
   test('PRs still queued when the drain period ends are unfinished', async () => {
     // Eight PRs an hour against one 30-minute run at a time: the single queue cannot keep up.
     const { report } = await simulate(
-      parseScenario({ ...small, hours: 4, drainHours: 0, arrivalsPerHour: 8, ci: { medianMinutes: 30, p90Minutes: 30 }, configs: [{ name: 'q', concurrency: 1 }] }),
+      parseScenario({
+        ...small,
+        hours: 4,
+        drainHours: 0,
+        arrivalsPerHour: 8,
+        ci: { medianMinutes: 30, p90Minutes: 30 },
+        configs: [{ name: 'q', concurrency: 1 }],
+      }),
       { seed: 2 },
     );
     expect(report.singleQueue.unfinished).toBeGreaterThan(10);
@@ -84,7 +98,14 @@ describe('a simulation', () => {
     expect(report.singleQueue.mergedPerHour).toBeLessThanOrEqual(2);
     // With a drain period the queue empties and the simulation ends when it does.
     const drained = await simulate(
-      parseScenario({ ...small, hours: 4, drainHours: 48, arrivalsPerHour: 8, ci: { medianMinutes: 30, p90Minutes: 30 }, configs: [{ name: 'q', concurrency: 1 }] }),
+      parseScenario({
+        ...small,
+        hours: 4,
+        drainHours: 48,
+        arrivalsPerHour: 8,
+        ci: { medianMinutes: 30, p90Minutes: 30 },
+        configs: [{ name: 'q', concurrency: 1 }],
+      }),
       { seed: 2 },
     );
     expect(drained.report.singleQueue.unfinished).toBe(0);
@@ -95,23 +116,37 @@ describe('a simulation', () => {
   test('time to merge counts every good PR: one still queued at the end is censored, one kicked never merges', async () => {
     // Eight PRs an hour against one 30-minute run at a time, no drain: most PRs are still queued at the end.
     const simulation = await simulate(
-      parseScenario({ ...small, hours: 4, drainHours: 0, arrivalsPerHour: 8, ci: { medianMinutes: 30, p90Minutes: 30 }, configs: [{ name: 'q', concurrency: 4 }] }),
+      parseScenario({
+        ...small,
+        hours: 4,
+        drainHours: 0,
+        arrivalsPerHour: 8,
+        ci: { medianMinutes: 30, p90Minutes: 30 },
+        configs: [{ name: 'q', concurrency: 4 }],
+      }),
       { seed: 2 },
     );
     const { report, arrivals } = simulation;
     const single = report.singleQueue;
-    const times = mergeTimes((simulation.queues.find((queue) => queue.name === 'singleQueue') as SimulatedQueue).outcome);
+    const times = mergeTimes(
+      (simulation.queues.find((queue) => queue.name === 'singleQueue') as SimulatedQueue).outcome,
+    );
     expect(times).toHaveLength(arrivals.filter((arrival) => !arrival.broken).length);
     expect(times.filter((time) => !time.censored && time.minutes !== Infinity)).toHaveLength(single.merged);
     // Fewer than half the good PRs merged: the median is a lower bound (the time in the queue of a PR still queued).
     expect(single.merged).toBeLessThan(times.length / 2);
     expect(single.timeToMerge.censored).toEqual(['p50', 'p90', 'p99']);
     const table = formatTable(report);
-    expect(table).toMatch(new RegExp(`singleQueue \\(baseline\\) .* >${(single.timeToMerge.p50 as number).toFixed(0)} `));
+    expect(table).toMatch(
+      new RegExp(`singleQueue \\(baseline\\) .* >${(single.timeToMerge.p50 as number).toFixed(0)} `),
+    );
     expect(table).toContain('>N: a lower bound');
 
     // A PR the queue kicked never merges: the nearest rank past the merged ones has no time.
-    const flaky = await simulate(parseScenario({ ...small, brokenRate: 0, flakeRate: 0.3, configs: [{ name: 'q', concurrency: 2 }] }), { seed: 3 });
+    const flaky = await simulate(
+      parseScenario({ ...small, brokenRate: 0, flakeRate: 0.3, configs: [{ name: 'q', concurrency: 2 }] }),
+      { seed: 3 },
+    );
     const row = flaky.report.configs[0] as ConfigReport;
     expect(row.goodKicked).toBeGreaterThan(row.submitted * 0.01);
     expect(row.unfinished).toBe(0);
@@ -125,7 +160,10 @@ describe('a simulation', () => {
     // A PR still queued after 5 minutes may merge after 20: the median is at least 10, maybe more.
     expect(percentileOf([time(5, true), time(10), time(20), time(30)], 50)).toEqual({ minutes: 10, censored: true });
     expect(percentileOf([time(10), time(20), time(25, true), time(30)], 50)).toEqual({ minutes: 20, censored: false });
-    expect(percentileOf([time(10), time(20), time(Infinity), time(Infinity)], 90)).toEqual({ minutes: null, censored: false });
+    expect(percentileOf([time(10), time(20), time(Infinity), time(Infinity)], 90)).toEqual({
+      minutes: null,
+      censored: false,
+    });
     expect(percentileOf([], 50)).toEqual({ minutes: null, censored: false });
   });
 
@@ -162,13 +200,23 @@ describe('a simulation', () => {
     const scenario = parseScenario(small);
     const clash = { ...scenario, configs: [{ name: 'singleQueue', concurrency: 5 }] };
     await expect(simulate(clash)).rejects.toThrow(/configs\[0\]\.name: "singleQueue" is the name of a baseline/);
-    const { report } = await simulate(parseScenario({ ...small, hours: 2, configs: [{ name: 'wide', concurrency: 5 }] }));
+    const { report } = await simulate(
+      parseScenario({ ...small, hours: 2, configs: [{ name: 'wide', concurrency: 5 }] }),
+    );
     expect(report.configs[0]?.settings).toEqual({ concurrency: 5 });
     expect(report.singleQueue.settings).toEqual({ concurrency: 1, batch: false });
   });
 
   test('a direct merge takes broken PRs to the target branch: brokenMerged counts them', async () => {
-    const { report, arrivals } = await simulate(parseScenario({ ...small, brokenRate: 0.3, flakeRate: 0, configs: [{ name: 'direct', directMergeMode: 'always' }] }), { seed: 3 });
+    const { report, arrivals } = await simulate(
+      parseScenario({
+        ...small,
+        brokenRate: 0.3,
+        flakeRate: 0,
+        configs: [{ name: 'direct', directMergeMode: 'always' }],
+      }),
+      { seed: 3 },
+    );
     const direct = report.configs[0] as ConfigReport;
     expect(direct.brokenMerged).toBeGreaterThan(0);
     expect(direct.merged).toBe(arrivals.length);
@@ -176,14 +224,30 @@ describe('a simulation', () => {
   });
 
   test('priorities and a daily cycle run through the engine', async () => {
-    const { report } = await simulate(parseScenario({ ...small, hours: 12, priorityMix: { urgent: 1, high: 2, medium: 6, low: 1 }, dailyCycle: { amplitude: 0.9 } }), { seed: 4 });
-    for (const row of rows(report)) expect(row.merged + row.failed + row.cancelled + row.unfinished).toBe(row.submitted);
+    const { report } = await simulate(
+      parseScenario({
+        ...small,
+        hours: 12,
+        priorityMix: { urgent: 1, high: 2, medium: 6, low: 1 },
+        dailyCycle: { amplitude: 0.9 },
+      }),
+      { seed: 4 },
+    );
+    for (const row of rows(report))
+      expect(row.merged + row.failed + row.cancelled + row.unfinished).toBe(row.submitted);
   });
 
   test('runs that outlast testingTimeoutMinutes cancel their PRs', async () => {
-    const { report } = await simulate(parseScenario({ ...small, ci: { medianMinutes: 20, p90Minutes: 60 }, configs: [{ name: 'short', concurrency: 3, testingTimeoutMinutes: 25 }] }), {
-      seed: 5,
-    });
+    const { report } = await simulate(
+      parseScenario({
+        ...small,
+        ci: { medianMinutes: 20, p90Minutes: 60 },
+        configs: [{ name: 'short', concurrency: 3, testingTimeoutMinutes: 25 }],
+      }),
+      {
+        seed: 5,
+      },
+    );
     expect(report.configs[0]?.cancelled).toBeGreaterThan(0);
   });
 
@@ -211,9 +275,13 @@ describe('a simulation', () => {
 
   test('progress is reported in virtual time, up to the whole', async () => {
     const seen: { label: string; done: number; total: number }[] = [];
-    await simulate(parseScenario({ ...small, hours: 2, drainHours: 2 }), { onProgress: (progress) => seen.push(progress) });
+    await simulate(parseScenario({ ...small, hours: 2, drainHours: 2 }), {
+      onProgress: (progress) => seen.push(progress),
+    });
     expect(new Set(seen.map((progress) => progress.label))).toEqual(new Set(['predictive3', 'batch4', 'singleQueue']));
     expect(seen.every((progress) => progress.done <= progress.total)).toBe(true);
-    expect(seen.map((progress) => progress.done)).toEqual([...seen.map((progress) => progress.done)].sort((a, b) => a - b));
+    expect(seen.map((progress) => progress.done)).toEqual(
+      [...seen.map((progress) => progress.done)].sort((a, b) => a - b),
+    );
   });
 });

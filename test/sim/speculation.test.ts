@@ -36,7 +36,9 @@ describe('speculation by likelihood', () => {
     expect(plain.outcome.runs.some((run) => run.speculative === true)).toBe(false);
     expect(new Set(isolated.flatMap((run) => run.prs)).size).toBeGreaterThanOrEqual(4);
     // The budget: at most 20% of the PRs submitted, plus one.
-    expect(new Set(isolated.flatMap((run) => run.prs)).size).toBeLessThanOrEqual(1 + 0.2 * speculate.outcome.prs.length);
+    expect(new Set(isolated.flatMap((run) => run.prs)).size).toBeLessThanOrEqual(
+      1 + 0.2 * speculate.outcome.prs.length,
+    );
     // Isolated PRs are mostly the broken ones' kind: far likelier broken than the queue's 12%.
     const broken = new Set(speculate.outcome.prs.filter((pr) => pr.broken).map((pr) => pr.number));
     const isolatedPrs = [...new Set(isolated.flatMap((run) => run.prs))];
@@ -54,11 +56,23 @@ describe('speculation by likelihood', () => {
       brokenRate: 0.1,
       flakeRate: 0,
       predictiveFeatures: {},
-      configs: [{ name: 'speculate', concurrency: 8, optimizationMode: 'speculate_by_likelihood', speculationRunsPercent: 20 }],
+      configs: [
+        { name: 'speculate', concurrency: 8, optimizationMode: 'speculate_by_likelihood', speculationRunsPercent: 20 },
+      ],
     });
     const arrivals = drawArrivals(scenario, 2);
-    const settings = { concurrency: 8, optimizationMode: 'speculate_by_likelihood' as const, speculationRunsPercent: 20 };
-    const outcome = await runQueue({ scenario, seed: 2, settings, arrivals, predictor: (arrival) => (arrival.broken ? 0.99 : 0.001) });
+    const settings = {
+      concurrency: 8,
+      optimizationMode: 'speculate_by_likelihood' as const,
+      speculationRunsPercent: 20,
+    };
+    const outcome = await runQueue({
+      scenario,
+      seed: 2,
+      settings,
+      arrivals,
+      predictor: (arrival) => (arrival.broken ? 0.99 : 0.001),
+    });
     const isolated = new Set(outcome.runs.filter((run) => run.speculative === true).flatMap((run) => run.prs));
     const broken = new Set(arrivals.filter((arrival) => arrival.broken).map((arrival) => arrival.number));
     expect(isolated.size).toBeGreaterThan(0);
@@ -67,7 +81,9 @@ describe('speculation by likelihood', () => {
     const features = scenario.predictiveFeatures!;
     const bayes = (broken: boolean) => {
       const group = arrivals.filter((arrival) => arrival.broken === broken);
-      return group.reduce((sum, arrival) => sum + bayesLikelihood(features, scenario.brokenRate, arrival), 0) / group.length;
+      return (
+        group.reduce((sum, arrival) => sum + bayesLikelihood(features, scenario.brokenRate, arrival), 0) / group.length
+      );
     };
     expect(bayes(true)).toBeGreaterThan(2 * bayes(false));
   });

@@ -40,7 +40,11 @@ describe('a single queue with constant CI time T', () => {
     const T = 10;
     const hours = 20;
     // Poisson arrivals at twice the capacity: the queue is never empty once the first PR has arrived.
-    const s = scenario({ hours, arrivalsPerHour: 2 * singleQueueMergesPerHour(T), ci: { medianMinutes: T, p90Minutes: T } });
+    const s = scenario({
+      hours,
+      arrivalsPerHour: 2 * singleQueueMergesPerHour(T),
+      ci: { medianMinutes: T, p90Minutes: T },
+    });
     const arrivals = drawArrivals(s, 7);
     const outcome = await runQueue({ scenario: s, seed: 7, settings: { concurrency: 1, batch: false }, arrivals });
     const report = summarise('single', outcome);
@@ -54,7 +58,11 @@ describe('a single queue with constant CI time T', () => {
       free = mergesAt;
     }
     for (const pr of outcome.prs) {
-      expect({ pr: pr.number, merged: pr.state === 'MERGED', leftAt: pr.leftAt }).toEqual({ pr: pr.number, merged: merges.has(pr.number), leftAt: merges.get(pr.number) ?? null });
+      expect({ pr: pr.number, merged: pr.state === 'MERGED', leftAt: pr.leftAt }).toEqual({
+        pr: pr.number,
+        merged: merges.has(pr.number),
+        leftAt: merges.get(pr.number) ?? null,
+      });
     }
     // Runs follow each other without a gap from the first arrival on; only the time before it is lost.
     const first = (arrivals[0] as Arrival).at / MINUTE_MS;
@@ -87,7 +95,11 @@ function skipRuns(broken: readonly boolean[], knownToFail = false): number {
 }
 
 /** Exact mean and variance of a model's runs over every pattern of failures (each PR fails with probability p). */
-function bisectionMoments(p: number, size: number, model: (broken: readonly boolean[]) => number = bisectionRuns): { mean: number; variance: number } {
+function bisectionMoments(
+  p: number,
+  size: number,
+  model: (broken: readonly boolean[]) => number = bisectionRuns,
+): { mean: number; variance: number } {
   let mean = 0;
   let square = 0;
   for (let pattern = 0; pattern < 2 ** size; pattern++) {
@@ -115,7 +127,10 @@ describe('batching with bisection in halves', () => {
     expect(bisectionMoments(0.2, 4).mean / 4).toBeCloseTo(bisectionRunsPerChange(0.2, 4), 10);
     // Any size: halves of ⌈n/2⌉ and ⌊n/2⌋.
     expect(halvingRunsPerChange(0.05, 8)).toBeCloseTo(bisectionRunsPerChange(0.05, 8), 12);
-    expect(halvingRunsPerChange(0.1, 6)).toBeCloseTo(bisectionMoments(0.1, 6, (broken) => halvingRuns(broken)).mean / 6, 10);
+    expect(halvingRunsPerChange(0.1, 6)).toBeCloseTo(
+      bisectionMoments(0.1, 6, (broken) => halvingRuns(broken)).mean / 6,
+      10,
+    );
   });
 
   test('with skip-redundant, the closed form is the expectation of its model (0.33 runs per change for p = 0.05, b = 8)', () => {
@@ -131,10 +146,20 @@ describe('batching with bisection in halves', () => {
   });
 
   test.each([
-    { optimizationMode: 'off' as const, bisectionConcurrency: 1, model: bisectionRuns, formula: bisectionRunsPerChange },
+    {
+      optimizationMode: 'off' as const,
+      bisectionConcurrency: 1,
+      model: bisectionRuns,
+      formula: bisectionRunsPerChange,
+    },
     // One bisection run at a time, as in the models: with more, a group that passes while a PR found good merges
     // is tested again (its pass was on a target without that PR), which the models do not count.
-    { optimizationMode: 'bisection_skip_redundant_tests' as const, bisectionConcurrency: 1, model: skipRuns, formula: skipRedundantRunsPerChange },
+    {
+      optimizationMode: 'bisection_skip_redundant_tests' as const,
+      bisectionConcurrency: 1,
+      model: skipRuns,
+      formula: skipRedundantRunsPerChange,
+    },
   ])(
     'costs close to c runs per change under independent failures (optimizationMode $optimizationMode)',
     async ({ optimizationMode, bisectionConcurrency, model, formula }) => {
@@ -147,20 +172,34 @@ describe('batching with bisection in halves', () => {
       const random = new Random(11, 'theory-bisection');
       const arrivals: Arrival[] = [];
       for (let burst = 0; burst < bursts; burst++) {
-        for (let i = 0; i < size; i++) arrivals.push({ number: arrivals.length + 1, at: burst * spacing, broken: random.chance(p) });
+        for (let i = 0; i < size; i++)
+          arrivals.push({ number: arrivals.length + 1, at: burst * spacing, broken: random.chance(p) });
       }
-      const s = scenario({ hours: (bursts * spacing) / 3_600_000, brokenRate: p, ci: { medianMinutes: T, p90Minutes: T } });
+      const s = scenario({
+        hours: (bursts * spacing) / 3_600_000,
+        brokenRate: p,
+        ci: { medianMinutes: T, p90Minutes: T },
+      });
       const outcome = await runQueue({
         scenario: s,
         seed: 3,
         // Each group is tested on the known-good line (the target and what merged), as in the model.
-        settings: { batch: true, batchingMinSize: size, batchingMaxWaitTimeMinutes: 60, concurrency: 1, bisectionConcurrency, optimizationMode },
+        settings: {
+          batch: true,
+          batchingMinSize: size,
+          batchingMaxWaitTimeMinutes: 60,
+          concurrency: 1,
+          bisectionConcurrency,
+          optimizationMode,
+        },
         arrivals,
       });
       let modelRuns = 0;
       for (let burst = 0; burst < bursts; burst++) {
         const broken = arrivals.slice(burst * size, (burst + 1) * size).map((arrival) => arrival.broken);
-        const runs = outcome.runs.filter((run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing);
+        const runs = outcome.runs.filter(
+          (run) => run.startedAt >= burst * spacing && run.startedAt < (burst + 1) * spacing,
+        );
         // The engine runs exactly the groups the model runs, for every burst.
         expect({ burst, runs: runs.length }).toEqual({ burst, runs: model(broken) });
         modelRuns += runs.length;
@@ -200,7 +239,8 @@ function predictiveRounds(
     const count = first === -1 ? window : first + 1;
     perRound.push(count);
     if (first !== -1) kicked++;
-    for (let at = 0; at < count; at++) resolved.set(head + at + 1, { round, state: at === first ? 'FAILED' : 'MERGED' });
+    for (let at = 0; at < count; at++)
+      resolved.set(head + at + 1, { round, state: at === first ? 'FAILED' : 'MERGED' });
     head += count;
   }
   return { perRound, kicked, resolved };
@@ -223,7 +263,11 @@ describe('predictive testing with window w and full reset', () => {
       let head = 0;
       for (let round = 0; round < rounds; round++) {
         while (arrivals.length < head + window) {
-          arrivals.push({ number: arrivals.length + 1, at: round * T * MINUTE_MS, broken: broken[arrivals.length] as boolean });
+          arrivals.push({
+            number: arrivals.length + 1,
+            at: round * T * MINUTE_MS,
+            broken: broken[arrivals.length] as boolean,
+          });
         }
         head += perRound[round] as number;
       }

@@ -50,7 +50,10 @@ describe('arrivals', () => {
 
   test('each purpose has its own stream: adding targets or priorities keeps times and breakage', () => {
     const plain = drawArrivals(parseScenario({ ...base, hours: 20 }), 3);
-    const richer = drawArrivals(parseScenario({ ...base, hours: 20, targets: { count: 50, perPr: 2 }, priorityMix: { high: 1, low: 1 } }), 3);
+    const richer = drawArrivals(
+      parseScenario({ ...base, hours: 20, targets: { count: 50, perPr: 2 }, priorityMix: { high: 1, low: 1 } }),
+      3,
+    );
     expect(richer.map(({ number, at, broken }) => ({ number, at, broken }))).toEqual(plain);
   });
 
@@ -105,12 +108,22 @@ describe('impacted targets', () => {
 
 describe('the scenario CI', () => {
   const options = { seed: 1, medianMinutes: 30, p90Minutes: 50 };
-  const ci = (overrides: Partial<{ medianMinutes: number; p90Minutes: number; flakeRate: number }>, broken: number[] = []) =>
-    new ScenarioCi(new VirtualScheduler(), { ...options, flakeRate: 0, isBroken: (n) => broken.includes(n), ...overrides });
+  const ci = (
+    overrides: Partial<{ medianMinutes: number; p90Minutes: number; flakeRate: number }>,
+    broken: number[] = [],
+  ) =>
+    new ScenarioCi(new VirtualScheduler(), {
+      ...options,
+      flakeRate: 0,
+      isBroken: (n) => broken.includes(n),
+      ...overrides,
+    });
   const alone = (number: number) => ({ prs: [number], basePrs: [] });
 
   test('durations are log-normal with the median and p90 asked for', () => {
-    const plans = Array.from({ length: 4000 }, (_, i) => ci({}).plan(alone(i + 1), 0).durationMs / 60_000).sort((a, b) => a - b);
+    const plans = Array.from({ length: 4000 }, (_, i) => ci({}).plan(alone(i + 1), 0).durationMs / 60_000).sort(
+      (a, b) => a - b,
+    );
     expect(plans[2000] as number).toBeGreaterThan(28.5);
     expect(plans[2000] as number).toBeLessThan(31.5);
     expect(plans[3600] as number).toBeGreaterThan(47);
@@ -134,7 +147,8 @@ describe('the scenario CI', () => {
     const attempts = Array.from({ length: 4000 }, (_, i) => i);
     expect(attempts.every((attempt) => !flaky.plan({ prs: [3, 9], basePrs: [7] }, attempt).passes)).toBe(true);
     expect(attempts.every((attempt) => !flaky.plan({ prs: [3, 7, 9], basePrs: [] }, attempt).passes)).toBe(true);
-    const failed = attempts.filter((attempt) => !flaky.plan({ prs: [3, 9], basePrs: [] }, attempt).passes).length / attempts.length;
+    const failed =
+      attempts.filter((attempt) => !flaky.plan({ prs: [3, 9], basePrs: [] }, attempt).passes).length / attempts.length;
     expect(Math.abs(failed - 0.2)).toBeLessThan(0.03);
     const firstTries = attempts.filter((i) => !flaky.plan(alone(i + 10), 0).passes).length / attempts.length;
     expect(Math.abs(firstTries - 0.2)).toBeLessThan(0.03);
@@ -143,7 +157,13 @@ describe('the scenario CI', () => {
 
   test('reports the outcome on the run when its duration has passed, and nothing once stopped; counts attempts per set', () => {
     const scheduler = new VirtualScheduler(0);
-    const scenarioCi = new ScenarioCi(scheduler, { seed: 1, medianMinutes: 10, p90Minutes: 10, flakeRate: 0, isBroken: (n) => n === 2 });
+    const scenarioCi = new ScenarioCi(scheduler, {
+      seed: 1,
+      medianMinutes: 10,
+      p90Minutes: 10,
+      flakeRate: 0,
+      isBroken: (n) => n === 2,
+    });
     scenarioCi.attach((runId) => (runId === 'a' ? alone(1) : { prs: [1], basePrs: [2] }));
     const reports: string[] = [];
     const run = { org: 'o', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'b', sha: 'abc', startedAt: 0 };
@@ -160,7 +180,13 @@ describe('the scenario CI', () => {
   test('the n-th attempt of a set flakes alike wherever it runs', async () => {
     const outcomes = (order: string[]) => {
       const scheduler = new VirtualScheduler(0);
-      const scenarioCi = new ScenarioCi(scheduler, { seed: 4, medianMinutes: 10, p90Minutes: 10, flakeRate: 0.5, isBroken: () => false });
+      const scenarioCi = new ScenarioCi(scheduler, {
+        seed: 4,
+        medianMinutes: 10,
+        p90Minutes: 10,
+        flakeRate: 0.5,
+        isBroken: () => false,
+      });
       scenarioCi.attach((runId) => alone(Number(runId.split('-')[0])));
       const seen: string[] = [];
       const run = { org: 'o', repo: { host: 'h', owner: 'o', name: 'n' }, branch: 'b', sha: 'abc', startedAt: 0 };

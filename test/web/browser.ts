@@ -29,7 +29,16 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function launch(executablePath: string): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'greenline-chromium-'));
@@ -73,7 +82,12 @@ export function watchErrors(page: Page): PageErrors {
     console: [],
     refused: [],
     unexpected: (provoked) => [
-      ...errors.console.filter((line) => !provoked.some(({ path, status }) => line.includes(`${path}: Failed to load resource: the server responded with a status of ${status} `))),
+      ...errors.console.filter(
+        (line) =>
+          !provoked.some(({ path, status }) =>
+            line.includes(`${path}: Failed to load resource: the server responded with a status of ${status} `),
+          ),
+      ),
       ...errors.refused.filter((line) => !provoked.some(({ path, status }) => line === `${status} ${path}`)),
     ],
   };

@@ -56,7 +56,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
     const results = await new AxeBuilder({ page }).analyze();
     expect(
-      results.violations.map((violation) => `${violation.impact}: ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+      results.violations.map(
+        (violation) =>
+          `${violation.impact}: ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+      ),
     ).toEqual([]);
   }
 
@@ -101,7 +104,9 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     expect(session!.value).not.toContain(ACME);
     expect(page.url()).not.toContain(ACME);
-    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).not.toContain(ACME);
+    expect(
+      await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })'),
+    ).not.toContain(ACME);
   });
 
   test('the organization page shows a new queue live, and the queue page moves PRs live until they merge', async () => {
@@ -166,18 +171,34 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     const fill = (state: string) =>
       page
         .locator(`#pr-chart [data-id="${state}"] rect`)
-        .evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element).fill);
+        .evaluate(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element)
+              .fill,
+        );
     expect(await fill('MERGED')).toBe('rgb(255, 211, 61)');
     expect(await fill('FAILED')).not.toBe('rgb(255, 211, 61)');
     const edgeWidth = (from: string, to: string) =>
       page
         .locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`)
-        .evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(element).strokeWidth);
+        .evaluate(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(
+              element,
+            ).strokeWidth,
+        );
     expect(await edgeWidth('TESTING', 'TESTS_PASSED')).toBe('3px');
     // Every edge not taken is thin (TESTING has two to PENDING_FAILURE: its own failure, and a conflict).
     const notTaken = await page
       .locator('#pr-chart polyline[data-from="TESTING"][data-to="PENDING_FAILURE"]')
-      .evaluateAll((elements) => elements.map((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(element).strokeWidth));
+      .evaluateAll((elements) =>
+        elements.map(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(
+              element,
+            ).strokeWidth,
+        ),
+      );
     expect(notTaken.length).toBeGreaterThan(0);
     expect(notTaken.every((width) => width === '1px')).toBe(true);
     expect(await page.locator('table.runs .state').first().textContent()).toBe('passed');
@@ -187,7 +208,8 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   test('the state charts page draws the four machines with the counts of now', async () => {
     await page.goto(`${server.url}/charts`);
     expect(await page.locator('.chart svg').count()).toBe(4);
-    const count = (machine: string, state: string) => page.locator(`table[data-machine="${machine}"] tr[data-state="${state}"] td`).nth(1).textContent();
+    const count = (machine: string, state: string) =>
+      page.locator(`table[data-machine="${machine}"] tr[data-state="${state}"] td`).nth(1).textContent();
     expect(await count('pullRequest', 'MERGED')).toBe('4');
     expect(await count('queue', 'running')).toBe('1');
     expect(Number(await count('testRun', 'succeeded'))).toBeGreaterThan(0);
@@ -195,7 +217,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   });
 
   test('a failing test can be found in the listings and quarantined from its page', async () => {
-    const cases = [{ name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' }, { name: 'steady' }];
+    const cases = [
+      { name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' },
+      { name: 'steady' },
+    ];
     await api('flaky-tests/upload', {
       repo: REPO,
       org_url_slug: 'acme',
@@ -264,7 +289,10 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       // axe at this width too: what a narrow layout hides, overlaps or shrinks.
       const results = await new AxeBuilder({ page }).analyze();
       expect(
-        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        results.violations.map(
+          (violation) =>
+            `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+        ),
         url,
       ).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
@@ -275,13 +303,19 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   test('an open page reconnects after a restart and goes on updating live', async () => {
     await page.goto(`${server.url}${queuePath}`);
     await page.evaluate('window.marker = 3');
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
+      .toBe('connected');
     const port = new URL(server.url).port;
     const before = errors.console.length;
     await stop(server);
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('reconnecting');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
+      .toBe('reconnecting');
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('connected');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 })
+      .toBe('connected');
     // While the service was down, the browser said it could not reach it: that, and only that, is expected.
     const whileDown = errors.console.splice(before);
     expect(whileDown.filter((line) => !line.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
@@ -310,7 +344,9 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.getByLabel('API token').fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
+      .toBe('connected');
     const listed = await runCli(['token', 'list'], { GREENLINE_DATA: dataDir });
     const id = listed.stdout
       .split('\n')
@@ -318,19 +354,33 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       .split(/\s+/)[0]!;
     expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
     await submit(6);
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 }).toBe('signed-out');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 })
+      .toBe('signed-out');
     await page.locator('#live form[action="/signin"]').waitFor();
     expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
     // The stream was ended and not refused (a 401 to the browser's reconnection is logged as an error), and the page
     // stopped listening: another change reaches no stream of that session and asks for nothing.
     await submit(7);
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('signed-out');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
+      .toBe('signed-out');
     expect(errors.unexpected(provoked)).toEqual([]);
   });
 
   test('every page was screenshotted', async () => {
     const files = await readdir(shots);
-    for (const name of ['signin', 'organization', 'queue', 'pull-request', 'state-charts', 'flaky-failing', 'flaky-test', 'webhooks', 'webhook-deliveries']) {
+    for (const name of [
+      'signin',
+      'organization',
+      'queue',
+      'pull-request',
+      'state-charts',
+      'flaky-failing',
+      'flaky-test',
+      'webhooks',
+      'webhook-deliveries',
+    ]) {
       expect(files).toContain(`${name}.png`);
       expect((await stat(join(shots, `${name}.png`))).size).toBeGreaterThan(1000);
     }

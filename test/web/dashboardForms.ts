@@ -11,7 +11,12 @@ export function dashboardForms(current: () => Api) {
   const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
   async function signIn(token: string): Promise<string> {
-    const response = await current().app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${encodeURIComponent(token)}&next=%2Fcharts` });
+    const response = await current().app.inject({
+      method: 'POST',
+      url: '/signin',
+      headers: FORM,
+      payload: `token=${encodeURIComponent(token)}&next=%2Fcharts`,
+    });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/charts');
     const cookie = String(response.headers['set-cookie']);
@@ -21,7 +26,12 @@ export function dashboardForms(current: () => Api) {
   }
 
   /** A page opened by a browser (which asks for HTML). */
-  const get = (url: string, cookie?: string) => current().app.inject({ method: 'GET', url, headers: { accept: 'text/html,*/*', ...(cookie === undefined ? {} : { cookie }) } });
+  const get = (url: string, cookie?: string) =>
+    current().app.inject({
+      method: 'GET',
+      url,
+      headers: { accept: 'text/html,*/*', ...(cookie === undefined ? {} : { cookie }) },
+    });
   /** The session's CSRF token, as its pages carry it in every form that posts. */
   async function csrfOf(cookie: string): Promise<string> {
     const token = /name="_csrf" value="([^"]+)"/.exec((await get('/', cookie)).body)?.[1];
@@ -29,7 +39,12 @@ export function dashboardForms(current: () => Api) {
     return token;
   }
   const post = async (url: string, payload: string, cookie: string, extra: Record<string, string> = {}) =>
-    current().app.inject({ method: 'POST', url, headers: { ...FORM, cookie, ...extra }, payload: `_csrf=${await csrfOf(cookie)}${payload === '' ? '' : `&${payload}`}` });
+    current().app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, cookie, ...extra },
+      payload: `_csrf=${await csrfOf(cookie)}${payload === '' ? '' : `&${payload}`}`,
+    });
 
   /** A page opened without a (valid) session goes to the sign-in page, to come back after. */
   function expectSignIn(response: LightMyRequestResponse, url: string) {

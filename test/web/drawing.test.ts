@@ -11,7 +11,12 @@ let api: Api;
 let cookie = '';
 beforeEach(async () => {
   api = await makeApi();
-  const signin = await api.app.inject({ method: 'POST', url: '/signin', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${TOKENS.acme}` });
+  const signin = await api.app.inject({
+    method: 'POST',
+    url: '/signin',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `token=${TOKENS.acme}`,
+  });
   cookie = String(signin.headers['set-cookie']).split(';')[0]!;
 });
 afterEach(async () => {
@@ -37,7 +42,9 @@ async function setStatus(runId: string, state: 'success' | 'failure') {
 
 /** The article of a run on a page, by id. */
 const runCard = (html: string, runId: string) =>
-  /<article class="run[^"]*" data-run="([^"]+)">[\s\S]*?<\/article>/g.exec(html.slice(html.indexOf(`data-run="${runId}"`) - 40))?.[0] ?? '';
+  /<article class="run[^"]*" data-run="([^"]+)">[\s\S]*?<\/article>/g.exec(
+    html.slice(html.indexOf(`data-run="${runId}"`) - 40),
+  )?.[0] ?? '';
 
 describe('the queue page', () => {
   test('a batch is one card with its PRs; after it fails, its bisection and groups are drawn as such', async () => {
@@ -55,7 +62,9 @@ describe('the queue page', () => {
     expect(html).toContain('<h2>Bisections</h2>');
     // The tree: the batch that failed together at the root, the groups being tested under it.
     const tree = html.slice(html.indexOf('data-bisection-tree='));
-    expect(tree).toMatch(/<ul class="tree"><li class="failed"><span class="state state-FAILED">failed together<\/span> (<a href="[^"]+\/prs\/\d">#\d<\/a>(, )?){4}<ul>/);
+    expect(tree).toMatch(
+      /<ul class="tree"><li class="failed"><span class="state state-FAILED">failed together<\/span> (<a href="[^"]+\/prs\/\d">#\d<\/a>(, )?){4}<ul>/,
+    );
     expect([...tree.matchAll(/<li class="group"><span class="group-name">Group /g)].length).toBeGreaterThanOrEqual(2);
     expect(html).toMatch(/<section class="bisection" data-bisection="[^"]+"><h3>Bisection /);
     expect(html.match(/class="run bisection"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
@@ -74,7 +83,8 @@ describe('the queue page', () => {
     const html = await page(`/queues/${queueId()}`);
     const lanes = html.split('<section class="lane"').slice(1);
     expect(lanes).toHaveLength(2);
-    const laneOf = (number: number) => lanes.findIndex((lane) => new RegExp(`PRs: <a href="[^"]+/prs/${number}"`).test(lane));
+    const laneOf = (number: number) =>
+      lanes.findIndex((lane) => new RegExp(`PRs: <a href="[^"]+/prs/${number}"`).test(lane));
     expect(laneOf(1)).toBe(laneOf(3));
     expect(laneOf(2)).not.toBe(laneOf(1));
     expect(lanes[laneOf(3)]).toMatch(/dependentPrs: <a href="[^"]+\/prs\/1">#1<\/a>/);
@@ -142,7 +152,11 @@ describe('the flaky-test pages', () => {
       ['pageSize=101', 'pageSize must be'],
       ['hours=5', 'hours must be one of'],
     ] as const) {
-      const response = await api.app.inject({ method: 'GET', url: `/flaky?repo=github.com/acme/widgets&${query}`, headers: { cookie } });
+      const response = await api.app.inject({
+        method: 'GET',
+        url: `/flaky?repo=github.com/acme/widgets&${query}`,
+        headers: { cookie },
+      });
       expect(response.statusCode, query).toBe(400);
       expect(response.body, query).toContain(message);
     }

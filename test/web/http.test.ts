@@ -37,7 +37,12 @@ describe('sessions', () => {
   });
 
   test('a wrong or empty token is refused; revoking the token ends its sessions; signing out clears the cookie', async () => {
-    const wrong = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: 'token=nope-nope-nope-nope' });
+    const wrong = await api.app.inject({
+      method: 'POST',
+      url: '/signin',
+      headers: FORM,
+      payload: 'token=nope-nope-nope-nope',
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('action="/signin"');
     expect(wrong.body).toContain('not valid');
@@ -59,7 +64,12 @@ describe('sessions', () => {
 
   test('after sign-in only a path of this site is followed', async () => {
     for (const next of ['https://evil.example/', '//evil.example/', '/\\evil']) {
-      const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${TOKENS.acme}&next=${encodeURIComponent(next)}` });
+      const response = await api.app.inject({
+        method: 'POST',
+        url: '/signin',
+        headers: FORM,
+        payload: `token=${TOKENS.acme}&next=${encodeURIComponent(next)}`,
+      });
       expect(response.headers.location).toBe('/');
     }
   });
@@ -70,7 +80,8 @@ describe('organizations', () => {
     const id = await makeQueue();
     await api.post('submitPullRequest', queueBody({ pr: { number: 7 } }));
     await api.engine.settle();
-    const runId = api.engine.getQueue({ org: 'acme', repo: queueBody().repo, branch: 'main' }).queue.runtime.activeRuns[0]!;
+    const runId = api.engine.getQueue({ org: 'acme', repo: queueBody().repo, branch: 'main' }).queue.runtime
+      .activeRuns[0]!;
     const acme = await signIn(TOKENS.acme);
     const globex = await signIn(TOKENS.globex);
     for (const url of [`/queues/${id}`, `/queues/${id}/prs/7`, `/queues/${id}/runs/${runId}`]) {
@@ -94,7 +105,12 @@ describe('bad requests', () => {
       ['a PR number that is not one', get(`/queues/${id}/prs/abc`, cookie), 400, 'is not a pull request number'],
       ['a PR never submitted', get(`/queues/${id}/prs/9`, cookie), 404, 'never submitted'],
       ['no such run', get(`/queues/${id}/runs/tr_x`, cookie), 404, 'no test run tr_x'],
-      ['a repository without test results', get('/flaky?repo=github.com/acme/widgets&list=failing', cookie), 404, 'no flaky-test data'],
+      [
+        'a repository without test results',
+        get('/flaky?repo=github.com/acme/widgets&list=failing', cookie),
+        404,
+        'no flaky-test data',
+      ],
       ['no such test', get('/tests/nope', cookie), 404, 'no test nope'],
       ['a missing state', post(`/queues/${id}/state`, '', cookie), 400, 'missing the field'],
       ['an unknown state', post(`/queues/${id}/state`, 'state=asleep', cookie), 400, 'state'],
@@ -111,20 +127,37 @@ describe('bad requests', () => {
   test('the settings form refuses what updateQueue refuses, naming each field, and changes nothing', async () => {
     const id = await makeQueue();
     const cookie = await signIn(TOKENS.acme);
-    const response = await post(`/queues/${id}/settings`, 'concurrency=abc&batchingMinSize=0&batch=perhaps&mode=single', cookie);
+    const response = await post(
+      `/queues/${id}/settings`,
+      'concurrency=abc&batchingMinSize=0&batch=perhaps&mode=single',
+      cookie,
+    );
     expect(response.statusCode).toBe(400);
-    for (const field of ['concurrency', 'batchingMinSize', 'batch']) expect(response.body).toContain(`<strong>${field}</strong>`);
+    for (const field of ['concurrency', 'batchingMinSize', 'batch'])
+      expect(response.body).toContain(`<strong>${field}</strong>`);
     expect(response.headers['hx-replace-url']).toBe(`/queues/${id}`);
-    expect(api.engine.listQueues('acme')[0]!.settings).toMatchObject({ concurrency: 1, batchingMinSize: 4, batch: false });
+    expect(api.engine.listQueues('acme')[0]!.settings).toMatchObject({
+      concurrency: 1,
+      batchingMinSize: 4,
+      batch: false,
+    });
   });
 
   test('posts from another site are refused; /v1 still takes JSON only', async () => {
     const id = await makeQueue();
     const cookie = await signIn(TOKENS.acme);
-    const foreign = await post(`/queues/${id}/state`, 'state=paused', cookie, { origin: 'https://evil.example', host: 'localhost:80' });
+    const foreign = await post(`/queues/${id}/state`, 'state=paused', cookie, {
+      origin: 'https://evil.example',
+      host: 'localhost:80',
+    });
     expect(foreign.statusCode).toBe(403);
     expect(api.engine.listQueues('acme')[0]!.state).toBe('running');
-    const form = await api.app.inject({ method: 'POST', url: '/v1/getQueue', headers: { ...FORM, 'x-api-token': TOKENS.acme }, payload: 'a=b' });
+    const form = await api.app.inject({
+      method: 'POST',
+      url: '/v1/getQueue',
+      headers: { ...FORM, 'x-api-token': TOKENS.acme },
+      payload: 'a=b',
+    });
     expect(form.statusCode).toBe(415);
   });
 });

@@ -19,7 +19,12 @@ describe('the live feed', () => {
     await makeQueue();
     const events = new DashboardEvents(api.engine);
     let written = '';
-    const response = { writeHead: () => response, write: (chunk: string) => ((written += chunk), true), end: () => undefined, on: () => response };
+    const response = {
+      writeHead: () => response,
+      write: (chunk: string) => ((written += chunk), true),
+      end: () => undefined,
+      on: () => response,
+    };
     const token = listTokens(api.store).find((record) => record.org === 'acme')!;
     const before = events.version;
     events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
@@ -103,7 +108,11 @@ describe('the live feed', () => {
 
   test('a stream asked for without a session is answered 200, told signed-out and ended: never refused (a browser logs that as an error)', async () => {
     for (const cookie of [undefined, 'greenline_session=forged.value']) {
-      const response = await api.app.inject({ method: 'GET', url: '/events', headers: { accept: 'text/event-stream', ...(cookie === undefined ? {} : { cookie }) } });
+      const response = await api.app.inject({
+        method: 'GET',
+        url: '/events',
+        headers: { accept: 'text/event-stream', ...(cookie === undefined ? {} : { cookie }) },
+      });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('text/event-stream');
       expect(response.body).toContain('event: signed-out');

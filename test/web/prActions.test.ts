@@ -22,17 +22,25 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const KEY = { org: 'acme', repo: queueBody().repo, branch: 'main' };
 
 async function signIn(token: string): Promise<string> {
-  const response = await api.app.inject({ method: 'POST', url: '/signin', headers: FORM, payload: `token=${encodeURIComponent(token)}` });
+  const response = await api.app.inject({
+    method: 'POST',
+    url: '/signin',
+    headers: FORM,
+    payload: `token=${encodeURIComponent(token)}`,
+  });
   expect(response.statusCode).toBe(303);
   return String(response.headers['set-cookie']).split(';')[0]!;
 }
-const get = (url: string, cookie: string) => api.app.inject({ method: 'GET', url, headers: { cookie, accept: 'text/html' } });
+const get = (url: string, cookie: string) =>
+  api.app.inject({ method: 'GET', url, headers: { cookie, accept: 'text/html' } });
 const csrfOf = async (cookie: string) => /name="_csrf" value="([^"]+)"/.exec((await get('/', cookie)).body)![1]!;
-const post = (url: string, payload: string, cookie: string) => api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie }, payload });
+const post = (url: string, payload: string, cookie: string) =>
+  api.app.inject({ method: 'POST', url, headers: { ...FORM, cookie }, payload });
 
 async function queueWith(...numbers: number[]): Promise<string> {
   expect((await api.post('createQueue', queueBody({ concurrency: 1 }))).statusCode).toBe(200);
-  for (const number of numbers) expect((await api.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
+  for (const number of numbers)
+    expect((await api.post('submitPullRequest', queueBody({ pr: { number } }))).statusCode).toBe(200);
   await api.engine.settle();
   return api.engine.listQueues('acme')[0]!.id;
 }
@@ -46,15 +54,20 @@ describe('acting on a PR from its page', () => {
     const cookie = await signIn(TOKENS.acme);
     const page = await get(`/queues/${id}/prs/2`, cookie);
     expect(page.statusCode).toBe(200);
-    for (const action of ['cancel', 'retest', 'priority', 'skip-the-line']) expect(page.body).toContain(`action="/queues/${id}/prs/2/${action}"`);
+    for (const action of ['cancel', 'retest', 'priority', 'skip-the-line'])
+      expect(page.body).toContain(`action="/queues/${id}/prs/2/${action}"`);
     const csrf = await csrfOf(cookie);
     const tokenId = api.engine.findToken(TOKENS.acme)!.id;
 
-    expect((await post(`/queues/${id}/prs/2/priority`, `_csrf=${csrf}&priority=high`, cookie)).headers.location).toBe(`/queues/${id}/prs/2`);
+    expect((await post(`/queues/${id}/prs/2/priority`, `_csrf=${csrf}&priority=high`, cookie)).headers.location).toBe(
+      `/queues/${id}/prs/2`,
+    );
     expect(state(2).priorityName).toBe('high');
     expect(lastLine(2).message).toContain(`by token ${tokenId} (dashboard)`);
 
-    expect((await post(`/queues/${id}/prs/3/skip-the-line`, `_csrf=${csrf}&skipTheLine=true`, cookie)).statusCode).toBe(303);
+    expect((await post(`/queues/${id}/prs/3/skip-the-line`, `_csrf=${csrf}&skipTheLine=true`, cookie)).statusCode).toBe(
+      303,
+    );
     expect(state(3).skipTheLine).toBe(true);
 
     expect((await post(`/queues/${id}/prs/1/retest`, `_csrf=${csrf}`, cookie)).statusCode).toBe(303);
@@ -62,11 +75,17 @@ describe('acting on a PR from its page', () => {
     expect(
       api.engine
         .getSubmittedPullRequest(KEY, 1, true)
-        .timeline!.some((line) => line.message.startsWith(`restart asked by token ${tokenId} (dashboard)`) || line.message === `tests restarted by token ${tokenId} (dashboard)`),
+        .timeline!.some(
+          (line) =>
+            line.message.startsWith(`restart asked by token ${tokenId} (dashboard)`) ||
+            line.message === `tests restarted by token ${tokenId} (dashboard)`,
+        ),
     ).toBe(true);
 
     // Cancel is asked again on the page before it is sent.
-    expect(page.body).toMatch(/<details class="confirm" id="confirm-cancel"><summary>Cancel…<\/summary><form method="post" action="[^"]+\/prs\/2\/cancel">/);
+    expect(page.body).toMatch(
+      /<details class="confirm" id="confirm-cancel"><summary>Cancel…<\/summary><form method="post" action="[^"]+\/prs\/2\/cancel">/,
+    );
     expect((await post(`/queues/${id}/prs/2/cancel`, `_csrf=${csrf}`, cookie)).statusCode).toBe(303);
     expect(state(2).state).toBe('CANCELLED');
     expect(lastLine(2)).toMatchObject({ event: 'cancelled', message: `cancelled by token ${tokenId} (dashboard)` });
@@ -78,7 +97,9 @@ describe('acting on a PR from its page', () => {
     expect(state(2).state).toBe('CANCELLED');
     const wrong = await post(`/queues/${id}/prs/3/priority`, `_csrf=${csrf}&priority=soonish`, cookie);
     expect(wrong.statusCode).toBe(400);
-    expect((await post(`/queues/${id}/prs/3/skip-the-line`, `_csrf=${csrf}&skipTheLine=maybe`, cookie)).statusCode).toBe(400);
+    expect(
+      (await post(`/queues/${id}/prs/3/skip-the-line`, `_csrf=${csrf}&skipTheLine=maybe`, cookie)).statusCode,
+    ).toBe(400);
     expect((await post(`/queues/${id}/prs/abc/cancel`, `_csrf=${csrf}`, cookie)).statusCode).toBe(400);
     // The API's own cancel says who asked too.
     await api.post('cancelPullRequest', queueBody({ pr: { number: 3 } }));
@@ -100,7 +121,12 @@ describe('acting on a PR from its page', () => {
     expect(api.engine.listQueues('acme')[0]!.state).toBe('running');
     expect(state(1).state).not.toBe('CANCELLED');
     // htmx sends the token as a header.
-    const viaHeader = await api.app.inject({ method: 'POST', url: `/queues/${id}/prs/1/cancel`, headers: { ...FORM, cookie, 'x-csrf-token': await csrfOf(cookie) }, payload: '' });
+    const viaHeader = await api.app.inject({
+      method: 'POST',
+      url: `/queues/${id}/prs/1/cancel`,
+      headers: { ...FORM, cookie, 'x-csrf-token': await csrfOf(cookie) },
+      payload: '',
+    });
     expect(viaHeader.statusCode).toBe(303);
     expect(state(1).state).toBe('CANCELLED');
   });
@@ -117,7 +143,8 @@ describe('acting on a PR from its page', () => {
     expect(queuePage.body).not.toContain(`action="/queues/${id}/state"`);
     expect(queuePage.body).not.toContain(`action="/queues/${id}/settings"`);
     const csrf = await csrfOf(cookie);
-    for (const action of ['cancel', 'retest']) expect((await post(`/queues/${id}/prs/1/${action}`, `_csrf=${csrf}`, cookie)).statusCode).toBe(403);
+    for (const action of ['cancel', 'retest'])
+      expect((await post(`/queues/${id}/prs/1/${action}`, `_csrf=${csrf}`, cookie)).statusCode).toBe(403);
     expect((await post(`/queues/${id}/prs/1/priority`, `_csrf=${csrf}&priority=high`, cookie)).statusCode).toBe(403);
     expect(state(1).priorityName).toBe('medium');
     expect(state(1).state).not.toBe('CANCELLED');
@@ -134,7 +161,9 @@ describe('the PR, run and history pages', () => {
     expect(page).toMatch(/data-field="in-queue"><span data-since="[^"]+">1 min 30 s<\/span>/);
     expect(page).toContain('data-field="waits-for"');
     expect(page).toContain('id="pr-path"');
-    expect(page).toMatch(/<time datetime="[^"]+" data-relative title="2026-11-22 12:00:00 UTC">1 minute ago<\/time> <strong>Submitted<\/strong>/);
+    expect(page).toMatch(
+      /<time datetime="[^"]+" data-relative title="2026-11-22 12:00:00 UTC">1 minute ago<\/time> <strong>Submitted<\/strong>/,
+    );
     // The run: its PRs, base, outcome and duration; the PR page links to it.
     const run = api.engine.getQueue(KEY).queue.runtime.activeRuns[0]!;
     expect(page).not.toContain(`/runs/${run}"`);
@@ -167,7 +196,10 @@ describe('flaky tests', () => {
   test("the landing page shows the first repository's failing tests on arrival, not an empty form", async () => {
     const cookie = await signIn(TOKENS.acme);
     expect((await get('/flaky', cookie)).body).not.toContain('table class="tests"');
-    const cases = [{ name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' }, { name: 'steady' }];
+    const cases = [
+      { name: 'shaky_login', outcome: 'failed' as const, message: 'timeout after 30s' },
+      { name: 'steady' },
+    ];
     const uploaded = await api.post('flaky-tests/upload', {
       repo: queueBody().repo,
       org_url_slug: 'acme',
@@ -193,7 +225,13 @@ describe('links to the host', () => {
     const id = await queueWith(1);
     const run = api.engine.getQueue(KEY).queue.runtime.activeRuns[0]!;
     const sha = api.engine.getTestRun(KEY, run).run.testBranchSha;
-    await api.post('setCommitStatus', { repo: queueBody().repo, sha, context: 'ci/build', state: 'pending', url: 'https://ci.example/build/7' });
+    await api.post('setCommitStatus', {
+      repo: queueBody().repo,
+      sha,
+      context: 'ci/build',
+      state: 'pending',
+      url: 'https://ci.example/build/7',
+    });
     const cookie = await signIn(TOKENS.acme);
     const page = (await get(`/queues/${id}/prs/1`, cookie)).body;
     expect(page).toContain('<a href="https://github.com/acme/widgets/pull/1" rel="noreferrer">#1 on github.com</a>');

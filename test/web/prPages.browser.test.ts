@@ -21,7 +21,11 @@ if (CHROMIUM === undefined) console.warn(SKIP_MESSAGE);
 
 const ACME = 'acme-pr-pages-token-0123456789';
 const QUEUE = { repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, targetBranch: 'main' };
-const ENV = { GREENLINE_PROVIDER: 'sim', GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04,seed=7', GREENLINE_API_TOKENS: `acme:${ACME}` };
+const ENV = {
+  GREENLINE_PROVIDER: 'sim',
+  GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04,seed=7',
+  GREENLINE_API_TOKENS: `acme:${ACME}`,
+};
 
 describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium', () => {
   let dataDir = '';
@@ -45,7 +49,12 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     visited.add(page.url());
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
     const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`)).toEqual([]);
+    expect(
+      results.violations.map(
+        (violation) =>
+          `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+      ),
+    ).toEqual([]);
   }
 
   beforeAll(async () => {
@@ -114,7 +123,9 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     expect(await merged.locator('strong').textContent()).toBe('Merged');
     expect(await merged.locator('time').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     // Relative times move on by themselves: the same element (no redraw replaced it) says another time later.
-    await expect.poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live')).toBe('connected');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
+      .toBe('connected');
     const said = await merged.locator('time').evaluate((element) => {
       (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'kept';
       return element.textContent;
@@ -150,7 +161,9 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
         (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'counting';
         return element.textContent;
       });
-    await expect.poll(() => page.locator('[data-mark="counting"]').textContent(), { timeout: 20_000 }).not.toBe(counted);
+    await expect
+      .poll(() => page.locator('[data-mark="counting"]').textContent(), { timeout: 20_000 })
+      .not.toBe(counted);
 
     await page.getByLabel('Priority').selectOption('high');
     await page.getByRole('button', { name: 'Set priority' }).click();
@@ -181,7 +194,11 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await page.goto(`${server.url}${queuePath}`);
     await page.getByRole('link', { name: 'History of ended PRs' }).click();
     await page.locator('table.history').waitFor();
-    expect(await page.locator('table.history tr[data-pr]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-pr')))).toEqual(['5', '2', '1']);
+    expect(
+      await page
+        .locator('table.history tr[data-pr]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-pr'))),
+    ).toEqual(['5', '2', '1']);
     expect(await page.locator('tr[data-pr="5"]').textContent()).toContain('cancelled by token');
     await check('history');
     await page.getByLabel('Number, title or author').fill('#2');
@@ -237,10 +254,16 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
       expect(await brokenWords(page), url).toEqual([]);
       const results = await new AxeBuilder({ page }).analyze();
       expect(
-        results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`),
+        results.violations.map(
+          (violation) =>
+            `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+        ),
         url,
       ).toEqual([]);
-      await page.screenshot({ path: join(shots, `narrow-${new URL(url).pathname.replace(/\W+/g, '-')}.png`), fullPage: true });
+      await page.screenshot({
+        path: join(shots, `narrow-${new URL(url).pathname.replace(/\W+/g, '-')}.png`),
+        fullPage: true,
+      });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(consoleErrors).toEqual([]);

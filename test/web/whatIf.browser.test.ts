@@ -32,7 +32,12 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
 
   async function axe(): Promise<void> {
     const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((violation) => `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`)).toEqual([]);
+    expect(
+      results.violations.map(
+        (violation) =>
+          `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+      ),
+    ).toEqual([]);
   }
 
   beforeAll(async () => {
@@ -40,7 +45,11 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     shots = process.env.GREENLINE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'greenline-screenshots-')));
     await mkdir(shots, { recursive: true });
     await simulatedHistory(join(dir, 'data'), 5);
-    server = await startServer({ GREENLINE_DATA: join(dir, 'data'), GREENLINE_PROVIDER: 'sim', GREENLINE_API_TOKENS: `${SIM_KEY.org}:${TOKEN}` });
+    server = await startServer({
+      GREENLINE_DATA: join(dir, 'data'),
+      GREENLINE_PROVIDER: 'sim',
+      GREENLINE_API_TOKENS: `${SIM_KEY.org}:${TOKEN}`,
+    });
     browser = await launch(CHROMIUM!);
     page = await browser.context.newPage();
     errors = watchErrors(page);
@@ -62,13 +71,19 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
     await axe();
     await page.evaluate('window.marker = 1');
     await page.getByRole('button', { name: 'Compare with the recommended settings' }).click();
-    await expect.poll(() => page.locator('[data-field="what-if-status"]').textContent()).toMatch(/Fitting and simulating|Waiting|Simulated/);
+    await expect
+      .poll(() => page.locator('[data-field="what-if-status"]').textContent())
+      .toMatch(/Fitting and simulating|Waiting|Simulated/);
     // The fit and the recommender's search run in a child process: waited for as long as the project's budget allows.
     await page.locator('table.what-if').waitFor({ timeout: 0 });
     expect(await page.evaluate<number>('window.marker')).toBe(1);
     expect(await page.locator('[data-field="what-if-pick"]').textContent()).toMatch(/concurrency \d+/);
     const p50 = page.locator('table.what-if tr', { hasText: 'P50 time to merge' });
-    expect(await p50.locator('td').allTextContents()).toEqual([expect.stringMatching(/^\d+\.\d$/), expect.stringMatching(/^\d+\.\d$/), expect.stringMatching(/^\d+\.\d\d×$/)]);
+    expect(await p50.locator('td').allTextContents()).toEqual([
+      expect.stringMatching(/^\d+\.\d$/),
+      expect.stringMatching(/^\d+\.\d$/),
+      expect.stringMatching(/^\d+\.\d\d×$/),
+    ]);
     await page.locator('summary', { hasText: 'The workload fitted' }).click();
     expect(await page.locator('#what-if-fit li', { hasText: 'arrivals per hour' }).count()).toBe(1);
     await page.screenshot({ path: join(shots, 'what-if.png'), fullPage: true });

@@ -20,11 +20,33 @@ import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { createMemoryStore } from '../../engine/store/index.js';
 import { createToken, syncConfiguredTokens } from '../../engine/tokens.js';
 
-const queueOf = (id: string) => ({ id, org: 'acme', repo: { host: 'github.com', owner: 'acme', name: id }, branch: 'main' }) as unknown as QueueRecord;
+const queueOf = (id: string) =>
+  ({
+    id,
+    org: 'acme',
+    repo: { host: 'github.com', owner: 'acme', name: id },
+    branch: 'main',
+  }) as unknown as QueueRecord;
 
 const RESULT: WhatIfResult = {
-  current: { submitted: 40, merged: 36, mergedPerHour: 4.5, p50Minutes: 42, p90Minutes: 80, ciRunsPerMerged: 1.2, ciMinutes: 900 },
-  pick: { submitted: 40, merged: 37, mergedPerHour: 4.6, p50Minutes: 21, p90Minutes: 40, ciRunsPerMerged: 1.5, ciMinutes: 1100 },
+  current: {
+    submitted: 40,
+    merged: 36,
+    mergedPerHour: 4.5,
+    p50Minutes: 42,
+    p90Minutes: 80,
+    ciRunsPerMerged: 1.2,
+    ciMinutes: 900,
+  },
+  pick: {
+    submitted: 40,
+    merged: 37,
+    mergedPerHour: 4.6,
+    p50Minutes: 21,
+    p90Minutes: 40,
+    ciRunsPerMerged: 1.5,
+    ciMinutes: 1100,
+  },
   pickDescription: 'single, concurrency 4, no batching',
   pickSettings: { concurrency: 4 },
   fitted: [{ name: 'arrivals per hour', unit: '/h', value: 5.7, low: 4.2, high: 7.5 }],
@@ -101,7 +123,11 @@ describe('the route: POST /queues/<id>/what-if', () => {
   test('an admin asks (303 back to the queue), a read token is refused 403 and a post without the CSRF token too; the page shows the result', async () => {
     const store = createMemoryStore();
     const clock = new VirtualScheduler(Date.parse('2026-11-22T12:00:00Z'));
-    syncConfiguredTokens(store, [{ org: 'acme', token: 'acme-what-if-token-0123456789' }], new Date(clock.now()).toISOString());
+    syncConfiguredTokens(
+      store,
+      [{ org: 'acme', token: 'acme-what-if-token-0123456789' }],
+      new Date(clock.now()).toISOString(),
+    );
     const reader = createToken(store, 'acme', new Date(clock.now()).toISOString(), 'read').token;
     const engine = new Engine(store, { scheduler: clock });
     engine.start();
@@ -114,15 +140,21 @@ describe('the route: POST /queues/<id>/what-if', () => {
       },
     });
     try {
-      const queue = engine.createQueue({ org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' }, {});
+      const queue = engine.createQueue(
+        { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' },
+        {},
+      );
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
       const signIn = async (token: string) => {
         const response = await app.inject({ method: 'POST', url: '/signin', headers: form, payload: `token=${token}` });
         return String(response.headers['set-cookie']).split(';')[0]!;
       };
-      const page = async (cookie: string) => (await app.inject({ method: 'GET', url: `/queues/${queue.id}`, headers: { accept: 'text/html', cookie } })).body;
+      const page = async (cookie: string) =>
+        (await app.inject({ method: 'GET', url: `/queues/${queue.id}`, headers: { accept: 'text/html', cookie } }))
+          .body;
       const csrf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
-      const ask = (cookie: string, payload: string) => app.inject({ method: 'POST', url: `/queues/${queue.id}/what-if`, headers: { ...form, cookie }, payload });
+      const ask = (cookie: string, payload: string) =>
+        app.inject({ method: 'POST', url: `/queues/${queue.id}/what-if`, headers: { ...form, cookie }, payload });
 
       const readCookie = await signIn(reader);
       const readPage = await page(readCookie);
@@ -141,7 +173,15 @@ describe('the route: POST /queues/<id>/what-if', () => {
       await expect.poll(async () => page(admin)).toContain('single, concurrency 4, no batching');
       expect(asked).toEqual(['acme widgets@main']);
       // Its address opened (a reload after the post) leads back to the queue.
-      expect((await app.inject({ method: 'GET', url: `/queues/${queue.id}/what-if`, headers: { accept: 'text/html', cookie: admin } })).statusCode).toBe(303);
+      expect(
+        (
+          await app.inject({
+            method: 'GET',
+            url: `/queues/${queue.id}/what-if`,
+            headers: { accept: 'text/html', cookie: admin },
+          })
+        ).statusCode,
+      ).toBe(303);
     } finally {
       engine.stop();
       await app.close();
@@ -172,7 +212,9 @@ describe('the runner: greenline sim --from-queue --recommend on a data folder', 
 
   test('a queue it cannot fit, or that is not there, is said; a cancelled run ends its child', async () => {
     const runner = whatIfRunner({ dataDir: dir });
-    await expect(runner({ ...SIM_KEY, branch: 'nope' }, new AbortController().signal)).rejects.toThrow(/no queue for sim\.invalid\/sim\/repo branch nope/);
+    await expect(runner({ ...SIM_KEY, branch: 'nope' }, new AbortController().signal)).rejects.toThrow(
+      /no queue for sim\.invalid\/sim\/repo branch nope/,
+    );
     const controller = new AbortController();
     const running = runner(SIM_KEY, controller.signal);
     controller.abort();

@@ -24,13 +24,15 @@
     }
     drawing = true;
     // The page's own address, answered in full; only its live region is taken.
-    htmx.ajax('GET', location.pathname + location.search, { target: '#live', select: '#live', swap: 'outerHTML' }).finally(function () {
-      drawing = false;
-      if (again) {
-        again = false;
-        redraw(null);
-      }
-    });
+    htmx
+      .ajax('GET', location.pathname + location.search, { target: '#live', select: '#live', swap: 'outerHTML' })
+      .finally(function () {
+        drawing = false;
+        if (again) {
+          again = false;
+          redraw(null);
+        }
+      });
   }
 
   function connect() {
@@ -122,7 +124,8 @@
     if (Math.abs(delta) < 1000) return 'now';
     for (let index = 0; index < UNITS.length; index++) {
       const unit = UNITS[index];
-      if (Math.abs(delta) >= unit[1] || unit[0] === 'second') return RELATIVE.format(Math.round(delta / unit[1]), unit[0]);
+      if (Math.abs(delta) >= unit[1] || unit[0] === 'second')
+        return RELATIVE.format(Math.round(delta / unit[1]), unit[0]);
     }
     return 'now';
   }

@@ -37,21 +37,29 @@ const minutes = (ms: number) => {
   return total < 60 ? `${total} min` : `${Math.floor(total / 60)} h ${total % 60} min`;
 };
 const prs = (numbers: readonly number[]) => numbers.map((number) => `#${number}`).join(', ');
-const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+const ordinal = (n: number) =>
+  `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 function checksOf(run: TestRunRecord): string[] {
-  const lines = [`**Checks of run \`${run.id}\`** (required: ${run.requiredStatuses.length === 0 ? 'none yet' : run.requiredStatuses.map((name) => `\`${name}\``).join(', ')})`];
+  const lines = [
+    `**Checks of run \`${run.id}\`** (required: ${run.requiredStatuses.length === 0 ? 'none yet' : run.requiredStatuses.map((name) => `\`${name}\``).join(', ')})`,
+  ];
   if (run.statusChecks.length === 0) lines.push('- no results yet');
   for (const check of run.statusChecks) {
     const link = check.url === '' ? '' : ` — [details](${check.url})`;
-    lines.push(`- \`${check.context}\`: ${check.state}${check.description === '' ? '' : ` (${check.description})`}${link}`);
+    lines.push(
+      `- \`${check.context}\`: ${check.state}${check.description === '' ? '' : ` (${check.description})`}${link}`,
+    );
   }
   return lines;
 }
 
 function testedWith(view: CheckRunView, run: TestRunRecord): string {
   const others = run.prs.filter((number) => number !== view.pr.number);
-  const base = [`\`${view.targetBranch}\` at \`${run.baseSha.slice(0, 12)}\``, ...run.basePrs.map((number) => `#${number}`)].join(' + ');
+  const base = [
+    `\`${view.targetBranch}\` at \`${run.baseSha.slice(0, 12)}\``,
+    ...run.basePrs.map((number) => `#${number}`),
+  ].join(' + ');
   return `**Tested** ${others.length === 0 ? 'on its own' : `together with ${prs(others)}`}, on top of ${base}`;
 }
 
@@ -63,38 +71,56 @@ function estimateLine(view: CheckRunView): string | undefined {
 
 /** What a developer does about a PR that left the queue without merging. */
 function nextStep(pr: PullRequestRecord, failing: boolean, conflict: boolean): string {
-  if (conflict) return `Rebase the PR on \`${pr.baseBranch}\` (or merge it in), resolve the conflicts, push, then press **Re-run** on this check (or comment \`/greenline merge\`).`;
-  if (failing) return 'Fix what the failing check reports (or re-run it, if it is flaky), push, then press **Re-run** on this check (or comment `/greenline merge`).';
+  if (conflict)
+    return `Rebase the PR on \`${pr.baseBranch}\` (or merge it in), resolve the conflicts, push, then press **Re-run** on this check (or comment \`/greenline merge\`).`;
+  if (failing)
+    return 'Fix what the failing check reports (or re-run it, if it is flaky), push, then press **Re-run** on this check (or comment `/greenline merge`).';
   return 'Press **Re-run** on this check (or comment `/greenline merge`) to queue it again.';
 }
 
 export function checkRunOutput(view: CheckRunView): CheckRunOutput {
   const { pr, run } = view;
   const lines: string[] = [];
-  const dashboard = view.dashboardUrl === undefined ? undefined : `[Open #${pr.number} on the Greenline dashboard](${view.dashboardUrl})`;
+  const dashboard =
+    view.dashboardUrl === undefined
+      ? undefined
+      : `[Open #${pr.number} on the Greenline dashboard](${view.dashboardUrl})`;
   const place =
     view.position === undefined
       ? undefined
       : `**Position**: ${ordinal(view.position)} of ${view.ready} ready${view.ahead.length === 0 ? ' (the head of the queue)' : ` — ${view.ahead.length} ahead: ${prs(view.ahead)}`}`;
   const estimate = estimateLine(view);
-  const finish = (output: Omit<CheckRunOutput, 'summary'>): CheckRunOutput => ({ ...output, summary: [...lines, ...(dashboard === undefined ? [] : ['', dashboard])].join('\n') });
+  const finish = (output: Omit<CheckRunOutput, 'summary'>): CheckRunOutput => ({
+    ...output,
+    summary: [...lines, ...(dashboard === undefined ? [] : ['', dashboard])].join('\n'),
+  });
   switch (pr.state) {
     case 'MERGED':
-      lines.push(`**Merged** into \`${view.targetBranch}\`${pr.mergedSha === null ? '' : ` as \`${pr.mergedSha.slice(0, 12)}\``}.`);
+      lines.push(
+        `**Merged** into \`${view.targetBranch}\`${pr.mergedSha === null ? '' : ` as \`${pr.mergedSha.slice(0, 12)}\``}.`,
+      );
       if (run !== undefined) lines.push('', testedWith(view, run), ...checksOf(run));
       return finish({ status: 'completed', conclusion: 'success', title: `Merged into ${view.targetBranch}` });
     case 'FAILED':
     case 'CANCELLED': {
-      const failingChecks = run?.statusChecks.filter((check) => check.state === 'failure' || check.state === 'error') ?? [];
+      const failingChecks =
+        run?.statusChecks.filter((check) => check.state === 'failure' || check.state === 'error') ?? [];
       const conflict = /conflict/i.test(pr.reason ?? '');
       const why = pr.reason ?? (pr.state === 'FAILED' ? 'its tests failed' : 'it was cancelled');
       lines.push(`**Left the queue** (${pr.state.toLowerCase()}): ${why}`);
       for (const check of failingChecks)
-        lines.push(`- failing check \`${check.context}\`${check.description === '' ? '' : `: ${check.description}`}${check.url === '' ? '' : ` — [details](${check.url})`}`);
+        lines.push(
+          `- failing check \`${check.context}\`${check.description === '' ? '' : `: ${check.description}`}${check.url === '' ? '' : ` — [details](${check.url})`}`,
+        );
       if (run !== undefined) lines.push('', testedWith(view, run), ...checksOf(run));
       lines.push('', `**What to do**: ${nextStep(pr, failingChecks.length > 0, conflict)}`);
-      const headline = failingChecks[0] !== undefined ? `check ${failingChecks[0].context} failed` : conflict ? 'it conflicts' : why;
-      return finish({ status: 'completed', conclusion: pr.state === 'FAILED' ? 'failure' : 'cancelled', title: `Removed from the queue: ${headline}`.slice(0, 255) });
+      const headline =
+        failingChecks[0] !== undefined ? `check ${failingChecks[0].context} failed` : conflict ? 'it conflicts' : why;
+      return finish({
+        status: 'completed',
+        conclusion: pr.state === 'FAILED' ? 'failure' : 'cancelled',
+        title: `Removed from the queue: ${headline}`.slice(0, 255),
+      });
     }
     case 'NOT_READY':
       lines.push(`**Not ready**: ${pr.reason ?? 'waiting for its checks before it can enter the queue'}`);
@@ -110,16 +136,18 @@ export function checkRunOutput(view: CheckRunView): CheckRunOutput {
             : 'waiting to be tested';
       lines.push(`**State**: ${stateText}`);
       if (place !== undefined) lines.push(place);
-      if (run !== undefined && (testing || pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE')) lines.push(testedWith(view, run), ...checksOf(run));
+      if (run !== undefined && (testing || pr.state === 'TESTS_PASSED' || pr.state === 'PENDING_FAILURE'))
+        lines.push(testedWith(view, run), ...checksOf(run));
       if (estimate !== undefined) lines.push(estimate);
       const where = view.position === undefined ? '' : ` — ${ordinal(view.position)} in the queue`;
       const when = view.estimate === undefined ? '' : `, merge expected about ${time(view.estimate.at)}`;
       return finish({
         status: testing || pr.state === 'TESTS_PASSED' ? 'in_progress' : 'queued',
-        title: `${testing ? 'Testing' : pr.state === 'TESTS_PASSED' ? 'Tests passed' : pr.state === 'PENDING_FAILURE' ? 'Run failed, deciding' : 'Waiting'}${where}${when}`.slice(
-          0,
-          255,
-        ),
+        title:
+          `${testing ? 'Testing' : pr.state === 'TESTS_PASSED' ? 'Tests passed' : pr.state === 'PENDING_FAILURE' ? 'Run failed, deciding' : 'Waiting'}${where}${when}`.slice(
+            0,
+            255,
+          ),
       });
     }
   }

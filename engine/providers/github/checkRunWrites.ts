@@ -22,7 +22,13 @@ const KEPT = 10_000;
 export class CheckRunWriter {
   private readonly known = new Map<string, Known>();
 
-  async write(octokit: GitHubClient, repo: RepoRef, sha: string, externalId: string, check: CheckRunWrite): Promise<void> {
+  async write(
+    octokit: GitHubClient,
+    repo: RepoRef,
+    sha: string,
+    externalId: string,
+    check: CheckRunWrite,
+  ): Promise<void> {
     const where = { owner: repo.owner, repo: repo.name };
     const key = `${`${repo.owner}/${repo.name}`.toLowerCase()}@${sha}#${externalId}`;
     const found = this.known.get(key) ?? (await find(octokit, where, sha, externalId));
@@ -48,8 +54,19 @@ export class CheckRunWriter {
 }
 
 /** The head's `greenline` check run with this external id (the newest listed first), looked for on every page. */
-async function find(octokit: GitHubClient, where: { owner: string; repo: string }, sha: string, externalId: string): Promise<Known | undefined> {
-  const pages = octokit.paginate.iterator(octokit.rest.checks.listForRef, { ...where, ref: sha, check_name: CHECK_RUN_NAME, filter: 'all', per_page: 100 });
+async function find(
+  octokit: GitHubClient,
+  where: { owner: string; repo: string },
+  sha: string,
+  externalId: string,
+): Promise<Known | undefined> {
+  const pages = octokit.paginate.iterator(octokit.rest.checks.listForRef, {
+    ...where,
+    ref: sha,
+    check_name: CHECK_RUN_NAME,
+    filter: 'all',
+    per_page: 100,
+  });
   for await (const { data } of pages) {
     const mine = data.find((run) => run.external_id === externalId);
     if (mine !== undefined) return { id: Number(mine.id), completed: mine.status === 'completed' };

@@ -106,7 +106,8 @@ export class CheckRunPublisher {
   rerequested(repo: RepoRef, pulls: readonly { number: number; base: { ref: string } }[]): void {
     for (const pull of pulls) {
       for (const queue of this.engine.queuesOfRepo(repo)) {
-        if (queue.branch === pull.base.ref) this.engine.submitPullRequest({ org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
+        if (queue.branch === pull.base.ref)
+          this.engine.submitPullRequest({ org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
       }
     }
   }
@@ -130,9 +131,16 @@ export class CheckRunPublisher {
     const base = this.options.publicUrl?.()?.replace(/\/+$/, '');
     const now = this.engine.scheduler.now();
     const present = new Set(enqueued.map((pr) => pr.number));
-    const gone = [...kept.keys()].filter((number) => !present.has(number)).map((number) => this.engine.getSubmittedPullRequest(key, number).pr);
+    const gone = [...kept.keys()]
+      .filter((number) => !present.has(number))
+      .map((number) => this.engine.getSubmittedPullRequest(key, number).pr);
     // The first pass of this process: the PRs that left lately may have left after the last pass of the one before.
-    if (first) gone.push(...this.engine.listPullRequests(key, { since: now - RECENT_MS }).filter((pr) => !isEnqueued(pr.state) && Date.parse(pr.stateChangedAt) >= now - RECENT_MS));
+    if (first)
+      gone.push(
+        ...this.engine
+          .listPullRequests(key, { since: now - RECENT_MS })
+          .filter((pr) => !isEnqueued(pr.state) && Date.parse(pr.stateChangedAt) >= now - RECENT_MS),
+      );
     let waiting = false;
     for (const pr of [...enqueued, ...gone]) {
       if (pr.sha === '') continue;
@@ -147,7 +155,9 @@ export class CheckRunPublisher {
         ahead: index === -1 ? [] : lineup.slice(0, index),
         ...(run === undefined ? {} : { run }),
         ...(estimate === undefined ? {} : { estimate }),
-        ...(base === undefined ? {} : { dashboardUrl: `${base}/queues/${encodeURIComponent(queue.id)}/prs/${pr.number}` }),
+        ...(base === undefined
+          ? {}
+          : { dashboardUrl: `${base}/queues/${encodeURIComponent(queue.id)}/prs/${pr.number}` }),
         now,
       });
       const text = JSON.stringify(output);

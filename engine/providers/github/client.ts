@@ -60,15 +60,25 @@ export class GitHubApp {
 
   constructor(options: GitHubAppOptions) {
     const retries = options.rateLimitRetries ?? 2;
-    const onLimit = (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+    const onLimit = (
+      retryAfter: number,
+      request: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number,
+    ) => {
       const again = retryCount < retries;
-      console.warn(`greenline: GitHub rate limit on ${request.method} ${request.url}: ${again ? `retrying after ${retryAfter} s` : 'giving up for now'}`);
+      console.warn(
+        `greenline: GitHub rate limit on ${request.method} ${request.url}: ${again ? `retrying after ${retryAfter} s` : 'giving up for now'}`,
+      );
       return again;
     };
     const Octokit = GreenlineOctokit.defaults({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       userAgent: 'greenline',
-      request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? 10_000), ...(options.retries === undefined ? {} : { retries: options.retries }) },
+      request: {
+        fetch: fetchWithTimeout(options.requestTimeoutMs ?? 10_000),
+        ...(options.retries === undefined ? {} : { retries: options.retries }),
+      },
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, ...options.throttle },
     });
     this.app = new App({ appId: options.appId, privateKey: options.privateKey, Octokit });
@@ -80,11 +90,16 @@ export class GitHubApp {
     let id = this.installations.get(key);
     if (id === undefined) {
       try {
-        const { data } = await this.app.octokit.request('GET /repos/{owner}/{repo}/installation', { owner: repo.owner, repo: repo.name });
+        const { data } = await this.app.octokit.request('GET /repos/{owner}/{repo}/installation', {
+          owner: repo.owner,
+          repo: repo.name,
+        });
         id = data.id;
       } catch (error) {
         if ((error as { status?: number }).status === 404) {
-          throw new Error(`the GitHub App is not installed on ${repo.owner}/${repo.name} (install it, then the queue carries on)`);
+          throw new Error(
+            `the GitHub App is not installed on ${repo.owner}/${repo.name} (install it, then the queue carries on)`,
+          );
         }
         throw error;
       }

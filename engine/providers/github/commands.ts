@@ -2,7 +2,10 @@
  * The commands people write in a pull request's comments: `/greenline merge [--priority P] [--no-batch]` submits
  * the PR, `/greenline cancel` takes it out of the queue. Pure parsing; the webhook receiver acts on the result.
  */
-export type Command = { kind: 'merge'; priority?: number | string; noBatch: boolean } | { kind: 'cancel' } | { kind: 'invalid'; message: string };
+export type Command =
+  | { kind: 'merge'; priority?: number | string; noBatch: boolean }
+  | { kind: 'cancel' }
+  | { kind: 'invalid'; message: string };
 
 const PREFIX = '/greenline';
 const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low'];
@@ -27,10 +30,15 @@ export function parseCommand(body: string): Command | undefined {
     .split(/\s+/)
     .filter((word) => word !== '');
   if (verb === 'cancel') {
-    return args.length === 0 ? { kind: 'cancel' } : { kind: 'invalid', message: `/greenline cancel takes no options (got ${args.join(' ')})` };
+    return args.length === 0
+      ? { kind: 'cancel' }
+      : { kind: 'invalid', message: `/greenline cancel takes no options (got ${args.join(' ')})` };
   }
   if (verb !== 'merge') {
-    return { kind: 'invalid', message: `unknown command "${verb ?? ''}": use /greenline merge [--priority P] [--no-batch] or /greenline cancel` };
+    return {
+      kind: 'invalid',
+      message: `unknown command "${verb ?? ''}": use /greenline merge [--priority P] [--no-batch] or /greenline cancel`,
+    };
   }
   const command: { kind: 'merge'; priority?: number | string; noBatch: boolean } = { kind: 'merge', noBatch: false };
   for (let index = 0; index < args.length; index++) {
@@ -40,9 +48,11 @@ export function parseCommand(body: string): Command | undefined {
     } else if (arg === '--priority' || arg.startsWith('--priority=')) {
       const text = arg === '--priority' ? (args[++index] ?? '') : arg.slice('--priority='.length);
       const priority = priorityOf(text);
-      if (priority === undefined) return { kind: 'invalid', message: `--priority takes 0 to 255 or urgent, high, medium, low (got "${text}")` };
+      if (priority === undefined)
+        return { kind: 'invalid', message: `--priority takes 0 to 255 or urgent, high, medium, low (got "${text}")` };
       command.priority = priority;
-    } else return { kind: 'invalid', message: `unknown option "${arg}": use /greenline merge [--priority P] [--no-batch]` };
+    } else
+      return { kind: 'invalid', message: `unknown option "${arg}": use /greenline merge [--priority P] [--no-batch]` };
   }
   return command;
 }

@@ -12,7 +12,10 @@ import type { ReceiverParts } from './pullRequestEvents.js';
 
 const WRITE_PERMISSIONS = new Set(['admin', 'maintain', 'write']);
 
-export async function actOnComment(event: EmitterWebhookEvent<'issue_comment.created'>, receiver: ReceiverParts): Promise<void> {
+export async function actOnComment(
+  event: EmitterWebhookEvent<'issue_comment.created'>,
+  receiver: ReceiverParts,
+): Promise<void> {
   const { engine, github, host } = receiver;
   const { payload } = event;
   if (payload.issue.pull_request === undefined || payload.comment.user?.type === 'Bot') return;
@@ -35,7 +38,11 @@ export async function actOnComment(event: EmitterWebhookEvent<'issue_comment.cre
   for (const queue of queues) {
     const key: QueueKey = { org: queue.org, repo: queue.repo, branch: queue.branch };
     if (command.kind === 'merge') {
-      const options = { noBatch: command.noBatch, by: `@${login} with /greenline`, ...(command.priority === undefined ? {} : { priority: command.priority }) };
+      const options = {
+        noBatch: command.noBatch,
+        by: `@${login} with /greenline`,
+        ...(command.priority === undefined ? {} : { priority: command.priority }),
+      };
       engine.submitPullRequest(key, number, options);
       await answer({ kind: 'submitted', number, branch: queue.branch, login });
     } else if (receiver.enqueued(key, number) === undefined) {

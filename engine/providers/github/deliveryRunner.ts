@@ -54,7 +54,10 @@ export class DeliveryRunner {
     this.running = this.drain()
       .catch((error: unknown) => {
         // The store failed (taking, finishing or deferring a delivery, or in applying one): look again shortly.
-        this.deps.onError(`webhook deliveries wait: the store failed; trying again in ${STORE_DOWN_RETRY_MS} ms`, error);
+        this.deps.onError(
+          `webhook deliveries wait: the store failed; trying again in ${STORE_DOWN_RETRY_MS} ms`,
+          error,
+        );
         this.wake(this.deps.scheduler.now() + STORE_DOWN_RETRY_MS);
       })
       .finally(() => {
@@ -107,7 +110,12 @@ export class DeliveryRunner {
         inbox.defer(delivery.id, attempts, scheduler.now() + decision.delayMs);
         return;
       }
-      onError(decision.action === 'drop' ? `${what} was refused; not tried again` : `${what} failed ${attempts} times; given up`, error);
+      onError(
+        decision.action === 'drop'
+          ? `${what} was refused; not tried again`
+          : `${what} failed ${attempts} times; given up`,
+        error,
+      );
     }
     inbox.finish(delivery.id);
   }

@@ -5,7 +5,16 @@
  * edited in place, and the commit status `greenline`. Failed requests throw: the engine's outbox retries them.
  */
 import type { RepoRef } from '../../model/queues.js';
-import type { CheckRunWrite, GitHost, MergeRequest, MergeResult, PullRequestFacts, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
+import type {
+  CheckRunWrite,
+  GitHost,
+  MergeRequest,
+  MergeResult,
+  PullRequestFacts,
+  TargetState,
+  TestBranchRequest,
+  TestBranchResult,
+} from '../types.js';
 import type { GitHubApp, GitHubClient } from './client.js';
 import { merge } from './gitHubMerges.js';
 import { CheckRunWriter } from './checkRunWrites.js';
@@ -75,7 +84,9 @@ export class GitHubHost implements GitHost {
     }
     // GitHub computes mergeability in the background: null means not yet; the outbox asks again.
     if (pr.state === 'open' && pr.mergeable === null) {
-      throw new Error(`GitHub has not computed the mergeability of ${repo.owner}/${repo.name}#${number} yet; asking again`);
+      throw new Error(
+        `GitHub has not computed the mergeability of ${repo.owner}/${repo.name}#${number} yet; asking again`,
+      );
     }
     const target = await this.target(repo, targetBranch);
     const facts: PullRequestFacts = {
@@ -88,7 +99,8 @@ export class GitHubHost implements GitHost {
       upToDate: false,
       target,
     };
-    if (pr.state !== 'open') return { ...facts, notMergeableReason: pr.merged ? 'it is merged already' : 'it is closed' };
+    if (pr.state !== 'open')
+      return { ...facts, notMergeableReason: pr.merged ? 'it is merged already' : 'it is closed' };
     if (pr.draft === true) return { ...facts, notMergeableReason: 'it is a draft' };
     if (pr.mergeable !== true || pr.mergeable_state === 'dirty') {
       return { ...facts, notMergeableReason: `GitHub reports it not mergeable (${pr.mergeable_state})` };
@@ -126,12 +138,19 @@ export class GitHubHost implements GitHost {
     const where = { owner: repo.owner, repo: repo.name };
     const text = `${COMMENT_MARKER}\n${body}`;
     let mine: { id: number | bigint; body?: string | undefined } | undefined;
-    for await (const { data: comments } of octokit.paginate.iterator(octokit.rest.issues.listComments, { ...where, issue_number: number, per_page: 100 })) {
-      mine = comments.find((comment) => comment.user?.type === 'Bot' && comment.body?.startsWith(COMMENT_MARKER) === true);
+    for await (const { data: comments } of octokit.paginate.iterator(octokit.rest.issues.listComments, {
+      ...where,
+      issue_number: number,
+      per_page: 100,
+    })) {
+      mine = comments.find(
+        (comment) => comment.user?.type === 'Bot' && comment.body?.startsWith(COMMENT_MARKER) === true,
+      );
       if (mine !== undefined) break;
     }
     if (mine === undefined) await octokit.rest.issues.createComment({ ...where, issue_number: number, body: text });
-    else if (mine.body !== text) await octokit.rest.issues.updateComment({ ...where, comment_id: Number(mine.id), body: text });
+    else if (mine.body !== text)
+      await octokit.rest.issues.updateComment({ ...where, comment_id: Number(mine.id), body: text });
   }
 
   async setStateLabel(repo: RepoRef, number: number, state: PullRequestState): Promise<void> {
@@ -150,12 +169,20 @@ export class GitHubHost implements GitHost {
     } catch (error) {
       if (statusOf(error) !== 403) throw error;
       const name = `${repo.owner}/${repo.name}`;
-      if (!this.checkRunsRefused.has(name)) console.warn(`greenline: GitHub refused the check runs of ${name} (403: does the App have \`checks: write\`?); they are not written`);
+      if (!this.checkRunsRefused.has(name))
+        console.warn(
+          `greenline: GitHub refused the check runs of ${name} (403: does the App have \`checks: write\`?); they are not written`,
+        );
       this.checkRunsRefused.add(name);
     }
   }
 
-  async setStatusCheck(repo: RepoRef, sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<void> {
+  async setStatusCheck(
+    repo: RepoRef,
+    sha: string,
+    state: 'pending' | 'success' | 'failure',
+    description: string,
+  ): Promise<void> {
     const octokit = await this.client(repo);
     await octokit.rest.repos.createCommitStatus({
       owner: repo.owner,

@@ -14,7 +14,12 @@ export function stateLabel(state: PullRequestState): string {
   return `${STATE_LABEL_PREFIX}${state.toLowerCase().replace(/_/g, ' ')}`;
 }
 
-export async function setStateLabel(octokit: GitHubClient, repo: RepoRef, number: number, state: PullRequestState): Promise<void> {
+export async function setStateLabel(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  number: number,
+  state: PullRequestState,
+): Promise<void> {
   const where = { owner: repo.owner, repo: repo.name, issue_number: number };
   const label = stateLabel(state);
   const labels = await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...where, per_page: 100 });

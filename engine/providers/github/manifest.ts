@@ -30,7 +30,15 @@ export const APP_PERMISSIONS: Readonly<Record<string, 'read' | 'write'>> = Objec
   metadata: 'read',
 });
 
-export const APP_EVENTS: readonly string[] = Object.freeze(['pull_request', 'pull_request_review', 'issue_comment', 'check_suite', 'check_run', 'status', 'push']);
+export const APP_EVENTS: readonly string[] = Object.freeze([
+  'pull_request',
+  'pull_request_review',
+  'issue_comment',
+  'check_suite',
+  'check_run',
+  'status',
+  'push',
+]);
 
 /** The manifest for a service reached at `publicUrl` (GitHub's manifest flow, or the fields to fill in by hand). */
 export function appManifest(publicUrl: string): AppManifest {

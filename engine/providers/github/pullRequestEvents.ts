@@ -53,10 +53,12 @@ export function onPullRequest(event: EmitterWebhookEvent<'pull_request'>, parts:
         recheckIfWaiting(parts, key, number);
         break;
       case 'labeled':
-        if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined) engine.submitPullRequest(key, number);
+        if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued === undefined)
+          engine.submitPullRequest(key, number);
         break;
       case 'unlabeled':
-        if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued !== undefined) engine.cancelPullRequest(key, number);
+        if (labelled && payload.label?.name === queue.settings.enqueueingLabel && queued !== undefined)
+          engine.cancelPullRequest(key, number);
         break;
       default:
         break;
@@ -67,7 +69,8 @@ export function onPullRequest(event: EmitterWebhookEvent<'pull_request'>, parts:
 export function recheckIfWaiting(parts: ReceiverParts, key: QueueKey, number: number): void {
   const { engine } = parts;
   const queued = parts.enqueued(key, number);
-  if (queued !== undefined && hasPullRequestTag(engine.getSubmittedPullRequest(key, number).pr.state, 'notReady')) engine.restartTestsOnPullRequest(key, number);
+  if (queued !== undefined && hasPullRequestTag(engine.getSubmittedPullRequest(key, number).pr.state, 'notReady'))
+    engine.restartTestsOnPullRequest(key, number);
 }
 
 /** A PR being merged cannot be cancelled (409): its merge goes on, with the commits that were tested. */

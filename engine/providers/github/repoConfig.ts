@@ -15,17 +15,27 @@ import { statusOf } from './testBranches.js';
  * What the file at `sha` requires: `requiredStatuses` null without a file (or without the key), absent when the file
  * is invalid (the engine keeps what it knew; the problem is logged).
  */
-export async function repoConfigAt(octokit: GitHubClient, repo: RepoRef, sha: string): Promise<Pick<TargetState, 'requiredStatuses'>> {
+export async function repoConfigAt(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  sha: string,
+): Promise<Pick<TargetState, 'requiredStatuses'>> {
   let data: unknown;
   try {
-    ({ data } = await octokit.rest.repos.getContent({ owner: repo.owner, repo: repo.name, path: REPO_CONFIG_FILE, ref: sha }));
+    ({ data } = await octokit.rest.repos.getContent({
+      owner: repo.owner,
+      repo: repo.name,
+      path: REPO_CONFIG_FILE,
+      ref: sha,
+    }));
   } catch (error) {
     if (statusOf(error) === 404) return { requiredStatuses: null };
     throw error;
   }
   const file = data as { type?: string; content?: string; encoding?: string };
   // A directory of that name (an array), a symlink or a submodule: no configuration file.
-  if (Array.isArray(data) || file.type !== 'file' || typeof file.content !== 'string') return { requiredStatuses: null };
+  if (Array.isArray(data) || file.type !== 'file' || typeof file.content !== 'string')
+    return { requiredStatuses: null };
   const text = Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
   try {
     return { requiredStatuses: parseRepoConfig(text).requiredStatuses };

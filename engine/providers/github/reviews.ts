@@ -15,7 +15,8 @@ export async function requiredApprovals(octokit: GitHubClient, repo: RepoRef, br
   let required = 0;
   const rules = await octokit.paginate(octokit.rest.repos.getBranchRules, { ...where, branch, per_page: 100 });
   for (const rule of rules) {
-    if (rule.type === 'pull_request') required = Math.max(required, rule.parameters?.required_approving_review_count ?? 0);
+    if (rule.type === 'pull_request')
+      required = Math.max(required, rule.parameters?.required_approving_review_count ?? 0);
   }
   try {
     const { data } = await octokit.rest.repos.getPullRequestReviewProtection({ ...where, branch });
@@ -29,15 +30,26 @@ export async function requiredApprovals(octokit: GitHubClient, repo: RepoRef, br
 export async function approvals(octokit: GitHubClient, repo: RepoRef, number: number): Promise<number> {
   const latest = new Map<string, string>();
   // Every page, oldest first: a PR's latest deciding review may be its 1001st.
-  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, { owner: repo.owner, repo: repo.name, pull_number: number, per_page: 100 });
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: repo.owner,
+    repo: repo.name,
+    pull_number: number,
+    per_page: 100,
+  });
   for (const review of reviews) {
-    if (review.user !== null && review.state !== 'COMMENTED' && review.state !== 'PENDING') latest.set(review.user.login, review.state);
+    if (review.user !== null && review.state !== 'COMMENTED' && review.state !== 'PENDING')
+      latest.set(review.user.login, review.state);
   }
   return [...latest.values()].filter((state) => state === 'APPROVED').length;
 }
 
 /** Why the PR may not merge for want of approvals, or undefined when it has enough. */
-export async function missingApprovals(octokit: GitHubClient, repo: RepoRef, number: number, branch: string): Promise<string | undefined> {
+export async function missingApprovals(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  number: number,
+  branch: string,
+): Promise<string | undefined> {
   const required = await requiredApprovals(octokit, repo, branch);
   if (required === 0) return undefined;
   const have = await approvals(octokit, repo, number);

@@ -50,7 +50,8 @@ export const COMMITTER = { name: 'Greenline', email: 'greenline@users.noreply.gi
 /** The latest of the dates (GitHub's ISO 8601 timestamps), as given. */
 export function latestDate(...dates: (string | undefined)[]): string {
   let latest: string | undefined;
-  for (const date of dates) if (date !== undefined && (latest === undefined || Date.parse(date) > Date.parse(latest))) latest = date;
+  for (const date of dates)
+    if (date !== undefined && (latest === undefined || Date.parse(date) > Date.parse(latest))) latest = date;
   if (latest === undefined) throw new Error('a commit without a date');
   return latest;
 }
@@ -61,7 +62,11 @@ type Tip = { sha: string; date: string };
 /** What applying one PR gave: the branch's new head, or a conflict. */
 type Applied = Tip | { conflict: true } | { nothing: true };
 
-export async function buildTestBranch(octokit: GitHubClient, host: BranchHost, request: TestBranchRequest): Promise<TestBranchResult> {
+export async function buildTestBranch(
+  octokit: GitHubClient,
+  host: BranchHost,
+  request: TestBranchRequest,
+): Promise<TestBranchResult> {
   const branch = testBranchName(request.targetBranch, request.runId);
   const where = { owner: request.repo.owner, repo: request.repo.name };
   let head: Tip;
@@ -70,7 +75,11 @@ export async function buildTestBranch(octokit: GitHubClient, host: BranchHost, r
     head = { sha: base.sha, date: base.committer.date };
   } catch (error) {
     if (statusOf(error) !== 404 && statusOf(error) !== 422) throw error;
-    return { ok: false, reason: `the base ${request.baseSha.slice(0, 12)} is not in the repository`, target: await host.target(request.repo, request.targetBranch) };
+    return {
+      ok: false,
+      reason: `the base ${request.baseSha.slice(0, 12)} is not in the repository`,
+      target: await host.target(request.repo, request.targetBranch),
+    };
   }
   // A branch left by an attempt cut short is started again from the base: every step below is repeated.
   await moveRef(octokit, where, branch, request.baseSha, true);
@@ -78,15 +87,25 @@ export async function buildTestBranch(octokit: GitHubClient, host: BranchHost, r
   for (const pr of request.pullRequests) {
     const onto = () => [request.targetBranch, ...applied.map((number) => `#${number}`)].join(' + ');
     const result =
-      request.mergeMethod === 'rebase' ? await rebase(octokit, where, branch, head, pr.sha) : await mergeOrSquash(octokit, where, branch, head, pr, request.mergeMethod === 'squash');
+      request.mergeMethod === 'rebase'
+        ? await rebase(octokit, where, branch, head, pr.sha)
+        : await mergeOrSquash(octokit, where, branch, head, pr, request.mergeMethod === 'squash');
     if ('conflict' in result) {
       await host.deleteTestBranch(request.repo, branch);
       // GitHub's merge API does not name the files in conflict.
-      return { ok: false, reason: `#${pr.number} conflicts with ${onto()}`, conflict: { number: pr.number, files: [] } };
+      return {
+        ok: false,
+        reason: `#${pr.number} conflicts with ${onto()}`,
+        conflict: { number: pr.number, files: [] },
+      };
     }
     if ('nothing' in result) {
       await host.deleteTestBranch(request.repo, branch);
-      return { ok: false, reason: `#${pr.number} changes nothing on top of ${onto()}`, conflict: { number: pr.number, files: [] } };
+      return {
+        ok: false,
+        reason: `#${pr.number} changes nothing on top of ${onto()}`,
+        conflict: { number: pr.number, files: [] },
+      };
     }
     head = result;
     applied.push(pr.number);
@@ -96,7 +115,13 @@ export async function buildTestBranch(octokit: GitHubClient, host: BranchHost, r
 }
 
 /** Creates the branch at `sha`, or moves it there (`force`: even when that is not a fast-forward). */
-async function moveRef(octokit: GitHubClient, where: Where, branch: string, sha: string, create: boolean): Promise<void> {
+async function moveRef(
+  octokit: GitHubClient,
+  where: Where,
+  branch: string,
+  sha: string,
+  create: boolean,
+): Promise<void> {
   if (create) {
     try {
       await octokit.rest.git.createRef({ ...where, ref: `refs/heads/${branch}`, sha });
@@ -108,12 +133,24 @@ async function moveRef(octokit: GitHubClient, where: Where, branch: string, sha:
   await octokit.rest.git.updateRef({ ...where, ref: `heads/${branch}`, sha, force: true });
 }
 
-async function mergeOrSquash(octokit: GitHubClient, where: Where, branch: string, previous: Tip, pr: { number: number; sha: string }, squash: boolean): Promise<Applied> {
+async function mergeOrSquash(
+  octokit: GitHubClient,
+  where: Where,
+  branch: string,
+  previous: Tip,
+  pr: { number: number; sha: string },
+  squash: boolean,
+): Promise<Applied> {
   const { data: prHead } = await octokit.rest.git.getCommit({ ...where, commit_sha: pr.sha });
   let merged;
   try {
     // Only for the merge's tree: this commit carries the time it was made, and the branch moves off it below.
-    merged = await octokit.rest.repos.merge({ ...where, base: branch, head: pr.sha, commit_message: `greenline: merge #${pr.number}` });
+    merged = await octokit.rest.repos.merge({
+      ...where,
+      base: branch,
+      head: pr.sha,
+      commit_message: `greenline: merge #${pr.number}`,
+    });
   } catch (error) {
     if (statusOf(error) !== 409) throw error;
     return { conflict: true };
@@ -127,7 +164,11 @@ async function mergeOrSquash(octokit: GitHubClient, where: Where, branch: string
     ...where,
     tree: merged.data.commit.tree.sha,
     ...(squash
-      ? { message: `${subject} (#${pr.number})`, parents: [previous.sha], author: { name: prHead.author.name, email: prHead.author.email, date } }
+      ? {
+          message: `${subject} (#${pr.number})`,
+          parents: [previous.sha],
+          author: { name: prHead.author.name, email: prHead.author.email, date },
+        }
       : { message: mergeMessage(pr.number, subject), parents: [previous.sha, pr.sha], author: committer }),
     committer,
   });
@@ -143,7 +184,12 @@ export async function commitsToReplay(octokit: GitHubClient, where: Where, head:
   type Commits = Awaited<ReturnType<GitHubClient['rest']['repos']['compareCommitsWithBasehead']>>['data']['commits'];
   const commits: Commits = [];
   for (let page = 1; ; page++) {
-    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({ ...where, basehead: `${head}...${prSha}`, per_page: PAGE, page });
+    const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+      ...where,
+      basehead: `${head}...${prSha}`,
+      per_page: PAGE,
+      page,
+    });
     commits.push(...data.commits);
     if (data.commits.length < PAGE || commits.length >= data.total_commits) break;
   }
@@ -157,7 +203,8 @@ async function rebase(octokit: GitHubClient, where: Where, branch: string, head:
   let tip = head;
   let tipTree = (await octokit.rest.git.getCommit({ ...where, commit_sha: head.sha })).data.tree.sha;
   for (const commit of await commitsToReplay(octokit, where, head.sha, prSha)) {
-    const parentTree = (await octokit.rest.git.getCommit({ ...where, commit_sha: commit.parents[0]!.sha })).data.tree.sha;
+    const parentTree = (await octokit.rest.git.getCommit({ ...where, commit_sha: commit.parents[0]!.sha })).data.tree
+      .sha;
     let tree = commit.commit.tree.sha;
     if (parentTree !== tipTree) {
       const scaffold = (message: string, treeSha: string, parents: string[]) =>
@@ -168,7 +215,12 @@ async function rebase(octokit: GitHubClient, where: Where, branch: string, head:
       await moveRef(octokit, where, branch, ours, false);
       let merged;
       try {
-        merged = await octokit.rest.repos.merge({ ...where, base: branch, head: theirs, commit_message: 'greenline: replay' });
+        merged = await octokit.rest.repos.merge({
+          ...where,
+          base: branch,
+          head: theirs,
+          commit_message: 'greenline: replay',
+        });
       } catch (error) {
         if (statusOf(error) !== 409) throw error;
         return { conflict: true };
@@ -184,7 +236,10 @@ async function rebase(octokit: GitHubClient, where: Where, branch: string, head:
       message: commit.commit.message,
       tree,
       parents: [tip.sha],
-      author: author?.name !== undefined && author.email !== undefined ? { name: author.name, email: author.email, date: author.date ?? date } : committer,
+      author:
+        author?.name !== undefined && author.email !== undefined
+          ? { name: author.name, email: author.email, date: author.date ?? date }
+          : committer,
       committer,
     });
     tip = { sha: replayed.sha, date };
@@ -200,9 +255,19 @@ async function rebase(octokit: GitHubClient, where: Where, branch: string, head:
  * A draft PR of the test branch into the target, for CI that runs on pull requests only (`createPrsForTestingBranches`).
  * GitHub closes it when the branch is deleted. One already open (a repeated build) is kept.
  */
-async function openTestPullRequest(octokit: GitHubClient, request: TestBranchRequest, branch: string, numbers: number[]): Promise<void> {
+async function openTestPullRequest(
+  octokit: GitHubClient,
+  request: TestBranchRequest,
+  branch: string,
+  numbers: number[],
+): Promise<void> {
   const where = { owner: request.repo.owner, repo: request.repo.name };
-  const { data: open } = await octokit.rest.pulls.list({ ...where, head: `${request.repo.owner}:${branch}`, state: 'open', per_page: 1 });
+  const { data: open } = await octokit.rest.pulls.list({
+    ...where,
+    head: `${request.repo.owner}:${branch}`,
+    state: 'open',
+    per_page: 1,
+  });
   if (open.length > 0) return;
   await octokit.rest.pulls.create({
     ...where,

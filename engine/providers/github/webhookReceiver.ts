@@ -62,7 +62,8 @@ export class GitHubWebhookReceiver {
     /** The host name queues of this GitHub use in `repo.host` (github.com, or the Enterprise Server's name). */
     private readonly hostName: string,
     /** Where failures of deliveries applied in the background are reported. */
-    onError: (message: string, error: unknown) => void = (message, error) => console.error(`greenline: ${message}:`, error),
+    onError: (message: string, error: unknown) => void = (message, error) =>
+      console.error(`greenline: ${message}:`, error),
     /** The `greenline` check runs: the dashboard's address for their links, and how often they are written. */
     checkRunOptions: { publicUrl?: () => string | undefined; throttleMs?: number } = {},
   ) {
@@ -86,23 +87,50 @@ export class GitHubWebhookReceiver {
     this.webhooks.on('issue_comment.created', (event) => actOnComment(event, parts));
     this.webhooks.on('check_suite.completed', (event) => {
       const suite = event.payload.check_suite;
-      this.status(event.payload.repository, suite.head_sha, suite.app?.name ?? 'check suite', stateOfConclusion(suite.conclusion), suite.url, '');
+      this.status(
+        event.payload.repository,
+        suite.head_sha,
+        suite.app?.name ?? 'check suite',
+        stateOfConclusion(suite.conclusion),
+        suite.url,
+        '',
+      );
     });
     this.webhooks.on('check_run', (event) => {
       const run = event.payload.check_run;
       // Greenline's own check run on PR heads is not a CI result; its Re-run button resubmits the PR.
-      if (run.name === CHECK_RUN_NAME) return event.payload.action === 'rerequested' ? this.checkRuns.rerequested(this.repoOf(event.payload.repository), run.pull_requests) : undefined;
+      if (run.name === CHECK_RUN_NAME)
+        return event.payload.action === 'rerequested'
+          ? this.checkRuns.rerequested(this.repoOf(event.payload.repository), run.pull_requests)
+          : undefined;
       const state = run.status === 'completed' ? stateOfConclusion(run.conclusion) : 'pending';
-      this.status(event.payload.repository, run.head_sha, run.name, state, run.details_url ?? run.html_url ?? '', run.output?.title ?? '');
+      this.status(
+        event.payload.repository,
+        run.head_sha,
+        run.name,
+        state,
+        run.details_url ?? run.html_url ?? '',
+        run.output?.title ?? '',
+      );
     });
     this.webhooks.on('status', (event) => {
       const payload = event.payload;
-      this.status(payload.repository, payload.sha, payload.context, payload.state, payload.target_url ?? '', payload.description ?? '');
+      this.status(
+        payload.repository,
+        payload.sha,
+        payload.context,
+        payload.state,
+        payload.target_url ?? '',
+        payload.description ?? '',
+      );
     });
     this.webhooks.on('push', (event) => {
       const { payload } = event;
       if (!payload.ref.startsWith('refs/heads/') || payload.deleted) return;
-      for (const queue of this.queuesFor(payload.repository as RepositoryPayload, payload.ref.slice('refs/heads/'.length))) {
+      for (const queue of this.queuesFor(
+        payload.repository as RepositoryPayload,
+        payload.ref.slice('refs/heads/'.length),
+      )) {
         this.engine.targetPushed({ org: queue.org, repo: queue.repo, branch: queue.branch }, payload.after);
       }
     });
@@ -110,12 +138,14 @@ export class GitHubWebhookReceiver {
     // A review given or dismissed: a PR waiting as not ready (for approvals) is checked again.
     this.webhooks.on(['pull_request_review.submitted', 'pull_request_review.dismissed'], (event) => {
       const { pull_request: pull, repository } = event.payload;
-      for (const queue of this.queuesFor(repository, pull.base.ref)) recheckIfWaiting(parts, { org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
+      for (const queue of this.queuesFor(repository, pull.base.ref))
+        recheckIfWaiting(parts, { org: queue.org, repo: queue.repo, branch: queue.branch }, pull.number);
     });
   }
 
   async receive(delivery: Delivery): Promise<DeliveryAnswer> {
-    if (delivery.signature === undefined || delivery.signature === '') return { status: 401, message: 'missing X-Hub-Signature-256' };
+    if (delivery.signature === undefined || delivery.signature === '')
+      return { status: 401, message: 'missing X-Hub-Signature-256' };
     let valid: boolean;
     try {
       valid = await this.webhooks.verify(delivery.body, delivery.signature);
@@ -132,7 +162,8 @@ export class GitHubWebhookReceiver {
     } catch {
       return { status: 400, message: 'the body is not JSON (set the webhook content type to application/json)' };
     }
-    if (payload === null || typeof payload !== 'object') return { status: 400, message: 'the body is not a JSON object' };
+    if (payload === null || typeof payload !== 'object')
+      return { status: 400, message: 'the body is not a JSON object' };
     // Stored, then answered: the work (which may need GitHub's API) is done after, by the runner, with retries. When
     // the store is down this throws, and the answer is a 503 with retry-after.
     if (!this.engine.webhookInbox.accept({ id: delivery.id, name: delivery.name, body: delivery.body })) {
@@ -169,7 +200,11 @@ export class GitHubWebhookReceiver {
 
   /** Applies one accepted delivery: its handlers, which may call GitHub's API. */
   private async apply(delivery: ReceivedDelivery): Promise<void> {
-    await this.webhooks.receive({ id: delivery.id, name: delivery.name, payload: JSON.parse(delivery.body) } as EmitterWebhookEvent);
+    await this.webhooks.receive({
+      id: delivery.id,
+      name: delivery.name,
+      payload: JSON.parse(delivery.body),
+    } as EmitterWebhookEvent);
   }
 
   private repoOf(repository: RepositoryPayload): RepoRef {
@@ -191,7 +226,14 @@ export class GitHubWebhookReceiver {
   }
 
   /** A result on a test branch's SHA; results on any other commit are not the queue's business. */
-  private status(repository: RepositoryPayload, sha: string, context: string, state: CommitState, url: string, description: string): void {
+  private status(
+    repository: RepositoryPayload,
+    sha: string,
+    context: string,
+    state: CommitState,
+    url: string,
+    description: string,
+  ): void {
     const repo = this.repoOf(repository);
     const orgs = new Set(this.engine.queuesOfRepo(repo).map((queue) => queue.org));
     for (const org of orgs) {

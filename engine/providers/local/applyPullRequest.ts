@@ -22,7 +22,13 @@ export type Applied = { ok: true; commits: string[]; tip: string } | { ok: false
 /** Identity of the throw-away commits that pin a merge base; fixed, so they are the same objects every time. */
 const SCAFFOLD: Ident = { name: 'greenline', email: 'greenline@localhost', date: '1000000000 +0000' };
 
-export async function applyPullRequest(repo: Repository, current: string, pr: { number: number; sha: string }, method: MergeMethod, committer: Ident): Promise<Applied> {
+export async function applyPullRequest(
+  repo: Repository,
+  current: string,
+  pr: { number: number; sha: string },
+  method: MergeMethod,
+  committer: Ident,
+): Promise<Applied> {
   switch (method) {
     case 'merge_commit':
       return mergeCommit(repo, current, pr, committer);
@@ -33,7 +39,12 @@ export async function applyPullRequest(repo: Repository, current: string, pr: { 
   }
 }
 
-async function mergeCommit(repo: Repository, current: string, pr: { number: number; sha: string }, committer: Ident): Promise<Applied> {
+async function mergeCommit(
+  repo: Repository,
+  current: string,
+  pr: { number: number; sha: string },
+  committer: Ident,
+): Promise<Applied> {
   const merged = await repo.mergeTrees(current, pr.sha);
   if (!merged.clean) return { ok: false, files: merged.files, detail: '' };
   const { subject } = await repo.summary(pr.sha);
@@ -42,7 +53,12 @@ async function mergeCommit(repo: Repository, current: string, pr: { number: numb
   return { ok: true, commits: [commit], tip: commit };
 }
 
-async function squash(repo: Repository, current: string, pr: { number: number; sha: string }, committer: Ident): Promise<Applied> {
+async function squash(
+  repo: Repository,
+  current: string,
+  pr: { number: number; sha: string },
+  committer: Ident,
+): Promise<Applied> {
   const merged = await repo.mergeTrees(current, pr.sha);
   if (!merged.clean) return { ok: false, files: merged.files, detail: '' };
   if (merged.tree === (await repo.tree(current))) return { ok: true, commits: [], tip: current };
@@ -55,7 +71,12 @@ async function squash(repo: Repository, current: string, pr: { number: number; s
   return { ok: true, commits: [commit], tip: commit };
 }
 
-async function rebase(repo: Repository, current: string, pr: { number: number; sha: string }, committer: Ident): Promise<Applied> {
+async function rebase(
+  repo: Repository,
+  current: string,
+  pr: { number: number; sha: string },
+  committer: Ident,
+): Promise<Applied> {
   const commits: string[] = [];
   let tip = current;
   let tipTree = await repo.tree(current);
@@ -88,7 +109,14 @@ export async function replicate(repo: Repository, commits: readonly string[], on
   let tip = onto;
   for (const sha of commits) {
     const commit = await repo.readCommit(sha);
-    tip = await repo.commitTree(commit.tree, [tip, ...commit.parents.slice(1)], commit.message, commit.author, commit.committer, commit.encoding);
+    tip = await repo.commitTree(
+      commit.tree,
+      [tip, ...commit.parents.slice(1)],
+      commit.message,
+      commit.author,
+      commit.committer,
+      commit.encoding,
+    );
   }
   return tip;
 }

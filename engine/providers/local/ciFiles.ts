@@ -30,7 +30,11 @@ export interface RunMeta {
 /** A file name for a status name: readable when short and plain, a hash otherwise; never a path. */
 export function statusFileName(status: string): string {
   const encoded = [...Buffer.from(status, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`))
+    .map((byte) =>
+      /[A-Za-z0-9_-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).padStart(2, '0')}`,
+    )
     .join('');
   return encoded.length <= 120 ? encoded : `h-${createHash('sha256').update(status).digest('hex')}`;
 }

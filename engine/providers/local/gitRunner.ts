@@ -125,7 +125,14 @@ export class GitRunner {
   /** One attempt. */
   private once(command: GitCommand): Promise<GitOutput> {
     // Nothing a repository holds runs as Greenline: no hooks (a pushed or CI-written one), no fsmonitor command.
-    const args = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', `--git-dir=${command.gitDir}`, ...command.args];
+    const args = [
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'core.fsmonitor=false',
+      `--git-dir=${command.gitDir}`,
+      ...command.args,
+    ];
     const ok = command.okExitCodes ?? [0];
     return new Promise<GitOutput>((resolve, reject) => {
       const child = spawn(this.binary, args, {
@@ -138,13 +145,22 @@ export class GitRunner {
       const err: Buffer[] = [];
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-      child.on('error', (error) => reject(new GitError(`git ${command.args[0] ?? ''} could not run: ${error.message}`, args, null, '')));
+      child.on('error', (error) =>
+        reject(new GitError(`git ${command.args[0] ?? ''} could not run: ${error.message}`, args, null, '')),
+      );
       child.on('close', (code, signal) => {
         const stdout = Buffer.concat(out);
         const stderr = Buffer.concat(err).toString('utf8');
         if (code === null || !ok.includes(code)) {
           const why = code === null ? `was killed (${signal ?? 'signal'})` : `exited with ${code}`;
-          reject(new GitError(`git ${command.args.join(' ')} ${why}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`, args, code, stderr));
+          reject(
+            new GitError(
+              `git ${command.args.join(' ')} ${why}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`,
+              args,
+              code,
+              stderr,
+            ),
+          );
           return;
         }
         resolve({ exitCode: code, stdout, stderr, text: stdout.toString('utf8').replace(/\n$/, '') });

@@ -81,7 +81,13 @@ export class LocalCi implements CI, CiLogSource {
         if (state.stopped) return;
         this.onError(`local CI for ${run.runId}`, error);
         // Failing the run visibly beats leaving it to the testing timeout.
-        this.report(state, CONFIG_STATUS, 'error', `the built-in CI could not start: ${(error as Error).message}`.slice(0, 1000), false);
+        this.report(
+          state,
+          CONFIG_STATUS,
+          'error',
+          `the built-in CI could not start: ${(error as Error).message}`.slice(0, 1000),
+          false,
+        );
       }),
     );
   }
@@ -181,7 +187,13 @@ export class LocalCi implements CI, CiLogSource {
     }
   }
 
-  private report(state: RunState, status: string, outcome: 'pending' | Outcome['state'], description: string, withLog: boolean): void {
+  private report(
+    state: RunState,
+    status: string,
+    outcome: 'pending' | Outcome['state'],
+    description: string,
+    withLog: boolean,
+  ): void {
     if (state.stopped) return;
     const run = state.run;
     state.report({
@@ -244,7 +256,9 @@ export class LocalCi implements CI, CiLogSource {
     } finally {
       this.slots.release();
       if (checkedOut && !this.abandoned) {
-        await this.options.host.removeWorktree(run.repo, worktree).catch((error) => this.onError(`removing the worktree ${worktree}`, error));
+        await this.options.host
+          .removeWorktree(run.repo, worktree)
+          .catch((error) => this.onError(`removing the worktree ${worktree}`, error));
         // The run's folder goes with its last worktree (rmdir refuses while another command of the run is at work).
         await rmdir(dirname(worktree)).catch(() => undefined);
       }

@@ -17,9 +17,24 @@ import { dirname, join } from 'node:path';
 import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/testRuns.js';
 import { hostNoteText } from '../../model/texts.js';
-import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, PullRequestNote, TargetState, TestBranchRequest, TestBranchResult } from '../types.js';
+import type {
+  GitHost,
+  MergeRequest,
+  MergeResult,
+  PullRequestFacts,
+  PullRequestNote,
+  TargetState,
+  TestBranchRequest,
+  TestBranchResult,
+} from '../types.js';
 import { GitRunner } from './gitRunner.js';
-import { EMPTY_REPO_CONFIG, parseRepoConfig, REPO_CONFIG_FILE, RepoConfigError, type RepoConfig } from './repoConfig.js';
+import {
+  EMPTY_REPO_CONFIG,
+  parseRepoConfig,
+  REPO_CONFIG_FILE,
+  RepoConfigError,
+  type RepoConfig,
+} from './repoConfig.js';
 import { mergeTested, requireTarget, type MergeContext } from './localMerge.js';
 import { gitDate, Repository, ZERO_SHA, type Ident } from './repository.js';
 import { repoPathParts, TestBranchRecords } from './testBranchRecords.js';
@@ -65,7 +80,11 @@ export class LocalGitHost implements GitHost {
   }
 
   /** Serialises `fn` with every other operation on the repository, which exists (created if missing) when it runs. */
-  private withRepository<T>(repo: RepoRef, initialBranch: string, fn: (repository: Repository) => Promise<T>): Promise<T> {
+  private withRepository<T>(
+    repo: RepoRef,
+    initialBranch: string,
+    fn: (repository: Repository) => Promise<T>,
+  ): Promise<T> {
     const gitDir = this.repositoryPath(repo);
     return this.runner.exclusive(gitDir, async () => {
       const repository = new Repository(this.runner, gitDir);
@@ -82,7 +101,10 @@ export class LocalGitHost implements GitHost {
     );
     if (exists) return;
     await mkdir(dirname(repository.gitDir), { recursive: true });
-    await this.runner.run({ gitDir: repository.gitDir, args: ['init', '--quiet', '--bare', `--initial-branch=${initialBranch}`] });
+    await this.runner.run({
+      gitDir: repository.gitDir,
+      args: ['init', '--quiet', '--bare', `--initial-branch=${initialBranch}`],
+    });
     // A reflog on a bare repository too: `git reflog <branch>` then shows every move of the target branch.
     await this.runner.run({ gitDir: repository.gitDir, args: ['config', 'core.logAllRefUpdates', 'always'] });
   }
@@ -94,7 +116,11 @@ export class LocalGitHost implements GitHost {
   }
 
   async targetHead(repo: RepoRef, branch: string): Promise<string> {
-    return this.withRepository(repo, branch, async (repository) => (await repository.resolve(`refs/heads/${branch}`)) ?? '');
+    return this.withRepository(
+      repo,
+      branch,
+      async (repository) => (await repository.resolve(`refs/heads/${branch}`)) ?? '',
+    );
   }
 
   /** The repository configuration at a commit; throws RepoConfigError when the file is invalid. */
@@ -144,8 +170,15 @@ export class LocalGitHost implements GitHost {
       }
       const target: TargetState = { head, requiredStatuses: config.requiredStatuses };
       const merged = await repository.mergeTrees(head, sha);
-      if (!merged.clean) return notMergeable(`it conflicts with ${targetBranch} in ${merged.files.join(', ')}`, { ...known, target });
-      return { ...known, baseBranch: targetBranch, mergeable: true, upToDate: await repository.isAncestor(head, sha), target };
+      if (!merged.clean)
+        return notMergeable(`it conflicts with ${targetBranch} in ${merged.files.join(', ')}`, { ...known, target });
+      return {
+        ...known,
+        baseBranch: targetBranch,
+        mergeable: true,
+        upToDate: await repository.isAncestor(head, sha),
+        target,
+      };
     });
   }
 
@@ -170,8 +203,15 @@ export class LocalGitHost implements GitHost {
       if (!stacked.ok) return stacked;
       const { segments, tip: current } = stacked;
       // The record first: a test branch that exists always has one.
-      await this.records.write(request.repo, { branch, baseSha: request.baseSha, mergeMethod: request.mergeMethod, tip: current, segments });
-      if (!(await repository.compareAndSwap(ref, current, existing ?? ZERO_SHA))) throw new Error(`${ref} changed while it was being built`);
+      await this.records.write(request.repo, {
+        branch,
+        baseSha: request.baseSha,
+        mergeMethod: request.mergeMethod,
+        tip: current,
+        segments,
+      });
+      if (!(await repository.compareAndSwap(ref, current, existing ?? ZERO_SHA)))
+        throw new Error(`${ref} changed while it was being built`);
       return { ok: true, branch, sha: current };
     });
   }
@@ -188,19 +228,27 @@ export class LocalGitHost implements GitHost {
       )
         return;
       const repository = new Repository(this.runner, gitDir);
-      if ((await repository.resolve(`refs/heads/${branch}`)) !== undefined) await repository.deleteRef(`refs/heads/${branch}`);
+      if ((await repository.resolve(`refs/heads/${branch}`)) !== undefined)
+        await repository.deleteRef(`refs/heads/${branch}`);
     });
   }
 
   async merge(request: MergeRequest): Promise<MergeResult> {
-    return this.withRepository(request.repo, request.targetBranch, (repository) => mergeTested(repository, request, this.mergeContext));
+    return this.withRepository(request.repo, request.targetBranch, (repository) =>
+      mergeTested(repository, request, this.mergeContext),
+    );
   }
 
   async comment(_repo: RepoRef, _number: number, body: string): Promise<PullRequestNote> {
     return { message: hostNoteText({ kind: 'comment', body }) };
   }
 
-  async setStatusCheck(_repo: RepoRef, _sha: string, state: 'pending' | 'success' | 'failure', description: string): Promise<PullRequestNote> {
+  async setStatusCheck(
+    _repo: RepoRef,
+    _sha: string,
+    state: 'pending' | 'success' | 'failure',
+    description: string,
+  ): Promise<PullRequestNote> {
     return { message: hostNoteText({ kind: 'statusCheck', context: STATUS_CHECK_CONTEXT, state, description }) };
   }
 

@@ -20,14 +20,24 @@ export interface MergeContext {
 }
 
 /** Merges inside the repository's exclusive section (the host's `withRepository`). */
-export async function mergeTested(repository: Repository, request: MergeRequest, context: MergeContext): Promise<MergeResult> {
+export async function mergeTested(
+  repository: Repository,
+  request: MergeRequest,
+  context: MergeContext,
+): Promise<MergeResult> {
   const targetRef = `refs/heads/${request.targetBranch}`;
   const head = await requireTarget(repository, request.targetBranch);
   const expected = request.expectedHead;
   const pr = request.pullRequest;
-  const moved = async (reason: string): Promise<MergeResult> => ({ ok: false, reason, target: await context.targetState(repository, head) });
+  const moved = async (reason: string): Promise<MergeResult> => ({
+    ok: false,
+    reason,
+    target: await context.targetState(repository, head),
+  });
   if (!(await repository.hasCommit(expected))) {
-    return moved(`the expected head ${expected || '(none)'} of ${request.targetBranch} is not in the repository; it is at ${head}`);
+    return moved(
+      `the expected head ${expected || '(none)'} of ${request.targetBranch} is not in the repository; it is at ${head}`,
+    );
   }
 
   let commits: string[];
@@ -42,13 +52,17 @@ export async function mergeTested(repository: Repository, request: MergeRequest,
     const record = await context.records.read(request.repo, request.testBranchSha);
     const segment = record?.segments.find((candidate) => candidate.number === pr.number);
     if (record === undefined || segment === undefined) {
-      return { ok: false, reason: `no record of #${pr.number} in the test branch ${request.testBranchSha}; it will be tested again` };
+      return {
+        ok: false,
+        reason: `no record of #${pr.number} in the test branch ${request.testBranchSha}; it will be tested again`,
+      };
     }
     if (segment.prSha !== pr.sha) {
       return { ok: false, reason: `the test branch holds #${pr.number} at ${segment.prSha}, not ${pr.sha}` };
     }
     for (const commit of segment.commits) {
-      if (!(await repository.hasCommit(commit))) return { ok: false, reason: `the tested commit ${commit} is gone; it will be tested again` };
+      if (!(await repository.hasCommit(commit)))
+        return { ok: false, reason: `the tested commit ${commit} is gone; it will be tested again` };
     }
     commits = segment.commits;
     testedBase = segment.parent;
@@ -66,12 +80,17 @@ export async function mergeTested(repository: Repository, request: MergeRequest,
     commits = applied;
     onExpected = true;
   }
-  const merged = onExpected && commits.length > 0 ? commits[commits.length - 1]! : await replicate(repository, commits, expected);
+  const merged =
+    onExpected && commits.length > 0 ? commits[commits.length - 1]! : await replicate(repository, commits, expected);
   if (head === merged) return { ok: true, head, target: await context.targetState(repository, head) };
   if (head !== expected) return moved(`${request.targetBranch} moved: it is at ${head}, not at ${expected}`);
   if (!(await repository.compareAndSwap(targetRef, merged, expected))) {
     const now = await requireTarget(repository, request.targetBranch);
-    return { ok: false, reason: `${request.targetBranch} moved while merging: it is at ${now}`, target: await context.targetState(repository, now) };
+    return {
+      ok: false,
+      reason: `${request.targetBranch} moved while merging: it is at ${now}`,
+      target: await context.targetState(repository, now),
+    };
   }
   // The merge is done; a garbage collection that fails changes nothing and is tried again after the next one.
   await repository.collectGarbage().catch(() => undefined);
@@ -83,10 +102,16 @@ export async function mergeTested(repository: Repository, request: MergeRequest,
  * or when the branch already holds it (a repeat after a crash: the commits made then carry another time, but the
  * same trees and parents).
  */
-async function applyNow(repository: Repository, request: MergeRequest, head: string, context: MergeContext): Promise<string[] | MergeResult> {
+async function applyNow(
+  repository: Repository,
+  request: MergeRequest,
+  head: string,
+  context: MergeContext,
+): Promise<string[] | MergeResult> {
   const { pullRequest: pr, expectedHead: expected } = request;
   const applied = await applyPullRequest(repository, expected, pr, request.mergeMethod, context.committer());
-  if (!applied.ok) return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
+  if (!applied.ok)
+    return { ok: false, reason: `#${pr.number} conflicts with ${request.targetBranch} in ${applied.files.join(', ')}` };
   if (head !== expected && (await holds(repository, head, expected, applied.commits))) {
     return { ok: true, head, target: await context.targetState(repository, head) };
   }
@@ -98,7 +123,10 @@ async function holds(repository: Repository, head: string, expected: string, com
   if (commits.length === 0) return false;
   let at = head;
   for (let index = commits.length - 1; index >= 0; index--) {
-    const [ours, theirs] = await Promise.all([repository.readCommit(at), repository.readCommit(commits[index] as string)]);
+    const [ours, theirs] = await Promise.all([
+      repository.readCommit(at),
+      repository.readCommit(commits[index] as string),
+    ]);
     if (ours.tree !== theirs.tree || ours.parents.slice(1).join() !== theirs.parents.slice(1).join()) return false;
     const parent = ours.parents[0];
     if (parent === undefined) return false;

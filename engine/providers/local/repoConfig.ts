@@ -42,7 +42,9 @@ export function parseRepoConfig(text: string): RepoConfig {
   try {
     document = parse(text);
   } catch (error) {
-    throw new RepoConfigError(`${REPO_CONFIG_FILE} is not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`);
+    throw new RepoConfigError(
+      `${REPO_CONFIG_FILE} is not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
+    );
   }
   if (document === null || document === undefined) return EMPTY_REPO_CONFIG;
   const parsed = RepoConfigSchema.safeParse(document);

@@ -57,13 +57,18 @@ export class Repository {
     readonly gitDir: string,
   ) {}
 
-  private git(args: readonly string[], extra: { input?: string | Buffer; env?: Record<string, string>; okExitCodes?: number[] } = {}) {
+  private git(
+    args: readonly string[],
+    extra: { input?: string | Buffer; env?: Record<string, string>; okExitCodes?: number[] } = {},
+  ) {
     return this.runner.run({ gitDir: this.gitDir, args, ...extra });
   }
 
   /** The commit a ref or revision names, or undefined when there is none. */
   async resolve(revision: string): Promise<string | undefined> {
-    const out = await this.git(['rev-parse', '-q', '--verify', '--end-of-options', `${revision}^{commit}`], { okExitCodes: [0, 1] });
+    const out = await this.git(['rev-parse', '-q', '--verify', '--end-of-options', `${revision}^{commit}`], {
+      okExitCodes: [0, 1],
+    });
     return out.exitCode === 0 && out.text !== '' ? out.text : undefined;
   }
 
@@ -157,8 +162,20 @@ export class Repository {
   }
 
   /** Writes a commit object (no ref moves). */
-  async commitTree(tree: string, parents: readonly string[], message: string | Buffer, author: Ident, committer: Ident, encoding: string | null = null): Promise<string> {
-    const args = [...(encoding === null ? [] : ['-c', `i18n.commitEncoding=${encoding}`]), 'commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+  async commitTree(
+    tree: string,
+    parents: readonly string[],
+    message: string | Buffer,
+    author: Ident,
+    committer: Ident,
+    encoding: string | null = null,
+  ): Promise<string> {
+    const args = [
+      ...(encoding === null ? [] : ['-c', `i18n.commitEncoding=${encoding}`]),
+      'commit-tree',
+      tree,
+      ...parents.flatMap((parent) => ['-p', parent]),
+    ];
     // `-c` must come before the subcommand: git's own options.
     const out = await this.git(args, { input: message, env: identityEnv(author, committer) });
     return out.text;

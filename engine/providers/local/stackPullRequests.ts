@@ -24,7 +24,11 @@ export async function stackPullRequests(
     const ahead = request.pullRequests.slice(0, index).map((earlier) => earlier.number);
     const onto = `${request.targetBranch}${ahead.length > 0 ? ` + ${listOf(ahead)}` : ''}`;
     if (!(await repository.hasCommit(pr.sha))) {
-      return { ok: false, reason: `the head ${pr.sha} of #${pr.number} is not in the repository`, conflict: { number: pr.number, files: [] } };
+      return {
+        ok: false,
+        reason: `the head ${pr.sha} of #${pr.number} is not in the repository`,
+        conflict: { number: pr.number, files: [] },
+      };
     }
     const applied = await applyPullRequest(repository, current, pr, request.mergeMethod, committer);
     if (!applied.ok) {
@@ -37,7 +41,11 @@ export async function stackPullRequests(
     }
     if (applied.commits.length === 0) {
       // Nothing to merge; and its test branch would be the same commit as the run's ahead of it.
-      return { ok: false, reason: `#${pr.number} changes nothing on top of ${onto}`, conflict: { number: pr.number, files: [] } };
+      return {
+        ok: false,
+        reason: `#${pr.number} changes nothing on top of ${onto}`,
+        conflict: { number: pr.number, files: [] },
+      };
     }
     segments.push({ number: pr.number, prSha: pr.sha, parent: current, commits: applied.commits });
     current = applied.tip;

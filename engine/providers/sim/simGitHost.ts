@@ -6,7 +6,14 @@
 import { createHash } from 'node:crypto';
 import type { RepoRef } from '../../model/queues.js';
 import { testBranchName } from '../../model/testRuns.js';
-import type { GitHost, MergeRequest, MergeResult, PullRequestFacts, TestBranchRequest, TestBranchResult } from '../types.js';
+import type {
+  GitHost,
+  MergeRequest,
+  MergeResult,
+  PullRequestFacts,
+  TestBranchRequest,
+  TestBranchResult,
+} from '../types.js';
 
 export function simSha(...parts: (string | number)[]): string {
   return createHash('sha1').update(parts.join('\u0000')).digest('hex');

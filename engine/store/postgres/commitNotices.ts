@@ -59,7 +59,10 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
   const open = (value: object): string => `${JSON.stringify(value).slice(0, -1)},"v":`;
   return [...byQueue].map(([queueId, changes]) => {
     const payload = open({ p: sender, q: queueId, ...changes });
-    return { scope: `queue:${queueId}`, prefix: Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : open({ p: sender, q: queueId, all: true }) };
+    return {
+      scope: `queue:${queueId}`,
+      prefix: Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : open({ p: sender, q: queueId, all: true }),
+    };
   });
 }
 
@@ -67,13 +70,26 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
 export function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
   if (payload === undefined) return undefined;
   try {
-    const value = JSON.parse(payload) as { p?: unknown; q?: unknown; c?: unknown; r?: unknown; all?: unknown; v?: unknown };
+    const value = JSON.parse(payload) as {
+      p?: unknown;
+      q?: unknown;
+      c?: unknown;
+      r?: unknown;
+      all?: unknown;
+      v?: unknown;
+    };
     if (typeof value.p !== 'string' || typeof value.q !== 'string') return undefined;
     const version = typeof value.v === 'number' && Number.isSafeInteger(value.v) ? { version: value.v } : {};
     if (value.all === true) return { sender: value.p, queueId: value.q, changes: 'all', ...version };
-    const list = (changes: unknown) => Array.isArray(changes) && changes.every((change) => Array.isArray(change) && typeof change[0] === 'string');
+    const list = (changes: unknown) =>
+      Array.isArray(changes) && changes.every((change) => Array.isArray(change) && typeof change[0] === 'string');
     if (!list(value.c) || !list(value.r)) return undefined;
-    return { sender: value.p, queueId: value.q, changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] }, ...version };
+    return {
+      sender: value.p,
+      queueId: value.q,
+      changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] },
+      ...version,
+    };
   } catch {
     return undefined;
   }

@@ -60,7 +60,9 @@ export async function connection(conn: Conn): Promise<pg.Client> {
     await client.connect();
     // A write transaction left open (a paused or stuck process) must not hold the write lock for ever. (The read
     // connection waits in a begun transaction between reads; that holds nothing.)
-    await client.query(`SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = ${statementMs}; SET lock_timeout = ${lockMs}`);
+    await client.query(
+      `SET idle_in_transaction_session_timeout = '${conn === 'w' ? '5s' : '0'}'; SET statement_timeout = ${statementMs}; SET lock_timeout = ${lockMs}`,
+    );
   } catch (error) {
     void client.end().catch(() => undefined);
     throw error;

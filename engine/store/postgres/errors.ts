@@ -13,13 +13,21 @@ export class LeaseLostError extends Error {
   }
 }
 
-export const retryable = (error: unknown): boolean => error instanceof RemoteError && error.code !== undefined && RETRYABLE_CODES.has(error.code);
+export const retryable = (error: unknown): boolean =>
+  error instanceof RemoteError && error.code !== undefined && RETRYABLE_CODES.has(error.code);
 
 export function translate(error: unknown): unknown {
   if (!(error instanceof RemoteError)) return error;
   if (error.name === 'LeaseLostError') return new LeaseLostError(error.message);
-  if (error.code === QUEUE_BUSY) return new QueueBusyError(/\(scope (.*)\)$/.exec(error.message)?.[1] ?? '', error.message);
+  if (error.code === QUEUE_BUSY)
+    return new QueueBusyError(/\(scope (.*)\)$/.exec(error.message)?.[1] ?? '', error.message);
   if (error.code === '53100') return new StorageFullError(`the database's disk is full: ${error.message}`);
-  if (error.unavailable) return new DependencyUnavailableError('store', `the store's database (PostgreSQL) is unavailable: ${error.message}`, 5, { cause: error });
+  if (error.unavailable)
+    return new DependencyUnavailableError(
+      'store',
+      `the store's database (PostgreSQL) is unavailable: ${error.message}`,
+      5,
+      { cause: error },
+    );
   return error;
 }

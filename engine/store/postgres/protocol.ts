@@ -21,7 +21,17 @@ export interface Fence {
  */
 export type Request =
   | { op: 'get'; conn: Conn; begin: boolean; coll: string; key: Uint8Array; locks?: string[]; waitMs?: number }
-  | { op: 'scan'; conn: Conn; begin: boolean; coll: string; range: Range; reverse: boolean; limit?: number; locks?: string[]; waitMs?: number }
+  | {
+      op: 'scan';
+      conn: Conn;
+      begin: boolean;
+      coll: string;
+      range: Range;
+      reverse: boolean;
+      limit?: number;
+      locks?: string[];
+      waitMs?: number;
+    }
   | { op: 'count'; conn: Conn; begin: boolean; coll: string; range: Range; locks?: string[]; waitMs?: number }
   /** Which of `keys` exist in the collection (a write transaction's count needs it). */
   | { op: 'exist'; conn: Conn; begin: boolean; coll: string; keys: Uint8Array[]; locks?: string[]; waitMs?: number }
@@ -47,7 +57,9 @@ export type Request =
 
 /** `unavailable`: the database could not be reached or did not answer in time (worker.ts: isUnavailable). */
 /** `versions`: of the scopes the request locked (their version then) or committed (their new version). */
-export type Answer = { ok: true; value: unknown; versions?: Record<string, number> } | { ok: false; name: string; message: string; code?: string; unavailable?: boolean };
+export type Answer =
+  | { ok: true; value: unknown; versions?: Record<string, number> }
+  | { ok: false; name: string; message: string; code?: string; unavailable?: boolean };
 
 /**
  * The bounds on every wait for the database, so that a request on a store that is down or stuck ends in a 503 well

@@ -41,7 +41,8 @@ export function scopeOf(collection: CollectionName, key: Key): string | undefine
   const [first, second] = key;
   if (QUEUE_SCOPED.has(collection)) return typeof first === 'string' ? `queue:${first}` : undefined;
   // JSON: a lock's name is PostgreSQL text, which holds no NUL, and the parts are told apart whatever they hold.
-  if (collection.startsWith('flaky')) return first === undefined || second === undefined ? undefined : `flaky:${JSON.stringify([first, second])}`;
+  if (collection.startsWith('flaky'))
+    return first === undefined || second === undefined ? undefined : `flaky:${JSON.stringify([first, second])}`;
   return undefined;
 }
 

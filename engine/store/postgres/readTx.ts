@@ -42,7 +42,14 @@ export const bytes = (enc: string): Buffer => Buffer.from(enc, 'latin1');
 /** A transaction's reads; `stored`: whether a key is stored (read through the cache in a write transaction). */
 export type Reads = ReadTx & { stored(name: CollectionName, key: Key): boolean };
 
-export function makeReadTx(session: Session, scope: TxScope, conn: Conn, overlay?: Overlay, known?: Map<string, boolean>, locked?: Set<string>): Reads {
+export function makeReadTx(
+  session: Session,
+  scope: TxScope,
+  conn: Conn,
+  overlay?: Overlay,
+  known?: Map<string, boolean>,
+  locked?: Set<string>,
+): Reads {
   /** In a write transaction: the scopes it holds whose cache is of the version it read with their locks. */
   const current = new Set<string>();
   /** In a write transaction: the lock of the scope to take with this request, unless it is held. */
@@ -61,8 +68,10 @@ export function makeReadTx(session: Session, scope: TxScope, conn: Conn, overlay
     return value;
   };
   /** The scope whose cache serves a read of the write transaction, if any. */
-  const cachedIn = (readScope: string | undefined): string | undefined => (locked !== undefined && readScope !== undefined && current.has(readScope) ? readScope : undefined);
-  const rangeId = (op: string, name: string, span: TextRange, more: string): string => `${op}\u0000${name}\u0000${span.lower ?? ''}\u0000${span.upper ?? '\uffff'}\u0000${more}`;
+  const cachedIn = (readScope: string | undefined): string | undefined =>
+    locked !== undefined && readScope !== undefined && current.has(readScope) ? readScope : undefined;
+  const rangeId = (op: string, name: string, span: TextRange, more: string): string =>
+    `${op}\u0000${name}\u0000${span.lower ?? ''}\u0000${span.upper ?? '\uffff'}\u0000${more}`;
   return {
     stored(name: CollectionName, key: Key): boolean {
       const enc = encodeKey(key);
@@ -110,9 +119,19 @@ export function makeReadTx(session: Session, scope: TxScope, conn: Conn, overlay
       const limit = options?.limit === undefined ? undefined : options.limit + pending.length;
       const scanScope = scopeOfScan(name, options);
       const id = rangeId('scan', name, text, `${reverse}\u0000${limit ?? ''}`);
-      let rows = cachedIn(scanScope) === undefined ? undefined : (session.cache.ranged(scanScope as string, id) as { enc: string; json: string }[] | undefined);
+      let rows =
+        cachedIn(scanScope) === undefined
+          ? undefined
+          : (session.cache.ranged(scanScope as string, id) as { enc: string; json: string }[] | undefined);
       if (rows === undefined) {
-        const request = { op: 'scan', coll: name, range, reverse, ...(limit === undefined ? {} : { limit }), ...lock(scanScope) };
+        const request = {
+          op: 'scan',
+          coll: name,
+          range,
+          reverse,
+          ...(limit === undefined ? {} : { limit }),
+          ...lock(scanScope),
+        };
         rows = (ask(request) as Row[]).map((row) => ({ enc: latin1(row.k), json: row.v }));
         const into = cachedIn(scanScope);
         if (into !== undefined) session.cache.keepRanged(into, id, name, text, rows, rows.length);
@@ -132,7 +151,10 @@ export function makeReadTx(session: Session, scope: TxScope, conn: Conn, overlay
       if (!text || options?.limit === 0) return 0;
       const countScope = scopeOfScan(name, options);
       const id = rangeId('count', name, text, '');
-      let count = cachedIn(countScope) === undefined ? undefined : (session.cache.ranged(countScope as string, id) as number | undefined);
+      let count =
+        cachedIn(countScope) === undefined
+          ? undefined
+          : (session.cache.ranged(countScope as string, id) as number | undefined);
       if (count === undefined) {
         count = ask({ op: 'count', coll: name, range: byteRange(text), ...lock(countScope) }) as number;
         const into = cachedIn(countScope);
@@ -140,7 +162,11 @@ export function makeReadTx(session: Session, scope: TxScope, conn: Conn, overlay
       }
       const pending = overlay?.within(name, text) ?? [];
       if (pending.length > 0) {
-        const stored = new Set((session.call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]).map(latin1));
+        const stored = new Set(
+          (
+            session.call(conn, { op: 'exist', coll: name, keys: pending.map(([enc]) => bytes(enc)) }) as Uint8Array[]
+          ).map(latin1),
+        );
         for (const [enc, row] of pending) count += row === null ? -Number(stored.has(enc)) : Number(!stored.has(enc));
       }
       return options?.limit === undefined ? count : Math.min(count, options.limit);

@@ -71,7 +71,9 @@ export async function migrate(client: Queryable): Promise<number> {
     const { rows } = await client.query('SELECT coalesce(max(version), 0) AS v FROM greenline_migrations');
     const current = Number(rows[0]?.v ?? 0);
     if (current > MIGRATIONS.length) {
-      throw new Error(`the database holds schema version ${current}; this build knows ${MIGRATIONS.length}: upgrade Greenline`);
+      throw new Error(
+        `the database holds schema version ${current}; this build knows ${MIGRATIONS.length}: upgrade Greenline`,
+      );
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       await client.query('BEGIN');

@@ -41,7 +41,8 @@ interface Scope {
 
 export type Change = readonly [coll: string, enc: string, json: string | null];
 
-const within = (span: Span, enc: string): boolean => (span.lower === undefined || enc >= span.lower) && (span.upper === undefined || enc < span.upper);
+const within = (span: Span, enc: string): boolean =>
+  (span.lower === undefined || enc >= span.lower) && (span.upper === undefined || enc < span.upper);
 
 export class ScopeCache {
   private readonly scopes = new Map<string, Scope>();
@@ -104,7 +105,11 @@ export class ScopeCache {
    * A commit made the scope `version`: this process's (`changes`: every key it wrote, with what), or another's heard
    * (`changes`: the keys it changed, their values unknown; 'all': unknown).
    */
-  committed(scope: string, version: number, changes: readonly Change[] | readonly (readonly [string, string])[] | 'all'): void {
+  committed(
+    scope: string,
+    version: number,
+    changes: readonly Change[] | readonly (readonly [string, string])[] | 'all',
+  ): void {
     const kept = this.scopes.get(scope);
     if (kept === undefined || version <= kept.version) return;
     if (version !== kept.version + 1 || changes === 'all') {

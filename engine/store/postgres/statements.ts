@@ -79,7 +79,12 @@ async function withLocks(
   if (!got && waitMs > 0) {
     // Waited for server side, in order (sorted by the caller when several), the statement run again after them.
     const waits = wanted.map((scope) => `SELECT pg_advisory_xact_lock(${lockKey(scope)})`);
-    const again = [`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`, ...waits, `SET LOCAL lock_timeout = ${lockMs}`, versionsOf(wanted)];
+    const again = [
+      `SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`,
+      ...waits,
+      `SET LOCAL lock_timeout = ${lockMs}`,
+      versionsOf(wanted),
+    ];
     try {
       results = await run(client, [...again, ...(statement === undefined ? [] : [statement])]);
     } catch (error) {
@@ -204,7 +209,9 @@ function commitStatements(request: Extract<Request, { op: 'commit' }>): string[]
   }
   for (const fence of request.fences) {
     const held = `SELECT 1 FROM greenline_leases WHERE queue_id = ${text(fence.queueId)} AND token = ${text(fence.token)}::bigint AND expires_at > clock_timestamp() FOR SHARE`;
-    statements.push(`SELECT greenline_raise('${LEASE_LOST}', ${text(`this process no longer holds the lease of queue ${fence.queueId}`)}) WHERE NOT EXISTS (${held})`);
+    statements.push(
+      `SELECT greenline_raise('${LEASE_LOST}', ${text(`this process no longer holds the lease of queue ${fence.queueId}`)}) WHERE NOT EXISTS (${held})`,
+    );
   }
   const { puts, removes } = request;
   // Removals and puts name different keys (one change per key), so one statement does both.
@@ -231,7 +238,9 @@ function commitStatements(request: Extract<Request, { op: 'commit' }>): string[]
   if (request.scopes.length > 0) {
     // Each scope written is a version further; its notice (delivered once the commit is visible) says which.
     const notices =
-      request.notify.length === 0 ? '(SELECT NULL::text AS scope, NULL::text AS prefix)' : `(VALUES ${request.notify.map((n) => `(${text(n.scope)}, ${text(n.prefix)})`).join(', ')})`;
+      request.notify.length === 0
+        ? '(SELECT NULL::text AS scope, NULL::text AS prefix)'
+        : `(VALUES ${request.notify.map((n) => `(${text(n.scope)}, ${text(n.prefix)})`).join(', ')})`;
     statements.push(
       `WITH bumped AS (INSERT INTO greenline_scope_versions AS s (scope, v) SELECT unnest(${array(request.scopes.map(text), 'text')}), 1
          ON CONFLICT (scope) DO UPDATE SET v = s.v + 1 RETURNING scope, v)

@@ -55,7 +55,10 @@ export class SyncWorker {
     this.timeoutMs = 2 * timeouts.connectMs + timeouts.lockMs + timeouts.statementMs + 2_000;
     const channel = new MessageChannel();
     this.port = channel.port1;
-    this.worker = startWorker({ url, signal: this.signal.buffer as SharedArrayBuffer, port: channel.port2, applicationName, timeouts }, [channel.port2]);
+    this.worker = startWorker(
+      { url, signal: this.signal.buffer as SharedArrayBuffer, port: channel.port2, applicationName, timeouts },
+      [channel.port2],
+    );
     this.worker.unref();
     this.worker.on('exit', () => (this.exited = true));
     this.worker.on('error', () => (this.exited = true));
@@ -78,7 +81,13 @@ export class SyncWorker {
         throw new RemoteError(answer.name, answer.message, answer.code, answer.unavailable === true);
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new RemoteError('Error', `the PostgreSQL store did not answer within ${this.timeoutMs} ms`, undefined, true);
+      if (left <= 0)
+        throw new RemoteError(
+          'Error',
+          `the PostgreSQL store did not answer within ${this.timeoutMs} ms`,
+          undefined,
+          true,
+        );
       Atomics.wait(this.signal, 0, seen, Math.min(left, 1000));
     }
   }

@@ -24,7 +24,8 @@ const UNAVAILABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout expired|Query read timeout|not queryable|connection to PostgreSQL was lost|Connection ended/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout expired|Query read timeout|not queryable|connection to PostgreSQL was lost|Connection ended/i;
 
 export function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };

@@ -62,7 +62,8 @@ port.on('message', ({ id, request }: { id: number; request: Request }) => {
     } catch (error) {
       const e = error as { name?: string; message?: string; code?: string };
       const unavailable = isUnavailable(error);
-      if (unavailable && request.op !== 'close') drop(request.op === 'commit' ? 'w' : 'conn' in request ? request.conn : 'r');
+      if (unavailable && request.op !== 'close')
+        drop(request.op === 'commit' ? 'w' : 'conn' in request ? request.conn : 'r');
       result = {
         ok: false,
         name: e.code === LEASE_LOST ? 'LeaseLostError' : (e.name ?? 'Error'),

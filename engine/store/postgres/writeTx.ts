@@ -70,7 +70,9 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
       session.begun.w = false;
       // Sorted, so that two transactions taking several of the same locks at commit take them in one order.
       const locks = [...blind].filter((scope) => !locked.has(scope)).sort();
-      const absent = puts.filter((put) => put.coll === INDEX_COLLECTION && known.get(`${put.coll}\u0000${latin1(put.key)}`) === false);
+      const absent = puts.filter(
+        (put) => put.coll === INDEX_COLLECTION && known.get(`${put.coll}\u0000${latin1(put.key)}`) === false,
+      );
       session.request({
         op: 'commit',
         begin,
