@@ -14,6 +14,7 @@ const PROCESSES = [
   'test/github/serve.test.ts',
   'test/github/standIn.test.ts',
   'test/web/dashboard.browser.test.ts',
+  'test/web/dashboardSessions.browser.test.ts',
   // The "what if" runs `greenline sim --from-queue --recommend` in a child process, and in a served dashboard.
   'test/web/whatIf.test.ts',
   'test/web/whatIf.browser.test.ts',

@@ -1,35 +1,33 @@
 /**
  * The dashboard in a real browser (headless Chromium), against the real `greenline serve` on the simulated host
  * with the synthetic CI: sign-in, a queue moving live, pause and resume, a PR's timeline and highlighted chart,
- * quarantining a test, a restart the page reconnects after, sign-out; every page screenshotted, checked by axe-core
- * (no violation of any impact) and at 390 px wide (no horizontal scroll, no word broken mid-word).
+ * quarantining a test, a restart the page reconnects after (sign-out: dashboardSessions.browser.test.ts); every page
+ * screenshotted, checked by axe-core (no violation of any impact) and at 390 px wide (no horizontal scroll, no word
+ * broken mid-word).
  */
-import { AxeBuilder } from '@axe-core/playwright';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { junitXml } from '../flaky/helpers.js';
-import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
+import { call, startServer, stop, type Running } from '../e2e/process.js';
+import { chromiumPath, SKIP_MESSAGE, type Browser, type PageErrors } from './browser.js';
+import {
+  ACME,
+  axeViolations,
+  closeDashboard,
+  computedStyle,
+  computedStyles,
+  ENV,
+  GLOBEX,
+  openDashboard,
+  QUEUE,
+  REPO,
+} from './dashboardFixture.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
 if (CHROMIUM === undefined) console.warn(SKIP_MESSAGE);
-
-const ACME = 'acme-dashboard-token-0123456789';
-const GLOBEX = 'globex-dashboard-token-0123456789';
-const REPO = { host: 'github.com', owner: 'acme', name: 'widgets' };
-const QUEUE = { repo: REPO, targetBranch: 'main' };
-const ENV = {
-  GREENLINE_PROVIDER: 'sim',
-  // Every run passes, in about two seconds.
-  GREENLINE_SIM_CI: 'pass=1,median=0.03,p90=0.04,seed=7',
-  GREENLINE_API_TOKENS: `acme:${ACME},globex:${GLOBEX}`,
-  // The webhook endpoint below is on loopback (nothing listens there: its deliveries are retried, never sent away).
-  GREENLINE_WEBHOOKS_ALLOW_PRIVATE: '1',
-};
 
 describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   let dataDir = '';
@@ -54,32 +52,15 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
   async function check(name: string): Promise<void> {
     pages.push(page.url());
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(
-      results.violations.map(
-        (violation) =>
-          `${violation.impact}: ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-      ),
-    ).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   }
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'greenline-dashboard-'));
-    // GREENLINE_SCREENSHOTS keeps them in a folder of one's choice; otherwise a temporary one, removed at the end.
-    shots = process.env.GREENLINE_SCREENSHOTS ?? (await mkdtemp(join(tmpdir(), 'greenline-screenshots-')));
-    await mkdir(shots, { recursive: true });
-    console.log(`dashboard screenshots in ${shots}`);
-    server = await startServer({ ...ENV, GREENLINE_DATA: dataDir });
-    browser = await launch(CHROMIUM!);
-    page = await browser.context.newPage();
-    errors = watchErrors(page);
+    ({ dataDir, shots, server, browser, page, errors } = await openDashboard(CHROMIUM!));
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (server !== undefined) await stop(server);
-    await rm(dataDir, { recursive: true, force: true });
-    if (process.env.GREENLINE_SCREENSHOTS === undefined) await rm(shots, { recursive: true, force: true });
+    await closeDashboard({ dataDir, shots, server, browser });
   });
 
   test('a request without a session gets the sign-in page; a wrong token is refused; a right one signs in', async () => {
@@ -168,37 +149,13 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     const path = await page.locator('[data-field="path"]').textContent();
     expect(path).toBe('Not ready → Waiting in line → Testing → Tests passed → Merged');
     expect(await page.locator('ol.timeline li', { hasText: 'Merged into main' }).count()).toBe(1);
-    const fill = (state: string) =>
-      page
-        .locator(`#pr-chart [data-id="${state}"] rect`)
-        .evaluate(
-          (element) =>
-            (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element)
-              .fill,
-        );
+    const fill = (state: string) => computedStyle(page.locator(`#pr-chart [data-id="${state}"] rect`), 'fill');
     expect(await fill('MERGED')).toBe('rgb(255, 211, 61)');
     expect(await fill('FAILED')).not.toBe('rgb(255, 211, 61)');
-    const edgeWidth = (from: string, to: string) =>
-      page
-        .locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`)
-        .evaluate(
-          (element) =>
-            (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(
-              element,
-            ).strokeWidth,
-        );
-    expect(await edgeWidth('TESTING', 'TESTS_PASSED')).toBe('3px');
+    const edge = (from: string, to: string) => page.locator(`#pr-chart polyline[data-from="${from}"][data-to="${to}"]`);
+    expect(await computedStyle(edge('TESTING', 'TESTS_PASSED'), 'strokeWidth')).toBe('3px');
     // Every edge not taken is thin (TESTING has two to PENDING_FAILURE: its own failure, and a conflict).
-    const notTaken = await page
-      .locator('#pr-chart polyline[data-from="TESTING"][data-to="PENDING_FAILURE"]')
-      .evaluateAll((elements) =>
-        elements.map(
-          (element) =>
-            (globalThis as unknown as { getComputedStyle(e: unknown): { strokeWidth: string } }).getComputedStyle(
-              element,
-            ).strokeWidth,
-        ),
-      );
+    const notTaken = await computedStyles(edge('TESTING', 'PENDING_FAILURE'), 'strokeWidth');
     expect(notTaken.length).toBeGreaterThan(0);
     expect(notTaken.every((width) => width === '1px')).toBe(true);
     expect(await page.locator('table.runs .state').first().textContent()).toBe('passed');
@@ -287,14 +244,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       expect(width, url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
       // axe at this width too: what a narrow layout hides, overlaps or shrinks.
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(
-        results.violations.map(
-          (violation) =>
-            `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-        ),
-        url,
-      ).toEqual([]);
+      expect(await axeViolations(page), url).toEqual([]);
       await page.screenshot({ path: join(shots, `narrow-${index}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -325,49 +275,6 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     expect(await page.evaluate<number>('window.marker')).toBe(3);
   });
 
-  test('signing out ends the session', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.locator('h1', { hasText: 'Sign in' }).waitFor();
-    await page.goto(`${server.url}/charts`);
-    await page.locator('h1', { hasText: 'Sign in' }).waitFor();
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    expect(browser.offLoopback).toEqual([]);
-  });
-
-  test('an open page whose token is revoked shows the sign-in form at the next change', async () => {
-    const created = await runCli(['token', 'create', '--org', 'acme'], { GREENLINE_DATA: dataDir });
-    expect(created.code).toBe(0);
-    const token = /glt_[A-Za-z0-9_-]+/.exec(created.stdout)![0];
-    await page.goto(`${server.url}/signin?next=${encodeURIComponent(queuePath)}`);
-    await page.getByLabel('API token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('h1', { hasText: 'acme/widgets' }).waitFor();
-    await expect
-      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
-      .toBe('connected');
-    const listed = await runCli(['token', 'list'], { GREENLINE_DATA: dataDir });
-    const id = listed.stdout
-      .split('\n')
-      .find((line) => line.includes('cli'))!
-      .split(/\s+/)[0]!;
-    expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
-    await submit(6);
-    await expect
-      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 })
-      .toBe('signed-out');
-    await page.locator('#live form[action="/signin"]').waitFor();
-    expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);
-    // The stream was ended and not refused (a 401 to the browser's reconnection is logged as an error), and the page
-    // stopped listening: another change reaches no stream of that session and asks for nothing.
-    await submit(7);
-    await expect
-      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
-      .toBe('signed-out');
-    expect(errors.unexpected(provoked)).toEqual([]);
-  });
-
   test('every page was screenshotted', async () => {
     const files = await readdir(shots);
     for (const name of [
@@ -385,5 +292,8 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       expect((await stat(join(shots, `${name}.png`))).size).toBeGreaterThan(1000);
     }
     expect(files.filter((name) => name.startsWith('narrow-')).length).toBe(new Set(pages).size);
+    // Nothing the pages did logged an error or got an answer of 400 or more but what was provoked, or left loopback.
+    expect(errors.unexpected(provoked)).toEqual([]);
+    expect(browser.offLoopback).toEqual([]);
   });
 });
