@@ -60,6 +60,9 @@ const WORKERS = availableParallelism() + 1;
 export default defineConfig({
   test: {
     maxWorkers: WORKERS,
+    // expect.poll waits as long as the test's budget allows (its default, 1 s, is a clock of its own: a loaded machine
+    // answers later, not never).
+    expect: { poll: { timeout: PROCESS_BUDGET_MS } },
     // Every response an API server of the suite sends is checked against the generated OpenAPI document.
     setupFiles: ['test/openapi/setup.ts'],
     // LMDB is a native module: keep the default `forks` pool, one process per file.

@@ -48,6 +48,9 @@ export async function launch(executablePath: string): Promise<Browser> {
     args: FLAGS,
     viewport: { width: 1280, height: 900 },
   });
+  // No clock of its own on a wait (Playwright's default is 30 s): a page waits as long as the test's budget allows, so
+  // that a loaded machine is slow, not failing (vitest.config.ts).
+  context.setDefaultTimeout(0);
   const offLoopback: string[] = [];
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());

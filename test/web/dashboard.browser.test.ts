@@ -109,8 +109,8 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
     await page.locator('.run').first().waitFor();
     await check('queue');
     // ...and leave the line-up as the PRs merge.
-    await page.locator('tr[data-pr]').first().waitFor({ state: 'detached', timeout: 30_000 });
-    await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
+    await page.locator('tr[data-pr]').first().waitFor({ state: 'detached' });
+    await expect.poll(() => page.locator('tr[data-pr]').count()).toBe(0);
     expect(await page.evaluate<number>('window.marker')).toBe(2);
   });
 
@@ -126,7 +126,7 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect.poll(() => page.locator('[data-field="queue-state"]').textContent()).toBe('running');
-    await row.waitFor({ state: 'detached', timeout: 30_000 });
+    await row.waitFor({ state: 'detached' });
   });
 
   test('the settings form saves valid settings and says which field is wrong', async () => {
@@ -264,14 +264,14 @@ describe.skipIf(CHROMIUM === undefined)('the dashboard in Chromium', () => {
       .toBe('reconnecting');
     server = await startServer({ ...ENV, GREENLINE_DATA: dataDir, PORT: port });
     await expect
-      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 })
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
       .toBe('connected');
     // While the service was down, the browser said it could not reach it: that, and only that, is expected.
     const whileDown = errors.console.splice(before);
     expect(whileDown.filter((line) => !line.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     await api('updateQueue', { ...QUEUE, state: 'paused' });
     await submit(5);
-    await page.locator('tr[data-pr="5"]').waitFor({ timeout: 20_000 });
+    await page.locator('tr[data-pr="5"]').waitFor();
     expect(await page.evaluate<number>('window.marker')).toBe(3);
   });
 

@@ -74,7 +74,7 @@ describe.skipIf(CHROMIUM === undefined)('dashboard sessions in Chromium', () => 
     expect((await runCli(['token', 'revoke', id], { GREENLINE_DATA: dataDir })).code).toBe(0);
     await submit(6);
     await expect
-      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'), { timeout: 20_000 })
+      .poll(() => page.evaluate<string | undefined>('document.documentElement.dataset.live'))
       .toBe('signed-out');
     await page.locator('#live form[action="/signin"]').waitFor();
     expect(await page.locator('tr[data-pr="6"]').count()).toBe(0);

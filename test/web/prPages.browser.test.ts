@@ -102,7 +102,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     // htmx puts the address in the history after the swap: wait for it, not only for the heading.
     await page.waitForURL(/\/queues\/[^/]+$/);
     queuePath = new URL(page.url()).pathname;
-    await expect.poll(() => page.locator('tr[data-pr]').count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => page.locator('tr[data-pr]').count()).toBe(0);
 
     await page.goto(`${server.url}${queuePath}/prs/1`);
     expect(await field('pr-state').getAttribute('data-state')).toBe('MERGED');
@@ -131,7 +131,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
       return element.textContent;
     });
     // Within a minute of now it changes each second; later, at the next minute (so the budget is over a minute).
-    await expect.poll(() => page.locator('time[data-mark="kept"]').textContent(), { timeout: 75_000 }).not.toBe(said);
+    await expect.poll(() => page.locator('time[data-mark="kept"]').textContent()).not.toBe(said);
     // The likelihood's arithmetic is not in the sentence; it is behind a closed disclosure.
     const ready = page.locator('ol.timeline li[data-event="ready"]');
     expect(await ready.locator(':scope > span').textContent()).toMatch(/^PR #1 by .+\. Chance it fails: \d+%\.$/);
@@ -151,7 +151,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
     await api('updateQueue', { ...QUEUE, state: 'paused' });
     for (const number of [3, 4, 5]) await api('submitPullRequest', { ...QUEUE, pr: { number } });
     await page.goto(`${server.url}${queuePath}/prs/5`);
-    await expect.poll(() => field('pr-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('PENDING');
+    await expect.poll(() => field('pr-state').getAttribute('data-state')).toBe('PENDING');
     await expect.poll(() => field('position').textContent()).toBe('3 of 3');
     await check('pr-waiting');
     // How long it has been in the queue counts on by itself (the same element: no redraw replaced it).
@@ -161,9 +161,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
         (element as unknown as { dataset: Record<string, string> }).dataset.mark = 'counting';
         return element.textContent;
       });
-    await expect
-      .poll(() => page.locator('[data-mark="counting"]').textContent(), { timeout: 20_000 })
-      .not.toBe(counted);
+    await expect.poll(() => page.locator('[data-mark="counting"]').textContent()).not.toBe(counted);
 
     await page.getByLabel('Priority').selectOption('high');
     await page.getByRole('button', { name: 'Set priority' }).click();

@@ -75,7 +75,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
       .poll(() => page.locator('[data-field="what-if-status"]').textContent())
       .toMatch(/Fitting and simulating|Waiting|Simulated/);
     // The fit and the recommender's search run in a child process: waited for as long as the project's budget allows.
-    await page.locator('table.what-if').waitFor({ timeout: 0 });
+    await page.locator('table.what-if').waitFor();
     expect(await page.evaluate<number>('window.marker')).toBe(1);
     expect(await page.locator('[data-field="what-if-pick"]').textContent()).toMatch(/concurrency \d+/);
     const p50 = page.locator('table.what-if tr', { hasText: 'P50 time to merge' });
