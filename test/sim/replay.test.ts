@@ -1,6 +1,5 @@
 /** Event logs and `greenline replay`: a faithful log replays without divergence; a tampered one is caught at once. */
-import { rm } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   EventLogError,
   formatEventLog,
@@ -11,34 +10,20 @@ import {
 } from '../../engine/runtime/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
-import { logOf, recordLogs, withEntries } from './replayLogs.js';
+import { useRecordedLogs, withEntries } from './replayLogs.js';
 
-let dir: string;
-let logs: Map<string, EventLog>;
-
-beforeAll(async () => {
-  ({ dir, logs } = await recordLogs());
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-const log = (name: string) => logOf(logs, name);
+const recorded = useRecordedLogs();
+const log = recorded.log;
 
 describe('replay', () => {
   test('a faithful log replays with no divergence: every event and the final state match', () => {
-    expect([...logs.keys()]).toEqual(['predictive3', 'batch4', 'lanes2', 'singleQueue']);
+    expect([...recorded.logs().keys()]).toEqual(['predictive3', 'batch4', 'lanes2', 'singleQueue']);
     // The parallel queue's log carries each upload of impacted targets, so that the replay uploads it again.
     const uploads = log('lanes2').entries.filter((entry) => entry.input.type === 'targetsSet');
     expect(uploads.length).toBeGreaterThan(10);
     expect(uploads.every((entry) => entry.targets !== undefined)).toBe(true);
     expect(uploads.some((entry) => entry.targets === 'ALL')).toBe(true);
-    for (const name of logs.keys()) {
+    for (const name of recorded.logs().keys()) {
       const original = log(name);
       expect(original.entries.length).toBeGreaterThan(50);
       expect(original.entries.every((entry) => entry.digest !== undefined)).toBe(true);

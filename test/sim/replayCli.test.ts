@@ -1,42 +1,22 @@
 /** `greenline replay` and `greenline events` on the logs of a recorded simulation (test/sim/replayLogs.ts) and of a served queue. */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { eventsCommand, replayCommand } from '../../cli/replay.js';
 import { Engine, type QueueKey } from '../../engine/engine.js';
 import { SimCi } from '../../engine/providers/simCi.js';
 import { VirtualScheduler } from '../../engine/runtime/scheduler.js';
 import { openLmdbStore } from '../../engine/store/index.js';
-import {
-  formatEventLog,
-  parseEventLog,
-  replayEventLog,
-  type EventLog,
-  type EventLogEntry,
-} from '../../engine/runtime/eventLog.js';
+import { formatEventLog, parseEventLog, replayEventLog, type EventLogEntry } from '../../engine/runtime/eventLog.js';
 import { captureConsole } from '../console.js';
-import { logOf, recordLogs } from './replayLogs.js';
+import { useRecordedLogs } from './replayLogs.js';
 
-let dir: string;
-let logs: Map<string, EventLog>;
-
-beforeAll(async () => {
-  ({ dir, logs } = await recordLogs());
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-const log = (name: string) => logOf(logs, name);
+const recorded = useRecordedLogs();
+const log = recorded.log;
 
 describe('greenline replay and greenline events', () => {
   test('replay prints the outcome: exit 0 when faithful, 1 at a divergence, 2 for an unreadable log', async () => {
-    const path = join(dir, 'faithful.jsonl');
+    const path = join(recorded.dir(), 'faithful.jsonl');
     await writeFile(path, formatEventLog(log('batch4')));
     let io = captureConsole();
     expect(await replayCommand(path, {})).toBe(0);
@@ -65,7 +45,7 @@ describe('greenline replay and greenline events', () => {
   });
 
   test('a queue of a data folder exports and replays, across a restart of the engine', async () => {
-    const data = join(dir, 'data');
+    const data = join(recorded.dir(), 'data');
     const key: QueueKey = { org: 'acme', repo: { host: 'github.com', owner: 'acme', name: 'widgets' }, branch: 'main' };
     const scheduler = new VirtualScheduler(Date.parse('2026-11-22T00:00:00.000Z'));
     const ci = new SimCi(scheduler, { passRate: 0.7, medianMinutes: 10, p90Minutes: 20, seed: 4 });
@@ -100,7 +80,7 @@ describe('greenline replay and greenline events', () => {
     engine.stop();
     await store.close();
 
-    const out = join(dir, 'exported.jsonl');
+    const out = join(recorded.dir(), 'exported.jsonl');
     let io = captureConsole();
     expect(await eventsCommand({ repo: 'github.com/acme/widgets', org: 'acme', dataDir: data, out })).toBe(0);
     expect(io.err.join('\n')).toMatch(/^wrote \d+ events to /);

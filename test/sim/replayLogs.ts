@@ -3,9 +3,10 @@
  * configurations (predictive with optimistic merge, batches bisected skipping redundant tests, parallel lanes),
  * recorded; and a scratch folder for each test file, which it removes.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { formatEventLog, parseEventLog, type EventLog, type EventLogEntry } from '../../engine/runtime/eventLog.js';
 import { parseScenario } from '../../sim/scenario.js';
 import { simulate } from '../../sim/simulate.js';
@@ -50,4 +51,30 @@ export function logOf(logs: Map<string, EventLog>, name: string): EventLog {
 
 export function withEntries(original: EventLog, entries: EventLogEntry[]): EventLog {
   return { header: { ...original.header, events: entries.length }, entries };
+}
+
+/**
+ * For a test file: the logs recorded once before its tests (and its scratch folder removed after them), mocks restored
+ * after each test; `log` gives a deep copy of one (tests tamper with it).
+ */
+export function useRecordedLogs(): {
+  dir: () => string;
+  logs: () => Map<string, EventLog>;
+  log: (name: string) => EventLog;
+} {
+  let recorded: { dir: string; logs: Map<string, EventLog> } | undefined;
+  beforeAll(async () => {
+    recorded = await recordLogs();
+  });
+  afterAll(async () => {
+    if (recorded !== undefined) await rm(recorded.dir, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const get = () => {
+    if (recorded === undefined) throw new Error('the logs are recorded before the tests (beforeAll)');
+    return recorded;
+  };
+  return { dir: () => get().dir, logs: () => get().logs, log: (name) => logOf(get().logs, name) };
 }
