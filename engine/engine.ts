@@ -122,6 +122,11 @@ export class Engine extends EngineReads {
     this.runtime.restore((queueId) => taken.has(queueId));
   }
 
+  /** Whether this process drives the queue now (always, with one process; the lease's holder, with several). */
+  drives(queueId: string): boolean {
+    return this.ownership.owns(queueId);
+  }
+
   /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
   release(queueIds: readonly string[]): void {
     this.runtime.release(queueIds);

@@ -4,7 +4,7 @@
  * hears the commit), so the PR's check run moves whichever process took the input. (Before, a publisher marked
  * queues only on its own process's inputs.)
  */
-import { afterAll, afterEach, describe, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { QueueLeases } from '../../engine/cluster/leases.js';
 import { Engine } from '../../engine/engine.js';
 import { CheckRunPublisher } from '../../engine/providers/github/checkRuns.js';
@@ -72,5 +72,34 @@ describe.skipIf(cluster === undefined)('check runs on PostgreSQL with two proces
       (n) => n > 0,
       20_000,
     );
+  });
+
+  test("only the queue's driver writes its check runs: the other process's publisher reads and puts nothing", async () => {
+    const pgCluster = cluster as PgCluster;
+    const url = await pgCluster.createDatabase();
+    cleanups.push(() => pgCluster.dropDatabase(url));
+    const engines = [await open(url, 'a'), await open(url, 'b')] as const;
+    const queueId = engines[0].createQueue(KEY, { requiredStatuses: ['ci'] }).id;
+    // One of the two drives the queue once its lease is taken.
+    const driver = await eventually(
+      async () => engines.find((engine) => engine.drives(queueId)),
+      (found) => found !== undefined,
+    );
+    const other = engines.find((engine) => engine !== driver)!;
+    const reads = new Map<Engine, number>();
+    for (const engine of engines) {
+      const publisher = new CheckRunPublisher(engine, {} as GitHubApp, {
+        hostName: KEY.repo.host,
+        throttleMs: 3_600_000,
+        onError: () => undefined,
+      });
+      const getQueue = vi.spyOn(engine, 'getQueue');
+      publisher.mark(queueId);
+      await publisher.flush();
+      reads.set(engine, getQueue.mock.calls.length);
+      getQueue.mockRestore();
+    }
+    expect(reads.get(driver!)).toBeGreaterThan(0);
+    expect(reads.get(other)).toBe(0);
   });
 });

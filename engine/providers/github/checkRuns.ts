@@ -118,6 +118,9 @@ export class CheckRunPublisher {
   }
 
   private async publishQueue(queueId: string): Promise<void> {
+    // Only the queue's driver writes its check runs: with several processes, each would put the same text in turn
+    // (each keeps what it published), and GitHub would be written to once per process for one change.
+    if (!this.engine.drives(queueId)) return;
     const record = this.queueOf(queueId);
     if (record === undefined || record.repo.host !== this.options.hostName) return;
     const key: QueueKey = { org: record.org, repo: record.repo, branch: record.branch };
