@@ -5,13 +5,12 @@
  * queues only on its own process's inputs.)
  */
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
-import { QueueLeases } from '../../engine/cluster/leases.js';
-import { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/engine.js';
 import { CheckRunPublisher } from '../../engine/providers/github/checkRuns.js';
 import type { GitHubApp } from '../../engine/providers/github/client.js';
-import { openPostgresStore } from '../../engine/store/postgresStore.js';
 import { KEY } from '../engine/queueHarness.js';
 import { eventually } from '../e2e/process.js';
+import { startClusterEngine } from './clusterEngine.js';
 import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
@@ -26,23 +25,9 @@ afterEach(async () => {
 });
 
 async function open(url: string, name: string): Promise<Engine> {
-  const store = openPostgresStore({ url, applicationName: `check-run-feed-${name}` });
-  const leases = new QueueLeases({ url, store, leaseMs: 3000, memberId: name });
-  const engine = new Engine(store, { ownership: leases, onError: () => undefined });
-  engine.start();
-  await leases.start({
-    acquired: (queueIds) => engine.adopt(queueIds),
-    lost: (queueIds) => engine.release(queueIds),
-    refresh: (queueId) => engine.refresh(queueId),
-    committed: ({ queueId, changes }) => engine.heard(queueId, changes),
-    onError: () => undefined,
-  });
-  cleanups.push(async () => {
-    engine.stop();
-    await leases.stop();
-    await store.close();
-  });
-  return engine;
+  const member = await startClusterEngine(url, name);
+  cleanups.push(() => member.close());
+  return member.engine;
 }
 
 describe.skipIf(cluster === undefined)('check runs on PostgreSQL with two processes', () => {

@@ -9,14 +9,15 @@ import { PassThrough } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { DashboardEvents } from '../../api/dashboardEvents.js';
-import { QueueLeases } from '../../engine/cluster/leases.js';
-import { Engine } from '../../engine/engine.js';
+import type { QueueLeases } from '../../engine/cluster/leases.js';
+import type { Engine } from '../../engine/engine.js';
 import { WorkingSet } from '../../engine/runtime/workingSet.js';
-import { openPostgresStore, type PostgresStore } from '../../engine/store/postgresStore.js';
+import type { PostgresStore } from '../../engine/store/postgresStore.js';
 import { createToken } from '../../engine/tokens.js';
 import { KEY } from '../engine/queueHarness.js';
 import { expectWorkingSetCurrent } from '../engine/workload.js';
 import { eventually } from '../e2e/process.js';
+import { startClusterEngine } from './clusterEngine.js';
 import { startPostgres, type PgCluster } from './cluster.js';
 
 const started = await startPostgres();
@@ -40,28 +41,12 @@ interface Process {
 }
 
 async function process(url: string, name: string): Promise<Process> {
-  const store = openPostgresStore({ url, applicationName: `commit-feed-${name}` });
-  const leases = new QueueLeases({ url, store, leaseMs: 3000, memberId: name });
-  const engine = new Engine(store, {
-    ownership: leases,
-    onError: (message, error) => console.error(`${name}: ${message}`, error),
-  });
-  const proc: Process = { engine, store, leases, inputs: 0, heard: 0 };
-  engine.onInput(() => proc.inputs++);
-  engine.onCommit(() => proc.heard++);
-  engine.start();
-  await leases.start({
-    acquired: (queueIds) => engine.adopt(queueIds),
-    lost: (queueIds) => engine.release(queueIds),
-    refresh: (queueId) => engine.refresh(queueId),
-    committed: ({ queueId, changes }) => engine.heard(queueId, changes),
-    onError: () => undefined,
-  });
-  cleanups.push(async () => {
-    engine.stop();
-    await leases.stop();
-    await store.close();
-  });
+  const member = await startClusterEngine(url, name, (message, error) => console.error(`${name}: ${message}`, error));
+  cleanups.push(() => member.close());
+  const proc: Process = { engine: member.engine, store: member.store, leases: member.leases, inputs: 0, heard: 0 };
+  // The counts start before any input: the leases' first round has adopted what there was (nothing yet).
+  member.engine.onInput(() => proc.inputs++);
+  member.engine.onCommit(() => proc.heard++);
   return proc;
 }
 
