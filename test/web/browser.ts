@@ -3,6 +3,7 @@
  * with a fresh profile and the background services off, and every request to anything but loopback refused and
  * recorded. When no Chromium is installed, `chromiumPath()` is undefined and the tests say they are skipped and why.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -103,4 +104,13 @@ export function watchErrors(page: Page): PageErrors {
     if (response.status() >= 400) errors.refused.push(`${response.status()} ${url.pathname}${url.search}`);
   });
   return errors;
+}
+
+/** axe-core's violations on the page as it is now, of any impact, each with the elements it names. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (violation) =>
+      `${violation.impact}: ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
+  );
 }

@@ -11,10 +11,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { junitXml } from '../flaky/helpers.js';
 import { call, startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, SKIP_MESSAGE, type Browser, type PageErrors } from './browser.js';
+import { axeViolations, chromiumPath, SKIP_MESSAGE, type Browser, type PageErrors } from './browser.js';
 import {
   ACME,
-  axeViolations,
   closeDashboard,
   computedStyle,
   computedStyles,

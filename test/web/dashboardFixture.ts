@@ -3,7 +3,6 @@
  * with the synthetic CI, headless Chromium with one page whose errors are watched, a folder for screenshots; and the
  * checks it makes of each page (axe-core, computed styles).
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,15 +51,6 @@ export async function closeDashboard(dashboard: Partial<Dashboard>): Promise<voi
   if (process.env.GREENLINE_SCREENSHOTS === undefined && dashboard.shots !== undefined) {
     await rm(dashboard.shots, { recursive: true, force: true });
   }
-}
-
-/** axe-core's violations on the page as it is now, of any impact, each with the elements it names. */
-export async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.map(
-    (violation) =>
-      `${violation.impact}: ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-  );
 }
 
 type Styles = { fill: string; strokeWidth: string };

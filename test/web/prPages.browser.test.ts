@@ -6,14 +6,13 @@
  * violation of any impact, no console error signed in or out (the sign-in redirect, the favicon), and at 390 px no
  * horizontal scroll and no word broken mid-word. Screenshots are kept in GREENLINE_SCREENSHOTS when set.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, runCli, startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
+import { axeViolations, chromiumPath, launch, SKIP_MESSAGE, type Browser } from './browser.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
@@ -48,13 +47,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
   async function check(name: string): Promise<void> {
     visited.add(page.url());
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(
-      results.violations.map(
-        (violation) =>
-          `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-      ),
-    ).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   }
 
   beforeAll(async () => {
@@ -250,14 +243,7 @@ describe.skipIf(CHROMIUM === undefined)('PR, run and history pages in Chromium',
       await page.goto(url);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), url).toBeLessThanOrEqual(390);
       expect(await brokenWords(page), url).toEqual([]);
-      const results = await new AxeBuilder({ page }).analyze();
-      expect(
-        results.violations.map(
-          (violation) =>
-            `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-        ),
-        url,
-      ).toEqual([]);
+      expect(await axeViolations(page), url).toEqual([]);
       await page.screenshot({
         path: join(shots, `narrow-${new URL(url).pathname.replace(/\W+/g, '-')}.png`),
         fullPage: true,

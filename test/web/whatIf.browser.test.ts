@@ -5,7 +5,6 @@
  * own fitted workload. axe finds no violation at 1280 and 390 px, nothing scrolls sideways at 390 px, and the browser
  * logs no error. Screenshots are kept in GREENLINE_SCREENSHOTS when set.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIM_KEY } from '../../sim/queueRun.js';
 import { simulatedHistory } from './whatIfHistory.js';
 import { startServer, stop, type Running } from '../e2e/process.js';
-import { chromiumPath, launch, SKIP_MESSAGE, watchErrors, type Browser, type PageErrors } from './browser.js';
+import {
+  axeViolations,
+  chromiumPath,
+  launch,
+  SKIP_MESSAGE,
+  watchErrors,
+  type Browser,
+  type PageErrors,
+} from './browser.js';
 import { brokenWords } from './words.js';
 
 const CHROMIUM = chromiumPath();
@@ -31,13 +38,7 @@ describe.skipIf(CHROMIUM === undefined)('the what-if panel in Chromium', () => {
   let errors: PageErrors;
 
   async function axe(): Promise<void> {
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(
-      results.violations.map(
-        (violation) =>
-          `${violation.impact}: ${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join('; ')})`,
-      ),
-    ).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   }
 
   beforeAll(async () => {
