@@ -13,7 +13,7 @@ import type { TestRunRecord } from './model/testRuns.js';
 import { describeQueue, findQueue, type LoadQueue } from './queueIndex.js';
 import type { WorkingSet } from './runtime/workingSet.js';
 import type { ReadTx } from './store/store.js';
-import { ENDED_INDEX_COMPLETE, lastEndedOfBranch } from './history/endedIndex.js';
+import { ENDED_INDEX_COMPLETE, lastEndedOfBranch, readEndedSince } from './history/endedIndex.js';
 import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../machines/vocabulary.js';
 
 /** Where a read finds a queue's records: its working set when that is current, else the store. */
@@ -105,18 +105,9 @@ export function readListingCandidates(
   // A store whose index could not be filled (full at start) has it incomplete: it is read whole.
   if (!ranged || tx.get('meta', ENDED_INDEX_COMPLETE) === undefined) return readPullRequests(tx, key);
   const queue = findQueue(tx, key, source.load);
-  // The index's keys hold the end in ms since 1970 (≥ 0; a key part must be a non-negative safe integer): a bound
-  // before 1970 or past the largest date is clamped to the keys there can be.
-  const at = (ms: number) => Math.min(Math.max(0, ms), Number.MAX_SAFE_INTEGER - 1);
-  // No end is before 1970, or at a time that is not one.
-  if ((filter.until !== undefined && !(filter.until >= 0)) || Number.isNaN(filter.since)) return [];
-  const upper = filter.until === undefined ? {} : { end: [queue.id, at(Math.floor(filter.until) + 1)] };
-  const ended = tx.scan('endedPullRequests', {
-    prefix: [queue.id],
-    start: [queue.id, at(Math.ceil(filter.since ?? 0))],
-    ...upper,
-  });
-  return [...ended].flatMap(({ value }) => tx.get('pullRequests', [queue.id, value.number]) ?? []);
+  return readEndedSince(tx, queue.id, filter.since ?? 0, filter.until).flatMap(
+    (ended) => tx.get('pullRequests', [queue.id, ended.number]) ?? [],
+  );
 }
 
 export function readTestRun(tx: ReadTx, source: QueueSource, key: QueueKey, runId: string): TestRunDetails {

@@ -248,7 +248,16 @@ export function lastEndedOfBranch(tx: ReadTx, queueId: string, branch: string): 
   }
 }
 
-/** The queue's PRs that ended at or after `since` (ms), oldest first: the days the organization page draws. */
-export function readEndedSince(tx: ReadTx, queueId: string, since: number): EndedPullRequest[] {
-  return [...tx.scan('endedPullRequests', { prefix: [queueId], start: [queueId, since] })].map((entry) => entry.value);
+/**
+ * The queue's PRs that ended at or after `since` and, when given, at or before `until` (ms), oldest first: the days
+ * the organization page draws, and listPullRequests' ranges. The keys hold the end in ms since 1970 (a key part is a
+ * non-negative safe integer): a bound before 1970 or past the largest date is clamped to the keys there can be, and a
+ * bound that is not a time (NaN) holds nothing.
+ */
+export function readEndedSince(tx: ReadTx, queueId: string, since: number, until?: number): EndedPullRequest[] {
+  if (Number.isNaN(since) || (until !== undefined && !(until >= 0))) return [];
+  const at = (ms: number) => Math.min(Math.max(0, ms), Number.MAX_SAFE_INTEGER - 1);
+  const upper = until === undefined ? {} : { end: [queueId, at(Math.floor(until) + 1)] };
+  const ended = tx.scan('endedPullRequests', { prefix: [queueId], start: [queueId, at(Math.ceil(since))], ...upper });
+  return [...ended].map((entry) => entry.value);
 }
