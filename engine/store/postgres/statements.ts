@@ -45,9 +45,9 @@ const versionsOf = (scopes: readonly string[]): string =>
      THEN '-1' ELSE coalesce(v.v, 0)::text END AS v
    FROM unnest(${array(scopes.map(text), 'text')}) AS s(scope) LEFT JOIN greenline_scope_versions v ON v.scope = s.scope`;
 
-function keepVersions(scopes: readonly string[], result: pg.QueryResult | undefined): void {
+function keepVersions(result: pg.QueryResult | undefined): void {
   versions ??= {};
-  for (const scope of scopes) versions[scope] = 0;
+  // versionsOf and a commit's bumps answer a row for every scope (0 for one never written): nothing is defaulted.
   for (const row of result?.rows ?? []) versions[String(row.scope)] = Number(row.v);
 }
 
@@ -99,7 +99,7 @@ async function withLocks(
     throw new QueueBusy(`the lock of ${scope} is held by another transaction (scope ${scope})`);
   }
   for (const scope of wanted) heldLocks.add(scope);
-  keepVersions(wanted, results[versionAt]);
+  keepVersions(results[versionAt]);
   return statement === undefined ? undefined : results.at(-1);
 }
 
@@ -155,7 +155,7 @@ export async function handle(request: Request, lockMs: number): Promise<unknown>
           prefix = [];
         }
         const results = await run(client, [...prefix, ...commitStatements(request)]);
-        if (request.scopes.length > 0) keepVersions(request.scopes, results.at(-2));
+        if (request.scopes.length > 0) keepVersions(results.at(-2));
         return undefined;
       } catch (error) {
         // A connection that failed is dropped (which ends its transaction): a ROLLBACK would wait on it again.
