@@ -64,6 +64,8 @@ export async function runLoad(options: {
   fromSource?: boolean;
   sync?: 'group' | 'each';
   cpuProfileDir?: string;
+  /** One endpoint's traffic alone, on every connection (the ceiling of that endpoint in any mix: nothing else runs). */
+  only?: string;
 }): Promise<LoadFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'greenline-load-'));
   const token = 'load-token-0123456789abcdef';
@@ -107,7 +109,13 @@ export async function runLoad(options: {
       if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
     }
 
-    const { mixes, acknowledged, body } = loadMixes(options.queues, repoOf);
+    const all = loadMixes(options.queues, repoOf);
+    const { acknowledged, body } = all;
+    const mixes =
+      options.only === undefined
+        ? all.mixes
+        : all.mixes.filter((mix) => mix.endpoint === options.only).map((mix) => ({ ...mix, share: 1 }));
+    if (mixes.length === 0) throw new Error(`no endpoint ${options.only} in the mix`);
 
     const rssStartMb = await rssMb(child.pid!);
     let rssMaxMb = rssStartMb;
@@ -207,6 +215,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       queues: { type: 'string' },
       'cpu-prof': { type: 'string' },
       sync: { type: 'string' },
+      ceiling: { type: 'boolean' },
     },
   });
   const options = {
@@ -233,9 +242,28 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     runs.push([sync, figures]);
   }
+  // `--ceiling`: submits alone on every connection, in the last mode run: no mix can give submits more than this.
+  if (values.ceiling === true) await printCeiling({ ...options, sync: modes.at(-1) ?? 'group' }, bare, submitsOf);
   const [each, group] = [runs[0]?.[1], runs[1]?.[1]] as [LoadFigures, LoadFigures];
   if (runs.length === 2)
     console.log(
       `group/each: submits/s ${(submitsOf(group) / Math.max(1e-9, submitsOf(each))).toFixed(2)}×, worst non-upload P99 ${(worstP99(group) / Math.max(1, worstP99(each))).toFixed(2)}×`,
     );
+}
+
+/**
+ * The ceiling of durable submits/s: the service taking submits alone, on all the connections. In the mix the other
+ * endpoints only take the loop from them, so the mix's submits/s is at most this (and, at the mix's 30 % of
+ * connections served in turn, about 0.3× the mix's total requests/s, which is at most the bare route's).
+ */
+async function printCeiling(
+  options: { seconds: number; connections: number; queues: number; sync: 'group' | 'each' },
+  bare: number,
+  submitsOf: (figures: LoadFigures) => number,
+): Promise<void> {
+  const alone = await runLoad({ ...options, only: 'submitPullRequest' });
+  printLoad(alone);
+  console.log(
+    `ceiling: submits alone (${options.sync}) ${submitsOf(alone).toFixed(0)}/s = ${(submitsOf(alone) / bare).toFixed(3)}× the bare route (goal for the mix ≥ 0.3×)\n`,
+  );
 }
