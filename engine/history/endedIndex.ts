@@ -11,7 +11,7 @@
  */
 import { FINAL_PULL_REQUEST_STATES, type PullRequestState } from '../../machines/vocabulary.js';
 import type { PullRequestRecord, TimelineEntry } from '../model/pullRequests.js';
-import { StorageFullError, type Key, type ReadTx, type Store, type WriteTx } from '../store/store.js';
+import { StorageFullError, type Entry, type Key, type ReadTx, type Store, type WriteTx } from '../store/store.js';
 
 export interface EndedPullRequest {
   number: number;
@@ -191,34 +191,54 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
   };
   const rows: EndedPullRequest[] = [];
   const cursorOf = (key: readonly (string | number)[]) => `${key[1]}.${key[2]}`;
-  // Stores read a scan whole: the index is walked in chunks, newest first, until the page is full and one more
-  // match says another page follows (without words, the first chunk is the page), or until the scan limit: then the
-  // page goes on from the last entry examined.
+  // Walked newest first until the page is full and one more match says another page follows (without words, the
+  // first chunk is the page), or until the scan limit: then the page goes on from the last entry examined.
   const limit = Math.max(query.take + 1, query.scanLimit ?? HISTORY_SCAN_LIMIT);
+  const chunk = words.length === 0 ? query.take + 1 : Math.max(256, 4 * query.take);
   let examined = 0;
+  let last: Entry<EndedPullRequest> | undefined;
+  for (const entry of endedNewestFirst(tx, queueId, end, (seen) => Math.min(chunk, limit - seen))) {
+    examined += 1;
+    last = entry;
+    if (!matches(entry.value)) continue;
+    if (rows.length === query.take)
+      return { rows, next: cursorOf([queueId, Date.parse(rows.at(-1)!.endedAt), rows.at(-1)!.number]) };
+    rows.push(entry.value);
+  }
+  if (examined < limit || last === undefined) return { rows };
+  // Nothing between the last row and the last entry examined matched: the next page starts after the latter.
+  const page: HistoryPage = { rows, next: cursorOf(last.key) };
+  return rows.length < query.take ? { ...page, searchedBack: last.value.endedAt } : page;
+}
+
+/**
+ * The queue's index entries newest first (before `end`, when given), read a chunk at a time (stores read a scan
+ * whole) of `chunkSize(entries read so far)` entries, so that a walk that stops early reads no more than its chunk;
+ * ends when the index does or the size is 0.
+ */
+function* endedNewestFirst(
+  tx: ReadTx,
+  queueId: string,
+  from: Key | undefined,
+  chunkSize: (seen: number) => number,
+): Generator<Entry<EndedPullRequest>> {
+  let end = from;
+  let seen = 0;
   for (;;) {
-    const chunk = Math.min(words.length === 0 ? query.take + 1 : Math.max(256, 4 * query.take), limit - examined);
+    const size = chunkSize(seen);
+    if (size <= 0) return;
     const entries = [
       ...tx.scan('endedPullRequests', {
         prefix: [queueId],
         reverse: true,
-        limit: chunk,
+        limit: size,
         ...(end === undefined ? {} : { end }),
       }),
     ];
-    for (const { value } of entries) {
-      if (!matches(value)) continue;
-      if (rows.length === query.take)
-        return { rows, next: cursorOf([queueId, Date.parse(rows.at(-1)!.endedAt), rows.at(-1)!.number]) };
-      rows.push(value);
-    }
-    if (entries.length < chunk) return { rows };
-    examined += entries.length;
+    yield* entries;
+    seen += entries.length;
+    if (entries.length < size) return;
     end = entries.at(-1)!.key;
-    if (examined < limit) continue;
-    // Nothing between the last row and the last entry examined matched: the next page starts after the latter.
-    const page: HistoryPage = { rows, next: cursorOf(end) };
-    return rows.length < query.take ? { ...page, searchedBack: entries.at(-1)!.value.endedAt } : page;
   }
 }
 
@@ -227,25 +247,13 @@ export function readHistory(tx: ReadTx, queueId: string, query: HistoryQuery): H
  * read a scan whole) and stopping at the first; undefined when none did.
  */
 export function lastEndedOfBranch(tx: ReadTx, queueId: string, branch: string): number | undefined {
-  let end: Key | undefined;
-  for (;;) {
-    const entries = [
-      ...tx.scan('endedPullRequests', {
-        prefix: [queueId],
-        reverse: true,
-        limit: 256,
-        ...(end === undefined ? {} : { end }),
-      }),
-    ];
-    for (const { value } of entries) {
-      // An entry indexed before it held the branch: the record says it.
-      const headBranch =
-        'headBranch' in value ? value.headBranch : tx.get('pullRequests', [queueId, value.number])?.headBranch;
-      if (headBranch === branch) return value.number;
-    }
-    if (entries.length < 256) return undefined;
-    end = entries.at(-1)!.key;
+  for (const { value } of endedNewestFirst(tx, queueId, undefined, () => 256)) {
+    // An entry indexed before it held the branch: the record says it.
+    const headBranch =
+      'headBranch' in value ? value.headBranch : tx.get('pullRequests', [queueId, value.number])?.headBranch;
+    if (headBranch === branch) return value.number;
   }
+  return undefined;
 }
 
 /**
