@@ -14,26 +14,42 @@ afterEach(async () => {
 
 const { signIn, makeQueue } = dashboardForms(() => api);
 
+/** A stream of `events` opened for acme's token, written into a string: what it said, and whether it ended. */
+function openStream(events: DashboardEvents) {
+  const stream = { written: '', ended: false };
+  const response = {
+    writeHead: () => response,
+    write: (chunk: string) => ((stream.written += chunk), true),
+    end: (chunk?: string) => {
+      stream.written += chunk ?? '';
+      stream.ended = true;
+    },
+    on: () => response,
+  };
+  const token = listTokens(api.store).find((record) => record.org === 'acme')!;
+  events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+  return { stream, token };
+}
+
+/** The data of each event of `name` the stream wrote, in order. */
+function dataOf(written: string, name: string): unknown[] {
+  return written
+    .split('\n\n')
+    .filter((block) => block.startsWith(`event: ${name}`))
+    .map((block) => JSON.parse(block.split('data: ')[1]!));
+}
+
 describe('the live feed', () => {
   test("a stream says the feed's version when it opens, and each change its new one: a page made since sees no change", async () => {
     await makeQueue();
     const events = new DashboardEvents(api.engine);
-    let written = '';
-    const response = {
-      writeHead: () => response,
-      write: (chunk: string) => ((written += chunk), true),
-      end: () => undefined,
-      on: () => response,
-    };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
     const before = events.version;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
-    const hello = written.split('\n\n').find((block) => block.startsWith('event: hello'));
-    expect(JSON.parse(hello!.split('data: ')[1]!)).toEqual({ version: before });
+    const { stream } = openStream(events);
+    expect(dataOf(stream.written, 'hello')).toEqual([{ version: before }]);
     await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }));
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
-    const after = (JSON.parse(changed.at(-1)!.split('data: ')[1]!) as { version: string }).version;
+    // The feed's window closes on its own timer: wait for its event, however long a loaded machine takes.
+    await expect.poll(() => dataOf(stream.written, 'changed').length).toBeGreaterThan(0);
+    const after = (dataOf(stream.written, 'changed').at(-1) as { version: string }).version;
     expect(after).not.toBe(before);
     expect(after).toBe(events.version);
     // Another feed (a restart of the service) has another version even with as many commits.
@@ -50,24 +66,16 @@ describe('the live feed', () => {
     // The window closes when the test says, not after a fixed time: on a loaded machine the burst may outlast 200 ms.
     const windows: (() => void)[] = [];
     const events = new DashboardEvents(api.engine, { start: (flush) => windows.push(flush), stop: () => undefined });
-    let written = '';
-    const response = {
-      writeHead: () => response,
-      write: (chunk: string) => ((written += chunk), true),
-      end: () => undefined,
-      on: () => response,
-    };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    const { stream } = openStream(events);
     for (const number of [1, 2, 3, 4, 5]) await api.post('submitPullRequest', queueBody({ pr: { number } }));
     await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }, 'release'));
     await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex);
-    expect(written).not.toContain('event: changed');
+    expect(stream.written).not.toContain('event: changed');
     expect(windows).toHaveLength(1);
     windows[0]!();
-    const changed = written.split('\n\n').filter((block) => block.startsWith('event: changed'));
+    const changed = dataOf(stream.written, 'changed');
     expect(changed).toHaveLength(1);
-    const ids = (JSON.parse(changed[0]!.split('data: ')[1]!) as { queues: string[] }).queues;
+    const ids = (changed[0] as { queues: string[] }).queues;
     expect(new Set(ids)).toEqual(new Set(api.engine.listQueues('acme').map((queue) => queue.id)));
     events.close();
   });
@@ -76,32 +84,20 @@ describe('the live feed', () => {
     await makeQueue();
     await api.post('createQueue', queueBody(), TOKENS.globex);
     const events = new DashboardEvents(api.engine);
-    let written = '';
-    let ended = false;
-    const response = {
-      writeHead: () => response,
-      write: (chunk: string) => ((written += chunk), true),
-      end: (chunk?: string) => {
-        written += chunk ?? '';
-        ended = true;
-      },
-      on: () => response,
-    };
-    const token = listTokens(api.store).find((record) => record.org === 'acme')!;
-    events.open({ org: 'acme', tokenId: token.id, expiresAt: Date.now() + 60_000 }, response as never);
+    const { stream, token } = openStream(events);
     const cookie = await signIn(TOKENS.acme);
     expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(204);
     revokeToken(api.store, token.id);
     expect((await api.post('submitPullRequest', queueBody({ pr: { number: 1 } }), TOKENS.globex)).statusCode).toBe(200);
+    // Another organization's change: nothing for this stream, which neither hears of it nor ends.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(ended).toBe(false);
+    expect(stream.ended).toBe(false);
     expect((await api.app.inject({ method: 'HEAD', url: '/events', headers: { cookie } })).statusCode).toBe(401);
     // The next change of the organization ends the stream instead of telling it.
     api.engine.createQueue({ org: 'acme', repo: queueBody().repo, branch: 'next' }, {});
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(ended).toBe(true);
-    expect(written).not.toContain('event: changed');
-    expect(written).toContain('event: signed-out');
+    await expect.poll(() => stream.ended).toBe(true);
+    expect(stream.written).not.toContain('event: changed');
+    expect(stream.written).toContain('event: signed-out');
     expect(events.size).toBe(0);
     events.close();
   });
