@@ -9,7 +9,7 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { referencedPrs } from '../transaction/prune.js';
-import type { KeyPart, Store } from '../store/store.js';
+import type { KeyPart, ReadTx, Store, StoreSchema } from '../store/store.js';
 import { hasTestRunTag } from '../../machines/index.js';
 
 export interface QueueCutoffs {
@@ -52,47 +52,48 @@ async function* candidates<T>(
   if (pending.length > 0) yield pending;
 }
 
+/** One chunk of the queue's `name` records from `start`: those `pick` keeps, and where the next chunk starts. */
+function chunkOf<C extends 'pullRequests' | 'testRuns', T>(
+  tx: ReadTx,
+  name: C,
+  queueId: string,
+  start: KeyPart | undefined,
+  pick: (value: StoreSchema[C]) => T | undefined,
+): { found: T[]; next: KeyPart | undefined } {
+  const entries = [
+    ...tx.scan(name, {
+      prefix: [queueId],
+      ...(start === undefined ? {} : { start: [queueId, start] }),
+      limit: SCAN_CHUNK + 1,
+    }),
+  ];
+  const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
+  const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value }) => {
+    const picked = pick(value);
+    return picked === undefined ? [] : [picked];
+  });
+  return { found, next };
+}
+
 function endedPrs(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
   return store.read((tx) => {
     const queue = tx.get('queues', [queueId]);
     if (queue === undefined) return { found: [], next: undefined };
     const kept = referencedPrs(tx, queue);
-    const entries = [
-      ...tx.scan('pullRequests', {
-        prefix: [queueId],
-        ...(start === undefined ? {} : { start: [queueId, start] }),
-        limit: SCAN_CHUNK + 1,
-      }),
-    ];
-    const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
-    const found = entries
-      .slice(0, SCAN_CHUNK)
-      .flatMap(({ value: pr }) =>
-        FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number)
-          ? [pr.number]
-          : [],
-      );
-    return { found, next };
+    return chunkOf(tx, 'pullRequests', queueId, start, (pr) =>
+      FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number)
+        ? pr.number
+        : undefined,
+    );
   });
 }
 
 function endedRuns(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
-  return store.read((tx) => {
-    const entries = [
-      ...tx.scan('testRuns', {
-        prefix: [queueId],
-        ...(start === undefined ? {} : { start: [queueId, start] }),
-        limit: SCAN_CHUNK + 1,
-      }),
-    ];
-    const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
-    const found = entries
-      .slice(0, SCAN_CHUNK)
-      .flatMap(({ value: run }) =>
-        !hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? [run.id] : [],
-      );
-    return { found, next };
-  });
+  return store.read((tx) =>
+    chunkOf(tx, 'testRuns', queueId, start, (run) =>
+      !hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? run.id : undefined,
+    ),
+  );
 }
 
 /** Below which seq the log's events are older than `before` (from where the log starts now, at most `batch` on). */
