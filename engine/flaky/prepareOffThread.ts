@@ -9,20 +9,21 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { EngineError, type EngineErrorCode } from '../model/errors.js';
-import type { AggregatedUpload } from './aggregate.js';
+import { EngineError } from '../model/errors.js';
+import type { AggregatedUpload, UploadedTest } from './aggregate.js';
 import { checkTestCaseLimit } from './ingestLimits.js';
 import { MAX_TEST_CASES_PER_UPLOAD, type PrepareInput } from './prepare.js';
+import type { WorkerAnswer } from './prepareSlices.js';
 
 const MAX_PARSING = Math.max(1, Math.min(4, availableParallelism() - 1));
 let running = 0;
 const waiting: (() => void)[] = [];
 
 /**
- * Compiled (dist/) the worker is the .js file beside this one. From the sources (tsx, vitest) it is the .ts file,
+ * The parser's worker thread for one upload. Compiled (dist/) the worker is the .js file beside this one. From the sources (tsx, vitest) it is the .ts file,
  * loaded after registering tsx's loader in the worker (a worker does not inherit its parent's loaders).
  */
-function startWorker(workerData: PrepareInput): Worker {
+export function startWorker(workerData: PrepareInput): Worker {
   if (!import.meta.url.endsWith('.ts'))
     return new Worker(new URL('./prepareWorker.js', import.meta.url), { workerData });
   // tsx's ESM entry (require.resolve finds its CommonJS twin beside it).
@@ -36,11 +37,10 @@ function startWorker(workerData: PrepareInput): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
-type WorkerAnswer =
-  | { ok: true; value: AggregatedUpload }
-  | { ok: false; code: EngineErrorCode | undefined; message: string };
-
-/** Parses on a fresh worker; when `signal` aborts, the worker is ended at once and the promise rejects with `abort()`. */
+/**
+ * Parses on a fresh worker, taking its aggregate a slice at a time (prepareWorker.ts); when `signal` aborts, the
+ * worker is ended at once and the promise rejects with `abort()`.
+ */
 function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: () => Error): Promise<AggregatedUpload> {
   return new Promise((resolve, reject) => {
     const worker = startWorker(input);
@@ -54,15 +54,19 @@ function runOnce(input: PrepareInput, signal: AbortSignal | undefined, abort: ()
     };
     const stop = () => answer(() => reject(abort()));
     signal?.addEventListener('abort', stop, { once: true });
-    worker.once('message', (message: WorkerAnswer) =>
-      answer(() => {
-        if (message.ok) resolve(message.value);
-        else
-          reject(
-            message.code !== undefined ? new EngineError(message.code, message.message) : new Error(message.message),
-          );
-      }),
-    );
+    const tests = new Map<string, UploadedTest>();
+    worker.on('message', (message: WorkerAnswer) => {
+      if (!message.ok) {
+        const { code } = message;
+        answer(() => reject(code !== undefined ? new EngineError(code, message.message) : new Error(message.message)));
+        return;
+      }
+      for (const [key, test] of message.tests) tests.set(key, test);
+      if (message.totals !== undefined) {
+        const totals = message.totals;
+        answer(() => resolve({ tests, ...totals }));
+      } else if (!answered) worker.postMessage('next');
+    });
     worker.once('error', (error) => answer(() => reject(error)));
     worker.once('exit', (code) => answer(() => reject(new Error(`the upload parser stopped (exit code ${code})`))));
   });
