@@ -91,8 +91,9 @@ export function fitDurations(sample: DurationSample): LogNormal | undefined {
     if (done) break;
   }
   const count = exact.length + censored.length;
-  // Before two runs finished the spread is the prior's, counted as worth two runs.
-  const spreadDf = fitSpread ? count - 1 : 2;
+  // Before two runs finished the spread is the prior's, counted as worth two degrees of freedom (and never fewer:
+  // with one, the draw's spread would have no mean).
+  const spreadDf = fitSpread ? Math.max(2, count - 1) : 2;
   let medianVar = 1 / Math.max(1, count);
   if (allTime !== undefined) {
     // The runs before the hour, through their mean: a log-normal's mean is exp(mu + sigma²/2).

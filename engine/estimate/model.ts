@@ -1,7 +1,8 @@
 /**
  * When each PR in a queue will merge: a pure Monte Carlo forecast from the queue's own state and history. Each trial
- * draws, for every PR, whether its run will fail (its failure likelihood) and, for every run, how long CI takes (a
- * duration this queue has seen, drawn at random; a run under way lasts at least what it has run so far), then plays
+ * draws, for every PR, whether its run will fail (its failure likelihood) and, for every run, how long CI takes (from
+ * the log-normal fitted to the durations this queue has seen, durations.ts, itself drawn within the fit's own
+ * uncertainty once per trial, durationsDraw.ts; a run under way lasts at least what it has run so far), then plays
  * the queue forward as the engine runs it:
  *
  * - single mode: the PRs in queue order, in runs of `batchSize` (with `batching`, as the planner forms batches: up
