@@ -9,8 +9,9 @@
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { expect, test } from 'vitest';
-import { estimateMerges } from '../../engine/estimate/index.js';
 import { normalQuantile } from '../../engine/estimate/durations.js';
+import { drawFit } from '../../engine/estimate/durationsDraw.js';
+import { estimateMerges, fitDurations } from '../../engine/estimate/index.js';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
@@ -45,4 +46,21 @@ test('with eight runs seen, about 90 % of merges in a serial queue of 24 come be
   const coverage = under / judged;
   expect(coverage).toBeGreaterThanOrEqual(0.85);
   expect(coverage).toBeLessThanOrEqual(0.95);
+});
+
+test("the draw of the fit's uncertainty narrows as the runs seen grow, and vanishes without a measure of it", () => {
+  const source = xoroshiro128plus(7);
+  const random = () => uniformFloat64(source);
+  const spreadOfDraws = (runs: number) => {
+    const fit = fitDurations({
+      finishedMs: Array.from({ length: runs }, (_, index) => (20 + (index % 21)) * MINUTE),
+      cancelledMs: [],
+    })!;
+    const mus = Array.from({ length: 2000 }, () => drawFit(fit, random).mu - fit.mu);
+    return Math.sqrt(mus.reduce((sum, value) => sum + value * value, 0) / mus.length) / fit.sigma;
+  };
+  // About 1/√n of the spread (a little more: the drawn σ has a long right tail with few runs).
+  expect(spreadOfDraws(4)).toBeGreaterThan(0.45);
+  expect(spreadOfDraws(400)).toBeLessThan(0.07);
+  expect(drawFit({ mu: 1, sigma: 0.4 }, random)).toEqual({ mu: 1, sigma: 0.4 });
 });
