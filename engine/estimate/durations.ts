@@ -24,6 +24,11 @@ export interface DurationSample {
 export interface LogNormal {
   mu: number;
   sigma: number;
+  /**
+   * How well the runs seen pin the fit down (durationsDraw.ts): the degrees of freedom of the spread (the runs it was
+   * fitted to, less one) and the variance of the fitted log median, in units of σ² (1/n for n runs).
+   */
+  certainty?: { spreadDf: number; medianVar: number };
 }
 
 /** The spread assumed before two runs finished, and the least one fitted (a fit to few runs can be near 0). */
@@ -85,13 +90,19 @@ export function fitDurations(sample: DurationSample): LogNormal | undefined {
     sigma = nextSigma;
     if (done) break;
   }
+  const count = exact.length + censored.length;
+  // Before two runs finished the spread is the prior's, counted as worth two degrees of freedom (and never fewer:
+  // with one, the draw's spread would have no mean).
+  const spreadDf = fitSpread ? Math.max(2, count - 1) : 2;
+  let medianVar = 1 / Math.max(1, count);
   if (allTime !== undefined) {
     // The runs before the hour, through their mean: a log-normal's mean is exp(mu + sigma²/2).
     const older = Math.log(allTime.meanMs) - (sigma * sigma) / 2;
     const weight = exact.length === 0 ? 1 : 0.5;
     mu = (1 - weight) * mu + weight * older;
+    medianVar = (1 - weight) ** 2 * medianVar + weight ** 2 / allTime.runs;
   }
-  return { mu, sigma };
+  return { mu, sigma, certainty: { spreadDf, medianVar } };
 }
 
 /** Φ⁻¹, by Acklam's rational approximation (relative error below 1.2e-9). */

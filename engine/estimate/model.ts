@@ -1,7 +1,8 @@
 /**
  * When each PR in a queue will merge: a pure Monte Carlo forecast from the queue's own state and history. Each trial
- * draws, for every PR, whether its run will fail (its failure likelihood) and, for every run, how long CI takes (a
- * duration this queue has seen, drawn at random; a run under way lasts at least what it has run so far), then plays
+ * draws, for every PR, whether its run will fail (its failure likelihood) and, for every run, how long CI takes (from
+ * the log-normal fitted to the durations this queue has seen, durations.ts, itself drawn within the fit's own
+ * uncertainty once per trial, durationsDraw.ts; a run under way lasts at least what it has run so far), then plays
  * the queue forward as the engine runs it:
  *
  * - single mode: the PRs in queue order, in runs of `batchSize` (with `batching`, as the planner forms batches: up
@@ -19,6 +20,7 @@
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { fitDurations, normalCdf, normalQuantile } from './durations.js';
+import { drawFit } from './durationsDraw.js';
 import { type Draw, type Group, playParallel, playSingle } from './play.js';
 
 export interface EstimatePr {
@@ -95,15 +97,19 @@ export function estimateMerges(input: EstimateInput): Map<number, MergeEstimate>
   const random = generator(seedOf(input));
   const concurrency = Math.max(1, Math.floor(input.concurrency));
   const batching = input.batching ?? { minSize: Math.max(1, Math.round(input.batchSize)), maxWaitMs: 0 };
-  // A run's duration: log-normal as fitted to those seen; a run under way lasts at least what it has run so far.
+  // A run's duration: log-normal as fitted to those seen (each trial drawing the fit's own uncertainty:
+  // durationsDraw.ts); a run under way lasts at least what it has run so far.
+  let trialFit = fit;
   const draw = (atLeast: number) => {
-    const from = atLeast <= 0 ? 0 : normalCdf((Math.log(atLeast) - fit.mu) / fit.sigma);
+    const { mu, sigma } = trialFit;
+    const from = atLeast <= 0 ? 0 : normalCdf((Math.log(atLeast) - mu) / sigma);
     const u = Math.min(1 - 1e-9, from + random() * (1 - from));
-    return Math.max(atLeast, Math.exp(fit.mu + fit.sigma * normalQuantile(Math.max(1e-9, u))));
+    return Math.max(atLeast, Math.exp(mu + sigma * normalQuantile(Math.max(1e-9, u))));
   };
   const merges = new Map<number, number[]>(input.lineup.map((pr) => [pr.number, []]));
   const trials = input.trials ?? 400;
   for (let trial = 0; trial < trials; trial++) {
+    trialFit = drawFit(fit, random);
     // A PR whose run passed already fails only if tested again (a PR ahead failed): its draw stands for that retest.
     const bad = new Set(input.lineup.filter((pr) => random() < pr.failureP).map((pr) => pr.number));
     const groups = groupsOf(input.lineup, batching, input.now, draw);
