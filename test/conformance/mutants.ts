@@ -43,11 +43,11 @@ export const MUTANTS: Mutant[] = [
     id: '1',
     area: 'machines',
     origin: 'issue',
-    bug: 'PR machine: MERGE from PENDING_FAILURE without its guard (isVouched)',
+    bug: 'PR machine: MERGE from PENDING_FAILURE without its guard (vouchedByRunBehind)',
     patches: [
       {
         file: 'machines/pullRequest.ts',
-        from: "MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
+        from: "MERGE: { guard: 'vouchedByRunBehind', target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
         to: "MERGE: { target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
       },
     ],
