@@ -51,9 +51,10 @@ export const PULL_REQUEST_EVENTS: PullRequestEvent[] = [
   { type: 'FAIL', runId: null, reason: 'its set already failed' },
   // isConflict: a PR under test that does not apply.
   { type: 'FAIL', runId: 'run-1', reason: 'it does not apply', conflict: true },
-  // awaitsFailureBelow: requeued, or requeued to wait for the failure of #7, under it, to settle.
+  // awaitsFailureBelow: requeued, or requeued to wait for the failure of #7, under it, to settle (one reason for both:
+  // the same snapshots are explored).
   { type: 'REQUEUE', reason: 'a PR ahead failed' },
-  { type: 'REQUEUE', reason: '#7 in its base had failed first', failedFirst: 7 },
+  { type: 'REQUEUE', reason: 'a PR ahead failed', failedFirst: 7 },
   { type: 'BISECT', reason: 'its batch failed' },
   { type: 'RETEST', reason: 'tested alone once more' },
   // isDirectMerge and vouchedByRunBehind: neither, each, both.
