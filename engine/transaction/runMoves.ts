@@ -128,13 +128,8 @@ function runEnded(q: QueueTx, runId: string): void {
   // counts it: RUN_BEHIND_ENDED is taken only there), and says whether the failure policy still awaits runs behind it.
   for (const number of run.basePrs) {
     if (!failing(q, number)) continue;
-    const pr = q.requirePr(number);
-    const counted = {
-      runsBehindEnded: pr.runsBehindEnded + 1,
-      runsBehindFailed: pr.runsBehindFailed ?? 0,
-      failureRetests: pr.failureRetests ?? 0,
-    };
-    const awaitsMore = awaitsRunsBehind(counted, q.queue.settings);
+    const runsBehindEnded = q.requirePr(number).runsBehindEnded + 1;
+    const awaitsMore = awaitsRunsBehind({ runsBehindEnded }, q.queue.settings);
     q.sendPr(number, {
       type: 'RUN_BEHIND_ENDED',
       failed: hasTestRunTag(run.status, 'failed'),

@@ -278,4 +278,13 @@ export const MUTANTS: Mutant[] = [
     ],
     by: ['conformance'],
   },
+  {
+    id: '17',
+    area: 'engine',
+    origin: 'added',
+    bug: 'a run behind a failing PR never says the failure policy still awaits runs behind it (awaitsRunsBehind)',
+    patches: [{ file: 'engine/transaction/runMoves.ts', from: '...(awaitsMore ? { awaitsMore } : {}),', to: '' }],
+    by: ['test/engine/failureWaits.scenarios.test.ts'],
+    note: "the chart's branches take the same moves: a client sees no difference, the PR machine's events do",
+  },
 ];
