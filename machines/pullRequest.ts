@@ -16,11 +16,11 @@
  * merge (`mergeRefusals`), its failed attempts over every entry in the queue (`failedAttempts`, from the input) and
  * whether speculation isolated it (`speculated`). `pullRequestFacts` (pullRequestContext.ts) reads them all.
  *
- * The failure policy's waits are named guards, so the chart shows them; the planner decides them (the rule is
- * engine/planner/failurePolicy.ts) and the event says what it decided: `awaitsRunsBehind` (a run behind a failing PR
- * ended and it still waits for runs behind it, pendingFailureDepth), `awaitsFailureBelow` (its run failed on a base
- * holding a PR that had failed first: back to PENDING until that failure settles) and `vouchedByRunBehind` (merged
- * because a passing run behind it contained it).
+ * The failure waits and the vouched merge are named guards, so the chart shows them; the engine decides them (the
+ * rule is engine/planner/failurePolicy.ts) and the event says what it decided: `awaitsRunsBehind` (a run behind a
+ * failing PR ended and it still waits for runs behind it, pendingFailureDepth), `awaitsFailureBelow` (its run failed
+ * on a base holding a PR that had failed first: back to PENDING until that failure settles) and `vouchedByRunBehind`
+ * (merged because a passing run behind it contained it).
  *
  * The actions of a transition also name the moves the engine makes when the PR takes it (`PULL_REQUEST_MOVES`:
  * leave the line-up, report the outcome, cancel the run testing it, land the merge, …). In the machine they do
