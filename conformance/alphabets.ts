@@ -5,79 +5,18 @@
  * the API cannot cause has its reason, printed with the coverage.
  */
 import type { AnyEventObject } from 'xstate';
-import { PULL_REQUEST_COUNTERS, pullRequestMachine, queueMachine, testRunMachine } from '../machines/index.js';
+import { bisectionAlphabet } from './bisectionActuator.js';
+import { MACHINE_EVENTS } from './machineEvents.js';
 import type { MachineAlphabet } from './paths.js';
 
 const RUN = 'conformance-run';
 
-/** Every event of the PR machine, with payloads that satisfy and fail its guards. */
-const PR_EVENTS: AnyEventObject[] = [
-  { type: 'READY' },
-  { type: 'UNREADY', reason: 'draft' },
-  { type: 'START_TEST', runId: RUN, testedBase: [7] },
-  { type: 'BASE_CHANGED', number: 7, reason: 'pushed' },
-  { type: 'RUN_BEHIND_ENDED', failed: true },
-  { type: 'HEAD_PUSHED' },
-  { type: 'PASS' },
-  { type: 'FAIL', runId: RUN, reason: 'ci failed' },
-  { type: 'FAIL', runId: RUN, reason: 'conflict', conflict: true },
-  { type: 'REQUEUE', reason: 'requeued' },
-  { type: 'BISECT', reason: 'batch failed' },
-  { type: 'RETEST', reason: 'retest' },
-  { type: 'MERGE' },
-  { type: 'MERGE', direct: true },
-  { type: 'MERGE', vouchedBy: 'run-behind' },
-  { type: 'REQUEST_MERGE' },
-  { type: 'REQUEST_MERGE', direct: true },
-  { type: 'REQUEST_MERGE', vouchedBy: 'run-behind' },
-  { type: 'MERGE_REFUSED' },
-  { type: 'RESTART' },
-  { type: 'JOIN_GROUP', bisectionId: 'b0', group: 'g1', part: [7] },
-  { type: 'LEAVE_GROUP' },
-  { type: 'ISOLATE' },
-  { type: 'KICK', reason: 'failed' },
-  { type: 'CANCEL', reason: 'closed' },
-];
+export type MachineKey = keyof typeof MACHINE_EVENTS;
 
-/** The PR machine's counters are counted without bound and no guard reads them: a snapshot's key leaves them out. */
-function prKey(snapshot: { value: unknown; context: unknown; status: string }): string {
-  const context = { ...(snapshot.context as Record<string, unknown>) };
-  for (const counter of PULL_REQUEST_COUNTERS) delete context[counter];
-  return JSON.stringify({ value: snapshot.value, context, status: snapshot.status });
-}
-
-export const FULL: Record<'pullRequest' | 'queue' | 'testRun', MachineAlphabet> = {
-  pullRequest: { machine: pullRequestMachine, inputs: [{ number: 1 }], events: PR_EVENTS, serialize: prKey },
-  queue: {
-    machine: queueMachine,
-    inputs: [{ mode: 'single' }],
-    events: [
-      { type: 'PAUSE' },
-      { type: 'RESUME' },
-      { type: 'DRAIN' },
-      { type: 'SWITCH_MODE', mode: 'single' },
-      { type: 'SWITCH_MODE', mode: 'parallel' },
-      { type: 'SETTLED' },
-    ],
-  },
-  testRun: {
-    machine: testRunMachine,
-    label: (event, input) => runLabel(event, input),
-    inputs: [
-      { runId: RUN, requiredStatuses: ['ci', 'lint'], deadlineAt: 1 },
-      { runId: RUN, requiredStatuses: [], deadlineAt: 1 },
-    ],
-    events: [
-      { type: 'STATUS', context: 'ci', state: 'pending' },
-      { type: 'STATUS', context: 'ci', state: 'success' },
-      { type: 'STATUS', context: 'ci', state: 'failure' },
-      { type: 'STATUS', context: 'ci', state: 'error' },
-      { type: 'STATUS', context: 'lint', state: 'success' },
-      { type: 'STATUS', context: 'coverage', state: 'success' },
-      { type: 'TIMEOUT', at: 1 },
-      { type: 'CANCEL', reason: 'cancelled' },
-    ],
-  },
+/** Each machine's whole alphabet (conformance/machineEvents.ts: the machines' model-based tests use it too). */
+export const FULL: Record<MachineKey, MachineAlphabet> = {
+  ...MACHINE_EVENTS,
+  testRun: { ...MACHINE_EVENTS.testRun, label: (event, input) => runLabel(event, input) },
 };
 
 /** The PR events the API causes one at a time (the others follow, or need the git host or several PRs). */
@@ -115,7 +54,7 @@ export function runLabel(event: AnyEventObject, input: unknown): string {
 }
 
 /** The API-level alphabets: what the generated scenarios drive. */
-export const API: Record<'pullRequest' | 'queue' | 'testRun', MachineAlphabet> = {
+export const API: Record<MachineKey, MachineAlphabet> = {
   pullRequest: { ...FULL.pullRequest, events: PR_API_EVENTS, causes: prCauses, followUps: prFollowUps },
   // A queue that settles into draining with nothing in flight (its holder's run passed) settles again, to paused.
   queue: {
@@ -124,6 +63,7 @@ export const API: Record<'pullRequest' | 'queue' | 'testRun', MachineAlphabet> =
       event.type === 'SETTLED' && next.value === 'draining' ? [{ type: 'SETTLED' }] : [],
   },
   testRun: { ...FULL.testRun, events: RUN_API_EVENTS, label: runLabel },
+  bisection: bisectionAlphabet(FULL.bisection),
 };
 
 /** Why an edge taken on `event` cannot be reached through the API in the suite's setting. */
@@ -149,4 +89,17 @@ export const UNREACHABLE: Record<string, string> = {
   START_TEST: 'on a base of other PRs: several PRs (the interleavings)',
   FAIL: 'a conflict, or a failure known without a run: the git host or a bisection',
   PENDING: 'a PR waiting (not in this setting)',
+  SPLIT: 'a group of several PRs split again: a failed batch of four or more (the suite bisects a batch of two)',
+  GROUP_FAILED: 'a group of several PRs fails: a failed batch of four or more (the suite bisects a batch of two)',
+  KNOWN_TO_FAIL: 'skip-redundant: a PR known to fail without a run needs a group of several PRs',
+  GROUP_TESTING: 'a group starts while another is under test: skip-redundant, or a pool with a slot for one',
+  GROUP_UNTESTED: "a group's run cancelled (a push to its PR, or a restart): the suite's groups are of one PR",
 };
+
+/** Why edges of a shape cannot be reached through the API (looked up before the reasons by event). */
+export const UNREACHABLE_EDGES: [RegExp, string][] = [
+  [
+    /^(split --(GROUP_RESCUED|CULPRIT_FOUND)--> |halvesUnderTest --\w+--> split$)/,
+    "a bisection's group waiting beside one under test (skip-redundant, a busy pool): the suite's halves start together",
+  ],
+];

@@ -55,6 +55,32 @@ export class ApiClient {
     return this.keep('GET', path, undefined, response);
   }
 
+  /** The session cookie of the dashboard, once signed in with the token (`page`). */
+  private session: string | undefined;
+
+  /**
+   * A page of the web dashboard (e.g. `/charts`), as a person signed in with the token sees it: the dashboard is
+   * where some of the service's state is shown (the bisections' states, on the state charts page).
+   */
+  async page(path: string): Promise<string> {
+    const root = this.base().replace(/\/v1$/, '');
+    if (this.session === undefined) {
+      const signin = await fetch(`${root}/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: this.token }).toString(),
+        redirect: 'manual',
+      });
+      await signin.arrayBuffer();
+      this.session = signin.headers.get('set-cookie')?.split(';')[0];
+      if (this.session === undefined) throw new Error(`signing in to the dashboard answered ${signin.status}`);
+    }
+    const response = await fetch(`${root}${path}`, { headers: { cookie: this.session } });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+    return text;
+  }
+
   /** Where the calls of a scenario begin. */
   mark(): number {
     return this.calls.length;

@@ -2,7 +2,7 @@
  * Coverage of a conformance run: per machine, the states and edges its definition declares (traversed with every
  * event), those the API can drive (the suite's alphabet, with follow-ups), those observed, and why the rest cannot be.
  */
-import { API, FULL, UNREACHABLE } from './alphabets.js';
+import { API, FULL, UNREACHABLE, UNREACHABLE_EDGES } from './alphabets.js';
 import { machineGraph } from './paths.js';
 import type { PathResult } from './runPaths.js';
 
@@ -19,6 +19,8 @@ export interface MachineCoverage {
 }
 
 function reasonFor(edge: string): string {
+  const shaped = UNREACHABLE_EDGES.find(([shape]) => shape.test(edge));
+  if (shaped !== undefined) return shaped[1];
   const event = /--([A-Z_]+)/.exec(edge)?.[1] ?? '';
   return UNREACHABLE[event] ?? 'not caused by any API call in the suite’s setting';
 }

@@ -24,8 +24,8 @@ export interface MachineAlphabet {
   events: AnyEventObject[];
   /** The key of a snapshot for the traversal, when `serializeSnapshot`'s would never repeat. */
   serialize?: (snapshot: AnyMachineSnapshot) => string;
-  /** Whether a client can cause `event` in `state` (absent: whenever the machine takes it). */
-  causes?: (state: string, event: AnyEventObject) => boolean;
+  /** Whether a client can cause `event` in `state` (`snapshot`: with its context; absent: whenever it is taken). */
+  causes?: (state: string, event: AnyEventObject, snapshot: AnyMachineSnapshot) => boolean;
   /** How an edge names its event (absent: its type), e.g. with the status a STATUS reports. */
   label?: (event: AnyEventObject, input: unknown) => string;
   /** What the engine sends next on its own after `event` in `state`, which led to `next` (absent: nothing). */
@@ -58,7 +58,7 @@ export function step(
   event: AnyEventObject,
   input?: unknown,
 ): { next: AnyMachineSnapshot; edges: string[]; events: AnyEventObject[] } {
-  if (!takes(snapshot, event) || alphabet.causes?.(stateOf(snapshot), event) === false)
+  if (!takes(snapshot, event) || alphabet.causes?.(stateOf(snapshot), event, snapshot) === false)
     return { next: snapshot, edges: [], events: [] };
   const [after] = transition(alphabet.machine, snapshot, event) as [AnyMachineSnapshot, unknown];
   const events = [event, ...(alphabet.followUps?.(stateOf(snapshot), event, after) ?? [])];

@@ -1,9 +1,10 @@
 /**
- * The conformance suite against one server: the generated paths of the PR, queue and test-run machines, the
+ * The conformance suite against one server: the generated paths of the PR, queue, test-run and bisection machines, the
  * interleavings of many PRs with the safety properties, and the spec's checks; then coverage and failures.
  */
 import { type Actuator, pullRequestActuator, queueActuator, testRunActuator } from './actuators.js';
 import { API } from './alphabets.js';
+import { bisectionActuator } from './bisectionActuator.js';
 import { ApiClient } from './client.js';
 import { coverageOf, type MachineCoverage, type MachineKey } from './coverage.js';
 import { runInterleavings } from './interleavings.js';
@@ -55,6 +56,7 @@ const ACTUATORS: Record<MachineKey, () => Actuator> = {
   pullRequest: () => pullRequestActuator,
   queue: queueActuator,
   testRun: () => testRunActuator,
+  bisection: () => bisectionActuator,
 };
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceResult> {

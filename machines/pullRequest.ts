@@ -14,7 +14,13 @@
  * So are the other facts the failure policy (engine/planner/failurePolicy.ts) and the engine judge a PR by: its
  * anti-flake retests (`failureRetests`: RETEST counts, PASS and HEAD_PUSHED reset), the git host's refusals of its
  * merge (`mergeRefusals`), its failed attempts over every entry in the queue (`failedAttempts`, from the input) and
- * whether speculation isolated it (`speculated`). `pullRequestFacts` (pullRequestFacts.ts) reads them all.
+ * whether speculation isolated it (`speculated`). `pullRequestFacts` (pullRequestContext.ts) reads them all.
+ *
+ * The failure waits and the vouched merge are named guards, so the chart shows them; the engine decides them (the
+ * rule is engine/planner/failurePolicy.ts) and the event says what it decided: `awaitsRunsBehind` (a run behind a
+ * failing PR ended and it still waits for runs behind it, pendingFailureDepth), `awaitsFailureBelow` (its run failed
+ * on a base holding a PR that had failed first: back to PENDING until that failure settles) and `vouchedByRunBehind`
+ * (merged because a passing run behind it contained it).
  *
  * The actions of a transition also name the moves the engine makes when the PR takes it (`PULL_REQUEST_MOVES`:
  * leave the line-up, report the outcome, cancel the run testing it, land the merge, …). In the machine they do
@@ -84,7 +90,9 @@ export const pullRequestMachine = setup({
   guards: {
     isConflict: ({ event }) => event.type === 'FAIL' && event.conflict === true,
     isDirectMerge: ({ event }) => event.type === 'MERGE' && event.direct === true,
-    isVouched: ({ event }) => event.type === 'MERGE' && event.vouchedBy !== undefined,
+    vouchedByRunBehind: ({ event }) => event.type === 'MERGE' && event.vouchedBy !== undefined,
+    awaitsRunsBehind: ({ event }) => event.type === 'RUN_BEHIND_ENDED' && event.awaitsMore === true,
+    awaitsFailureBelow: ({ event }) => event.type === 'REQUEUE' && event.failedFirst !== undefined,
     isMerging: ({ context }) => context.merge !== undefined,
     notMerging: ({ context }) => context.merge === undefined,
     mayMergeDirect: ({ context, event }) =>
@@ -185,7 +193,7 @@ export const pullRequestMachine = setup({
         ],
         MERGE: [
           { guard: 'isDirectMerge', target: 'MERGED', actions: MERGED },
-          { guard: 'isVouched', target: 'MERGED', actions: MERGED },
+          { guard: 'vouchedByRunBehind', target: 'MERGED', actions: MERGED },
         ],
       },
     },
@@ -200,10 +208,14 @@ export const pullRequestMachine = setup({
         ...pushable,
         PASS: { target: 'TESTS_PASSED', actions: ['clearReason', 'endRetests', 'reportPassed'] },
         FAIL: FAILS,
-        REQUEUE: { target: 'PENDING', actions: REQUEUED },
+        // Its run failed on a base holding a PR that had failed first: it waits for that failure to settle.
+        REQUEUE: [
+          { guard: 'awaitsFailureBelow', target: 'PENDING', actions: REQUEUED },
+          { target: 'PENDING', actions: REQUEUED },
+        ],
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
         // Merged, vouched for by a run behind it, while its own run goes on: that run is cancelled.
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: [...MERGED, 'cancelItsRun'] },
+        MERGE: { guard: 'vouchedByRunBehind', target: 'MERGED', actions: [...MERGED, 'cancelItsRun'] },
       },
     },
     TESTS_PASSED: {
@@ -229,7 +241,8 @@ export const pullRequestMachine = setup({
         ...groupable,
         ...pushable,
         ...rebased,
-        RUN_BEHIND_ENDED: { actions: 'countRunBehind' },
+        // The pending-failure wait (pendingFailureDepth): it waits while runs behind it may still vouch for it.
+        RUN_BEHIND_ENDED: [{ guard: 'awaitsRunsBehind', actions: 'countRunBehind' }, { actions: 'countRunBehind' }],
         KICK: {
           target: 'FAILED',
           actions: ['recordReason', 'leaveGroup', 'learnOutcome', 'leaveLineup', 'reportKicked'],
@@ -238,7 +251,7 @@ export const pullRequestMachine = setup({
         RETEST: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase', 'countRetest'] },
         BISECT: { target: 'PENDING', actions: ['recordReason', 'forgetTestedBase'] },
         REQUEST_MERGE: { guard: 'mayMergeVouched', actions: ['startMerge', 'askMerge'] },
-        MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },
+        MERGE: { guard: 'vouchedByRunBehind', target: 'MERGED', actions: MERGED },
       },
     },
     MERGED: { type: 'final', tags: tags('merged') },

@@ -61,9 +61,13 @@ export type PullRequestEvent =
    * Its runs behind start counting again. `conflict`: it does not apply on its base (the engine kicks it at once).
    */
   | { type: 'FAIL'; runId: string | null; reason: string; testedBase?: readonly number[]; conflict?: true }
-  | { type: 'REQUEUE'; reason: string }
-  /** A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). */
-  | { type: 'RUN_BEHIND_ENDED'; failed: boolean }
+  /** `failedFirst`: its run failed on a base holding that PR, which had failed first; it waits for it to settle. */
+  | { type: 'REQUEUE'; reason: string; failedFirst?: number }
+  /**
+   * A run that contained it ended while it waits in PENDING_FAILURE (`failed`: with a failure). `awaitsMore`: with it
+   * counted, the failure policy still awaits runs behind it (`awaitsRunsBehind`, engine/planner/failurePolicy.ts).
+   */
+  | { type: 'RUN_BEHIND_ENDED'; failed: boolean; awaitsMore?: true }
   /** Its head moved (a push): unless a merge is under way, what its old head earned behind it no longer counts. */
   | { type: 'HEAD_PUSHED' }
   /**

@@ -34,7 +34,7 @@ export function bisects(setSize: number): boolean {
 }
 
 /** Whether the runs behind a PR that failed alone are still to vouch for it: fewer than N of them ended. */
-export function awaitsRunsBehind(pr: FailureFacts, settings: FailureSettings): boolean {
+export function awaitsRunsBehind(pr: Pick<FailureFacts, 'runsBehindEnded'>, settings: FailureSettings): boolean {
   return settings.pendingFailureDepth > 0 && pr.runsBehindEnded < settings.pendingFailureDepth;
 }
 

@@ -120,9 +120,12 @@ export function removeFromLineup(q: QueueTx, number: number): void {
   runtime.waiting = runtime.waiting.filter((other) => other !== number);
 }
 
-/** Back to waiting for a run: REQUEUE (its machine forgets the base it was tested on, and reportRequeued says why). */
-export function requeue(q: QueueTx, number: number, reason: string): void {
-  q.sendPr(number, { type: 'REQUEUE', reason });
+/**
+ * Back to waiting for a run: REQUEUE (its machine forgets the base it was tested on, and reportRequeued says why).
+ * `failedFirst`: its run failed on a base holding that PR, which had failed first (it waits for it to settle).
+ */
+export function requeue(q: QueueTx, number: number, reason: string, failedFirst?: number): void {
+  q.sendPr(number, { type: 'REQUEUE', reason, ...(failedFirst === undefined ? {} : { failedFirst }) });
 }
 
 /** Kicked for its failure: KICK, whose moves teach the likelihood model, leave the line-up and tell people. */

@@ -4,6 +4,7 @@
  */
 import { hasPullRequestTag, hasTestRunTag } from '../../machines/index.js';
 import { adaptWindow, effectiveRequiredStatuses } from '../model/queues.js';
+import { awaitsRunsBehind } from '../planner/failurePolicy.js';
 import { testBranchName, type TestRunRecord } from '../model/testRuns.js';
 import { rescue } from './bisectionMoves.js';
 import { cancelPr, fail, requeue } from './moves.js';
@@ -124,9 +125,16 @@ function runEnded(q: QueueTx, runId: string): void {
   q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
   if (hasTestRunTag(run.status, 'cancelled')) return;
   // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth (its machine
-  // counts it: RUN_BEHIND_ENDED is taken only there).
+  // counts it: RUN_BEHIND_ENDED is taken only there), and says whether the failure policy still awaits runs behind it.
   for (const number of run.basePrs) {
-    if (failing(q, number)) q.sendPr(number, { type: 'RUN_BEHIND_ENDED', failed: hasTestRunTag(run.status, 'failed') });
+    if (!failing(q, number)) continue;
+    const runsBehindEnded = q.requirePr(number).runsBehindEnded + 1;
+    const awaitsMore = awaitsRunsBehind({ runsBehindEnded }, q.queue.settings);
+    q.sendPr(number, {
+      type: 'RUN_BEHIND_ENDED',
+      failed: hasTestRunTag(run.status, 'failed'),
+      ...(awaitsMore ? { awaitsMore } : {}),
+    });
   }
 }
 
@@ -148,7 +156,7 @@ export function concludeRun(q: QueueTx, runId: string): void {
     const failedFirst = run.basePrs.find((number) => failing(q, number));
     if (failedFirst !== undefined) {
       const why = `run ${runId} failed with #${failedFirst} in its base, which had failed first: tested again once that failure is settled`;
-      for (const number of testing) requeue(q, number, why);
+      for (const number of testing) requeue(q, number, why, failedFirst);
       return;
     }
     if (adaptive(q, run))

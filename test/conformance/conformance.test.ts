@@ -53,6 +53,10 @@ describe('the conformance suite against a fresh Greenline', () => {
       expect(machine.states.reached, machine.machine).toBe(machine.states.reachable);
       expect(machine.edges.reachable, machine.machine).toBeGreaterThan(0);
     }
+    // Every machine, the bisection's too, with each of its states reached through the API.
+    expect(result.coverage.map((c) => c.machine)).toEqual(['pullRequest', 'queue', 'testRun', 'bisection']);
+    const bisection = result.coverage.find((c) => c.machine === 'bisection');
+    expect(bisection?.states.reached).toBe(bisection?.states.defined);
     // Every edge the definition declares is either reached or has its reason.
     const pr = result.coverage.find((c) => c.machine === 'pullRequest');
     expect((pr?.edges.reachable ?? 0) + (pr?.unreachable.length ?? 0)).toBe(pr?.edges.defined);

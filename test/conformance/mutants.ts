@@ -43,11 +43,11 @@ export const MUTANTS: Mutant[] = [
     id: '1',
     area: 'machines',
     origin: 'issue',
-    bug: 'PR machine: MERGE from PENDING_FAILURE without its guard (isVouched)',
+    bug: 'PR machine: MERGE from PENDING_FAILURE without its guard (vouchedByRunBehind)',
     patches: [
       {
         file: 'machines/pullRequest.ts',
-        from: "MERGE: { guard: 'isVouched', target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
+        from: "MERGE: { guard: 'vouchedByRunBehind', target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
         to: "MERGE: { target: 'MERGED', actions: MERGED },\n      },\n    },\n    MERGED:",
       },
     ],
@@ -277,5 +277,14 @@ export const MUTANTS: Mutant[] = [
       },
     ],
     by: ['conformance'],
+  },
+  {
+    id: '17',
+    area: 'engine',
+    origin: 'added',
+    bug: 'a run behind a failing PR never says the failure policy still awaits runs behind it (awaitsRunsBehind)',
+    patches: [{ file: 'engine/transaction/runMoves.ts', from: '...(awaitsMore ? { awaitsMore } : {}),', to: '' }],
+    by: ['test/engine/failureWaits.scenarios.test.ts'],
+    note: "the chart's branches take the same moves: a client sees no difference, the PR machine's events do",
   },
 ];

@@ -113,11 +113,11 @@ describe.each(Object.keys(MACHINES) as MachineName[])('%s machine', (name) => {
 
 describe('the coverage check itself', () => {
   it('notices a guarded transition that can no longer be taken', () => {
-    const machine = pullRequestModel.machine.provide({ guards: { isVouched: () => false } });
+    const machine = pullRequestModel.machine.provide({ guards: { vouchedByRunBehind: () => false } });
     const { defined, taken } = coverage({ ...pullRequestModel, machine } as unknown as MachineModel);
     const missing = [...defined].filter((edge) => !taken.has(edge));
-    expect(missing).toContain('pullRequest.TESTING --MERGE [isVouched]--> pullRequest.MERGED');
-    expect(missing).toEqual([...defined].filter((edge) => edge.includes('[isVouched]')));
+    expect(missing).toContain('pullRequest.TESTING --MERGE [vouchedByRunBehind]--> pullRequest.MERGED');
+    expect(missing).toEqual([...defined].filter((edge) => edge.includes('[vouchedByRunBehind]')));
   });
 
   it('notices a guard that can no longer fail', () => {
