@@ -51,10 +51,19 @@ session.on('Debugger.paused', ({ params }) => {
   session.post('Debugger.resume');
 });
 
-/** Where each function's first statement may be: the `{` of its body, or the `=>` of an expression-bodied arrow. */
-function functionStarts(source: string): number[] {
+/**
+ * Where each function is counted: at its first statement (from the `{` of its body, or the `=>` of an expression-bodied
+ * arrow); or, when that statement is a `while` or `do` loop (whose condition would stop each round), at its returns.
+ */
+interface Place {
+  at: number;
+  /** Where the function ends, when it is counted at its returns. */
+  returnsUntil?: number;
+}
+
+function functionStarts(source: string): Place[] {
   const file = ts.createSourceFile('traced.js', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-  const starts: number[] = [];
+  const starts: Place[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
       const body = node.body as ts.Node;
@@ -66,9 +75,11 @@ function functionStarts(source: string): number[] {
         ts.isExpressionStatement(first) &&
         ts.isCallExpression(first.expression) &&
         first.expression.expression.kind === ts.SyntaxKind.SuperKeyword;
-      if (callsSuper) starts.push(first.end);
-      else if (ts.isBlock(body)) starts.push(body.getStart(file));
-      else if (ts.isArrowFunction(node)) starts.push(node.equalsGreaterThanToken.getStart(file));
+      const loops = first !== undefined && (ts.isWhileStatement(first) || ts.isDoStatement(first));
+      if (callsSuper) starts.push({ at: first.end });
+      else if (loops) starts.push({ at: body.getStart(file), returnsUntil: body.end });
+      else if (ts.isBlock(body)) starts.push({ at: body.getStart(file) });
+      else if (ts.isArrowFunction(node)) starts.push({ at: node.equalsGreaterThanToken.getStart(file) });
     }
     ts.forEachChild(node, visit);
   };
@@ -89,9 +100,21 @@ async function arm(): Promise<number> {
   let set = 0;
   for (const [scriptId] of scripts) {
     const { scriptSource } = await post<{ scriptSource: string }>('Debugger.getScriptSource', { scriptId });
-    for (const offset of functionStarts(scriptSource)) {
-      const location = { scriptId, ...lineAndColumn(scriptSource, offset) };
-      await post('Debugger.setBreakpoint', { location, condition: 'globalThis.__inputPath === true' });
+    for (const { at, returnsUntil } of functionStarts(scriptSource)) {
+      const start = { scriptId, ...lineAndColumn(scriptSource, at) };
+      const end = returnsUntil === undefined ? undefined : { scriptId, ...lineAndColumn(scriptSource, returnsUntil) };
+      const { locations } =
+        end === undefined
+          ? { locations: [start] }
+          : await post<{ locations: (typeof start & { type?: string })[] }>('Debugger.getPossibleBreakpoints', {
+              start,
+              end,
+              restrictToFunction: true,
+            });
+      for (const { type, ...location } of locations as (typeof start & { type?: string })[]) {
+        if (end !== undefined && type !== 'return') continue;
+        await post('Debugger.setBreakpoint', { location, condition: 'globalThis.__inputPath === true' });
+      }
       set++;
     }
   }
