@@ -6,10 +6,13 @@
  * How: each tree's compiled JavaScript (`dist/`) runs in a process of its own (inputPathRun.ts); a worker thread
  * connected to its inspector (inputPathTracer.ts) sets a conditional breakpoint at the first statement of every
  * function of engine/ and machines/ and records each call while a window is open. Precise coverage with call counts
- * over the same window checks the count per function. Limits: a call is counted when its function starts (a generator
- * or an async function resumed is not a new call); functions of node_modules (XState, the store's libraries) are not
- * followed, but what they call back in the engine is; the in-memory store and the simulated git host stand in for
- * LMDB and GitHub (their files count as engine/ files).
+ * over the same window checks the count per function (printed: the functions, by file and name, whose counts agree;
+ * V8 leaves some called functions out of a take, and names shared in a file blur the match). Limits: a call is
+ * counted when its function starts (a generator or an async function resumed is not a new call; a function whose
+ * body starts with a while or do loop, when it returns); functions of node_modules (XState, the store's libraries)
+ * are not followed, but what they call back in the engine is; code made by `new Function` has no file and is not
+ * seen (the older tree's PR tags); the in-memory store and the simulated git host stand in for LMDB and GitHub
+ * (their files count as engine/ files). The figures are counts, not times: the machine's load does not move them.
  *
  * Figures, per window: calls (frames entered), the distinct files, moves (consecutive calls in different files), the
  * times the path comes back to a file it had already left, and the files it visits most (a visit: consecutive calls
