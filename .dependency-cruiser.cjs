@@ -78,7 +78,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^(machines|engine/(model|planner|transaction))/' },
       to: {
-        path: '^engine/(runtime/|metrics/|store/|engine\\.ts$|engineTypes\\.ts$|serviceReads\\.ts$|reads\\.ts$|queueReads\\.ts$|queueIndex\\.ts$)',
+        path: '^engine/(runtime/|metrics/|store/|engine\\.ts$|engineTypes\\.ts$|serviceReads\\.ts$|queueViews\\.ts$|pullRequestViews\\.ts$|reads\\.ts$|queueReads\\.ts$|queueIndex\\.ts$)',
         pathNot: '^engine/store/(store|recordTypes)\\.ts$',
       },
     },

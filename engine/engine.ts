@@ -3,22 +3,21 @@
  * (one store transaction, run by the queue runtime: runtime/queueRuntime.ts) or a read. On start it restores every
  * queue this process drives from the store.
  *
- * Where the rest is: the types callers pass (engineTypes.ts), queues by key, created and deleted (queueIndex.ts), the
- * reads of one queue (queueReads.ts; the façade's reads: engineReads.ts), effects done at the edge (runtime/performEffect.ts), the outbox and its retry
- * policy (runtime/outbox.ts, runtime/retryPolicy.ts), the store format (storeFormat.ts), and what it answers of the
- * service rather than of a queue (serviceReads.ts: deliveries, tokens, secrets, flaky tests).
+ * It holds its parts and passes each call on: the queue runtime (inputs) and the reads of queues (queueViews.ts), of
+ * their PRs and runs (pullRequestViews.ts) and of the service (serviceReads.ts), each built from the store, the working
+ * sets and the clock. Elsewhere: the types callers pass (engineTypes.ts), queues by key (queueIndex.ts).
  */
 import { engineError } from './model/errors.js';
 import { QUEUE_POLICY } from './model/policy.js';
 import type { QueueInput } from './model/events.js';
 import { putOutsideEffect, type OutsideEffect, type PutOutcome } from './runtime/outsideEffects.js';
-import { digestOf, normalizeTargets, putTargets, type ImpactedTargets } from './model/impactedTargets.js';
-import type { QueuePatch, QueueRecord } from './model/queues.js';
-import type { CommitStatusInput, EngineOptions, QueueKey, SubmitOptions } from './engineTypes.js';
+import { targetsUpload, type ImpactedTargets } from './model/impactedTargets.js';
+import type { QueuePatch, QueueRecord, RepoRef } from './model/queues.js';
+import type { CommitStatusInput, EngineOptions, QueueFilter, QueueKey, SubmitOptions } from './engineTypes.js';
 import { SimGitHost } from './providers/sim/simGitHost.js';
 import { externalCi, type CI, type GitHost } from './providers/types.js';
 import { deleteQueueRecords, findQueue, openNewQueue, prepareRepository } from './queueIndex.js';
-import type { QueueSource } from './queueReads.js';
+import type { ListingFilter, QueueSource } from './queueReads.js';
 import { SOLE_OWNER, type QueueOwnership } from './runtime/ownership.js';
 import { QueueRuntime } from './runtime/queueRuntime.js';
 import { WallScheduler, type Scheduler } from './runtime/scheduler.js';
@@ -29,8 +28,10 @@ import type { HeardChanges, WorkingSet } from './runtime/workingSet.js';
 import type { Store } from './store/store.js';
 import { checkStoreFormat } from './storeFormat.js';
 import { ServiceReads } from './serviceReads.js';
-import { backfillEndedIndex } from './history/endedIndex.js';
-import { EngineReads } from './engineReads.js';
+import { backfillEndedIndex, type HistoryQuery } from './history/endedIndex.js';
+import { QueueViews } from './queueViews.js';
+import { PullRequestViews } from './pullRequestViews.js';
+import type { MetricsFilter } from './metrics/index.js';
 import type { DeviceCodes } from './deviceCodes.js';
 import { Webhooks } from './notifications/service.js';
 
@@ -45,32 +46,26 @@ export type {
 
 export { STORE_FORMAT, StoreFormatError } from './storeFormat.js';
 
-export class Engine extends EngineReads {
+export class Engine {
   readonly scheduler: Scheduler;
   readonly clock: Clock;
-  /** What it answers of the service rather than of a queue (serviceReads.ts): held, each call passed on below. */
-  protected readonly service: ServiceReads;
+  /** The reads it holds, each built from what it needs: the service's, the queues', their PRs' and runs'. */
+  private readonly service: ServiceReads;
+  private readonly queueViews: QueueViews;
+  private readonly prViews: PullRequestViews;
   readonly gitHost: GitHost;
   readonly ci: CI;
   private readonly ownership: QueueOwnership;
   private started = false;
   private readonly runtime: QueueRuntime;
   readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
-  private readonly current = (queue: QueueRecord): WorkingSet | undefined => this.runtime.workingSets.current(queue);
-  /** Queue records and working sets for reads: the live working set's record, not a parse, when it has one. */
-  protected readonly queues: QueueSource = {
-    load: (tx, queueId) => this.runtime.workingSets.queueRecord(tx, queueId),
-    current: this.current,
-  };
 
   constructor(
-    protected readonly store: Store,
+    private readonly store: Store,
     options: EngineOptions = {},
   ) {
-    super();
     this.scheduler = options.scheduler ?? new WallScheduler();
     this.clock = this.scheduler;
-    this.service = new ServiceReads(store, this.scheduler, options.sessionKey, this.current);
     this.gitHost = options.gitHost ?? new SimGitHost();
     this.ci = options.ci ?? externalCi;
     this.ownership = options.ownership ?? SOLE_OWNER;
@@ -87,9 +82,47 @@ export class Engine extends EngineReads {
       ownership: this.ownership,
       predictor: options.predictor,
     });
+    const sets = this.runtime.workingSets;
+    const current = (queue: QueueRecord): WorkingSet | undefined => sets.current(queue);
+    // Queue records for reads: the live working set's record, not a parse, when it has one.
+    const queues: QueueSource = { load: (tx, queueId) => sets.queueRecord(tx, queueId), current };
+    this.service = new ServiceReads(store, this.scheduler, options.sessionKey, current);
+    this.queueViews = new QueueViews(store, queues, this.clock);
+    this.prViews = new PullRequestViews(store, queues);
     checkStoreFormat(store);
     backfillEndedIndex(store);
   }
+
+  // Reads, passed on to the part that holds each (documented there): the queues' (queueViews.ts), their PRs' and runs'
+  // (pullRequestViews.ts), the service's (serviceReads.ts).
+  readonly getQueue = (key: QueueKey) => this.queueViews.getQueue(key);
+  readonly queueDepth = (key: QueueKey) => this.queueViews.queueDepth(key);
+  readonly estimates = (key: QueueKey) => this.queueViews.estimates(key);
+  readonly settingsHistory = (key: QueueKey) => this.queueViews.settingsHistory(key);
+  readonly listQueues = (org: string, filter?: QueueFilter) => this.queueViews.listQueues(org, filter);
+  readonly queuesOfRepo = (repo: RepoRef) => this.queueViews.queuesOfRepo(repo);
+  readonly eventLog = (queueId: string) => this.queueViews.eventLog(queueId);
+  readonly getSubmittedPullRequest = (key: QueueKey, number: number, includeTimeline?: boolean) =>
+    this.prViews.getSubmittedPullRequest(key, number, includeTimeline);
+  readonly history = (key: QueueKey, query: HistoryQuery) => this.prViews.history(key, query);
+  readonly listPullRequests = (key: QueueKey, filter?: ListingFilter) => this.prViews.listPullRequests(key, filter);
+  readonly pullRequestOfBranch = (key: QueueKey, branch: string) => this.prViews.pullRequestOfBranch(key, branch);
+  readonly headBranchOf = (key: QueueKey, number: number) => this.prViews.headBranchOf(key, number);
+  readonly getTestRun = (key: QueueKey, runId: string) => this.prViews.getTestRun(key, runId);
+  readonly testRun = (queueId: string, runId: string) => this.prViews.testRun(queueId, runId);
+  readonly durable = () => this.service.durable();
+  readonly pruneDeliveries = (retentionMs?: number, batch?: number) => this.service.pruneDeliveries(retentionMs, batch);
+  readonly findToken = (presented: string) => this.service.findToken(presented);
+  readonly token = (id: string) => this.service.token(id);
+  readonly sessionKey = () => this.service.sessionKey();
+  readonly queueOrg = (queueId: string) => this.service.queueOrg(queueId);
+  readonly storeFull = () => this.service.storeFull();
+  readonly ready = () => this.service.ready();
+  readonly metrics = (org: string, filter?: MetricsFilter) => this.service.metrics(org, filter);
+  readonly mergesInLastHour = (queueId: string) => this.service.mergesInLastHour(queueId);
+  readonly stateCounts = (org: string) => this.service.stateCounts(org);
+  readonly queueIds = () => this.service.queueIds();
+  readonly endedSince = (queueId: string, since: number) => this.service.endedSince(queueId, since);
 
   /** Webhook deliveries accepted and waiting to be applied (deliveries.ts), for a git host's webhook receiver. */
   get webhookInbox(): WebhookInbox {
@@ -123,19 +156,11 @@ export class Engine extends EngineReads {
   }
 
   /** Whether this process drives the queue now (always, with one process; the lease's holder, with several). */
-  drives(queueId: string): boolean {
-    return this.ownership.owns(queueId);
-  }
-
+  readonly drives = (queueId: string): boolean => this.ownership.owns(queueId);
   /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
-  release(queueIds: readonly string[]): void {
-    this.runtime.release(queueIds);
-  }
-
+  readonly release = (queueIds: readonly string[]): void => this.runtime.release(queueIds);
   /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
-  refresh(queueId: string): void {
-    this.runtime.refresh(queueId);
-  }
+  readonly refresh = (queueId: string): void => this.runtime.refresh(queueId);
 
   /** Stops doing anything: no timer fires, no effect runs, nothing more is written (a crash, for tests, or shutdown). */
   stop(): void {
@@ -159,19 +184,12 @@ export class Engine extends EngineReads {
     );
   }
 
-  onInput(listener: (queueId: string, input: QueueInput) => void): () => void {
-    return this.runtime.onInput(listener);
-  }
-
+  /** Follows the inputs this process applies to every queue. */
+  readonly onInput = (listener: (queueId: string, input: QueueInput) => void) => this.runtime.onInput(listener);
   /** Follows the commits to every queue: this process's inputs and (on PostgreSQL) what other processes committed. */
-  onCommit(listener: (queueId: string) => void): () => void {
-    return this.runtime.onCommit(listener);
-  }
-
+  readonly onCommit = (listener: (queueId: string) => void) => this.runtime.onCommit(listener);
   /** Another process committed these changes to the queue (engine/cluster/leases.ts hears them). */
-  heard(queueId: string, changes: HeardChanges): void {
-    this.runtime.heard(queueId, changes);
-  }
+  readonly heard = (queueId: string, changes: HeardChanges): void => this.runtime.heard(queueId, changes);
 
   // Queues
 
@@ -240,23 +258,10 @@ export class Engine extends EngineReads {
    * upload for a SHA wins.
    */
   setImpactedTargets(key: QueueKey, pr: { number: number; sha: string }, targets: ImpactedTargets): void {
-    const normalized = normalizeTargets(targets);
-    const digest = digestOf(normalized);
-    const sha = pr.sha.toLowerCase();
-    const input: QueueInput = {
-      type: 'targetsSet',
-      number: pr.number,
-      sha,
-      targets: normalized === 'ALL' ? 'ALL' : normalized.length,
-      digest,
-    };
-    this.runtime.transact(undefined, input, (tx, now) => {
+    const upload = targetsUpload(pr.number, pr.sha, targets);
+    this.runtime.transact(undefined, upload.input, (tx, now) => {
       const queue = findQueue(tx, key);
-      putTargets(tx, queue.id, pr.number, sha, {
-        targets: normalized,
-        digest,
-        uploadedAt: new Date(now()).toISOString(),
-      });
+      upload.write(tx, queue.id, now());
       return queue;
     });
   }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Targets } from '../planner/graph.js';
 import type { ReadTx, WriteTx } from '../store/store.js';
+import type { QueueInput } from './events.js';
 
 export type ImpactedTargets = readonly string[] | 'ALL';
 
@@ -44,6 +45,22 @@ export function putTargets(
   const shas = [head, ...(tx.get('impactedTargetShas', [queueId, number]) ?? []).filter((other) => other !== head)];
   for (const old of shas.slice(KEPT_SHAS_PER_PR)) tx.remove('impactedTargets', [queueId, number, old]);
   tx.put('impactedTargetShas', [queueId, number], shas.slice(0, KEPT_SHAS_PER_PR));
+}
+
+/** An upload for a PR's head SHA (POST /v1/setImpactedTargets): the input logged, and what it writes at `now`. */
+export function targetsUpload(
+  number: number,
+  sha: string,
+  targets: ImpactedTargets,
+): { input: QueueInput; write: (tx: WriteTx, queueId: string, now: number) => void } {
+  const normalized = normalizeTargets(targets);
+  const digest = digestOf(normalized);
+  const head = sha.toLowerCase();
+  return {
+    input: { type: 'targetsSet', number, sha: head, targets: normalized === 'ALL' ? 'ALL' : normalized.length, digest },
+    write: (tx, queueId, now) =>
+      putTargets(tx, queueId, number, head, { targets: normalized, digest, uploadedAt: new Date(now).toISOString() }),
+  };
 }
 
 export function getTargets(

@@ -75,22 +75,38 @@ export abstract class PrsTx extends RunsTx {
     return (this.actors.pr(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
   }
 
+  /** The PR's machine and record, as this transaction reads them (its own once changed, else the working set's). */
+  prActor(number: number): Actor<PullRequestRecord> {
+    return this.requirePrActor(number);
+  }
+
   /**
-   * The planner's view of a PR this transaction has neither changed nor read targets for, as the working set keeps
-   * it (made by `make` when it has none; the view of a PR this transaction touched is made afresh each time).
+   * The planner's view of the PR that the working set kept, when it still holds: this transaction has neither changed
+   * the PR nor read its targets, and the record is the one the view was made of. Else reconcile.ts makes the view.
    */
-  planView(number: number, make: (actor: Actor<PullRequestRecord>) => PlanPullRequest): PlanPullRequest {
+  keptPlanView(number: number): PlanPullRequest | undefined {
+    const actor = this.keepable(number);
+    const kept = actor === undefined ? undefined : this.cache?.planViews.get(number);
     const parallel = this.queue.settings.mode === 'parallel';
-    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number))
-      return make(this.requirePrActor(number));
-    const actor = this.cache.prs.get(number);
-    if (actor === undefined) return make(this.requirePrActor(number));
-    const record = actor.record;
-    const kept = this.cache.planViews.get(number);
-    if (kept !== undefined && kept.record === record && kept.parallel === parallel) return kept.view;
-    const view = make(actor);
-    // Reading its targets (in make) may have read the store: then the view is made again next time.
-    if (!this.targets.has(number)) this.cache.planViews.set(number, { record, parallel, view });
-    return view;
+    return kept !== undefined && kept.record === actor?.record && kept.parallel === parallel ? kept.view : undefined;
+  }
+
+  /**
+   * Keeps a view made of the PR's `actor` in the working set for the transactions after this one, if it may: made of
+   * the set's own actor, and reading its targets did not read the store (then it is made again next time).
+   */
+  keepPlanView(number: number, actor: Actor<PullRequestRecord>, view: PlanPullRequest): void {
+    if (actor !== this.keepable(number)) return;
+    this.cache?.planViews.set(number, {
+      record: actor.record,
+      parallel: this.queue.settings.mode === 'parallel',
+      view,
+    });
+  }
+
+  /** The working set's actor of a PR this transaction has neither changed nor read targets for. */
+  private keepable(number: number): Actor<PullRequestRecord> | undefined {
+    if (this.cache === undefined || this.actors.prs.has(number) || this.targets.has(number)) return undefined;
+    return this.cache.prs.get(number);
   }
 }

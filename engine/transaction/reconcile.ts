@@ -51,21 +51,24 @@ export function reconcile(q: QueueTx): void {
  * (its record and targets unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  return q.planView(number, ({ record: pr, snapshot }) => {
-    // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
-    const view = pullRequestFacts(
-      snapshot.value,
-      snapshot.context as PullRequestContext,
-      snapshot.status === 'active',
-    ) as PlanPullRequest;
-    view.number = number;
-    view.noBatch = pr.noBatch;
-    view.readyAt = pr.readyAt;
-    view.upToDate = pr.upToDate;
-    view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
-    view.likelihood = pr.readyLikelihood?.p ?? null;
-    return view;
-  });
+  const kept = q.keptPlanView(number);
+  if (kept !== undefined) return kept;
+  const actor = q.prActor(number);
+  const { record: pr, snapshot } = actor;
+  // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
+  const view = pullRequestFacts(
+    snapshot.value,
+    snapshot.context as PullRequestContext,
+    snapshot.status === 'active',
+  ) as PlanPullRequest;
+  view.number = number;
+  view.noBatch = pr.noBatch;
+  view.readyAt = pr.readyAt;
+  view.upToDate = pr.upToDate;
+  view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
+  view.likelihood = pr.readyLikelihood?.p ?? null;
+  q.keepPlanView(number, actor, view);
+  return view;
 }
 
 function speculationInput(q: QueueTx): { allowance: number; failureShare: number } {
