@@ -16,18 +16,29 @@ export interface Scheduler extends Clock {
 interface VirtualTimer {
   key: string;
   dueAt: number;
-  seq: number;
   fire: () => void;
 }
 
+const KEYS = new Intl.Collator('en', { numeric: true });
+
 /**
- * A clock that moves only when told to. `advanceTo` fires due timers in (due time, scheduling order) and sets the
+ * The order timers due at once fire in: by due time, then by key (numbers in it by value: `run:tr_…_9` before
+ * `run:tr_…_10`), not by when they were scheduled. A restart re-schedules every timer of the store and every CI run
+ * in progress in another order than they were first made, so an order that depended on it made a run with a restart
+ * differ from the same run without one (a batch timer and a run's deadline due at the same minute fired the other
+ * way round: test/engine/engine.properties).
+ */
+export function timerOrder(a: { key: string; dueAt: number }, b: { key: string; dueAt: number }): number {
+  return a.dueAt - b.dueAt || KEYS.compare(a.key, b.key);
+}
+
+/**
+ * A clock that moves only when told to. `advanceTo` fires due timers in `timerOrder` and sets the
  * clock to each timer's due time as it fires, so a run is deterministic. Timers a firing timer schedules at or
  * before the target fire in the same call.
  */
 export class VirtualScheduler implements Scheduler {
   private time: number;
-  private seq = 0;
   private readonly timers = new Map<string, VirtualTimer>();
 
   constructor(start = Date.parse('2026-01-01T00:00:00.000Z')) {
@@ -39,7 +50,7 @@ export class VirtualScheduler implements Scheduler {
   }
 
   schedule(key: string, dueAt: number, fire: () => void): void {
-    this.timers.set(key, { key, dueAt, seq: this.seq++, fire });
+    this.timers.set(key, { key, dueAt, fire });
   }
 
   cancel(key: string): void {
@@ -72,8 +83,7 @@ export class VirtualScheduler implements Scheduler {
   private earliest(): VirtualTimer | undefined {
     let best: VirtualTimer | undefined;
     for (const timer of this.timers.values()) {
-      if (best === undefined || timer.dueAt < best.dueAt || (timer.dueAt === best.dueAt && timer.seq < best.seq))
-        best = timer;
+      if (best === undefined || timerOrder(timer, best) < 0) best = timer;
     }
     return best;
   }
