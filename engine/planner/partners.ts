@@ -20,7 +20,7 @@ import { PR_IS } from '../../machines/index.js';
 import { QUEUE_POLICY } from '../model/policy.js';
 import type { Targets } from './graph.js';
 import { passedAlone } from './lineSpeculation.js';
-import type { PlanPullRequest } from './planner.js';
+import type { Decision, PlanPullRequest } from './planner.js';
 import type { LineupView } from './view.js';
 
 /**
@@ -47,26 +47,57 @@ function overlap(a: Targets, b: Targets): boolean {
 }
 
 /**
- * Whether the PR at `at` waits for another run to decide it rather than start its own (see above). `likely`: the
- * least chance of holding a main-line run starts with (graphSpeculation.ts); a PR behind that could not start does not
- * cover it.
+ * Whether the PR at `at` waits for another run to decide it rather than start its own (see above): a main-line run in
+ * progress holds it, or a partner is on its way. (A PR behind it starting now covers it too: `sharedStarts` drops its
+ * start then, as only the plan knows which starts it makes.)
  */
-export function waitsForPartner(view: LineupView, at: number, likely: number): boolean {
-  const { lineup, settings, policy } = view.input;
+export function waitsForPartner(view: LineupView, at: number): boolean {
+  const { lineup } = view.input;
+  if (!sharing(view)) return false;
   const pr = lineup[at] as PlanPullRequest;
-  if ((policy ?? QUEUE_POLICY) < 4 || !view.direct || !settings.canOptimisticallyMerge) return false;
   if (!waitingAfterAlone(pr)) return false;
+  // The PRs that passed alone and wait, whose runs would share one with it: ahead of it in its base, or behind it.
+  let cluster = 0;
+  for (const number of view.expected(at)) {
+    const position = view.at(number);
+    if (position !== undefined && waitingAfterAlone(lineup[position] as PlanPullRequest)) cluster++;
+  }
   for (let behind = at + 1; behind < lineup.length; behind++) {
     const other = lineup[behind] as PlanPullRequest;
     if (other.group !== null || !view.dependsOn(behind, pr.number)) continue;
-    if (waitingAfterAlone(other) && view.holdChance(behind) >= likely) return true;
+    if (waitingAfterAlone(other)) cluster++;
     if (PR_IS.testing(other.state) && other.testedBase?.includes(pr.number) === true && view.holdsAt(behind))
       return true;
   }
-  let waiting = 0;
-  for (const number of view.expected(at)) {
-    const position = view.at(number);
-    if (position !== undefined && waitingAfterAlone(lineup[position] as PlanPullRequest)) waiting++;
+  if (cluster >= PARTNER_CHAIN) return false;
+  // Partners ahead of it only: those are finite (PRs arriving later queue behind it), so its wait ends.
+  for (let ahead = 0; ahead < at; ahead++) {
+    const other = lineup[ahead] as PlanPullRequest;
+    if (onItsWay(other) && overlap(other.targets, pr.targets)) return true;
   }
-  return waiting < PARTNER_CHAIN && lineup.some((other) => onItsWay(other) && overlap(other.targets, pr.targets));
+  return false;
+}
+
+/** Whether the queue shares main-line runs so: policy 4, parallel mode with direct bases, optimistic merge. */
+function sharing(view: LineupView): boolean {
+  const { settings, policy } = view.input;
+  return (policy ?? QUEUE_POLICY) >= 4 && view.direct && settings.canOptimisticallyMerge;
+}
+
+/**
+ * The main-line starts of a plan, less those of PRs that passed alone which another start of the same plan holds in
+ * its base: that run decides them too.
+ */
+export function sharedStarts(view: LineupView, decisions: Decision[]): Decision[] {
+  if (!sharing(view)) return decisions;
+  const covered = new Set<number>();
+  for (const decision of decisions)
+    if (decision.kind === 'startRun' && decision.runKind === 'main')
+      for (const number of decision.basePrs) covered.add(number);
+  return decisions.filter((decision) => {
+    if (decision.kind !== 'startRun' || decision.runKind !== 'main' || decision.prs.length !== 1) return true;
+    const number = decision.prs[0] as number;
+    const at = view.at(number);
+    return !covered.has(number) || at === undefined || !waitingAfterAlone(view.input.lineup[at] as PlanPullRequest);
+  });
 }
