@@ -15,11 +15,8 @@
  *   and one that does not keeps failed batches waiting for hours under load (issue 28).
  * - 3 (issue 28f): a group waits for a group of its own bisection being tested only while the main line is quiet
  *   (planner/starts.ts siblingsWait); under version 2 it always waited.
- * - 4 (issue 28j): in parallel mode with direct bases and optimistic merge, a PR that passed alone waits for a run
- *   that covers it (a PR behind it, a run in progress, or a partner still in its run alone) instead of starting its
- *   own (planner/partners.ts).
  */
-export const QUEUE_POLICY = 4;
+export const QUEUE_POLICY = 3;
 
 /** The policy of a queue, from its runtime (absent: 1, the policy before versions were recorded). */
 export function policyOf(runtime: { policy?: number }): number {

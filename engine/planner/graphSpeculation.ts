@@ -8,7 +8,6 @@
  * starts once enough of its base has passed; nothing else changes (bases, merges, failures).
  */
 import type { Decision, Plan } from './planner.js';
-import { sharedStarts, waitsForPartner } from './partners.js';
 import { LineupView } from './view.js';
 
 /** The most runs a result may cost on average: a run starts when its base holds with at least the inverse. */
@@ -27,7 +26,7 @@ export function gateStarts(view: LineupView, startRuns: (view: LineupView) => Pl
   const likely = (decision: Decision) => {
     if (!isMain(decision)) return true;
     const at = view.at((decision as { prs: number[] }).prs[0] as number);
-    return at === undefined || (view.holdChance(at) >= 1 / RUNS_PER_RESULT && !waitsForPartner(view, at));
+    return at === undefined || view.holdChance(at) >= 1 / RUNS_PER_RESULT;
   };
   const limit = Math.min(input.settings.concurrency, input.window ?? input.settings.concurrency);
   let room = limit - input.activeRuns.filter((run) => run.kind === 'main').length;
@@ -50,7 +49,7 @@ export function gateStarts(view: LineupView, startRuns: (view: LineupView) => Pl
     room--;
     return true;
   });
-  return { ...plan, decisions: sharedStarts(view, decisions) };
+  return { ...plan, decisions };
 }
 
 /** How many times the starts are asked again for the slots of held-back runs. */
