@@ -6,8 +6,9 @@
  * driver of the queue runs what a commit put in its outbox or timers, and the dashboard's live feed hears of it.
  *
  * A payload is JSON: `{"p": sender, "q": queueId, "c": [[collection, ...key without the queue id], …], "r": […], "v": n}`,
- * the keys put (`c`) and removed (`r`), and the queue's scope version the commit made (`n`: postgres/scopeCache.ts;
- * the database writes it in, as it bumps the version). PostgreSQL
+ * the keys put (`c`) and removed (`r`), the due time of each timer put (`t`: `[[name, dueAt], …]`, so that the driver
+ * arms it without a read), and the queue's scope version the commit made (`n`: postgres/scopeCache.ts and
+ * heardVersions.ts; the database writes it in, as it bumps the version). PostgreSQL
  * refuses payloads of 8000 bytes or more: a commit that changed too many keys of one queue says `"all": true` instead
  * of listing them (its hearers rebuild what they keep of the queue).
  */
@@ -28,13 +29,13 @@ export interface CommitNotice {
   /** The process (store) that committed. */
   sender: string;
   queueId: string;
-  /** The keys put and removed, or `all`: too many to list. */
-  changes: { puts: QueueChange[]; removes: QueueChange[] } | 'all';
+  /** The keys put and removed (and the due time of each timer put: `[name, dueAt]`), or `all`: too many to list. */
+  changes: { puts: QueueChange[]; removes: QueueChange[]; timers?: [string, number][] } | 'all';
   /** The version of the queue's scope (`queue:<id>`) the commit made, when the notice says it. */
   version?: number;
 }
 
-type Changed = Iterable<{ coll: string; key: Uint8Array }>;
+type Changed = Iterable<{ coll: string; key: Uint8Array; json?: string }>;
 
 /**
  * The payloads of a commit's notices, one per queue it changed, each without its end: the scope whose new version
@@ -42,9 +43,9 @@ type Changed = Iterable<{ coll: string; key: Uint8Array }>;
  * collection and encoded key of each.
  */
 export function commitPayloads(sender: string, puts: Changed, removes: Changed): { scope: string; prefix: string }[] {
-  const byQueue = new Map<string, { c: QueueChange[]; r: QueueChange[] }>();
+  const byQueue = new Map<string, { c: QueueChange[]; r: QueueChange[]; t?: [string, number][] }>();
   const add = (changed: Changed, kind: 'c' | 'r') => {
-    for (const { coll, key } of changed) {
+    for (const { coll, key, json } of changed) {
       const decoded: Key = decodeKey(key);
       const scope = scopeOf(coll as never, decoded);
       if (scope === undefined || !scope.startsWith('queue:')) continue;
@@ -52,6 +53,9 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
       let lists = byQueue.get(queueId);
       if (lists === undefined) byQueue.set(queueId, (lists = { c: [], r: [] }));
       lists[kind].push([coll, ...decoded.slice(1)]);
+      // A timer's due time goes with it: the driver arms it without reading it (engine/runtime/driverWork.ts).
+      if (coll === 'timers' && json !== undefined)
+        (lists.t ??= []).push([String(decoded[1]), Number(JSON.parse(json))]);
     }
   };
   add(puts, 'c');
@@ -77,6 +81,7 @@ export function parseCommitNotice(payload: string | undefined): CommitNotice | u
       r?: unknown;
       all?: unknown;
       v?: unknown;
+      t?: unknown;
     };
     if (typeof value.p !== 'string' || typeof value.q !== 'string') return undefined;
     const version = typeof value.v === 'number' && Number.isSafeInteger(value.v) ? { version: value.v } : {};
@@ -84,10 +89,15 @@ export function parseCommitNotice(payload: string | undefined): CommitNotice | u
     const list = (changes: unknown) =>
       Array.isArray(changes) && changes.every((change) => Array.isArray(change) && typeof change[0] === 'string');
     if (!list(value.c) || !list(value.r)) return undefined;
+    const timers =
+      Array.isArray(value.t) &&
+      value.t.every((timer) => Array.isArray(timer) && typeof timer[0] === 'string' && typeof timer[1] === 'number')
+        ? { timers: value.t as [string, number][] }
+        : {};
     return {
       sender: value.p,
       queueId: value.q,
-      changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[] },
+      changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[], ...timers },
       ...version,
     };
   } catch {
