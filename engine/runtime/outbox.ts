@@ -22,7 +22,10 @@ export interface OutboxDeps {
   perform: (queueId: string, key: Key, effect: Effect) => Promise<void>;
   /** Commits an input for a queue, removing the outbox entry `key` in the same transaction. */
   dispatch: (queueId: string, input: QueueInput, key: Key) => void;
-  /** The queue's outbox was not run: this process did not count as its driver then (its next refresh reads it). */
+  /**
+   * The queue's outbox was not run, or its run stopped: this process did not count as its driver then. Its next
+   * refresh reads it (runtime/driverWork.ts: nothing else would kick it again).
+   */
   skipped?: (queueId: string) => void;
   onError: (message: string, error: unknown) => void;
 }
@@ -94,11 +97,11 @@ export class OutboxRunner {
       if (next === undefined) return;
       // An effect acts outside (the git host, CI) on what its transaction decided: only once that is on disk.
       await store.durable?.();
-      if (!deps.alive(queueId)) return;
+      if (!deps.alive(queueId)) return deps.skipped?.(queueId);
       try {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {
-        if (!deps.alive(queueId)) return;
+        if (!deps.alive(queueId)) return deps.skipped?.(queueId);
         if (dependencyDown(error)?.dependency === 'store') throw error;
         const attempts = next.value.attempts + 1;
         const decision = decideRetry(next.value.effect, attempts, error);

@@ -7,7 +7,7 @@
  *   reading the queue's timers or counting its outbox (before: a timers scan at each notice, an outbox count at each
  *   run of the outbox).
  * - A notice the driver missed: the next lease round finds a version of the queue it neither made nor heard, and runs
- *   the queue's outbox.
+ *   the queue's outbox. Work skipped while the driver did not count as one (a lease renewed late) is done then too.
  * - The queue index kept by a process (engine/store/postgres/unlockedCache.ts): read once, then not again; a queue the
  *   other process made after this one found none is found.
  */
@@ -143,6 +143,32 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     );
     delete (listening as { heard?: unknown }).heard;
     // Nothing told the driver: the entry waits.
+    await driver.engine.settle();
+    expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
+    await driver.round();
+    await eventually(
+      async () => outboxOf(other.store, queueId),
+      (left) => left === 0,
+    );
+  });
+
+  test('work skipped while the driver did not count as one (its lease not renewed in time) is done at its next round', async () => {
+    const { driver, other, queueId } = await pair();
+    await driver.round();
+    const leases = driver.leases as unknown as { owns(queueId: string): boolean };
+    leases.owns = () => false;
+    let heard = 0;
+    const hear = driver.engine.heard.bind(driver.engine);
+    driver.engine.heard = (id, changes) => {
+      heard += 1;
+      hear(id, changes);
+    };
+    other.engine.submitPullRequest(KEY, 1);
+    await eventually(
+      async () => heard,
+      (n) => n > 0,
+    );
+    delete (leases as { owns?: unknown }).owns;
     await driver.engine.settle();
     expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
     await driver.round();
