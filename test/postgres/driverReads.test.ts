@@ -14,6 +14,9 @@
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { QueueLeases } from '../../engine/cluster/leases.js';
 import { Engine } from '../../engine/engine.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
+import type { RepoRef } from '../../engine/model/queues.js';
+import type { GitHost, PullRequestFacts } from '../../engine/providers/types.js';
 import { SyncWorker } from '../../engine/store/postgres/syncWorker.js';
 import { openPostgresStore, type PostgresStore } from '../../engine/store/postgresStore.js';
 import type { ReadTx } from '../../engine/store/store.js';
@@ -43,7 +46,7 @@ interface Member {
 }
 
 /** A process as `greenline serve` wires one (test/postgres/clusterEngine.ts), with leases too long to renew here. */
-async function member(url: string, name: string): Promise<Member> {
+async function member(url: string, name: string, gitHost?: GitHost): Promise<Member> {
   const store = openPostgresStore({ url, applicationName: `driver-reads-${name}` });
   const reads = new Map<string, number>();
   const read = store.read.bind(store);
@@ -62,7 +65,7 @@ async function member(url: string, name: string): Promise<Member> {
       }),
     );
   const leases = new QueueLeases({ url, store, leaseMs: 3_600_000, memberId: name });
-  const engine = new Engine(store, { ownership: leases, onError: () => undefined });
+  const engine = new Engine(store, { ownership: leases, onError: () => undefined, ...(gitHost ? { gitHost } : {}) });
   engine.start();
   await leases.start({
     acquired: (queueIds) => engine.adopt(queueIds),
@@ -90,11 +93,11 @@ async function member(url: string, name: string): Promise<Member> {
 }
 
 /** Two processes, a queue one of them drives: [driver, other]. */
-async function pair(): Promise<{ driver: Member; other: Member; queueId: string }> {
+async function pair(gitHosts: GitHost[] = []): Promise<{ driver: Member; other: Member; queueId: string }> {
   const pgCluster = cluster as PgCluster;
   const url = await pgCluster.createDatabase();
   cleanups.push(() => pgCluster.dropDatabase(url));
-  const members = [await member(url, 'a'), await member(url, 'b')];
+  const members = [await member(url, 'a', gitHosts[0]), await member(url, 'b', gitHosts[1])];
   const queueId = members[0]?.engine.createQueue(KEY, {}).id as string;
   const driver = await eventually(
     async () => members.find((one) => one.engine.drives(queueId)),
@@ -170,6 +173,47 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     );
     delete (leases as { owns?: unknown }).owns;
     await driver.engine.settle();
+    expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
+    await driver.round();
+    await eventually(
+      async () => outboxOf(other.store, queueId),
+      (left) => left === 0,
+    );
+  });
+
+  test('an effect whose run stopped as the driver stopped counting as one is run again at its next round', async () => {
+    /** A git host whose PR reads wait for the test while `closed`. */
+    class Gated extends SimGitHost {
+      closed = false;
+      waiting = 0;
+      private open: (() => void) | undefined;
+      override async pullRequest(repo: RepoRef, number: number, target: string): Promise<PullRequestFacts> {
+        if (this.closed) {
+          this.waiting += 1;
+          await new Promise<void>((resolve) => (this.open = resolve));
+        }
+        return super.pullRequest(repo, number, target);
+      }
+      let(): void {
+        this.closed = false;
+        this.open?.();
+      }
+    }
+    const hosts = [new Gated(), new Gated()];
+    const { driver, other, queueId } = await pair(hosts);
+    await driver.round();
+    for (const host of hosts) host.closed = true;
+    other.engine.submitPullRequest(KEY, 1);
+    // The driver's outbox is at the PR's read when its lease is renewed too late.
+    await eventually(
+      async () => hosts.reduce((n, host) => n + host.waiting, 0),
+      (n) => n > 0,
+    );
+    const leases = driver.leases as unknown as { owns(queueId: string): boolean };
+    leases.owns = () => false;
+    for (const host of hosts) host.let();
+    await driver.engine.settle();
+    delete (leases as { owns?: unknown }).owns;
     expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
     await driver.round();
     await eventually(
