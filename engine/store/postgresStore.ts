@@ -20,13 +20,13 @@ import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Request, type Timeouts } 
 import { SyncWorker } from './postgres/syncWorker.js';
 import { makeReadTx, type Session } from './postgres/readTx.js';
 import { writeOnce } from './postgres/writeTx.js';
-import { ScopeCache } from './postgres/scopeCache.js';
+import { ScopeCache, type Change } from './postgres/scopeCache.js';
 import { HeardVersions } from './postgres/heardVersions.js';
 import { KeptValueUsed, UnlockedCache } from './postgres/unlockedCache.js';
 import type { CommitNotice } from './postgres/commitNotices.js';
 import { encodeKeyLatin1 } from './keyCodec.js';
 import { randomUUID } from 'node:crypto';
-import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
+import type { CollectionName, Key, ReadTx, Store, WriteTx } from './store.js';
 
 export { LeaseLostError } from './postgres/errors.js';
 
@@ -117,9 +117,16 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         else cache.committed(scope, notice.version, 'all');
         return;
       }
-      const keys = [...notice.changes.puts, ...notice.changes.removes].map(
-        ([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const,
-      );
+      // A key removed is known absent; a key put is known where the notice carries its value, else dropped.
+      const values = notice.changes.values;
+      const enc = (rest: readonly unknown[]) => encodeKeyLatin1([notice.queueId, ...(rest as Key)]);
+      const keys: (Change | readonly [string, string])[] = [
+        ...notice.changes.puts.map(([coll, ...rest], i) => {
+          const json = values?.[i];
+          return typeof json === 'string' ? ([coll, enc(rest), json] as const) : ([coll, enc(rest)] as const);
+        }),
+        ...notice.changes.removes.map(([coll, ...rest]) => [coll, enc(rest), null] as const),
+      ];
       cache.committed(scope, notice.version, keys);
     },
     unheard(queueIds: readonly string[]): string[] {

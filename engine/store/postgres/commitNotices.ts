@@ -7,7 +7,8 @@
  *
  * A payload is JSON: `{"p": sender, "q": queueId, "c": [[collection, ...key without the queue id], …], "r": […], "v": n}`,
  * the keys put (`c`) and removed (`r`), the due time of each timer put (`t`: `[[name, dueAt], …]`, so that the driver
- * arms it without a read), and the queue's scope version the commit made (`n`: postgres/scopeCache.ts and
+ * arms it without a read), the JSON put at each key of `c` as far as the payload has room (`j`, null where left out:
+ * the hearers keep them, postgres/scopeCache.ts, so that their next transactions of the queue need not read them), and the queue's scope version the commit made (`n`: postgres/scopeCache.ts and
  * heardVersions.ts; the database writes it in, as it bumps the version). PostgreSQL
  * refuses payloads of 8000 bytes or more: a commit that changed too many keys of one queue says `"all": true` instead
  * of listing them (its hearers rebuild what they keep of the queue).
@@ -29,8 +30,13 @@ export interface CommitNotice {
   /** The process (store) that committed. */
   sender: string;
   queueId: string;
-  /** The keys put and removed (and the due time of each timer put: `[name, dueAt]`), or `all`: too many to list. */
-  changes: { puts: QueueChange[]; removes: QueueChange[]; timers?: [string, number][] } | 'all';
+  /**
+   * The keys put and removed (and the due time of each timer put: `[name, dueAt]`; the JSON put at each key of `puts`
+   * that fitted, null where left out), or `all`: too many to list.
+   */
+  changes:
+    | { puts: QueueChange[]; removes: QueueChange[]; timers?: [string, number][]; values?: (string | null)[] }
+    | 'all';
   /** The version of the queue's scope (`queue:<id>`) the commit made, when the notice says it. */
   version?: number;
 }
@@ -44,6 +50,7 @@ type Changed = Iterable<{ coll: string; key: Uint8Array; json?: string }>;
  */
 export function commitPayloads(sender: string, puts: Changed, removes: Changed): { scope: string; prefix: string }[] {
   const byQueue = new Map<string, { c: QueueChange[]; r: QueueChange[]; t?: [string, number][] }>();
+  const values = new Map<string, (string | undefined)[]>();
   const add = (changed: Changed, kind: 'c' | 'r') => {
     for (const { coll, key, json } of changed) {
       const decoded: Key = decodeKey(key);
@@ -53,6 +60,7 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
       let lists = byQueue.get(queueId);
       if (lists === undefined) byQueue.set(queueId, (lists = { c: [], r: [] }));
       lists[kind].push([coll, ...decoded.slice(1)]);
+      if (kind === 'c') values.set(queueId, [...(values.get(queueId) ?? []), json]);
       // A timer's due time goes with it: the driver arms it without reading it (engine/runtime/driverWork.ts).
       if (coll === 'timers' && json !== undefined)
         (lists.t ??= []).push([String(decoded[1]), Number(JSON.parse(json))]);
@@ -63,10 +71,18 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
   const open = (value: object): string => `${JSON.stringify(value).slice(0, -1)},"v":`;
   return [...byQueue].map(([queueId, changes]) => {
     const payload = open({ p: sender, q: queueId, ...changes });
-    return {
-      scope: `queue:${queueId}`,
-      prefix: Buffer.byteLength(payload) < MAX_PAYLOAD ? payload : open({ p: sender, q: queueId, all: true }),
-    };
+    if (Buffer.byteLength(payload) >= MAX_PAYLOAD)
+      return { scope: `queue:${queueId}`, prefix: open({ p: sender, q: queueId, all: true }) };
+    // The values put, in the room left (in the order put; null: left out), so that hearers keep them (scopeCache.ts).
+    let room = MAX_PAYLOAD - Buffer.byteLength(payload) - ',"j":[]'.length;
+    const kept = (values.get(queueId) ?? []).map((json) => {
+      const size = json === undefined ? Number.POSITIVE_INFINITY : Buffer.byteLength(JSON.stringify(json)) + 1;
+      if (size > room) return null;
+      room -= size;
+      return json as string;
+    });
+    const full = kept.some((json) => json !== null) ? open({ p: sender, q: queueId, ...changes, j: kept }) : payload;
+    return { scope: `queue:${queueId}`, prefix: full };
   });
 }
 
@@ -82,6 +98,7 @@ export function parseCommitNotice(payload: string | undefined): CommitNotice | u
       all?: unknown;
       v?: unknown;
       t?: unknown;
+      j?: unknown;
     };
     if (typeof value.p !== 'string' || typeof value.q !== 'string') return undefined;
     const version = typeof value.v === 'number' && Number.isSafeInteger(value.v) ? { version: value.v } : {};
@@ -94,10 +111,16 @@ export function parseCommitNotice(payload: string | undefined): CommitNotice | u
       value.t.every((timer) => Array.isArray(timer) && typeof timer[0] === 'string' && typeof timer[1] === 'number')
         ? { timers: value.t as [string, number][] }
         : {};
+    const values =
+      Array.isArray(value.j) &&
+      value.j.length === (value.c as unknown[]).length &&
+      value.j.every((json) => json === null || typeof json === 'string')
+        ? { values: value.j as (string | null)[] }
+        : {};
     return {
       sender: value.p,
       queueId: value.q,
-      changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[], ...timers },
+      changes: { puts: value.c as QueueChange[], removes: value.r as QueueChange[], ...timers, ...values },
       ...version,
     };
   } catch {
