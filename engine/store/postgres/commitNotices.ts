@@ -20,6 +20,12 @@ import { scopeOf } from './queueScope.js';
 /** The channel every commit to a queue notifies. */
 export const COMMIT_CHANNEL = 'greenline_commit';
 
+/**
+ * Logs a queue appends to and reads only by range (scan): their values are not sent (nor kept by hearers, whose
+ * caches keep scans apart), which leaves the payload's room to the records transactions read by key.
+ */
+const LOGS: ReadonlySet<string> = new Set(['events', 'timeline', 'metricsLog']);
+
 /** Under PostgreSQL's 8000 bytes, with room for the queue id and sender. */
 const MAX_PAYLOAD = 7000;
 
@@ -60,7 +66,7 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
       let lists = byQueue.get(queueId);
       if (lists === undefined) byQueue.set(queueId, (lists = { c: [], r: [] }));
       lists[kind].push([coll, ...decoded.slice(1)]);
-      if (kind === 'c') values.set(queueId, [...(values.get(queueId) ?? []), json]);
+      if (kind === 'c') values.set(queueId, [...(values.get(queueId) ?? []), LOGS.has(coll) ? undefined : json]);
       // A timer's due time goes with it: the driver arms it without reading it (engine/runtime/driverWork.ts).
       if (coll === 'timers' && json !== undefined)
         (lists.t ??= []).push([String(decoded[1]), Number(JSON.parse(json))]);
