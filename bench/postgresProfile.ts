@@ -3,8 +3,10 @@
  * HTTP: QUEUES queues, PRS submits each (the engine's submitPullRequest, as the API calls it, then its effects run).
  * For each store: per submit, the wall time of the input transaction, the worker round trips it made (by request)
  * and the time the main thread was blocked on them; the CPU of this process and (PostgreSQL) of the database's
- * processes per submit. Round trips are counted by wrapping the store's SyncWorker (postgres/syncWorker.ts).
- * `-- --queues N --prs N` (defaults 50, 4).
+ * processes per submit; and for each PostgreSQL setup, from the first submit until every effect ran, the read
+ * transactions and requests per submit (so that one engine and several compare whole pipelines: with several, the
+ * effects run between the submits). Round trips are counted by wrapping the store's SyncWorker
+ * (postgres/syncWorker.ts). `-- --queues N --prs N --engines N` (defaults 50, 4, 1: engines on one database).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
