@@ -3,8 +3,10 @@
  * HTTP: QUEUES queues, PRS submits each (the engine's submitPullRequest, as the API calls it, then its effects run).
  * For each store: per submit, the wall time of the input transaction, the worker round trips it made (by request)
  * and the time the main thread was blocked on them; the CPU of this process and (PostgreSQL) of the database's
- * processes per submit. Round trips are counted by wrapping the store's SyncWorker (postgres/syncWorker.ts).
- * `-- --queues N --prs N` (defaults 50, 4).
+ * processes per submit; and for each PostgreSQL setup, from the first submit until every effect ran, the read
+ * transactions and requests per submit (so that one engine and several compare whole pipelines: with several, the
+ * effects run between the submits). Round trips are counted by wrapping the store's SyncWorker
+ * (postgres/syncWorker.ts). `-- --queues N --prs N --engines N` (defaults 50, 4, 1: engines on one database).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -68,6 +70,8 @@ interface Row {
   cpuMs: number;
   dbCpuMs: number;
   effectsCpuMs: number;
+  /** Requests from the first submit until every effect ran (settled), by request. */
+  pipeline: Map<string, number>;
 }
 
 async function profile(setup: string, stores: Store[], url?: string): Promise<Row> {
@@ -130,6 +134,8 @@ async function profile(setup: string, stores: Store[], url?: string): Promise<Ro
     const effectsUsed = process.cpuUsage(effects);
     settleMs = (performance.now() - settleBegan) / (QUEUES * PRS);
     effectCalls = new Map(counts);
+    const pipeline = new Map(calls);
+    for (const [op, c] of effectCalls) pipeline.set(op, (pipeline.get(op) ?? 0) + c);
     const n = QUEUES * PRS;
     return {
       setup,
@@ -139,6 +145,7 @@ async function profile(setup: string, stores: Store[], url?: string): Promise<Ro
       cpuMs: (used.user + used.system) / 1000 / n,
       dbCpuMs: ((dbAfter - dbBefore) * 1000) / n,
       effectsCpuMs: (effectsUsed.user + effectsUsed.system) / 1000 / n,
+      pipeline,
     };
   } finally {
     for (const { engine, leases } of all) {
@@ -181,6 +188,20 @@ try {
     );
   }
   const n = QUEUES * PRS;
+  console.log('from the first submit until every effect ran, per submit: read transactions, requests (blocking)');
+  for (const r of rows.slice(1)) {
+    const total = (ops: [string, number][]) => ops.reduce((sum, [, c]) => sum + c, 0) / n;
+    const all = [...r.pipeline];
+    const reads = all.filter(([op]) => op === 'end (posted)');
+    const blocking = all.filter(([op]) => !op.endsWith('(posted)'));
+    const top = blocking
+      .sort(([, a], [, b]) => b - a)
+      .map(([op, c]) => `${op} ${(c / n).toFixed(2)}`)
+      .join(', ');
+    console.log(
+      `${r.setup.padEnd(14)} ${total(reads).toFixed(2)} reads, ${total(blocking).toFixed(2)} requests: ${top}`,
+    );
+  }
   console.log(
     `effects (last setup): ${settleMs.toFixed(2)} ms wall per submit; round trips per submit: ${[...effectCalls].map(([op, c]) => `${op} ${(c / n).toFixed(2)}`).join(', ')}`,
   );

@@ -22,6 +22,11 @@ export interface OutboxDeps {
   perform: (queueId: string, key: Key, effect: Effect) => Promise<void>;
   /** Commits an input for a queue, removing the outbox entry `key` in the same transaction. */
   dispatch: (queueId: string, input: QueueInput, key: Key) => void;
+  /**
+   * The queue's outbox was not run, or its run stopped: this process did not count as its driver then. Its next
+   * refresh reads it (runtime/driverWork.ts: nothing else would kick it again).
+   */
+  skipped?: (queueId: string) => void;
   onError: (message: string, error: unknown) => void;
 }
 
@@ -29,25 +34,28 @@ export class OutboxRunner {
   private readonly runners = new Map<string, Promise<void>>();
   /** Queues whose outbox waits for a retry timer after a failed effect. */
   private readonly retrying = new Set<string>();
+  /** Queues kicked while their runner was at work, after its last look at the outbox: it looks again. */
+  private readonly again = new Set<string>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
   /** Runs the queue's outbox, unless a runner is at it already or it waits for a retry. */
   kick(queueId: string): void {
-    if (!this.deps.alive(queueId) || this.runners.has(queueId)) return;
+    if (!this.deps.alive(queueId)) {
+      if (this.deps.alive()) this.deps.skipped?.(queueId);
+      return;
+    }
+    if (this.runners.has(queueId)) {
+      this.again.add(queueId);
+      return;
+    }
+    // Every entry is put by a commit after which the outbox is kicked (this process's, or heard: driverWork.ts): one
+    // put after the runner's last look kicked it meanwhile, so it looks again then, and only then.
     const runner = this.drain(queueId)
       .catch((error: unknown) => this.storeFailed(queueId, error))
       .finally(() => {
         this.runners.delete(queueId);
-        let more = false;
-        try {
-          more =
-            this.deps.alive(queueId) &&
-            this.deps.store.read((tx) => tx.count('outbox', { prefix: [queueId], limit: 1 }) > 0);
-        } catch (error) {
-          this.storeFailed(queueId, error);
-        }
-        if (more && !this.retrying.has(queueId)) this.kick(queueId);
+        if (this.again.delete(queueId) && !this.retrying.has(queueId)) this.kick(queueId);
       });
     this.runners.set(queueId, runner);
   }
@@ -83,16 +91,17 @@ export class OutboxRunner {
     const deps = this.deps;
     const store = deps.store;
     for (;;) {
-      if (!deps.alive(queueId)) return;
+      if (!deps.alive(queueId)) return deps.skipped?.(queueId);
+      this.again.delete(queueId);
       const next = store.read((tx) => [...tx.scan('outbox', { prefix: [queueId], limit: 1 })][0]);
       if (next === undefined) return;
       // An effect acts outside (the git host, CI) on what its transaction decided: only once that is on disk.
       await store.durable?.();
-      if (!deps.alive(queueId)) return;
+      if (!deps.alive(queueId)) return deps.skipped?.(queueId);
       try {
         await deps.perform(queueId, next.key, next.value.effect);
       } catch (error) {
-        if (!deps.alive(queueId)) return;
+        if (!deps.alive(queueId)) return deps.skipped?.(queueId);
         if (dependencyDown(error)?.dependency === 'store') throw error;
         const attempts = next.value.attempts + 1;
         const decision = decideRetry(next.value.effect, attempts, error);

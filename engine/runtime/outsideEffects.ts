@@ -22,8 +22,8 @@ export type PutOutcome = 'put' | 'busy' | 'stopped';
 export interface OutsideEffectDeps {
   store: Store;
   ownership: QueueOwnership;
-  /** The queue runtime: whether it still runs, and its outbox run for a queue (with the queue's timers armed again). */
-  runtime: { readonly alive: boolean; refresh(queueId: string): void };
+  /** The queue runtime: whether it still runs, and its outbox run for a queue. */
+  runtime: { readonly alive: boolean; runOutbox(queueId: string): void };
   now: number;
 }
 
@@ -50,7 +50,7 @@ export function putOutsideEffect(
     });
   const outcome = driving ? ownership.asOwner(queueId, put) : put();
   if (outcome === 'put') {
-    if (driving) deps.runtime.refresh(queueId);
+    if (driving) deps.runtime.runOutbox(queueId);
     else ownership.changed(queueId);
   }
   return outcome;

@@ -19,13 +19,14 @@ import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
 import { reconcile } from '../transaction/reconcile.js';
 import type { Clock } from './clock.js';
 import { OutboxRunner } from './outbox.js';
+import { DriverWork } from './driverWork.js';
 import { guarded } from './guarded.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
 import type { HeardChanges, WorkingSet } from './workingSet.js';
 import { WorkingSets } from './workingSets.js';
-import { madeFirst, readRestored } from './restoreReads.js';
+import { readRestored } from './restoreReads.js';
 import { recordMetrics } from '../metrics/recorder.js';
 
 export interface QueueRuntimeDeps {
@@ -55,6 +56,8 @@ export class QueueRuntime {
   private readonly committed = new Set<(queueId: string) => void>();
   /** Each queue's working set: what its transactions read and changed, kept for the next ones (workingSets.ts). */
   readonly workingSets: WorkingSets;
+  /** The driver's work for commits of other processes and lease rounds (driverWork.ts). */
+  private readonly driver: DriverWork;
 
   constructor(private readonly deps: QueueRuntimeDeps) {
     this.store = deps.store;
@@ -83,6 +86,14 @@ export class QueueRuntime {
           effect,
         ),
       dispatch: (queueId, input, key) => this.dispatch(queueId, input, key),
+      skipped: (queueId) => this.driver.owe(queueId),
+      onError: deps.onError,
+    });
+    this.driver = new DriverWork({
+      store: deps.store,
+      drives: (queueId) => this.running && this.ownership.owns(queueId),
+      arm: (queueId, timer) => this.arm(queueId, timer),
+      kick: (queueId) => this.kick(queueId),
       onError: deps.onError,
     });
   }
@@ -97,6 +108,7 @@ export class QueueRuntime {
    * finishes effects left in the outbox.
    */
   restore(only: (queueId: string) => boolean): void {
+    this.driver.restored(only);
     this.store.read((tx) => {
       for (const { value: queue } of tx.scan('queues')) if (only(queue.id)) this.workingSets.rebuild(tx, queue);
     });
@@ -108,19 +120,7 @@ export class QueueRuntime {
     const now = this.clock.now();
     const overdue = timers.filter((timer) => timer.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
     for (const timer of overdue) this.fire(timer.queueId, timer.name);
-    for (const { run, repo, deadlineAt } of runs) {
-      if (run.testBranchSha === '') continue;
-      this.startCi({
-        org: run.org,
-        repo,
-        runId: run.id,
-        branch: run.testBranch,
-        sha: run.testBranchSha,
-        startedAt: Date.parse(run.createdAt),
-        baseSha: run.baseSha,
-        ...(deadlineAt === undefined ? {} : { deadlineAt }),
-      });
-    }
+    for (const run of runs) this.startCi(run);
     for (const queueId of outboxQueues) this.kick(queueId);
   }
 
@@ -136,14 +136,14 @@ export class QueueRuntime {
     }
   }
 
-  /** Another process committed inputs to a queue this one drives: arms its timers and runs its outbox. */
+  /** A lease round (or a notice of an older process) asks to arm the queue's timers and run its outbox if need be. */
   refresh(queueId: string): void {
-    if (!this.running || !this.ownership.owns(queueId)) return;
-    const timers = this.store.read((tx) =>
-      [...tx.scan('timers', { prefix: [queueId] })].map(({ key, value }) => ({ name: String(key[1]), dueAt: value })),
-    );
-    for (const timer of timers.sort(madeFirst)) this.arm(queueId, timer);
-    this.kick(queueId);
+    this.driver.refresh(queueId);
+  }
+
+  /** Runs the queue's outbox, where this process drives it (an effect put outside its transactions). */
+  runOutbox(queueId: string): void {
+    if (this.running && this.ownership.owns(queueId)) this.kick(queueId);
   }
 
   /** Stops doing anything: no timer fires, no effect runs, nothing more is written. */
@@ -170,6 +170,7 @@ export class QueueRuntime {
   /** Another process committed to the queue: its working set hears what changed, and so do the observers of commits. */
   heard(queueId: string, changes: HeardChanges): void {
     this.workingSets.hear(queueId, changes);
+    this.driver.heard(queueId, changes);
     // An input (its event) or the queue made, changed or deleted; not an effect's outbox entry removed.
     const shown = ([coll]: readonly unknown[]) => coll === 'events' || coll === 'queues';
     if (changes === 'all' || changes.puts.some(shown) || changes.removes.some(shown))
@@ -222,6 +223,7 @@ export class QueueRuntime {
       if (outcome.effects > 0) this.kick(outcome.queue.id);
     } else if (outcome.effects > 0 || outcome.timers.length > 0) {
       this.ownership.changed(outcome.queue.id);
+      this.driver.owe(outcome.queue.id);
     }
     for (const listener of this.listeners) listener(outcome.queue.id, input);
     for (const listener of this.committed) listener(outcome.queue.id);
@@ -268,13 +270,16 @@ export class QueueRuntime {
 
   /** A timer fires: its input, if still stored and due (a timer fired twice does nothing the second time). */
   private fire(queueId: string, name: string): void {
-    if (!this.running || !this.ownership.owns(queueId)) return;
+    if (!this.running) return;
+    if (!this.ownership.owns(queueId)) return this.driver.owe(queueId);
     guarded(
       this.deps,
       `timer ${name} of ${queueId}`,
       () => {
         const stored = this.store.read((tx) => tx.get('timers', [queueId, name]));
-        if (stored === undefined || stored > this.clock.now()) return;
+        // Armed early (a notice heard after a later commit that moved it: driverWork.ts): armed again for its time.
+        if (stored !== undefined && stored > this.clock.now()) return this.arm(queueId, { name, dueAt: stored });
+        if (stored === undefined) return;
         this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name }));
       },
       { key: `${queueId}:${name}`, run: () => this.fire(queueId, name) },

@@ -2,8 +2,7 @@
  * What a runtime restores of the queues it takes (a start, or queues taken over), read in one transaction: their
  * deadlines in the order they were made, the queues with effects left in the outbox, and the CI runs in progress.
  */
-import type { TestRunRecord } from '../model/testRuns.js';
-import type { RepoRef } from '../model/queues.js';
+import type { CiRun } from '../providers/types.js';
 import type { ReadTx } from '../store/store.js';
 
 /** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
@@ -17,7 +16,8 @@ export function madeFirst(a: { name: string; dueAt: number }, b: { name: string;
 export interface Restored {
   timers: { queueId: string; name: string; dueAt: number }[];
   outboxQueues: Set<string>;
-  runs: { run: TestRunRecord; repo: RepoRef; deadlineAt: number | undefined }[];
+  /** The CI runs to resume: those whose test branch was pushed. */
+  runs: CiRun[];
 }
 
 /**
@@ -38,9 +38,20 @@ export function readRestored(tx: ReadTx, only: (queueId: string) => boolean): Re
       .flatMap(({ value: queue }) =>
         queue.runtime.activeRuns.flatMap((id) => {
           const run = tx.get('testRuns', [queue.id, id]);
-          return run === undefined
-            ? []
-            : [{ run, repo: queue.repo, deadlineAt: tx.get('timers', [queue.id, `run:${id}`]) }];
+          if (run === undefined || run.testBranchSha === '') return [];
+          const deadlineAt = tx.get('timers', [queue.id, `run:${id}`]);
+          return [
+            {
+              org: run.org,
+              repo: queue.repo,
+              runId: run.id,
+              branch: run.testBranch,
+              sha: run.testBranchSha,
+              startedAt: Date.parse(run.createdAt),
+              baseSha: run.baseSha,
+              ...(deadlineAt === undefined ? {} : { deadlineAt }),
+            },
+          ];
         }),
       ),
   };

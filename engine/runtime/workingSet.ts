@@ -29,8 +29,17 @@ import type { Actor, CachedTargets, KeptView, QueueCache } from '../transaction/
 
 export type { Actor, CachedTargets, KeptView } from '../transaction/queueCache.js';
 
-/** The keys another process's commit to the queue put and removed: the collection, then the key after the queue id. */
-export type HeardChanges = { puts: readonly (readonly unknown[])[]; removes: readonly (readonly unknown[])[] } | 'all';
+/**
+ * The keys another process's commit to the queue put and removed: the collection, then the key after the queue id;
+ * with the due time of each timer it put, when the notice said them (the driver arms them without a read).
+ */
+export type HeardChanges =
+  | {
+      puts: readonly (readonly unknown[])[];
+      removes: readonly (readonly unknown[])[];
+      timers?: readonly (readonly [string, number])[];
+    }
+  | 'all';
 
 /** What commits of other processes since the set's version changed, heard in order: the version they reach. */
 interface Heard {

@@ -20,11 +20,13 @@ import { DEFAULT_TIMEOUTS, type Conn, type Fence, type Request, type Timeouts } 
 import { SyncWorker } from './postgres/syncWorker.js';
 import { makeReadTx, type Session } from './postgres/readTx.js';
 import { writeOnce } from './postgres/writeTx.js';
-import { ScopeCache } from './postgres/scopeCache.js';
+import { ScopeCache, type Change } from './postgres/scopeCache.js';
+import { HeardVersions } from './postgres/heardVersions.js';
+import { KeptValueUsed, UnlockedCache } from './postgres/unlockedCache.js';
 import type { CommitNotice } from './postgres/commitNotices.js';
 import { encodeKeyLatin1 } from './keyCodec.js';
 import { randomUUID } from 'node:crypto';
-import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
+import type { CollectionName, Key, ReadTx, Store, WriteTx } from './store.js';
 
 export { LeaseLostError } from './postgres/errors.js';
 
@@ -36,6 +38,11 @@ export interface PostgresStore extends Store {
   withFences<R>(fences: Fence[], fn: () => R): R;
   /** Another process's commit to a queue, heard (engine/cluster/leases.ts): what this store keeps of it catches up. */
   heard(notice: CommitNotice): void;
+  /**
+   * Which of these queues had a commit this process neither made nor heard of (postgres/heardVersions.ts), in one
+   * round trip; from now on each is counted as seen up to the version it has now (the caller reads it again).
+   */
+  unheard(queueIds: readonly string[]): string[];
 }
 
 export interface PostgresStoreOptions {
@@ -82,6 +89,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   };
 
   const cache = new ScopeCache();
+  const seen = new HeardVersions();
+  const unlocked = new UnlockedCache();
   const session: Session = {
     request,
     call,
@@ -91,6 +100,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     sender,
     busy,
     cache,
+    seen,
+    unlocked,
     versions: () => worker.versions,
   };
 
@@ -99,15 +110,30 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     sender,
     heard(notice: CommitNotice): void {
       const scope = `queue:${notice.queueId}`;
+      if (notice.version === undefined) seen.forget(notice.queueId);
+      else seen.saw(notice.queueId, notice.version);
       if (notice.version === undefined || notice.changes === 'all') {
         if (notice.version === undefined) cache.drop(scope);
         else cache.committed(scope, notice.version, 'all');
         return;
       }
-      const keys = [...notice.changes.puts, ...notice.changes.removes].map(
-        ([coll, ...rest]) => [coll, encodeKeyLatin1([notice.queueId, ...rest])] as const,
-      );
+      // A key removed is known absent; a key put is known where the notice carries its value, else dropped.
+      const values = notice.changes.values;
+      const enc = (rest: readonly unknown[]) => encodeKeyLatin1([notice.queueId, ...(rest as Key)]);
+      const keys: (Change | readonly [string, string])[] = [
+        ...notice.changes.puts.map(([coll, ...rest], i) => {
+          const json = values?.[i];
+          return typeof json === 'string' ? ([coll, enc(rest), json] as const) : ([coll, enc(rest)] as const);
+        }),
+        ...notice.changes.removes.map(([coll, ...rest]) => [coll, enc(rest), null] as const),
+      ];
       cache.committed(scope, notice.version, keys);
+    },
+    unheard(queueIds: readonly string[]): string[] {
+      if (queueIds.length === 0) return [];
+      const scopes = queueIds.map((queueId) => `queue:${queueId}`);
+      const rows = this.read(() => call('r', { op: 'versions', scopes })) as [string, number][];
+      return seen.behind(new Map(rows.map(([scope, version]) => [scope.slice('queue:'.length), version])));
     },
     withFences<R>(given: Fence[], fn: () => R): R {
       const before = fences;
@@ -151,6 +177,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
             begun.w = false;
             worker.post({ op: 'end', conn: 'w' });
           }
+        }
+        // Failed after using values the process kept (postgres/unlockedCache.ts): once more, reading them.
+        if (failure instanceof KeptValueUsed) {
+          if (attempt < MAX_ATTEMPTS) continue;
+          throw failure.failure;
         }
         if (!retryable(failure)) throw failure;
         if (attempt >= MAX_ATTEMPTS) {

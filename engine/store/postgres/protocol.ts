@@ -42,6 +42,8 @@ export type Request =
       waitMs?: number;
       /** Keys of one collection read as absent before their scope was locked, and put: checked absent still. */
       absent?: { coll: string; key: Uint8Array }[];
+      /** Values read from what the process kept (unlockedCache.ts; json null: absent): checked unchanged. */
+      expect?: { coll: string; key: Uint8Array; json: string | null }[];
       puts: { coll: string; key: Uint8Array; json: string }[];
       removes: { coll: string; key: Uint8Array }[];
       fences: Fence[];
@@ -50,6 +52,8 @@ export type Request =
       /** Notices on greenline_commit with the commit: each payload is `prefix`, the scope's new version and `}` (commitNotices.ts). */
       notify: { scope: string; prefix: string }[];
     }
+  /** The versions of these scopes (postgres/heardVersions.ts), in the read connection's transaction. */
+  | { op: 'versions'; conn: 'r'; begin: boolean; scopes: string[] }
   /** Ends the connection's transaction (read: commit; write: rollback, and its locks let go). No answer. */
   | { op: 'end'; conn: Conn }
   | { op: 'stats' }

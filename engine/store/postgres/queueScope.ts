@@ -55,9 +55,13 @@ export function scopeOfScan(collection: CollectionName, options: ScanOptions | u
 /** The worker's own code: a key the transaction read as absent was written meanwhile. */
 export const STALE_READ = 'GL001';
 
+/** The worker's own code: a value the transaction read from what the process kept (unlockedCache.ts) changed. */
+export const KEPT_STALE = 'GL004';
+
 /** Answers that the transaction lost a race and may simply be run again. */
 export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected
   STALE_READ,
+  KEPT_STALE,
 ]);

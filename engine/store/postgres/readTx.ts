@@ -10,6 +10,8 @@ import type { CollectionName, Entry, Key, ReadTx, ScanOptions, StoreSchema } fro
 import type { Conn, Fence, Request, Row } from './protocol.js';
 import { scopeOf, scopeOfScan } from './queueScope.js';
 import type { ScopeCache } from './scopeCache.js';
+import type { HeardVersions } from './heardVersions.js';
+import type { UnlockedCache, Used } from './unlockedCache.js';
 
 /** What the transactions of one store share: its worker, the state of its connections, its fences. */
 export interface Session {
@@ -29,6 +31,10 @@ export interface Session {
   busy: Set<string>;
   /** What this process knows of the scopes it locked lately (scopeCache.ts). */
   cache: ScopeCache;
+  /** The keys read without a lock that the process keeps (unlockedCache.ts). */
+  unlocked: UnlockedCache;
+  /** The versions of each queue's commits this process made or heard (heardVersions.ts). */
+  seen: HeardVersions;
   /** The versions of scopes the last request's answer gave (scopes it locked, or committed). */
   versions(): Record<string, number> | undefined;
 }
@@ -49,6 +55,7 @@ export function makeReadTx(
   overlay?: Overlay,
   known?: Map<string, boolean>,
   locked?: Set<string>,
+  used?: Map<string, Used>,
 ): Reads {
   /** In a write transaction: the scopes it holds whose cache is of the version it read with their locks. */
   const current = new Set<string>();
@@ -95,11 +102,22 @@ export function makeReadTx(
       if (pending === undefined) {
         const keyScope = scopeOf(name, key);
         const hit = cachedIn(keyScope) === undefined ? undefined : session.cache.key(keyScope as string, name, text);
+        // In a write transaction, a key read without a lock that the process keeps: checked at commit (unlockedCache.ts).
+        const kept = used !== undefined && keyScope === undefined && session.unlocked.keeps(name, text);
+        const before = kept ? used?.get(`${name}\u0000${text}`) : undefined;
+        const unlocked = before !== undefined ? before.json : kept ? session.unlocked.get(name, text) : undefined;
         if (hit !== undefined) json = hit ?? undefined;
-        else {
+        else if (unlocked !== undefined) {
+          json = unlocked ?? undefined;
+          if (before === undefined) used?.set(`${name}\u0000${text}`, { coll: name, enc: text, json: unlocked });
+        } else {
           json = ask({ op: 'get', coll: name, key: enc, ...lock(keyScope) }) as string | undefined;
           const into = cachedIn(keyScope);
           if (into !== undefined) session.cache.keepKey(into, name, text, json ?? null);
+          if (kept) {
+            session.unlocked.keep(name, text, json ?? null);
+            used?.set(`${name}\u0000${text}`, { coll: name, enc: text, json: json ?? null, read: true });
+          }
         }
         known?.set(`${name}\u0000${text}`, json !== undefined);
       } else {

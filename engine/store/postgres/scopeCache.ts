@@ -105,11 +105,7 @@ export class ScopeCache {
    * A commit made the scope `version`: this process's (`changes`: every key it wrote, with what), or another's heard
    * (`changes`: the keys it changed, their values unknown; 'all': unknown).
    */
-  committed(
-    scope: string,
-    version: number,
-    changes: readonly Change[] | readonly (readonly [string, string])[] | 'all',
-  ): void {
+  committed(scope: string, version: number, changes: readonly (Change | readonly [string, string])[] | 'all'): void {
     const kept = this.scopes.get(scope);
     if (kept === undefined || version <= kept.version) return;
     if (version !== kept.version + 1 || changes === 'all') {

@@ -11,7 +11,7 @@ import { COMMIT_CHANNEL } from './commitNotices.js';
 import { QUEUE_BUSY, type Range, type Request } from './protocol.js';
 import { BEGIN_READ, begin, connection, connections, heldLocks, inTransaction, read } from './connections.js';
 import { array, bytea, LEASE_LOST, lockKey, text } from './sql.js';
-import { STALE_READ } from './queueScope.js';
+import { KEPT_STALE, STALE_READ } from './queueScope.js';
 import { isUnavailable } from './unavailable.js';
 
 /** A scope's lock held by another transaction (the main thread's QueueBusyError); the message names the scope. */
@@ -145,6 +145,11 @@ export async function handle(request: Request, lockMs: number): Promise<unknown>
       if (request.op === 'count') return rows[0]?.n ?? 0;
       return rows;
     }
+    case 'versions': {
+      const client = await connection('r');
+      const results = await run(client, [...opening('r', request.begin), versionsOf(request.scopes)]);
+      return results.at(-1)?.rows.map((row) => [String(row.scope), Number(row.v)]) ?? [];
+    }
     case 'commit': {
       const client = await connection('w');
       try {
@@ -205,6 +210,24 @@ function commitStatements(request: Extract<Request, { op: 'commit' }>): string[]
         absent.map((entry) => bytea(entry.key)),
         'bytea',
       )}) LIMIT 1`,
+    );
+  }
+  // Values the transaction took from what its process kept: the database holds them still, or it runs again.
+  const expect = request.expect ?? [];
+  if (expect.length > 0) {
+    const message = text('a value the transaction read from memory was changed; it runs again');
+    statements.push(
+      `SELECT greenline_raise('${KEPT_STALE}', ${message}) FROM unnest(${array(
+        expect.map((entry) => text(entry.coll)),
+        'text',
+      )}, ${array(
+        expect.map((entry) => bytea(entry.key)),
+        'bytea',
+      )}, ${array(
+        expect.map((entry) => (entry.json === null ? 'NULL' : text(entry.json))),
+        'text',
+      )}) AS e(coll, k, v)
+       WHERE (SELECT g.v::text FROM greenline_kv g WHERE g.coll = e.coll AND g.k = e.k) IS DISTINCT FROM e.v LIMIT 1`,
     );
   }
   for (const fence of request.fences) {

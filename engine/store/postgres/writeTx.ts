@@ -9,7 +9,9 @@ import { latin1, Overlay } from '../overlay.js';
 import type { Change } from './scopeCache.js';
 import type { CollectionName, Key, StoreSchema, WriteTx } from '../store.js';
 import { commitPayloads } from './commitNotices.js';
-import { INDEX_COLLECTION, scopeOf } from './queueScope.js';
+import { INDEX_COLLECTION, KEPT_STALE, scopeOf } from './queueScope.js';
+import { RemoteError } from './syncWorker.js';
+import { KeptValueUsed, storeFailure, type Used } from './unlockedCache.js';
 import { bytes, makeReadTx, type Session } from './readTx.js';
 
 /** One run of a write transaction (write() runs it again when PostgreSQL fails it as a lost race). */
@@ -28,7 +30,10 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
     if (scope !== undefined && !locked.has(scope)) blind.add(scope);
     if (scope !== undefined && scope !== INDEX_COLLECTION) scopes.set(`${name}\u0000${enc}`, scope);
   };
-  const reads = makeReadTx(session, scope, 'w', overlay, known, locked);
+  /** Values read from what the process keeps of keys read without a lock: checked unchanged at commit. */
+  const used = new Map<string, Used>();
+  const kept = (): Used[] => [...used.values()].filter((value) => value.read === undefined);
+  const reads = makeReadTx(session, scope, 'w', overlay, known, locked, used);
   const tx: WriteTx = {
     ...reads,
     put<C extends CollectionName>(name: C, key: Key, value: StoreSchema[C]): void {
@@ -84,19 +89,34 @@ export function writeOnce<R>(session: Session, life: Lifecycle, fn: (tx: WriteTx
         notify: commitPayloads(session.sender, puts, removes),
         ...(locks.length === 0 ? {} : session.lockRequest(locks)),
         ...(absent.length === 0 ? {} : { absent: absent.map(({ coll, key }) => ({ coll, key })) }),
+        ...(kept().length === 0
+          ? {}
+          : { expect: kept().map(({ coll, enc, json }) => ({ coll, key: bytes(enc), json })) }),
       });
+      // What this process keeps of keys read without a lock takes what it wrote of them.
+      for (const put of puts) session.unlocked.keep(put.coll, latin1(put.key), put.json);
+      for (const removed of removes) session.unlocked.keep(removed.coll, latin1(removed.key), null);
       // The cache of each scope written takes the changes, as of the version the commit made.
       const versions = session.versions() ?? {};
       for (const [written, changes] of changed) {
         const version = versions[written];
         if (version === undefined) session.cache.drop(written);
         else session.cache.committed(written, version, changes);
+        if (written.startsWith('queue:') && version !== undefined) session.seen.saw(written.slice(6), version);
       }
     }
     // This transaction held its scopes' locks: they are waited for again.
     for (const scope of locked) session.busy.delete(scope);
     for (const scope of blind) session.busy.delete(scope);
     return result;
+  } catch (error) {
+    // What the transaction read of kept keys is read again at its next run (a race it lost may come of it); a kept
+    // value found changed is not kept again; a failure after using one may come of it: run again without.
+    const stale = error instanceof RemoteError && error.code === KEPT_STALE;
+    session.unlocked.drop(used.values(), false);
+    if (stale) session.unlocked.drop(kept(), true);
+    else if (kept().length > 0 && !storeFailure(error)) throw new KeptValueUsed(error);
+    throw error;
   } finally {
     life.inWrite = false;
     scope.active = false;
