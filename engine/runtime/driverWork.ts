@@ -16,7 +16,7 @@
 import type { PostgresStore } from '../store/postgresStore.js';
 import type { Store } from '../store/store.js';
 import type { TimerChange } from '../transaction/queueTx.js';
-import { madeFirst } from './restoreReads.js';
+import { firingOrder } from './restoreReads.js';
 import type { HeardChanges } from './workingSet.js';
 
 export interface DriverWorkDeps {
@@ -123,7 +123,7 @@ export class DriverWork {
     }
     for (const [queueId, { timers }] of noticed)
       for (const [name, dueAt] of [...timers].sort(([a, x], [b, y]) =>
-        madeFirst({ name: a, dueAt: x }, { name: b, dueAt: y }),
+        firingOrder({ name: a, dueAt: x }, { name: b, dueAt: y }),
       ))
         deps.arm(queueId, { name, dueAt });
     const reads = [...whole, ...noticed.filter(([, { read }]) => read).map(([queueId]) => queueId)];
@@ -139,7 +139,7 @@ export class DriverWork {
           })),
         );
         for (const { queueId, timers: armed } of timers)
-          for (const timer of armed.sort(madeFirst)) deps.arm(queueId, timer);
+          for (const timer of armed.sort(firingOrder)) deps.arm(queueId, timer);
       } catch (error) {
         for (const queueId of reads) this.owed.add(queueId);
         deps.onError('reading the timers of queues driven here failed; read again at the next round', error);

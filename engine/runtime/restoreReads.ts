@@ -1,16 +1,20 @@
 /**
  * What a runtime restores of the queues it takes (a start, or queues taken over), read in one transaction: their
- * deadlines in the order they were made, the queues with effects left in the outbox, and the CI runs in progress.
+ * deadlines in the order the scheduler fires them, the queues with effects left in the outbox, and the CI runs in progress.
  */
 import type { CiRun } from '../providers/types.js';
 import type { ReadTx } from '../store/store.js';
+import { timerOrder } from './scheduler.js';
 
-/** Timer names compare with their numbers as numbers, so that run ids sort in the order the runs were made. */
-const NAMES = new Intl.Collator('en', { numeric: true });
+type Timer = { queueId?: string; name: string; dueAt: number };
 
-/** Timers in due order, and those due at the same instant in the order they were made. */
-export function madeFirst(a: { name: string; dueAt: number }, b: { name: string; dueAt: number }): number {
-  return a.dueAt - b.dueAt || NAMES.compare(a.name, b.name);
+/**
+ * Timers in the order the scheduler fires them (scheduler.ts `timerOrder`: due time, then the key `queueId:name`), so
+ * that those due at the same instant are armed, and fire when overdue, as they would have without a restart.
+ */
+export function firingOrder(a: Timer, b: Timer): number {
+  const key = (timer: Timer) => `${timer.queueId ?? ''}:${timer.name}`;
+  return timerOrder({ key: key(a), dueAt: a.dueAt }, { key: key(b), dueAt: b.dueAt });
 }
 
 export interface Restored {
@@ -21,15 +25,15 @@ export interface Restored {
 }
 
 /**
- * The timers (sorted: madeFirst), outbox queues and active runs of the queues `only` picks. Armed in the order they
- * were made, not the store's byte order (`run:tr_…_10` before `run:tr_…_9`): timers due at the same instant then fire
- * in the order they would have without the restart (test/engine/engine.properties).
+ * The timers (sorted: firingOrder, not the store's byte order, which puts `run:tr_…_10` before `run:tr_…_9`), outbox
+ * queues and active runs of the queues `only` picks (test/engine/engine.properties: a restore ends as if it never
+ * happened).
  */
 export function readRestored(tx: ReadTx, only: (queueId: string) => boolean): Restored {
   const timers = [...tx.scan('timers')]
     .map(({ key, value }) => ({ queueId: String(key[0]), name: String(key[1]), dueAt: value }))
     .filter((timer) => only(timer.queueId));
-  timers.sort(madeFirst);
+  timers.sort(firingOrder);
   return {
     timers,
     outboxQueues: new Set([...tx.scan('outbox')].map(({ key }) => String(key[0])).filter(only)),
