@@ -121,6 +121,13 @@ it('docs/machines.md shows the current diagrams', () => {
   expect(blocks).toEqual(Object.values(MACHINES).map((machine) => toMermaid(machine)));
 });
 
+it("README.md's charts are the current ones of the PR, the test run and the queue", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const blocks = [...readme.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((match) => match[1]);
+  // On failure: paste the output of `greenline charts` (the .mmd files) into the README's three charts.
+  expect(blocks).toEqual([MACHINES.pullRequest, MACHINES.testRun, MACHINES.queue].map((machine) => toMermaid(machine)));
+});
+
 it('draws pullRequest CANCEL from every non-final state and from no final one', () => {
   const diagram = parse(toMermaid(MACHINES.pullRequest));
   const states = Object.values(MACHINES.pullRequest.root.states);
