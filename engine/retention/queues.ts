@@ -9,7 +9,9 @@ import type { Engine } from '../engine.js';
 import { EngineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import { referencedPrs } from '../transaction/prune.js';
-import type { KeyPart, ReadTx, Store, StoreSchema } from '../store/store.js';
+import { ENDED_INDEX_COMPLETE } from '../history/endedIndex.js';
+import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { Key, ReadTx, Store, StoreSchema } from '../store/store.js';
 import { hasTestRunTag } from '../../machines/index.js';
 
 export interface QueueCutoffs {
@@ -31,13 +33,13 @@ const SCAN_CHUNK = 2000;
 
 export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** A chunk of candidates, and the key the next chunk starts at (undefined: the last chunk). */
+type Chunk<T> = { found: T[]; next: Key | undefined };
+
 /** Candidates of one collection of the queue, `batch` at a time, walking its keys in chunks. */
-async function* candidates<T>(
-  pick: (start: KeyPart | undefined) => { found: T[]; next: KeyPart | undefined },
-  batch: number,
-): AsyncGenerator<T[]> {
+async function* candidates<T>(pick: (start: Key | undefined) => Chunk<T>, batch: number): AsyncGenerator<T[]> {
   let pending: T[] = [];
-  let start: KeyPart | undefined;
+  let start: Key | undefined;
   for (;;) {
     const { found, next } = pick(start);
     pending.push(...found);
@@ -52,22 +54,26 @@ async function* candidates<T>(
   if (pending.length > 0) yield pending;
 }
 
-/** One chunk of the queue's `name` records from `start`: those `pick` keeps, and where the next chunk starts. */
-function chunkOf<C extends 'pullRequests' | 'testRuns', T>(
+/**
+ * One chunk of the queue's `name` records from `start` (and before `end`): those `pick` keeps, and where the next
+ * chunk starts.
+ */
+function chunkOf<C extends 'pullRequests' | 'testRuns' | 'endedPullRequests', T>(
   tx: ReadTx,
   name: C,
-  queueId: string,
-  start: KeyPart | undefined,
+  range: { queueId: string; start: Key | undefined; end?: Key },
   pick: (value: StoreSchema[C]) => T | undefined,
-): { found: T[]; next: KeyPart | undefined } {
+): Chunk<T> {
+  const { queueId, start, end } = range;
   const entries = [
     ...tx.scan(name, {
       prefix: [queueId],
-      ...(start === undefined ? {} : { start: [queueId, start] }),
+      ...(start === undefined ? {} : { start }),
+      ...(end === undefined ? {} : { end }),
       limit: SCAN_CHUNK + 1,
     }),
   ];
-  const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key[1] : undefined;
+  const next = entries.length > SCAN_CHUNK ? entries[SCAN_CHUNK]?.key : undefined;
   const found = entries.slice(0, SCAN_CHUNK).flatMap(({ value }) => {
     const picked = pick(value);
     return picked === undefined ? [] : [picked];
@@ -75,22 +81,33 @@ function chunkOf<C extends 'pullRequests' | 'testRuns', T>(
   return { found, next };
 }
 
-function endedPrs(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
+/**
+ * Ended PRs to delete. With the index of ended PRs complete (history/endedIndex.ts, keyed by when each ended), only
+ * those that ended before the cutoff are read; a store not yet indexed has every PR of the queue read.
+ */
+function endedPrs(store: Store, queueId: string, before: string, start: Key | undefined): Chunk<number> {
   return store.read((tx) => {
     const queue = tx.get('queues', [queueId]);
     if (queue === undefined) return { found: [], next: undefined };
     const kept = referencedPrs(tx, queue);
-    return chunkOf(tx, 'pullRequests', queueId, start, (pr) =>
-      FINAL_PULL_REQUEST_STATES.includes(pr.state) && pr.stateChangedAt < before && !kept.has(pr.number)
-        ? pr.number
-        : undefined,
+    const goes = (pr: PullRequestRecord | undefined) =>
+      pr !== undefined &&
+      FINAL_PULL_REQUEST_STATES.includes(pr.state) &&
+      pr.stateChangedAt < before &&
+      !kept.has(pr.number);
+    const beforeMs = Date.parse(before);
+    if (tx.get('meta', ENDED_INDEX_COMPLETE) === undefined || !(beforeMs >= 0))
+      return chunkOf(tx, 'pullRequests', { queueId, start }, (pr) => (goes(pr) ? pr.number : undefined));
+    // The index's key holds the end in ms: those before the cutoff's ms, then checked against the record itself.
+    return chunkOf(tx, 'endedPullRequests', { queueId, start, end: [queueId, Math.ceil(beforeMs)] }, ({ number }) =>
+      goes(tx.get('pullRequests', [queueId, number])) ? number : undefined,
     );
   });
 }
 
-function endedRuns(store: Store, queueId: string, before: string, start: KeyPart | undefined) {
+function endedRuns(store: Store, queueId: string, before: string, start: Key | undefined): Chunk<string> {
   return store.read((tx) =>
-    chunkOf(tx, 'testRuns', queueId, start, (run) =>
+    chunkOf(tx, 'testRuns', { queueId, start }, (run) =>
       !hasTestRunTag(run.status, 'inProgress') && run.endedAt !== null && run.endedAt < before ? run.id : undefined,
     ),
   );

@@ -99,6 +99,30 @@ describe('retention of ended PRs, runs and events', () => {
     expect(h.pr(5).state).toBe('MERGED');
   });
 
+  test("old ended PRs are found through the index of ended PRs: the sweep walks none of the queue's PRs", async () => {
+    const h = await history();
+    await h.pass(5);
+    await h.pass(6);
+    // Every scan of the PR records while the sweep runs is counted (the read path's transactions).
+    let scanned = 0;
+    const read = h.store.read.bind(h.store);
+    h.store.read = (fn) =>
+      read((tx) =>
+        fn({
+          ...tx,
+          scan: ((name, options) => {
+            if (name === 'pullRequests') scanned += 1;
+            return tx.scan(name, options);
+          }) as typeof tx.scan,
+        }),
+      );
+    const report = await sweeper(h, { eventsDays: 0 }).sweep();
+    h.store.read = read;
+    expect(report.queues.prs).toBe(4);
+    expect(h.engine.listPullRequests(KEY, { states: ['MERGED'] }).map((pr) => pr.number)).toEqual([5, 6]);
+    expect(scanned).toBe(0);
+  });
+
   test('nothing younger than the windows goes', async () => {
     const h = new QueueHarness();
     await h.create({ concurrency: 1 });
