@@ -110,6 +110,20 @@ async function pair(gitHosts: GitHost[] = []): Promise<{ driver: Member; other: 
 const outboxOf = (store: PostgresStore, queueId: string): number =>
   store.read((tx) => tx.count('outbox', { prefix: [queueId] }));
 
+/** Waits until the queue's outbox is empty: the driver ran what was in it. */
+const outboxRun = (store: PostgresStore, queueId: string) =>
+  eventually(
+    async () => outboxOf(store, queueId),
+    (left) => left === 0,
+  );
+
+/** Work nothing told the driver of waits in the queue's outbox, and the driver's next lease round runs it. */
+async function waitsForNextRound(driver: Member, other: Member, queueId: string): Promise<void> {
+  expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
+  await driver.round();
+  await outboxRun(other.store, queueId);
+}
+
 describe.skipIf(cluster === undefined)("the driver's reads for other processes' commits", () => {
   test('submits the other process takes are run by the driver without reading its timers or counting its outbox', async () => {
     const { driver, other, queueId } = await pair();
@@ -118,10 +132,7 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     for (let pr = 1; pr <= 3; pr++) other.engine.submitPullRequest(KEY, pr);
     expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
     // The driver runs what the other process's commits put in the outbox.
-    await eventually(
-      async () => outboxOf(other.store, queueId),
-      (left) => left === 0,
-    );
+    await outboxRun(other.store, queueId);
     expect(driver.reads.get('scan:outbox') ?? 0).toBeGreaterThan(0);
     expect(driver.reads.get('scan:timers') ?? 0).toBe(0);
     expect(driver.reads.get('count:outbox') ?? 0).toBe(0);
@@ -132,10 +143,7 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     // A round first, so that the driver knows the queue's version: the round below finds it behind by the miss alone.
     await driver.round();
     other.engine.submitPullRequest(KEY, 1);
-    await eventually(
-      async () => outboxOf(other.store, queueId),
-      (left) => left === 0,
-    );
+    await outboxRun(other.store, queueId);
     const listening = driver.leases as unknown as { heard(payload: string | undefined): void };
     let missed = 0;
     listening.heard = () => void (missed += 1);
@@ -147,12 +155,7 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     delete (listening as { heard?: unknown }).heard;
     // Nothing told the driver: the entry waits.
     await driver.engine.settle();
-    expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
-    await driver.round();
-    await eventually(
-      async () => outboxOf(other.store, queueId),
-      (left) => left === 0,
-    );
+    await waitsForNextRound(driver, other, queueId);
   });
 
   test('work skipped while the driver did not count as one (its lease not renewed in time) is done at its next round', async () => {
@@ -175,12 +178,7 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     );
     delete (leases as { owns?: unknown }).owns;
     await driver.engine.settle();
-    expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
-    await driver.round();
-    await eventually(
-      async () => outboxOf(other.store, queueId),
-      (left) => left === 0,
-    );
+    await waitsForNextRound(driver, other, queueId);
   });
 
   test('an effect whose run stopped as the driver stopped counting as one is run again at its next round', async () => {
@@ -216,12 +214,7 @@ describe.skipIf(cluster === undefined)("the driver's reads for other processes' 
     for (const host of hosts) host.let();
     await driver.engine.settle();
     delete (leases as { owns?: unknown }).owns;
-    expect(outboxOf(other.store, queueId)).toBeGreaterThan(0);
-    await driver.round();
-    await eventually(
-      async () => outboxOf(other.store, queueId),
-      (left) => left === 0,
-    );
+    await waitsForNextRound(driver, other, queueId);
   });
 
   test('the queue index is read once per process; a queue the other process made since is found', async () => {
