@@ -83,9 +83,16 @@ function chunkOf<C extends 'pullRequests' | 'testRuns' | 'endedPullRequests', T>
 
 /**
  * Ended PRs to delete. With the index of ended PRs complete (history/endedIndex.ts, keyed by when each ended), only
- * those that ended before the cutoff are read; a store not yet indexed has every PR of the queue read.
+ * those that ended before the cutoff are read (`by`, chosen once per walk); a store not yet indexed has every PR of
+ * the queue read.
  */
-function endedPrs(store: Store, queueId: string, before: string, start: Key | undefined): Chunk<number> {
+function endedPrs(
+  store: Store,
+  queueId: string,
+  before: string,
+  by: 'index' | 'records',
+  start: Key | undefined,
+): Chunk<number> {
   return store.read((tx) => {
     const queue = tx.get('queues', [queueId]);
     if (queue === undefined) return { found: [], next: undefined };
@@ -95,11 +102,11 @@ function endedPrs(store: Store, queueId: string, before: string, start: Key | un
       FINAL_PULL_REQUEST_STATES.includes(pr.state) &&
       pr.stateChangedAt < before &&
       !kept.has(pr.number);
-    const beforeMs = Date.parse(before);
-    if (tx.get('meta', ENDED_INDEX_COMPLETE) === undefined || !(beforeMs >= 0))
+    if (by === 'records')
       return chunkOf(tx, 'pullRequests', { queueId, start }, (pr) => (goes(pr) ? pr.number : undefined));
     // The index's key holds the end in ms: those before the cutoff's ms, then checked against the record itself.
-    return chunkOf(tx, 'endedPullRequests', { queueId, start, end: [queueId, Math.ceil(beforeMs)] }, ({ number }) =>
+    const end = [queueId, Math.ceil(Date.parse(before))];
+    return chunkOf(tx, 'endedPullRequests', { queueId, start, end }, ({ number }) =>
       goes(tx.get('pullRequests', [queueId, number])) ? number : undefined,
     );
   });
@@ -151,7 +158,10 @@ export async function pruneQueue(
   };
   if (cutoffs.prs !== undefined) {
     const prs = cutoffs.prs;
-    for await (const numbers of candidates((start) => endedPrs(store, queueId, prs, start), batch)) {
+    // One way for the whole walk (its cursor is a key of the collection walked): the index once it is complete.
+    const indexed = Date.parse(prs) >= 0 && store.read((tx) => tx.get('meta', ENDED_INDEX_COMPLETE)) !== undefined;
+    const by = indexed ? 'index' : 'records';
+    for await (const numbers of candidates((start) => endedPrs(store, queueId, prs, by, start), batch)) {
       if (!(await apply({ type: 'prune', before: prs, prs: numbers, runs: [] }))) return counts;
       counts.prs += numbers.length;
     }

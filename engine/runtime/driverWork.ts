@@ -13,7 +13,6 @@
  *   this process neither made nor heard of (one query for every queue of the round: postgresStore.ts `unheard`). A
  *   store without versions (one process) has every queue read, as before.
  */
-import type { PostgresStore } from '../store/postgresStore.js';
 import type { Store } from '../store/store.js';
 import type { TimerChange } from '../transaction/queueTx.js';
 import { firingOrder } from './restoreReads.js';
@@ -115,8 +114,7 @@ export class DriverWork {
     for (const queueId of owed) whole.add(queueId);
     try {
       const rest = checks.filter((queueId) => !whole.has(queueId));
-      const store = deps.store as PostgresStore;
-      for (const queueId of store.kind === 'postgres' ? store.unheard(rest) : rest) whole.add(queueId);
+      for (const queueId of deps.store.unheard?.(rest) ?? rest) whole.add(queueId);
     } catch (error) {
       for (const queueId of checks) whole.add(queueId);
       deps.onError('checking the versions of the queues driven here failed; reading them', error);

@@ -116,9 +116,9 @@ export class QueueRuntime {
     const { timers, outboxQueues, runs } = this.store.read((tx) => readRestored(tx, only));
     for (const timer of timers) this.arm(timer.queueId, { name: timer.name, dueAt: timer.dueAt });
     // Deadlines that passed while the engine was down fire now, before CI and effects resume (a virtual clock fires a
-    // timer armed in the past only when it next moves), earliest first.
+    // timer armed in the past only when it next moves), in the order the scheduler fires them (readRestored sorts them).
     const now = this.clock.now();
-    const overdue = timers.filter((timer) => timer.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+    const overdue = timers.filter((timer) => timer.dueAt <= now);
     for (const timer of overdue) this.fire(timer.queueId, timer.name);
     for (const run of runs) this.startCi(run);
     for (const queueId of outboxQueues) this.kick(queueId);

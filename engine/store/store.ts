@@ -188,6 +188,11 @@ export interface Store {
    * still reads; stores that cannot tell (memory, PostgreSQL: its server refuses) leave it out.
    */
   fullReason?(): string | undefined;
+  /**
+   * A store several processes share (PostgreSQL): which of these queues had a commit this process neither made nor
+   * heard of, in one round trip. Stores one process owns leave it out (nothing is committed behind its back).
+   */
+  unheard?(queueIds: readonly string[]): string[];
   /** Waits for pending writes, then releases the store; any later call throws StoreClosedError. */
   close(): Promise<void>;
 }
