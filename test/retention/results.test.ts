@@ -108,3 +108,58 @@ test('a sweep told to stop (the service stopping) stops between two transactions
   expect(rest.uploads).toBe(3);
   expect(store.read((tx) => tx.count('flakyUploads') + tx.count('flakyUploadKeys') + tx.count('flakyShas'))).toBe(0);
 });
+
+test('per-commit results are swept commit by commit: a commit uploaded only after the cutoff is not read', async () => {
+  const inner = createMemoryStore();
+  const read: string[] = [];
+  // Every per-commit result a write transaction's scan returns, by commit.
+  const store = Object.assign(Object.create(inner) as typeof inner, {
+    write: <R>(fn: Parameters<typeof inner.write<R>>[0]) =>
+      inner.write((tx) =>
+        fn(
+          Object.assign(Object.create(tx) as typeof tx, {
+            scan: ((collection, options) => {
+              const entries = [...tx.scan(collection, options)];
+              if (collection === 'flakyCommits') for (const { key } of entries) read.push(String(key[2])[0] as string);
+              return entries[Symbol.iterator]();
+            }) as typeof tx.scan,
+          }),
+        ),
+      ),
+  });
+  let now = START;
+  const flaky = new FlakyTests(store, { now: () => now });
+  const upload = (sha: string, names: string[]) =>
+    flaky.upload('acme', {
+      repo: REPO,
+      sha: sha.repeat(40),
+      branch: 'main',
+      variant: '',
+      reports: [{ file: 'junit.xml', xml: junitXml(names.map((name) => ({ name }))) }],
+    });
+  upload('a', ['t0', 't1', 't2']); // day 0, and again on day 20: spans the cutoff, read one by one
+  upload('e', ['t0', 't1']); // day 0 only: goes whole
+  upload('c', ['t0', 't1']); // day 0, its commit record as stored before the times were kept: read one by one
+  inner.write((tx) => {
+    const key = ['acme', ...[...tx.scan('flakyShas')].find(({ key }) => String(key[2]).startsWith('c'))!.key.slice(1)];
+    const { firstAt: _first, lastAt: _last, ...old } = tx.get('flakyShas', key)!;
+    tx.put('flakyShas', key, old);
+  });
+  now += 20 * DAY;
+  upload('b', ['t0', 't1']); // day 20, and again on day 40: kept unread
+  upload('a', ['t3']);
+  upload('b', ['t2']);
+  now += 5 * DAY;
+  upload('d', ['t0', 't1', 't2', 't3']); // day 25: kept unread
+  now += 15 * DAY;
+  const cut = now - 30 * DAY; // day 10
+  upload('b', ['t4']);
+  const before = inner.read((tx) => [...tx.scan('flakyCommits')].map(({ key }) => `${String(key[2])[0]}:${key[3]}`));
+  expect(before).toHaveLength(3 + 2 + 2 + 2 + 1 + 1 + 4 + 1);
+  read.length = 0;
+  const counts = await pruneResults(store, cut, undefined, 2);
+  expect(counts.commits).toBe(3 + 2 + 2);
+  expect(new Set(read)).toEqual(new Set(['a', 'c', 'e']));
+  const left = inner.read((tx) => [...tx.scan('flakyCommits')].map(({ key }) => String(key[2])[0]));
+  expect(left.sort()).toEqual(['a', 'b', 'b', 'b', 'b', 'd', 'd', 'd', 'd']);
+});
