@@ -7,6 +7,7 @@
  */
 import type { Key, Store, StoreSchema, CollectionName, KeyPart } from '../store/store.js';
 import { nextTick } from './queues.js';
+import { pruneDeliveries } from '../deliveries.js';
 
 export interface ResultCounts {
   uploads: number;
@@ -153,8 +154,12 @@ export async function pruneResults(
     }
   }
   if (deliveriesBefore !== undefined && go()) {
-    const iso = new Date(deliveriesBefore).toISOString();
-    counts.deliveries = await sweepRange(store, 'webhookDeliveries', [], batch, (at) => at < iso, undefined, go);
+    // Through the index of deliveries by arrival, oldest first: it walked every delivery id kept.
+    for (let removed = batch; removed === batch && go(); ) {
+      removed = pruneDeliveries(store, deliveriesBefore, 0, batch);
+      counts.deliveries += removed;
+      if (removed === batch) await nextTick();
+    }
   }
   return counts;
 }

@@ -1,5 +1,6 @@
 /** Retention of flaky-test results and webhook deliveries (engine/retention/results.ts): plain writes in batches. */
 import { expect, test } from 'vitest';
+import { acceptDelivery } from '../../engine/deliveries.js';
 import { FlakyTests } from '../../engine/flaky/index.js';
 import { pruneResults } from '../../engine/retention/results.js';
 import { createMemoryStore } from '../../engine/store/index.js';
@@ -28,10 +29,8 @@ test('results older than the window go in batches; each test record and the newe
   upload('a'.repeat(40), false);
   now += 20 * DAY;
   upload('b'.repeat(40), true);
-  store.write((tx) => {
-    tx.put('webhookDeliveries', ['old'], new Date(START).toISOString());
-    tx.put('webhookDeliveries', ['new'], new Date(now).toISOString());
-  });
+  acceptDelivery(store, { id: 'old', name: 'ping', body: '{}' }, START);
+  acceptDelivery(store, { id: 'new', name: 'ping', body: '{}' }, now);
   const count = () =>
     store.read((tx) =>
       Object.fromEntries(
@@ -44,6 +43,7 @@ test('results older than the window go in batches; each test record and the newe
             'flakyShas',
             'flakyTests',
             'webhookDeliveries',
+            'webhookDeliveryTimes',
           ] as const
         ).map((name) => [name, tx.count(name)]),
       ),
@@ -56,6 +56,7 @@ test('results older than the window go in batches; each test record and the newe
     flakyShas: 2,
     flakyTests: 7,
     webhookDeliveries: 2,
+    webhookDeliveryTimes: 2,
   });
   now += 15 * DAY;
   const cut = now - 30 * DAY;
@@ -69,6 +70,7 @@ test('results older than the window go in batches; each test record and the newe
     flakyShas: 1,
     flakyTests: 7,
     webhookDeliveries: 1,
+    webhookDeliveryTimes: 1,
   });
   expect(store.read((tx) => tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]))?.failing.length).toBe(
     2,
