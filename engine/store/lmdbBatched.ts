@@ -7,8 +7,9 @@
  * at most commits nobody was told of, never the store. A write resolves only once lmdb-js's `flushed` covers it (its
  * batch is on disk); a commit that fails (an I/O error, a full disk) rejects every write of the batch.
  *
- * `durable()` resolves once every batched write called before it has settled: a reader that saw a batch committed but
- * not yet flushed answers only after it. A batch that failed is followed by one full sync of the file there.
+ * `durable()` resolves once every batched write whose transaction ran before it has settled: a reader that saw a batch
+ * committed but not yet flushed answers only after it (a write still queued was seen by nobody, and is not waited for).
+ * A batch that failed is followed by one full sync of the file there.
  */
 import type { RootDatabase } from 'lmdb';
 import { TxScope, type Lifecycle } from './common.js';
@@ -32,7 +33,7 @@ export interface BatchedDeps {
 }
 
 export class BatchedWrites {
-  /** Writes called and not yet settled (durable() waits for them). */
+  /** Writes whose transaction ran (it may be committed, and seen) and that have not settled: durable() waits for them. */
   private readonly pending = new Set<Promise<unknown>>();
   /** A batched write failed since the last full sync (durable() syncs the file once). */
   private failedSinceSync = false;
@@ -49,10 +50,12 @@ export class BatchedWrites {
     const scope = new TxScope();
     const { tx, changes } = this.deps.makeWriteTx(scope);
     let result: R | undefined;
+    let done: Promise<R> | undefined;
     // The callback (or the space check) threw: the caller's own error, its transaction alone aborted.
     let callerThrew = false;
     // A child transaction of lmdb-js's batch: a throw aborts this transaction alone, not the batch.
     const committed = env.childTransaction(() => {
+      if (done !== undefined) this.pending.add(done);
       life.inWrite = true;
       try {
         try {
@@ -72,7 +75,7 @@ export class BatchedWrites {
     // lmdb-js's `flushed` is asked now, in the turn the transaction was queued in: the flush of the batch it joined.
     const flushed = new Promise<void>((resolve, reject) => env.flushed.then(() => resolve(), reject));
     flushed.catch(() => undefined);
-    const done = (async () => {
+    done = (async () => {
       try {
         await committed;
       } catch (error) {
@@ -81,7 +84,6 @@ export class BatchedWrites {
       await flushed;
       return result as R;
     })();
-    this.pending.add(done);
     done.then(
       () => {
         this.flushed += 1;
@@ -97,7 +99,7 @@ export class BatchedWrites {
     return done;
   }
 
-  /** Resolves once every batched write called before it is settled and, after a failed one, the file synced. */
+  /** Resolves once every batched write that ran before it is settled and, after a failed one, the file synced. */
   async durable(): Promise<void> {
     if (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     if (this.failedSinceSync) {

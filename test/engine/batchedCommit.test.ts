@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../cli/config.js';
+import { SimGitHost } from '../../engine/providers/sim/simGitHost.js';
+import type { CI } from '../../engine/providers/types.js';
 import { openLmdbStore } from '../../engine/store/index.js';
 import type { LmdbStoreOptions } from '../../engine/store/lmdbStore.js';
 import { expectErrorBody, makeApi, queueBody, type Api } from '../api/harness.js';
@@ -23,11 +25,12 @@ afterEach(async () => {
   dir = '';
 });
 
-async function open(options: Partial<LmdbStoreOptions> = {}) {
+async function open(options: Partial<LmdbStoreOptions> = {}, engine: Parameters<typeof makeApi>[1] = {}) {
   dir = mkdtempSync(join(tmpdir(), 'greenline-batch-'));
   const store = openLmdbStore({ dir, batch: true, ...options });
-  api = await makeApi(store);
-  expect((await api.post('createQueue', queueBody({ concurrency: 4 }))).statusCode).toBe(200);
+  api = await makeApi(store, engine);
+  const required = engine.ci === undefined ? {} : { requiredStatuses: ['ci/build'] };
+  expect((await api.post('createQueue', queueBody({ concurrency: 4, ...required }))).statusCode).toBe(200);
   return store;
 }
 
@@ -93,6 +96,29 @@ describe('batched commits over HTTP', () => {
     await api!.close();
     api = undefined;
     expect(await storedNumbers()).toEqual([1, 6]);
+  });
+
+  test('an effect without a result runs once: the outbox reads its next entry only after the batch removed this one', async () => {
+    // startCi removes its entry, then starts CI: with the removal in the store's batch, the outbox must wait for it.
+    const starts = new Map<string, number>();
+    const ci: CI = {
+      name: 'counting',
+      start: (run) => {
+        const count = (starts.get(run.runId) ?? 0) + 1;
+        starts.set(run.runId, count);
+        // A second start of one run is the bug; thrown, it stops the outbox going round (the test then fails).
+        if (count > 1) throw new Error(`run ${run.runId} started ${count} times`);
+      },
+      stop: () => undefined,
+    };
+    await open({}, { ci, gitHost: new SimGitHost() });
+    expect((await submit(1)).statusCode).toBe(200);
+    while (starts.size === 0) {
+      await api!.engine.settle();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await api!.engine.settle();
+    expect([...starts.values()]).toEqual([1]);
   });
 
   test('a request that fails alone (an unknown queue) aborts only its own transaction in the batch', async () => {
