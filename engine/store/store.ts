@@ -171,7 +171,9 @@ export interface Store {
    * Resolves once every transaction committed before the call is durable. With group commit (LMDB's default:
    * groupCommit.ts) `write` returns once its transaction is committed and visible, and one sync off the event loop
    * makes many transactions durable together: whatever must not run before its transaction is on disk (an answer,
-   * an effect at the edge) awaits this first. Stores whose commits are durable when `write` returns leave it out.
+   * an effect at the edge) awaits this first. With batched writes (`writeBatched`) it waits for every batched write
+   * whose transaction ran (committed, maybe seen) to be flushed. Stores whose commits are durable when `write` returns
+   * leave it out.
    */
   durable?(): Promise<void>;
   /**
