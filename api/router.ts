@@ -48,7 +48,7 @@ const mergeQueueRouter = t.router({
   createQueue: procedure.input(schemas.CreateQueueInput).mutation(async ({ ctx, input }) => {
     // The repository first (the local git host creates it): once createQueue answers, people can push to it.
     await ctx.engine.prepareRepository(queueKey(ctx.org, input));
-    return ctx.engine.createQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId);
+    return ctx.engine.durably.createQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId);
   }),
   getQueueSettingsHistory: procedure
     .input(schemas.QueueIdentityInput)
@@ -58,24 +58,30 @@ const mergeQueueRouter = t.router({
     .query(({ ctx, input }) => ctx.engine.getQueue(queueKey(ctx.org, input))),
   updateQueue: procedure
     .input(schemas.UpdateQueueInput)
-    .mutation(({ ctx, input }) => ctx.engine.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId)),
+    .mutation(({ ctx, input }) =>
+      ctx.engine.durably.updateQueue(queueKey(ctx.org, input), patchOf(input), ctx.tokenId),
+    ),
   // Deleting a queue with PRs in it is `queue_not_empty`, a 400 (the catalogue says why).
   deleteQueue: procedure
     .input(schemas.QueueIdentityInput)
     .mutation(({ ctx, input }) => ctx.engine.deleteQueue(queueKey(ctx.org, input))),
 
   submitPullRequest: procedure.input(schemas.SubmitPullRequestInput).mutation(({ ctx, input }) =>
-    ctx.engine.submitPullRequest(queueKey(ctx.org, input), prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr), {
-      ...(input.priority == null ? {} : { priority: input.priority }),
-      ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
-      ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
-      ...whoOf(ctx),
-    }),
+    ctx.engine.durably.submitPullRequest(
+      queueKey(ctx.org, input),
+      prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
+      {
+        ...(input.priority == null ? {} : { priority: input.priority }),
+        ...(input.noBatch === undefined ? {} : { noBatch: input.noBatch }),
+        ...(input.skipTheLine === undefined ? {} : { skipTheLine: input.skipTheLine }),
+        ...whoOf(ctx),
+      },
+    ),
   ),
   cancelPullRequest: procedure
     .input(schemas.PullRequestInput)
     .mutation(({ ctx, input }) =>
-      ctx.engine.cancelPullRequest(
+      ctx.engine.durably.cancelPullRequest(
         queueKey(ctx.org, input),
         prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
         whoOf(ctx).by,
@@ -84,7 +90,7 @@ const mergeQueueRouter = t.router({
   restartTestsOnPullRequest: procedure
     .input(schemas.PullRequestInput)
     .mutation(({ ctx, input }) =>
-      ctx.engine.restartTestsOnPullRequest(
+      ctx.engine.durably.restartTestsOnPullRequest(
         queueKey(ctx.org, input),
         prNumberOf(ctx.engine, queueKey(ctx.org, input), input.pr),
         whoOf(ctx).by,
@@ -117,7 +123,7 @@ const mergeQueueRouter = t.router({
   setImpactedTargets: procedure.input(schemas.SetImpactedTargetsInput).mutation(({ ctx, input }) => {
     const key = queueKey(ctx.org, input);
     const number = prNumberOf(ctx.engine, key, input.pr);
-    return ctx.engine.setImpactedTargets(
+    return ctx.engine.durably.setImpactedTargets(
       key,
       { number, sha: input.pr.sha ?? headOf(ctx.engine, key, number) },
       typeof input.impactedTargets === 'string' ? 'ALL' : input.impactedTargets,
@@ -127,7 +133,7 @@ const mergeQueueRouter = t.router({
     .input(schemas.TestingDetailsInput)
     .query(({ ctx, input }) => ctx.engine.getTestRun(queueKey(ctx.org, input), input.testRunId)),
   setCommitStatus: procedure.input(schemas.SetCommitStatusInput).mutation(({ ctx, input }) =>
-    ctx.engine.setCommitStatus(ctx.org, {
+    ctx.engine.durably.setCommitStatus(ctx.org, {
       repo: input.repo,
       sha: input.sha,
       context: input.context,

@@ -5,6 +5,8 @@
  * - each: every commit synced on the event loop (`transactionSync`, LMDB's own sync; GREENLINE_LMDB_SYNC=each);
  * - group: commits without a sync of their own (MDB_NOSYNC) and one sync on a pool thread for all before it
  *   (store/groupCommit.ts, the store's `durable()`; GREENLINE_LMDB_SYNC=group);
+ * - batch: the store's `writeBatched` (GREENLINE_LMDB_SYNC=batch, store/lmdbBatched.ts): each write a child transaction
+ *   in lmdb-js's batch, resolved once flushed, as the service's requests write by default;
  * - lmdb-js: its batched asynchronous transactions (`db.transaction(cb)` queued, committed on its write thread, with
  *   overlappingSync), each awaited through `db.flushed`;
  * - transactionSync under overlappingSync with LMDB's MDB_NOSYNC flag on the transaction (0x10000, the flags lmdb-js's
@@ -82,6 +84,13 @@ export async function benchLmdbCommit(writers: number, seconds: number): Promise
       }),
     );
     await group.close();
+    const batch = openLmdbStore({ dir: join(dir, 'batch'), batch: true });
+    figures.push(
+      await run('batch: store writeBatched (lmdb-js batches, flushed)', writers, seconds, async (w, i) => {
+        await batch.writeBatched?.((tx) => tx.put('meta', ['b', w, i], record(w, i)));
+      }),
+    );
+    await batch.close();
     const env = open({ path: join(dir, 'async.mdb'), encoding: 'json', overlappingSync: true });
     const db = env.openDB({ name: 'meta', encoding: 'json' });
     figures.push(

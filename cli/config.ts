@@ -47,7 +47,7 @@ const EnvSchema = z.object({
     )
     .refine((bytes) => bytes >= 64 * 1024, 'must be at least 64K')
     .optional(),
-  GREENLINE_LMDB_SYNC: z.enum(['group', 'each']).default('each'),
+  GREENLINE_LMDB_SYNC: z.enum(['batch', 'group', 'each']).default('batch'),
   GREENLINE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   GREENLINE_SCRAPE_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(600),
   GREENLINE_RETAIN_PRS_DAYS: days(DEFAULT_RETENTION.prsDays),
@@ -91,8 +91,11 @@ export interface ServiceConfig extends HostSettings {
   timeouts: { requestMs: number; idleMs: number; keepAliveMs: number; shutdownGraceMs: number };
   /** GREENLINE_MAX_DB_SIZE in bytes, when set. */
   maxDbBytes?: number;
-  /** GREENLINE_LMDB_SYNC: LMDB commits synced in groups off the event loop (store/groupCommit.ts), or each alone. */
-  lmdbSync: 'group' | 'each';
+  /**
+   * GREENLINE_LMDB_SYNC: requests' writes in lmdb-js's batches, synced off the event loop (store/lmdbBatched.ts); LMDB
+   * commits synced in groups off the event loop (store/groupCommit.ts); or each alone, on the event loop.
+   */
+  lmdbSync: 'batch' | 'group' | 'each';
   /** Requests per minute per token: the API and dashboard, and the scrape and health checks. */
   rateLimit: { perToken: number; scrapePerToken: number };
   /** How long what ended is kept, and how often the sweep runs (engine/retention). */

@@ -32,7 +32,7 @@ export const ENVIRONMENT: Record<string, string> = {
   GREENLINE_MAX_DB_SIZE:
     'the most the store may hold, in bytes or with K, M, G (e.g. 20G); at it, writes are refused with 507 storage_full while reads go on (default: no limit but the disk)',
   GREENLINE_LMDB_SYNC:
-    'group: commits to the LMDB store synced in groups off the event loop, each answer sent only once its write is on disk, many times faster under load, but a power loss between a commit and its sync can corrupt the store on file systems that do not write pages in order (see Durability in the README): for a store restored from backups; each: every commit synced on its own, on the event loop, before it is answered (default each)',
+    "batch: every request's writes run in LMDB's batched transactions, synced off the event loop, each answer sent only once its write is on disk, and safe from a power loss; group: commits synced in groups off the event loop, as fast, but a power loss between a commit and its sync can corrupt the store on file systems that do not write pages in order (see Durability in the README); each: every commit synced on its own, on the event loop, before it is answered (default batch)",
   GREENLINE_RATE_LIMIT:
     'requests per minute per valid token to every route (the API, the dashboard, sign-in, unknown paths); per address without a valid token; over it, 429 with retry-after (default 6000)',
   GREENLINE_RETAIN_PRS_DAYS:

@@ -39,6 +39,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<number> {
     openLmdbStore({
       dir: config.dataDir,
       groupCommit: config.lmdbSync === 'group',
+      batch: config.lmdbSync === 'batch',
       ...(config.maxDbBytes === undefined ? {} : { maxBytes: config.maxDbBytes }),
     });
   // On PostgreSQL several processes share the store: each drives the queues whose leases it holds.

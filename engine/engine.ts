@@ -34,6 +34,7 @@ import { PullRequestViews } from './pullRequestViews.js';
 import type { MetricsFilter } from './metrics/index.js';
 import type { DeviceCodes } from './deviceCodes.js';
 import { Webhooks } from './notifications/service.js';
+import { RequestInputs } from './requestInputs.js';
 
 export type {
   CommitStatusInput,
@@ -59,6 +60,7 @@ export class Engine {
   private started = false;
   private readonly runtime: QueueRuntime;
   readonly webhooks: Webhooks; // outgoing webhooks: endpoints, messages, the sender (notifications/)
+  readonly durably: RequestInputs; // the API's queue inputs, resolved once durable (requestInputs.ts)
 
   constructor(
     private readonly store: Store,
@@ -82,6 +84,7 @@ export class Engine {
       ownership: this.ownership,
       predictor: options.predictor,
     });
+    this.durably = new RequestInputs(this.runtime);
     const sets = this.runtime.workingSets;
     const current = (queue: QueueRecord): WorkingSet | undefined => sets.current(queue);
     // Queue records for reads: the live working set's record, not a parse, when it has one.
@@ -207,10 +210,7 @@ export class Engine {
     return this.runtime.transact(undefined, input, (tx, now) => openNewQueue(tx, key, patch, now));
   }
 
-  /**
-   * Makes sure the git host has the queue's repository, for hosts that keep repositories themselves (the local
-   * host creates a missing one, adopts an existing one). createQueue's caller awaits it first.
-   */
+  /** The git host has the queue's repository (the local host makes or adopts it); createQueue's caller awaits it. */
   async prepareRepository(key: QueueKey): Promise<void> {
     await prepareRepository(this.store, this.gitHost, key);
   }

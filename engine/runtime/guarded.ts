@@ -13,14 +13,26 @@ export interface GuardDeps {
   onError: (message: string, error: unknown) => void;
 }
 
-/** Runs `fn`; a not_found (the queue or run is gone) is ignored; with `again`, a store outage schedules it anew. */
-export function guarded(deps: GuardDeps, what: string, fn: () => void, again?: { key: string; run: () => void }): void {
-  try {
-    fn();
-  } catch (error) {
+/**
+ * Runs `fn`; a not_found (the queue or run is gone) is ignored; with `again`, a store outage schedules it anew. A `fn`
+ * that returns a promise (an input in the store's batch) is followed the same way when it rejects.
+ */
+export function guarded(
+  deps: GuardDeps,
+  what: string,
+  fn: () => void | Promise<void>,
+  again?: { key: string; run: () => void },
+): void {
+  const failed = (error: unknown): void => {
     if (error instanceof EngineError && error.kind === 'not_found') return;
     const retry = again !== undefined && dependencyDown(error)?.dependency === 'store';
     deps.onError(retry ? `${what}: the store is down; trying again in ${STORE_DOWN_RETRY_MS} ms` : what, error);
     if (retry) deps.scheduler.schedule(again.key, deps.scheduler.now() + STORE_DOWN_RETRY_MS, again.run);
+  };
+  try {
+    const result = fn();
+    if (result instanceof Promise) result.catch(failed);
+  } catch (error) {
+    failed(error);
   }
 }

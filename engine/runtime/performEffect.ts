@@ -12,10 +12,13 @@ import type { NotifyEffect } from '../notifications/events.js';
 export interface EffectEdge {
   gitHost: GitHost;
   ci: CI;
-  /** Commits an input for the queue, removing the outbox entry `key` in the same transaction. */
-  dispatch: (queueId: string, input: QueueInput, key: Key) => void;
-  /** Removes the outbox entry `key` (as the queue's driver). */
-  done: (queueId: string, key: Key) => void;
+  /**
+   * Commits an input for the queue, removing the outbox entry `key` in the same transaction; a promise when it runs in
+   * the store's batch (then awaited: the outbox reads its next entry only once this one's removal is committed).
+   */
+  dispatch: (queueId: string, input: QueueInput, key: Key) => void | Promise<void>;
+  /** Removes the outbox entry `key` (as the queue's driver); a promise when in the store's batch, as `dispatch`. */
+  done: (queueId: string, key: Key) => void | Promise<void>;
   startCi: (run: CiRun) => void;
   /** Outgoing webhooks: writes the effect's messages in the write that removes the outbox entry `key`. */
   notify: (queueId: string, key: Key, effect: NotifyEffect) => void;
@@ -38,7 +41,7 @@ export async function performEffect(edge: EffectEdge, queueId: string, key: Key,
       return dispatch(queueId, { type: 'branchBuilt', runId: effect.request.runId, result }, key);
     }
     case 'startCi':
-      done();
+      await done();
       return edge.startCi(effect.run);
     case 'endRun':
       ci.stop(effect.runId);

@@ -11,12 +11,9 @@ import { engineError } from '../model/errors.js';
 import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import type { CI, CiRun, GitHost, StatusReporter } from '../providers/types.js';
-import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
 import type { Key, Store, WriteTx } from '../store/store.js';
 import type { NotifyEffect } from '../notifications/events.js';
-import { handle } from '../transaction/handlers.js';
-import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
-import { reconcile } from '../transaction/reconcile.js';
+import type { TimerChange } from '../transaction/queueTx.js';
 import type { Clock } from './clock.js';
 import { OutboxRunner } from './outbox.js';
 import { DriverWork } from './driverWork.js';
@@ -24,10 +21,11 @@ import { guarded } from './guarded.js';
 import type { QueueOwnership } from './ownership.js';
 import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
-import type { HeardChanges, WorkingSet } from './workingSet.js';
+import type { HeardChanges } from './workingSet.js';
 import { WorkingSets } from './workingSets.js';
 import { readRestored } from './restoreReads.js';
-import { recordMetrics } from '../metrics/recorder.js';
+import { absorb, applyInput, statusInput, transactBatched } from './inputTransaction.js';
+import type { Applied, InputDeps, InputTarget } from './inputTransaction.js';
 
 export interface QueueRuntimeDeps {
   store: Store;
@@ -58,6 +56,8 @@ export class QueueRuntime {
   readonly workingSets: WorkingSets;
   /** The driver's work for commits of other processes and lease rounds (driverWork.ts). */
   private readonly driver: DriverWork;
+  /** What an input's transaction needs (inputTransaction.ts). */
+  private readonly inputs: InputDeps;
 
   constructor(private readonly deps: QueueRuntimeDeps) {
     this.store = deps.store;
@@ -65,6 +65,7 @@ export class QueueRuntime {
     this.clock = deps.scheduler;
     this.ownership = deps.ownership;
     this.workingSets = new WorkingSets(deps.store);
+    this.inputs = { workingSets: this.workingSets, clock: this.clock, predictor: deps.predictor };
     this.outbox = new OutboxRunner({
       store: deps.store,
       scheduler: this.scheduler,
@@ -75,9 +76,8 @@ export class QueueRuntime {
           {
             gitHost: deps.gitHost,
             ci: deps.ci,
-            dispatch: (id, input, entry) => this.dispatch(id, input, entry),
-            done: (id, entry) =>
-              this.ownership.asOwner(id, () => this.store.write((tx) => void tx.remove('outbox', entry))),
+            dispatch: (id, input, entry) => this.dispatchBatched(id, input, entry),
+            done: (id, entry) => this.ownership.asOwner(id, () => this.removeOutbox(entry)),
             startCi: (run) => this.startCi(run),
             notify: (id, entry, effect) => deps.notify(id, entry, effect),
           },
@@ -184,8 +184,8 @@ export class QueueRuntime {
   }
 
   /**
-   * One input to one queue: one transaction. The queue is found by `key` or `queueId`, or `open` finds or makes it
-   * (with any writes that belong with the input).
+   * One input to one queue: one transaction (inputTransaction.ts). The queue is found by `key` or `queueId`, or `open`
+   * finds or makes it (with any writes that belong with the input).
    */
   transact(
     key: QueueKey | undefined,
@@ -195,39 +195,37 @@ export class QueueRuntime {
     queueId?: string,
   ): QueueRecord {
     if (!this.running) throw engineError('engine_stopped');
-    const outcome = this.store.write((tx) => {
-      // One time for the whole input, the event's and every record's (a replay sets the clock to the event's time),
-      // read once the transaction holds the store (after its first read), so times follow the order of commits.
-      let at: number | undefined;
-      const now = (): number => (at ??= this.clock.now());
-      const id = open !== undefined ? undefined : key !== undefined ? findQueueId(tx, key) : (queueId ?? '');
-      const queue = id === undefined ? open?.(tx, now) : this.workingSets.queueRecord(tx, id, true);
-      if (queue === undefined)
-        throw engineError(
-          'queue_not_found',
-          key !== undefined ? { queue: describeQueue(key) } : { queueId: queueId ?? '', gone: true },
-        );
-      const set = this.workingSets.of(tx, queue);
-      const q = new QueueTx(tx, queue, now(), set, recordMetrics(set.metrics));
-      q.predictor = this.deps.predictor;
-      handle(q, input);
-      reconcile(q);
-      q.commit(input);
-      if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
-      return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
-    });
-    // Committed: what the transaction changed is the queue's working set from now on.
-    outcome.q.absorbInto(this.workingSets.get(outcome.queue.id) as WorkingSet);
-    if (this.ownership.owns(outcome.queue.id)) {
-      for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
-      if (outcome.effects > 0) this.kick(outcome.queue.id);
-    } else if (outcome.effects > 0 || outcome.timers.length > 0) {
-      this.ownership.changed(outcome.queue.id);
-      this.driver.owe(outcome.queue.id);
+    const applied = this.store.write((tx) => applyInput(this.inputs, tx, { key, open, outboxKey, queueId }, input));
+    absorb(this.inputs, applied);
+    return this.committedInput(applied, input);
+  }
+
+  /**
+   * The same input in the store's batch (Store.writeBatched: LMDB with GREENLINE_LMDB_SYNC=batch), resolved once
+   * durable; timers are armed and effects run only then. Stores without batches run `transact`.
+   */
+  async transactAsync(key: QueueKey | undefined, input: QueueInput, target: InputTarget = {}): Promise<QueueRecord> {
+    const writeBatched = this.store.writeBatched?.bind(this.store);
+    if (writeBatched === undefined) return this.transact(key, input, target.open, target.outboxKey, target.queueId);
+    if (!this.running) throw engineError('engine_stopped');
+    const applied = await transactBatched(this.inputs, writeBatched, { ...target, key }, input);
+    return this.committedInput(applied, input);
+  }
+
+  /** After an input's commit (durable, in a batch): its timers armed, its effects run, its observers told. */
+  private committedInput(applied: Applied, input: QueueInput): QueueRecord {
+    const queueId = applied.queue.id;
+    if (!this.running) return applied.queue;
+    if (this.ownership.owns(queueId)) {
+      for (const timer of applied.timers) this.arm(queueId, timer);
+      if (applied.effects > 0) this.kick(queueId);
+    } else if (applied.effects > 0 || applied.timers.length > 0) {
+      this.ownership.changed(queueId);
+      this.driver.owe(queueId);
     }
-    for (const listener of this.listeners) listener(outcome.queue.id, input);
-    for (const listener of this.committed) listener(outcome.queue.id);
-    return outcome.queue;
+    for (const listener of this.listeners) listener(queueId, input);
+    for (const listener of this.committed) listener(queueId);
+    return applied.queue;
   }
 
   /** With `outboxKey` (an effect's result) the input is the driver's, so it is fenced by the queue's lease. */
@@ -236,25 +234,29 @@ export class QueueRuntime {
     else this.ownership.asOwner(queueId, () => this.transact(undefined, input, undefined, outboxKey, queueId));
   }
 
-  /** A commit status on a test branch's SHA: the status input of the run with that SHA. */
-  commitStatus(org: string, status: CommitStatusInput): void {
-    const found = this.store.read((tx) => {
-      const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-      const queue = ref === undefined ? undefined : this.workingSets.queueRecord(tx, ref[0]);
-      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo)
-        ? { queueId: ref[0], runId: ref[1] }
-        : undefined;
-    });
-    if (found === undefined)
-      throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
-    this.dispatch(found.queueId, {
-      type: 'status',
-      runId: found.runId,
-      context: status.context,
-      state: status.state,
-      url: status.url ?? '',
-      description: status.description ?? '',
-    });
+  /**
+   * `dispatch` for the runtime's own inputs (timers, CI reports, effects' results): in the store's batch where it has
+   * one (resolved once durable), else at once.
+   */
+  private dispatchBatched(queueId: string, input: QueueInput, outboxKey?: Key): void | Promise<void> {
+    if (this.store.writeBatched === undefined) return this.dispatch(queueId, input, outboxKey);
+    const run = () => this.transactAsync(undefined, input, { queueId, outboxKey }).then(() => undefined);
+    return outboxKey === undefined ? run() : this.ownership.asOwner(queueId, run);
+  }
+
+  /** An effect without a result is done: its outbox entry goes (in the store's batch where it has one). */
+  private removeOutbox(entry: Key): void | Promise<void> {
+    const remove = (tx: WriteTx) => void tx.remove('outbox', entry);
+    return this.store.writeBatched ? this.store.writeBatched(remove) : this.store.write(remove);
+  }
+
+  /**
+   * A commit status on a test branch's SHA: the status input of the run with that SHA. `batched`: in the store's
+   * batch where it has one, resolved once durable.
+   */
+  commitStatus(org: string, status: CommitStatusInput, batched = false): void | Promise<void> {
+    const { queueId, input } = this.store.read((tx) => statusInput(tx, this.workingSets, org, status));
+    return batched ? this.dispatchBatched(queueId, input) : this.dispatch(queueId, input);
   }
 
   /** Runs the queue's outbox (not while effects are held, for a replay). */
@@ -280,7 +282,7 @@ export class QueueRuntime {
         // Armed early (a notice heard after a later commit that moved it: driverWork.ts): armed again for its time.
         if (stored !== undefined && stored > this.clock.now()) return this.arm(queueId, { name, dueAt: stored });
         if (stored === undefined) return;
-        this.ownership.asOwner(queueId, () => this.dispatch(queueId, { type: 'timer', name }));
+        return this.ownership.asOwner(queueId, () => this.dispatchBatched(queueId, { type: 'timer', name }));
       },
       { key: `${queueId}:${name}`, run: () => this.fire(queueId, name) },
     );
@@ -290,7 +292,7 @@ export class QueueRuntime {
     const report: StatusReporter = (status) => {
       if (!this.running) return;
       const again = { key: `${ciRun.runId}:status:${status.context}:${status.state}`, run: () => report(status) };
-      guarded(this.deps, `CI status for ${ciRun.runId}`, () => this.commitStatus(status.org, status), again);
+      guarded(this.deps, `CI status for ${ciRun.runId}`, () => this.commitStatus(status.org, status, true), again);
     };
     this.deps.ci.start(ciRun, report);
   }

@@ -2,10 +2,14 @@
  * The LMDB store: one environment file (`<dir>/greenline.mdb`), one named sub-database per collection, JSON values,
  * and keys encoded by keyCodec into binary LMDB keys (LMDB orders them with memcmp, which is the documented order).
  *
- * Writes run in `transactionSync` (`writeAsync`: in lmdb-js's batch, committed on its write thread): LMDB's write
- * lock (shared by every process that opens the file) serialises them, and a throw aborts the transaction. A commit is not synced by itself: with group commit (the default) one sync on a
- * pool thread makes every transaction committed before it durable at once, and `durable()` resolves after it
- * (groupCommit.ts); `groupCommit: false` syncs each commit on the event loop (the old way); `noSync` never syncs. Reads run on one read transaction — an
+ * Writes run in `transactionSync` (`writeAsync`, `writeBatched`: in lmdb-js's batch, committed on its write thread):
+ * LMDB's write lock (shared by every process that opens the file) serialises them, and a throw aborts the transaction.
+ * With `batch` (the service's default) the request paths write through `writeBatched` (lmdbBatched.ts): lmdb-js's
+ * batches, synced under `overlappingSync` off the event loop, each write resolved once flushed; `write` still syncs each
+ * of its commits on the event loop. With group commit (the store's default without `batch`) a commit is not synced by
+ * itself: one sync on a pool thread makes every transaction committed before it durable at once, and `durable()`
+ * resolves after it (groupCommit.ts); `groupCommit: false` syncs each commit on the event loop (the old way);
+ * `noSync` never syncs. Reads run on one read transaction — an
  * MVCC snapshot that takes no lock — renewed at the start of every `read`, so they see everything committed before
  * it, by this or any other process. Scans are materialised inside the transaction, so results stay valid after it.
  */
@@ -18,6 +22,7 @@ import { PRIVATE_FILE_MODE } from './backupFile.js';
 import { secureDataDir } from './fileModes.js';
 import { LmdbSpace } from './lmdbSpace.js';
 import { GroupCommit } from './groupCommit.js';
+import { BatchedWrites } from './lmdbBatched.js';
 import type { CollectionName, ReadTx, Store, WriteTx } from './store.js';
 import { lmdbTxOps, type Db } from './lmdbTx.js';
 
@@ -31,6 +36,13 @@ export interface LmdbStoreOptions {
    * false: each commit is synced on the event loop before `write` returns. Ignored with `noSync`.
    */
   groupCommit?: boolean;
+  /**
+   * Batched writes (GREENLINE_LMDB_SYNC=batch): `writeBatched` runs transactions in lmdb-js's batches under
+   * `overlappingSync`, each resolved once flushed (lmdbBatched.ts); group commit is off. Ignored with `noSync`.
+   */
+  batch?: boolean;
+  /** Tests only: asked inside each batched transaction; an error returned fails its commit (lmdbBatched.ts). */
+  failBatchedCommit?: () => Error | undefined;
   /** Awaited before each group sync starts (tests hold a sync with it, to see that nothing answers before it). */
   beforeSync?: () => Promise<void>;
   /** Initial map size; LMDB-js grows the map when it fills. */
@@ -67,11 +79,14 @@ function asStorageFull(error: unknown): StorageFullError | undefined {
   return undefined;
 }
 
-/** The LMDB store, with the count of its group syncs (the metric and the tests read it). */
+/** The LMDB store, with the count of its syncs (the metric and the tests read it). */
 export interface LmdbStore extends Store {
   readonly kind: 'lmdb';
-  /** Group syncs finished, and transactions committed but not yet synced (0 without group commit). */
-  syncStats(): { syncs: number; pending: number };
+  /**
+   * Group syncs finished, and transactions committed but not yet synced (0 without group commit); commits of `write`
+   * synced on the event loop (each, batch); batched transactions flushed and failed (batch).
+   */
+  syncStats(): { syncs: number; pending: number; loopSyncs: number; batched: number; batchesFailed: number };
 }
 
 export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
@@ -80,7 +95,11 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   // The store file and its lock file: the owner's only, whatever the umask (lmdb-js's default is 0664). lmdb-js takes
   // the option (env.cpp) but its types leave it out.
   const modes = { permissionsMode: PRIVATE_FILE_MODE } as object;
-  const groupCommit = options.noSync !== true && options.groupCommit !== false;
+  const batch = options.noSync !== true && options.batch === true;
+  const groupCommit = options.noSync !== true && !batch && options.groupCommit !== false;
+  // Commits of `write` that LMDB syncs itself, on the calling thread (the event loop).
+  const loopSynced = options.noSync !== true && !groupCommit;
+  let loopSyncs = 0;
   const env = open<unknown, Buffer>({
     ...modes,
     path: file,
@@ -89,6 +108,8 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
     maxDbs: 64,
     // Under group commit LMDB itself never syncs at a commit (MDB_NOSYNC); GroupCommit syncs the file for it.
     noSync: (options.noSync ?? false) || groupCommit,
+    // Batches synced after their write lock is released, the last flushed meta page kept for a restart until then.
+    ...(batch && { overlappingSync: true }),
     ...(options.mapSizeBytes !== undefined && { mapSize: options.mapSizeBytes }),
   });
   const dbs = new Map<CollectionName, Db>();
@@ -106,6 +127,20 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
   const beforeSync = options.beforeSync;
   const group = groupCommit ? new GroupCommit(beforeSync ? () => beforeSync().then(syncFile) : syncFile) : undefined;
   const { makeReadTx, makeWriteTx } = lmdbTxOps(dbs);
+  const batched = batch
+    ? new BatchedWrites({
+        env,
+        life,
+        beginCheck: () => {
+          env.resetReadTxn();
+          return space.begin();
+        },
+        makeWriteTx,
+        asStorageFull,
+        syncFile,
+        failCommit: options.failBatchedCommit,
+      })
+    : undefined;
 
   /**
    * Bytes in the pages the store's data occupies (every database's branch, leaf and overflow pages), as the current
@@ -163,7 +198,10 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
         } catch (error) {
           throw asStorageFull(error) ?? error;
         }
-        if (changes.put || changes.removed) group?.committedOne();
+        if (changes.put || changes.removed) {
+          group?.committedOne();
+          if (loopSynced) loopSyncs += 1;
+        }
         return result as R;
       } finally {
         life.inWrite = false;
@@ -194,11 +232,18 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
       if (changes.put || changes.removed) group?.committedOne();
       return result as R;
     },
+    ...(batched && { writeBatched: <R>(fn: (tx: WriteTx) => R): Promise<R> => batched.write(fn) }),
     durable(): Promise<void> {
-      return group?.durable() ?? Promise.resolve();
+      return group?.durable() ?? batched?.durable() ?? Promise.resolve();
     },
     syncStats() {
-      return { syncs: group?.syncs ?? 0, pending: group?.pending ?? 0 };
+      return {
+        syncs: group?.syncs ?? 0,
+        pending: group?.pending ?? 0,
+        loopSyncs,
+        batched: batched?.flushed ?? 0,
+        batchesFailed: batched?.failed ?? 0,
+      };
     },
     fullReason(): string | undefined {
       life.begin('stats');
@@ -219,6 +264,7 @@ export function openLmdbStore(options: LmdbStoreOptions): LmdbStore {
       life.closed = true;
       // Under MDB_NOSYNC closing does not sync: what was committed is made durable first.
       await group?.durable().catch(() => undefined);
+      await batched?.durable().catch(() => undefined);
       if (group !== undefined && group.pending > 0) await syncFile().catch(() => undefined);
       await env.close();
     },

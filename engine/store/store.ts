@@ -171,7 +171,9 @@ export interface Store {
    * Resolves once every transaction committed before the call is durable. With group commit (LMDB's default:
    * groupCommit.ts) `write` returns once its transaction is committed and visible, and one sync off the event loop
    * makes many transactions durable together: whatever must not run before its transaction is on disk (an answer,
-   * an effect at the edge) awaits this first. Stores whose commits are durable when `write` returns leave it out.
+   * an effect at the edge) awaits this first. With batched writes (`writeBatched`) it waits for every batched write
+   * whose transaction ran (committed, maybe seen) to be flushed. Stores whose commits are durable when `write` returns
+   * leave it out.
    */
   durable?(): Promise<void>;
   /**
@@ -182,6 +184,14 @@ export interface Store {
    * without it are written with `write`.
    */
   writeAsync?<R>(fn: (tx: WriteTx) => R): Promise<R>;
+  /**
+   * One transaction as `write`, queued into the store's batch (LMDB with GREENLINE_LMDB_SYNC=batch: lmdb-js's batched
+   * transactions, lmdbBatched.ts): `fn` runs synchronously inside the batch's write transaction, in a later turn of the
+   * loop than the call, in call order with the other batched writes; it resolves only once the batch is durable, and
+   * rejects, with nothing of it acknowledged, when `fn` throws (its transaction alone aborted) or the batch's commit
+   * fails (every write of the batch rejected). Stores without it (memory, PostgreSQL) take `write`.
+   */
+  writeBatched?<R>(fn: (tx: WriteTx) => R): Promise<R>;
   stats(): StoreStats;
   /**
    * Why the store refuses writes now (full: its limit or its disk), or undefined when it takes them. A full store
