@@ -4,15 +4,26 @@ import pg from 'pg';
 
 const TICK = 100; // clock ticks per second (USER_HZ on Linux)
 
-/** CPU seconds (user + system) a process used so far, or 0 when it is gone. */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds (user + system) a process (or, with `of`, thread `pid` of process `of`) used so far, or 0 when it is gone. */
+export function cpuSeconds(pid: number, of?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(of === undefined ? `/proc/${pid}/stat` : `/proc/${of}/task/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICK;
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds (user + system) each thread of a process used so far, by thread id; empty when it is gone. */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) threads.set(Number(tid), cpuSeconds(Number(`${tid}`), pid));
+  } catch {
+    // gone
+  }
+  return threads;
 }
 
 /** The PostgreSQL server's processes: its postmaster (the parent of a backend) and every child of it. */
