@@ -9,9 +9,10 @@
  * getQueue/s, the ratio of submits/s to one PostgreSQL process's, and the CPU seconds per submit over the submit phase
  * of the Greenline processes and the database's processes (postmaster and every backend, from /proc/PID/stat)
  * together; haproxy's own CPU apart. Without haproxy the processes are called in turn by the bench itself, and it
- * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20). `--seconds S [--warmup W] [--rate R]`: the steady mode
+ * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20). `--seconds S [--warmup W] [--rate R] [--idle I]`: the steady mode
  * instead (bench/postgresSteady.ts: W seconds of submits to warm up, default 15, then S measured, with each process's
- * CPU; with R, R submits/s offered, so that setups compare CPU per submit at one pace their merges keep up with). `--setups lmdb,1,2,3`: which setups (default all). `--cpu-prof DIR`: each Greenline process's main thread is
+ * CPU; with R, R submits/s offered, so that setups compare CPU per submit at one pace their merges keep up with; I seconds, default
+ * 10, without requests after the warm-up measure what the setup spends idle). `--setups lmdb,1,2,3`: which setups (default all). `--cpu-prof DIR`: each Greenline process's main thread is
  * profiled (bench/cpuProfileHook.mjs) into DIR/<setup>/ (with window.json, the measured window's wall-clock times, for
  * bench/postgresProfileTop.ts).
  */
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     warmup: { type: 'string' },
     rate: { type: 'string' },
+    idle: { type: 'string' },
     setups: { type: 'string' },
     'cpu-prof': { type: 'string' },
   },
@@ -175,6 +177,7 @@ function steady(setup: string, servers: Running[], url: string | undefined): Pro
     queues: QUEUES,
     clients: CLIENTS,
     warmupSeconds: Number(values.warmup ?? 15),
+    idleSeconds: Number(values.idle ?? 10),
     seconds: SECONDS as number,
     ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
     servicePids: servers.map((server) => server.child.pid as number),

@@ -26,6 +26,24 @@ export function threadCpuSeconds(pid: number): Map<number, number> {
   return threads;
 }
 
+/**
+ * Context switches of a process so far, all its threads: voluntary (a thread went to sleep: each blocking round trip
+ * of the store puts the main thread, its worker and a backend to sleep once) and involuntary (preempted).
+ */
+export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  const total = { voluntary: 0, involuntary: 0 };
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      total.voluntary += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      total.involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    // gone
+  }
+  return total;
+}
+
 /** The PostgreSQL server's processes: its postmaster (the parent of a backend) and every child of it. */
 export async function databasePids(url: string | undefined): Promise<number[]> {
   if (url === undefined) return [];
