@@ -18,7 +18,7 @@ import type { QueueOwnership } from '../runtime/ownership.js';
 import { decodeKey } from '../store/keyCodec.js';
 import { DEFAULT_TIMEOUTS } from '../store/postgres/protocol.js';
 import { QUEUE_CHANNEL } from '../store/postgres/schema.js';
-import { COMMIT_CHANNEL, parseCommitNotice, type CommitNotice } from '../store/postgres/commitNotices.js';
+import { COMMIT_CHANNEL, parseCommitNotice, sentBy, type CommitNotice } from '../store/postgres/commitNotices.js';
 import { LeaseLostError, type PostgresStore } from '../store/postgresStore.js';
 
 export interface LeaseEvents {
@@ -100,6 +100,7 @@ export class QueueLeases implements QueueOwnership {
 
   /** A commit of another process: what it changed is heard, and the driver runs what it put in the outbox or timers. */
   private heard(payload: string | undefined): void {
+    if (sentBy(payload, this.options.store.sender)) return;
     const notice = parseCommitNotice(payload);
     if (notice === undefined || notice.sender === this.options.store.sender) return;
     this.options.store.heard(notice);

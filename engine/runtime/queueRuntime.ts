@@ -236,24 +236,30 @@ export class QueueRuntime {
     else this.ownership.asOwner(queueId, () => this.transact(undefined, input, undefined, outboxKey, queueId));
   }
 
-  /** A commit status on a test branch's SHA: the status input of the run with that SHA. */
+  /**
+   * A commit status on a test branch's SHA: the status input of the run with that SHA, found in the input's own
+   * transaction and read again once it holds the queue (whose transactions write runsBySha), so that a run pruned or
+   * a SHA tested again meanwhile is not given the status (found in a read before the write, it could be).
+   */
   commitStatus(org: string, status: CommitStatusInput): void {
-    const found = this.store.read((tx) => {
-      const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-      const queue = ref === undefined ? undefined : this.workingSets.queueRecord(tx, ref[0]);
-      return ref !== undefined && queue !== undefined && sameRepo(queue.repo, status.repo)
-        ? { queueId: ref[0], runId: ref[1] }
-        : undefined;
-    });
-    if (found === undefined)
-      throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
-    this.dispatch(found.queueId, {
-      type: 'status',
-      runId: found.runId,
-      context: status.context,
-      state: status.state,
+    const sha: [string, string] = [org, status.sha.toLowerCase()];
+    const { context, state } = status;
+    const input = {
+      type: 'status' as const,
+      runId: '',
+      context,
+      state,
       url: status.url ?? '',
       description: status.description ?? '',
+    };
+    this.transact(undefined, input, (tx) => {
+      const ref = tx.get('runsBySha', sha);
+      const queue = ref === undefined ? undefined : this.workingSets.queueRecord(tx, ref[0], true);
+      const still = queue === undefined ? undefined : tx.get('runsBySha', sha);
+      if (ref === undefined || still?.[0] !== ref[0] || !sameRepo((queue as QueueRecord).repo, status.repo))
+        throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
+      input.runId = still[1];
+      return queue as QueueRecord;
     });
   }
 
