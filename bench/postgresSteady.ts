@@ -195,7 +195,7 @@ export function printSteady(results: SteadyFigures[], header: string): void {
         .join('/')
         .padStart(
           35,
-        )}  ${r.perProcessCores.map((c) => c.toFixed(2)).join(' ')} | ${r.databaseCores.toFixed(2)}  ${r.queuedAtStart} → ${r.queuedAtEnd}  ${r.idle.service.toFixed(3)} | ${r.idle.database.toFixed(3)}  ${((((r.cpuPerSubmit * r.submits) / r.submitsPerSecond - (r.idle.service + r.idle.database) * (r.submits / r.submitsPerSecond)) / r.submits) * 1000).toFixed(1)}  ${r.switches.voluntary.toFixed(0)} | ${r.switches.involuntary.toFixed(0)}`,
+        )}  ${r.perProcessCores.map((c) => c.toFixed(2)).join(' ')} | ${r.databaseCores.toFixed(2)}  ${r.queuedAtStart} → ${r.queuedAtEnd}  ${r.idle.service.toFixed(3)} | ${r.idle.database.toFixed(3)}  ${((r.cpuPerSubmit - (r.idle.service + r.idle.database) / r.submitsPerSecond) * 1000).toFixed(1)}  ${r.switches.voluntary.toFixed(0)} | ${r.switches.involuntary.toFixed(0)}`,
     );
   }
 }
