@@ -1,30 +1,27 @@
 /**
  * `npm run bench:postgres`: throughput of the service on LMDB (one process) beside PostgreSQL with one, two and three
- * processes sharing a database server (a throwaway cluster, as the tests make one; a fresh database per setup), every
- * setup behind a real load balancer (haproxy, round robin, as docs/postgres.md tells operators: test/postgres/haproxy.ts).
- * Each setup: the real `greenline serve` processes (from the sources, simulated git host, synthetic CI that passes at
- * once), QUEUES queues, CLIENTS clients submitting PRS PRs per queue through the front; then the time until all are
- * merged, and a burst of reads (getQueue) through the front. Both stores flush every commit to disk (PostgreSQL with
- * its default fsync and synchronous_commit), so the disk weighs on both alike. For each setup: submits/s, merges/s,
- * getQueue/s, the ratio of submits/s to one PostgreSQL process's, and the CPU seconds per submit over the submit phase
- * of the Greenline processes and the database's processes (postmaster and every backend, from /proc/PID/stat)
- * together; haproxy's own CPU apart. Without haproxy the processes are called in turn by the bench itself, and it
- * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20). `--seconds S [--warmup W] [--rate R] [--idle I]`: the steady mode
- * instead (bench/postgresSteady.ts: W seconds of submits to warm up, default 15, then S measured, with each process's
- * CPU; with R, R submits/s offered, so that setups compare CPU per submit at one pace their merges keep up with; I seconds, default
- * 10, without requests after the warm-up measure what the setup spends idle). `--setups lmdb,1,2,3`: which setups (default all). `--cpu-prof DIR`: each Greenline process's main thread is
- * profiled (bench/cpuProfileHook.mjs) into DIR/<setup>/ (with window.json, the measured window's wall-clock times, for
- * bench/postgresProfileTop.ts).
+ * processes sharing a database server (a throwaway cluster; a fresh database per setup), every setup behind haproxy
+ * (round robin, as docs/postgres.md tells operators: test/postgres/haproxy.ts; without it the bench calls the
+ * processes in turn and says so). Each setup: real `greenline serve` processes (simulated git host, synthetic CI
+ * passing at once), QUEUES queues, CLIENTS clients submitting PRS PRs per queue through the front, the time until all
+ * merged, then a burst of getQueue. Both stores flush every commit to disk. Printed: submits/s, merges/s, getQueue/s,
+ * ratios to one PostgreSQL process, and CPU seconds per submit over the submit phase of the Greenline processes and
+ * the database's (postmaster and backends, /proc/PID/stat), haproxy apart. `-- --queues N --prs N --clients N`
+ * (defaults 100, 3, 20); `--setups lmdb,1,2,3`; `--seconds S [--warmup W] [--rate R] [--idle I]`: the steady mode
+ * instead (bench/postgresSteady.ts); `--built`: the compiled command, not the sources (bench/postgresProcesses.ts);
+ * `--cpu-prof DIR`, `--gc-stats DIR`: each process's main thread profiled, its garbage collections counted, into
+ * DIR/<setup>/ with window.json (the measured window), for bench/postgresProfileTop.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { call, startServer, stop, type Running } from '../test/e2e/process.js';
+import { call, stop, type Running } from '../test/e2e/process.js';
 import { startPostgres, type PgCluster } from '../test/postgres/cluster.js';
 import { startHaproxy, type Front } from '../test/postgres/haproxy.js';
 import { cpuSeconds, databasePids } from './postgresCpu.js';
+import { profileHooks, startProcess } from './postgresProcesses.js';
 import { measureSteady, printSteady, type SteadyFigures } from './postgresSteady.js';
 
 const { values } = parseArgs({
@@ -38,11 +35,13 @@ const { values } = parseArgs({
     idle: { type: 'string' },
     setups: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'gc-stats': { type: 'string' },
+    built: { type: 'boolean' },
   },
 });
 const SECONDS = values.seconds === undefined ? undefined : Number(values.seconds);
 const SETUPS = (values.setups ?? 'lmdb,1,2,3').split(',');
-const PROFILE_DIR = values['cpu-prof'];
+const PROFILE_DIR = values['cpu-prof'] ?? values['gc-stats'];
 const QUEUES = Number(values.queues ?? 100);
 const PRS = Number(values.prs ?? 3);
 const CLIENTS = Number(values.clients ?? 20);
@@ -208,17 +207,17 @@ async function run<F extends Figures | SteadyFigures>(setup: string, processes: 
       const dir = await mkdtemp(join(tmpdir(), 'greenline-bench-pg-'));
       dirs.push(dir);
       servers.push(
-        await startServer({
-          ...ENV,
-          GREENLINE_DATA: dir,
-          ...(profileDir === undefined
-            ? {}
-            : {
-                NODE_OPTIONS: `--import ${new URL('./cpuProfileHook.mjs', import.meta.url).href}`,
-                GREENLINE_CPU_PROFILE: join(profileDir, `process${i + 1}.cpuprofile`),
-              }),
-          ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }),
-        }),
+        await startProcess(
+          {
+            ...ENV,
+            GREENLINE_DATA: dir,
+            ...(profileDir === undefined
+              ? {}
+              : profileHooks(profileDir, i + 1, values['cpu-prof'] !== undefined, values['gc-stats'] !== undefined)),
+            ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }),
+          },
+          values.built === true,
+        ),
       );
     }
     // No health checks: under load a process may answer a check late, and the bench is not about taking it out.

@@ -7,7 +7,7 @@
  * trip) shows under the function that waits, `(idle)` is the event loop waiting; what is neither is CPU. The figures
  * are milliseconds per submit of the setup (its submits in the window), so setups compare per unit of work.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface Node {
@@ -56,15 +56,36 @@ function selfTimes(profile: Profile, from: number, to: number) {
   return { functions, places, total };
 }
 
+/** The garbage collections of each process in the window (bench/gcStatsHook.mjs): count and pause ms per submit. */
+function gcTotals(dir: string, window: { window: { from: number; to: number }; submits: number }): void {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith('.gc.json'))
+    .sort()) {
+    const gcs = JSON.parse(readFileSync(join(dir, file), 'utf8')) as [string, number, number][];
+    const kinds = new Map<string, { n: number; ms: number }>();
+    for (const [kind, at, ms] of gcs) {
+      if (at < window.window.from || at > window.window.to) continue;
+      const total = kinds.get(kind) ?? { n: 0, ms: 0 };
+      kinds.set(kind, { n: total.n + 1, ms: total.ms + ms });
+    }
+    const per = (x: number) => (x / window.submits).toFixed(3);
+    console.log(
+      `${file}: per submit ${[...kinds].map(([kind, { n, ms }]) => `${kind} ${per(n)} (${per(ms)} ms)`).join(', ')}`,
+    );
+  }
+}
+
 const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
 
 for (const root of process.argv.slice(2)) {
   for (const setup of readdirSync(root).sort()) {
+    if (!existsSync(join(root, setup, 'window.json'))) continue;
     const dir = join(root, setup);
     const window = JSON.parse(readFileSync(join(dir, 'window.json'), 'utf8')) as {
       window: { from: number; to: number };
       submits: number;
     };
+    gcTotals(dir, window);
     const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
     const sum = { functions: new Map<string, number>(), places: new Map<string, number>(), total: 0 };
     console.log(`\n== ${root} ${setup}: ${window.submits} submits in the window; ms per submit`);

@@ -3,7 +3,9 @@
  * clients submit new PRs to the queues for W seconds (every process warms up: its JIT, its caches, its connections),
  * then for S seconds measured: submits/s and the CPU seconds of each Greenline process and of PostgreSQL over those S
  * seconds alone, per submit. The merges that run meanwhile count in the CPU as they do in a real service. At the end,
- * how many PRs are left queued (a setup whose merges fell behind carries work past the window).
+ * how many PRs are left queued (a setup whose merges fell behind carries work past the window). `--rate R`: R
+ * submits/s offered, so that setups compare CPU per submit at one pace their merges keep up with; `--idle I` (default
+ * 10): I seconds without requests after the warm-up measure what the setup spends idle.
  */
 import { contextSwitches, cpuSeconds, databasePids, threadCpuSeconds } from './postgresCpu.js';
 
