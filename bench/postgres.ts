@@ -8,7 +8,7 @@
  * ratios to one PostgreSQL process, and CPU seconds per submit over the submit phase of the Greenline processes and
  * the database's (postmaster and backends, /proc/PID/stat), haproxy apart. `-- --queues N --prs N --clients N`
  * (defaults 100, 3, 20); `--setups lmdb,1,2,3`; `--seconds S [--warmup W] [--rate R] [--idle I]`: the steady mode
- * instead (bench/postgresSteady.ts); `--built`: the compiled command, not the sources (bench/postgresProcesses.ts);
+ * instead (bench/postgresSteady.ts); `--built`: the compiled command, not the sources (bench/postgresProcesses.ts); `--lease-ms` (3000);
  * `--cpu-prof DIR`, `--gc-stats DIR`: each process's main thread profiled, its garbage collections counted, into
  * DIR/<setup>/ with window.json (the measured window), for bench/postgresProfileTop.ts.
  */
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'gc-stats': { type: 'string' },
     built: { type: 'boolean' },
+    'lease-ms': { type: 'string' },
   },
 });
 const SECONDS = values.seconds === undefined ? undefined : Number(values.seconds);
@@ -214,7 +215,7 @@ async function run<F extends Figures | SteadyFigures>(setup: string, processes: 
             ...(profileDir === undefined
               ? {}
               : profileHooks(profileDir, i + 1, values['cpu-prof'] !== undefined, values['gc-stats'] !== undefined)),
-            ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }),
+            ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: values['lease-ms'] ?? '3000' }),
           },
           values.built === true,
         ),

@@ -185,18 +185,18 @@ export class QueueLeases implements QueueOwnership {
   private async round(): Promise<void> {
     if (this.listener === undefined) await this.listen();
     const ttl = `${this.leaseMs} milliseconds`;
+    // The heartbeat and the renewal go as one statement, and a lease counts from when that statement was sent: a
+    // round's later queries (each waiting its turn on a busy event loop) do not eat into the time it is held.
+    // The heartbeat is in it: a process that dies stops counting among the live ones (the fair share) no later than
+    // its leases run out, so the others take its queues at their first round after that, not one round later.
     const sent = performance.now();
     const validUntil = sent + this.leaseMs * 0.8;
-    // The heartbeat first: a process that dies stops counting among the live ones (the fair share) no later than its
-    // leases run out, so the others take its queues at their first round after that, not one round later.
-    await this.pool.query(
-      `INSERT INTO greenline_members (id, expires_at, cache_versions) VALUES ($1, clock_timestamp() + $2::interval, true)
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at, cache_versions = true`,
-      [this.memberId, ttl],
-    );
     // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
     const renewed = await this.pool.query<{ queue_id: string; token: string }>(
-      `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
+      `WITH beat AS (
+         INSERT INTO greenline_members (id, expires_at, cache_versions) VALUES ($1, clock_timestamp() + $2::interval, true)
+         ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at, cache_versions = true)
+       UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
        WHERE owner = $1 AND queue_id = ANY($3) AND expires_at > clock_timestamp() RETURNING queue_id, token::text AS token`,
       [this.memberId, ttl, [...this.held.keys()]],
     );
@@ -213,16 +213,14 @@ export class QueueLeases implements QueueOwnership {
     for (const queueId of lost) this.held.delete(queueId);
     if (lost.length > 0) this.events?.lost(lost);
 
-    const [queues, live, members] = await Promise.all([
-      this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
-      this.pool.query<{ queue_id: string }>(
-        'SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()',
-      ),
-      this.pool.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()',
-      ),
-    ]);
-    const all = queues.rows.map((row) => String(decodeKey(row.k)[0]));
+    // The queues, the live leases and the live members, in one statement (its own, after the heartbeat: it counts).
+    const { rows } = await this.pool.query<{ queues: Buffer[] | null; live: string[] | null; n: number }>(
+      `SELECT (SELECT array_agg(k) FROM greenline_kv WHERE coll = 'queues') AS queues,
+         (SELECT array_agg(queue_id) FROM greenline_leases WHERE expires_at > clock_timestamp()) AS live,
+         (SELECT count(*)::int FROM greenline_members WHERE expires_at > clock_timestamp()) AS n`,
+    );
+    const [found] = rows;
+    const all = (found?.queues ?? []).map((k) => String(decodeKey(k)[0]));
     // A queue deleted (by any process) is not driven any more: its lease goes.
     const existing = new Set(all);
     const gone = [...this.held.keys()].filter((queueId) => !existing.has(queueId));
@@ -233,8 +231,8 @@ export class QueueLeases implements QueueOwnership {
         gone,
       ]);
     }
-    const share = Math.ceil(all.length / Math.max(1, members.rows[0]?.n ?? 1));
-    const taken = new Set(live.rows.map((row) => row.queue_id));
+    const share = Math.ceil(all.length / Math.max(1, found?.n ?? 1));
+    const taken = new Set(found?.live ?? []);
     this.elsewhere = new Set([...taken].filter((queueId) => !this.held.has(queueId)));
     const free = all.filter((queueId) => !taken.has(queueId)).sort(() => Math.random() - 0.5);
     const acquired: string[] = [];
