@@ -1,28 +1,48 @@
 /**
  * `npm run bench:postgres`: throughput of the service on LMDB (one process) beside PostgreSQL with one, two and three
- * processes sharing a database server (a throwaway cluster, as the tests make one; a fresh database per setup), every
- * setup behind a real load balancer (haproxy, round robin, as docs/postgres.md tells operators: test/postgres/haproxy.ts).
- * Each setup: the real `greenline serve` processes (from the sources, simulated git host, synthetic CI that passes at
- * once), QUEUES queues, CLIENTS clients submitting PRS PRs per queue through the front; then the time until all are
- * merged, and a burst of reads (getQueue) through the front. Both stores flush every commit to disk (PostgreSQL with
- * its default fsync and synchronous_commit), so the disk weighs on both alike. For each setup: submits/s, merges/s,
- * getQueue/s, the ratio of submits/s to one PostgreSQL process's, and the CPU seconds per submit over the submit phase
- * of the Greenline processes and the database's processes (postmaster and every backend, from /proc/PID/stat)
- * together; haproxy's own CPU apart. Without haproxy the processes are called in turn by the bench itself, and it
- * says so. `-- --queues N --prs N --clients N` (defaults 100, 3, 20).
+ * processes sharing a database server (a throwaway cluster; a fresh database per setup), every setup behind haproxy
+ * (round robin, as docs/postgres.md tells operators: test/postgres/haproxy.ts; without it the bench calls the
+ * processes in turn and says so). Each setup: real `greenline serve` processes (simulated git host, synthetic CI
+ * passing at once), QUEUES queues, CLIENTS clients submitting PRS PRs per queue through the front, the time until all
+ * merged, then a burst of getQueue. Both stores flush every commit to disk. Printed: submits/s, merges/s, getQueue/s,
+ * ratios to one PostgreSQL process, and CPU seconds per submit over the submit phase of the Greenline processes and
+ * the database's (postmaster and backends, /proc/PID/stat), haproxy apart. `-- --queues N --prs N --clients N`
+ * (defaults 100, 3, 20); `--setups lmdb,1,2,3`; `--seconds S [--warmup W] [--rate R] [--idle I]`: the steady mode
+ * instead (bench/postgresSteady.ts); `--built`: the compiled command, not the sources (bench/postgresProcesses.ts); `--lease-ms` (3000);
+ * `--cpu-prof DIR`, `--gc-stats DIR`: each process's main thread profiled, its garbage collections counted, into
+ * DIR/<setup>/ with window.json (the measured window), for bench/postgresProfileTop.ts.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { call, startServer, stop, type Running } from '../test/e2e/process.js';
+import { call, stop, type Running } from '../test/e2e/process.js';
 import { startPostgres, type PgCluster } from '../test/postgres/cluster.js';
 import { startHaproxy, type Front } from '../test/postgres/haproxy.js';
 import { cpuSeconds, databasePids } from './postgresCpu.js';
+import { profileHooks, startProcess } from './postgresProcesses.js';
+import { measureSteady, printSteady, type SteadyFigures } from './postgresSteady.js';
 
 const { values } = parseArgs({
-  options: { queues: { type: 'string' }, prs: { type: 'string' }, clients: { type: 'string' } },
+  options: {
+    queues: { type: 'string' },
+    prs: { type: 'string' },
+    clients: { type: 'string' },
+    seconds: { type: 'string' },
+    warmup: { type: 'string' },
+    rate: { type: 'string' },
+    idle: { type: 'string' },
+    setups: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'gc-stats': { type: 'string' },
+    built: { type: 'boolean' },
+    'lease-ms': { type: 'string' },
+  },
 });
+const SECONDS = values.seconds === undefined ? undefined : Number(values.seconds);
+const SETUPS = (values.setups ?? 'lmdb,1,2,3').split(',');
+const PROFILE_DIR = values['cpu-prof'] ?? values['gc-stats'];
 const QUEUES = Number(values.queues ?? 100);
 const PRS = Number(values.prs ?? 3);
 const CLIENTS = Number(values.clients ?? 20);
@@ -150,8 +170,37 @@ const ENV = {
 
 let warned = false;
 
-async function run(setup: string, processes: number, url?: string): Promise<Figures> {
+/** The steady mode's measure (bench/postgresSteady.ts), through the same front and requests. */
+function steady(setup: string, servers: Running[], url: string | undefined): Promise<SteadyFigures> {
+  return measureSteady({
+    setup,
+    queues: QUEUES,
+    clients: CLIENTS,
+    warmupSeconds: Number(values.warmup ?? 15),
+    idleSeconds: Number(values.idle ?? 10),
+    seconds: SECONDS as number,
+    ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
+    servicePids: servers.map((server) => server.child.pid as number),
+    url,
+    submit: async (queue, number) => {
+      let twice = false;
+      const body = { ...queueOf(queue), pr: { number } };
+      const response = await post(queue, '/v1/submitPullRequest', body, () => (twice = true));
+      if (response.status !== 200 && !(twice && response.status < 500))
+        throw new Error(`submit: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    },
+    queued: async (queue) => {
+      const response = await post(queue, '/v1/getQueue', queueOf(queue));
+      return ((await response.json()) as { enqueuedPullRequests?: unknown[] }).enqueuedPullRequests?.length ?? 0;
+    },
+  });
+}
+
+async function run<F extends Figures | SteadyFigures>(setup: string, processes: number, url?: string): Promise<F> {
   const dirs: string[] = [];
+  const profileDir = PROFILE_DIR === undefined ? undefined : join(PROFILE_DIR, setup.replace(/\W+/g, '-'));
+  if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
   const servers: Running[] = [];
   let front: Front | undefined;
   try {
@@ -159,11 +208,17 @@ async function run(setup: string, processes: number, url?: string): Promise<Figu
       const dir = await mkdtemp(join(tmpdir(), 'greenline-bench-pg-'));
       dirs.push(dir);
       servers.push(
-        await startServer({
-          ...ENV,
-          GREENLINE_DATA: dir,
-          ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: '3000' }),
-        }),
+        await startProcess(
+          {
+            ...ENV,
+            GREENLINE_DATA: dir,
+            ...(profileDir === undefined
+              ? {}
+              : profileHooks(profileDir, i + 1, values['cpu-prof'] !== undefined, values['gc-stats'] !== undefined)),
+            ...(url === undefined ? {} : { GREENLINE_STORE: url, GREENLINE_LEASE_MS: values['lease-ms'] ?? '3000' }),
+          },
+          values.built === true,
+        ),
       );
     }
     // No health checks: under load a process may answer a check late, and the bench is not about taking it out.
@@ -181,7 +236,15 @@ async function run(setup: string, processes: number, url?: string): Promise<Figu
       // Every process answers through the front before the clock starts (haproxy's first health checks).
       for (let i = 0; i < servers.length * 2; i++) await call(front as unknown as Running, '/readyz', undefined);
     }
-    return await measure(setup, servers, front, url);
+    if (SECONDS === undefined) return (await measure(setup, servers, front, url)) as F;
+    for (let q = 0; q < QUEUES; q++) {
+      const response = await post(q, '/v1/createQueue', { ...queueOf(q), concurrency: 4 });
+      if (response.status !== 200) throw new Error(`createQueue: ${response.status} ${await response.text()}`);
+    }
+    const figures = await steady(setup, servers, url);
+    const pids = servers.map((server) => server.child.pid);
+    if (profileDir !== undefined) writeFileSync(join(profileDir, 'window.json'), JSON.stringify({ ...figures, pids }));
+    return figures as F;
   } catch (error) {
     if (front !== undefined) console.error(`haproxy said:\n${front.output()}`);
     throw error;
@@ -197,29 +260,39 @@ const started = await startPostgres({ durable: true });
 if ('unavailable' in started) throw new Error(`PostgreSQL is needed: ${started.unavailable}`);
 const cluster: PgCluster = started;
 try {
-  const results = [await run('LMDB, 1 process', 1)];
-  for (const processes of [1, 2, 3])
-    results.push(
-      await run(
-        `PostgreSQL, ${processes} process${processes === 1 ? '' : 'es'}`,
-        processes,
-        await cluster.createDatabase(),
-      ),
-    );
-  const one = results[1] as Figures;
-  const lmdb = results[0] as Figures;
-  console.log(
-    `${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`,
-  );
-  console.log('CPU ms/submit: Greenline processes + PostgreSQL (Greenline alone; haproxy apart)');
-  console.log('CPU ms/PR: the same processes from the first submit until every PR merged, per PR');
-  console.log(
-    'setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1',
-  );
-  for (const r of results) {
+  const setups = async <F extends Figures | SteadyFigures>(): Promise<F[]> => {
+    const results: F[] = [];
+    for (const setup of SETUPS) {
+      const processes = Number(setup);
+      if (setup === 'lmdb') results.push(await run<F>('LMDB, 1 process', 1));
+      else {
+        const name = `PostgreSQL, ${processes} process${processes === 1 ? '' : 'es'}`;
+        results.push(await run<F>(name, processes, await cluster.createDatabase()));
+      }
+    }
+    return results;
+  };
+  if (SECONDS !== undefined) {
+    const header = `${QUEUES} queues, ${CLIENTS} clients, ${values.warmup ?? 15} s warm-up then ${SECONDS} s measured, ${values.rate === undefined ? 'closed loop' : `${values.rate} submits/s offered`}, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`;
+    printSteady(await setups<SteadyFigures>(), header);
+  }
+  const results = SECONDS === undefined ? await setups<Figures>() : [];
+  if (results.length > 0) {
+    const one = results[1] as Figures;
+    const lmdb = results[0] as Figures;
     console.log(
-      `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)} ${(r.cpuPerPr * 1000).toFixed(1).padStart(10)} ${(r.cpuPerPr / one.cpuPerPr).toFixed(2).padStart(7)}`,
+      `${QUEUES} queues × ${PRS} PRs, ${CLIENTS} clients, synthetic CI passing at once, ${warned ? 'no load balancer' : 'behind haproxy'}`,
     );
+    console.log('CPU ms/submit: Greenline processes + PostgreSQL (Greenline alone; haproxy apart)');
+    console.log('CPU ms/PR: the same processes from the first submit until every PR merged, per PR');
+    console.log(
+      'setup                      submits/s  × PG 1  × LMDB  merges/s  getQueue/s  CPU ms/submit  (Greenline)  (haproxy)  CPU × PG 1  CPU ms/PR  × PG 1',
+    );
+    for (const r of results) {
+      console.log(
+        `${r.setup.padEnd(26)} ${String(r.submitsPerSecond).padStart(9)} ${(r.submitsPerSecond / one.submitsPerSecond).toFixed(2).padStart(7)} ${(r.submitsPerSecond / lmdb.submitsPerSecond).toFixed(2).padStart(7)} ${String(r.mergesPerSecond).padStart(9)} ${String(r.readsPerSecond).padStart(11)} ${(r.cpuPerSubmit * 1000).toFixed(1).padStart(14)} ${(r.serviceCpuPerSubmit * 1000).toFixed(1).padStart(12)} ${(r.frontCpuPerSubmit * 1000).toFixed(2).padStart(10)} ${(r.cpuPerSubmit / one.cpuPerSubmit).toFixed(2).padStart(11)} ${(r.cpuPerPr * 1000).toFixed(1).padStart(10)} ${(r.cpuPerPr / one.cpuPerPr).toFixed(2).padStart(7)}`,
+      );
+    }
   }
 } finally {
   await cluster.stop();

@@ -4,15 +4,44 @@ import pg from 'pg';
 
 const TICK = 100; // clock ticks per second (USER_HZ on Linux)
 
-/** CPU seconds (user + system) a process used so far, or 0 when it is gone. */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds (user + system) a process (or, with `of`, thread `pid` of process `of`) used so far, or 0 when it is gone. */
+export function cpuSeconds(pid: number, of?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(of === undefined ? `/proc/${pid}/stat` : `/proc/${of}/task/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICK;
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds (user + system) each thread of a process used so far, by thread id; empty when it is gone. */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) threads.set(Number(tid), cpuSeconds(Number(`${tid}`), pid));
+  } catch {
+    // gone
+  }
+  return threads;
+}
+
+/**
+ * Context switches of a process so far, all its threads: voluntary (a thread went to sleep: each blocking round trip
+ * of the store puts the main thread, its worker and a backend to sleep once) and involuntary (preempted).
+ */
+export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  const total = { voluntary: 0, involuntary: 0 };
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      total.voluntary += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      total.involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    // gone
+  }
+  return total;
 }
 
 /** The PostgreSQL server's processes: its postmaster (the parent of a backend) and every child of it. */

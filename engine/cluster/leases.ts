@@ -1,7 +1,8 @@
 /**
  * Queue leases for several Greenline processes on one PostgreSQL database. Each queue is driven by the process
  * holding its row in greenline_leases: an owner, an expiry and a fencing token (a sequence number, new at each
- * acquisition). Every `leaseMs / 3` a process renews its leases, heartbeats its membership, and takes queues whose
+ * acquisition). Every `leaseMs / 3` a process renews its leases (and every `leaseMs / 4` on their own: renewal.ts),
+ * heartbeats its membership, and takes queues whose
  * lease is missing or expired, up to its fair share (the queues over the live processes, rounded up); over its share
  * it hands one queue back per round, so queues spread as processes join. A process counts a lease as its own only
  * until `leaseMs` (less a margin) after it sent the renewal, by its own monotonic clock: it stops driving a queue
@@ -18,8 +19,9 @@ import type { QueueOwnership } from '../runtime/ownership.js';
 import { decodeKey } from '../store/keyCodec.js';
 import { DEFAULT_TIMEOUTS } from '../store/postgres/protocol.js';
 import { QUEUE_CHANNEL } from '../store/postgres/schema.js';
-import { COMMIT_CHANNEL, parseCommitNotice, type CommitNotice } from '../store/postgres/commitNotices.js';
+import { COMMIT_CHANNEL, parseCommitNotice, sentBy, type CommitNotice } from '../store/postgres/commitNotices.js';
 import { LeaseLostError, type PostgresStore } from '../store/postgresStore.js';
+import { renewLeases, type Held } from './renewal.js';
 
 export interface LeaseEvents {
   /** These queues are now driven here (restore them). */
@@ -42,12 +44,6 @@ export interface LeaseOptions {
   memberId?: string;
 }
 
-interface Held {
-  token: string;
-  /** performance.now() until which the lease is surely still this process's. */
-  validUntil: number;
-}
-
 export class QueueLeases implements QueueOwnership {
   readonly memberId: string;
   readonly leaseMs: number;
@@ -55,7 +51,10 @@ export class QueueLeases implements QueueOwnership {
   private listener: pg.Client | undefined;
   private readonly held = new Map<string, Held>();
   private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** A renewal on its way (renew()): the next one waits for it. */
+  private renewal: Promise<Set<string>> | undefined;
   private again = false;
   private stopped = false;
   private events: LeaseEvents | undefined;
@@ -100,6 +99,7 @@ export class QueueLeases implements QueueOwnership {
 
   /** A commit of another process: what it changed is heard, and the driver runs what it put in the outbox or timers. */
   private heard(payload: string | undefined): void {
+    if (sentBy(payload, this.options.store.sender)) return;
     const notice = parseCommitNotice(payload);
     if (notice === undefined || notice.sender === this.options.store.sender) return;
     this.options.store.heard(notice);
@@ -123,6 +123,17 @@ export class QueueLeases implements QueueOwnership {
     await this.running;
     this.timer = setInterval(() => this.soon(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+    // Renewals also go on their own, every quarter of the lease time: a round waits for its reads, takeovers and
+    // refreshes in turn, each behind whatever the event loop has to do, and a busy process whose renewals waited for
+    // them stopped counting as the driver of its own queues (its merges stalled while it went on taking submits).
+    this.renewTimer = setInterval(
+      () => {
+        if (this.renewal === undefined && this.held.size > 0 && !this.stopped)
+          void this.renew().catch((error: unknown) => this.events?.onError('lease renewal failed', error));
+      },
+      Math.max(50, Math.floor(this.leaseMs / 4)),
+    );
+    this.renewTimer.unref();
   }
 
   /**
@@ -184,44 +195,20 @@ export class QueueLeases implements QueueOwnership {
   private async round(): Promise<void> {
     if (this.listener === undefined) await this.listen();
     const ttl = `${this.leaseMs} milliseconds`;
-    const sent = performance.now();
-    const validUntil = sent + this.leaseMs * 0.8;
-    // The heartbeat first: a process that dies stops counting among the live ones (the fair share) no later than its
-    // leases run out, so the others take its queues at their first round after that, not one round later.
-    await this.pool.query(
-      `INSERT INTO greenline_members (id, expires_at, cache_versions) VALUES ($1, clock_timestamp() + $2::interval, true)
-       ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at, cache_versions = true`,
-      [this.memberId, ttl],
-    );
-    // Only the leases this process counts as its own: a row it does not (any more) runs out and is taken again.
-    const renewed = await this.pool.query<{ queue_id: string; token: string }>(
-      `UPDATE greenline_leases SET expires_at = clock_timestamp() + $2::interval
-       WHERE owner = $1 AND queue_id = ANY($3) AND expires_at > clock_timestamp() RETURNING queue_id, token::text AS token`,
-      [this.memberId, ttl, [...this.held.keys()]],
-    );
+    const kept = await this.renew();
     if (this.stopped) return;
-    const kept = new Set<string>();
-    for (const { queue_id: queueId, token } of renewed.rows) {
-      const lease = this.held.get(queueId);
-      if (lease?.token === token) {
-        lease.validUntil = validUntil;
-        kept.add(queueId);
-      }
-    }
     const lost = [...this.held.keys()].filter((queueId) => !kept.has(queueId));
     for (const queueId of lost) this.held.delete(queueId);
     if (lost.length > 0) this.events?.lost(lost);
 
-    const [queues, live, members] = await Promise.all([
-      this.pool.query<{ k: Buffer }>("SELECT k FROM greenline_kv WHERE coll = 'queues'"),
-      this.pool.query<{ queue_id: string }>(
-        'SELECT queue_id FROM greenline_leases WHERE expires_at > clock_timestamp()',
-      ),
-      this.pool.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM greenline_members WHERE expires_at > clock_timestamp()',
-      ),
-    ]);
-    const all = queues.rows.map((row) => String(decodeKey(row.k)[0]));
+    // The queues, the live leases and the live members, in one statement (its own, after the heartbeat: it counts).
+    const { rows } = await this.pool.query<{ queues: Buffer[] | null; live: string[] | null; n: number }>(
+      `SELECT (SELECT array_agg(k) FROM greenline_kv WHERE coll = 'queues') AS queues,
+         (SELECT array_agg(queue_id) FROM greenline_leases WHERE expires_at > clock_timestamp()) AS live,
+         (SELECT count(*)::int FROM greenline_members WHERE expires_at > clock_timestamp()) AS n`,
+    );
+    const [found] = rows;
+    const all = (found?.queues ?? []).map((k) => String(decodeKey(k)[0]));
     // A queue deleted (by any process) is not driven any more: its lease goes.
     const existing = new Set(all);
     const gone = [...this.held.keys()].filter((queueId) => !existing.has(queueId));
@@ -232,8 +219,8 @@ export class QueueLeases implements QueueOwnership {
         gone,
       ]);
     }
-    const share = Math.ceil(all.length / Math.max(1, members.rows[0]?.n ?? 1));
-    const taken = new Set(live.rows.map((row) => row.queue_id));
+    const share = Math.ceil(all.length / Math.max(1, found?.n ?? 1));
+    const taken = new Set(found?.live ?? []);
     this.elsewhere = new Set([...taken].filter((queueId) => !this.held.has(queueId)));
     const free = all.filter((queueId) => !taken.has(queueId)).sort(() => Math.random() - 0.5);
     const acquired: string[] = [];
@@ -262,6 +249,21 @@ export class QueueLeases implements QueueOwnership {
     for (const queueId of this.queues()) if (!acquired.includes(queueId)) this.events?.refresh(queueId);
   }
 
+  /**
+   * Renews the leases held (with the heartbeat), after any renewal on its way; returns the queues the database still
+   * has as this process's with the tokens held. A lease counts from when the statement was sent.
+   */
+  private async renew(): Promise<Set<string>> {
+    await this.renewal?.catch(() => undefined);
+    const renewal = renewLeases(this.pool, this.memberId, this.leaseMs, this.held);
+    this.renewal = renewal;
+    try {
+      return await renewal;
+    } finally {
+      if (this.renewal === renewal) this.renewal = undefined;
+    }
+  }
+
   /** Stops driving the queues, then lets the database hand them to others at once. */
   private async release(queueIds: string[]): Promise<void> {
     for (const queueId of queueIds) this.held.delete(queueId);
@@ -276,6 +278,8 @@ export class QueueLeases implements QueueOwnership {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.renewTimer !== undefined) clearInterval(this.renewTimer);
+    await this.renewal?.catch(() => undefined);
     await this.running;
     try {
       await this.release([...this.held.keys()]);

@@ -17,7 +17,7 @@ import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import { DependencyUnavailableError } from '../model/unavailable.js';
 import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
-import { StorageFullError, type Key, type ReadTx, type WriteTx } from '../store/store.js';
+import { StorageFullError, type Key, type WriteTx } from '../store/store.js';
 import { handle } from '../transaction/handlers.js';
 import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
 import { reconcile } from '../transaction/reconcile.js';
@@ -113,18 +113,29 @@ function commitFailed(error: unknown): Error {
   });
 }
 
-/** A commit status on a test branch's SHA: the queue and the status input of the run with that SHA. */
+/**
+ * A commit status on a test branch's SHA: the status input of the run with that SHA, and how its transaction finds
+ * the queue: in the transaction itself, the SHA read again once it holds the queue (whose transactions write
+ * runsBySha), so that a run pruned or a SHA tested again meanwhile is not given the status (found in a read before
+ * the write, it could be).
+ */
 export function statusInput(
-  tx: ReadTx,
-  sets: WorkingSets,
   org: string,
   status: CommitStatusInput,
-): { queueId: string; input: QueueInput } {
-  const ref = tx.get('runsBySha', [org, status.sha.toLowerCase()]);
-  const queue = ref === undefined ? undefined : sets.queueRecord(tx, ref[0]);
-  if (ref === undefined || queue === undefined || !sameRepo(queue.repo, status.repo))
-    throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
+  sets: WorkingSets,
+): { input: QueueInput & { type: 'status' }; open: (tx: WriteTx) => QueueRecord } {
+  const sha: [string, string] = [org, status.sha.toLowerCase()];
   const { context, state } = status;
   const [url, description] = [status.url ?? '', status.description ?? ''];
-  return { queueId: ref[0], input: { type: 'status', runId: ref[1], context, state, url, description } };
+  const input = { type: 'status' as const, runId: '', context, state, url, description };
+  const open = (tx: WriteTx): QueueRecord => {
+    const ref = tx.get('runsBySha', sha);
+    const queue = ref === undefined ? undefined : sets.queueRecord(tx, ref[0], true);
+    const still = queue === undefined ? undefined : tx.get('runsBySha', sha);
+    if (queue === undefined || still?.[0] !== ref?.[0] || !sameRepo(queue.repo, status.repo))
+      throw engineError('commit_not_tested', { repo: `${status.repo.owner}/${status.repo.name}`, sha: status.sha });
+    input.runId = (still as [string, string])[1];
+    return queue;
+  };
+  return { input, open };
 }

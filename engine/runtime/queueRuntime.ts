@@ -251,12 +251,13 @@ export class QueueRuntime {
   }
 
   /**
-   * A commit status on a test branch's SHA: the status input of the run with that SHA. `batched`: in the store's
-   * batch where it has one, resolved once durable.
+   * A commit status on a test branch's SHA: the status input of the run with that SHA, found in the input's own
+   * transaction (statusInput). `batched`: in the store's batch where it has one, resolved once durable.
    */
   commitStatus(org: string, status: CommitStatusInput, batched = false): void | Promise<void> {
-    const { queueId, input } = this.store.read((tx) => statusInput(tx, this.workingSets, org, status));
-    return batched ? this.dispatchBatched(queueId, input) : this.dispatch(queueId, input);
+    const { input, open } = statusInput(org, status, this.workingSets);
+    if (batched) return this.transactAsync(undefined, input, { open }).then(() => undefined);
+    this.transact(undefined, input, open);
   }
 
   /** Runs the queue's outbox (not while effects are held, for a replay). */

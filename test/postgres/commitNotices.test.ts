@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { encodeKey } from '../../engine/store/keyCodec.js';
-import { commitPayloads, parseCommitNotice } from '../../engine/store/postgres/commitNotices.js';
+import { commitPayloads, parseCommitNotice, sentBy } from '../../engine/store/postgres/commitNotices.js';
 import { WorkingSet } from '../../engine/runtime/workingSet.js';
 import type { QueueRecord } from '../../engine/model/queues.js';
 import type { ReadTx } from '../../engine/store/store.js';
@@ -80,5 +80,13 @@ describe('commit notices', () => {
     set.hear({ puts: [['pullRequests', 1]], removes: [] });
     set.hear(heard(6));
     expect(set.catchUp(tx, queue(7))).toBe(false);
+  });
+  test("a process tells its own notices from their first bytes, another's not", () => {
+    const [payload] = commitPayloads('4242-ab12cd34', [change('pullRequests', 'q1', 7)], []);
+    const sent = `${payload?.prefix}3}`;
+    expect(sentBy(sent, '4242-ab12cd34')).toBe(true);
+    expect(sentBy(sent, '4242-ab12cd3')).toBe(false);
+    expect(sentBy(sent, '42')).toBe(false);
+    expect(sentBy(undefined, '4242-ab12cd34')).toBe(false);
   });
 });

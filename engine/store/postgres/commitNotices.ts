@@ -92,6 +92,14 @@ export function commitPayloads(sender: string, puts: Changed, removes: Changed):
   });
 }
 
+/**
+ * Whether a payload is a notice `sender` sent (its own commit, heard back), told from its first bytes without parsing
+ * it: every process hears its own commits too, and has nothing to do with them.
+ */
+export function sentBy(payload: string | undefined, sender: string): boolean {
+  return payload?.startsWith(`{"p":${JSON.stringify(sender)},`) === true;
+}
+
 /** Reads a payload; undefined for one that is not a commit notice (another version's, or garbage). */
 export function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
   if (payload === undefined) return undefined;
