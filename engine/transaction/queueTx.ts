@@ -25,6 +25,7 @@ import type { QueueCache, TxRecorderFactory } from './queueCache.js';
 import { PrsTx } from './prsTx.js';
 import { BisectionActors } from './bisectionActors.js';
 import { indexEnded } from '../history/endedIndex.js';
+import { recordEstimateSamples } from '../estimate/index.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
 
 /** Timer changes to apply to the scheduler after commit. */
@@ -205,6 +206,10 @@ export class QueueTx extends PrsTx {
     this.tx.put('queues', [id], this.queue);
     this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
     this.metrics.commit(seq);
+    recordEstimateSamples(
+      this,
+      [...this.statesBefore.keys()].flatMap((number) => this.actors.prs.get(number)?.record ?? []),
+    );
     return seq;
   }
 
