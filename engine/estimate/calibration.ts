@@ -1,16 +1,23 @@
 /**
  * Split-conformal calibration of the forecast's P90 from the queue's own record (calibrationRecord.ts keeps it): for
  * each PR that merged, the forecast as it was given at a moment t (its median m and P90 p, as the play made them,
- * before any calibration) and when the PR actually merged, a. Its score is
+ * before any calibration) and when the PR actually merged, a. Its score is where a fell in the play's own spread, in
+ * log time from the moment:
  *
- *     s = (a − t) / (p − t)
+ *     s = ln((a − t) / (m − t)) / ln((p − t) / (m − t))
  *
- * the time it took to merge as a share of the time the P90 gave it. A scale score: the forecast's errors grow with
- * its horizon (a PR 40 deep is off by hours, one at the head by minutes), and dividing by the horizon the P90 gave
- * makes scores of PRs at every depth comparable, where a difference (a − p) would be ruled by the deepest ones. The
- * calibrated P90 is t + (p − t) · q, with q the ⌈(n + 1) · 0.9⌉-th smallest of the n latest scores: under
- * exchangeability, a new PR merges by it with a chance of at least 90 % and at most 90 % + 1 / (n + 1). With fewer
- * than MIN_SCORES scores, q is 1 (the play's own P90). The P90 is never put before the median.
+ * 0 at the median, 1 at the P90 (s ≤ 1 exactly when the P90 covered it). Log time, because the forecast's errors are
+ * multiplicative (a PR 40 deep is off by hours, one at the head by minutes); the play's spread as the unit, because
+ * it varies from PR to PR (wide when few runs were seen or failures lie ahead, narrow deep in a steady queue), so the
+ * scores of PRs at every depth and moment are comparable where a plain share of the horizon, (a − t) / (p − t), is
+ * not (it tells a deep PR's narrow forecast from a shallow one's wide forecast only by its level).
+ *
+ * The calibrated P90 is t + (m − t) · ((p − t) / (m − t))^q, with q the ⌈(n + 1) · 0.9⌉ / n quantile of the scores:
+ * under exchangeability a new PR merges by it with a chance of at least 90 %. The merged PRs' scores come late (a
+ * PR's wait), and a queue that grows or slows is then judged on its past: so the PRs still waiting that were given an
+ * estimate count too, each as a score of at least what it has waited (right-censored), and the quantile is the
+ * Kaplan–Meier one. With fewer than MIN_SCORES merged PRs scored, the play's own P90 is served; the P90 is never put
+ * before the median (q ≥ 0).
  *
  * Scores are kept per stage, as the simulator judges the estimate: when the PR became ready (its estimate while it
  * waits behind others) and when it reached the head of the line-up; a PR at the head is calibrated by the head's
@@ -40,12 +47,12 @@ export interface GivenEstimate {
   p: number;
 }
 
-/** The score of an estimate given at t for a PR that merged at `mergedAt`; undefined when it cannot be scored. */
-export function scoreOf(given: GivenEstimate, mergedAt: number): number | undefined {
-  const horizon = given.p - given.t;
-  const took = mergedAt - given.t;
-  if (!(horizon > 0) || !(took >= 0)) return undefined;
-  return took / horizon;
+/** The score of an estimate given at t for a PR that merged (or has waited, for a bound) until `at`; undefined when the estimate has no spread. */
+export function scoreOf(given: GivenEstimate, at: number): number | undefined {
+  const toMedian = given.m - given.t;
+  const toP90 = given.p - given.t;
+  if (!(toMedian > 0) || !(toP90 > toMedian)) return undefined;
+  return Math.log(Math.max(1, at - given.t) / toMedian) / Math.log(toP90 / toMedian);
 }
 
 /** The window with a new score added (the oldest dropped past SCORE_WINDOW). */
@@ -54,30 +61,54 @@ export function withScore(scores: readonly number[], score: number): number[] {
   return next.length > SCORE_WINDOW ? next.slice(next.length - SCORE_WINDOW) : next;
 }
 
-/** The conformal factor of a stage: the ⌈(n + 1) · 0.9⌉-th smallest of its n scores, or 1 with too few. */
-export function factorOf(scores: readonly number[]): number {
-  const n = scores.length;
-  if (n < MIN_SCORES) return 1;
-  const sorted = [...scores].sort((a, b) => a - b);
-  const rank = Math.min(n, Math.ceil((n + 1) * COVERAGE));
-  return sorted[rank - 1]!;
+/**
+ * The conformal factor of a stage: the ⌈(n + 1) · 0.9⌉ / n quantile of the scores of merged PRs, with the PRs still
+ * waiting counted as scores of at least `waiting` (Kaplan–Meier); 1 with fewer than MIN_SCORES merged. When the
+ * estimate of the survival never falls that low (too many still waiting above), the largest score or bound.
+ */
+export function factorOf(scores: readonly number[], waiting: readonly number[] = []): number {
+  if (scores.length < MIN_SCORES) return 1;
+  const all = [
+    ...scores.map((value) => ({ value, merged: true })),
+    ...waiting.map((value) => ({ value, merged: false })),
+  ];
+  // At equal values, merges first: a PR that waited as long as another took is still at risk of taking longer.
+  all.sort((a, b) => a.value - b.value || Number(b.merged) - Number(a.merged));
+  const n = all.length;
+  const survivalGoal = 1 - Math.min(1, Math.ceil((n + 1) * COVERAGE) / n);
+  let survival = 1;
+  let atRisk = n;
+  for (const { value, merged } of all) {
+    if (merged) {
+      survival *= 1 - 1 / atRisk;
+      if (survival <= survivalGoal + 1e-12) return Math.max(0, value);
+    }
+    atRisk--;
+  }
+  return Math.max(0, all[n - 1]!.value);
 }
 
 /** One estimate made at `now`, its P90 calibrated by `factor` (never before its median). */
 export function calibrated(estimate: MergeEstimate, now: number, factor: number): MergeEstimate {
-  if (factor === 1) return estimate;
-  const p90 = now + (estimate.p90 - now) * factor;
+  const toMedian = estimate.at - now;
+  const toP90 = estimate.p90 - now;
+  if (factor === 1 || !(toMedian > 0) || !(toP90 > toMedian)) return estimate;
+  const p90 = now + toMedian * (toP90 / toMedian) ** factor;
   return { at: estimate.at, p90: Math.max(estimate.at, Math.round(p90)) };
 }
 
-/** The play's estimates made at `now` with their P90s calibrated: the PR at `head` by the head's scores. */
+/**
+ * The play's estimates made at `now` with their P90s calibrated: the PR at `head` by the head's scores. `waiting`:
+ * the bounds of the PRs still waiting, per stage (calibrationRecord.ts).
+ */
 export function calibrate(
   estimates: ReadonlyMap<number, MergeEstimate>,
   now: number,
   head: number | undefined,
   scores: CalibrationScores,
+  waiting: CalibrationScores = { ready: [], head: [] },
 ): Map<number, MergeEstimate> {
-  const factors = { ready: factorOf(scores.ready), head: factorOf(scores.head) };
+  const factors = { ready: factorOf(scores.ready, waiting.ready), head: factorOf(scores.head, waiting.head) };
   const result = new Map<number, MergeEstimate>();
   for (const [number, estimate] of estimates)
     result.set(number, calibrated(estimate, now, number === head ? factors.head : factors.ready));

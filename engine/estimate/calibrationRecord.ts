@@ -5,6 +5,9 @@
  *   became ready and when it reached the head of the line-up (each once per entry);
  * - `estimateScores` [queueId]: the scores of the latest merged PRs, per stage (a window of SCORE_WINDOW each).
  *
+ * The samples of the PRs still waiting count too, as bounds (`readWaiting`): a PR given an estimate at t that has
+ * not merged by now will take at least now − t.
+ *
  * Both are written by the queue's own transactions (`recordEstimates`, called at commit): a PR that became ready or
  * reached the head without a sample gets one, from a forecast of the line-up as the transaction leaves it (one per
  * commit that needs it: about two per PR over its stay); a PR that ended drops its sample, and one that merged
@@ -33,6 +36,19 @@ const NO_SCORES: CalibrationScores = { ready: [], head: [] };
 
 export function readScores(tx: ReadTx, queueId: string): CalibrationScores {
   return tx.get('estimateScores', [queueId]) ?? NO_SCORES;
+}
+
+/** The PRs still in the queue that were given an estimate, each as a score of at least what it has waited until `now`. */
+export function readWaiting(tx: ReadTx, queueId: string, now: number): CalibrationScores {
+  const waiting: CalibrationScores = { ready: [], head: [] };
+  for (const { value } of tx.scan('estimateSamples', { prefix: [queueId] })) {
+    for (const stage of ['ready', 'head'] as const) {
+      const given = value[stage];
+      const bound = given === undefined || given.t >= now ? undefined : scoreOf(given, now);
+      if (bound !== undefined) waiting[stage].push(bound);
+    }
+  }
+  return waiting;
 }
 
 /** What recordEstimates needs of a queue transaction (transaction/queueTx.ts), as it stands at commit. */

@@ -10,7 +10,7 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/testRuns.js';
 import type { ReadTx } from '../store/store.js';
 import { calibrate } from './calibration.js';
-import { type EstimateTxView, readScores, recordEstimates } from './calibrationRecord.js';
+import { type EstimateTxView, readScores, readWaiting, recordEstimates } from './calibrationRecord.js';
 import { readQueueHistory } from './history.js';
 import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js';
 
@@ -40,7 +40,8 @@ export function estimateQueue(
 ): Map<number, MergeEstimate> {
   const estimates = forecastQueue(tx, queue, enqueued, runOf, now, failureOf);
   if (estimates.size === 0) return estimates;
-  return calibrate(estimates, now, queue.runtime.lineup[0], readScores(tx, queue.id));
+  const scores = readScores(tx, queue.id);
+  return calibrate(estimates, now, queue.runtime.lineup[0], scores, readWaiting(tx, queue.id, now));
 }
 
 /** The play's own estimates (model.ts), as calibration scores them. */
