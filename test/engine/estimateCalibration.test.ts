@@ -53,14 +53,13 @@ function queueWith(past: number, merge: (estimate: MergeEstimate) => number) {
     (number) => ({ number, state: 'PENDING', runId: null, readyAt: NOW, group: null }) as unknown as PullRequestRecord,
   );
   store.write((tx) => {
-    [18, 20, 22, 25, 30, 21, 19, 24].forEach((minutes, index) =>
+    for (const [index, minutes] of [18, 20, 22, 25, 30, 21, 19, 24].entries())
       tx.put('metricsLog', [queue.id, NOW - (index + 1) * 5 * MINUTE, index, 0], {
         kind: 'runFinished',
         type: 'main',
         status: 'succeeded',
         runMs: minutes * MINUTE,
-      }),
-    );
+      });
   });
   const read = (of: typeof estimateQueue) => store.read((tx) => of(tx, queue, enqueued, () => undefined, NOW));
   const play = read(forecastQueue);
