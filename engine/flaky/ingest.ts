@@ -260,6 +260,11 @@ export function writeTests(
     (job.batches > 1 && index === 0 ? 1 : 0) -
     (job.batches > 1 && index === job.batches - 1 ? 1 : 0);
   if (storing > 0) shaRecord.storing = storing;
+  // Kept only where known from the first upload on: a record from before has had uploads of unknown times.
+  if (shaBefore === undefined || shaBefore.firstAt !== undefined) {
+    shaRecord.firstAt = Math.min(shaBefore?.firstAt ?? upload.at, upload.at);
+    shaRecord.lastAt = Math.max(shaBefore?.lastAt ?? upload.at, upload.at);
+  }
   tx.put('flakyShas', shaKey, shaRecord);
 }
 

@@ -120,6 +120,13 @@ export interface FlakyShaRecord {
    * tests listed are not all known, and the merge queue's verdict vouches for nothing. Absent when none.
    */
   storing?: number;
+  /**
+   * The least and the greatest `at` of the uploads of this commit (each per-test result under it has a `lastAt`
+   * between them), so that retention keeps or drops a commit's results whole without reading them. Absent on records
+   * stored before they were kept: retention then reads the commit's results one by one.
+   */
+  firstAt?: number;
+  lastAt?: number;
 }
 
 export interface FlakyFailureRecord {

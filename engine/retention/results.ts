@@ -7,6 +7,7 @@
  */
 import type { Key, Store, StoreSchema, CollectionName, KeyPart } from '../store/store.js';
 import { nextTick } from './queues.js';
+import { pruneDeliveries } from '../deliveries.js';
 
 export interface ResultCounts {
   uploads: number;
@@ -57,6 +58,28 @@ async function sweepRange<C extends CollectionName>(
   }
 }
 
+/**
+ * Per-commit results last seen before `before`, commit by commit (their key begins with the commit): a commit whose
+ * uploads all ran before it goes whole, one whose uploads all ran at or after it is kept without being read, and only
+ * one between (or one stored before its commit record kept these times) is read result by result. Every per-commit
+ * result has its commit's record (both are written by the same transactions, and the commit's record goes only once
+ * its uploads have, after its results), so none is missed. It walked every result of the repository at each sweep.
+ */
+async function sweepCommits(store: Store, prefix: Key, before: number, batch: number, go: () => boolean) {
+  const commits = store.read((tx) =>
+    [...tx.scan('flakyShas', { prefix })].map(({ key, value }) => ({ sha: key[2], ...value })),
+  );
+  let removed = 0;
+  for (const { sha, firstAt, lastAt } of commits) {
+    if (!go()) break;
+    if (firstAt !== undefined && firstAt >= before) continue;
+    const whole = lastAt !== undefined && lastAt < before;
+    const drop = (result: StoreSchema['flakyCommits']) => whole || result.lastAt < before;
+    removed += await sweepRange(store, 'flakyCommits', [...prefix, sha as KeyPart], batch, drop, undefined, go);
+  }
+  return removed;
+}
+
 /** Deletes the results of one repository older than `before` (ms); stops between two transactions once `go` says no. */
 export async function pruneRepoResults(
   store: Store,
@@ -85,15 +108,7 @@ export async function pruneRepoResults(
     (_value, key) => Number(key[2]) >= before,
     go,
   );
-  const commits = await sweepRange(
-    store,
-    'flakyCommits',
-    prefix,
-    batch,
-    (commit) => commit.lastAt < before,
-    undefined,
-    go,
-  );
+  const commits = await sweepCommits(store, prefix, before, batch, go);
   // The oldest upload kept: a commit's verdict whose uploads are all older than it has nothing left to stand on.
   const firstKept = store.read((tx) => {
     const [first] = [...tx.scan('flakyUploads', { prefix, limit: 1 })];
@@ -139,8 +154,12 @@ export async function pruneResults(
     }
   }
   if (deliveriesBefore !== undefined && go()) {
-    const iso = new Date(deliveriesBefore).toISOString();
-    counts.deliveries = await sweepRange(store, 'webhookDeliveries', [], batch, (at) => at < iso, undefined, go);
+    // Through the index of deliveries by arrival, oldest first: it walked every delivery id kept.
+    for (let removed = batch; removed === batch && go(); ) {
+      removed = pruneDeliveries(store, deliveriesBefore, 0, batch);
+      counts.deliveries += removed;
+      if (removed === batch) await nextTick();
+    }
   }
   return counts;
 }

@@ -1,5 +1,6 @@
 /** Retention of flaky-test results and webhook deliveries (engine/retention/results.ts): plain writes in batches. */
 import { expect, test } from 'vitest';
+import { acceptDelivery } from '../../engine/deliveries.js';
 import { FlakyTests } from '../../engine/flaky/index.js';
 import { pruneResults } from '../../engine/retention/results.js';
 import { createMemoryStore } from '../../engine/store/index.js';
@@ -28,10 +29,8 @@ test('results older than the window go in batches; each test record and the newe
   upload('a'.repeat(40), false);
   now += 20 * DAY;
   upload('b'.repeat(40), true);
-  store.write((tx) => {
-    tx.put('webhookDeliveries', ['old'], new Date(START).toISOString());
-    tx.put('webhookDeliveries', ['new'], new Date(now).toISOString());
-  });
+  acceptDelivery(store, { id: 'old', name: 'ping', body: '{}' }, START);
+  acceptDelivery(store, { id: 'new', name: 'ping', body: '{}' }, now);
   const count = () =>
     store.read((tx) =>
       Object.fromEntries(
@@ -44,6 +43,7 @@ test('results older than the window go in batches; each test record and the newe
             'flakyShas',
             'flakyTests',
             'webhookDeliveries',
+            'webhookDeliveryTimes',
           ] as const
         ).map((name) => [name, tx.count(name)]),
       ),
@@ -56,6 +56,7 @@ test('results older than the window go in batches; each test record and the newe
     flakyShas: 2,
     flakyTests: 7,
     webhookDeliveries: 2,
+    webhookDeliveryTimes: 2,
   });
   now += 15 * DAY;
   const cut = now - 30 * DAY;
@@ -69,6 +70,7 @@ test('results older than the window go in batches; each test record and the newe
     flakyShas: 1,
     flakyTests: 7,
     webhookDeliveries: 1,
+    webhookDeliveryTimes: 1,
   });
   expect(store.read((tx) => tx.get('flakyShas', [...([...tx.scan('flakyShas')][0]?.key ?? [])]))?.failing.length).toBe(
     2,
@@ -107,4 +109,59 @@ test('a sweep told to stop (the service stopping) stops between two transactions
   const rest = await pruneResults(store, cut, undefined, 1);
   expect(rest.uploads).toBe(3);
   expect(store.read((tx) => tx.count('flakyUploads') + tx.count('flakyUploadKeys') + tx.count('flakyShas'))).toBe(0);
+});
+
+test('per-commit results are swept commit by commit: a commit uploaded only after the cutoff is not read', async () => {
+  const inner = createMemoryStore();
+  const read: string[] = [];
+  // Every per-commit result a write transaction's scan returns, by commit.
+  const store = Object.assign(Object.create(inner) as typeof inner, {
+    write: <R>(fn: Parameters<typeof inner.write<R>>[0]) =>
+      inner.write((tx) =>
+        fn(
+          Object.assign(Object.create(tx) as typeof tx, {
+            scan: ((collection, options) => {
+              const entries = [...tx.scan(collection, options)];
+              if (collection === 'flakyCommits') for (const { key } of entries) read.push(String(key[2])[0] as string);
+              return entries[Symbol.iterator]();
+            }) as typeof tx.scan,
+          }),
+        ),
+      ),
+  });
+  let now = START;
+  const flaky = new FlakyTests(store, { now: () => now });
+  const upload = (sha: string, names: string[]) =>
+    flaky.upload('acme', {
+      repo: REPO,
+      sha: sha.repeat(40),
+      branch: 'main',
+      variant: '',
+      reports: [{ file: 'junit.xml', xml: junitXml(names.map((name) => ({ name }))) }],
+    });
+  upload('a', ['t0', 't1', 't2']); // day 0, and again on day 20: spans the cutoff, read one by one
+  upload('e', ['t0', 't1']); // day 0 only: goes whole
+  upload('c', ['t0', 't1']); // day 0, its commit record as stored before the times were kept: read one by one
+  inner.write((tx) => {
+    const key = ['acme', ...[...tx.scan('flakyShas')].find(({ key }) => String(key[2]).startsWith('c'))!.key.slice(1)];
+    const { firstAt: _first, lastAt: _last, ...old } = tx.get('flakyShas', key)!;
+    tx.put('flakyShas', key, old);
+  });
+  now += 20 * DAY;
+  upload('b', ['t0', 't1']); // day 20, and again on day 40: kept unread
+  upload('a', ['t3']);
+  upload('b', ['t2']);
+  now += 5 * DAY;
+  upload('d', ['t0', 't1', 't2', 't3']); // day 25: kept unread
+  now += 15 * DAY;
+  const cut = now - 30 * DAY; // day 10
+  upload('b', ['t4']);
+  const before = inner.read((tx) => [...tx.scan('flakyCommits')].map(({ key }) => `${String(key[2])[0]}:${key[3]}`));
+  expect(before).toHaveLength(3 + 2 + 2 + 2 + 1 + 1 + 4 + 1);
+  read.length = 0;
+  const counts = await pruneResults(store, cut, undefined, 2);
+  expect(counts.commits).toBe(3 + 2 + 2);
+  expect(new Set(read)).toEqual(new Set(['a', 'c', 'e']));
+  const left = inner.read((tx) => [...tx.scan('flakyCommits')].map(({ key }) => String(key[2])[0]));
+  expect(left.sort()).toEqual(['a', 'b', 'b', 'b', 'b', 'd', 'd', 'd', 'd']);
 });
