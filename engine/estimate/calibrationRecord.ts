@@ -8,17 +8,17 @@
  * The samples of the PRs still waiting count too, as bounds (`readWaiting`): a PR given an estimate at t that has
  * not merged by now will take at least now − t.
  *
- * Both are written by the queue's own transactions (`recordEstimates`, called at commit): a PR that became ready or
- * reached the head without a sample gets one, from a forecast of the line-up as the transaction leaves it (one per
- * commit that needs it: about two per PR over its stay); a PR that ended drops its sample, and one that merged
- * first adds its scores. So the reads that serve estimates stay read-only, a sample is taken whoever reads or not,
- * and a PR's sample lives no longer than its stay in the queue (nothing is left for pruning). Derived from the
- * forecast, not the queue's state: event-log digests leave both out (runtime/eventLogDigests.ts).
+ * Ended PRs are handled by the queue's own transactions (`recordEnds`, called at commit, no forecast): a PR that ended
+ * drops its sample, and one that merged first adds its scores. Samples are taken outside them, by the runtime's
+ * sampler (runtime/estimateSampler.ts): a commit after which a PR of the line-up lacks a sample for its stage marks the
+ * queue due, and the sampler takes one forecast of the line-up (`lackingSamples`, then `writeSamples` in a write of
+ * its own), at most once per queue per interval. So the reads that serve estimates stay read-only, a sample is taken
+ * whoever reads or not, and a PR's sample lives no longer than its stay in the queue (nothing is left for pruning).
+ * Derived from the forecast, not the queue's state: event-log digests leave both out (runtime/eventLogDigests.ts).
  */
 import { FINAL_PULL_REQUEST_STATES } from '../../machines/vocabulary.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { QueueRecord } from '../model/queues.js';
-import type { TestRunRecord } from '../model/testRuns.js';
 import type { ReadTx, WriteTx } from '../store/store.js';
 import { type CalibrationScores, type GivenEstimate, scoreOf, type Stage, withScore } from './calibration.js';
 import type { MergeEstimate } from './model.js';
@@ -51,32 +51,56 @@ export function readWaiting(tx: ReadTx, queueId: string, now: number): Calibrati
   return waiting;
 }
 
-/** What recordEstimates needs of a queue transaction (transaction/queueTx.ts), as it stands at commit. */
+/** What recordEnds needs of a queue transaction (transaction/queueTx.ts), as it stands at commit. */
 export interface EstimateTxView {
   readonly tx: WriteTx;
   readonly queue: QueueRecord;
   readonly now: number;
   enqueuedPr(number: number): PullRequestRecord | undefined;
-  run(id: string): TestRunRecord | undefined;
 }
 
-/** The play's forecast of the line-up (estimate/index.ts forecastQueue), passed in so that this file need not import it. */
-export type Forecast = (
+/** A PR of the line-up that lacks a sample for its current entry at some stage it reached. */
+export interface LackingSample {
+  number: number;
+  entry: string;
+  stages: Stage[];
+}
+
+/**
+ * The PRs of the line-up that lack a sample for their entry: `numbers` of them at readiness (each PR of the line-up
+ * when undefined), and the PR at the head at the head. `prOf`: a PR's record while it is enqueued.
+ */
+export function lackingSamples(
   tx: ReadTx,
   queue: QueueRecord,
-  enqueued: readonly PullRequestRecord[],
-  runOf: (runId: string) => TestRunRecord | undefined,
-  now: number,
-) => Map<number, MergeEstimate>;
+  prOf: (number: number) => PullRequestRecord | undefined,
+  numbers?: readonly number[],
+): LackingSample[] {
+  const lineup = queue.runtime.lineup;
+  const lacking = new Map<number, LackingSample>();
+  const want = (number: number, stage: Stage) => {
+    const pr = prOf(number);
+    if (pr === undefined) return;
+    const stored = tx.get('estimateSamples', [queue.id, number]);
+    if (stored?.entry === pr.id && stored[stage] !== undefined) return;
+    const entry = lacking.get(number) ?? { number, entry: pr.id, stages: [] };
+    entry.stages.push(stage);
+    lacking.set(number, entry);
+  };
+  // A transaction changes a few PRs: looked up in the line-up one by one, not by a set built of it at every commit.
+  for (const number of numbers ?? lineup) if (numbers === undefined || lineup.includes(number)) want(number, 'ready');
+  if (lineup[0] !== undefined) want(lineup[0], 'head');
+  return [...lacking.values()];
+}
 
 /**
  * At a queue transaction's commit: `changed` are the records of the PRs whose state it moved. Those that ended drop
- * their samples (merged ones score them first); a PR now ready or at the head without a sample for its entry gets one.
+ * their samples (merged ones score them first). No forecast: it answers whether a PR now ready or at the head lacks a
+ * sample, for the runtime's sampler (runtime/estimateSampler.ts) to take one after the commit.
  */
-export function recordEstimates(q: EstimateTxView, changed: readonly PullRequestRecord[], forecast: Forecast): void {
+export function recordEnds(q: EstimateTxView, changed: readonly PullRequestRecord[]): boolean {
   const { tx, queue, now } = q;
   const id = queue.id;
-  const lineup = queue.runtime.lineup;
   let scores: CalibrationScores | undefined;
   for (const pr of changed) {
     if (!FINAL_PULL_REQUEST_STATES.includes(pr.state)) continue;
@@ -93,32 +117,32 @@ export function recordEstimates(q: EstimateTxView, changed: readonly PullRequest
     }
   }
   if (scores !== undefined) tx.put('estimateScores', [id], scores);
-  // Who needs a sample: a changed PR now in the line-up (it became ready), and the PR at its head.
-  const inLineup = new Set(lineup);
-  const wanted = new Map<number, { pr: PullRequestRecord; sample: EstimateSample | undefined; stages: Stage[] }>();
-  const want = (number: number, stage: Stage) => {
-    const pr = q.enqueuedPr(number);
-    if (pr === undefined) return;
-    let entry = wanted.get(number);
-    if (entry === undefined) {
-      const stored = tx.get('estimateSamples', [id, number]);
-      entry = { pr, sample: stored?.entry === pr.id ? stored : undefined, stages: [] };
-      wanted.set(number, entry);
-    }
-    if (entry.sample?.[stage] === undefined && !entry.stages.includes(stage)) entry.stages.push(stage);
-  };
-  for (const pr of changed) if (inLineup.has(pr.number)) want(pr.number, 'ready');
-  if (lineup[0] !== undefined) want(lineup[0], 'head');
-  const needed = [...wanted.values()].filter((entry) => entry.stages.length > 0);
-  if (needed.length === 0) return;
-  const enqueued = lineup.flatMap((number) => q.enqueuedPr(number) ?? []);
-  const estimates = forecast(tx, queue, enqueued, (runId) => q.run(runId), now);
-  for (const { pr, sample, stages } of needed) {
-    const estimate = estimates.get(pr.number);
-    // No estimate yet (the queue has seen no CI run): nothing to score later.
-    if (estimate === undefined) continue;
-    const next: EstimateSample = sample === undefined ? { entry: pr.id } : { ...sample };
-    for (const stage of stages) next[stage] = { t: now, m: estimate.at, p: estimate.p90 };
-    tx.put('estimateSamples', [id, pr.number], next);
+  const numbers = changed.map((pr) => pr.number);
+  return lackingSamples(tx, queue, (number) => q.enqueuedPr(number), numbers).length > 0;
+}
+
+/**
+ * The sampler's write: each PR that lacked a sample, still enqueued in the same entry (its record read in this
+ * transaction), gets the forecast `estimates` made at `t` for the stages it still lacks. A PR the forecast gives no
+ * estimate (the queue has seen no CI run) gets none: nothing to score later.
+ */
+export function writeSamples(
+  tx: WriteTx,
+  queueId: string,
+  lacking: readonly LackingSample[],
+  estimates: ReadonlyMap<number, MergeEstimate>,
+  t: number,
+): number {
+  let written = 0;
+  for (const { number, entry, stages } of lacking) {
+    const estimate = estimates.get(number);
+    const pr = tx.get('pullRequests', [queueId, number]);
+    if (estimate === undefined || pr?.id !== entry || FINAL_PULL_REQUEST_STATES.includes(pr.state)) continue;
+    const stored = tx.get('estimateSamples', [queueId, number]);
+    const next: EstimateSample = stored?.entry === entry ? { ...stored } : { entry };
+    for (const stage of stages) next[stage] ??= { t, m: estimate.at, p: estimate.p90 };
+    tx.put('estimateSamples', [queueId, number], next);
+    written++;
   }
+  return written;
 }

@@ -10,7 +10,7 @@ import type { PullRequestRecord } from '../model/pullRequests.js';
 import type { TestRunRecord } from '../model/testRuns.js';
 import type { ReadTx } from '../store/store.js';
 import { calibrate } from './calibration.js';
-import { type EstimateTxView, readScores, readWaiting, recordEstimates } from './calibrationRecord.js';
+import { readScores, readWaiting } from './calibrationRecord.js';
 import { readQueueHistory } from './history.js';
 import { estimateMerges, type EstimatePr, type MergeEstimate } from './model.js';
 
@@ -18,7 +18,7 @@ export type { EstimateInput, EstimatePr, MergeEstimate } from './model.js';
 export { estimateMerges } from './model.js';
 export { readQueueHistory } from './history.js';
 export { fitDurations, type DurationSample } from './durations.js';
-export { readScores } from './calibrationRecord.js';
+export { lackingSamples, readScores, recordEnds as recordEstimateEnds, writeSamples } from './calibrationRecord.js';
 
 /** The run testing a PR, for the forecast: under way, or passed (the PR waits for those ahead); otherwise none. */
 function runOfPr(run: TestRunRecord): Pick<EstimatePr, 'run'> {
@@ -89,12 +89,4 @@ export function forecastQueue(
     cancelledDurationsMs: history.durations.cancelledMs,
     ...(history.durations.allTime === undefined ? {} : { allTime: history.durations.allTime }),
   });
-}
-
-/**
- * At a queue transaction's commit (transaction/queueTx.ts), the calibration record (calibrationRecord.ts): `changed`
- * are the records of the PRs whose state the transaction moved.
- */
-export function recordEstimateSamples(q: EstimateTxView, changed: readonly PullRequestRecord[]): void {
-  recordEstimates(q, changed, forecastQueue);
 }

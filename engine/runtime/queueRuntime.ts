@@ -28,6 +28,7 @@ import type { HeardChanges, WorkingSet } from './workingSet.js';
 import { WorkingSets } from './workingSets.js';
 import { readRestored } from './restoreReads.js';
 import { recordMetrics } from '../metrics/recorder.js';
+import { EstimateSampler } from './estimateSampler.js';
 
 export interface QueueRuntimeDeps {
   store: Store;
@@ -58,6 +59,7 @@ export class QueueRuntime {
   readonly workingSets: WorkingSets;
   /** The driver's work for commits of other processes and lease rounds (driverWork.ts). */
   private readonly driver: DriverWork;
+  private readonly sampler = new EstimateSampler(() => this.deps);
 
   constructor(private readonly deps: QueueRuntimeDeps) {
     this.store = deps.store;
@@ -221,6 +223,7 @@ export class QueueRuntime {
     if (this.ownership.owns(outcome.queue.id)) {
       for (const timer of outcome.timers) this.arm(outcome.queue.id, timer);
       if (outcome.effects > 0) this.kick(outcome.queue.id);
+      if (outcome.q.estimatesDue) this.sampler.due(outcome.queue.id);
     } else if (outcome.effects > 0 || outcome.timers.length > 0) {
       this.ownership.changed(outcome.queue.id);
       this.driver.owe(outcome.queue.id);
