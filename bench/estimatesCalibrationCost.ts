@@ -1,9 +1,11 @@
 /**
- * What the calibration record (engine/estimate/calibrationRecord.ts) costs the queue's write transactions: at each
- * moment a PR becomes ready or reaches the head of the line-up, the commit runs one forecast of the line-up
- * (forecastQueue). Measured in one simulation of the bundled example: that forecast's time, beside the time of serving
- * the estimates at the same moments (engine.estimates, what each listPullRequests, dashboard view or check-run update
- * pays: the forecast, its calibration and the read of the record), with their ratio.
+ * What the calibration record (engine/estimate/calibrationRecord.ts) costs: at each moment a PR becomes ready or
+ * reaches the head of the line-up, a forecast of the line-up (forecastQueue) was run inside the commit (issue-32f).
+ * Measured in one simulation of the bundled example: that forecast's time, beside the time of serving the estimates at
+ * the same moments (engine.estimates, what each listPullRequests, dashboard view or check-run update pays: the
+ * forecast, its calibration and the read of the record), with their ratio; and how many forecasts the runtime's
+ * sampler (runtime/estimateSampler.ts, at most one per queue per 30 s, outside the queue's transactions) took instead:
+ * the distinct moments of the samples it wrote.
  *
  * `npx tsx bench/estimatesCalibrationCost.ts [--only 'lanes4:1'] [--hours H]`
  */
@@ -22,8 +24,15 @@ async function measure(workload: string, seed: number, hours: number) {
   const sample: number[] = [];
   const served: number[] = [];
   let deepest = 0;
+  const sampledAt = new Set<number>();
   await run((engine, key) => {
     const { queue, enqueued } = engine.getQueue(key);
+    // The engine's reads go through its store, which it keeps to itself: a benchmark reaches in.
+    const store = (engine as unknown as { store: Store }).store;
+    store.read((tx) => {
+      for (const { value } of tx.scan('estimateSamples', { prefix: [queue.id] }))
+        for (const given of [value.ready, value.head]) if (given !== undefined) sampledAt.add(given.t);
+    });
     const lineup = queue.runtime.lineup;
     const moment = lineup.some((number) => !seen.has(number)) || (lineup[0] !== undefined && lineup[0] !== head);
     for (const number of lineup) seen.add(number);
@@ -31,8 +40,6 @@ async function measure(workload: string, seed: number, hours: number) {
     if (!moment) return;
     deepest = Math.max(deepest, lineup.length);
     const now = engine.scheduler.now();
-    // The engine's reads go through its store, which it keeps to itself: a benchmark reaches in.
-    const store = (engine as unknown as { store: Store }).store;
     let started = performance.now();
     store.read((tx) => forecastQueue(tx, queue, enqueued, (runId) => engine.testRun(queue.id, runId), now));
     sample.push(performance.now() - started);
@@ -47,7 +54,8 @@ async function measure(workload: string, seed: number, hours: number) {
   console.log(
     `${workload} seed ${seed}: ${sample.length} moments (${seen.size} PRs, line-up up to ${deepest}); ` +
       `forecast at commit ${figure(sample)}; serving the estimates ${figure(served)}; ` +
-      `total ${(sum(sample) / 1000).toFixed(2)} s vs ${(sum(served) / 1000).toFixed(2)} s (${(sum(sample) / sum(served)).toFixed(2)}×)`,
+      `total ${(sum(sample) / 1000).toFixed(2)} s vs ${(sum(served) / 1000).toFixed(2)} s (${(sum(sample) / sum(served)).toFixed(2)}×); ` +
+      `the sampler's forecasts: ${sampledAt.size} (${(sampledAt.size / sample.length).toFixed(2)} per moment)`,
   );
 }
 
