@@ -155,12 +155,13 @@ export const SubmittedPullRequestBody = z.object({
    * Fields beyond the seed (ours): when the PR is expected to merge, the median and the 90th percentile of the
    * queue's forecast (engine/estimate) from its position, the CI durations, concurrency, batching and failure rate
    * this queue has seen and the PR's failure likelihood. Only on a PR ready in the queue, while the queue has run CI.
+   * The P90 is calibrated by how the queue's own estimates fared (engine/estimate/calibration.ts, docs/estimates.md).
    */
   estimatedMergeAt: Timestamp.optional().describe(
     'When the PR is expected to merge (median of the forecast); ours, beyond the seed',
   ),
   estimatedMergeAtP90: Timestamp.optional().describe(
-    'The 90th percentile of the forecast: 9 in 10 PRs placed like it merge by then; ours, beyond the seed',
+    "The 90th percentile of the forecast, calibrated by how this queue's recent estimates fared (once 20 of its PRs merged after one): 9 in 10 PRs placed like it merge by then; ours, beyond the seed",
   ),
   timeline: z.array(TimelineEntryBody).optional(),
 });

@@ -27,11 +27,12 @@ interface Write {
 }
 
 /**
- * Not the queue's state: store-wide facts, and the index of ended PRs (derived from the PR records the digest holds;
- * history/endedIndex.ts). Outbox removals, and the outbox's outgoing-webhook effects (they follow the organization's
+ * Not the queue's state: store-wide facts, the index of ended PRs (derived from the PR records the digest holds;
+ * history/endedIndex.ts), and the record that calibrates the merge estimate (derived from the forecast: logs
+ * recorded before it had none; estimate/calibrationRecord.ts). Outbox removals, and the outbox's outgoing-webhook effects (they follow the organization's
  * endpoints, which are not the queue's: a replay without them must not diverge), are left out separately.
  */
-const IGNORED: readonly CollectionName[] = ['meta', 'endedPullRequests'];
+const IGNORED: readonly CollectionName[] = ['meta', 'endedPullRequests', 'estimateSamples', 'estimateScores'];
 
 /** An outbox write that is not the queue's state: a removal, or an outgoing-webhook effect (notifications/). */
 function outsideTheQueue(write: Write): boolean {
@@ -59,7 +60,17 @@ function bisectionProgress(write: Write): boolean {
  * are store-wide); of these the outbox is bookkeeping, and two index the queue from elsewhere (handled apart).
  */
 const QUEUE_STATE: readonly CollectionName[] = COLLECTION_NAMES.filter(
-  (name) => !['meta', 'tokens', 'outbox', 'queueIndex', 'runsBySha', 'endedPullRequests'].includes(name),
+  (name) =>
+    ![
+      'meta',
+      'tokens',
+      'outbox',
+      'queueIndex',
+      'runsBySha',
+      'endedPullRequests',
+      'estimateSamples',
+      'estimateScores',
+    ].includes(name),
 );
 
 /** A value's JSON as digests take it: machine snapshots in the form logs recorded them in (model/machineSnapshots.ts). */

@@ -17,7 +17,7 @@ import type { QueueInput } from '../model/events.js';
 import type { QueueRecord } from '../model/queues.js';
 import { DependencyUnavailableError } from '../model/unavailable.js';
 import { describeQueue, findQueueId, sameRepo } from '../queueIndex.js';
-import { StorageFullError, type Key, type WriteTx } from '../store/store.js';
+import { StorageFullError, type Key, type Store, type WriteTx } from '../store/store.js';
 import { handle } from '../transaction/handlers.js';
 import { QueueTx, type TimerChange } from '../transaction/queueTx.js';
 import { reconcile } from '../transaction/reconcile.js';
@@ -47,6 +47,8 @@ export interface Applied {
   queue: QueueRecord;
   timers: readonly TimerChange[];
   effects: number;
+  /** A PR became ready or reached the head without an estimate sample (the sampler takes one: estimateSampler.ts). */
+  estimatesDue: boolean;
 }
 
 /** The transaction of one input. */
@@ -70,7 +72,7 @@ export function applyInput(deps: InputDeps, tx: WriteTx, target: InputTarget, in
   reconcile(q);
   q.commit(input);
   if (outboxKey !== undefined) tx.remove('outbox', outboxKey);
-  return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length };
+  return { q, queue: q.queue, timers: q.timerChanges, effects: q.effects.length, estimatesDue: q.estimatesDue };
 }
 
 /** Committed: what the transaction changed is the queue's working set from now on. */
@@ -138,4 +140,10 @@ export function statusInput(
     return queue;
   };
   return { input, open };
+}
+
+/** An effect without a result is done: its outbox entry goes (in the store's batch where it has one). */
+export function removeOutbox(store: Store, entry: Key): void | Promise<void> {
+  const remove = (tx: WriteTx) => void tx.remove('outbox', entry);
+  return store.writeBatched ? store.writeBatched(remove) : store.write(remove);
 }

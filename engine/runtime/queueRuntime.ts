@@ -23,9 +23,10 @@ import { performEffect } from './performEffect.js';
 import type { Scheduler } from './scheduler.js';
 import type { HeardChanges } from './workingSet.js';
 import { WorkingSets } from './workingSets.js';
-import { readRestored } from './restoreReads.js';
-import { absorb, applyInput, statusInput, transactBatched } from './inputTransaction.js';
+import { readReleased, readRestored } from './restoreReads.js';
+import { absorb, applyInput, removeOutbox, statusInput, transactBatched } from './inputTransaction.js';
 import type { Applied, InputDeps, InputTarget } from './inputTransaction.js';
+import { EstimateSampler } from './estimateSampler.js';
 
 export interface QueueRuntimeDeps {
   store: Store;
@@ -58,6 +59,8 @@ export class QueueRuntime {
   private readonly driver: DriverWork;
   /** What an input's transaction needs (inputTransaction.ts). */
   private readonly inputs: InputDeps;
+  /** Takes the merge estimate's calibration samples outside queue transactions (estimateSampler.ts). */
+  private readonly sampler = new EstimateSampler(() => this.deps);
 
   constructor(private readonly deps: QueueRuntimeDeps) {
     this.store = deps.store;
@@ -77,7 +80,7 @@ export class QueueRuntime {
             gitHost: deps.gitHost,
             ci: deps.ci,
             dispatch: (id, input, entry) => this.dispatchBatched(id, input, entry),
-            done: (id, entry) => this.ownership.asOwner(id, () => this.removeOutbox(entry)),
+            done: (id, entry) => this.ownership.asOwner(id, () => removeOutbox(deps.store, entry)),
             startCi: (run) => this.startCi(run),
             notify: (id, entry, effect) => deps.notify(id, entry, effect),
           },
@@ -127,10 +130,7 @@ export class QueueRuntime {
   /** This process no longer drives these queues: their timers and CI runs here stop (their new driver resumes them). */
   release(queueIds: readonly string[]): void {
     for (const queueId of queueIds) {
-      const { timers, runs } = this.store.read((tx) => ({
-        timers: [...tx.scan('timers', { prefix: [queueId] })].map(({ key }) => String(key[1])),
-        runs: tx.get('queues', [queueId])?.runtime.activeRuns ?? [],
-      }));
+      const { timers, runs } = this.store.read((tx) => readReleased(tx, queueId));
       for (const name of [...timers, 'retry']) this.scheduler.cancel(`${queueId}:${name}`);
       for (const runId of runs) this.deps.ci.stop(runId);
     }
@@ -219,6 +219,7 @@ export class QueueRuntime {
     if (this.ownership.owns(queueId)) {
       for (const timer of applied.timers) this.arm(queueId, timer);
       if (applied.effects > 0) this.kick(queueId);
+      if (applied.estimatesDue) this.sampler.due(queueId);
     } else if (applied.effects > 0 || applied.timers.length > 0) {
       this.ownership.changed(queueId);
       this.driver.owe(queueId);
@@ -242,12 +243,6 @@ export class QueueRuntime {
     if (this.store.writeBatched === undefined) return this.dispatch(queueId, input, outboxKey);
     const run = () => this.transactAsync(undefined, input, { queueId, outboxKey }).then(() => undefined);
     return outboxKey === undefined ? run() : this.ownership.asOwner(queueId, run);
-  }
-
-  /** An effect without a result is done: its outbox entry goes (in the store's batch where it has one). */
-  private removeOutbox(entry: Key): void | Promise<void> {
-    const remove = (tx: WriteTx) => void tx.remove('outbox', entry);
-    return this.store.writeBatched ? this.store.writeBatched(remove) : this.store.write(remove);
   }
 
   /**

@@ -60,3 +60,11 @@ export function readRestored(tx: ReadTx, only: (queueId: string) => boolean): Re
       ),
   };
 }
+
+/** What a queue this process stops driving has under way here: its timers' names and its runs in progress. */
+export function readReleased(tx: ReadTx, queueId: string): { timers: string[]; runs: readonly string[] } {
+  return {
+    timers: [...tx.scan('timers', { prefix: [queueId] })].map(({ key }) => String(key[1])),
+    runs: tx.get('queues', [queueId])?.runtime.activeRuns ?? [],
+  };
+}

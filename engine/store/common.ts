@@ -36,6 +36,8 @@ const COLLECTIONS: Record<CollectionName, true> = {
   deviceCodes: true,
   deviceCodeHashes: true,
   endedPullRequests: true,
+  estimateSamples: true,
+  estimateScores: true,
   webhookEndpoints: true,
   webhookOrgs: true,
   webhookMessages: true,

@@ -14,4 +14,6 @@ export const QUEUE_COLLECTIONS = [
   'metricsTotals',
   'mergedHeads',
   'endedPullRequests',
+  'estimateSamples',
+  'estimateScores',
 ] as const;

@@ -24,4 +24,5 @@ export type {
 export type { InboxEntry } from '../deliveries.js';
 export type { DeviceCodeRecord } from '../deviceCodes.js';
 export type { EndedPullRequest } from '../history/endedIndex.js';
+export type { CalibrationScores, EstimateSample } from '../estimate/calibrationRecord.js';
 export type { EndpointRecord, MessageRecord, OrgWebhooks } from '../notifications/records.js';

@@ -21,6 +21,8 @@ import type {
   FlakyUploadRecord,
   DeviceCodeRecord,
   EndedPullRequest,
+  EstimateSample,
+  CalibrationScores,
   EndpointRecord,
   ImpactedTargetsRecord,
   InboxEntry,
@@ -116,6 +118,10 @@ export interface StoreSchema {
   deviceCodeHashes: string;
   /** A queue's ended PRs by when they ended, for its history. Key: [queueId, endedAtMs, prNumber] (history/endedIndex.ts). */
   endedPullRequests: EndedPullRequest;
+  /** A ready PR's merge estimate as given at readiness and at the head, until it ends. Key: [queueId, prNumber] (estimate/calibrationRecord.ts). */
+  estimateSamples: EstimateSample;
+  /** The scores of a queue's latest merged PRs' estimates, which calibrate its P90. Key: [queueId] (estimate/calibration.ts). */
+  estimateScores: CalibrationScores;
 }
 
 export type CollectionName = keyof StoreSchema;

@@ -25,6 +25,7 @@ import type { QueueCache, TxRecorderFactory } from './queueCache.js';
 import { PrsTx } from './prsTx.js';
 import { BisectionActors } from './bisectionActors.js';
 import { indexEnded } from '../history/endedIndex.js';
+import { recordEstimateEnds } from '../estimate/index.js';
 import { QueueNotices } from '../notifications/queueNotices.js';
 
 /** Timer changes to apply to the scheduler after commit. */
@@ -46,6 +47,8 @@ export class QueueTx extends PrsTx {
   readonly bisections: BisectionActors;
   /** A failure predictor that replaces the likelihood model (the simulator's benchmarks: see FailurePredictor). */
   predictor: FailurePredictor | undefined;
+  /** At commit: a PR of the line-up lacks an estimate sample, for the runtime's sampler (runtime/estimateSampler.ts). */
+  estimatesDue = false;
 
   constructor(
     tx: WriteTx,
@@ -205,6 +208,10 @@ export class QueueTx extends PrsTx {
     this.tx.put('queues', [id], this.queue);
     this.tx.put('events', [id, seq], { seq, at: this.isoNow, input });
     this.metrics.commit(seq);
+    this.estimatesDue = recordEstimateEnds(
+      this,
+      [...this.statesBefore.keys()].flatMap((number) => this.actors.prs.get(number)?.record ?? []),
+    );
     return seq;
   }
 
