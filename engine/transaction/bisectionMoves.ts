@@ -46,14 +46,14 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
  * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
  */
 export function retest(q: QueueTx, number: number): void {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   // RETEST counts it in the machine (failureRetests).
   const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${(pr.failureRetests ?? 0) + 1}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
   q.sendPr(number, { type: 'RETEST', reason });
   if (pr.group === null) split(q, [number], bisectionId);
-  q.timeline(number, { kind: 'retesting', reason });
+  q.out.timeline(number, { kind: 'retesting', reason });
 }
 
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
@@ -61,7 +61,7 @@ export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[];
   const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;
   const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
   rememberFailure(memory, decision.prs, decision.basePrs);
-  const reason = `${q.requirePr(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
+  const reason = `${q.prs.require(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
   for (const number of decision.prs) {
     q.sendPr(number, { type: 'BISECT', reason });
   }
@@ -106,7 +106,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
 export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const bisectionId = run.bisectionId as string;
   const memory = q.runtime.bisections[bisectionId];
-  const group = q.requirePr(prs[0] as number).group;
+  const group = q.prs.require(prs[0] as number).group;
   const mergedSince =
     memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
   const moved =
@@ -126,7 +126,7 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   q.runtime.lineup.splice(stands ? place : afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {
-    q.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
+    q.out.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
     // Behind the results, a pass on a base that did not move is found not to hold by the planner (view.ts).
     if (moved) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
   }
@@ -147,7 +147,7 @@ function behindSiblings(q: QueueTx, bisectionId: string, from: number): number {
   const lineup = q.runtime.lineup;
   let at = from;
   while (at < lineup.length) {
-    const pr = q.requirePr(lineup[at] as number);
+    const pr = q.prs.require(lineup[at] as number);
     if (pr.group === null || pr.bisectionId !== bisectionId) break;
     at++;
   }
@@ -162,7 +162,7 @@ function behindSiblings(q: QueueTx, bisectionId: string, from: number): number {
 function resultsBehind(q: QueueTx, place: number): number {
   const runs = new Set<string>();
   for (const number of q.runtime.lineup.slice(place)) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if (pr.mergeRequested) return Number.POSITIVE_INFINITY;
     if (hasPullRequestTag(pr.state, 'hasResult')) runs.add(pr.runId ?? `#${number}`);
   }
@@ -179,7 +179,7 @@ function inferSecondHalf(
   for (const [second, wait] of Object.entries(memory.waits ?? {})) {
     if (wait.after !== group) continue;
     delete memory.waits?.[second];
-    const members = q.runtime.lineup.filter((number) => q.requirePr(number).group === second);
+    const members = q.runtime.lineup.filter((number) => q.prs.require(number).group === second);
     const whole = [...run.prs, ...members];
     const rest = new Set(wait.parent);
     if (members.length === 0 || whole.length !== rest.size || !whole.every((number) => rest.has(number))) continue;

@@ -17,7 +17,7 @@ import type { QueueTx } from './queueTx.js';
 export const MAX_MERGE_REFUSALS = 3;
 
 export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>): void {
-  const run = q.run(input.runId);
+  const run = q.runs.get(input.runId);
   if (run === undefined) return;
   const result = input.result;
   if (!result.ok) {
@@ -27,7 +27,7 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     if (result.target !== undefined) return targetMoved(q, result.target, reason);
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
-    const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
+    const culpritPr = culprit === undefined ? undefined : q.prs.get(culprit);
     if (
       culprit !== undefined &&
       culpritPr !== undefined &&
@@ -58,12 +58,12 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     }
     return;
   }
-  const record = q.markRun(input.runId);
+  const record = q.runs.mark(input.runId);
   record.testBranch = result.branch;
   record.testBranchSha = result.sha;
   q.tx.put('runsBySha', [q.queue.org, result.sha.toLowerCase()], [q.queue.id, input.runId]);
   if (hasTestRunTag(record.status, 'inProgress')) {
-    q.effect({
+    q.out.effect({
       kind: 'startCi',
       run: {
         org: q.queue.org,
@@ -73,14 +73,14 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
         sha: result.sha,
         startedAt: Date.parse(record.createdAt),
         baseSha: record.baseSha,
-        deadlineAt: q.runContext(input.runId).deadlineAt,
+        deadlineAt: q.runs.context(input.runId).deadlineAt,
       },
     });
   }
 }
 
 export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): void {
-  const pr = q.pr(input.number);
+  const pr = q.prs.get(input.number);
   if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
   if (input.result.ok) {
     completeMerge(q, input.number, input.result.head);
@@ -97,7 +97,7 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
   if (counted && (record.mergeRefusals ?? 0) >= MAX_MERGE_REFUSALS) {
     const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
     if (q.queue.settings.commentsEnabled)
-      q.effect({
+      q.out.effect({
         kind: 'comment',
         repo: q.queue.repo,
         number: input.number,
@@ -105,7 +105,7 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
       });
     return cancelPr(q, input.number, why);
   }
-  if (hasPullRequestTag(record.state, 'waiting')) q.timeline(input.number, { kind: 'mergeFailed', reason });
+  if (hasPullRequestTag(record.state, 'waiting')) q.out.timeline(input.number, { kind: 'mergeFailed', reason });
   else if (input.result.target === undefined) requeue(q, input.number, reason);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
 }
@@ -115,7 +115,7 @@ function holdsNoResult(q: QueueTx): boolean {
   return (
     q.runtime.activeRuns.length === 0 &&
     q.runtime.lineup.every((number) => {
-      const pr = q.requirePr(number);
+      const pr = q.prs.require(number);
       return hasPullRequestTag(pr.state, 'waiting') && !pr.mergeRequested;
     })
   );
@@ -150,7 +150,7 @@ function observeProtection(q: QueueTx, target: TargetState): void {
  */
 export function targetPushed(q: QueueTx, sha: string): void {
   if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
-  if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
+  if (q.runtime.lineup.some((number) => q.prs.require(number).mergeRequested)) return;
   if (q.tx.get('mergedHeads', [q.queue.id, sha]) !== undefined) return;
   targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
 }
@@ -168,10 +168,10 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {
-    if (q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
+    if (q.runs.inProgress(runId)) cancelRun(q, runId, why, 'requeue');
   }
   for (const number of [...q.runtime.lineup]) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested)
       requeue(q, number, why);
   }

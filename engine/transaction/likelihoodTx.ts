@@ -7,7 +7,7 @@ import { cloneJson } from '../model/cloneJson.js';
 /** Estimates a PR's failure likelihood with the queue's model, stores it on its record, and says it for people. */
 export function estimate(q: QueueTx, number: number): string {
   const model = (q.runtime.likelihood ??= newLikelihoodModel());
-  const record = q.markPr(number);
+  const record = q.prs.mark(number);
   record.likelihood = predict(model, featuresOf(model, { ...record, headFailures: headFailures(q, record.sha) }));
   const given = q.predictor?.(record);
   if (given === undefined) return explain(record.likelihood, model);
@@ -17,7 +17,7 @@ export function estimate(q: QueueTx, number: number): string {
 
 /** A PR resolved (merged, or kicked): the model learns from what its estimate rested on. */
 export function learn(q: QueueTx, number: number, kicked: boolean): void {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   // Trained on a copy that then replaces the model: the working set's record shares the model it holds (copyRuntime).
   const model = q.runtime.likelihood === undefined ? newLikelihoodModel() : cloneJson(q.runtime.likelihood);
   train(model, pr.author, pr.readyLikelihood, kicked);

@@ -16,10 +16,10 @@ export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: stri
 
 /** The move `askMerge`: the merge effect, tested on its own run's branch or on the run behind that vouched for it. */
 export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
-  const pr = q.requirePr(number);
-  const run = pr.runId === null ? undefined : q.run(pr.runId);
-  const vouched = how.vouchedBy === undefined ? undefined : q.run(how.vouchedBy);
-  q.effect({
+  const pr = q.prs.require(number);
+  const run = pr.runId === null ? undefined : q.runs.get(pr.runId);
+  const vouched = how.vouchedBy === undefined ? undefined : q.runs.get(how.vouchedBy);
+  q.out.effect({
     kind: 'merge',
     number,
     entryId: pr.id,
@@ -33,7 +33,7 @@ export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; 
       ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true } : {}),
     },
   });
-  q.timeline(number, {
+  q.out.timeline(number, {
     kind: 'merging',
     direct: how.direct === true,
     ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
@@ -46,7 +46,7 @@ export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; 
  * the PR out of the line-up, tell people and, if its own run is still testing it, cancel that run.
  */
 export function completeMerge(q: QueueTx, number: number, head: string): void {
-  const how = q.prMerge(number)?.by ?? null;
+  const how = q.prs.merge(number)?.by ?? null;
   q.sendPr(
     number,
     how === 'direct'
@@ -59,7 +59,7 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
 
 /** The move `landMerge`: the target moves on to `head`, which the queue knows as its own merge. */
 export function landMerge(q: QueueTx, number: number, head: string): void {
-  q.markPr(number).mergedSha = head;
+  q.prs.mark(number).mergedSha = head;
   // Indexed by head: a late push webhook of this merge is known as the queue's own in one read (targetPushed).
   q.tx.put('mergedHeads', [q.queue.id, head.toLowerCase()], number);
   q.runtime.targetHead = head;

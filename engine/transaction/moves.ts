@@ -14,12 +14,12 @@ export const DEFAULT_PRIORITY = 'medium';
 
 /** A sort value for the line-up: skipTheLine first, then priority value (0 highest). */
 function rank(q: QueueTx, number: number): number {
-  const pr = q.enqueuedPr(number) ?? q.requirePr(number);
+  const pr = q.prs.enqueued(number) ?? q.prs.require(number);
   return pr.skipTheLine ? -1 : pr.priorityValue;
 }
 
 function interrupts(q: QueueTx, number: number): boolean {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   return pr.skipTheLine || pr.priorityValue === 0;
 }
 
@@ -33,7 +33,7 @@ export function insertIntoLineup(q: QueueTx, number: number): void {
   let at = 0;
   if (interrupts(q, number)) {
     while (at < lineup.length) {
-      const other = q.requirePr(lineup[at] as number);
+      const other = q.prs.require(lineup[at] as number);
       if (!other.mergeRequested && !interrupts(q, other.number)) break;
       at++;
     }
@@ -49,7 +49,7 @@ export function insertIntoLineup(q: QueueTx, number: number): void {
 export function afterResults(q: QueueTx): number {
   let at = 0;
   q.runtime.lineup.forEach((other, index) => {
-    const pr = q.enqueuedPr(other) ?? q.requirePr(other);
+    const pr = q.prs.enqueued(other) ?? q.prs.require(other);
     if (!hasPullRequestTag(pr.state, 'waiting') || pr.group !== null || pr.mergeRequested) at = index + 1;
   });
   return at;
@@ -62,7 +62,7 @@ export function targetReadiness(
 ): { requiresImpactedTargets: boolean; hasImpactedTargets: boolean } {
   return {
     requiresImpactedTargets: q.queue.settings.mode === 'parallel',
-    hasImpactedTargets: q.targetsOf(number) !== undefined,
+    hasImpactedTargets: q.prs.targetsOf(number) !== undefined,
   };
 }
 
@@ -71,7 +71,7 @@ export function targetReadiness(
  * for its head SHA are missing. Returns whether it did.
  */
 export function becomeReady(q: QueueTx, number: number): boolean {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   const { readiness } = pr;
   if (
     !hasPullRequestTag(pr.state, 'notReady') ||
@@ -79,7 +79,7 @@ export function becomeReady(q: QueueTx, number: number): boolean {
     !readiness.doesBaseBranchMatch
   )
     return false;
-  if (q.queue.settings.mode === 'parallel' && q.targetsOf(number) === undefined) return false;
+  if (q.queue.settings.mode === 'parallel' && q.prs.targetsOf(number) === undefined) return false;
   // READY names its moves: enterLineup, then reportReady.
   q.sendPr(number, { type: 'READY' });
   return true;
@@ -87,7 +87,7 @@ export function becomeReady(q: QueueTx, number: number): boolean {
 
 /** The move `enterLineup`: ready now, out of the PRs waiting to be ready, into its place in the line-up. */
 export function enterLineup(q: QueueTx, number: number): void {
-  q.markPr(number).readyAt = q.now;
+  q.prs.mark(number).readyAt = q.now;
   q.runtime.waiting = q.runtime.waiting.filter((other) => other !== number);
   insertIntoLineup(q, number);
 }
@@ -102,13 +102,13 @@ export function awaitReadiness(q: QueueTx, number: number): void {
 /** A new mode applied: every queued PR's readiness says what the mode asks, and PRs it no longer holds back enter. */
 export function modeApplied(q: QueueTx): void {
   for (const number of [...q.runtime.lineup, ...q.runtime.waiting]) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     const targets = targetReadiness(q, number);
     if (
       pr.readiness.requiresImpactedTargets !== targets.requiresImpactedTargets ||
       pr.readiness.hasImpactedTargets !== targets.hasImpactedTargets
     ) {
-      q.markPr(number).readiness = { ...pr.readiness, ...targets };
+      q.prs.mark(number).readiness = { ...pr.readiness, ...targets };
     }
   }
   for (const number of [...q.runtime.waiting]) becomeReady(q, number);
@@ -130,7 +130,7 @@ export function requeue(q: QueueTx, number: number, reason: string, failedFirst?
 
 /** Kicked for its failure: KICK, whose moves teach the likelihood model, leave the line-up and tell people. */
 export function kick(q: QueueTx, number: number): void {
-  q.sendPr(number, { type: 'KICK', reason: q.requirePr(number).reason ?? 'its tests failed' });
+  q.sendPr(number, { type: 'KICK', reason: q.prs.require(number).reason ?? 'its tests failed' });
 }
 
 /**
@@ -139,21 +139,21 @@ export function kick(q: QueueTx, number: number): void {
  * that ended without a verdict leaves it waiting for the git host's answer.
  */
 export function cancelPr(q: QueueTx, number: number, reason: string): void {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   if (!isEnqueued(pr.state)) return;
-  if (q.canPr(number, { type: 'CANCEL', reason })) q.sendPr(number, { type: 'CANCEL', reason });
+  if (q.prs.can(number, { type: 'CANCEL', reason })) q.sendPr(number, { type: 'CANCEL', reason });
   else if (hasPullRequestTag(pr.state, 'testing')) requeue(q, number, reason);
 }
 
 export function comment(q: QueueTx, number: number, text: CommentText): void {
   if (q.queue.settings.commentsEnabled)
-    q.effect({ kind: 'comment', repo: q.queue.repo, number, body: commentText(text) });
+    q.out.effect({ kind: 'comment', repo: q.queue.repo, number, body: commentText(text) });
 }
 
 export function statusCheck(q: QueueTx, number: number, text: StatusCheckText): void {
-  const pr = q.requirePr(number);
+  const pr = q.prs.require(number);
   if (q.queue.settings.statusCheckEnabled && pr.sha !== '') {
-    q.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, ...statusCheckText(text), number });
+    q.out.effect({ kind: 'statusCheck', repo: q.queue.repo, sha: pr.sha, ...statusCheckText(text), number });
   }
 }
 

@@ -20,9 +20,9 @@ export function targetsOverlap(a: ImpactedTargets | undefined, b: ImpactedTarget
 export function mergesReach(q: QueueTx, mergedSince: readonly number[], prs: readonly number[]): boolean {
   if (mergedSince.length === 0) return false;
   if (q.queue.settings.mode !== 'parallel') return true;
-  const tested = prs.map((number) => q.targetsOf(number)?.targets);
+  const tested = prs.map((number) => q.prs.targetsOf(number)?.targets);
   return mergedSince.some((merged) => {
-    const targets = q.targetsOf(merged)?.targets;
+    const targets = q.prs.targetsOf(merged)?.targets;
     return tested.some((own) => targetsOverlap(own, targets));
   });
 }

@@ -31,49 +31,49 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   leaveLineup: (q, number) => removeFromLineup(q, number),
   // Its run tested it (maybe with others): the result no longer means anything.
   cancelItsRun: (q, number, event) => {
-    const runId = q.requirePr(number).runId;
+    const runId = q.prs.require(number).runId;
     const why =
       event.type === 'MERGE' ? `#${number} merged, vouched for by a run behind it` : `#${number} was cancelled`;
-    if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
+    if (runId !== null && q.runs.inProgress(runId)) cancelRun(q, runId, why, 'requeue');
   },
   reportPassed: (q, number) => {
     // PASS is taken in TESTING only, where START_TEST recorded the run.
-    const runId = q.requirePr(number).runId as string;
-    q.timeline(number, { kind: 'passed', runId }, { runId });
+    const runId = q.prs.require(number).runId as string;
+    q.out.timeline(number, { kind: 'passed', runId }, { runId });
   },
   reportMerged: (q, number) => {
-    const head = q.requirePr(number).mergedSha ?? '';
-    q.timeline(number, { kind: 'merged', branch: q.queue.branch, head }, { sha: head });
+    const head = q.prs.require(number).mergedSha ?? '';
+    q.out.timeline(number, { kind: 'merged', branch: q.queue.branch, head }, { sha: head });
     comment(q, number, { kind: 'merged', branch: q.queue.branch, head });
     statusCheck(q, number, { kind: 'merged' });
   },
   reportKicked: (q, number, event) => {
     const reason = reasonOf(event);
-    const runId = q.requirePr(number).runId;
-    q.timeline(number, { kind: 'failed', reason }, runId === null ? {} : { runId });
+    const runId = q.prs.require(number).runId;
+    q.out.timeline(number, { kind: 'failed', reason }, runId === null ? {} : { runId });
     comment(q, number, { kind: 'removed', reason });
     statusCheck(q, number, { kind: 'failed' });
   },
   reportCancelled: (q, number, event) => {
     const reason = reasonOf(event);
-    q.timeline(number, { kind: 'cancelled', reason });
+    q.out.timeline(number, { kind: 'cancelled', reason });
     statusCheck(q, number, { kind: 'cancelled', reason });
   },
-  reportRequeued: (q, number, event) => q.timeline(number, { kind: 'requeued', reason: reasonOf(event) }),
+  reportRequeued: (q, number, event) => q.out.timeline(number, { kind: 'requeued', reason: reasonOf(event) }),
   reportReady: (q, number) => {
-    const record = q.markPr(number);
-    q.timeline(
+    const record = q.prs.mark(number);
+    q.out.timeline(
       number,
       { kind: 'ready', title: record.title, author: record.author, sha: record.sha, estimate: estimate(q, number) },
       { sha: record.sha },
     );
     record.readyLikelihood = record.likelihood;
   },
-  reportUnready: (q, number, event) => q.timeline(number, { kind: 'unready', reason: reasonOf(event) }),
+  reportUnready: (q, number, event) => q.out.timeline(number, { kind: 'unready', reason: reasonOf(event) }),
   reportTesting: (q, number, event) => {
     if (event.type !== 'START_TEST') return;
-    const run = q.requireRun(event.runId);
-    q.timeline(
+    const run = q.runs.require(event.runId);
+    q.out.timeline(
       number,
       { kind: 'testing', runId: run.id, basePrs: run.basePrs, with: run.prs.filter((other) => other !== number) },
       { runId: run.id },
@@ -83,7 +83,7 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   reportFailing: (q, number, event) => {
     if (event.type !== 'FAIL') return;
     // Its machine counted the attempt (countAttempt) before: its failed attempts are one of the likelihood's features.
-    q.timeline(
+    q.out.timeline(
       number,
       { kind: 'pendingFailure', reason: event.reason, estimate: estimate(q, number) },
       event.runId === null ? {} : { runId: event.runId },
@@ -91,6 +91,6 @@ export const PR_MOVES: Readonly<Record<PullRequestMove, PrMove>> = {
   },
   reportBisecting: (q, number, event) => {
     if (event.type === 'JOIN_GROUP')
-      q.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
+      q.out.timeline(number, { kind: 'bisecting', bisectionId: event.bisectionId, part: [...event.part] });
   },
 };

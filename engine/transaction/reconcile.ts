@@ -27,7 +27,7 @@ export function reconcile(q: QueueTx): void {
       ...(q.queue.settings.optimizationMode === 'speculate_by_likelihood' ? { speculation: speculationInput(q) } : {}),
       lineup: q.runtime.lineup.map((number) => planView(q, number)),
       activeRuns: q.runtime.activeRuns.map((id) => {
-        const run = q.requireRun(id);
+        const run = q.runs.require(id);
         return { id, kind: run.kind, prs: run.prs };
       }),
       merged: new Set(q.runtime.merged),
@@ -35,8 +35,8 @@ export function reconcile(q: QueueTx): void {
       now: q.now,
     });
     if (decisions.length === 0) {
-      if (wakeAt === null) q.clearTimer(BATCH_TIMER);
-      else q.setTimer(BATCH_TIMER, wakeAt);
+      if (wakeAt === null) q.out.clearTimer(BATCH_TIMER);
+      else q.out.setTimer(BATCH_TIMER, wakeAt);
       tidy(q);
       return;
     }
@@ -51,9 +51,9 @@ export function reconcile(q: QueueTx): void {
  * (its record and targets unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  const kept = q.keptPlanView(number);
+  const kept = q.prs.keptPlanView(number);
   if (kept !== undefined) return kept;
-  const actor = q.prActor(number);
+  const actor = q.prs.actor(number);
   const { record: pr, snapshot } = actor;
   // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
   const view = pullRequestFacts(
@@ -65,9 +65,9 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
   view.noBatch = pr.noBatch;
   view.readyAt = pr.readyAt;
   view.upToDate = pr.upToDate;
-  view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
+  view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.prs.targetsOf(number)) : null;
   view.likelihood = pr.readyLikelihood?.p ?? null;
-  q.keepPlanView(number, actor, view);
+  q.prs.keepPlanView(number, actor, view);
   return view;
 }
 
@@ -124,12 +124,12 @@ function tidy(q: QueueTx): void {
     if (merged.size > 0) for (const number of base) if (merged.has(number)) referenced.add(number);
   };
   for (const number of runtime.lineup) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if (pr.testedBase !== null) note(pr.testedBase);
     if (pr.bisectionId !== null) bisections.add(pr.bisectionId);
     if (pr.group !== null) groups.add(pr.group);
   }
-  for (const id of runtime.activeRuns) note(q.requireRun(id).basePrs);
+  for (const id of runtime.activeRuns) note(q.runs.require(id).basePrs);
   if (referenced.size !== runtime.merged.length)
     runtime.merged = runtime.merged.filter((number) => referenced.has(number));
   for (const [id, memory] of memories) {

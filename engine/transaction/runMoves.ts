@@ -40,8 +40,8 @@ export function startRun(
   const memory = decision.bisectionId === null ? undefined : q.runtime.bisections[decision.bisectionId];
   if (memory !== undefined) record.bisectionMark = memory.merged.length;
   const deadlineAt = q.now + queue.settings.testingTimeoutMinutes * 60_000;
-  q.createRun(record, deadlineAt);
-  q.setTimer(`run:${id}`, deadlineAt);
+  q.runs.create(record, deadlineAt);
+  q.out.setTimer(`run:${id}`, deadlineAt);
   q.runtime.activeRuns.push(id);
   const tested: number[] = [];
   for (const number of decision.prs) {
@@ -49,8 +49,8 @@ export function startRun(
     q.sendPr(number, { type: 'START_TEST', runId: id, testedBase: [...decision.basePrs, ...tested] });
     tested.push(number);
   }
-  const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.requirePr(number).sha }));
-  q.effect({
+  const shas = [...decision.basePrs, ...decision.prs].map((number) => ({ number, sha: q.prs.require(number).sha }));
+  q.out.effect({
     kind: 'buildTestBranch',
     request: {
       repo: queue.repo,
@@ -71,7 +71,7 @@ export type Aftermath = 'requeue' | 'cancel';
 /** Cancels a run in progress (restart, a changed base, a PR leaving) and moves the PRs it was testing. */
 export function cancelRun(q: QueueTx, runId: string, reason: string, aftermath: Aftermath): void {
   const testing = testingPrs(q, runId);
-  if (q.sendRun(runId, { type: 'CANCEL', reason })) runEnded(q, runId);
+  if (q.runs.send(runId, { type: 'CANCEL', reason })) runEnded(q, runId);
   for (const number of testing) {
     if (aftermath === 'requeue') requeue(q, number, reason);
     else cancelPr(q, number, reason);
@@ -80,7 +80,7 @@ export function cancelRun(q: QueueTx, runId: string, reason: string, aftermath: 
 
 /** Whether the PR is enqueued and waits with a failure (PENDING_FAILURE). */
 function failing(q: QueueTx, number: number): boolean {
-  const pr = q.enqueuedPr(number);
+  const pr = q.prs.enqueued(number);
   return pr !== undefined && hasPullRequestTag(pr.state, 'failing');
 }
 
@@ -92,7 +92,7 @@ function adaptive(q: QueueTx, run: TestRunRecord): boolean {
 /** The window shrinks on a failure that costs a reset: a main-line run in progress on top of its PRs. */
 function resetsRunsBehind(q: QueueTx, run: TestRunRecord): boolean {
   return q.runtime.activeRuns.some((id) => {
-    const other = q.requireRun(id);
+    const other = q.runs.require(id);
     return other.kind === 'main' && other.basePrs.some((number) => run.prs.includes(number));
   });
 }
@@ -100,7 +100,7 @@ function resetsRunsBehind(q: QueueTx, run: TestRunRecord): boolean {
 /** Every PR the run was tested on top of passed, is being merged or has merged: its verdict is its own PRs'. */
 function settledBase(q: QueueTx, run: TestRunRecord): boolean {
   return run.basePrs.every((number) => {
-    const pr = q.enqueuedPr(number);
+    const pr = q.prs.enqueued(number);
     return (
       pr === undefined ||
       pr.mergeRequested ||
@@ -111,24 +111,24 @@ function settledBase(q: QueueTx, run: TestRunRecord): boolean {
 }
 
 function testingPrs(q: QueueTx, runId: string): number[] {
-  return q.requireRun(runId).prs.filter((number) => {
-    const pr = q.pr(number);
+  return q.runs.require(runId).prs.filter((number) => {
+    const pr = q.prs.get(number);
     return pr !== undefined && hasPullRequestTag(pr.state, 'testing') && pr.runId === runId;
   });
 }
 
 /** Bookkeeping when a run reaches a final status, whatever the status. */
 function runEnded(q: QueueTx, runId: string): void {
-  const run = q.requireRun(runId);
+  const run = q.runs.require(runId);
   q.runtime.activeRuns = q.runtime.activeRuns.filter((id) => id !== runId);
-  q.clearTimer(`run:${runId}`);
-  q.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
+  q.out.clearTimer(`run:${runId}`);
+  q.out.effect({ kind: 'endRun', repo: q.queue.repo, runId, branch: run.testBranch });
   if (hasTestRunTag(run.status, 'cancelled')) return;
   // A run that contained a PR waiting in PENDING_FAILURE counts toward that PR's pendingFailureDepth (its machine
   // counts it: RUN_BEHIND_ENDED is taken only there), and says whether the failure policy still awaits runs behind it.
   for (const number of run.basePrs) {
     if (!failing(q, number)) continue;
-    const runsBehindEnded = q.requirePr(number).runsBehindEnded + 1;
+    const runsBehindEnded = q.prs.require(number).runsBehindEnded + 1;
     const awaitsMore = awaitsRunsBehind({ runsBehindEnded }, q.queue.settings);
     q.sendPr(number, {
       type: 'RUN_BEHIND_ENDED',
@@ -146,7 +146,7 @@ function runEnded(q: QueueTx, runId: string): void {
 export function concludeRun(q: QueueTx, runId: string): void {
   const testing = testingPrs(q, runId);
   runEnded(q, runId);
-  const run = q.requireRun(runId);
+  const run = q.runs.require(runId);
   if (hasTestRunTag(run.status, 'succeeded')) {
     if (adaptive(q, run)) adaptWindow(q.queue.settings, q.runtime, true, { settled: settledBase(q, run) });
     // PASS names reportPassed (the timeline line); a pass also ends the anti-flake retests (the machine's).

@@ -12,7 +12,7 @@ export function isolate(q: QueueTx, decision: { pr: number; likelihood: number; 
   q.runtime.speculated = (q.runtime.speculated ?? 0) + 1;
   const bisectionId = `s${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] = newBisection();
-  q.timeline(decision.pr, {
+  q.out.timeline(decision.pr, {
     kind: 'speculating',
     likelihood: decision.likelihood,
     behind: decision.behind,

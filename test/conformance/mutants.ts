@@ -29,7 +29,7 @@ export interface Mutant {
 
 const CANCEL_MOVE: Patch = {
   file: 'engine/transaction/prMoves.ts',
-  from: "if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');",
+  from: "if (runId !== null && q.runs.inProgress(runId)) cancelRun(q, runId, why, 'requeue');",
   to: 'void cancelRun;',
 };
 const ORPHAN_RULE: Patch = {
@@ -114,7 +114,7 @@ export const MUTANTS: Mutant[] = [
     bug: 'run-deadline timers not persisted (armed in memory, never written to the store)',
     patches: [
       {
-        file: 'engine/transaction/queueTx.ts',
+        file: 'engine/transaction/outcome.ts',
         from: "    this.tx.put('timers', [this.queue.id, name], dueAt);\n",
         to: "    if (!name.startsWith('run:')) this.tx.put('timers', [this.queue.id, name], dueAt);\n",
       },
