@@ -21,6 +21,7 @@ import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
+import type { Write } from './writes.js';
 
 /**
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
@@ -31,9 +32,8 @@ export function retestCost(settings: QueueSettings, prs: number): number {
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
-export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
-  fail(
-    q,
+export function failAtOnce(number: number, basePrs: number[], bisectionId: string): Write {
+  return fail(
     number,
     null,
     `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`,
@@ -128,7 +128,8 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   for (const number of prs) {
     q.out.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
     // Behind the results, a pass on a base that did not move is found not to hold by the planner (view.ts).
-    if (moved) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
+    if (moved)
+      q.write([requeue(number, 'the target branch moved since its bisection run began: tested again on top of it')]);
   }
   if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
 }
@@ -186,6 +187,6 @@ function inferSecondHalf(
     if (!knownToFail(memory, wait.parent, run.basePrs)) continue;
     rememberFailure(memory, members, run.basePrs);
     if (members.length > 1) split(q, members, bisectionId);
-    else failAtOnce(q, members[0] as number, run.basePrs, bisectionId);
+    else q.write([failAtOnce(members[0] as number, run.basePrs, bisectionId)]);
   }
 }

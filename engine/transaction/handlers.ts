@@ -107,9 +107,9 @@ function restart(q: QueueTx, number: number, by: string | undefined): void {
   } else if (hasPullRequestTag(pr.state, 'waiting')) {
     q.out.timeline(number, { kind: 'restartWaiting', ...asked });
   } else if (hasPullRequestTag(pr.state, 'testing')) {
-    if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
+    if (pr.runId !== null) q.write(cancelRun(q, pr.runId, reason, 'requeue'));
   } else {
-    requeue(q, number, reason);
+    q.write([requeue(number, reason)]);
   }
 }
 

@@ -27,8 +27,9 @@ export function headPushed(q: QueueTx, input: Extract<QueueInput, { type: 'prPus
   q.out.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
   if (hasPullRequestTag(pr.state, 'notReady')) return;
   if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runs.inProgress(pr.runId))
-    cancelRun(q, pr.runId, reason, 'requeue');
-  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) requeue(q, number, reason);
+    q.write(cancelRun(q, pr.runId, reason, 'requeue'));
+  else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing'))
+    q.write([requeue(number, reason)]);
   // A bisection tested its old head: the new one goes back to the main line, in its place.
   if (record.group !== null) q.sendPr(number, { type: 'LEAVE_GROUP' });
   invalidateOnTop(q, number, reason);
@@ -41,7 +42,7 @@ function invalidateOnTop(q: QueueTx, number: number, reason: string): void {
   for (const runId of [...q.runtime.activeRuns]) {
     const run = q.runs.get(runId);
     if (run !== undefined && hasTestRunTag(run.status, 'inProgress') && run.basePrs.includes(number))
-      cancelRun(q, runId, reason, 'requeue');
+      q.write(cancelRun(q, runId, reason, 'requeue'));
   }
   // A result that stood on it (the machine's guard testedOnIt: passed or failing, no merge under way, tested on it)
   // is tested again; the transition names the report (reportRequeued). Only PRs whose record (the machine's
@@ -95,9 +96,9 @@ export function recheckedInPlace(q: QueueTx, input: Extract<QueueInput, { type: 
     gitHubMergeability: 'not_mergeable',
   };
   if (hasPullRequestTag(pr.state, 'testing') && pr.runId !== null && q.runs.inProgress(pr.runId))
-    cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue');
+    q.write(cancelRun(q, pr.runId, `#${input.number} is not ready: ${why}`, 'requeue'));
   else if (hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing'))
-    requeue(q, input.number, `not ready: ${why}`);
+    q.write([requeue(input.number, `not ready: ${why}`)]);
   invalidateOnTop(q, input.number, `#${input.number} is not ready: ${why}`);
   unready(q, input.number, `not ready: ${why}`);
 }

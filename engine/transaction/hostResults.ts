@@ -23,7 +23,7 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
   if (!result.ok) {
     if (!hasTestRunTag(run.status, 'inProgress')) return;
     const reason = `the test branch could not be built: ${result.reason}`;
-    if (result.gaveUp === true) return cancelRun(q, input.runId, reason, 'cancel');
+    if (result.gaveUp === true) return q.write(cancelRun(q, input.runId, reason, 'cancel'));
     if (result.target !== undefined) return targetMoved(q, result.target, reason);
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
@@ -36,11 +36,11 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
       !culpritPr.mergeRequested
     ) {
       q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason, conflict: true });
-      kick(q, culprit);
-      cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
+      q.write([kick(q, culprit)]);
+      q.write(cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue'));
       return;
     }
-    cancelRun(q, input.runId, reason, 'requeue');
+    q.write(cancelRun(q, input.runId, reason, 'requeue'));
     // A PR of the run's base does not apply (in parallel mode, another lane's merge moved the target under it): its
     // own result no longer holds. It is built again on the current target, where it fails on its own if it still
     // conflicts; rebuilding this run first would only meet the same conflict again.
@@ -53,8 +53,8 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     ) {
       const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
       if (hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId !== null)
-        cancelRun(q, culpritPr.runId, why, 'requeue');
-      else if (!hasPullRequestTag(culpritPr.state, 'waiting')) requeue(q, culprit, why);
+        q.write(cancelRun(q, culpritPr.runId, why, 'requeue'));
+      else if (!hasPullRequestTag(culpritPr.state, 'waiting')) q.write([requeue(culprit, why)]);
     }
     return;
   }
@@ -103,10 +103,10 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
         number: input.number,
         body: commentText({ kind: 'removed', reason: why }),
       });
-    return cancelPr(q, input.number, why);
+    return q.write(cancelPr(q, input.number, why));
   }
   if (hasPullRequestTag(record.state, 'waiting')) q.out.timeline(input.number, { kind: 'mergeFailed', reason });
-  else if (input.result.target === undefined) requeue(q, input.number, reason);
+  else if (input.result.target === undefined) q.write([requeue(input.number, reason)]);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
 }
 
@@ -168,11 +168,11 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {
-    if (q.runs.inProgress(runId)) cancelRun(q, runId, why, 'requeue');
+    if (q.runs.inProgress(runId)) q.write(cancelRun(q, runId, why, 'requeue'));
   }
   for (const number of [...q.runtime.lineup]) {
     const pr = q.prs.require(number);
     if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested)
-      requeue(q, number, why);
+      q.write([requeue(number, why)]);
   }
 }

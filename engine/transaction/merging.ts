@@ -4,6 +4,7 @@
  * host's answer too (hostResults.ts sends MERGE_REFUSED).
  */
 import type { QueueTx } from './queueTx.js';
+import { NONE, type MoveScope, type Write } from './writes.js';
 
 export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
   // REQUEST_MERGE names its move: askMerge.
@@ -15,11 +16,11 @@ export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: stri
 }
 
 /** The move `askMerge`: the merge effect, tested on its own run's branch or on the run behind that vouched for it. */
-export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
+export function askMerge(q: MoveScope, number: number, how: { vouchedBy?: string; direct?: boolean }): Write[] {
   const pr = q.prs.require(number);
   const run = pr.runId === null ? undefined : q.runs.get(pr.runId);
   const vouched = how.vouchedBy === undefined ? undefined : q.runs.get(how.vouchedBy);
-  q.out.effect({
+  const effect = {
     kind: 'merge',
     number,
     entryId: pr.id,
@@ -30,15 +31,19 @@ export function askMerge(q: QueueTx, number: number, how: { vouchedBy?: string; 
       pullRequest: { number, sha: pr.sha, title: pr.title },
       testBranchSha: (vouched ?? run)?.testBranchSha || null,
       mergeMethod: q.queue.settings.mergeMethod,
-      ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true } : {}),
+      ...(((vouched ?? run)?.mode ?? q.queue.settings.mode) === 'parallel' ? { independentBase: true as const } : {}),
     },
-  });
-  q.out.timeline(number, {
+  } as const;
+  const text = {
     kind: 'merging',
     direct: how.direct === true,
     ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
     runId: pr.runId,
-  });
+  } as const;
+  return [
+    { to: 'effect', effect },
+    { to: 'timeline', number, text },
+  ];
 }
 
 /**
@@ -58,11 +63,12 @@ export function completeMerge(q: QueueTx, number: number, head: string): void {
 }
 
 /** The move `landMerge`: the target moves on to `head`, which the queue knows as its own merge. */
-export function landMerge(q: QueueTx, number: number, head: string): void {
+export function landMerge(q: MoveScope, number: number, head: string): readonly Write[] {
   q.prs.mark(number).mergedSha = head;
   // Indexed by head: a late push webhook of this merge is known as the queue's own in one read (targetPushed).
   q.tx.put('mergedHeads', [q.queue.id, head.toLowerCase()], number);
   q.runtime.targetHead = head;
   q.runtime.merged.push(number);
   for (const memory of Object.values(q.runtime.bisections)) memory.merged.push(number);
+  return NONE;
 }

@@ -2,9 +2,10 @@
  * One queue inside one store transaction, by composition: its reads of PRs (`prs`, prsView.ts) and runs (`runs`,
  * runsView.ts) over the actors it reads and owns (txActors.ts), what it decided (`out`, outcome.ts: effects, timers,
  * timeline lines, notices), the bisections' machines (bisectionActors.ts), and the queue's own record and machine.
- * PRs move only through `sendPr`, which then does the moves the transition named (prMoves.ts). `commit` writes every
- * snapshot and record that changed plus one event to the queue's log, and what metrics need of the transaction
- * (metrics/recorder.ts).
+ * Machines move only through `write` (`sendPr` is one write): the moves a PR's transition named (prMoves.ts) return
+ * what to write (writes.ts), and `write` writes it in order, in one loop, the writes of an event's moves before those
+ * that followed the event. `commit` writes every snapshot and record that changed plus one event to the queue's log,
+ * and what metrics need of the transaction (metrics/recorder.ts).
  *
  * It reads through the queue's working set (workingSet.ts) when the set is current, else from the store, and owns
  * what it changes: an actor is copied the first time the transaction changes it (prs.mark, sendPr, runs.mark,
@@ -19,7 +20,7 @@ import type { FailurePredictor } from '../model/likelihoodModel.js';
 import type { PullRequestEvent, PullRequestMove, QueueEvent } from '../../machines/index.js';
 import { PR_MOVES } from './prMoves.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
-import type { QueueRecord } from '../model/queues.js';
+import type { QueueRecord, QueueRuntime } from '../model/queues.js';
 import type { WriteTx } from '../store/store.js';
 import type { QueueCache, TxRecorder, TxRecorderFactory } from './queueCache.js';
 import { BisectionActors } from './bisectionActors.js';
@@ -28,11 +29,16 @@ import { Outcome, type TimerChange } from './outcome.js';
 import { PrsView } from './prsView.js';
 import { RunsView } from './runsView.js';
 import { TxActors } from './txActors.js';
+import { runEnded } from './runMoves.js';
+import { cancelPr } from './moves.js';
+import { NONE, type Write } from './writes.js';
 
 export type { TimerChange } from './outcome.js';
 
 export class QueueTx {
   readonly isoNow: string;
+  /** The queue's line-up and bookkeeping (the record's, never replaced). */
+  readonly runtime: QueueRuntime;
   /** The PR and run actors this transaction reads and owns. */
   private readonly actors: TxActors;
   /** What metrics need of this transaction, written with it. */
@@ -60,6 +66,7 @@ export class QueueTx {
     recorder: TxRecorderFactory,
   ) {
     this.isoNow = new Date(now).toISOString();
+    this.runtime = queue.runtime;
     const cache = workingSet?.current(queue) === true ? workingSet : undefined;
     const actors = new TxActors(tx, queue.id, cache);
     this.actors = actors;
@@ -82,10 +89,6 @@ export class QueueTx {
   /** Timer changes to apply to the scheduler after commit. */
   get timerChanges(): readonly TimerChange[] {
     return this.out.timerChanges;
-  }
-
-  get runtime() {
-    return this.queue.runtime;
   }
 
   get queueState(): QueueState {
@@ -126,12 +129,51 @@ export class QueueTx {
     this.out.notices.prMoved(record, null);
   }
 
+  /** Sends the event to the PR's machine and writes what its moves return (`write`); the PR's record after. */
+  sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
+    this.write([{ to: 'pr', number, event }]);
+    return this.prs.require(number);
+  }
+
+  /**
+   * Writes what moves returned, in order, in one loop: the writes an event's moves return are written next, before the
+   * writes that followed the event (a stack), as a call of each in its place would, without moves calling back here.
+   */
+  write(writes: readonly Write[]): void {
+    const pending = writes.slice().reverse();
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const follow = this.writeOne(next);
+      for (let at = follow.length - 1; at >= 0; at--) pending.push(follow[at] as Write);
+    }
+  }
+
+  private writeOne(write: Write): readonly Write[] {
+    switch (write.to) {
+      case 'pr':
+        return this.movePr(write.number, write.event);
+      case 'run':
+        return this.runs.send(write.runId, write.event) ? runEnded(this, write.runId) : NONE;
+      case 'cancelPr':
+        return cancelPr(this, write.number, write.reason);
+      case 'effect':
+        this.out.effect(write.effect);
+        return NONE;
+      case 'timeline':
+        this.out.timeline(write.number, write.text, write.extra);
+        return NONE;
+      case 'timer':
+        if (write.dueAt === null) this.out.clearTimer(write.name);
+        else this.out.setTimer(write.name, write.dueAt);
+        return NONE;
+    }
+  }
+
   /**
    * Moves the PR's machine; the record shows the new snapshot (its projection: state, run, reason, merge, group,
-   * tested base, the failure policy's counters), then the moves the transition named follow (prMoves.ts), in the
-   * order named.
+   * tested base, the failure policy's counters), then the moves the transition named, in the order named: what they
+   * return is written next.
    */
-  sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
+  private movePr(number: number, event: PullRequestEvent): readonly Write[] {
     const actor = this.actors.ownPr(number);
     if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no actor`);
     const before = actor.snapshot.value as PullRequestState;
@@ -167,8 +209,11 @@ export class QueueTx {
     if (context.failedAttempts !== undefined) record.failedAttempts = context.failedAttempts;
     if (context.speculated === true) record.speculated = true;
     this.actors.changedPr(number);
-    for (const move of moves) PR_MOVES[move as PullRequestMove](this, number, event);
-    return record;
+    if (moves.length === 0) return NONE;
+    if (moves.length === 1) return PR_MOVES[moves[0] as PullRequestMove](this, number, event);
+    const writes: Write[] = [];
+    for (const move of moves) writes.push(...PR_MOVES[move as PullRequestMove](this, number, event));
+    return writes;
   }
 
   /** Writes every changed snapshot and record, the outbox, and the event to the log. */

@@ -79,11 +79,11 @@ function speculationInput(q: QueueTx): { allowance: number; failureShare: number
 function apply(q: QueueTx, decision: Decision): void {
   switch (decision.kind) {
     case 'cancelRun':
-      return cancelRun(q, decision.runId, decision.reason, 'requeue');
+      return q.write(cancelRun(q, decision.runId, decision.reason, 'requeue'));
     case 'requeue':
-      return requeue(q, decision.pr, decision.reason);
+      return q.write([requeue(decision.pr, decision.reason)]);
     case 'kick':
-      return kick(q, decision.pr);
+      return q.write([kick(q, decision.pr)]);
     case 'retest':
       return retest(q, decision.pr);
     case 'bisect':
@@ -91,14 +91,13 @@ function apply(q: QueueTx, decision: Decision): void {
     case 'merge':
       return requestMerge(q, decision.pr, decision);
     case 'startRun':
-      startRun(q, decision);
-      return;
+      return q.write(startRun(q, decision));
     case 'isolate':
       return isolate(q, decision);
     case 'split':
       return split(q, decision.prs, decision.bisectionId);
     case 'failAtOnce':
-      return failAtOnce(q, decision.pr, decision.basePrs, decision.bisectionId);
+      return q.write([failAtOnce(decision.pr, decision.basePrs, decision.bisectionId)]);
     case 'settle': {
       const mode = q.queue.settings.mode;
       q.sendQueue({ type: 'SETTLED' });
