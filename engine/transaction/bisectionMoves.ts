@@ -21,7 +21,7 @@ import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
-import type { Write } from './writes.js';
+import type { MoveScope, Write } from './writes.js';
 
 /**
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
@@ -45,41 +45,46 @@ export function failAtOnce(number: number, basePrs: number[], bisectionId: strin
  * Anti-flake: a failed PR that the runs behind it did not vouch for is tested alone once more before it is kicked,
  * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
  */
-export function retest(q: QueueTx, number: number): void {
+export function retest(q: MoveScope, number: number): Write[] {
   const pr = q.prs.require(number);
-  // RETEST counts it in the machine (failureRetests).
+  // RETEST counts it in the machine (failureRetests); it leaves the PR's group as it was.
   const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${(pr.failureRetests ?? 0) + 1}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
-  q.sendPr(number, { type: 'RETEST', reason });
-  if (pr.group === null) split(q, [number], bisectionId);
-  q.out.timeline(number, { kind: 'retesting', reason });
+  return [
+    { to: 'pr', number, event: { type: 'RETEST', reason } },
+    ...(pr.group === null ? split(q, [number], bisectionId) : []),
+    { to: 'timeline', number, text: { kind: 'retesting', reason } },
+  ];
 }
 
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
-export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[]; bisectionId: string | null }): void {
+export function bisect(
+  q: MoveScope,
+  decision: { prs: number[]; basePrs: number[]; bisectionId: string | null },
+): Write[] {
   const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;
   const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
   rememberFailure(memory, decision.prs, decision.basePrs);
   const reason = `${q.prs.require(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
-  for (const number of decision.prs) {
-    q.sendPr(number, { type: 'BISECT', reason });
-  }
-  split(q, decision.prs, bisectionId);
+  const writes: Write[] = decision.prs.map((number) => ({ to: 'pr', number, event: { type: 'BISECT', reason } }));
+  return [...writes, ...split(q, decision.prs, bisectionId)];
 }
 
 /**
  * Splits a bisection group in halves. With skip-redundant the second half waits for the first half's verdict (which
  * may tell that it fails: see rescue); otherwise both are tested at once.
  */
-export function split(q: QueueTx, prs: number[], bisectionId: string): void {
+export function split(q: MoveScope, prs: number[], bisectionId: string): Write[] {
   const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
+  const writes: Write[] = [];
   const groups = halves(prs)
     .filter((part) => part.length > 0)
     .map((part) => {
       const group = `g${q.runtime.counters.group++}`;
       // JOIN_GROUP names its move: reportBisecting.
-      for (const number of part) q.sendPr(number, { type: 'JOIN_GROUP', bisectionId, group, part });
+      for (const number of part)
+        writes.push({ to: 'pr', number, event: { type: 'JOIN_GROUP', bisectionId, group, part } });
       return group;
     });
   const [first, second] = groups;
@@ -90,6 +95,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
   ) {
     (memory.waits ??= {})[second] = { after: first, parent: [...prs] };
   }
+  return writes;
 }
 
 /**
@@ -186,7 +192,7 @@ function inferSecondHalf(
     if (members.length === 0 || whole.length !== rest.size || !whole.every((number) => rest.has(number))) continue;
     if (!knownToFail(memory, wait.parent, run.basePrs)) continue;
     rememberFailure(memory, members, run.basePrs);
-    if (members.length > 1) split(q, members, bisectionId);
+    if (members.length > 1) q.write(split(q, members, bisectionId));
     else q.write([failAtOnce(members[0] as number, run.basePrs, bisectionId)]);
   }
 }

@@ -83,7 +83,7 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
   const pr = q.prs.get(input.number);
   if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
   if (input.result.ok) {
-    completeMerge(q, input.number, input.result.head);
+    q.write([completeMerge(q, input.number, input.result.head)]);
     if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
     return;
   }

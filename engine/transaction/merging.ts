@@ -3,16 +3,17 @@
  * refuses CANCEL and RESTART until the host answers), then completed (MERGE, whose moves land it). A refusal is the
  * host's answer too (hostResults.ts sends MERGE_REFUSED).
  */
-import type { QueueTx } from './queueTx.js';
+import type { PullRequestEvent } from '../../machines/index.js';
 import { NONE, type MoveScope, type Write } from './writes.js';
 
-export function requestMerge(q: QueueTx, number: number, how: { vouchedBy?: string; direct?: boolean }): void {
+export function requestMerge(number: number, how: { vouchedBy?: string; direct?: boolean }): Write {
   // REQUEST_MERGE names its move: askMerge.
-  q.sendPr(number, {
+  const event = {
     type: 'REQUEST_MERGE',
     ...(how.direct === undefined ? {} : { direct: how.direct }),
     ...(how.vouchedBy === undefined ? {} : { vouchedBy: how.vouchedBy }),
-  });
+  } as const;
+  return { to: 'pr', number, event };
 }
 
 /** The move `askMerge`: the merge effect, tested on its own run's branch or on the run behind that vouched for it. */
@@ -50,16 +51,15 @@ export function askMerge(q: MoveScope, number: number, how: { vouchedBy?: string
  * The git host merged it at `head`: MERGE, whose moves (prMoves.ts) land the merge, teach the likelihood model, take
  * the PR out of the line-up, tell people and, if its own run is still testing it, cancel that run.
  */
-export function completeMerge(q: QueueTx, number: number, head: string): void {
+export function completeMerge(q: MoveScope, number: number, head: string): Write {
   const how = q.prs.merge(number)?.by ?? null;
-  q.sendPr(
-    number,
+  const event: PullRequestEvent =
     how === 'direct'
       ? { type: 'MERGE', direct: true, head }
       : how !== null
         ? { type: 'MERGE', vouchedBy: how, head }
-        : { type: 'MERGE', head },
-  );
+        : { type: 'MERGE', head };
+  return { to: 'pr', number, event };
 }
 
 /** The move `landMerge`: the target moves on to `head`, which the queue knows as its own merge. */

@@ -9,6 +9,7 @@ import { requestMerge } from './merging.js';
 import { kick, modeApplied, requeue } from './moves.js';
 import { cancelRun, startRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
+import type { MoveScope, Write } from './writes.js';
 import { isolate } from './speculate.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
@@ -77,33 +78,35 @@ function speculationInput(q: QueueTx): { allowance: number; failureShare: number
 }
 
 function apply(q: QueueTx, decision: Decision): void {
+  if (decision.kind !== 'settle') return q.write(writesOf(q, decision));
+  const mode = q.queue.settings.mode;
+  q.sendQueue({ type: 'SETTLED' });
+  if (q.queue.settings.mode !== mode) modeApplied(q);
+}
+
+/** What a decision of the planner's asks of the moves: what they return, for the transaction to write. */
+function writesOf(q: MoveScope, decision: Exclude<Decision, { kind: 'settle' }>): readonly Write[] {
   switch (decision.kind) {
     case 'cancelRun':
-      return q.write(cancelRun(q, decision.runId, decision.reason, 'requeue'));
+      return cancelRun(q, decision.runId, decision.reason, 'requeue');
     case 'requeue':
-      return q.write([requeue(decision.pr, decision.reason)]);
+      return [requeue(decision.pr, decision.reason)];
     case 'kick':
-      return q.write([kick(q, decision.pr)]);
+      return [kick(q, decision.pr)];
     case 'retest':
       return retest(q, decision.pr);
     case 'bisect':
       return bisect(q, decision);
     case 'merge':
-      return requestMerge(q, decision.pr, decision);
+      return [requestMerge(decision.pr, decision)];
     case 'startRun':
-      return q.write(startRun(q, decision));
+      return startRun(q, decision);
     case 'isolate':
       return isolate(q, decision);
     case 'split':
       return split(q, decision.prs, decision.bisectionId);
     case 'failAtOnce':
-      return q.write([failAtOnce(decision.pr, decision.basePrs, decision.bisectionId)]);
-    case 'settle': {
-      const mode = q.queue.settings.mode;
-      q.sendQueue({ type: 'SETTLED' });
-      if (q.queue.settings.mode !== mode) modeApplied(q);
-      return;
-    }
+      return [failAtOnce(decision.pr, decision.basePrs, decision.bisectionId)];
   }
 }
 
