@@ -131,7 +131,8 @@ export class QueueTx {
 
   /** Sends the event to the PR's machine and writes what its moves return (`write`); the PR's record after. */
   sendPr(number: number, event: PullRequestEvent): PullRequestRecord {
-    this.write([{ to: 'pr', number, event }]);
+    const follow = this.movePr(number, event);
+    if (follow.length > 0) this.write(follow);
     return this.prs.require(number);
   }
 
@@ -140,7 +141,8 @@ export class QueueTx {
    * writes that followed the event (a stack), as a call of each in its place would, without moves calling back here.
    */
   write(writes: readonly Write[]): void {
-    const pending = writes.slice().reverse();
+    const pending: Write[] = [];
+    for (let at = writes.length - 1; at >= 0; at--) pending.push(writes[at] as Write);
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       const follow = this.writeOne(next);
       for (let at = follow.length - 1; at >= 0; at--) pending.push(follow[at] as Write);
@@ -212,7 +214,8 @@ export class QueueTx {
     if (moves.length === 0) return NONE;
     if (moves.length === 1) return PR_MOVES[moves[0] as PullRequestMove](this, number, event);
     const writes: Write[] = [];
-    for (const move of moves) writes.push(...PR_MOVES[move as PullRequestMove](this, number, event));
+    for (const move of moves)
+      for (const write of PR_MOVES[move as PullRequestMove](this, number, event)) writes.push(write);
     return writes;
   }
 
