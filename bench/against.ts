@@ -81,16 +81,16 @@ async function main(): Promise<void> {
     console.log(`${'case'.padEnd(48)} ${'now'.padStart(8)} ${'before'.padStart(8)} ${'ratio'.padStart(7)}`);
     const ratios: number[] = [];
     for (const [name, run] of cases.filter(([name]) => name.includes(ONLY))) {
-      const figures = { now: [] as number[], then: [] as number[] };
+      const figures = { now: [] as number[], before: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? (['now', 'then'] as const) : (['then', 'now'] as const);
+        const order = round % 2 === 0 ? (['now', 'before'] as const) : (['before', 'now'] as const);
         for (const which of order) figures[which].push(await perCpuSecond(() => run(which === 'now' ? now : then)));
       }
-      const ratio = median(figures.now) / median(figures.then);
+      const ratio = median(figures.now) / median(figures.before);
       ratios.push(ratio);
       const cell = (value: number) => value.toFixed(0).padStart(8);
       console.log(
-        `${name.padEnd(48)} ${cell(median(figures.now))} ${cell(median(figures.then))} ${ratio.toFixed(3).padStart(7)}`,
+        `${name.padEnd(48)} ${cell(median(figures.now))} ${cell(median(figures.before))} ${ratio.toFixed(3).padStart(7)}`,
       );
     }
     const mean = Math.exp(ratios.reduce((sum, ratio) => sum + Math.log(ratio), 0) / ratios.length);
