@@ -21,6 +21,7 @@ import type { TestRunRecord } from '../model/testRuns.js';
 import { afterResults, fail, requeue } from './moves.js';
 import { mergesReach } from './overlap.js';
 import type { QueueTx } from './queueTx.js';
+import type { MoveScope, Write } from './writes.js';
 
 /**
  * What testing a group's PRs again on the main line costs, in runs: their share of the batch they would join (a whole
@@ -31,9 +32,8 @@ export function retestCost(settings: QueueSettings, prs: number): number {
 }
 
 /** A PR known to fail without a run: the rest of a set that failed passed on the same base. */
-export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisectionId: string): void {
-  fail(
-    q,
+export function failAtOnce(number: number, basePrs: number[], bisectionId: string): Write {
+  return fail(
     number,
     null,
     `bisection ${bisectionId}: known to fail without a run (the set it was in failed, and the rest of that set passed)`,
@@ -45,41 +45,46 @@ export function failAtOnce(q: QueueTx, number: number, basePrs: number[], bisect
  * Anti-flake: a failed PR that the runs behind it did not vouch for is tested alone once more before it is kicked,
  * off the main line (a bisection of one, in the bisection pool), so that the PRs behind it go on without it.
  */
-export function retest(q: QueueTx, number: number): void {
-  const pr = q.requirePr(number);
-  // RETEST counts it in the machine (failureRetests).
+export function retest(q: MoveScope, number: number): Write[] {
+  const pr = q.prs.require(number);
+  // RETEST counts it in the machine (failureRetests); it leaves the PR's group as it was.
   const reason = `tested alone once more before it is kicked (pendingFailureDepth): retest ${(pr.failureRetests ?? 0) + 1}`;
   const bisectionId = pr.bisectionId ?? `r${q.runtime.counters.group}`;
   q.runtime.bisections[bisectionId] ??= newBisection();
-  q.sendPr(number, { type: 'RETEST', reason });
-  if (pr.group === null) split(q, [number], bisectionId);
-  q.timeline(number, { kind: 'retesting', reason });
+  return [
+    { to: 'pr', number, event: { type: 'RETEST', reason } },
+    ...(pr.group === null ? split(q, [number], bisectionId) : []),
+    { to: 'timeline', number, text: { kind: 'retesting', reason } },
+  ];
 }
 
 /** A failed set of several PRs on a settled base leaves the main line: it is split in halves, in a bisection. */
-export function bisect(q: QueueTx, decision: { prs: number[]; basePrs: number[]; bisectionId: string | null }): void {
+export function bisect(
+  q: MoveScope,
+  decision: { prs: number[]; basePrs: number[]; bisectionId: string | null },
+): Write[] {
   const bisectionId = decision.bisectionId ?? `b${q.runtime.counters.bisection++}`;
   const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
   rememberFailure(memory, decision.prs, decision.basePrs);
-  const reason = `${q.requirePr(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
-  for (const number of decision.prs) {
-    q.sendPr(number, { type: 'BISECT', reason });
-  }
-  split(q, decision.prs, bisectionId);
+  const reason = `${q.prs.require(decision.prs[0] as number).reason ?? 'its run failed'}; bisecting`;
+  const writes: Write[] = decision.prs.map((number) => ({ to: 'pr', number, event: { type: 'BISECT', reason } }));
+  return [...writes, ...split(q, decision.prs, bisectionId)];
 }
 
 /**
  * Splits a bisection group in halves. With skip-redundant the second half waits for the first half's verdict (which
  * may tell that it fails: see rescue); otherwise both are tested at once.
  */
-export function split(q: QueueTx, prs: number[], bisectionId: string): void {
+export function split(q: MoveScope, prs: number[], bisectionId: string): Write[] {
   const memory = (q.runtime.bisections[bisectionId] ??= newBisection());
+  const writes: Write[] = [];
   const groups = halves(prs)
     .filter((part) => part.length > 0)
     .map((part) => {
       const group = `g${q.runtime.counters.group++}`;
       // JOIN_GROUP names its move: reportBisecting.
-      for (const number of part) q.sendPr(number, { type: 'JOIN_GROUP', bisectionId, group, part });
+      for (const number of part)
+        writes.push({ to: 'pr', number, event: { type: 'JOIN_GROUP', bisectionId, group, part } });
       return group;
     });
   const [first, second] = groups;
@@ -90,6 +95,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
   ) {
     (memory.waits ??= {})[second] = { after: first, parent: [...prs] };
   }
+  return writes;
 }
 
 /**
@@ -106,7 +112,7 @@ export function split(q: QueueTx, prs: number[], bisectionId: string): void {
 export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   const bisectionId = run.bisectionId as string;
   const memory = q.runtime.bisections[bisectionId];
-  const group = q.requirePr(prs[0] as number).group;
+  const group = q.prs.require(prs[0] as number).group;
   const mergedSince =
     memory === undefined || run.bisectionMark === undefined ? undefined : memory.merged.slice(run.bisectionMark);
   const moved =
@@ -126,9 +132,10 @@ export function rescue(q: QueueTx, run: TestRunRecord, prs: number[]): void {
   q.runtime.lineup.splice(stands ? place : afterResults(q), 0, ...prs);
   q.touchQueue();
   for (const number of prs) {
-    q.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
+    q.out.timeline(number, { kind: 'rescued', bisectionId }, { runId: run.id });
     // Behind the results, a pass on a base that did not move is found not to hold by the planner (view.ts).
-    if (moved) requeue(q, number, 'the target branch moved since its bisection run began: tested again on top of it');
+    if (moved)
+      q.write([requeue(number, 'the target branch moved since its bisection run began: tested again on top of it')]);
   }
   if (memory !== undefined && group !== null) inferSecondHalf(q, memory, bisectionId, group, run);
 }
@@ -147,7 +154,7 @@ function behindSiblings(q: QueueTx, bisectionId: string, from: number): number {
   const lineup = q.runtime.lineup;
   let at = from;
   while (at < lineup.length) {
-    const pr = q.requirePr(lineup[at] as number);
+    const pr = q.prs.require(lineup[at] as number);
     if (pr.group === null || pr.bisectionId !== bisectionId) break;
     at++;
   }
@@ -162,7 +169,7 @@ function behindSiblings(q: QueueTx, bisectionId: string, from: number): number {
 function resultsBehind(q: QueueTx, place: number): number {
   const runs = new Set<string>();
   for (const number of q.runtime.lineup.slice(place)) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if (pr.mergeRequested) return Number.POSITIVE_INFINITY;
     if (hasPullRequestTag(pr.state, 'hasResult')) runs.add(pr.runId ?? `#${number}`);
   }
@@ -179,13 +186,13 @@ function inferSecondHalf(
   for (const [second, wait] of Object.entries(memory.waits ?? {})) {
     if (wait.after !== group) continue;
     delete memory.waits?.[second];
-    const members = q.runtime.lineup.filter((number) => q.requirePr(number).group === second);
+    const members = q.runtime.lineup.filter((number) => q.prs.require(number).group === second);
     const whole = [...run.prs, ...members];
     const rest = new Set(wait.parent);
     if (members.length === 0 || whole.length !== rest.size || !whole.every((number) => rest.has(number))) continue;
     if (!knownToFail(memory, wait.parent, run.basePrs)) continue;
     rememberFailure(memory, members, run.basePrs);
-    if (members.length > 1) split(q, members, bisectionId);
-    else failAtOnce(q, members[0] as number, run.basePrs, bisectionId);
+    if (members.length > 1) q.write(split(q, members, bisectionId));
+    else q.write([failAtOnce(members[0] as number, run.basePrs, bisectionId)]);
   }
 }

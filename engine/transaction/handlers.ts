@@ -28,7 +28,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
       if (input.policy !== undefined && input.policy !== 1) q.runtime.policy = input.policy;
       q.touchQueue();
       configure(q, { state: input.patch.state });
-      q.effect({ kind: 'fetchTargetHead', repo: q.queue.repo, branch: q.queue.branch });
+      q.out.effect({ kind: 'fetchTargetHead', repo: q.queue.repo, branch: q.queue.branch });
       return;
     case 'configured':
       return configure(q, input.patch);
@@ -37,7 +37,7 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'cancelled': {
       const reason = input.by === undefined ? 'cancelled through the API' : `cancelled by ${input.by}`;
       enqueued(q, input.number);
-      if (!q.canPr(input.number, { type: 'CANCEL', reason }))
+      if (!q.prs.can(input.number, { type: 'CANCEL', reason }))
         throw engineError('pr_being_merged', { number: input.number });
       q.sendPr(input.number, { type: 'CANCEL', reason });
       return;
@@ -64,8 +64,8 @@ export function handle(q: QueueTx, input: QueueInput): void {
     case 'targetsSet':
       return targetsSet(q, input);
     case 'prNoted':
-      if (q.pr(input.number) !== undefined)
-        q.timeline(input.number, {
+      if (q.prs.get(input.number) !== undefined)
+        q.out.timeline(input.number, {
           kind: input.kind === 'comment' ? 'hostComment' : 'hostStatusCheck',
           message: input.message,
         });
@@ -91,30 +91,30 @@ function configure(q: QueueTx, patch: QueuePatch): void {
 }
 
 function enqueued(q: QueueTx, number: number): PullRequestRecord {
-  const pr = q.pr(number);
+  const pr = q.prs.get(number);
   if (pr === undefined || !isEnqueued(pr.state)) throw engineError('pr_not_queued', { number });
   return pr;
 }
 
 function restart(q: QueueTx, number: number, by: string | undefined): void {
   const pr = enqueued(q, number);
-  if (!q.canPr(number, { type: 'RESTART' })) throw engineError('pr_being_merged', { number });
+  if (!q.prs.can(number, { type: 'RESTART' })) throw engineError('pr_being_merged', { number });
   const reason = by === undefined ? 'tests restarted through the API' : `tests restarted by ${by}`;
   const asked = by === undefined ? {} : { by };
   if (hasPullRequestTag(pr.state, 'notReady')) {
-    q.timeline(number, { kind: 'restartRechecked', ...asked });
-    q.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
+    q.out.timeline(number, { kind: 'restartRechecked', ...asked });
+    q.out.effect({ kind: 'checkPullRequest', repo: q.queue.repo, branch: q.queue.branch, number, entryId: pr.id });
   } else if (hasPullRequestTag(pr.state, 'waiting')) {
-    q.timeline(number, { kind: 'restartWaiting', ...asked });
+    q.out.timeline(number, { kind: 'restartWaiting', ...asked });
   } else if (hasPullRequestTag(pr.state, 'testing')) {
-    if (pr.runId !== null) cancelRun(q, pr.runId, reason, 'requeue');
+    if (pr.runId !== null) q.write(cancelRun(q, pr.runId, reason, 'requeue'));
   } else {
-    requeue(q, number, reason);
+    q.write([requeue(number, reason)]);
   }
 }
 
 function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): void {
-  const run = q.markRun(input.runId);
+  const run = q.runs.mark(input.runId);
   const check = {
     context: input.context,
     state: input.state,
@@ -126,7 +126,7 @@ function status(q: QueueTx, input: Extract<QueueInput, { type: 'status' }>): voi
   if (at === -1) run.statusChecks.push(check);
   else run.statusChecks[at] = check;
   const state = quarantined(q, run, input) ? 'success' : input.state;
-  if (q.sendRun(input.runId, { type: 'STATUS', context: input.context, state })) concludeRun(q, input.runId);
+  if (q.runs.send(input.runId, { type: 'STATUS', context: input.context, state })) concludeRun(q, input.runId);
 }
 
 /**
@@ -144,7 +144,7 @@ function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, 
   const names = verdict.failedTests.map((test) => test.name);
   run.quarantinedFailures = [...new Set([...(run.quarantinedFailures ?? []), ...names])];
   for (const number of run.prs)
-    q.timeline(
+    q.out.timeline(
       number,
       { kind: 'quarantinePassed', context: input.context, verdict },
       { runId: run.id, sha: run.testBranchSha },
@@ -153,24 +153,24 @@ function quarantined(q: QueueTx, run: TestRunRecord, input: Extract<QueueInput, 
 }
 
 function timer(q: QueueTx, name: string): void {
-  q.clearTimer(name);
+  q.out.clearTimer(name);
   if (name.startsWith('run:')) {
     const runId = name.slice('run:'.length);
-    if (q.sendRun(runId, { type: 'TIMEOUT', at: q.now })) concludeRun(q, runId);
+    if (q.runs.send(runId, { type: 'TIMEOUT', at: q.now })) concludeRun(q, runId);
   }
   // 'batch': nothing to do but plan again, which the engine does after every input.
 }
 
 function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>): void {
-  const pr = q.pr(input.number);
+  const pr = q.prs.get(input.number);
   if (pr !== undefined && pr.id === input.entryId && !hasPullRequestTag(pr.state, 'notReady'))
     return recheckedInPlace(q, input);
   if (pr === undefined || pr.id !== input.entryId || !hasPullRequestTag(pr.state, 'notReady')) return;
-  const record = q.markPr(input.number);
+  const record = q.prs.mark(input.number);
   const facts = input.facts;
   if (facts === null) {
     record.readiness = { ...record.readiness, gitHubMergeability: 'not_mergeable' };
-    q.timeline(input.number, { kind: 'unknownToHost' });
+    q.out.timeline(input.number, { kind: 'unknownToHost' });
     return;
   }
   Object.assign(record, {
@@ -194,21 +194,21 @@ function checked(q: QueueTx, input: Extract<QueueInput, { type: 'prChecked' }>):
     const why = !baseMatches
       ? `its base branch is ${facts.baseBranch}, not ${q.queue.branch}`
       : `the git host reports it not mergeable${facts.notMergeableReason === undefined ? '' : `: ${facts.notMergeableReason}`}`;
-    q.timeline(input.number, { kind: 'notReady', why });
+    q.out.timeline(input.number, { kind: 'notReady', why });
     return;
   }
   if (!becomeReady(q, input.number)) {
-    q.timeline(input.number, { kind: 'waitingForTargets', sha: facts.sha }, { sha: facts.sha });
+    q.out.timeline(input.number, { kind: 'waitingForTargets', sha: facts.sha }, { sha: facts.sha });
   }
 }
 
 /** Targets uploaded: a PR waiting for them at that head SHA becomes ready; a queued one is planned on the new graph. */
 function targetsSet(q: QueueTx, input: Extract<QueueInput, { type: 'targetsSet' }>): void {
-  q.forgetTargets(input.number);
-  const pr = q.pr(input.number);
+  q.prs.forgetTargets(input.number);
+  const pr = q.prs.get(input.number);
   if (pr === undefined || !isEnqueued(pr.state) || pr.sha.toLowerCase() !== input.sha) return;
-  const record = q.markPr(input.number);
+  const record = q.prs.mark(input.number);
   record.readiness = { ...record.readiness, ...targetReadiness(q, input.number) };
-  q.timeline(input.number, { kind: 'impactedTargets', sha: input.sha, targets: input.targets }, { sha: input.sha });
+  q.out.timeline(input.number, { kind: 'impactedTargets', sha: input.sha, targets: input.targets }, { sha: input.sha });
   if (hasPullRequestTag(record.state, 'notReady')) becomeReady(q, input.number);
 }

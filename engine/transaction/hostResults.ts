@@ -17,17 +17,17 @@ import type { QueueTx } from './queueTx.js';
 export const MAX_MERGE_REFUSALS = 3;
 
 export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuilt' }>): void {
-  const run = q.run(input.runId);
+  const run = q.runs.get(input.runId);
   if (run === undefined) return;
   const result = input.result;
   if (!result.ok) {
     if (!hasTestRunTag(run.status, 'inProgress')) return;
     const reason = `the test branch could not be built: ${result.reason}`;
-    if (result.gaveUp === true) return cancelRun(q, input.runId, reason, 'cancel');
+    if (result.gaveUp === true) return q.write(cancelRun(q, input.runId, reason, 'cancel'));
     if (result.target !== undefined) return targetMoved(q, result.target, reason);
     // A PR under test that cannot be applied fails at once (a conflict is no flake); the others test again without it.
     const culprit = result.conflict?.number;
-    const culpritPr = culprit === undefined ? undefined : q.pr(culprit);
+    const culpritPr = culprit === undefined ? undefined : q.prs.get(culprit);
     if (
       culprit !== undefined &&
       culpritPr !== undefined &&
@@ -36,11 +36,11 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
       !culpritPr.mergeRequested
     ) {
       q.sendPr(culprit, { type: 'FAIL', runId: input.runId, reason: result.reason, conflict: true });
-      kick(q, culprit);
-      cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue');
+      q.write([kick(q, culprit)]);
+      q.write(cancelRun(q, input.runId, `#${culprit} could not be applied: ${result.reason}`, 'requeue'));
       return;
     }
-    cancelRun(q, input.runId, reason, 'requeue');
+    q.write(cancelRun(q, input.runId, reason, 'requeue'));
     // A PR of the run's base does not apply (in parallel mode, another lane's merge moved the target under it): its
     // own result no longer holds. It is built again on the current target, where it fails on its own if it still
     // conflicts; rebuilding this run first would only meet the same conflict again.
@@ -53,17 +53,17 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
     ) {
       const why = `#${culprit} no longer applies on ${q.queue.branch}: ${result.reason}`;
       if (hasPullRequestTag(culpritPr.state, 'testing') && culpritPr.runId !== null)
-        cancelRun(q, culpritPr.runId, why, 'requeue');
-      else if (!hasPullRequestTag(culpritPr.state, 'waiting')) requeue(q, culprit, why);
+        q.write(cancelRun(q, culpritPr.runId, why, 'requeue'));
+      else if (!hasPullRequestTag(culpritPr.state, 'waiting')) q.write([requeue(culprit, why)]);
     }
     return;
   }
-  const record = q.markRun(input.runId);
+  const record = q.runs.mark(input.runId);
   record.testBranch = result.branch;
   record.testBranchSha = result.sha;
   q.tx.put('runsBySha', [q.queue.org, result.sha.toLowerCase()], [q.queue.id, input.runId]);
   if (hasTestRunTag(record.status, 'inProgress')) {
-    q.effect({
+    q.out.effect({
       kind: 'startCi',
       run: {
         org: q.queue.org,
@@ -73,17 +73,17 @@ export function built(q: QueueTx, input: Extract<QueueInput, { type: 'branchBuil
         sha: result.sha,
         startedAt: Date.parse(record.createdAt),
         baseSha: record.baseSha,
-        deadlineAt: q.runContext(input.runId).deadlineAt,
+        deadlineAt: q.runs.context(input.runId).deadlineAt,
       },
     });
   }
 }
 
 export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }>): void {
-  const pr = q.pr(input.number);
+  const pr = q.prs.get(input.number);
   if (pr === undefined || pr.id !== input.entryId || !pr.mergeRequested) return;
   if (input.result.ok) {
-    completeMerge(q, input.number, input.result.head);
+    q.write([completeMerge(q, input.number, input.result.head)]);
     if (input.result.target?.head === input.result.head) observeTarget(q, input.result.target);
     return;
   }
@@ -97,16 +97,16 @@ export function merged(q: QueueTx, input: Extract<QueueInput, { type: 'merged' }
   if (counted && (record.mergeRefusals ?? 0) >= MAX_MERGE_REFUSALS) {
     const why = `the git host refused to merge it ${record.mergeRefusals} times; the last time: ${input.result.reason}`;
     if (q.queue.settings.commentsEnabled)
-      q.effect({
+      q.out.effect({
         kind: 'comment',
         repo: q.queue.repo,
         number: input.number,
         body: commentText({ kind: 'removed', reason: why }),
       });
-    return cancelPr(q, input.number, why);
+    return q.write(cancelPr(q, input.number, why));
   }
-  if (hasPullRequestTag(record.state, 'waiting')) q.timeline(input.number, { kind: 'mergeFailed', reason });
-  else if (input.result.target === undefined) requeue(q, input.number, reason);
+  if (hasPullRequestTag(record.state, 'waiting')) q.out.timeline(input.number, { kind: 'mergeFailed', reason });
+  else if (input.result.target === undefined) q.write([requeue(input.number, reason)]);
   if (input.result.target !== undefined) targetMoved(q, input.result.target, reason);
 }
 
@@ -115,7 +115,7 @@ function holdsNoResult(q: QueueTx): boolean {
   return (
     q.runtime.activeRuns.length === 0 &&
     q.runtime.lineup.every((number) => {
-      const pr = q.requirePr(number);
+      const pr = q.prs.require(number);
       return hasPullRequestTag(pr.state, 'waiting') && !pr.mergeRequested;
     })
   );
@@ -150,7 +150,7 @@ function observeProtection(q: QueueTx, target: TargetState): void {
  */
 export function targetPushed(q: QueueTx, sha: string): void {
   if (q.runtime.targetHead === '' || sha === q.runtime.targetHead) return;
-  if (q.runtime.lineup.some((number) => q.requirePr(number).mergeRequested)) return;
+  if (q.runtime.lineup.some((number) => q.prs.require(number).mergeRequested)) return;
   if (q.tx.get('mergedHeads', [q.queue.id, sha]) !== undefined) return;
   targetMoved(q, { head: sha }, `${q.queue.branch} was pushed to`);
 }
@@ -168,11 +168,11 @@ function targetMoved(q: QueueTx, target: TargetState, reason: string): void {
   q.touchQueue();
   const why = `${q.queue.branch} is at ${target.head.slice(0, 12)}, not ${before.slice(0, 12) || '(unknown)'}; testing again (${reason})`;
   for (const runId of [...q.runtime.activeRuns]) {
-    if (q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');
+    if (q.runs.inProgress(runId)) q.write(cancelRun(q, runId, why, 'requeue'));
   }
   for (const number of [...q.runtime.lineup]) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if ((hasPullRequestTag(pr.state, 'passed') || hasPullRequestTag(pr.state, 'failing')) && !pr.mergeRequested)
-      requeue(q, number, why);
+      q.write([requeue(number, why)]);
   }
 }

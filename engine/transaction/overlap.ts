@@ -4,7 +4,7 @@
  * their run says of them (as it would not be in their base had it still been queued).
  */
 import type { ImpactedTargets } from '../model/impactedTargets.js';
-import type { QueueTx } from './queueTx.js';
+import type { MoveScope } from './writes.js';
 
 /** Whether two PRs' targets overlap: `ALL` (or unknown) overlaps every PR with targets; `[]` overlaps nothing. */
 export function targetsOverlap(a: ImpactedTargets | undefined, b: ImpactedTargets | undefined): boolean {
@@ -17,12 +17,16 @@ export function targetsOverlap(a: ImpactedTargets | undefined, b: ImpactedTarget
 }
 
 /** Whether a PR merged since (`mergedSince`) reaches one of `prs`: in single mode any does; in parallel mode an overlapping one. */
-export function mergesReach(q: QueueTx, mergedSince: readonly number[], prs: readonly number[]): boolean {
+export function mergesReach(
+  q: Pick<MoveScope, 'queue' | 'prs'>,
+  mergedSince: readonly number[],
+  prs: readonly number[],
+): boolean {
   if (mergedSince.length === 0) return false;
   if (q.queue.settings.mode !== 'parallel') return true;
-  const tested = prs.map((number) => q.targetsOf(number)?.targets);
+  const tested = prs.map((number) => q.prs.targetsOf(number)?.targets);
   return mergedSince.some((merged) => {
-    const targets = q.targetsOf(merged)?.targets;
+    const targets = q.prs.targetsOf(merged)?.targets;
     return tested.some((own) => targetsOverlap(own, targets));
   });
 }

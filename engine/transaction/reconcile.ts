@@ -9,6 +9,7 @@ import { requestMerge } from './merging.js';
 import { kick, modeApplied, requeue } from './moves.js';
 import { cancelRun, startRun } from './runMoves.js';
 import type { QueueTx } from './queueTx.js';
+import type { MoveScope, Write } from './writes.js';
 import { isolate } from './speculate.js';
 
 /** A bound no real queue reaches; hitting it means the planner and the engine disagree (a bug). */
@@ -27,7 +28,7 @@ export function reconcile(q: QueueTx): void {
       ...(q.queue.settings.optimizationMode === 'speculate_by_likelihood' ? { speculation: speculationInput(q) } : {}),
       lineup: q.runtime.lineup.map((number) => planView(q, number)),
       activeRuns: q.runtime.activeRuns.map((id) => {
-        const run = q.requireRun(id);
+        const run = q.runs.require(id);
         return { id, kind: run.kind, prs: run.prs };
       }),
       merged: new Set(q.runtime.merged),
@@ -35,8 +36,8 @@ export function reconcile(q: QueueTx): void {
       now: q.now,
     });
     if (decisions.length === 0) {
-      if (wakeAt === null) q.clearTimer(BATCH_TIMER);
-      else q.setTimer(BATCH_TIMER, wakeAt);
+      if (wakeAt === null) q.out.clearTimer(BATCH_TIMER);
+      else q.out.setTimer(BATCH_TIMER, wakeAt);
       tidy(q);
       return;
     }
@@ -51,9 +52,9 @@ export function reconcile(q: QueueTx): void {
  * (its record and targets unchanged), so a plan costs little for the PRs deep in the line-up.
  */
 function planView(q: QueueTx, number: number): PlanPullRequest {
-  const kept = q.keptPlanView(number);
+  const kept = q.prs.keptPlanView(number);
   if (kept !== undefined) return kept;
-  const actor = q.prActor(number);
+  const actor = q.prs.actor(number);
   const { record: pr, snapshot } = actor;
   // The machine's facts, and what the record adds set on the same object (a spread into a new one costs more).
   const view = pullRequestFacts(
@@ -65,9 +66,9 @@ function planView(q: QueueTx, number: number): PlanPullRequest {
   view.noBatch = pr.noBatch;
   view.readyAt = pr.readyAt;
   view.upToDate = pr.upToDate;
-  view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.targetsOf(number)) : null;
+  view.targets = q.queue.settings.mode === 'parallel' ? planTargets(q.prs.targetsOf(number)) : null;
   view.likelihood = pr.readyLikelihood?.p ?? null;
-  q.keepPlanView(number, actor, view);
+  q.prs.keepPlanView(number, actor, view);
   return view;
 }
 
@@ -77,34 +78,35 @@ function speculationInput(q: QueueTx): { allowance: number; failureShare: number
 }
 
 function apply(q: QueueTx, decision: Decision): void {
+  if (decision.kind !== 'settle') return q.write(writesOf(q, decision));
+  const mode = q.queue.settings.mode;
+  q.sendQueue({ type: 'SETTLED' });
+  if (q.queue.settings.mode !== mode) modeApplied(q);
+}
+
+/** What a decision of the planner's asks of the moves: what they return, for the transaction to write. */
+function writesOf(q: MoveScope, decision: Exclude<Decision, { kind: 'settle' }>): readonly Write[] {
   switch (decision.kind) {
     case 'cancelRun':
       return cancelRun(q, decision.runId, decision.reason, 'requeue');
     case 'requeue':
-      return requeue(q, decision.pr, decision.reason);
+      return [requeue(decision.pr, decision.reason)];
     case 'kick':
-      return kick(q, decision.pr);
+      return [kick(q, decision.pr)];
     case 'retest':
       return retest(q, decision.pr);
     case 'bisect':
       return bisect(q, decision);
     case 'merge':
-      return requestMerge(q, decision.pr, decision);
+      return [requestMerge(decision.pr, decision)];
     case 'startRun':
-      startRun(q, decision);
-      return;
+      return startRun(q, decision);
     case 'isolate':
       return isolate(q, decision);
     case 'split':
       return split(q, decision.prs, decision.bisectionId);
     case 'failAtOnce':
-      return failAtOnce(q, decision.pr, decision.basePrs, decision.bisectionId);
-    case 'settle': {
-      const mode = q.queue.settings.mode;
-      q.sendQueue({ type: 'SETTLED' });
-      if (q.queue.settings.mode !== mode) modeApplied(q);
-      return;
-    }
+      return [failAtOnce(decision.pr, decision.basePrs, decision.bisectionId)];
   }
 }
 
@@ -124,12 +126,12 @@ function tidy(q: QueueTx): void {
     if (merged.size > 0) for (const number of base) if (merged.has(number)) referenced.add(number);
   };
   for (const number of runtime.lineup) {
-    const pr = q.requirePr(number);
+    const pr = q.prs.require(number);
     if (pr.testedBase !== null) note(pr.testedBase);
     if (pr.bisectionId !== null) bisections.add(pr.bisectionId);
     if (pr.group !== null) groups.add(pr.group);
   }
-  for (const id of runtime.activeRuns) note(q.requireRun(id).basePrs);
+  for (const id of runtime.activeRuns) note(q.runs.require(id).basePrs);
   if (referenced.size !== runtime.merged.length)
     runtime.merged = runtime.merged.filter((number) => referenced.has(number));
   for (const [id, memory] of memories) {

@@ -17,7 +17,7 @@ function priorityOf(priority: number | string | undefined): { value: number; nam
 
 export function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted' }>): void {
   if (hasQueueTag(q.queueState, 'refusesSubmissions')) throw engineError('queue_draining');
-  const existing = q.pr(input.number);
+  const existing = q.prs.get(input.number);
   if (existing !== undefined && isEnqueued(existing.state)) {
     resubmit(q, existing, input);
     return;
@@ -64,14 +64,14 @@ export function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted
   };
   q.enterPr(record);
   q.runtime.waiting.push(input.number);
-  q.timeline(input.number, {
+  q.out.timeline(input.number, {
     kind: 'submitted',
     priority: priority.name,
     noBatch: record.noBatch,
     skipTheLine: record.skipTheLine,
     ...(input.by === undefined ? {} : { by: input.by }),
   });
-  q.effect({
+  q.out.effect({
     kind: 'checkPullRequest',
     repo: q.queue.repo,
     branch: q.queue.branch,
@@ -82,7 +82,7 @@ export function submit(q: QueueTx, input: Extract<QueueInput, { type: 'submitted
 
 /** Submitting a queued PR again updates its priority and batching; it never makes a second entry. */
 function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, { type: 'submitted' }>): void {
-  const record = q.markPr(pr.number);
+  const record = q.prs.mark(pr.number);
   const before = `${record.priorityValue}/${record.skipTheLine}`;
   if (input.priority !== undefined) {
     const priority = priorityOf(input.priority);
@@ -92,7 +92,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   }
   if (input.noBatch !== undefined) record.noBatch = input.noBatch;
   if (input.skipTheLine !== undefined) record.skipTheLine = input.skipTheLine;
-  q.timeline(pr.number, {
+  q.out.timeline(pr.number, {
     kind: 'resubmitted',
     priority: record.priorityName,
     noBatch: record.noBatch,
@@ -101,7 +101,7 @@ function resubmit(q: QueueTx, pr: PullRequestRecord, input: Extract<QueueInput, 
   });
   // Submitting again after a push (a fixed conflict, a missing head now there) is how a NOT_READY PR gets a new look.
   if (hasPullRequestTag(record.state, 'notReady')) {
-    q.effect({
+    q.out.effect({
       kind: 'checkPullRequest',
       repo: q.queue.repo,
       branch: q.queue.branch,

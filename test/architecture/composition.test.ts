@@ -1,7 +1,8 @@
 /**
  * Composition, not inheritance, to split a class (issue 31): no class of the service extends another of its own
  * classes unless it is a kind of it that overrides what it does. The Engine façade holds its reads (queueViews.ts,
- * pullRequestViews.ts, serviceReads.ts). Read with TypeScript's parser: every `class … extends …` of the service's
+ * pullRequestViews.ts, serviceReads.ts); a queue's transaction (QueueTx) holds its views of PRs and runs and what it
+ * decided (prsView.ts, runsView.ts, outcome.ts). Read with TypeScript's parser: every `class … extends …` of the service's
  * folders, an Error's kind aside; a new one fails here until it is judged.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -37,10 +38,6 @@ function subclasses(): string[] {
 
 test('no class extends another only to split a file: the façade holds its parts', () => {
   expect(subclasses()).toEqual([
-    // Left: a transaction's PRs and runs split off QueueTx by inheritance. Forwarding their calls would add a hop to
-    // every read of a move (bench:path); the straight way, moves reaching q.prs and q.runs, edits 13 files of moves.
-    'engine/transaction/prsTx.ts: PrsTx extends RunsTx',
-    'engine/transaction/queueTx.ts: QueueTx extends PrsTx',
     // The simulator's hosts and CI are kinds of the simulated ones: each overrides how a tree or a verdict is made.
     'sim/fork.ts: ForkGitHost extends TreeGitHost',
     'sim/forkCi.ts: ForkCi extends ScenarioCi',

@@ -29,8 +29,8 @@ export interface Mutant {
 
 const CANCEL_MOVE: Patch = {
   file: 'engine/transaction/prMoves.ts',
-  from: "if (runId !== null && q.runInProgress(runId)) cancelRun(q, runId, why, 'requeue');",
-  to: 'void cancelRun;',
+  from: "return runId !== null && q.runs.inProgress(runId) ? cancelRun(q, runId, why, 'requeue') : NONE;",
+  to: 'void cancelRun;\n    return NONE;',
 };
 const ORPHAN_RULE: Patch = {
   file: 'engine/planner/failures.ts',
@@ -114,7 +114,7 @@ export const MUTANTS: Mutant[] = [
     bug: 'run-deadline timers not persisted (armed in memory, never written to the store)',
     patches: [
       {
-        file: 'engine/transaction/queueTx.ts',
+        file: 'engine/transaction/outcome.ts',
         from: "    this.tx.put('timers', [this.queue.id, name], dueAt);\n",
         to: "    if (!name.startsWith('run:')) this.tx.put('timers', [this.queue.id, name], dueAt);\n",
       },
@@ -200,7 +200,7 @@ export const MUTANTS: Mutant[] = [
     patches: [
       {
         file: 'engine/transaction/handlers.ts',
-        from: '  } else {\n    requeue(q, number, reason);\n  }\n}',
+        from: '  } else {\n    q.write([requeue(number, reason)]);\n  }\n}',
         to: '  } else {\n    void reason;\n  }\n}',
       },
     ],
@@ -283,7 +283,7 @@ export const MUTANTS: Mutant[] = [
     area: 'engine',
     origin: 'added',
     bug: 'a run behind a failing PR never says the failure policy still awaits runs behind it (awaitsRunsBehind)',
-    patches: [{ file: 'engine/transaction/runMoves.ts', from: '...(awaitsMore ? { awaitsMore } : {}),', to: '' }],
+    patches: [{ file: 'engine/transaction/runMoves.ts', from: ', ...(awaitsMore ? { awaitsMore } : {}) }', to: ' }' }],
     by: ['test/engine/failureWaits.scenarios.test.ts'],
     note: "the chart's branches take the same moves: a client sees no difference, the PR machine's events do",
   },

@@ -1,24 +1,34 @@
 /**
  * The pull requests of one queue transaction, as it reads them: their records and machines (owned through txActors.ts
  * once changed), the impacted targets of their head SHAs, and the planner's views of them kept in the working set.
- * QueueTx (queueTx.ts) adds the moves; RunsTx (runsTx.ts) holds the runs and the actors.
+ * A field of QueueTx (queueTx.ts), which alone moves a PR's machine (`sendPr`); `mark` owns a record to change it.
  */
 import type { PullRequestContext, PullRequestMerge } from '../../machines/index.js';
 import type { PullRequestEvent } from '../../machines/index.js';
 import type { PullRequestState } from '../../machines/vocabulary.js';
 import { getTargets, type ImpactedTargetsRecord } from '../model/impactedTargets.js';
 import type { PullRequestRecord } from '../model/pullRequests.js';
+import type { QueueRecord } from '../model/queues.js';
 import type { PlanPullRequest } from '../planner/planner.js';
-import type { Actor, CachedTargets } from './queueCache.js';
-import { RunsTx } from './runsTx.js';
+import type { WriteTx } from '../store/store.js';
+import type { Actor, CachedTargets, QueueCache } from './queueCache.js';
+import type { TxActors } from './txActors.js';
 
-export abstract class PrsTx extends RunsTx {
+export class PrsView {
   /** The impacted targets this transaction read (or forgot: undefined) per PR, kept in the working set after. */
-  protected readonly targets = new Map<number, CachedTargets | undefined>();
+  readonly targets = new Map<number, CachedTargets | undefined>();
+
+  constructor(
+    private readonly tx: WriteTx,
+    private readonly queue: QueueRecord,
+    private readonly actors: TxActors,
+    /** The queue's working set, when it is the state of the queue this transaction starts from. */
+    private readonly cache: QueueCache | undefined,
+  ) {}
 
   /** The impacted targets uploaded for the PR's current head SHA (read once, then kept in the working set). */
   targetsOf(number: number): ImpactedTargetsRecord | undefined {
-    const sha = this.pr(number)?.sha ?? '';
+    const sha = this.get(number)?.sha ?? '';
     const owned = this.targets.get(number);
     const known = this.targets.has(number)
       ? owned?.sha === sha
@@ -36,7 +46,7 @@ export abstract class PrsTx extends RunsTx {
     this.targets.set(number, undefined);
   }
 
-  pr(number: number): PullRequestRecord | undefined {
+  get(number: number): PullRequestRecord | undefined {
     return this.actors.pr(number)?.record;
   }
 
@@ -44,40 +54,44 @@ export abstract class PrsTx extends RunsTx {
    * The PR if it is enqueued (in the line-up or waiting), without reading the store: the working set holds every
    * enqueued PR, so a PR it does not hold has left the queue.
    */
-  enqueuedPr(number: number): PullRequestRecord | undefined {
+  enqueued(number: number): PullRequestRecord | undefined {
     return this.actors.enqueuedPr(number)?.record;
   }
 
-  prState(number: number): PullRequestState | undefined {
+  state(number: number): PullRequestState | undefined {
     return this.actors.pr(number)?.record.state;
   }
 
-  protected requirePrActor(number: number): Actor<PullRequestRecord> {
-    const actor = this.actors.pr(number);
-    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
-    return actor;
-  }
-
-  requirePr(number: number): PullRequestRecord {
-    const record = this.pr(number);
+  require(number: number): PullRequestRecord {
+    const record = this.get(number);
     if (record === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
     return record;
   }
 
   /** Whether the PR's machine takes `event` now, its guards asked (false once it left the queue). */
-  canPr(number: number, event: PullRequestEvent): boolean {
+  can(number: number, event: PullRequestEvent): boolean {
     const snapshot = this.actors.pr(number)?.snapshot;
     return snapshot !== undefined && snapshot.status === 'active' && snapshot.can(event);
   }
 
   /** The merge under way (or, once merged, done) for the PR, as its machine holds it. */
-  prMerge(number: number): PullRequestMerge | undefined {
+  merge(number: number): PullRequestMerge | undefined {
     return (this.actors.pr(number)?.snapshot.context as PullRequestContext | undefined)?.merge;
   }
 
   /** The PR's machine and record, as this transaction reads them (its own once changed, else the working set's). */
-  prActor(number: number): Actor<PullRequestRecord> {
-    return this.requirePrActor(number);
+  actor(number: number): Actor<PullRequestRecord> {
+    const actor = this.actors.pr(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    return actor;
+  }
+
+  /** The PR's record, owned by this transaction (copied from the working set the first time) and to be written. */
+  mark(number: number): PullRequestRecord {
+    const actor = this.actors.ownPr(number);
+    if (actor === undefined) throw new Error(`PR ${number} of queue ${this.queue.id} has no record`);
+    this.actors.changedPr(number);
+    return actor.record;
   }
 
   /**
