@@ -85,13 +85,20 @@ export class QueueApi {
     await this.ok('submitPullRequest', { pr: { number } });
   }
 
+  /** Once the git host has told the server the PR's head (it answers on its own time: `prSha` is empty until then). */
   async targets(number: number): Promise<void> {
-    const pr = await this.pr(number);
+    const pr = await this.until(
+      `PR #${number}'s head SHA`,
+      () => this.pr(number),
+      (view) => view.prSha !== '',
+    );
     await this.ok('setImpactedTargets', { pr: { number, sha: pr.prSha }, impactedTargets: [`target-${number}`] });
   }
 
+  /** Once the run's test branch is built (its SHA is empty until the git host has built it). */
   async status(testRunId: string, context: string, state: string): Promise<void> {
-    const run = await this.run(testRunId);
+    const built = (view: RunView) => view.testBranchSha !== '';
+    const run = await this.until(`run ${testRunId}'s test branch`, () => this.run(testRunId), built);
     const answer = await this.client.post('setCommitStatus', { repo: REPO, sha: run.testBranchSha, context, state });
     if (answer.status !== 200)
       throw new ConformanceFailure(`setCommitStatus answered ${answer.status}: ${JSON.stringify(answer.body)}`);
