@@ -115,8 +115,8 @@ async function retryCountsOnce(dir: string, body: string, cases: number): Promis
 
 test('SIGTERM with a 1 s grace in the middle of a large upload: the upload answers 503, the process exits, the upload is left resumable', async () => {
   await withDataDir(async (dir) => {
-    // Many batches: storing them takes longer than the grace, so SIGTERM finds the upload in the middle.
-    const batches = 100;
+    // Many batches (50,000 tests): storing them takes longer than the grace, so SIGTERM finds the upload in the middle.
+    const batches = 500;
     const cases = batches * TESTS_PER_TRANSACTION;
     const body = bodyOf(cases);
     const server = await serve(dir, { GREENLINE_SHUTDOWN_GRACE: '1' });
@@ -148,7 +148,8 @@ test('SIGTERM with a 1 s grace in the middle of a large upload: the upload answe
 
 test('kill -9 in the middle of an upload, a restart, the same upload again: every test is counted once', async () => {
   await withDataDir(async (dir) => {
-    const cases = 12 * TESTS_PER_TRANSACTION;
+    // 6,000 tests: enough batches that the kill, sent once the first is seen, lands before the last.
+    const cases = 60 * TESTS_PER_TRANSACTION;
     const body = bodyOf(cases);
     const server = await serve(dir);
     const uploading = postUpload(server, body);
