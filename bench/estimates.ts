@@ -97,6 +97,7 @@ export function exampleQueue(configName: string, seed: number, hours: number) {
         settings: settingsOf(config),
         arrivals,
         onStep,
+        sampleEstimates: true,
         ...(store === undefined ? {} : { store }),
       }),
   };

@@ -83,6 +83,7 @@ export class Engine {
       holdEffects: options.holdEffects ?? false,
       ownership: this.ownership,
       predictor: options.predictor,
+      sampleEstimates: options.sampleEstimates ?? true,
     });
     this.durably = new RequestInputs(this.runtime);
     const sets = this.runtime.workingSets;

@@ -37,6 +37,11 @@ export interface EngineOptions {
   /** Benchmarks only: a failure predictor that replaces the likelihood model (engine/model/likelihoodModel.ts). */
   predictor?: FailurePredictor;
   /**
+   * Take the samples that calibrate the P90 merge estimate (runtime/estimateSampler.ts); default true. Simulations turn
+   * them off unless they judge the estimates: a forecast per busy queue per 30 s of virtual time made them 3–10× slower.
+   */
+  sampleEstimates?: boolean;
+  /**
    * The key dashboard sessions are signed with, read at each use (serve: the session key file, engine/store/keyFile.ts).
    * Unless given, a random key of this engine: sessions end with the process.
    */

@@ -104,7 +104,13 @@ export async function playFork(
     return arrival?.author === undefined ? {} : { author: arrival.author, changedLines: arrival.changedLines ?? 0 };
   });
   const failures: string[] = [];
-  const engine = new Engine(store, { scheduler, gitHost, ci, onError: (message) => failures.push(message) });
+  const engine = new Engine(store, {
+    scheduler,
+    gitHost,
+    ci,
+    onError: (message) => failures.push(message),
+    sampleEstimates: false,
+  });
   const key = SIM_KEY;
   let queueId = '';
   ci.attach((runId) => {

@@ -141,6 +141,7 @@ export function historyOfLog(log: EventLog): QueueHistory {
     scheduler: clock,
     holdEffects: true,
     onError: (_message, error) => failures.push(error),
+    sampleEstimates: false,
   });
   let translate = (input: QueueInput): QueueInput => input;
   let queueId = '';

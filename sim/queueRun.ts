@@ -85,6 +85,8 @@ export interface QueueRunOptions {
   label?: string;
   /** Benchmarks: a failure predictor that replaces the engine's likelihood model, given each PR's arrival. */
   predictor?: (arrival: Arrival) => number;
+  /** Take the merge estimate's calibration samples (the estimates' judge does; off otherwise: they cost CPU). */
+  sampleEstimates?: boolean;
   /** Called now and then with the virtual time reached (ms since SIM_START). */
   onProgress?: (at: number) => void;
   /** The queue policy to create the queue under (engine/model/policy.ts); absent: the current one. Benchmarks: before and after. */
@@ -128,6 +130,7 @@ export async function runQueue(options: QueueRunOptions): Promise<QueueOutcome> 
     ci,
     onError: (message, error) => failures.push(`${message}: ${error instanceof Error ? error.message : String(error)}`),
     ...(options.predictor === undefined ? {} : { predictor: predictorOf(options.predictor, byNumber) }),
+    sampleEstimates: options.sampleEstimates ?? false,
   });
   const key = SIM_KEY;
   let queueId = '';

@@ -38,6 +38,8 @@ export interface QueueRuntimeDeps {
   ownership: QueueOwnership;
   /** Benchmarks only: a failure predictor that replaces the likelihood model. */
   predictor: FailurePredictor | undefined;
+  /** Calibration samples of the merge estimate are taken (estimateSampler.ts). */
+  sampleEstimates: boolean;
   /** Outgoing webhooks: writes a `notify` effect's messages in the write that removes its outbox entry (as the driver). */
   notify: (queueId: string, key: Key, effect: NotifyEffect) => void;
 }
@@ -219,7 +221,7 @@ export class QueueRuntime {
     if (this.ownership.owns(queueId)) {
       for (const timer of applied.timers) this.arm(queueId, timer);
       if (applied.effects > 0) this.kick(queueId);
-      if (applied.estimatesDue) this.sampler.due(queueId);
+      if (applied.estimatesDue && this.deps.sampleEstimates) this.sampler.due(queueId);
     } else if (applied.effects > 0 || applied.timers.length > 0) {
       this.ownership.changed(queueId);
       this.driver.owe(queueId);

@@ -67,6 +67,7 @@ test('the calibration record survives a reopen of the LMDB store', async () => {
   let before: ReturnType<typeof estimatesOf>;
   try {
     await runQueue({
+      sampleEstimates: true,
       scenario,
       seed: 7,
       settings: { concurrency: 3 },

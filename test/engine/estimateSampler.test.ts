@@ -66,6 +66,7 @@ test('no forecast runs inside a queue transaction, and samples are taken within 
   const sampled = new Map<string, { ready?: number; head?: number }>();
   let queueId = '';
   await runQueue({
+    sampleEstimates: true,
     scenario,
     seed: 3,
     settings: { concurrency: 3 },
